@@ -1,0 +1,62 @@
+import { asc, eq } from 'drizzle-orm';
+import type { Board, Period } from '../model/board.js';
+import type { Db } from './client.js';
+import { boards } from './schema.js';
+
+type BoardRow = typeof boards.$inferSelect;
+
+function toBoard(row: BoardRow): Board {
+  return {
+    id: row.id,
+    title: row.title,
+    order: row.order,
+    aggregate: row.aggregate,
+    maxScore: row.maxScore,
+    periods: row.periods as Period[],
+    regions: row.regions,
+    topSize: row.topSize,
+    retention: { DAILY: row.dailyRetentionDays, WEEKLY: row.weeklyRetentionDays, MONTHLY: row.monthlyRetentionDays },
+    epoch: row.epoch,
+    createdAt: row.createdAt,
+  };
+}
+
+/** The ALL_TIME tie-break origin of a board created at `now`: UTC midnight a year and a day earlier, so a year of history can be back-filled. */
+export function boardEpoch(now: Date): Date {
+  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()) - 366 * 86_400_000);
+}
+
+export type NewBoard = Omit<Board, 'epoch' | 'createdAt'>;
+
+/** Inserts a board; answers null when the id is taken. */
+export async function insertBoard(db: Db, board: NewBoard, now = new Date()): Promise<Board | null> {
+  const rows = await db
+    .insert(boards)
+    .values({
+      id: board.id,
+      title: board.title,
+      order: board.order,
+      aggregate: board.aggregate,
+      maxScore: board.maxScore,
+      periods: board.periods,
+      regions: board.regions,
+      topSize: board.topSize,
+      dailyRetentionDays: board.retention.DAILY,
+      weeklyRetentionDays: board.retention.WEEKLY,
+      monthlyRetentionDays: board.retention.MONTHLY,
+      epoch: boardEpoch(now),
+    })
+    .onConflictDoNothing()
+    .returning();
+  return rows[0] ? toBoard(rows[0]) : null;
+}
+
+export async function findBoard(db: Db, id: string): Promise<Board | null> {
+  const [row] = await db.select().from(boards).where(eq(boards.id, id));
+  return row ? toBoard(row) : null;
+}
+
+export async function listBoards(db: Db): Promise<Board[]> {
+  const rows = await db.select().from(boards).orderBy(asc(boards.id));
+  return rows.map(toBoard);
+}

@@ -1,0 +1,80 @@
+import { fileURLToPath } from 'node:url';
+import { drizzle, type PostgresJsDatabase } from 'drizzle-orm/postgres-js';
+import { migrate } from 'drizzle-orm/postgres-js/migrator';
+import postgres, { type Options, type Sql } from 'postgres';
+import * as schema from './schema.js';
+
+export type Db = PostgresJsDatabase<typeof schema>;
+
+/** The system of record: drizzle for most queries, the postgres.js client for bulk statements. */
+export interface Database {
+  db: Db;
+  sql: Sql;
+  close(): Promise<void>;
+}
+
+export interface DatabaseOptions {
+  /** Most connections in the pool. Default 10. */
+  maxConnections?: number;
+  /** Called with every statement sent; tests count queries with it. Default: none. */
+  onQuery?: (statement: string) => void;
+}
+
+const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../drizzle', import.meta.url));
+
+/** Any number below 2^63 will do; it only has to be the same in every process. */
+const MIGRATION_LOCK = 7_361_201;
+
+function clientOptions(options: DatabaseOptions = {}): Options<Record<string, postgres.PostgresType>> {
+  return {
+    max: options.maxConnections ?? 10,
+    connect_timeout: 5,
+    idle_timeout: 60,
+    onnotice: () => {},
+    // Scores and totals stay below 2^53 (the packing refuses larger boards), so int8 reads as a number.
+    types: {
+      bigint: { to: 20, from: [20], serialize: (value: number) => String(value), parse: (value: string) => Number(value) },
+    },
+    ...(options.onQuery ? { debug: (_connection: number, statement: string) => options.onQuery?.(statement) } : {}),
+  };
+}
+
+/** Opens a pool; nothing connects until the first query. */
+export function createDatabase(url: string, options: DatabaseOptions = {}): Database {
+  const sql = postgres(url, clientOptions(options));
+  const db = drizzle({ client: sql, schema, casing: 'snake_case' });
+  return { db, sql, close: () => sql.end({ timeout: 5 }) };
+}
+
+/** Creates the database named in `url` when it does not exist yet. */
+export async function ensureDatabase(url: string): Promise<void> {
+  const name = decodeURIComponent(new URL(url).pathname.slice(1));
+  const maintenanceUrl = new URL(url);
+  maintenanceUrl.pathname = '/postgres';
+  const sql = postgres(maintenanceUrl.toString(), { ...clientOptions(), max: 1 });
+  try {
+    const [found] = await sql`select 1 as found from pg_database where datname = ${name}`;
+    if (found) return;
+    await sql`create database ${sql(name)}`.catch((error: unknown) => {
+      // Another process created it between our check and our create.
+      if ((error as { code?: string }).code !== '42P04') throw error;
+    });
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
+}
+
+/**
+ * Applies pending migrations from `drizzle/`. Several processes may start at once, so they take
+ * turns under an advisory lock held on the one connection that migrates.
+ */
+export async function migrateDatabase(url: string): Promise<void> {
+  const sql = postgres(url, { ...clientOptions(), max: 1 });
+  try {
+    await sql`select pg_advisory_lock(${MIGRATION_LOCK})`;
+    await migrate(drizzle({ client: sql, casing: 'snake_case' }), { migrationsFolder: MIGRATIONS_FOLDER });
+    await sql`select pg_advisory_unlock(${MIGRATION_LOCK})`;
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
+}

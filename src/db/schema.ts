@@ -1,0 +1,91 @@
+import { sql } from 'drizzle-orm';
+import { bigint, check, index, integer, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
+
+const timestamptz = (name?: string) =>
+  name ? timestamp(name, { withTimezone: true, mode: 'date' }) : timestamp({ withTimezone: true, mode: 'date' });
+
+/** Board definitions. A board's packing follows from maxScore and epoch, which never change. */
+export const boards = pgTable(
+  'boards',
+  {
+    id: text().primaryKey(),
+    title: text().notNull(),
+    order: text({ enum: ['HIGH_FIRST', 'LOW_FIRST'] }).notNull(),
+    aggregate: text({ enum: ['BEST', 'SUM'] }).notNull(),
+    maxScore: bigint({ mode: 'number' }).notNull(),
+    periods: text().array().notNull(),
+    regions: text().array().notNull(),
+    topSize: integer().notNull(),
+    dailyRetentionDays: integer().notNull().default(7),
+    weeklyRetentionDays: integer().notNull().default(35),
+    monthlyRetentionDays: integer().notNull().default(396),
+    epoch: timestamptz().notNull(),
+    createdAt: timestamptz().notNull().defaultNow(),
+  },
+  (table) => [
+    check('boards_max_score_positive', sql`${table.maxScore} > 0`),
+    check('boards_top_size_range', sql`${table.topSize} between 1 and 100`),
+  ],
+);
+
+/** Player profiles. A player may have scores without a profile. */
+export const players = pgTable('players', {
+  id: text().primaryKey(),
+  displayName: text(),
+  avatarUrl: text(),
+  createdAt: timestamptz().notNull().defaultNow(),
+  updatedAt: timestamptz().notNull().defaultNow(),
+});
+
+/** Each player's friend list, as the game server last set it (one direction per row). */
+export const friendships = pgTable(
+  'friendships',
+  {
+    playerId: text().notNull(),
+    friendId: text().notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.playerId, table.friendId] }), index('friendships_friend_idx').on(table.friendId)],
+);
+
+/** The score log: every accepted result, once. (board, matchId, playerId) is the idempotency key. */
+export const results = pgTable(
+  'results',
+  {
+    boardId: text()
+      .notNull()
+      .references(() => boards.id),
+    matchId: text().notNull(),
+    playerId: text().notNull(),
+    score: bigint({ mode: 'number' }).notNull(),
+    region: text(),
+    achievedAt: timestamptz().notNull(),
+    recordedAt: timestamptz().notNull().defaultNow(),
+  },
+  (table) => [
+    primaryKey({ columns: [table.boardId, table.matchId, table.playerId] }),
+    index('results_board_player_idx').on(table.boardId, table.playerId),
+  ],
+);
+
+/**
+ * Each player's board score per bucket: what the ranking index is rebuilt from. `region` is ''
+ * for the global list so that it can be part of the key.
+ */
+export const boardScores = pgTable(
+  'board_scores',
+  {
+    boardId: text()
+      .notNull()
+      .references(() => boards.id),
+    period: text({ enum: ['ALL_TIME', 'SEASON', 'MONTHLY', 'WEEKLY', 'DAILY'] }).notNull(),
+    bucket: text().notNull(),
+    region: text().notNull().default(''),
+    playerId: text().notNull(),
+    score: bigint({ mode: 'number' }).notNull(),
+    reachedAt: timestamptz().notNull(),
+  },
+  (table) => [
+    primaryKey({ columns: [table.boardId, table.period, table.bucket, table.region, table.playerId] }),
+    index('board_scores_player_idx').on(table.playerId),
+  ],
+);

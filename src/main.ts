@@ -1,0 +1,62 @@
+import type { Redis } from 'ioredis';
+import { buildApp } from './app.js';
+import { ConfigError, loadConfig } from './config.js';
+import { createDatabase, ensureDatabase, migrateDatabase } from './db/client.js';
+import { createLogger } from './logger.js';
+import { createRedis } from './redis.js';
+
+/** The entry: config, then clients, then the app; and the reverse on SIGTERM or SIGINT. */
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+  const log = createLogger(config.LOG_LEVEL);
+
+  await ensureDatabase(config.DATABASE_URL);
+  await migrateDatabase(config.DATABASE_URL);
+  const database = createDatabase(config.DATABASE_URL);
+  const redis: Redis = createRedis(config.REDIS_URL, { keyPrefix: config.REDIS_KEY_PREFIX });
+  await redis.connect();
+
+  const app = buildApp({
+    database,
+    redis,
+    log,
+    adminKey: config.ADMIN_API_KEY,
+    serverKeys: config.SERVER_API_KEYS,
+    host: config.HOST,
+    port: config.PORT,
+    shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
+  });
+  await app.start();
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'shutting down');
+    const deadline = setTimeout(() => {
+      log.error('shutdown took too long; exiting');
+      process.exit(1);
+    }, config.SHUTDOWN_TIMEOUT_MS + 5_000);
+    deadline.unref();
+    await app.stop();
+    await database.close();
+    await redis.quit();
+    process.exit(0);
+  };
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});

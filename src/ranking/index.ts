@@ -1,0 +1,116 @@
+import type { ChainableCommander, Redis } from 'ioredis';
+import type { BoardScore } from '../model/board.js';
+import { type BoardBucket, bucketKey } from './keys.js';
+import { pack, packedDirection, packingFor, unpack } from './packing.js';
+import { defineRankingScripts } from './scripts/index.js';
+
+export type { BoardBucket } from './keys.js';
+
+/** A player's place in one board bucket, read from the index. */
+export interface Place {
+  playerId: string;
+  /** 1-based. */
+  rank: number;
+  score: number;
+  /** The start of the tie-break time unit in which the score was reached. */
+  reachedAt: Date;
+}
+
+/** Places read together with the size of the bucket at the same moment. */
+export interface BucketView<P = Place> {
+  size: number;
+  places: P[];
+}
+
+export interface BoardScoreWrite {
+  at: BoardBucket;
+  score: BoardScore;
+  /** When the key expires, or null for a key that is kept until it is dropped. */
+  expiresAt: Date | null;
+}
+
+export type RankingIndex = ReturnType<typeof createRankingIndex>;
+
+async function execPipeline(pipeline: ChainableCommander): Promise<unknown[]> {
+  const replies = (await pipeline.exec()) ?? [];
+  return replies.map(([error, reply]) => {
+    if (error) throw error;
+    return reply;
+  });
+}
+
+function placeOf(at: BoardBucket, playerId: string, rank: number, packed: string): Place {
+  const { score, reachedAt } = unpack(at.board, packingFor(at.board, at.bucket.period), Number(packed), at.bucket.start);
+  return { playerId, rank: rank + 1, score, reachedAt };
+}
+
+/** Reads a flat [id, packed, id, packed, ...] run of rows, the first at 0-based rank `firstRank`. */
+function placesFromRows(at: BoardBucket, rows: (number | string)[], firstRank: number): Place[] {
+  const places: Place[] = [];
+  for (let i = 0; i + 1 < rows.length; i += 2) {
+    places.push(placeOf(at, String(rows[i]), firstRank + i / 2, String(rows[i + 1])));
+  }
+  return places;
+}
+
+/**
+ * The ranking index: one sorted set per board bucket, holding packed board scores. It knows
+ * nothing of GraphQL or of the database; it is rebuilt from the database when lost.
+ */
+export function createRankingIndex(redis: Redis) {
+  defineRankingScripts(redis);
+
+  return {
+    /**
+     * Writes board scores (each already combined with what the database held) and reads every
+     * member's place after its write. One pipeline, one script call per write: O(k log N).
+     */
+    async writeBoardScores(writes: BoardScoreWrite[]): Promise<{ size: number; place: Place | null }[]> {
+      if (writes.length === 0) return [];
+      const pipeline = redis.pipeline();
+      for (const { at, score, expiresAt } of writes) {
+        const packing = packingFor(at.board, at.bucket.period);
+        const packed = pack(at.board, packing, score.score, score.reachedAt, at.bucket.start);
+        const expireAt = expiresAt ? Math.ceil(expiresAt.getTime() / 1000) : 0;
+        pipeline.applyScore(bucketKey(at), score.playerId, String(packed), packedDirection(at.board), expireAt);
+      }
+      const replies = (await execPipeline(pipeline)) as [number | null, string | null, number][];
+      return replies.map(([rank, packed, size], i) => {
+        const { at, score } = writes[i]!;
+        const place = rank === null || packed === null ? null : placeOf(at, score.playerId, rank, packed);
+        return { size, place };
+      });
+    },
+
+    /** The first `limit` places. O(log N + limit). */
+    async top(at: BoardBucket, limit: number): Promise<BucketView> {
+      const [size, ...rows] = await redis.readTop(bucketKey(at), limit);
+      return { size: Number(size), places: placesFromRows(at, rows, 0) };
+    },
+
+    /** The places of the given players, null for those not ranked. O(k log N). */
+    async standings(at: BoardBucket, playerIds: string[]): Promise<BucketView<Place | null>> {
+      const [size, ...pairs] = await redis.readStandings(bucketKey(at), ...playerIds);
+      const places = playerIds.map((playerId, i) => {
+        const rank = pairs[2 * i];
+        const packed = pairs[2 * i + 1];
+        return rank === null || rank === undefined || packed === null || packed === undefined
+          ? null
+          : placeOf(at, playerId, Number(rank), String(packed));
+      });
+      return { size: Number(size), places };
+    },
+
+    /** The player and up to `radius` places either side; no places when the player is not ranked. O(log N + radius). */
+    async around(at: BoardBucket, playerId: string, radius: number): Promise<BucketView> {
+      const [size, firstRank, ...rows] = await redis.readAround(bucketKey(at), playerId, radius);
+      if (firstRank === undefined) return { size: Number(size), places: [] };
+      return { size: Number(size), places: placesFromRows(at, rows, Number(firstRank)) };
+    },
+
+    /** How many players are ranked. O(1). */
+    async size(at: BoardBucket): Promise<number> {
+      return redis.zcard(bucketKey(at));
+    },
+  };
+}

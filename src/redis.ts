@@ -1,0 +1,24 @@
+import { Redis } from 'ioredis';
+
+export interface RedisClientOptions {
+  /** Prefix of every key, so that several deployments (or test runs) share one Redis. Default ''. */
+  keyPrefix?: string;
+  /** How long a command may take before it fails. Default 2,000 ms. */
+  commandTimeoutMs?: number;
+}
+
+/**
+ * A Redis client that fails fast while the server is away instead of queueing commands: a
+ * submission is then answered from PostgreSQL alone and a read answers UNAVAILABLE, rather than
+ * both hanging. It reconnects by itself. Call connect() before use.
+ */
+export function createRedis(url: string, options: RedisClientOptions = {}): Redis {
+  return new Redis(url, {
+    lazyConnect: true,
+    keyPrefix: options.keyPrefix ?? '',
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    commandTimeout: options.commandTimeoutMs ?? 2_000,
+    retryStrategy: (attempt) => Math.min(attempt * 100, 2_000),
+  });
+}

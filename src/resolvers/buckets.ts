@@ -1,0 +1,83 @@
+import type { Board, Period } from '../model/board.js';
+import { type Bucket, bucketAt, isKept, keptUntil, parseBucketLabel } from '../model/buckets.js';
+import type { BoardBucket } from '../ranking/index.js';
+import { badInput, notFound } from './errors.js';
+import type { Context } from './context.js';
+
+/** How far ahead of the server's clock an achievedAt (and so a bucket) may be. */
+export const CLOCK_SKEW_MS = 5 * 60_000;
+
+const LABEL_EXAMPLES: Record<Exclude<Period, 'SEASON'>, string> = {
+  ALL_TIME: 'all',
+  MONTHLY: '2026-11',
+  WEEKLY: '2026-W48 (ISO week)',
+  DAILY: '2026-11-29',
+};
+
+/** Where a read or a subscription looks: the arguments every read shares. */
+export interface BucketArgs {
+  board: string;
+  period: Period;
+  bucket?: string | null | undefined;
+  region?: string | null | undefined;
+}
+
+export async function requireBoard(ctx: Context, id: string): Promise<Board> {
+  const board = await ctx.services.boards.find(id);
+  if (!board) throw notFound(`No board "${id}".`);
+  return board;
+}
+
+/** Why a region cannot be used on a board, or null when it can (or none is given). */
+export function regionProblem(board: Board, region: string | null | undefined): string | null {
+  if (region === null || region === undefined || board.regions.includes(region)) return null;
+  const known = board.regions.length ? `one of ${board.regions.join(', ')}` : 'none (it keeps no regions)';
+  return `Board "${board.id}" has no region "${region}"; its regions are ${known}.`;
+}
+
+export function requireRegion(board: Board, region: string | null | undefined): string | null {
+  const problem = regionProblem(board, region);
+  if (problem) throw badInput(problem);
+  return region ?? null;
+}
+
+function requireBucket(ctx: Context, board: Board, period: Period, label: string | null | undefined): Bucket {
+  if (!board.periods.includes(period)) throw notFound(`Board "${board.id}" keeps no ${period} buckets.`);
+  if (period === 'SEASON') throw notFound(`Board "${board.id}" has no open season.`);
+  const now = ctx.services.now();
+  if (label === null || label === undefined) return bucketAt(board, period, now);
+  const bucket = parseBucketLabel(board, period, label);
+  if (!bucket) throw badInput(`"${label}" is not a ${period} bucket; write it like ${LABEL_EXAMPLES[period]}.`);
+  if (!isKept(bucket, board.retention, now, CLOCK_SKEW_MS)) throw notFound(`Bucket ${period} ${label} of board "${board.id}" is not kept.`);
+  return bucket;
+}
+
+/** The board bucket a read names, checked: NOT_FOUND for what does not exist, BAD_USER_INPUT for what is malformed. */
+export async function resolveBoardBucket(ctx: Context, args: BucketArgs): Promise<BoardBucket> {
+  const board = await requireBoard(ctx, args.board);
+  const region = requireRegion(board, args.region);
+  return { board, bucket: requireBucket(ctx, board, args.period, args.bucket), region };
+}
+
+/** A board bucket a result is written to, with the expiry its key takes. */
+export interface ResultBucket extends BoardBucket {
+  expiresAt: Date | null;
+}
+
+/**
+ * Every bucket a result achieved at `achievedAt` falls in: each period the board keeps, globally
+ * and, with a region, regionally too. Buckets already past their retention are left out: a late
+ * result cannot bring yesterday's board back. O(periods).
+ */
+export function bucketsOfResult(board: Board, achievedAt: Date, region: string | null, now: Date): ResultBucket[] {
+  const out: ResultBucket[] = [];
+  for (const period of board.periods) {
+    if (period === 'SEASON') continue;
+    const bucket = bucketAt(board, period, achievedAt);
+    if (!isKept(bucket, board.retention, now, CLOCK_SKEW_MS)) continue;
+    const expiresAt = keptUntil(bucket, board.retention);
+    out.push({ board, bucket, region: null, expiresAt });
+    if (region !== null) out.push({ board, bucket, region, expiresAt });
+  }
+  return out;
+}

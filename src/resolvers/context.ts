@@ -1,0 +1,56 @@
+import DataLoader from 'dataloader';
+import type { Logger } from 'pino';
+import { type Caller, type Keyring, bearerKey } from '../auth/keys.js';
+import type { Database } from '../db/client.js';
+import { type Player, findPlayers } from '../db/players.js';
+import type { RankingIndex } from '../ranking/index.js';
+import type { BoardDirectory } from './board-directory.js';
+import { isStoreUnavailable } from './store-errors.js';
+
+/** What every operation may use; built once by the app. */
+export interface Services {
+  database: Database;
+  index: RankingIndex;
+  boards: BoardDirectory;
+  keyring: Keyring;
+  log: Logger;
+  /** The clock; tests move it. */
+  now(): Date;
+}
+
+/** Per request. */
+export interface Context {
+  services: Services;
+  /** Null for anonymous callers and for keys nobody issued. */
+  caller: Caller | null;
+  loaders: { player: DataLoader<string, Player> };
+  /** Aborted when the client goes away. */
+  signal?: AbortSignal | undefined;
+}
+
+/**
+ * One query for every player a response names. When PostgreSQL does not answer, players come back
+ * with their id alone: a ranking read from Redis is still worth serving without names.
+ */
+function playerLoader(services: Services) {
+  return new DataLoader<string, Player>(async (ids) => {
+    const byId = new Map<string, Player>();
+    try {
+      for (const player of await findPlayers(services.database.db, ids)) byId.set(player.id, player);
+    } catch (error) {
+      if (!isStoreUnavailable(error)) throw error;
+      services.log.warn({ err: error }, 'player profiles unavailable; answering ids only');
+    }
+    return ids.map((id) => byId.get(id) ?? { id, displayName: null, avatarUrl: null });
+  });
+}
+
+export function createContext(services: Services, authorization: string | null | undefined, signal?: AbortSignal): Context {
+  const key = bearerKey(authorization);
+  return {
+    services,
+    signal,
+    caller: key ? services.keyring.identify(key) : null,
+    loaders: { player: playerLoader(services) },
+  };
+}

@@ -1,0 +1,22 @@
+import { type Player, findPlayers, replaceFriends, upsertPlayer as upsertPlayerRow } from '../db/players.js';
+import type { Context } from './context.js';
+
+export async function upsertPlayer(
+  ctx: Context,
+  input: { id: string; displayName?: string | null | undefined; avatarUrl?: string | null | undefined },
+): Promise<Player> {
+  const player = await upsertPlayerRow(ctx.services.database.db, input);
+  ctx.loaders.player.clear(player.id).prime(player.id, player);
+  return player;
+}
+
+/** Replaces the friend list; answers how many friends it now holds (the player and repeats are dropped). */
+export async function setFriends(ctx: Context, playerId: string, friendIds: string[]): Promise<number> {
+  return replaceFriends(ctx.services.database.db, playerId, friendIds);
+}
+
+/** A player's profile, or null when the game server never created one. */
+export async function findPlayer(ctx: Context, id: string): Promise<Player | null> {
+  const [player] = await findPlayers(ctx.services.database.db, [id]);
+  return player ?? null;
+}

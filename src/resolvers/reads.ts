@@ -1,0 +1,58 @@
+import { friendIds } from '../db/players.js';
+import { type BucketArgs, resolveBoardBucket } from './buckets.js';
+import type { Context } from './context.js';
+import { type Standing, type TopBoard, toStanding } from './standings.js';
+
+/** The most friends a list holds, and so the most a friends read ranks. */
+export const MAX_FRIENDS = 1_000;
+
+/** The first `limit` standings of a bucket. O(log N + limit). */
+export async function readTop(ctx: Context, args: BucketArgs & { limit: number }): Promise<TopBoard> {
+  const at = await resolveBoardBucket(ctx, args);
+  const view = await ctx.services.index.top(at, args.limit);
+  return {
+    boardId: at.board.id,
+    period: at.bucket.period,
+    bucket: at.bucket.label,
+    region: at.region,
+    entries: view.places.map((place) => toStanding(place, view.size)),
+    size: view.size,
+    asOf: new Date(),
+  };
+}
+
+/** One player's standing, or null when they have no score there. O(log N). */
+export async function readStanding(ctx: Context, args: BucketArgs & { playerId: string }): Promise<Standing | null> {
+  const at = await resolveBoardBucket(ctx, args);
+  const view = await ctx.services.index.standings(at, [args.playerId]);
+  const place = view.places[0];
+  return place ? toStanding(place, view.size) : null;
+}
+
+/** The player and up to `radius` players either side, cut at the edges. O(log N + radius). */
+export async function readAround(ctx: Context, args: BucketArgs & { playerId: string; radius: number }): Promise<Standing[]> {
+  const at = await resolveBoardBucket(ctx, args);
+  const view = await ctx.services.index.around(at, args.playerId, args.radius);
+  return view.places.map((place) => toStanding(place, view.size));
+}
+
+/**
+ * The player and their friends who have a score there, in rank order, each with their rank on the
+ * whole board: one query for the friend list, one script call for every place. O(F log N).
+ */
+export async function readFriends(ctx: Context, args: BucketArgs & { playerId: string }): Promise<Standing[]> {
+  const at = await resolveBoardBucket(ctx, args);
+  const friends = await friendIds(ctx.services.database.db, args.playerId);
+  const ids = [args.playerId, ...friends.filter((id) => id !== args.playerId).slice(0, MAX_FRIENDS)];
+  const view = await ctx.services.index.standings(at, ids);
+  return view.places
+    .filter((place) => place !== null)
+    .sort((a, b) => a.rank - b.rank)
+    .map((place) => toStanding(place, view.size));
+}
+
+/** How many players are ranked in a bucket. O(1). */
+export async function readSize(ctx: Context, args: BucketArgs): Promise<number> {
+  const at = await resolveBoardBucket(ctx, args);
+  return ctx.services.index.size(at);
+}

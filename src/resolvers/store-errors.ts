@@ -1,0 +1,35 @@
+/**
+ * Whether an error means a store did not answer (as opposed to a bug or a refused statement).
+ * Such errors reach the client as UNAVAILABLE; every other unexpected error stays masked.
+ */
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  // postgres.js
+  'CONNECTION_CLOSED',
+  'CONNECTION_ENDED',
+  'CONNECTION_DESTROYED',
+  'CONNECT_TIMEOUT',
+  // PostgreSQL: admin shutdown, crash shutdown, cannot connect now, too many connections
+  '57P01',
+  '57P02',
+  '57P03',
+  '53300',
+]);
+
+const REDIS_DOWN = /Connection is closed|Stream isn't writeable|enableOfflineQueue|Reached the max retries|Command timed out|MaxRetriesPerRequest/;
+
+export function isStoreUnavailable(error: unknown): boolean {
+  for (let cause = error, depth = 0; cause instanceof Error && depth < 5; cause = cause.cause, depth++) {
+    const code = (cause as { code?: unknown }).code;
+    if (typeof code === 'string' && (NETWORK_CODES.has(code) || code.startsWith('08'))) return true;
+    if (cause.name === 'MaxRetriesPerRequestError' || REDIS_DOWN.test(cause.message)) return true;
+    if (cause instanceof AggregateError && cause.errors.some(isStoreUnavailable)) return true;
+  }
+  return false;
+}

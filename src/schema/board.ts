@@ -1,0 +1,76 @@
+import { z } from 'zod';
+import type { Board } from '../model/board.js';
+import { MAX_BOARD_SCORE } from '../ranking/packing.js';
+import { createBoard } from '../resolvers/boards.js';
+import { readSize } from '../resolvers/reads.js';
+import { builder } from './builder.js';
+import { bucketArgs } from './bucket-args.js';
+import { AggregateEnum, PeriodEnum, ScoreOrderEnum } from './enums.js';
+import { boardIdSchema, intRange, regionSchema } from './validation.js';
+
+export const BoardRef = builder.objectRef<Board>('Board');
+
+BoardRef.implement({
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    title: t.exposeString('title'),
+    order: t.expose('order', { type: ScoreOrderEnum }),
+    aggregate: t.expose('aggregate', { type: AggregateEnum }),
+    maxScore: t.exposeFloat('maxScore', {
+      description: 'The largest score (and, for SUM, the largest total) accepted; anything above is rejected at write time.',
+    }),
+    periods: t.expose('periods', { type: [PeriodEnum], description: 'The periods this board keeps. ALL_TIME is always among them.' }),
+    regions: t.exposeStringList('regions', {
+      description: 'Regional boards kept beside the global one; a submission with a region is written to both.',
+    }),
+    topSize: t.exposeInt('topSize', { description: 'How many entries topChanged watches at most.' }),
+    size: t.int({
+      description: 'How many players are ranked in that bucket.',
+      args: (() => {
+        const { period, bucket, region } = bucketArgs(t.arg);
+        return { period, bucket, region };
+      })(),
+      resolve: (board, args, ctx) => readSize(ctx, { ...args, board: board.id }),
+    }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  boards: t.field({ type: [BoardRef], resolve: (_root, _args, ctx) => ctx.services.boards.list() }),
+  board: t.field({
+    type: BoardRef,
+    nullable: true,
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, args, ctx) => ctx.services.boards.find(String(args.id)),
+  }),
+}));
+
+const CreateBoardInput = builder.inputType('CreateBoardInput', {
+  fields: (t) => ({
+    id: t.id({ required: true, validate: boardIdSchema }),
+    title: t.string({ required: true, validate: z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters') }),
+    order: t.field({ type: ScoreOrderEnum, required: true, defaultValue: 'HIGH_FIRST' }),
+    aggregate: t.field({ type: AggregateEnum, required: true, defaultValue: 'BEST' }),
+    maxScore: t.float({
+      required: true,
+      validate: z
+        .number()
+        .int('must be a whole number')
+        .positive('must be positive')
+        .max(MAX_BOARD_SCORE, `must be at most ${MAX_BOARD_SCORE}, the largest score the ranking packs exactly with its tie-break time`),
+    }),
+    periods: t.field({ type: [PeriodEnum], required: true, defaultValue: ['ALL_TIME'] }),
+    regions: t.stringList({ required: true, defaultValue: [], validate: z.array(regionSchema).max(32, 'at most 32 regions') }),
+    topSize: t.int({ required: true, defaultValue: 10, validate: intRange(1, 100, 'topSize') }),
+  }),
+});
+
+builder.mutationFields((t) => ({
+  createBoard: t.field({
+    type: BoardRef,
+    description: 'Admin.',
+    authScopes: { admin: true },
+    args: { input: t.arg({ type: CreateBoardInput, required: true }) },
+    resolve: (_root, { input }, ctx) => createBoard(ctx, { ...input, id: String(input.id) }),
+  }),
+}));

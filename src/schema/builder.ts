@@ -1,0 +1,41 @@
+import SchemaBuilder from '@pothos/core';
+import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
+import ValidationPlugin from '@pothos/plugin-validation';
+import type { Context } from '../resolvers/context.js';
+import { badInput, clientError } from '../resolvers/errors.js';
+
+/** The one schema builder. Scope auth comes first so that an unauthorized call is refused before its input is judged. */
+export const builder = new SchemaBuilder<{
+  Context: Context;
+  Scalars: { DateTime: { Input: Date; Output: Date } };
+  AuthScopes: { server: boolean; admin: boolean };
+  DefaultFieldNullability: false;
+}>({
+  plugins: [ScopeAuthPlugin, ValidationPlugin],
+  defaultFieldNullability: false,
+  scopeAuth: {
+    authScopes: (ctx) => ({
+      server: ctx.caller !== null,
+      admin: ctx.caller?.role === 'admin',
+    }),
+    unauthorizedError: (_parent, ctx) =>
+      ctx.caller
+        ? clientError('FORBIDDEN', 'This key does not have the role this operation needs.')
+        : clientError('UNAUTHENTICATED', 'This operation needs an API key: Authorization: Bearer <key>. None was given, or it is unknown or revoked.'),
+  },
+  validation: {
+    validationError: (failure) =>
+      badInput(
+        failure.issues
+          .map((issue) => {
+            const path = (issue.path ?? []).map((part) => (typeof part === 'object' ? part.key : part)).join('.');
+            return path ? `${path}: ${issue.message}` : issue.message;
+          })
+          .join('; '),
+      ),
+  },
+});
+
+builder.queryType({});
+builder.mutationType({});
+builder.subscriptionType({});

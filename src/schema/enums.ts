@@ -1,0 +1,28 @@
+import { builder } from './builder.js';
+
+export const PeriodEnum = builder.enumType('Period', {
+  description: 'Which time bucket of a board to read or write. Buckets are UTC.',
+  values: {
+    ALL_TIME: {},
+    SEASON: { description: "The board's current season (see startSeason / closeSeason)." },
+    MONTHLY: {},
+    WEEKLY: { description: 'ISO weeks, Monday to Sunday.' },
+    DAILY: {},
+  } as const,
+});
+
+export const ScoreOrderEnum = builder.enumType('ScoreOrder', {
+  description: 'Which direction wins.',
+  values: {
+    HIGH_FIRST: { description: 'Higher scores rank first (points).' },
+    LOW_FIRST: { description: 'Lower scores rank first (race times).' },
+  } as const,
+});
+
+export const AggregateEnum = builder.enumType('Aggregate', {
+  description: "How a player's submissions in one bucket combine into their board score.",
+  values: {
+    BEST: { description: 'The best single submission (the highest, or the lowest on a LOW_FIRST board).' },
+    SUM: { description: 'The running total of all submissions.' },
+  } as const,
+});

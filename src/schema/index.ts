@@ -1,0 +1,17 @@
+import { lexicographicSortSchema, printSchema } from 'graphql';
+import { builder } from './builder.js';
+import './scalars.js';
+import './enums.js';
+import './board.js';
+import './player.js';
+import './standing.js';
+import './top-board.js';
+import './submission.js';
+
+/** The served schema. Only the app imports it. */
+export const schema = builder.toSchema();
+
+/** The schema as committed in schema.graphql, for client code generation. */
+export function printServedSchema(): string {
+  return printSchema(lexicographicSortSchema(schema));
+}

@@ -1,0 +1,58 @@
+import { z } from 'zod';
+import type { Player } from '../db/players.js';
+import { findPlayer, setFriends, upsertPlayer } from '../resolvers/players.js';
+import { MAX_FRIENDS } from '../resolvers/reads.js';
+import { builder } from './builder.js';
+import { idSchema } from './validation.js';
+
+export const PlayerRef = builder.objectRef<Player>('Player');
+
+PlayerRef.implement({
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    displayName: t.exposeString('displayName', { nullable: true }),
+    avatarUrl: t.exposeString('avatarUrl', { nullable: true }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  player: t.field({
+    type: PlayerRef,
+    nullable: true,
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, args, ctx) => findPlayer(ctx, String(args.id)),
+  }),
+}));
+
+const PlayerInput = builder.inputType('PlayerInput', {
+  fields: (t) => ({
+    id: t.id({ required: true, validate: idSchema }),
+    displayName: t.string({ validate: z.string().trim().min(1, 'must not be empty').max(64, 'must be at most 64 characters').nullable() }),
+    avatarUrl: t.string({
+      validate: z
+        .string()
+        .max(2048, 'must be at most 2048 characters')
+        .refine((url) => URL.canParse(url) && /^https?:$/.test(new URL(url).protocol), 'must be an http(s) URL')
+        .nullable(),
+    }),
+  }),
+});
+
+builder.mutationFields((t) => ({
+  upsertPlayer: t.field({
+    type: PlayerRef,
+    description: "Game servers. Creates or updates a player's profile.",
+    authScopes: { server: true },
+    args: { input: t.arg({ type: PlayerInput, required: true }) },
+    resolve: (_root, { input }, ctx) => upsertPlayer(ctx, { ...input, id: String(input.id) }),
+  }),
+  setFriends: t.int({
+    description: "Game servers. Replaces the player's friend list (at most 1,000 ids); answers how many friends it now holds.",
+    authScopes: { server: true },
+    args: {
+      playerId: t.arg.id({ required: true, validate: idSchema }),
+      friendIds: t.arg.idList({ required: true, validate: z.array(idSchema).max(MAX_FRIENDS, `at most ${MAX_FRIENDS} friends`) }),
+    },
+    resolve: (_root, args, ctx) => setFriends(ctx, String(args.playerId), args.friendIds.map(String)),
+  }),
+}));

@@ -1,0 +1,46 @@
+import { readAround, readFriends, readStanding } from '../resolvers/reads.js';
+import type { Standing } from '../resolvers/standings.js';
+import { builder } from './builder.js';
+import { bucketArgs } from './bucket-args.js';
+import { PlayerRef } from './player.js';
+import { idSchema, intRange } from './validation.js';
+
+export const StandingRef = builder.objectRef<Standing>('Standing');
+
+StandingRef.implement({
+  fields: (t) => ({
+    rank: t.exposeInt('rank', { description: '1-based. Equal scores are ordered by who reached the score first.' }),
+    score: t.exposeFloat('score'),
+    percentile: t.exposeFloat('percentile', {
+      description: 'The percentage of ranked players this player is ahead of: 100 * (size - rank) / size.',
+    }),
+    achievedAt: t.expose('achievedAt', { type: 'DateTime', description: 'When the player reached this score.' }),
+    player: t.field({ type: PlayerRef, resolve: (standing, _args, ctx) => ctx.loaders.player.load(standing.playerId) }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  standing: t.field({
+    type: StandingRef,
+    nullable: true,
+    description: "One player's standing, or null when the player has no score there.",
+    args: { ...bucketArgs(t.arg), playerId: t.arg.id({ required: true, validate: idSchema }) },
+    resolve: (_root, args, ctx) => readStanding(ctx, { ...args, board: String(args.board), playerId: String(args.playerId) }),
+  }),
+  around: t.field({
+    type: [StandingRef],
+    description: 'The player and up to `radius` (0 to 50) players either side, in rank order. Empty when the player has no score there.',
+    args: {
+      ...bucketArgs(t.arg),
+      playerId: t.arg.id({ required: true, validate: idSchema }),
+      radius: t.arg.int({ required: true, defaultValue: 5, validate: intRange(0, 50, 'radius') }),
+    },
+    resolve: (_root, args, ctx) => readAround(ctx, { ...args, board: String(args.board), playerId: String(args.playerId) }),
+  }),
+  friends: t.field({
+    type: [StandingRef],
+    description: "The player and the player's friends who have a score there, in rank order, each with their rank on the whole board.",
+    args: { ...bucketArgs(t.arg), playerId: t.arg.id({ required: true, validate: idSchema }) },
+    resolve: (_root, args, ctx) => readFriends(ctx, { ...args, board: String(args.board), playerId: String(args.playerId) }),
+  }),
+}));

@@ -1,0 +1,83 @@
+import { z } from 'zod';
+import type { PeriodStanding } from '../resolvers/standings.js';
+import { MAX_BATCH, type SubmitScoreInput, type SubmitScorePayload, submitScores } from '../resolvers/submit.js';
+import { builder } from './builder.js';
+import { PeriodEnum } from './enums.js';
+import { StandingRef } from './standing.js';
+import { idSchema } from './validation.js';
+
+const SubmitScoreInputType = builder.inputType('SubmitScoreInput', {
+  fields: (t) => ({
+    board: t.id({ required: true }),
+    playerId: t.id({ required: true, validate: idSchema }),
+    score: t.float({
+      required: true,
+      description: 'A whole number, 0 <= score <= board.maxScore.',
+      validate: z.number().finite('must be finite').int('must be a whole number').min(0, 'must not be negative'),
+    }),
+    matchId: t.id({
+      required: true,
+      description: '(board, matchId, playerId) is the idempotency key: a replay changes nothing and answers duplicate: true.',
+      validate: idSchema,
+    }),
+    region: t.string({ description: 'One of board.regions; the score then also goes to that regional board.' }),
+    achievedAt: t.field({
+      type: 'DateTime',
+      description:
+        'When the score was achieved; defaults to when the server received it. It decides the bucket and breaks ties. At most 5 minutes in the future.',
+    }),
+  }),
+});
+
+const PeriodStandingRef = builder.objectRef<PeriodStanding>('PeriodStanding');
+PeriodStandingRef.implement({
+  fields: (t) => ({
+    period: t.expose('period', { type: PeriodEnum }),
+    bucket: t.exposeString('bucket'),
+    region: t.exposeString('region', { nullable: true }),
+    standing: t.expose('standing', { type: StandingRef }),
+  }),
+});
+
+const SubmitScorePayloadRef = builder.objectRef<SubmitScorePayload>('SubmitScorePayload');
+SubmitScorePayloadRef.implement({
+  fields: (t) => ({
+    duplicate: t.exposeBoolean('duplicate', { description: 'True when this (board, matchId, playerId) had been recorded before; nothing changed.' }),
+    improved: t.exposeBoolean('improved', { description: "True when the player's ALL_TIME board score changed." }),
+    standings: t.expose('standings', {
+      type: [PeriodStandingRef],
+      description: "The player's standing in every bucket the score was written to, read after the write.",
+    }),
+  }),
+});
+
+const toInput = (input: { board: string | number; playerId: string | number; matchId: string | number } & Omit<SubmitScoreInput, 'board' | 'playerId' | 'matchId'>): SubmitScoreInput => ({
+  ...input,
+  board: String(input.board),
+  playerId: String(input.playerId),
+  matchId: String(input.matchId),
+});
+
+builder.mutationFields((t) => ({
+  submitScore: t.field({
+    type: SubmitScorePayloadRef,
+    description: 'Game servers. Recorded durably before it answers.',
+    authScopes: { server: true },
+    args: { input: t.arg({ type: SubmitScoreInputType, required: true }) },
+    resolve: async (_root, { input }, ctx) => (await submitScores(ctx, [toInput(input)], { batch: false }))[0]!,
+  }),
+  submitScores: t.field({
+    type: [SubmitScorePayloadRef],
+    description:
+      'Game servers. Up to 1,000 results at once (every player of a match), each handled as submitScore would be, in order; the answer lists them in the same order.',
+    authScopes: { server: true },
+    args: {
+      inputs: t.arg({
+        type: [SubmitScoreInputType],
+        required: true,
+        validate: z.array(z.unknown()).max(MAX_BATCH, `at most ${MAX_BATCH} inputs`),
+      }),
+    },
+    resolve: (_root, { inputs }, ctx) => submitScores(ctx, inputs.map(toInput)),
+  }),
+}));

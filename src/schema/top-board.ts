@@ -1,0 +1,42 @@
+import { watchTop } from '../pubsub/top-watch.js';
+import { readTop } from '../resolvers/reads.js';
+import type { TopBoard } from '../resolvers/standings.js';
+import { builder } from './builder.js';
+import { bucketArgs } from './bucket-args.js';
+import { PeriodEnum } from './enums.js';
+import { StandingRef } from './standing.js';
+import { intRange } from './validation.js';
+
+export const TopBoardRef = builder.objectRef<TopBoard>('TopBoard');
+
+TopBoardRef.implement({
+  fields: (t) => ({
+    boardId: t.exposeID('boardId'),
+    period: t.expose('period', { type: PeriodEnum }),
+    bucket: t.exposeString('bucket', { description: "The bucket's label: all, 2026-11, 2026-W48, 2026-11-29, or a season id." }),
+    region: t.exposeString('region', { nullable: true }),
+    entries: t.expose('entries', { type: [StandingRef] }),
+    size: t.exposeInt('size', { description: 'How many players are ranked in the bucket.' }),
+    asOf: t.expose('asOf', { type: 'DateTime', description: 'When this view was read from the index.' }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  top: t.field({
+    type: TopBoardRef,
+    description: 'The first `limit` standings (1 to 1,000). Served from a cache at most about one second old; asOf says how old.',
+    args: { ...bucketArgs(t.arg), limit: t.arg.int({ required: true, defaultValue: 10, validate: intRange(1, 1000, 'limit') }) },
+    resolve: (_root, args, ctx) => readTop(ctx, { ...args, board: String(args.board) }),
+  }),
+}));
+
+builder.subscriptionFields((t) => ({
+  topChanged: t.field({
+    type: TopBoardRef,
+    description:
+      'The top `limit` (1 to board.topSize) of one bucket: the current view at once, then a new view each time its entries change (who, their order, or a score). Bursts are coalesced into at most one event per 100 ms per bucket.',
+    args: { ...bucketArgs(t.arg), limit: t.arg.int({ required: true, defaultValue: 10, validate: intRange(1, 100, 'limit') }) },
+    subscribe: (_root, args, ctx) => watchTop(ctx, { ...args, board: String(args.board) }, ctx.signal),
+    resolve: (view) => view,
+  }),
+}));
