@@ -45,7 +45,7 @@ export function attachGraphqlWs(
           operationName: params.operationName,
           document,
           variableValues: params.variables ?? null,
-          contextValue: (await enveloped.contextFactory()) as unknown,
+          contextValue: (await enveloped.contextFactory()),
           rootValue: { execute: enveloped.execute, subscribe: enveloped.subscribe },
         };
       },

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigint, check, index, integer, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
+import { bigint, check, index, integer, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 
 const timestamptz = (name?: string) =>
   name ? timestamp(name, { withTimezone: true, mode: 'date' }) : timestamp({ withTimezone: true, mode: 'date' });
@@ -33,6 +33,9 @@ export const players = pgTable('players', {
   id: text().primaryKey(),
   displayName: text(),
   avatarUrl: text(),
+  /** Set while the player is hidden from every board; their results are still recorded. */
+  flaggedAt: timestamptz(),
+  flagReason: text(),
   createdAt: timestamptz().notNull().defaultNow(),
   updatedAt: timestamptz().notNull().defaultNow(),
 });
@@ -88,4 +91,37 @@ export const boardScores = pgTable(
     primaryKey({ columns: [table.boardId, table.period, table.bucket, table.region, table.playerId] }),
     index('board_scores_player_idx').on(table.playerId),
   ],
+);
+
+/** A board's seasons, numbered s1, s2, ... per board; at most one is open (closedAt null) at a time. */
+export const seasons = pgTable(
+  'seasons',
+  {
+    boardId: text()
+      .notNull()
+      .references(() => boards.id),
+    id: text().notNull(),
+    name: text().notNull(),
+    startsAt: timestamptz().notNull(),
+    endsAt: timestamptz(),
+    closedAt: timestamptz(),
+  },
+  (table) => [
+    primaryKey({ columns: [table.boardId, table.id] }),
+    uniqueIndex('seasons_one_open_per_board').on(table.boardId).where(sql`${table.closedAt} is null`),
+  ],
+);
+
+/** A closed season's final standings, frozen in rank order. playerId is null once the player is erased. */
+export const seasonResults = pgTable(
+  'season_results',
+  {
+    boardId: text().notNull(),
+    seasonId: text().notNull(),
+    rank: integer().notNull(),
+    playerId: text(),
+    score: bigint({ mode: 'number' }).notNull(),
+    reachedAt: timestamptz().notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.boardId, table.seasonId, table.rank] }), index('season_results_player_idx').on(table.playerId)],
 );

@@ -4,7 +4,7 @@ import ValidationPlugin from '@pothos/plugin-validation';
 import type { Context } from '../resolvers/context.js';
 import { badInput, clientError } from '../resolvers/errors.js';
 
-/** The one schema builder. Scope auth comes first so that an unauthorized call is refused before its input is judged. */
+/** The one schema builder. */
 export const builder = new SchemaBuilder<{
   Context: Context;
   Scalars: { DateTime: { Input: Date; Output: Date } };

@@ -1,0 +1,96 @@
+import { randomBytes } from 'node:crypto';
+import postgres from 'postgres';
+import { inject } from 'vitest';
+import { type App, buildApp } from '../../src/app.js';
+import { type Database, createDatabase } from '../../src/db/client.js';
+import { createLogger } from '../../src/logger.js';
+import { createRedis } from '../../src/redis.js';
+import { deleteKeys } from './redis-keys.js';
+
+export const ADMIN_KEY = 'test-admin-key-0123456789';
+export const SERVER_KEY = 'test-server-key-0123456789';
+
+export interface GraphQLResponse<T = Record<string, unknown>> {
+  data?: T | null;
+  errors?: { message: string; path?: string[]; extensions?: { code?: string } }[];
+}
+
+export interface TestAppOptions {
+  /** The app's clock. Default: the system's. */
+  now?: () => Date;
+  /** Counts every SQL statement the app sends. */
+  onQuery?: (statement: string) => void;
+}
+
+/**
+ * A running app on a free port, with its own database (a copy of the run's migrated template) and
+ * its own Redis key prefix, so that no two test apps ever see each other's data. close() stops the
+ * app and removes both.
+ */
+export async function startTestApp(options: TestAppOptions = {}) {
+  const id = randomBytes(4).toString('hex');
+  const templateUrl = new URL(inject('templateDatabaseUrl'));
+  const template = templateUrl.pathname.slice(1);
+  const databaseUrl = new URL(templateUrl);
+  databaseUrl.pathname = `/${template}_${id}`;
+  const admin = postgres({ ...adminTarget(templateUrl), max: 1, onnotice: () => {} });
+  await admin`create database ${admin(`${template}_${id}`)} template ${admin(template)}`;
+  await admin.end();
+
+  const keyPrefix = `${inject('redisRunPrefix')}${id}:`;
+  const database: Database = createDatabase(databaseUrl.toString(), { onQuery: options.onQuery });
+  const redis = createRedis(process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379', { keyPrefix });
+  await redis.connect();
+  const app: App = buildApp({
+    database,
+    redis,
+    log: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
+    adminKey: ADMIN_KEY,
+    serverKeys: [SERVER_KEY],
+    port: 0,
+    now: options.now,
+  });
+  const { url } = await app.start();
+
+  async function gql<T = Record<string, unknown>>(
+    query: string,
+    variables: Record<string, unknown> = {},
+    { key }: { key?: string | null } = {},
+  ): Promise<GraphQLResponse<T>> {
+    const response = await fetch(`${url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) },
+      body: JSON.stringify({ query, variables }),
+    });
+    return (await response.json()) as GraphQLResponse<T>;
+  }
+
+  return {
+    url,
+    app,
+    database,
+    redis,
+    keyPrefix,
+    /** Anonymous. */
+    gql,
+    /** With the game-server key. */
+    server: <T = Record<string, unknown>>(query: string, variables: Record<string, unknown> = {}) => gql<T>(query, variables, { key: SERVER_KEY }),
+    /** With the admin key. */
+    admin: <T = Record<string, unknown>>(query: string, variables: Record<string, unknown> = {}) => gql<T>(query, variables, { key: ADMIN_KEY }),
+    async close() {
+      await app.stop();
+      await database.close();
+      await redis.quit();
+      await deleteKeys(keyPrefix);
+      const drop = postgres({ ...adminTarget(templateUrl), max: 1, onnotice: () => {} });
+      await drop`drop database if exists ${drop(`${template}_${id}`)} with (force)`;
+      await drop.end();
+    },
+  };
+}
+
+export type TestApp = Awaited<ReturnType<typeof startTestApp>>;
+
+function adminTarget(url: URL) {
+  return { host: url.hostname, port: Number(url.port || 5432), user: decodeURIComponent(url.username || 'postgres'), database: 'postgres' };
+}
