@@ -9,6 +9,7 @@ import type { Database } from './db/client.js';
 import { createRankingIndex } from './ranking/index.js';
 import { createBoardDirectory } from './resolvers/board-directory.js';
 import { type Services, createContext } from './resolvers/context.js';
+import { createCursorCodec } from './resolvers/cursor.js';
 import { unavailable } from './resolvers/errors.js';
 import { isStoreUnavailable } from './resolvers/store-errors.js';
 import { type SocketInitialContext, attachGraphqlWs } from './live-socket.js';
@@ -22,6 +23,11 @@ export interface AppDeps {
   adminKey?: string | undefined;
   /** Game-server keys. Default: none. */
   serverKeys?: readonly string[];
+  /**
+   * The key page cursors are signed with; every process of a deployment needs the same one.
+   * Default: derived from the admin key, which those processes share already.
+   */
+  cursorSecret?: string | undefined;
   /** Where to listen. Default 127.0.0.1. */
   host?: string;
   /** Default 4000; 0 picks a free port. */
@@ -48,6 +54,7 @@ export function buildApp(deps: AppDeps): App {
     index: createRankingIndex(deps.redis),
     boards: createBoardDirectory(deps.database.db),
     keyring: createKeyring({ adminKey: deps.adminKey, serverKeys: deps.serverKeys ?? [] }),
+    cursors: createCursorCodec(deps.cursorSecret ?? `cursor:${deps.adminKey ?? 'leaderboard'}`),
     log,
     now: deps.now ?? (() => new Date()),
   };

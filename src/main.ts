@@ -31,6 +31,7 @@ async function main(): Promise<void> {
     log,
     adminKey: config.ADMIN_API_KEY,
     serverKeys: config.SERVER_API_KEYS,
+    cursorSecret: config.CURSOR_SECRET,
     host: config.HOST,
     port: config.PORT,
     shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,

@@ -5,6 +5,7 @@ import type { Database } from '../db/client.js';
 import { type Player, findPlayers } from '../db/players.js';
 import type { RankingIndex } from '../ranking/index.js';
 import type { BoardDirectory } from './board-directory.js';
+import type { CursorCodec } from './cursor.js';
 import { isStoreUnavailable } from './store-errors.js';
 
 /** What every operation may use; built once by the app. */
@@ -13,6 +14,7 @@ export interface Services {
   index: RankingIndex;
   boards: BoardDirectory;
   keyring: Keyring;
+  cursors: CursorCodec;
   log: Logger;
   /** The clock; tests move it. */
   now(): Date;

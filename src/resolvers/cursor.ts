@@ -1,0 +1,50 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { badInput } from './errors.js';
+
+/**
+ * Opaque page cursors. A cursor names a position by the entry's key (its packed score and player
+ * id), never by an offset, and is bound to one list (its scope, e.g. the board bucket). It is signed
+ * so that a forged or edited cursor is refused rather than followed.
+ *
+ * Format: base64url(JSON [scope, packed, playerId]) "." base64url(HMAC-SHA256(secret, payload))[0..22]
+ */
+export interface CursorPosition {
+  packed: number;
+  playerId: string;
+}
+
+export interface CursorCodec {
+  /** The cursor of a position in the list `scope`. */
+  encode(scope: string, position: CursorPosition): string;
+  /** The position a cursor names in `scope`; BAD_USER_INPUT when it is malformed, forged, or of another list. */
+  decode(scope: string, cursor: string): CursorPosition;
+}
+
+const MAC_CHARS = 22; // 128 bits of the HMAC
+
+export function createCursorCodec(secret: string): CursorCodec {
+  const mac = (payload: string) => createHmac('sha256', secret).update(payload).digest('base64url').slice(0, MAC_CHARS);
+  const refuse = () => badInput('The cursor is not one this service issued for this list; start again without `after`.');
+  return {
+    encode(scope, { packed, playerId }) {
+      const payload = Buffer.from(JSON.stringify([scope, packed, playerId])).toString('base64url');
+      return `${payload}.${mac(payload)}`;
+    },
+    decode(scope, cursor) {
+      const [payload, signature, ...rest] = cursor.split('.');
+      if (!payload || !signature || rest.length > 0 || signature.length !== MAC_CHARS) throw refuse();
+      const expected = Buffer.from(mac(payload));
+      if (!timingSafeEqual(expected, Buffer.from(signature.padEnd(MAC_CHARS).slice(0, MAC_CHARS)))) throw refuse();
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+      } catch {
+        throw refuse();
+      }
+      if (!Array.isArray(parsed) || parsed.length !== 3) throw refuse();
+      const [cursorScope, packed, playerId] = parsed as unknown[];
+      if (cursorScope !== scope || typeof packed !== 'number' || !Number.isSafeInteger(packed) || typeof playerId !== 'string') throw refuse();
+      return { packed, playerId };
+    },
+  };
+}
