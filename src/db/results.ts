@@ -69,8 +69,8 @@ type StoredRow = { board_id: string; period: Period; bucket: string; region: str
  * as if submitted one by one; a replay (in the log already, or earlier in the same batch) changes
  * nothing. Nothing is written when a SUM total would pass maxScore.
  *
- * Three statements plus one upsert per board in the batch, whatever its size: insert the log
- * rows, read the originals of duplicates, lock the touched board scores, upsert them.
+ * Four statements plus one upsert per board in the batch, whatever its size: lock the players,
+ * insert the log rows, read the originals of duplicates, read the touched board scores, upsert them.
  */
 export async function recordResults(sql: Sql, entries: ResultEntry[]): Promise<RecordedBatch> {
   return sql.begin(async (tx) => {
@@ -79,6 +79,7 @@ export async function recordResults(sql: Sql, entries: ResultEntry[]): Promise<R
       if (!firstSeen.has(entryId(entry))) firstSeen.set(entryId(entry), i);
     });
     const candidates = [...firstSeen.values()].map((i) => entries[i]!);
+    await lockPlayers(tx, candidates);
     const inserted = await insertLog(tx, candidates);
     const isNew = (entry: ResultEntry, i: number) => firstSeen.get(entryId(entry)) === i && inserted.has(entryId(entry));
     const originals = await findOriginals(tx, candidates.filter((entry) => !inserted.has(entryId(entry))));
@@ -86,8 +87,9 @@ export async function recordResults(sql: Sql, entries: ResultEntry[]): Promise<R
 
     // Fold the accepted results in order: `running` starts from what the database held and tells
     // whether each result improved the ALL_TIME score; `contribution` is this batch's own part,
-    // merged in SQL so that a row a concurrent batch created meanwhile is combined, not overwritten.
-    const running = await lockBoardScores(tx, accepted);
+    // merged in SQL (the player locks make a concurrent change impossible; the merge keeps even
+    // that case right).
+    const running = await readBoardScores(tx, accepted);
     const contribution = new Map<string, StoredBoardScore>();
     const improved = new Set<number>();
     entries.forEach((entry, i) => {
@@ -122,6 +124,20 @@ export async function recordResults(sql: Sql, entries: ResultEntry[]): Promise<R
     });
     return { outcomes, boardScores };
   });
+}
+
+/**
+ * Serialises batches that share a player: each transaction takes a transaction-scoped advisory
+ * lock per (board, player), all in one statement and in ascending key order, so two batches can
+ * never wait on each other in a cycle. Batches of different players run in parallel.
+ */
+async function lockPlayers(tx: TransactionSql, entries: ResultEntry[]): Promise<void> {
+  if (entries.length === 0) return;
+  // Board ids hold no colon, so board:player names one player of one board.
+  const players = [...new Set(entries.map((e) => `${e.board.id}:${e.playerId}`))];
+  await tx`
+    select pg_advisory_xact_lock(k)
+    from (select distinct hashtextextended(p, 0) as k from unnest(${tx.array(players)}::text[]) as p order by k) as keys`;
 }
 
 async function insertLog(tx: TransactionSql, entries: ResultEntry[]): Promise<Set<string>> {
@@ -171,19 +187,13 @@ function toStored(row: StoredRow): StoredBoardScore {
   };
 }
 
-const byRowId = (a: StoredBoardScore, b: StoredBoardScore) => {
-  const [x, y] = [rowId(a.boardId, a, a.playerId), rowId(b.boardId, b, b.playerId)];
-  return x < y ? -1 : x > y ? 1 : 0;
-};
-
-async function lockBoardScores(tx: TransactionSql, entries: ResultEntry[]): Promise<Map<string, StoredBoardScore>> {
+async function readBoardScores(tx: TransactionSql, entries: ResultEntry[]): Promise<Map<string, StoredBoardScore>> {
   const keys = new Map<string, { boardId: string; row: ScoreRowKey; playerId: string }>();
   for (const entry of entries) {
     for (const row of entry.rows) keys.set(rowId(entry.board.id, row, entry.playerId), { boardId: entry.board.id, row, playerId: entry.playerId });
   }
   if (keys.size === 0) return new Map();
   const wanted = [...keys.values()];
-  // Lock in key order, as the upsert writes, so that two batches touching the same rows cannot deadlock.
   const rows = await tx<StoredRow[]>`
     select s.board_id, s.period, s.bucket, s.region, s.player_id, s.score, round(extract(epoch from s.reached_at) * 1000)::float8 as reached_ms
     from board_scores s
@@ -196,18 +206,19 @@ async function lockBoardScores(tx: TransactionSql, entries: ResultEntry[]): Prom
       as k(board_id, period, bucket, region, player_id)
       on s.board_id = k.board_id and s.period = k.period and s.bucket = k.bucket
          and s.region = k.region and s.player_id = k.player_id
-    order by s.board_id, s.period, s.bucket, s.region, s.player_id
-    for update of s`;
+`;
   return new Map(rows.map((row) => [rowId(row.board_id, row, row.player_id), toStored(row)]));
 }
 
 async function upsertBoardScores(tx: TransactionSql, board: Board, rows: StoredBoardScore[]): Promise<StoredBoardScore[]> {
   if (rows.length === 0) return [];
-  rows.sort(byRowId);
   const merge =
     board.aggregate === 'SUM'
       ? tx`score = s.score + excluded.score,
-           reached_at = case when excluded.score = 0 then s.reached_at else greatest(s.reached_at, excluded.reached_at) end`
+           reached_at = case when s.score > 0 and excluded.score > 0 then greatest(s.reached_at, excluded.reached_at)
+                             when excluded.score > 0 then excluded.reached_at
+                             when s.score > 0 then s.reached_at
+                             else ${board.order === 'HIGH_FIRST' ? tx`least` : tx`greatest`}(s.reached_at, excluded.reached_at) end`
       : tx`score = case when ${ranksAheadSql(tx, board)} then excluded.score else s.score end,
            reached_at = case when ${ranksAheadSql(tx, board)} then excluded.reached_at else s.reached_at end`;
   const stored = await tx<StoredRow[]>`
@@ -224,7 +235,7 @@ async function upsertBoardScores(tx: TransactionSql, board: Board, rows: StoredB
   return stored.map(toStored);
 }
 
-/** SQL for "the incoming board score ranks ahead of the stored one": the twin of ranksAhead(). */
+/** SQL for "the incoming board score ranks ahead of the stored one": the twin of ranksAhead(); the SUM merge above is the twin of combine(). */
 function ranksAheadSql(tx: TransactionSql, board: Board) {
   const strictly = board.order === 'HIGH_FIRST' ? tx`excluded.score > s.score` : tx`excluded.score < s.score`;
   return tx`(${strictly} or (excluded.score = s.score and excluded.reached_at < s.reached_at))`;

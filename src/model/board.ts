@@ -43,17 +43,28 @@ export function ranksAhead(order: ScoreOrder, a: BoardScore, b: BoardScore): boo
 }
 
 /**
- * Folds one accepted result into a player's board score for one bucket.
- * BEST keeps the better of the two; SUM adds, and the total was reached when its latest part was.
- * A zero added to a SUM changes nothing, not even the time.
+ * Folds one accepted result (or another partial board score) into a player's board score for one
+ * bucket. BEST keeps the one that ranks ahead. SUM adds, and a total was reached when its latest
+ * non-zero part was. A total of zero was reached at its first zero on a HIGH_FIRST board and at its
+ * last on a LOW_FIRST one: the index only ever moves a SUM member one way (see packedDirection), and
+ * this is the way. Both rules are associative and commutative, so the board score does not depend
+ * on the order results arrive in.
  */
 export function combine(board: Pick<Board, 'aggregate' | 'order'>, current: BoardScore | undefined, result: BoardScore): BoardScore {
   if (!current) return result;
   if (board.aggregate === 'BEST') return ranksAhead(board.order, result, current) ? result : current;
-  if (result.score === 0) return current;
-  return {
-    playerId: current.playerId,
-    score: current.score + result.score,
-    reachedAt: result.reachedAt > current.reachedAt ? result.reachedAt : current.reachedAt,
-  };
+  const reachedAt =
+    current.score > 0 && result.score > 0
+      ? max(current.reachedAt, result.reachedAt)
+      : result.score > 0
+        ? result.reachedAt
+        : current.score > 0
+          ? current.reachedAt
+          : board.order === 'HIGH_FIRST'
+            ? min(current.reachedAt, result.reachedAt)
+            : max(current.reachedAt, result.reachedAt);
+  return { playerId: current.playerId, score: current.score + result.score, reachedAt };
 }
+
+const max = (a: Date, b: Date) => (a.getTime() >= b.getTime() ? a : b);
+const min = (a: Date, b: Date) => (a.getTime() <= b.getTime() ? a : b);
