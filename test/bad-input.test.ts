@@ -1,0 +1,137 @@
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type GraphQLResponse, type TestApp, startTestApp } from './helpers/test-app.js';
+
+const NOW = new Date('2026-11-29T12:00:00.000Z');
+const SUBMIT = `mutation($input: SubmitScoreInput!) { submitScore(input: $input) { duplicate } }`;
+const SUBMIT_MANY = `mutation($inputs: [SubmitScoreInput!]!) { submitScores(inputs: $inputs) { duplicate } }`;
+const CREATE = `mutation($input: CreateBoardInput!) { createBoard(input: $input) { id } }`;
+
+const codeOf = (response: GraphQLResponse) => response.errors?.[0]?.extensions?.code;
+const valid = { board: 'bad', playerId: 'someone', score: 10, matchId: 'm-valid', region: 'eu' };
+
+describe('bad input is refused with the contract code and changes nothing', () => {
+  let t: TestApp;
+  let snapshot: () => Promise<unknown>;
+
+  beforeAll(async () => {
+    t = await startTestApp({ now: () => NOW });
+    await t.admin(CREATE, { input: { id: 'bad', title: 'Bad', maxScore: 1_000, periods: ['DAILY', 'WEEKLY', 'MONTHLY'], regions: ['eu'] } });
+    await t.admin(CREATE, { input: { id: 'bad-sum', title: 'Bad sum', aggregate: 'SUM', maxScore: 100 } });
+    expect(codeOf(await t.server(SUBMIT, { input: valid }))).toBeUndefined();
+    expect(codeOf(await t.server(SUBMIT, { input: { board: 'bad-sum', playerId: 'summer', score: 60, matchId: 'm1' } }))).toBeUndefined();
+    // What a reader can see, and what the system of record holds.
+    snapshot = async () => ({
+      read: (await t.gql(`{ a: top(board: "bad", limit: 100) { size entries { score player { id } } }
+                             b: top(board: "bad-sum", limit: 100) { size entries { score player { id } } }
+                             boards { id } }`)).data,
+      results: await t.database.db.execute(sql`select board_id, match_id, player_id, score from results order by 1, 2, 3`),
+      boardScores: await t.database.db.execute(sql`select * from board_scores order by 1, 2, 3, 4, 5`),
+    });
+  });
+  afterAll(() => t.close());
+
+  const refused = (code: string, response: () => Promise<GraphQLResponse>) => async () => {
+    const before = await snapshot();
+    const answer = await response();
+    expect(codeOf(answer), JSON.stringify(answer.errors)).toBe(code);
+    expect(answer.errors?.[0]?.message.length).toBeGreaterThan(10);
+    expect(await snapshot()).toEqual(before);
+  };
+
+  describe('submitScore', () => {
+    const submit = (input: Record<string, unknown>) => () => t.server(SUBMIT, { input: { ...valid, matchId: 'm-new', ...input } });
+    it('a negative score', refused('BAD_USER_INPUT', submit({ score: -1 })));
+    it('a fractional score', refused('BAD_USER_INPUT', submit({ score: 1.5 })));
+    it('a score above maxScore', refused('BAD_USER_INPUT', submit({ score: 1_001 })));
+    it('a non-finite score (JSON has no Infinity: 1e400 overflows)', refused('BAD_USER_INPUT', () =>
+      fetch(`${t.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: 'Bearer test-server-key-0123456789' },
+        body: `{"query":"mutation { submitScore(input: {board: \\"bad\\", playerId: \\"x\\", score: 1e400, matchId: \\"m\\"}) { duplicate } }"}`,
+      }).then((r) => r.json() as Promise<GraphQLResponse>)));
+    it('a SUM total that would pass maxScore', refused('BAD_USER_INPUT', () =>
+      t.server(SUBMIT, { input: { board: 'bad-sum', playerId: 'summer', score: 41, matchId: 'm2' } })));
+    it('an unknown region', refused('BAD_USER_INPUT', submit({ region: 'mars' })));
+    it('achievedAt more than 5 minutes ahead', refused('BAD_USER_INPUT', submit({ achievedAt: new Date(NOW.getTime() + 5 * 60_000 + 1_000).toISOString() })));
+    it('achievedAt that is not a date-time', refused('BAD_USER_INPUT', submit({ achievedAt: 'yesterday' })));
+    it('an empty player id', refused('BAD_USER_INPUT', submit({ playerId: '' })));
+    it('a player id over 128 characters', refused('BAD_USER_INPUT', submit({ playerId: 'x'.repeat(129) })));
+    it('an empty match id', refused('BAD_USER_INPUT', submit({ matchId: '' })));
+    it('a match id over 128 characters', refused('BAD_USER_INPUT', submit({ matchId: 'm'.repeat(129) })));
+    it('an id with a control character', refused('BAD_USER_INPUT', submit({ playerId: 'a\u0007b' })));
+    it('an unknown board', refused('NOT_FOUND', submit({ board: 'no-such-board' })));
+
+    it('accepts the edges: score 0 and maxScore, achievedAt just under 5 minutes ahead, 128-character ids', async () => {
+      const edge = { ...valid, playerId: 'p'.repeat(128), matchId: 'e'.repeat(128), score: 1_000, achievedAt: new Date(NOW.getTime() + 4 * 60_000).toISOString() };
+      expect(codeOf(await t.server(SUBMIT, { input: edge }))).toBeUndefined();
+      expect(codeOf(await t.server(SUBMIT, { input: { ...valid, playerId: 'zero', matchId: 'z', score: 0 } }))).toBeUndefined();
+    });
+  });
+
+  describe('submitScores: nothing of the batch is recorded when any of it is invalid', () => {
+    const good = (i: number) => ({ ...valid, playerId: `batch-${i}`, matchId: `b-${i}` });
+    it('one bad input among good ones', refused('BAD_USER_INPUT', () => t.server(SUBMIT_MANY, { inputs: [good(1), good(2), { ...good(3), score: -3 }, good(4)] })));
+    it('one unknown board among good ones', refused('NOT_FOUND', () => t.server(SUBMIT_MANY, { inputs: [good(1), { ...good(2), board: 'nope' }] })));
+    it('a SUM total passing maxScore within the batch', refused('BAD_USER_INPUT', () =>
+      t.server(SUBMIT_MANY, {
+        inputs: [good(5), { board: 'bad-sum', playerId: 'summer', score: 20, matchId: 'x1' }, { board: 'bad-sum', playerId: 'summer', score: 21, matchId: 'x2' }],
+      })));
+    it('more than 1,000 inputs', refused('BAD_USER_INPUT', () => t.server(SUBMIT_MANY, { inputs: Array.from({ length: 1_001 }, (_, i) => good(i)) })));
+  });
+
+  describe('reads', () => {
+    const read = (query: string) => () => t.gql(query);
+    it('limit 0', refused('BAD_USER_INPUT', read(`{ top(board: "bad", limit: 0) { size } }`)));
+    it('limit 1001', refused('BAD_USER_INPUT', read(`{ top(board: "bad", limit: 1001) { size } }`)));
+    it('radius -1', refused('BAD_USER_INPUT', read(`{ around(board: "bad", playerId: "someone", radius: -1) { rank } }`)));
+    it('radius 51', refused('BAD_USER_INPUT', read(`{ around(board: "bad", playerId: "someone", radius: 51) { rank } }`)));
+    it('a malformed bucket label', refused('BAD_USER_INPUT', read(`{ top(board: "bad", period: DAILY, bucket: "2026-02-30") { size } }`)));
+    it('a week that does not exist', refused('BAD_USER_INPUT', read(`{ top(board: "bad", period: WEEKLY, bucket: "2026-W54") { size } }`)));
+    it('a bucket no longer kept', refused('NOT_FOUND', read(`{ top(board: "bad", period: DAILY, bucket: "2026-11-01") { size } }`)));
+    it('a period the board does not keep', refused('NOT_FOUND', read(`{ top(board: "bad-sum", period: DAILY) { size } }`)));
+    it('an unknown region', refused('BAD_USER_INPUT', read(`{ standing(board: "bad", playerId: "someone", region: "mars") { rank } }`)));
+    it('an unknown board', refused('NOT_FOUND', read(`{ friends(board: "nope", playerId: "someone") { rank } }`)));
+    it('an empty player id', refused('BAD_USER_INPUT', read(`{ standing(board: "bad", playerId: "") { rank } }`)));
+
+    it('a bucket still kept is read, by label', async () => {
+      const response = await t.gql<{ top: { size: number } }>(`{ top(board: "bad", period: DAILY, bucket: "2026-11-29", region: "eu") { size } }`);
+      expect(response.data?.top.size).toBeGreaterThan(0);
+    });
+  });
+
+  describe('players and friends', () => {
+    it('more than 1,000 friends', refused('BAD_USER_INPUT', () =>
+      t.server(`mutation($f: [ID!]!) { setFriends(playerId: "someone", friendIds: $f) }`, { f: Array.from({ length: 1_001 }, (_, i) => `f${i}`) })));
+    it('an empty friend id', refused('BAD_USER_INPUT', () => t.server(`mutation { setFriends(playerId: "someone", friendIds: ["a", ""]) }`)));
+    it('an empty player id in a profile', refused('BAD_USER_INPUT', () => t.server(`mutation { upsertPlayer(input: { id: "" }) { id } }`)));
+  });
+
+  describe('createBoard', () => {
+    const create = (input: Record<string, unknown>) => () => t.admin(CREATE, { input: { id: 'new-board', title: 'New', maxScore: 100, ...input } });
+    it('an id with capitals', refused('BAD_USER_INPUT', create({ id: 'Race' })));
+    it('an id over 64 characters', refused('BAD_USER_INPUT', create({ id: 'r'.repeat(65) })));
+    it('an empty id', refused('BAD_USER_INPUT', create({ id: '' })));
+    it('an id with a brace', refused('BAD_USER_INPUT', create({ id: 'a{b}' })));
+    it('a fractional maxScore', refused('BAD_USER_INPUT', create({ maxScore: 10.5 })));
+    it('maxScore 0', refused('BAD_USER_INPUT', create({ maxScore: 0 })));
+    it('a maxScore the packing cannot hold, saying the largest it can', async () => {
+      await refused('BAD_USER_INPUT', create({ maxScore: 2 ** 39 }))();
+      const answer = await create({ maxScore: 2 ** 39 })();
+      expect(answer.errors?.[0]?.message).toContain('549755813887');
+    });
+    it('topSize 0', refused('BAD_USER_INPUT', create({ topSize: 0 })));
+    it('topSize 101', refused('BAD_USER_INPUT', create({ topSize: 101 })));
+    it('a region with capitals', refused('BAD_USER_INPUT', create({ regions: ['EU'] })));
+    it('33 regions', refused('BAD_USER_INPUT', create({ regions: Array.from({ length: 33 }, (_, i) => `r${i}`) })));
+    it('an id that is taken', refused('BAD_USER_INPUT', create({ id: 'bad' })));
+
+    it('keeps ALL_TIME even when left out, and accepts the largest maxScore', async () => {
+      const response = await t.admin<{ createBoard: { periods: string[]; maxScore: number } }>(
+        `mutation($input: CreateBoardInput!) { createBoard(input: $input) { periods maxScore } }`,
+        { input: { id: 'biggest', title: 'Biggest', maxScore: 2 ** 39 - 1, periods: ['DAILY'] } },
+      );
+      expect(response.data?.createBoard).toEqual({ periods: ['ALL_TIME', 'DAILY'], maxScore: 2 ** 39 - 1 });
+    });
+  });
+});
