@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../src/config.js';
+
+describe('configuration from the environment', () => {
+  it('has the documented defaults', () => {
+    expect(loadConfig({})).toMatchObject({
+      PORT: 4000,
+      HOST: '127.0.0.1',
+      DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/leaderboard',
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      SERVER_API_KEYS: [],
+    });
+  });
+
+  it('lists every bad variable at once', () => {
+    let error: unknown;
+    try {
+      loadConfig({ PORT: 'eighty', DATABASE_URL: 'mysql://x', REDIS_URL: 'nope', ADMIN_API_KEY: 'short', SERVER_API_KEYS: 'a-long-enough-key-1,tiny', LOG_LEVEL: 'loud' });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const problems = (error as ConfigError).problems.join('\n');
+    for (const name of ['PORT', 'DATABASE_URL', 'REDIS_URL', 'ADMIN_API_KEY', 'SERVER_API_KEYS', 'LOG_LEVEL']) expect(problems).toContain(name);
+  });
+
+  it('reads comma-separated server keys and cluster nodes, and treats empty as unset', () => {
+    const config = loadConfig({ SERVER_API_KEYS: ' key-number-one-0001 , key-number-two-0002 ', REDIS_CLUSTER_NODES: 'a:7000,b:7001', ADMIN_API_KEY: '' });
+    expect(config.SERVER_API_KEYS).toEqual(['key-number-one-0001', 'key-number-two-0002']);
+    expect(config.REDIS_CLUSTER_NODES).toEqual([{ host: 'a', port: 7000 }, { host: 'b', port: 7001 }]);
+    expect(config.ADMIN_API_KEY).toBeUndefined();
+  });
+});
