@@ -15,16 +15,6 @@ const apiKeyList = z
   )
   .pipe(z.array(z.string().min(16, 'each key must be at least 16 characters long')));
 
-const clusterNodes = z
-  .string()
-  .regex(/^\s*[^\s,:]+:\d+(\s*,\s*[^\s,:]+:\d+)*\s*$/, 'must be host:port,host:port,...')
-  .transform((raw) =>
-    raw.split(',').map((node) => {
-      const [host = '', port = ''] = node.trim().split(':');
-      return { host, port: Number(port) };
-    }),
-  );
-
 const postgresUrl = z
   .string()
   .refine((value) => URL.canParse(value) && /^postgres(ql)?:$/.test(new URL(value).protocol), {
@@ -42,7 +32,6 @@ export const configSchema = z.object({
   HOST: z.string().min(1).default('127.0.0.1'),
   DATABASE_URL: postgresUrl.default('postgres://postgres@127.0.0.1:5432/leaderboard'),
   REDIS_URL: redisUrl.default('redis://127.0.0.1:6379'),
-  REDIS_CLUSTER_NODES: clusterNodes.optional(),
   REDIS_KEY_PREFIX: z
     .string()
     .regex(/^[A-Za-z0-9_:.-]*$/, 'may hold only letters, digits and _ : . -')

@@ -24,10 +24,9 @@ describe('configuration from the environment', () => {
     for (const name of ['PORT', 'DATABASE_URL', 'REDIS_URL', 'ADMIN_API_KEY', 'SERVER_API_KEYS', 'LOG_LEVEL']) expect(problems).toContain(name);
   });
 
-  it('reads comma-separated server keys and cluster nodes, and treats empty as unset', () => {
-    const config = loadConfig({ SERVER_API_KEYS: ' key-number-one-0001 , key-number-two-0002 ', REDIS_CLUSTER_NODES: 'a:7000,b:7001', ADMIN_API_KEY: '' });
+  it('reads comma-separated server keys, and treats empty as unset', () => {
+    const config = loadConfig({ SERVER_API_KEYS: ' key-number-one-0001 , key-number-two-0002 ', ADMIN_API_KEY: '' });
     expect(config.SERVER_API_KEYS).toEqual(['key-number-one-0001', 'key-number-two-0002']);
-    expect(config.REDIS_CLUSTER_NODES).toEqual([{ host: 'a', port: 7000 }, { host: 'b', port: 7001 }]);
     expect(config.ADMIN_API_KEY).toBeUndefined();
   });
 });
