@@ -1,0 +1,41 @@
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { createKeyring } from './auth/keys.js';
+import type { Database } from './db/client.js';
+import { createRankingIndex } from './ranking/index.js';
+import { createTopCache } from './ranking/top-cache.js';
+import { createBoardDirectory } from './resolvers/board-directory.js';
+import type { Services } from './resolvers/context.js';
+import { createCursorCodec } from './resolvers/cursor.js';
+
+export interface ServiceDeps {
+  database: Database;
+  redis: Redis;
+  log: Logger;
+  /** The admin key. Default: none, so admin operations are refused. */
+  adminKey?: string | undefined;
+  /** Game-server keys. Default: none. */
+  serverKeys?: readonly string[];
+  /**
+   * The key page cursors are signed with; every process of a deployment needs the same one.
+   * Default: derived from the admin key, which those processes share already.
+   */
+  cursorSecret?: string | undefined;
+  /** The clock. Default: the system's. */
+  now?: () => Date;
+}
+
+/** What every operation uses, built once per process: by the app, and by the CLI for its commands. */
+export function createServices(deps: ServiceDeps): Services {
+  const index = createRankingIndex(deps.redis);
+  return {
+    database: deps.database,
+    index,
+    topCache: createTopCache((at, limit) => index.top(at, limit)),
+    boards: createBoardDirectory(deps.database.db),
+    keyring: createKeyring({ adminKey: deps.adminKey, serverKeys: deps.serverKeys ?? [] }),
+    cursors: createCursorCodec(deps.cursorSecret ?? `cursor:${deps.adminKey ?? 'leaderboard'}`),
+    log: deps.log,
+    now: deps.now ?? (() => new Date()),
+  };
+}

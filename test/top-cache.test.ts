@@ -1,0 +1,98 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BoardBucket, BucketView } from '../src/ranking/index.js';
+import { createTopCache } from '../src/ranking/top-cache.js';
+import { type TestApp, startTestApp } from './helpers/test-app.js';
+
+const at = { board: { id: 'b' }, bucket: { period: 'ALL_TIME', label: 'all' }, region: null } as unknown as BoardBucket;
+
+function counting(size: number) {
+  const reads: number[] = [];
+  const read = async (_at: BoardBucket, limit: number): Promise<BucketView> => {
+    reads.push(limit);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const places = Array.from({ length: Math.min(limit, size) }, (_, i) => ({ playerId: `p${i}`, rank: i + 1, score: 100 - i, reachedAt: new Date(0) }));
+    return { size, places };
+  };
+  return { reads, read };
+}
+
+describe('the shared top cache', () => {
+  it('concurrent misses share one read, and smaller limits are slices of it', async () => {
+    const { reads, read } = counting(500);
+    let clock = 0;
+    const cache = createTopCache(read, { now: () => clock });
+    const views = await Promise.all([cache.top(at, 10), cache.top(at, 10), cache.top(at, 5), cache.top(at, 10)]);
+    expect(reads).toEqual([10]);
+    expect(views.map((v) => v.places.length)).toEqual([10, 10, 5, 10]);
+    clock = 500;
+    await cache.top(at, 3);
+    expect(reads).toEqual([10]);
+    clock = 1_001;
+    await cache.top(at, 3);
+    expect(reads).toEqual([10, 10]);
+  });
+
+  it('reads the largest limit asked recently, so a larger ask is one more read and then a hit', async () => {
+    const { reads, read } = counting(500);
+    let clock = 0;
+    const cache = createTopCache(read, { now: () => clock });
+    await cache.top(at, 10);
+    await cache.top(at, 100);
+    clock = 1_500;
+    await cache.top(at, 10);
+    await cache.top(at, 100);
+    expect(reads).toEqual([10, 100, 100]);
+    clock = 40_000;
+    await cache.top(at, 10);
+    expect(reads).toEqual([10, 100, 100, 10]);
+  });
+
+  it('a bucket smaller than the limit is served whole from the cache', async () => {
+    const { reads, read } = counting(3);
+    const cache = createTopCache(read, { now: () => 0 });
+    expect((await cache.top(at, 10)).places).toHaveLength(3);
+    expect((await cache.top(at, 50)).places).toHaveLength(3);
+    expect(reads).toEqual([10]);
+  });
+
+  it('a failed read is not cached', async () => {
+    let fail = true;
+    const cache = createTopCache(async () => {
+      if (fail) throw new Error('down');
+      return { size: 0, places: [] };
+    });
+    await expect(cache.top(at, 10)).rejects.toThrow('down');
+    fail = false;
+    await expect(cache.top(at, 10)).resolves.toMatchObject({ size: 0 });
+  });
+});
+
+describe('top over HTTP', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('a GET of top is cacheable for a second; anything else is no-store', async () => {
+    const get = (query: string) => fetch(`${t.url}/graphql?query=${encodeURIComponent(query)}`);
+    expect((await get('{ top(board: "global") { size asOf } }')).headers.get('cache-control')).toBe('public, max-age=1');
+    expect((await get('{ boards { id } }')).headers.get('cache-control')).toBe('no-store');
+    expect((await get('{ top(board: "global") { size } boards { id } }')).headers.get('cache-control')).toBe('no-store');
+    expect((await get('{ top(board: "nope") { size } }')).headers.get('cache-control')).toBe('no-store');
+    const post = await fetch(`${t.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ top(board: "global") { size } }' }) });
+    expect(post.headers.get('cache-control')).toBe('no-store');
+  });
+
+  it('asOf is the time of the index read, and a new score shows within about a second', async () => {
+    const read = async () => (await t.gql<{ top: { size: number; asOf: string } }>('{ top(board: "global") { size asOf } }')).data!.top;
+    const first = await read();
+    await t.server(`mutation { submitScore(input: { board: "global", playerId: "new", score: 1, matchId: "m" }) { duplicate } }`);
+    const cached = await read();
+    expect(cached).toEqual(first);
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    const fresh = await read();
+    expect(fresh.size).toBe(first.size + 1);
+    expect(new Date(fresh.asOf).getTime()).toBeGreaterThan(new Date(first.asOf).getTime());
+  });
+});
