@@ -2,32 +2,21 @@ import { type IncomingMessage, type Server, type ServerResponse, createServer } 
 import type { AddressInfo } from 'node:net';
 import { GraphQLError } from 'graphql';
 import { createYoga, maskError } from 'graphql-yoga';
-import type { Redis } from 'ioredis';
-import type { Logger } from 'pino';
-import { createKeyring } from './auth/keys.js';
-import type { Database } from './db/client.js';
-import { createRankingIndex } from './ranking/index.js';
-import { createBoardDirectory } from './resolvers/board-directory.js';
+import { type SeasonCloser, startSeasonCloser } from './jobs/season-closer.js';
 import { type Services, createContext } from './resolvers/context.js';
-import { createCursorCodec } from './resolvers/cursor.js';
 import { unavailable } from './resolvers/errors.js';
 import { isStoreUnavailable } from './resolvers/store-errors.js';
 import { type SocketInitialContext, attachGraphqlWs } from './live-socket.js';
+import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
+import { useTopCacheControl } from './http/cache-control.js';
+import { answerHealth, answerReadiness } from './http/health.js';
+import { answerMetrics } from './http/metrics.js';
+import { useObservability } from './http/observe.js';
+import { useReadRateLimit } from './http/read-limit.js';
 import { schema } from './schema/index.js';
+import { type ServiceDeps, createServices } from './services.js';
 
-export interface AppDeps {
-  database: Database;
-  redis: Redis;
-  log: Logger;
-  /** The admin key. Default: none, so admin operations are refused. */
-  adminKey?: string | undefined;
-  /** Game-server keys. Default: none. */
-  serverKeys?: readonly string[];
-  /**
-   * The key page cursors are signed with; every process of a deployment needs the same one.
-   * Default: derived from the admin key, which those processes share already.
-   */
-  cursorSecret?: string | undefined;
+export interface AppDeps extends ServiceDeps {
   /** Where to listen. Default 127.0.0.1. */
   host?: string;
   /** Default 4000; 0 picks a free port. */
@@ -36,6 +25,11 @@ export interface AppDeps {
   shutdownTimeoutMs?: number;
   /** The clock. Default: the system's. */
   now?: () => Date;
+  /**
+   * How often this process looks for seasons whose endsAt has passed and closes them. Every
+   * process may run it: each season is closed once. Default 5,000 ms.
+   */
+  seasonCloseIntervalMs?: number;
 }
 
 export interface App {
@@ -46,27 +40,41 @@ export interface App {
   services: Services;
 }
 
+/** The largest request body accepted. */
+export const MAX_BODY_BYTES = 1_000_000;
+
 /** Builds the service around clients it is given. Nothing listens or connects until start(). */
 export function buildApp(deps: AppDeps): App {
   const log = deps.log;
-  const services: Services = {
-    database: deps.database,
-    index: createRankingIndex(deps.redis),
-    boards: createBoardDirectory(deps.database.db),
-    keyring: createKeyring({ adminKey: deps.adminKey, serverKeys: deps.serverKeys ?? [] }),
-    cursors: createCursorCodec(deps.cursorSecret ?? `cursor:${deps.adminKey ?? 'leaderboard'}`),
-    log,
-    now: deps.now ?? (() => new Date()),
-  };
+  const services = createServices(deps);
 
   const yoga = createYoga<{ req: IncomingMessage; res: ServerResponse }>({
     schema,
     graphqlEndpoint: '/graphql',
     landingPage: false,
+    plugins: [
+      // What a request may cost, refused before it runs: aliases, depth, tokens, directives, cost.
+      EnvelopArmorPlugin({
+        maxAliases: { n: 20 },
+        maxDepth: { n: 8 },
+        maxTokens: { n: 2_000 },
+        maxDirectives: { n: 10 },
+        costLimit: { maxCost: 5_000 },
+      }),
+      useObservability(services.metrics, log),
+      useReadRateLimit(services.limits),
+      useTopCacheControl(),
+    ],
+    // Bodies over 1 MB are refused (413) before they are parsed.
+    maxRequestBodySize: MAX_BODY_BYTES,
     context: (initial) =>
       'socketContext' in initial
         ? (initial as unknown as SocketInitialContext).socketContext
-        : createContext(services, initial.request.headers.get('authorization'), initial.request.signal),
+        : createContext(services, {
+            authorization: initial.request.headers.get('authorization'),
+            client: initial.req.socket.remoteAddress,
+            signal: initial.request.signal,
+          }),
     logging: {
       debug: (...args) => log.debug(args),
       info: (...args) => log.info(args),
@@ -86,14 +94,14 @@ export function buildApp(deps: AppDeps): App {
   });
 
   const server: Server = createServer((req, res) => {
-    if (req.url === '/healthz') {
-      res.writeHead(200, { 'content-type': 'text/plain' }).end('ok\n');
-      return;
-    }
+    if (req.url === '/healthz') return answerHealth(res);
+    if (req.url === '/readyz') return void answerReadiness(res, deps);
+    if (req.url === '/metrics') return void answerMetrics(res, services.metrics);
     void yoga(req, res);
   });
 
   const closeSockets = attachGraphqlWs(server, yoga as never, services);
+  let seasonCloser: SeasonCloser | undefined;
 
   return {
     services,
@@ -105,12 +113,14 @@ export function buildApp(deps: AppDeps): App {
           resolve();
         });
       });
+      seasonCloser = startSeasonCloser(services, deps.seasonCloseIntervalMs ?? 5_000);
       const { port } = server.address() as AddressInfo;
       const url = `http://${deps.host ?? '127.0.0.1'}:${port}`;
       log.info({ url }, 'listening');
       return { port, url };
     },
     async stop() {
+      await seasonCloser?.stop();
       // Closes every WebSocket client with 1001 (going away), then the WebSocket server.
       await closeSockets();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));

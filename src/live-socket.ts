@@ -31,10 +31,10 @@ export function attachGraphqlWs(
       subscribe: (args) => (args.rootValue as { subscribe: Run }).subscribe(args) as never,
       onSubscribe: async (ctx, _id, params) => {
         const authorization = ctx.connectionParams?.authorization;
-        const socketContext = createContext(
-          services,
-          typeof authorization === 'string' ? authorization : ctx.extra.request.headers.authorization,
-        );
+        const socketContext = createContext(services, {
+          authorization: typeof authorization === 'string' ? authorization : ctx.extra.request.headers.authorization,
+          client: ctx.extra.request.socket.remoteAddress,
+        });
         const enveloped = yoga.getEnveloped<SocketInitialContext>({ socketContext });
         const schema = enveloped.schema as GraphQLSchema;
         const document = enveloped.parse(params.query) as DocumentNode;

@@ -3,10 +3,13 @@ import type { Logger } from 'pino';
 import { createKeyring } from './auth/keys.js';
 import type { Database } from './db/client.js';
 import { createRankingIndex } from './ranking/index.js';
+import { createMetrics } from './http/metrics.js';
+import { type RateLimitOptions, createRateLimits } from './http/rate-limits.js';
 import { createTopCache } from './ranking/top-cache.js';
 import { createBoardDirectory } from './resolvers/board-directory.js';
 import type { Services } from './resolvers/context.js';
 import { createCursorCodec } from './resolvers/cursor.js';
+import { createSeasonDirectory } from './resolvers/season-directory.js';
 
 export interface ServiceDeps {
   database: Database;
@@ -23,6 +26,8 @@ export interface ServiceDeps {
   cursorSecret?: string | undefined;
   /** The clock. Default: the system's. */
   now?: () => Date;
+  /** Request budgets. Default: see RateLimitOptions. */
+  rateLimits?: RateLimitOptions;
 }
 
 /** What every operation uses, built once per process: by the app, and by the CLI for its commands. */
@@ -33,8 +38,11 @@ export function createServices(deps: ServiceDeps): Services {
     index,
     topCache: createTopCache((at, limit) => index.top(at, limit)),
     boards: createBoardDirectory(deps.database.db),
+    seasons: createSeasonDirectory(deps.database.db),
     keyring: createKeyring({ adminKey: deps.adminKey, serverKeys: deps.serverKeys ?? [] }),
     cursors: createCursorCodec(deps.cursorSecret ?? `cursor:${deps.adminKey ?? 'leaderboard'}`),
+    limits: createRateLimits(deps.rateLimits),
+    metrics: createMetrics(),
     log: deps.log,
     now: deps.now ?? (() => new Date()),
   };

@@ -5,6 +5,8 @@ export type Role = 'admin' | 'server';
 /** Who is calling: the role their key grants. Anonymous callers have no Caller. */
 export interface Caller {
   role: Role;
+  /** Names the key without revealing it (a digest prefix): for per-key limits and logs. */
+  keyId: string;
 }
 
 export interface KeyringOptions {
@@ -34,7 +36,7 @@ export function createKeyring({ adminKey, serverKeys = [] }: KeyringOptions) {
       for (const entry of known) {
         if (timingSafeEqual(entry.digest, presented) && role !== 'admin') role = entry.role;
       }
-      return role ? { role } : null;
+      return role ? { role, keyId: presented.toString('hex', 0, 8) } : null;
     },
   };
 }

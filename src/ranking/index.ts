@@ -2,9 +2,11 @@ import type { ChainableCommander, Redis } from 'ioredis';
 import type { BoardScore } from '../model/board.js';
 import { type BoardBucket, bucketKey } from './keys.js';
 import { pack, packedDirection, packingFor, unpack } from './packing.js';
+import { type RebuildOptions, rebuildKey, rebuildSortedSet } from './rebuild.js';
 import { defineRankingScripts } from './scripts/index.js';
 
 export type { BoardBucket } from './keys.js';
+export { type RebuildOptions, RebuildRunningError, rebuildKey } from './rebuild.js';
 
 /** A player's place in one board bucket, read from the index. */
 export interface Place {
@@ -27,6 +29,22 @@ export interface BoardScoreWrite {
   score: BoardScore;
   /** When the key expires, or null for a key that is kept until it is dropped. */
   expiresAt: Date | null;
+}
+
+/** Where a page starts: strictly after this key in rank order. A page cursor carries it. */
+export interface PageKey {
+  packed: number;
+  playerId: string;
+}
+
+/** A place with the packed value it is stored under, so the next page can start after it. */
+export interface PagePlace extends Place {
+  packed: number;
+}
+
+/** One page of places, with whether another page follows. */
+export interface PageView extends BucketView<PagePlace> {
+  hasMore: boolean;
 }
 
 export type RankingIndex = ReturnType<typeof createRankingIndex>;
@@ -63,7 +81,7 @@ export function createRankingIndex(redis: Redis) {
   return {
     /**
      * Writes board scores (each already combined with what the database held) and reads every
-     * member's place after its write. One pipeline, one script call per write: O(k log N).
+     * member's place after its write. One pipeline, two script calls per write: O(k log N).
      */
     async writeBoardScores(writes: BoardScoreWrite[]): Promise<{ size: number; place: Place | null }[]> {
       if (writes.length === 0) return [];
@@ -72,14 +90,34 @@ export function createRankingIndex(redis: Redis) {
         const packing = packingFor(at.board, at.bucket.period);
         const packed = pack(at.board, packing, score.score, score.reachedAt, at.bucket.start);
         const expireAt = expiresAt ? Math.ceil(expiresAt.getTime() / 1000) : 0;
+        // Into a running rebuild first: should the rebuild swap in between, it carries the write.
+        pipeline.writeIntoRebuild(rebuildKey(at), packedDirection(at.board), String(packed), score.playerId);
         pipeline.applyScore(bucketKey(at), score.playerId, String(packed), packedDirection(at.board), expireAt);
       }
-      const replies = (await execPipeline(pipeline)) as [number | null, string | null, number][];
+      const replies = (await execPipeline(pipeline)).filter((_reply, i) => i % 2 === 1) as [number | null, string | null, number][];
       return replies.map(([rank, packed, size], i) => {
         const { at, score } = writes[i]!;
         const place = rank === null || packed === null ? null : placeOf(at, score.playerId, rank, packed);
         return { size, place };
       });
+    },
+
+    /**
+     * Takes a player out of the given board buckets (a flag or an erasure). Answers, per bucket,
+     * the 1-based rank the player held just before, or null where they were not ranked, so the
+     * caller can tell which tops changed. One pipeline: O(k log N).
+     */
+    async removePlayer(at: BoardBucket[], playerId: string): Promise<(number | null)[]> {
+      if (at.length === 0) return [];
+      const pipeline = redis.pipeline();
+      for (const bucket of at) {
+        // Out of a running rebuild first, as writes go into it first: should the rebuild swap in
+        // between, the player is not carried back in. (ZREM on a missing key creates nothing.)
+        pipeline.zrem(rebuildKey(bucket), playerId);
+        pipeline.removeMember(bucketKey(bucket), playerId);
+      }
+      const replies = (await execPipeline(pipeline)).filter((_reply, i) => i % 2 === 1) as (number | null)[];
+      return replies.map((rank) => (rank === null ? null : rank + 1));
     },
 
     /** The first `limit` places. O(log N + limit). */
@@ -108,9 +146,42 @@ export function createRankingIndex(redis: Redis) {
       return { size: Number(size), places: placesFromRows(at, rows, Number(firstRank)) };
     },
 
+    /**
+     * Up to `first` places strictly after `after` (from the top when null), found by key rather
+     * than by offset, so a place whose score does not change is never skipped nor repeated between
+     * pages. O(log N + first); see read-page.ts for the case where the cursor's own player moved.
+     */
+    async page(at: BoardBucket, after: PageKey | null, first: number): Promise<PageView> {
+      const [size, firstRank, ...rows] = await redis.readPage(bucketKey(at), first, after ? String(after.packed) : '', after?.playerId ?? '');
+      const places: PagePlace[] = [];
+      for (let i = 0; i + 1 < rows.length; i += 2) {
+        const packed = String(rows[i + 1]);
+        places.push({ ...placeOf(at, String(rows[i]), Number(firstRank) + i / 2, packed), packed: Number(packed) });
+      }
+      return { size: Number(size), places: places.slice(0, first), hasMore: places.length > first };
+    },
+
     /** How many players are ranked. O(1). */
     async size(at: BoardBucket): Promise<number> {
       return redis.zcard(bucketKey(at));
+    },
+
+    /**
+     * Drops the sorted sets of the given board buckets (a closed season's); answers how many
+     * existed. UNLINK frees the members in the background, so a large set does not block Redis.
+     * O(k) here. The keys of one board share its hash tag, so one command serves a Cluster too.
+     */
+    async drop(at: BoardBucket[]): Promise<number> {
+      if (at.length === 0) return 0;
+      return redis.unlink(...at.map(bucketKey));
+    },
+
+    /**
+     * Replaces a bucket's sorted set with `chunks` of board scores in one atomic swap; answers the
+     * number of players ranked after it. See rebuild.ts. O(N log N) for N members.
+     */
+    async rebuild(at: BoardBucket, chunks: AsyncIterable<BoardScore[]>, options: RebuildOptions): Promise<number> {
+      return rebuildSortedSet(redis, at, chunks, options);
     },
   };
 }

@@ -1,8 +1,10 @@
+import type { Season } from '../db/seasons.js';
 import type { Board, Period } from '../model/board.js';
 import { type Bucket, bucketAt, isKept, keptUntil, parseBucketLabel } from '../model/buckets.js';
 import type { BoardBucket } from '../ranking/index.js';
 import { badInput, notFound } from './errors.js';
 import type { Context } from './context.js';
+import { requireSeasonBucket, seasonBucketHolding } from './season-directory.js';
 
 /** How far ahead of the server's clock an achievedAt (and so a bucket) may be. */
 export const CLOCK_SKEW_MS = 5 * 60_000;
@@ -41,9 +43,9 @@ export function requireRegion(board: Board, region: string | null | undefined): 
   return region ?? null;
 }
 
-function requireBucket(ctx: Context, board: Board, period: Period, label: string | null | undefined): Bucket {
+async function requireBucket(ctx: Context, board: Board, period: Period, label: string | null | undefined): Promise<Bucket> {
   if (!board.periods.includes(period)) throw notFound(`Board "${board.id}" keeps no ${period} buckets.`);
-  if (period === 'SEASON') throw notFound(`Board "${board.id}" has no open season.`);
+  if (period === 'SEASON') return requireSeasonBucket(ctx.services, board, label);
   const now = ctx.services.now();
   if (label === null || label === undefined) return bucketAt(board, period, now);
   const bucket = parseBucketLabel(board, period, label);
@@ -56,7 +58,7 @@ function requireBucket(ctx: Context, board: Board, period: Period, label: string
 export async function resolveBoardBucket(ctx: Context, args: BucketArgs): Promise<BoardBucket> {
   const board = await requireBoard(ctx, args.board);
   const region = requireRegion(board, args.region);
-  return { board, bucket: requireBucket(ctx, board, args.period, args.bucket), region };
+  return { board, bucket: await requireBucket(ctx, board, args.period, args.bucket), region };
 }
 
 /** A board bucket a result is written to, with the expiry its key takes. */
@@ -67,14 +69,15 @@ export interface ResultBucket extends BoardBucket {
 /**
  * Every bucket a result achieved at `achievedAt` falls in: each period the board keeps, globally
  * and, with a region, regionally too. Buckets already past their retention are left out: a late
- * result cannot bring yesterday's board back. O(periods).
+ * result cannot bring yesterday's board back. A SEASON result goes to the board's open `season`
+ * when achievedAt is in [startsAt, endsAt); its key is kept until the season is closed and
+ * frozen (expiresAt null). O(periods).
  */
-export function bucketsOfResult(board: Board, achievedAt: Date, region: string | null, now: Date): ResultBucket[] {
+export function bucketsOfResult(board: Board, achievedAt: Date, region: string | null, now: Date, season: Season | null = null): ResultBucket[] {
   const out: ResultBucket[] = [];
   for (const period of board.periods) {
-    if (period === 'SEASON') continue;
-    const bucket = bucketAt(board, period, achievedAt);
-    if (!isKept(bucket, board.retention, now, CLOCK_SKEW_MS)) continue;
+    const bucket = period === 'SEASON' ? seasonBucketHolding(season, achievedAt) : bucketAt(board, period, achievedAt);
+    if (!bucket || !isKept(bucket, board.retention, now, CLOCK_SKEW_MS)) continue;
     const expiresAt = keptUntil(bucket, board.retention);
     out.push({ board, bucket, region: null, expiresAt });
     if (region !== null) out.push({ board, bucket, region, expiresAt });

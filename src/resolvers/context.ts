@@ -3,18 +3,28 @@ import type { Logger } from 'pino';
 import { type Caller, type Keyring, bearerKey } from '../auth/keys.js';
 import type { Database } from '../db/client.js';
 import { type Player, findPlayers } from '../db/players.js';
+import type { Metrics } from '../http/metrics.js';
+import type { RateLimits } from '../http/rate-limits.js';
 import type { RankingIndex } from '../ranking/index.js';
+import type { TopCache } from '../ranking/top-cache.js';
 import type { BoardDirectory } from './board-directory.js';
 import type { CursorCodec } from './cursor.js';
+import type { SeasonDirectory } from './season-directory.js';
 import { isStoreUnavailable } from './store-errors.js';
 
 /** What every operation may use; built once by the app. */
 export interface Services {
   database: Database;
   index: RankingIndex;
+  /** The shared top cache: `top` reads go through it. */
+  topCache: TopCache;
   boards: BoardDirectory;
+  /** Each board's open season, cached about a second. */
+  seasons: SeasonDirectory;
   keyring: Keyring;
   cursors: CursorCodec;
+  limits: RateLimits;
+  metrics: Metrics;
   log: Logger;
   /** The clock; tests move it. */
   now(): Date;
@@ -28,6 +38,8 @@ export interface Context {
   loaders: { player: DataLoader<string, Player> };
   /** Aborted when the client goes away. */
   signal?: AbortSignal | undefined;
+  /** The client's address, for per-client limits. */
+  client: string;
 }
 
 /**
@@ -47,11 +59,19 @@ function playerLoader(services: Services) {
   });
 }
 
-export function createContext(services: Services, authorization: string | null | undefined, signal?: AbortSignal): Context {
+export interface RequestFacts {
+  authorization: string | null | undefined;
+  /** The peer's address. */
+  client: string | undefined;
+  signal?: AbortSignal | undefined;
+}
+
+export function createContext(services: Services, { authorization, client, signal }: RequestFacts): Context {
   const key = bearerKey(authorization);
   return {
     services,
     signal,
+    client: client ?? 'unknown',
     caller: key ? services.keyring.identify(key) : null,
     loaders: { player: playerLoader(services) },
   };

@@ -6,10 +6,10 @@ import { type Standing, type TopBoard, toStanding } from './standings.js';
 /** The most friends a list holds, and so the most a friends read ranks. */
 export const MAX_FRIENDS = 1_000;
 
-/** The first `limit` standings of a bucket. O(log N + limit). */
+/** The first `limit` standings of a bucket, through the shared top cache: O(limit) on a hit, O(log N + limit) on a miss. */
 export async function readTop(ctx: Context, args: BucketArgs & { limit: number }): Promise<TopBoard> {
   const at = await resolveBoardBucket(ctx, args);
-  const view = await ctx.services.index.top(at, args.limit);
+  const view = await ctx.services.topCache.top(at, args.limit);
   return {
     boardId: at.board.id,
     period: at.bucket.period,
@@ -17,7 +17,7 @@ export async function readTop(ctx: Context, args: BucketArgs & { limit: number }
     region: at.region,
     entries: view.places.map((place) => toStanding(place, view.size)),
     size: view.size,
-    asOf: new Date(),
+    asOf: view.asOf,
   };
 }
 

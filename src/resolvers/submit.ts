@@ -1,9 +1,12 @@
+import { flaggedAmong, withPlayerLock } from '../db/flags.js';
 import { type ResultEntry, type ScoreRowKey, TotalAboveMaxScoreError, recordResults } from '../db/results.js';
+import type { Season } from '../db/seasons.js';
 import type { Board } from '../model/board.js';
 import type { BoardScoreWrite, Place } from '../ranking/index.js';
 import { CLOCK_SKEW_MS, type ResultBucket, bucketsOfResult, regionProblem, requireBoard } from './buckets.js';
 import type { Context } from './context.js';
 import { badInput } from './errors.js';
+import { openSeasonOf } from './season-directory.js';
 import { type PeriodStanding, toStanding } from './standings.js';
 
 /** The most results one submitScores call may carry. */
@@ -26,6 +29,8 @@ export interface SubmitScorePayload {
 
 interface PreparedEntry extends ResultEntry {
   buckets: ResultBucket[];
+  /** The board's open season as this request saw it. */
+  season: Season | null;
 }
 
 const rowKey = (at: ResultBucket): ScoreRowKey => ({ period: at.bucket.period, bucket: at.bucket.label, region: at.region ?? '' });
@@ -33,7 +38,7 @@ const placeId = (boardId: string, row: ScoreRowKey, playerId: string) =>
   [boardId, row.period, row.bucket, row.region, playerId].join('\u0000');
 
 /** Checks one input against its board; everything the input type cannot check alone. */
-function prepare(input: SubmitScoreInput, board: Board, now: Date, where: string): PreparedEntry {
+function prepare(input: SubmitScoreInput, board: Board, season: Season | null, now: Date, where: string): PreparedEntry {
   if (input.score > board.maxScore) {
     throw badInput(`${where}score ${input.score} is above board "${board.id}"'s maxScore of ${board.maxScore}.`);
   }
@@ -44,9 +49,10 @@ function prepare(input: SubmitScoreInput, board: Board, now: Date, where: string
   if (achievedAt.getTime() > now.getTime() + CLOCK_SKEW_MS) {
     throw badInput(`${where}achievedAt ${achievedAt.toISOString()} is more than 5 minutes ahead of the server's clock.`);
   }
-  const buckets = bucketsOfResult(board, achievedAt, region, now);
+  const buckets = bucketsOfResult(board, achievedAt, region, now, season);
   return {
     board,
+    season,
     matchId: input.matchId,
     playerId: input.playerId,
     score: input.score,
@@ -66,13 +72,18 @@ function prepare(input: SubmitScoreInput, board: Board, now: Date, where: string
 export async function submitScores(ctx: Context, inputs: SubmitScoreInput[], { batch = true } = {}): Promise<SubmitScorePayload[]> {
   if (inputs.length > MAX_BATCH) throw badInput(`submitScores takes at most ${MAX_BATCH} inputs; this call has ${inputs.length}.`);
   const { services } = ctx;
+  // Auth has run already: only callers with a key reach this.
+  if (ctx.caller) await services.limits.submissions(ctx.caller.keyId, inputs.length);
   const now = services.now();
   const entries: PreparedEntry[] = [];
   for (const [i, input] of inputs.entries()) {
     const where = batch ? `inputs[${i}]: ` : '';
     const board = await requireBoard(ctx, input.board);
-    entries.push(prepare(input, board, now, where));
+    entries.push(prepare(input, board, await openSeasonOf(services, board), now, where));
   }
+
+  // A flagged player's results are recorded, but their board scores stay out of the index.
+  const hidden = await flaggedAmong(services.database.sql, entries.map((entry) => entry.playerId));
 
   let recorded;
   try {
@@ -84,12 +95,16 @@ export async function submitScores(ctx: Context, inputs: SubmitScoreInput[], { b
     throw error;
   }
 
-  const places = await writeIndex(ctx, entries, recorded.boardScores);
+  const shown = recorded.boardScores.filter((score) => !hidden.has(score.playerId));
+  const places = await writeIndex(ctx, entries, shown);
+  await keepFlaggedOut(ctx, entries, shown, hidden);
   return Promise.all(
     entries.map(async (entry, i) => {
       const outcome = recorded.outcomes[i]!;
-      const standings = outcome.duplicate
-        ? await readStandings(ctx, bucketsOfResult(entry.board, outcome.recorded.achievedAt, outcome.recorded.region, now), entry.playerId)
+      const standings = hidden.has(entry.playerId)
+        ? []
+        : outcome.duplicate
+        ? await readStandings(ctx, bucketsOfResult(entry.board, outcome.recorded.achievedAt, outcome.recorded.region, now, entry.season), entry.playerId)
         : standingsOf(entry, places);
       return { duplicate: outcome.duplicate, improved: outcome.improved, standings };
     }),
@@ -97,6 +112,34 @@ export async function submitScores(ctx: Context, inputs: SubmitScoreInput[], { b
 }
 
 type PlaceWithSize = { place: Place; size: number };
+
+/**
+ * Closes the race with a flag that lands while the batch is written. The flags were read before the
+ * commit, so a player flagged since may have been written into the index just after flagPlayer took
+ * them out. flagPlayer commits the flag before it reads the player's board scores and removes them,
+ * so reading the flags again after our write settles it: a flag seen now means we take out what we
+ * wrote (under the player's lock, so an unflag cannot interleave); a flag not seen now committed
+ * after this read, so after our write, and flagPlayer's removal, which reads our committed board
+ * scores, comes later still. Either way the index converges. Those flagged meanwhile join `hidden`.
+ * One query per batch; the lock and a pipeline only for a player flagged meanwhile.
+ */
+async function keepFlaggedOut(ctx: Context, entries: PreparedEntry[], shown: { playerId: string }[], hidden: Set<string>): Promise<void> {
+  const { database, index, log } = ctx.services;
+  const written = [...new Set(shown.map((score) => score.playerId))];
+  if (written.length === 0) return;
+  try {
+    for (const playerId of await flaggedAmong(database.sql, written)) {
+      hidden.add(playerId);
+      const buckets = entries.filter((entry) => entry.playerId === playerId).flatMap((entry) => entry.buckets);
+      await withPlayerLock(database.sql, playerId, async (locked) => {
+        if ((await flaggedAmong(locked, [playerId])).has(playerId)) await index.removePlayer(buckets, playerId);
+      });
+      for (const at of buckets) ctx.services.topCache.invalidate(at);
+    }
+  } catch (error) {
+    log.error({ err: error }, 'could not check for players flagged during the write; a rebuild or a new flag corrects the index');
+  }
+}
 
 /** Writes the committed board scores into the index; an empty map when Redis does not answer. */
 async function writeIndex(

@@ -3,8 +3,10 @@ import type { Board } from '../model/board.js';
 import { MAX_BOARD_SCORE } from '../ranking/packing.js';
 import { createBoard } from '../resolvers/boards.js';
 import { readSize } from '../resolvers/reads.js';
+import { rebuildBoard } from '../resolvers/rebuild.js';
 import { builder } from './builder.js';
 import { bucketArgs } from './bucket-args.js';
+import { RetentionInput, RetentionRef, retentionFrom } from './retention.js';
 import { AggregateEnum, PeriodEnum, ScoreOrderEnum } from './enums.js';
 import { boardIdSchema, intRange, regionSchema } from './validation.js';
 
@@ -24,6 +26,7 @@ BoardRef.implement({
       description: 'Regional boards kept beside the global one; a submission with a region is written to both.',
     }),
     topSize: t.exposeInt('topSize', { description: 'How many entries topChanged watches at most.' }),
+    retention: t.expose('retention', { type: RetentionRef }),
     size: t.int({
       description: 'How many players are ranked in that bucket.',
       args: (() => {
@@ -62,6 +65,7 @@ const CreateBoardInput = builder.inputType('CreateBoardInput', {
     periods: t.field({ type: [PeriodEnum], required: true, defaultValue: ['ALL_TIME'] }),
     regions: t.stringList({ required: true, defaultValue: [], validate: z.array(regionSchema).max(32, 'at most 32 regions') }),
     topSize: t.int({ required: true, defaultValue: 10, validate: intRange(1, 100, 'topSize') }),
+    retention: t.field({ type: RetentionInput, description: 'How long calendar buckets stay readable; the defaults where left out.' }),
   }),
 });
 
@@ -71,6 +75,13 @@ builder.mutationFields((t) => ({
     description: 'Admin.',
     authScopes: { admin: true },
     args: { input: t.arg({ type: CreateBoardInput, required: true }) },
-    resolve: (_root, { input }, ctx) => createBoard(ctx, { ...input, id: String(input.id) }),
+    resolve: (_root, { input }, ctx) => createBoard(ctx, { ...input, id: String(input.id), retention: retentionFrom(input.retention) }),
+  }),
+  rebuildBoard: t.int({
+    description:
+      "Admin. Rebuilds one bucket's ranking index from the durable store and swaps it in atomically; answers the number of ranked players.",
+    authScopes: { admin: true },
+    args: bucketArgs(t.arg),
+    resolve: (_root, args, ctx) => rebuildBoard(ctx, { ...args, board: String(args.board) }),
   }),
 }));

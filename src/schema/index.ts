@@ -5,6 +5,8 @@ import './enums.js';
 import './board.js';
 import './player.js';
 import './standing.js';
+import './standing-connection.js';
+import './season.js';
 import './top-board.js';
 import './submission.js';
 

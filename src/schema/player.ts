@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import type { Player } from '../db/players.js';
+import { deletePlayer } from '../resolvers/erasure.js';
+import { flagPlayer, unflagPlayer } from '../resolvers/flags.js';
 import { findPlayer, setFriends, upsertPlayer } from '../resolvers/players.js';
 import { MAX_FRIENDS } from '../resolvers/reads.js';
 import { builder } from './builder.js';
@@ -54,5 +56,29 @@ builder.mutationFields((t) => ({
       friendIds: t.arg.idList({ required: true, validate: z.array(idSchema).max(MAX_FRIENDS, `at most ${MAX_FRIENDS} friends`) }),
     },
     resolve: (_root, args, ctx) => setFriends(ctx, String(args.playerId), args.friendIds.map(String)),
+  }),
+  flagPlayer: t.field({
+    type: PlayerRef,
+    description: 'Admin. Hides the player from every board; their scores are kept and still recorded.',
+    authScopes: { admin: true },
+    args: {
+      playerId: t.arg.id({ required: true, validate: idSchema }),
+      reason: t.arg.string({ required: true, validate: z.string().trim().min(1, 'must not be empty').max(500, 'must be at most 500 characters') }),
+    },
+    resolve: async (_root, args, ctx) => (await flagPlayer(ctx, String(args.playerId), args.reason.trim())).player,
+  }),
+  unflagPlayer: t.field({
+    type: PlayerRef,
+    description: 'Admin. Shows the player again, with every score they have.',
+    authScopes: { admin: true },
+    args: { playerId: t.arg.id({ required: true, validate: idSchema }) },
+    resolve: async (_root, args, ctx) => (await unflagPlayer(ctx, String(args.playerId))).player,
+  }),
+  deletePlayer: t.boolean({
+    description:
+      'Admin. Erases the player everywhere, for a privacy request: profile, friends, results, board scores and index entries. Answers whether anything was erased.',
+    authScopes: { admin: true },
+    args: { playerId: t.arg.id({ required: true, validate: idSchema }) },
+    resolve: async (_root, args, ctx) => (await deletePlayer(ctx, String(args.playerId))).erased,
   }),
 }));

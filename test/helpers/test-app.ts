@@ -4,6 +4,7 @@ import { inject } from 'vitest';
 import { type App, buildApp } from '../../src/app.js';
 import { type Database, createDatabase } from '../../src/db/client.js';
 import { createLogger } from '../../src/logger.js';
+import type { RateLimitOptions } from '../../src/http/rate-limits.js';
 import { createRedis } from '../../src/redis.js';
 import { deleteKeys } from './redis-keys.js';
 
@@ -18,8 +19,17 @@ export interface GraphQLResponse<T = Record<string, unknown>> {
 export interface TestAppOptions {
   /** The app's clock. Default: the system's. */
   now?: () => Date;
+  /** Request budgets; default: none, so tests are not throttled. */
+  rateLimits?: RateLimitOptions;
   /** Counts every SQL statement the app sends. */
   onQuery?: (statement: string) => void;
+  /**
+   * Another test app whose database and Redis prefix this one uses too, as a second API process of
+   * one deployment would. close() then leaves both to that app. Default: stores of its own.
+   */
+  shareStoresOf?: { databaseUrl: string; keyPrefix: string };
+  /** How often the app closes seasons whose endsAt has passed. Default: the app's. */
+  seasonCloseIntervalMs?: number;
 }
 
 /**
@@ -31,13 +41,16 @@ export async function startTestApp(options: TestAppOptions = {}) {
   const id = randomBytes(4).toString('hex');
   const templateUrl = new URL(inject('templateDatabaseUrl'));
   const template = templateUrl.pathname.slice(1);
-  const databaseUrl = new URL(templateUrl);
-  databaseUrl.pathname = `/${template}_${id}`;
-  const admin = postgres({ ...adminTarget(templateUrl), max: 1, onnotice: () => {} });
-  await admin`create database ${admin(`${template}_${id}`)} template ${admin(template)}`;
-  await admin.end();
+  const shared = options.shareStoresOf;
+  const databaseUrl = new URL(shared?.databaseUrl ?? templateUrl);
+  if (!shared) {
+    databaseUrl.pathname = `/${template}_${id}`;
+    const admin = postgres({ ...adminTarget(templateUrl), max: 1, onnotice: () => {} });
+    await admin`create database ${admin(`${template}_${id}`)} template ${admin(template)}`;
+    await admin.end();
+  }
 
-  const keyPrefix = `${inject('redisRunPrefix')}${id}:`;
+  const keyPrefix = shared?.keyPrefix ?? `${inject('redisRunPrefix')}${id}:`;
   const database: Database = createDatabase(databaseUrl.toString(), { onQuery: options.onQuery });
   const redis = createRedis(process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379', { keyPrefix });
   await redis.connect();
@@ -49,6 +62,8 @@ export async function startTestApp(options: TestAppOptions = {}) {
     serverKeys: [SERVER_KEY],
     port: 0,
     now: options.now,
+    rateLimits: options.rateLimits ?? { readsPerSecond: 0, submissionsPerSecond: 0 },
+    seasonCloseIntervalMs: options.seasonCloseIntervalMs,
   });
   const { url } = await app.start();
 
@@ -71,6 +86,8 @@ export async function startTestApp(options: TestAppOptions = {}) {
     database,
     redis,
     keyPrefix,
+    /** The app's own database, for a child process (the CLI) to work on. */
+    databaseUrl: databaseUrl.toString(),
     /** Anonymous. */
     gql,
     /** With the game-server key. */
@@ -81,6 +98,7 @@ export async function startTestApp(options: TestAppOptions = {}) {
       await app.stop();
       await database.close();
       await redis.quit();
+      if (shared) return;
       await deleteKeys(keyPrefix);
       const drop = postgres({ ...adminTarget(templateUrl), max: 1, onnotice: () => {} });
       await drop`drop database if exists ${drop(`${template}_${id}`)} with (force)`;

@@ -1,8 +1,14 @@
 import type { Redis, Result } from 'ioredis';
 import { applyScoreLua } from './apply-score.js';
 import { readAroundLua } from './read-around.js';
+import { readPageLua } from './read-page.js';
 import { readStandingsLua } from './read-standings.js';
 import { readTopLua } from './read-top.js';
+import { removeMemberLua } from './remove-member.js';
+import { beginRebuildLua } from './rebuild-begin.js';
+import { dropRebuildLua } from './rebuild-drop.js';
+import { swapRebuiltLua } from './rebuild-swap.js';
+import { writeIntoRebuildLua } from './write-into-rebuild.js';
 
 /** A member's place as a script reports it: 0-based rank and packed score as Redis prints it, or nulls. */
 export type RawPlace = [rank: number | null, packed: string | null];
@@ -23,6 +29,18 @@ declare module 'ioredis' {
     readTop(key: string, limit: number): Result<(number | string)[], Context>;
     /** See read-around.ts. Returns [size, firstRank, id1, packed1, ...], or [size] when the player is not ranked. */
     readAround(key: string, playerId: string, radius: number): Result<(number | string)[], Context>;
+    /** See remove-member.ts. Returns the 0-based rank the member held, or null when it was not there. */
+    removeMember(key: string, playerId: string): Result<number | null, Context>;
+    /** See read-page.ts. Returns [size, firstRank, id1, packed1, ...] (up to first + 1 members), or [size] when nothing follows. */
+    readPage(key: string, first: number, packed: string, playerId: string): Result<(number | string)[], Context>;
+    /** See rebuild-begin.ts. Returns 1 when claimed, 0 when another rebuild holds the key. */
+    beginRebuild(rebuildKey: string, marker: string, ttlMs: number): Result<number, Context>;
+    /** See rebuild-swap.ts. Returns the live size, or -1 when the marker is gone. */
+    swapRebuilt(rebuildKey: string, liveKey: string, marker: string, expireAt: number): Result<number, Context>;
+    /** See rebuild-drop.ts. Returns 1 when deleted. */
+    dropRebuild(rebuildKey: string, marker: string): Result<number, Context>;
+    /** See write-into-rebuild.ts. Returns 1 when written into a running rebuild. */
+    writeIntoRebuild(rebuildKey: string, direction: 'GT' | 'LT', packed: string, playerId: string): Result<number, Context>;
   }
 }
 
@@ -35,4 +53,10 @@ export function defineRankingScripts(redis: Redis): void {
   redis.defineCommand('readStandings', { numberOfKeys: 1, lua: readStandingsLua });
   redis.defineCommand('readTop', { numberOfKeys: 1, lua: readTopLua });
   redis.defineCommand('readAround', { numberOfKeys: 1, lua: readAroundLua });
+  redis.defineCommand('removeMember', { numberOfKeys: 1, lua: removeMemberLua });
+  redis.defineCommand('readPage', { numberOfKeys: 1, lua: readPageLua });
+  redis.defineCommand('beginRebuild', { numberOfKeys: 1, lua: beginRebuildLua });
+  redis.defineCommand('swapRebuilt', { numberOfKeys: 2, lua: swapRebuiltLua });
+  redis.defineCommand('dropRebuild', { numberOfKeys: 1, lua: dropRebuildLua });
+  redis.defineCommand('writeIntoRebuild', { numberOfKeys: 1, lua: writeIntoRebuildLua });
 }

@@ -1,0 +1,142 @@
+/**
+ * How fast a bucket is rebuilt: `npx tsx bench/rebuild.ts [members]` (default 1,000,000).
+ *
+ * Seeds one bucket's board scores in bulk (generate_series) in a database of its own, with some
+ * flagged players among them, rebuilds the bucket's sorted set, and prints members per second;
+ * beside it, the same rows streamed from PostgreSQL alone, and a raw pipelined ZADD of the same
+ * members into another key, so that each side's cost shows. Everything it made is removed at the end.
+ *
+ * BENCH_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/postgres) names the server the
+ * bench database is created on; REDIS_URL (default redis://127.0.0.1:6379) the Redis.
+ */
+import { randomBytes } from 'node:crypto';
+import postgres from 'postgres';
+import { findBoard, insertBoard } from '../src/db/boards.js';
+import { streamBoardScores } from '../src/db/board-scores.js';
+import { createDatabase, ensureDatabase, migrateDatabase } from '../src/db/client.js';
+import { rebuildBucket } from '../src/jobs/rebuild-bucket.js';
+import { createLogger } from '../src/logger.js';
+import { DEFAULT_RETENTION } from '../src/model/board.js';
+import { bucketAt } from '../src/model/buckets.js';
+import type { BoardBucket } from '../src/ranking/index.js';
+import { bucketKey } from '../src/ranking/keys.js';
+import { pack, packedDirection, packingFor } from '../src/ranking/packing.js';
+import { createRedis } from '../src/redis.js';
+import { createServices } from '../src/services.js';
+
+const MEMBERS = Number(process.argv[2] ?? 1_000_000);
+const FLAGGED_EVERY = 1_000;
+const POSTGRES_URL = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+const run = `${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
+const databaseUrl = new URL(POSTGRES_URL);
+databaseUrl.pathname = `/lb_bench_${run}`;
+const keyPrefix = `lbbench:${run}:`;
+
+const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+const seconds = (since: number) => (performance.now() - since) / 1000;
+
+async function seed(sql: postgres.Sql): Promise<number> {
+  // Player i scores (i * 7919) mod 1,000,003 (many ties), reached i seconds before now.
+  await sql`
+    insert into board_scores (board_id, period, bucket, region, player_id, score, reached_at)
+    select 'bench', 'ALL_TIME', 'all', '', 'p' || lpad(i::text, 8, '0'), (i::bigint * 7919) % 1000003, now() - make_interval(secs => i)
+    from generate_series(1, ${MEMBERS}) as i`;
+  // A profile for one player in ten, and a flag for one in a thousand: the rebuild joins them.
+  await sql`
+    insert into players (id, display_name, flagged_at, flag_reason)
+    select 'p' || lpad(i::text, 8, '0'), 'player ' || i,
+           case when i % ${FLAGGED_EVERY} = 0 then now() end, case when i % ${FLAGGED_EVERY} = 0 then 'bench' end
+    from generate_series(10, ${MEMBERS}, 10) as i`;
+  await sql`analyze board_scores`;
+  await sql`analyze players`;
+  return MEMBERS - Math.floor(MEMBERS / FLAGGED_EVERY);
+}
+
+/** The same members as plain ZADDs of 5,000, four pipelines of 10,000 in flight, into another key. */
+async function rawZadd(redis: ReturnType<typeof createRedis>, key: string, at: BoardBucket, rows: { playerId: string; score: number; reachedAt: Date }[]) {
+  const packing = packingFor(at.board, 'ALL_TIME');
+  const args = rows.flatMap((row) => [pack(at.board, packing, row.score, row.reachedAt, at.bucket.start), row.playerId]);
+  const started = performance.now();
+  const inFlight: Promise<unknown>[] = [];
+  for (let from = 0; from < args.length; from += 20_000) {
+    const pipeline = redis.pipeline();
+    for (let i = from; i < Math.min(from + 20_000, args.length); i += 10_000) {
+      pipeline.zadd(key, packedDirection(at.board), ...args.slice(i, i + 10_000));
+    }
+    inFlight.push(pipeline.exec());
+    if (inFlight.length >= 4) await inFlight.shift();
+  }
+  await Promise.all(inFlight);
+  return seconds(started);
+}
+
+async function main() {
+  await ensureDatabase(databaseUrl.toString());
+  await migrateDatabase(databaseUrl.toString());
+  const database = createDatabase(databaseUrl.toString());
+  const redis = createRedis(REDIS_URL, { keyPrefix, commandTimeoutMs: 30_000 });
+  await redis.connect();
+  try {
+    await insertBoard(database.db, {
+      id: 'bench',
+      title: 'bench',
+      order: 'HIGH_FIRST',
+      aggregate: 'BEST',
+      maxScore: 1_000_002,
+      periods: ['ALL_TIME'],
+      regions: [],
+      topSize: 10,
+      retention: DEFAULT_RETENTION,
+    });
+    let started = performance.now();
+    const expected = await seed(database.sql);
+    console.log(`seeded ${fmt(MEMBERS)} board scores (${fmt(MEMBERS - expected)} flagged) in ${seconds(started).toFixed(1)} s`);
+
+    const board = (await findBoard(database.db, 'bench'))!;
+    const at: BoardBucket = { board, bucket: bucketAt(board, 'ALL_TIME', new Date()), region: null };
+    const services = createServices({ database, redis, log: createLogger('silent') });
+
+    started = performance.now();
+    const size = await rebuildBucket(services, at);
+    const rebuildSeconds = seconds(started);
+    if (size !== expected || (await redis.zcard(bucketKey(at))) !== expected) throw new Error(`rebuilt ${size} members, expected ${expected}`);
+    console.log(`rebuild:  ${fmt(size)} members in ${rebuildSeconds.toFixed(2)} s = ${fmt(size / rebuildSeconds)} members/s`);
+
+    started = performance.now();
+    const rows = [];
+    for await (const chunk of streamBoardScores(database.sql, { boardId: 'bench', period: 'ALL_TIME', bucket: 'all', region: '' })) rows.push(...chunk);
+    const streamSeconds = seconds(started);
+    console.log(`stream:   ${fmt(rows.length)} rows read from PostgreSQL alone in ${streamSeconds.toFixed(2)} s = ${fmt(rows.length / streamSeconds)} rows/s`);
+    const rawKey = `${bucketKey(at)}#raw`;
+    const rawSeconds = await rawZadd(redis, rawKey, at, rows);
+    if ((await redis.zcard(rawKey)) !== expected) throw new Error('the raw ZADD lost members');
+    console.log(`raw ZADD: ${fmt(rows.length)} members in ${rawSeconds.toFixed(2)} s = ${fmt(rows.length / rawSeconds)} members/s (pipelined, no PostgreSQL)`);
+  } finally {
+    await database.close();
+    await cleanUp(redis);
+  }
+}
+
+async function cleanUp(redis: ReturnType<typeof createRedis>) {
+  // Patterns are not prefixed by ioredis, so the keys are listed with a client without a prefix.
+  const plain = createRedis(REDIS_URL);
+  await plain.connect();
+  let cursor = '0';
+  do {
+    const [next, keys] = await plain.scan(cursor, 'MATCH', `${keyPrefix}*`, 'COUNT', 1000);
+    if (keys.length > 0) await plain.unlink(...keys);
+    cursor = next;
+  } while (cursor !== '0');
+  await plain.quit();
+  await redis.quit();
+  const admin = postgres(POSTGRES_URL, { max: 1, onnotice: () => {} });
+  await admin`drop database if exists ${admin(databaseUrl.pathname.slice(1))} with (force)`;
+  await admin.end();
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});

@@ -1,0 +1,140 @@
+/**
+ * The operator's command line: `npm run cli -- <command> [options]`, configured from the same
+ * environment as the server (see config.ts). `npm run cli -- help` lists the commands.
+ */
+import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { type Config, ConfigError, loadConfig } from './config.js';
+import { createDatabase } from './db/client.js';
+import { rebuildBucket } from './jobs/rebuild-bucket.js';
+import { createLogger } from './logger.js';
+import { PERIODS, type Period } from './model/board.js';
+import { RebuildRunningError } from './ranking/index.js';
+import { bucketKey } from './ranking/keys.js';
+import { createRedis } from './redis.js';
+import { createServices } from './services.js';
+import { resolveBoardBucket } from './resolvers/buckets.js';
+import { type Context, type Services, createContext } from './resolvers/context.js';
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+type Values = Record<string, string | boolean | (string | boolean)[] | undefined>;
+
+/** One subcommand: its options (node:util parseArgs) and what it does with the services. */
+interface Command {
+  usage: string;
+  summary: string;
+  options: Options;
+  run(values: Values, ctx: Context, out: (line: string) => void): Promise<void>;
+}
+
+/** Wrong arguments: the usage is printed and the exit code is 2. */
+class UsageError extends Error {}
+
+function stringOption(values: Values, name: string, required: true): string;
+function stringOption(values: Values, name: string, required?: false): string | undefined;
+function stringOption(values: Values, name: string, required = false): string | undefined {
+  const value = values[name];
+  if (typeof value === 'string') return value;
+  if (required) throw new UsageError(`--${name} is required`);
+  return undefined;
+}
+
+const commands: Record<string, Command> = {
+  rebuild: {
+    usage: 'rebuild --board ID [--period ALL_TIME|SEASON|MONTHLY|WEEKLY|DAILY] [--bucket LABEL] [--region REGION]',
+    summary: "Rebuilds one bucket's ranking index from PostgreSQL (the current bucket when --bucket is left out) and swaps it in.",
+    options: {
+      board: { type: 'string' },
+      period: { type: 'string', default: 'ALL_TIME' },
+      bucket: { type: 'string' },
+      region: { type: 'string' },
+    },
+    async run(values, ctx, out) {
+      const period = stringOption(values, 'period', true);
+      if (!(PERIODS as readonly string[]).includes(period)) throw new UsageError(`--period must be one of ${PERIODS.join(', ')}`);
+      const at = await resolveBoardBucket(ctx, {
+        board: stringOption(values, 'board', true),
+        period: period as Period,
+        bucket: stringOption(values, 'bucket'),
+        region: stringOption(values, 'region'),
+      });
+      const started = performance.now();
+      const size = await rebuildBucket(ctx.services, at);
+      const seconds = (performance.now() - started) / 1000;
+      out(`rebuilt ${bucketKey(at)}: ${size} players ranked in ${seconds.toFixed(2)} s`);
+    },
+  },
+};
+
+function help(): string {
+  const lines = Object.values(commands).map((command) => `  ${command.usage}\n      ${command.summary}`);
+  return `usage: npm run cli -- <command> [options]\n\ncommands:\n${lines.join('\n')}\n  help\n      Shows this.\n`;
+}
+
+/** The services a command works with, built from the environment as the server builds its own. */
+async function openServices(config: Config): Promise<{ services: Services; close(): Promise<void> }> {
+  const database = createDatabase(config.DATABASE_URL, { maxConnections: 2 });
+  const redis = createRedis(config.REDIS_URL, { keyPrefix: config.REDIS_KEY_PREFIX });
+  await redis.connect();
+  const services = createServices({
+    database,
+    redis,
+    log: createLogger(config.LOG_LEVEL),
+    adminKey: config.ADMIN_API_KEY,
+    serverKeys: config.SERVER_API_KEYS,
+    cursorSecret: config.CURSOR_SECRET,
+  });
+  return {
+    services,
+    async close() {
+      await database.close();
+      await redis.quit();
+    },
+  };
+}
+
+/** Runs one command; answers the process's exit code. */
+async function main(argv: string[]): Promise<number> {
+  const [name, ...args] = argv;
+  if (name === undefined || name === 'help' || name === '--help') {
+    process.stdout.write(help());
+    return name === undefined ? 2 : 0;
+  }
+  const command = commands[name];
+  if (!command) {
+    process.stderr.write(`unknown command "${name}"\n\n${help()}`);
+    return 2;
+  }
+  let services: Awaited<ReturnType<typeof openServices>> | undefined;
+  try {
+    const { values } = parseArgs({ args, options: command.options, strict: true, allowPositionals: false });
+    services = await openServices(loadConfig());
+    await command.run(values, createContext(services.services, { authorization: null, client: 'cli' }), (line) => process.stdout.write(`${line}\n`));
+    return 0;
+  } catch (error) {
+    if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      process.stderr.write(`${(error as Error).message}\n\nusage: npm run cli -- ${command.usage}\n`);
+      return 2;
+    }
+    // Refusals the API would answer with a code (no such board, a malformed bucket) are the
+    // operator's to fix: the message alone says what is wrong. By name, not instanceof: graphql
+    // may be loaded twice (its CommonJS and ESM builds) under a loader.
+    const refused = error instanceof Error && error.name === 'GraphQLError';
+    if (error instanceof ConfigError || refused || error instanceof RebuildRunningError) {
+      process.stderr.write(`${error.message}\n`);
+      return 1;
+    }
+    throw error;
+  } finally {
+    await services?.close();
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,39 @@
+import type { Sql } from 'postgres';
+import type { BoardScore } from '../model/board.js';
+import type { ScoreRowKey } from './results.js';
+
+/** One ranked list's rows in board_scores: a bucket of a board, with `region` '' for the global list. */
+export interface BoardScoreList extends ScoreRowKey {
+  boardId: string;
+}
+
+export interface StreamBoardScoresOptions {
+  /** Rows per fetch from the server-side cursor, and so per chunk yielded. Default 10,000. */
+  chunkSize?: number;
+}
+
+/**
+ * drizzle takes over the client's timestamp parsing, so times are read as epoch milliseconds
+ * (as in results.ts).
+ */
+type Row = { player_id: string; score: number; reached_ms: number };
+
+/**
+ * Every board score of one list, leaving out flagged players, in chunks read through a
+ * server-side cursor: memory stays at one chunk (plus what the caller holds) however large the
+ * list. The rows are one consistent snapshot, taken when the first chunk is asked for; nothing is
+ * sent to the database before that. Breaking out of the loop closes the cursor.
+ *
+ * O(N) over the list's rows (an index range scan on the primary key, joined to players).
+ */
+export async function* streamBoardScores(sql: Sql, list: BoardScoreList, options: StreamBoardScoresOptions = {}): AsyncGenerator<BoardScore[]> {
+  const cursor = sql<Row[]>`
+    select s.player_id, s.score, round(extract(epoch from s.reached_at) * 1000)::float8 as reached_ms
+    from board_scores s
+    left join players p on p.id = s.player_id
+    where s.board_id = ${list.boardId} and s.period = ${list.period} and s.bucket = ${list.bucket} and s.region = ${list.region}
+      and p.flagged_at is null`.cursor(options.chunkSize ?? 10_000);
+  for await (const rows of cursor) {
+    yield rows.map((row) => ({ playerId: row.player_id, score: row.score, reachedAt: new Date(row.reached_ms) }));
+  }
+}

@@ -1,0 +1,35 @@
+import type { Sql } from 'postgres';
+import { type BoardScoreRow, type PlayerBoardScore, boardScoreColumns, lockPlayerForTransaction, toPlayerBoardScore } from './flags.js';
+
+/**
+ * Erases a player for a privacy request, in one transaction: the profile, friendships in both
+ * directions, every result and board score on every board; frozen season results keep their rank
+ * but no longer name the player. `beforeCommit` is handed the board scores that were deleted and
+ * runs before the commit (the caller removes the index entries there): if it fails, nothing is
+ * erased and the request can simply be retried, whereas removing after the commit would leave
+ * entries nothing could find again. Answers whether anything was erased.
+ *
+ * Every statement follows an index on the player id: O(rows erased · log N).
+ */
+export async function erasePlayer(
+  sql: Sql,
+  playerId: string,
+  beforeCommit: (scores: PlayerBoardScore[]) => Promise<void>,
+): Promise<boolean> {
+  return sql.begin(async (tx) => {
+    // Flag, unflag and erasure of one player take turns (see withPlayerLock).
+    await lockPlayerForTransaction(tx, playerId);
+    const scores = await tx<BoardScoreRow[]>`
+      with s as (delete from board_scores where player_id = ${playerId} returning *)
+      select ${boardScoreColumns(tx)}
+      from s left join seasons z on s.period = 'SEASON' and z.board_id = s.board_id and z.id = s.bucket`;
+    const profile = await tx`delete from players where id = ${playerId}`;
+    const friends = await tx`delete from friendships where player_id = ${playerId} or friend_id = ${playerId}`;
+    // The log is indexed by (board, player): naming every board keeps this one index probe per
+    // board rather than a scan of the whole log.
+    const logged = await tx`delete from results where board_id = any(array(select id from boards)) and player_id = ${playerId}`;
+    const frozen = await tx`update season_results set player_id = null where player_id = ${playerId}`;
+    await beforeCommit(scores.map(toPlayerBoardScore));
+    return scores.length + profile.count + friends.count + logged.count + frozen.count > 0;
+  });
+}

@@ -1,0 +1,130 @@
+import type { Sql, TransactionSql } from 'postgres';
+import type { Period } from '../model/board.js';
+import type { Player } from './players.js';
+
+/**
+ * The flag, read and written with postgres.js rather than drizzle, so that the same functions run
+ * on the pool and on the one connection that holds a player's lock (see withPlayerLock). As in
+ * results.ts, times are read as epoch milliseconds (drizzle takes over timestamp parsing).
+ */
+
+type ProfileRow = { id: string; display_name: string | null; avatar_url: string | null };
+const toPlayer = (row: ProfileRow): Player => ({ id: row.id, displayName: row.display_name, avatarUrl: row.avatar_url });
+
+/**
+ * Flags a player: hidden from every board from now on. A player may have scores without a profile,
+ * so the row is created (id only) when missing. Flagging again keeps the first flaggedAt and
+ * replaces the reason. O(1).
+ */
+export async function setFlag(sql: Sql, playerId: string, reason: string, now: Date): Promise<Player> {
+  const [row] = await sql<ProfileRow[]>`
+    insert into players (id, flagged_at, flag_reason) values (${playerId}, ${now.toISOString()}::timestamptz, ${reason})
+    on conflict (id) do update set
+      flagged_at = coalesce(players.flagged_at, excluded.flagged_at), flag_reason = excluded.flag_reason, updated_at = now()
+    returning id, display_name, avatar_url`;
+  return toPlayer(row!);
+}
+
+/** Clears a player's flag; answers the profile, or null when the player has none (and so was never flagged). O(1). */
+export async function clearFlag(sql: Sql, playerId: string): Promise<Player | null> {
+  const [row] = await sql<ProfileRow[]>`
+    update players set flagged_at = null, flag_reason = null, updated_at = now() where id = ${playerId}
+    returning id, display_name, avatar_url`;
+  return row ? toPlayer(row) : null;
+}
+
+/** Which of the given players are flagged, in one query. O(k log N). */
+export async function flaggedAmong(sql: Sql, playerIds: readonly string[]): Promise<Set<string>> {
+  const ids = [...new Set(playerIds)];
+  if (ids.length === 0) return new Set();
+  const rows = await sql<{ id: string }[]>`select id from players where id = any(${sql.array(ids)}::text[]) and flagged_at is not null`;
+  return new Set(rows.map((row) => row.id));
+}
+
+/** One of a player's board scores, with what a SEASON row needs to name its bucket. */
+export interface PlayerBoardScore {
+  boardId: string;
+  period: Period;
+  bucket: string;
+  /** '' for the global list. */
+  region: string;
+  score: number;
+  reachedAt: Date;
+  /** For a SEASON row whose season exists: its dates. Null otherwise. */
+  season: { startsAt: Date; endsAt: Date | null; closedAt: Date | null } | null;
+}
+
+/** A board-score row as playerBoardScores and erasePlayer read it (times as epoch milliseconds). */
+export type BoardScoreRow = {
+  board_id: string;
+  period: Period;
+  bucket: string;
+  region: string;
+  score: number;
+  reached_ms: number;
+  starts_ms: number | null;
+  ends_ms: number | null;
+  closed_ms: number | null;
+};
+
+const date = (value: number | null) => (value === null ? null : new Date(value));
+
+export function toPlayerBoardScore(row: BoardScoreRow): PlayerBoardScore {
+  return {
+    boardId: row.board_id,
+    period: row.period,
+    bucket: row.bucket,
+    region: row.region,
+    score: row.score,
+    reachedAt: new Date(row.reached_ms),
+    season: row.starts_ms === null ? null : { startsAt: new Date(row.starts_ms), endsAt: date(row.ends_ms), closedAt: date(row.closed_ms) },
+  };
+}
+
+/** The columns of a BoardScoreRow, over board scores `s` left-joined to their season `z`. */
+export const boardScoreColumns = (sql: Sql | TransactionSql) => sql`
+  s.board_id, s.period, s.bucket, s.region, s.score,
+  round(extract(epoch from s.reached_at) * 1000)::float8 as reached_ms,
+  round(extract(epoch from z.starts_at) * 1000)::float8 as starts_ms,
+  round(extract(epoch from z.ends_at) * 1000)::float8 as ends_ms,
+  round(extract(epoch from z.closed_at) * 1000)::float8 as closed_ms`;
+
+/** Every board score a player holds, on every board, in one query (board_scores_player_idx). O(rows). */
+export async function playerBoardScores(sql: Sql, playerId: string): Promise<PlayerBoardScore[]> {
+  const rows = await sql<BoardScoreRow[]>`
+    select ${boardScoreColumns(sql)}
+    from board_scores s
+    left join seasons z on s.period = 'SEASON' and z.board_id = s.board_id and z.id = s.bucket
+    where s.player_id = ${playerId}`;
+  return rows.map(toPlayerBoardScore);
+}
+
+/** The advisory-lock key space of per-player admin operations (the two-int space, apart from the migration lock). */
+const PLAYER_LOCK_SPACE = 7_361_202;
+
+/** Takes the per-player lock until the end of the transaction `tx`; erasure runs under it. */
+export async function lockPlayerForTransaction(tx: TransactionSql, playerId: string): Promise<void> {
+  await tx`select pg_advisory_xact_lock(${PLAYER_LOCK_SPACE}, hashtext(${playerId}))`;
+}
+
+/**
+ * Runs `work` while holding the per-player advisory lock, so that flag, unflag and erasure of one
+ * player never interleave (an unflag's index writes landing after a flag's removals would leave a
+ * flagged player shown). The lock is held by one reserved connection and `work` is handed that
+ * connection for its queries, so that many of these at once cannot take the whole pool and then
+ * wait for it. Statements on it commit one by one, as on the pool.
+ */
+export async function withPlayerLock<T>(sql: Sql, playerId: string, work: (locked: Sql) => Promise<T>): Promise<T> {
+  const reserved = await sql.reserve();
+  try {
+    await reserved`select pg_advisory_lock(${PLAYER_LOCK_SPACE}, hashtext(${playerId}))`;
+    try {
+      return await work(reserved);
+    } finally {
+      // A connection that broke has let the lock go already.
+      await reserved`select pg_advisory_unlock(${PLAYER_LOCK_SPACE}, hashtext(${playerId}))`.catch(() => undefined);
+    }
+  } finally {
+    reserved.release();
+  }
+}

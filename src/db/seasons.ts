@@ -1,0 +1,163 @@
+import { and, asc, eq, gt, gte, isNotNull, isNull, lte, max, sql } from 'drizzle-orm';
+import type { ScoreOrder } from '../model/board.js';
+import type { Db } from './client.js';
+import { seasonResults, seasons } from './schema.js';
+
+/** A board's season, numbered s1, s2, ... per board. */
+export type Season = typeof seasons.$inferSelect;
+
+/** One row of a closed season's frozen final standings. */
+export interface FrozenStanding {
+  rank: number;
+  playerId: string;
+  score: number;
+  reachedAt: Date;
+}
+
+/** Seasons in the order they were started: s2 before s10. */
+const byNumber = sql`substring(${seasons.id} from 2)::int`;
+
+/**
+ * Starts a board's next season, numbered one past its last. Answers null when the board has an
+ * open season: the partial unique index (one open season per board) refuses the row, and so does
+ * the primary key when a concurrent start took the same number; ON CONFLICT DO NOTHING turns both
+ * into "nothing inserted". O(seasons of the board).
+ */
+export async function insertSeason(
+  db: Db,
+  season: { boardId: string; name: string; startsAt: Date; endsAt: Date | null },
+): Promise<Season | null> {
+  const next = sql`(select 's' || (coalesce(max(substring(${seasons.id} from 2)::int), 0) + 1) from ${seasons} where ${seasons.boardId} = ${season.boardId})`;
+  const rows = await db
+    .insert(seasons)
+    .values({ ...season, id: next })
+    .onConflictDoNothing()
+    .returning();
+  return rows[0] ?? null;
+}
+
+/** The board's open season, or null. O(1) through the partial unique index. */
+export async function findOpenSeason(db: Db, boardId: string): Promise<Season | null> {
+  const [row] = await db
+    .select()
+    .from(seasons)
+    .where(and(eq(seasons.boardId, boardId), isNull(seasons.closedAt)));
+  return row ?? null;
+}
+
+export async function findSeason(db: Db, boardId: string, id: string): Promise<Season | null> {
+  const [row] = await db
+    .select()
+    .from(seasons)
+    .where(and(eq(seasons.boardId, boardId), eq(seasons.id, id)));
+  return row ?? null;
+}
+
+/** Every season of a board, oldest first. O(seasons of the board). */
+export async function listSeasons(db: Db, boardId: string): Promise<Season[]> {
+  return db.select().from(seasons).where(eq(seasons.boardId, boardId)).orderBy(byNumber);
+}
+
+/** Open seasons, on every board, whose endsAt is at or before `now`: the ones to close. */
+export async function findDueSeasons(db: Db, now: Date): Promise<Season[]> {
+  return db
+    .select()
+    .from(seasons)
+    .where(and(isNull(seasons.closedAt), isNotNull(seasons.endsAt), lte(seasons.endsAt, now)));
+}
+
+/** Seasons, on every board, closed at or after `since`. */
+export async function findSeasonsClosedSince(db: Db, since: Date): Promise<Season[]> {
+  return db.select().from(seasons).where(gte(seasons.closedAt, since));
+}
+
+export interface CloseSeasonArgs {
+  boardId: string;
+  /** Close this season only if it is still open; by default whichever season of the board is open. */
+  seasonId?: string | undefined;
+  closedAt: Date;
+  order: ScoreOrder;
+  /**
+   * The ranking index's tie-break time unit for this season (see ranking/packing.ts): players with
+   * the same score reached in the same unit are ordered by player id, so the frozen order is the
+   * index's order exactly. `slots` is the number of units the packing holds.
+   */
+  tie: { unitMs: number; slots: number };
+}
+
+/**
+ * Closes a season and freezes its final order, in one transaction, so a season is either open or
+ * closed with its final standings, never half frozen (a crash rolls both back and the close is
+ * simply tried again).
+ *
+ * Only one caller closes a season: the UPDATE takes the season's row lock and keeps only an open
+ * season, so a second process closing at the same time waits for the first to commit, then finds
+ * it closed and answers null. Nothing else waits: the write path never touches the seasons row, and
+ * the freeze only reads board_scores (an MVCC snapshot, no row locks).
+ *
+ * The freeze is one INSERT ... SELECT: the global list's board scores of the season, flagged
+ * players left out, results reached outside [startsAt, endsAt) left out (the write path already
+ * keeps them out; this re-checks it in SQL), numbered with row_number() in the index's order. The
+ * rows never leave the server: O(N log N) for the sort, then N inserts into season_results and its
+ * two indexes; seconds for a million players (bench/close-season.ts measures it).
+ */
+export async function closeAndFreezeSeason(db: Db, args: CloseSeasonArgs): Promise<{ season: Season; frozen: number } | null> {
+  return db.transaction(async (tx) => {
+    const [season] = await tx
+      .update(seasons)
+      .set({ closedAt: args.closedAt })
+      .where(and(eq(seasons.boardId, args.boardId), args.seasonId ? eq(seasons.id, args.seasonId) : undefined, isNull(seasons.closedAt)))
+      .returning();
+    if (!season) return null;
+    // The sort of a large season fits in memory rather than spilling to disk.
+    await tx.execute(sql`set local work_mem = '256MB'`);
+    const startsAt = season.startsAt.toISOString();
+    const endsAt = season.endsAt?.toISOString() ?? null;
+    // The index's tie-break time: the start of the unit the score was reached in, where the packing
+    // clamps it (decades after the start). date_bin works in whole microseconds, so it is exact.
+    const lastUnit = new Date(season.startsAt.getTime() + (args.tie.slots - 1) * args.tie.unitMs).toISOString();
+    const scoreOrder = args.order === 'HIGH_FIRST' ? sql`score desc` : sql`score asc`;
+    // collate "C": byte order, as Redis orders members, whatever the database's collation.
+    const inserted = await tx.execute(sql`
+      insert into season_results (board_id, season_id, rank, player_id, score, reached_at)
+      select ${season.boardId}, ${season.id},
+             row_number() over (order by ${scoreOrder}, tie asc, player_id collate "C" desc),
+             player_id, score, reached_at
+      from (
+        select s.player_id, s.score, s.reached_at,
+               least(date_bin(${args.tie.unitMs}::int * interval '1 millisecond', s.reached_at, ${startsAt}::timestamptz), ${lastUnit}::timestamptz) as tie
+        from board_scores s
+        where s.board_id = ${season.boardId} and s.period = 'SEASON' and s.bucket = ${season.id} and s.region = ''
+          and s.reached_at >= ${startsAt}::timestamptz
+          and (${endsAt}::timestamptz is null or s.reached_at < ${endsAt}::timestamptz)
+          and not exists (select 1 from players p where p.id = s.player_id and p.flagged_at is not null)
+      ) as standings`);
+    return { season, frozen: inserted.count };
+  });
+}
+
+/**
+ * Up to `limit` frozen standings of a season strictly after rank `afterRank`, by the primary key
+ * (a keyset, never an offset), and how many players the season ranked. Rows of erased players
+ * (player id cleared) are left out; the others keep their frozen rank. O(log N + limit).
+ */
+export async function pageSeasonResults(
+  db: Db,
+  args: { boardId: string; seasonId: string; afterRank: number; limit: number },
+): Promise<{ size: number; rows: FrozenStanding[] }> {
+  const ofSeason = and(eq(seasonResults.boardId, args.boardId), eq(seasonResults.seasonId, args.seasonId));
+  const [rows, [total]] = await Promise.all([
+    db
+      .select({ rank: seasonResults.rank, playerId: seasonResults.playerId, score: seasonResults.score, reachedAt: seasonResults.reachedAt })
+      .from(seasonResults)
+      .where(and(ofSeason, gt(seasonResults.rank, args.afterRank), isNotNull(seasonResults.playerId)))
+      .orderBy(asc(seasonResults.rank))
+      .limit(args.limit),
+    // Ranks run 1..N without gaps when frozen, so the last rank is the size: one index probe.
+    db.select({ size: max(seasonResults.rank) }).from(seasonResults).where(ofSeason),
+  ]);
+  return {
+    size: total?.size ?? 0,
+    rows: rows.flatMap((row) => (row.playerId === null ? [] : [{ ...row, playerId: row.playerId }])),
+  };
+}

@@ -1,0 +1,79 @@
+import type { ServerResponse } from 'node:http';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** Latency buckets (seconds) from a fast Redis call to a slow request. */
+const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
+
+/**
+ * The service's Prometheus metrics, on a registry of its own (so several apps in one process,
+ * as in tests, do not collide). `/metrics` serves `registry.metrics()`.
+ */
+export function createMetrics() {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'leaderboard_' });
+  return {
+    registry,
+    operationSeconds: new Histogram({
+      name: 'leaderboard_operation_seconds',
+      help: 'GraphQL operations by type and root field, from execution start to result.',
+      labelNames: ['type', 'field', 'outcome'] as const,
+      buckets: LATENCY_BUCKETS,
+      registers: [registry],
+    }),
+    storeSeconds: new Histogram({
+      name: 'leaderboard_store_seconds',
+      help: 'Calls to PostgreSQL and Redis by what they did.',
+      labelNames: ['store', 'call', 'outcome'] as const,
+      buckets: LATENCY_BUCKETS,
+      registers: [registry],
+    }),
+    submissions: new Counter({
+      name: 'leaderboard_submissions_total',
+      help: 'Submitted results by outcome: accepted, duplicate, rejected (bad input), unavailable.',
+      labelNames: ['outcome'] as const,
+      registers: [registry],
+    }),
+    indexBehind: new Counter({
+      name: 'leaderboard_index_write_failures_total',
+      help: 'Committed batches whose index write failed: the index is behind until it is caught up.',
+      registers: [registry],
+    }),
+    topChangedEvents: new Counter({
+      name: 'leaderboard_top_changed_events_total',
+      help: 'topChanged views sent to subscribers.',
+      registers: [registry],
+    }),
+    topChangedSubscribers: new Gauge({
+      name: 'leaderboard_top_changed_subscribers',
+      help: 'Open topChanged subscriptions in this process.',
+      registers: [registry],
+    }),
+    indexDrift: new Gauge({
+      name: 'leaderboard_index_drift',
+      help: "Per live bucket: durable board scores (unflagged) minus the sorted set's size. Not 0 means the index is missing players (or holds extra).",
+      labelNames: ['board', 'period', 'bucket', 'region'] as const,
+      registers: [registry],
+    }),
+  };
+}
+
+export type Metrics = ReturnType<typeof createMetrics>;
+
+/** Times a store call into `storeSeconds`, labelled with its outcome. */
+export async function timeStore<T>(metrics: Metrics, store: 'postgres' | 'redis', call: string, work: () => Promise<T>): Promise<T> {
+  const end = metrics.storeSeconds.startTimer({ store, call });
+  try {
+    const result = await work();
+    end({ outcome: 'ok' });
+    return result;
+  } catch (error) {
+    end({ outcome: 'error' });
+    throw error;
+  }
+}
+
+/** `/metrics`: the Prometheus text format. */
+export async function answerMetrics(res: ServerResponse, metrics: Metrics): Promise<void> {
+  const body = await metrics.registry.metrics();
+  res.writeHead(200, { 'content-type': metrics.registry.contentType, 'cache-control': 'no-store' }).end(body);
+}

@@ -1,0 +1,57 @@
+import { type Season, closeAndFreezeSeason } from '../db/seasons.js';
+import type { Board } from '../model/board.js';
+import type { BoardBucket } from '../ranking/index.js';
+import { packingFor } from '../ranking/packing.js';
+import type { Services } from '../resolvers/context.js';
+import { seasonBucket } from '../resolvers/season-directory.js';
+
+/** Every sorted set of a season: the global list and each of the board's regions. */
+export function seasonBuckets(board: Board, season: Season): BoardBucket[] {
+  const bucket = seasonBucket(season);
+  return [null, ...board.regions].map((region) => ({ board, bucket, region }));
+}
+
+/**
+ * Drops a closed season's sorted sets. A failure is logged, not thrown: the season is closed and
+ * frozen already, and the season closer drops the keys of recently closed seasons again.
+ */
+export async function dropSeasonKeys(services: Services, board: Board, season: Season): Promise<void> {
+  try {
+    await services.index.drop(seasonBuckets(board, season));
+  } catch (error) {
+    services.log.error({ err: error, board: board.id, season: season.id }, 'could not drop the keys of a closed season; the season closer retries');
+  }
+}
+
+/**
+ * The one place a season is closed, by closeSeason or by the season closer. Marks the season
+ * closed and freezes its final order into PostgreSQL in one transaction (see closeAndFreezeSeason:
+ * exactly one caller wins, the write path is never held), then lets its keys go.
+ *
+ * Freezing reads the durable board scores rather than the index, so the frozen list is exact even
+ * when the index is behind. Its order is the index's: the score, then the tie-break time unit of
+ * the season's packing, then the player id as Redis orders equal values in a REV read.
+ *
+ * Answers the closed season, or null when it was not open (never started, or closed already,
+ * perhaps by another process). `seasonId` closes that season only; by default the open one.
+ * O(N log N) in PostgreSQL for N players, nothing proportional to N in this process.
+ */
+export async function closeSeason(services: Services, board: Board, seasonId?: string): Promise<Season | null> {
+  const started = performance.now();
+  const packing = packingFor(board, 'SEASON');
+  const closed = await closeAndFreezeSeason(services.database.db, {
+    boardId: board.id,
+    seasonId,
+    closedAt: services.now(),
+    order: board.order,
+    tie: { unitMs: packing.unitMs, slots: 2 ** packing.timeBits },
+  });
+  if (!closed) return null;
+  services.seasons.forget(board.id);
+  await dropSeasonKeys(services, board, closed.season);
+  services.log.info(
+    { board: board.id, season: closed.season.id, frozen: closed.frozen, ms: Math.round(performance.now() - started) },
+    'season closed and frozen',
+  );
+  return closed.season;
+}

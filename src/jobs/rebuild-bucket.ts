@@ -1,0 +1,36 @@
+import { type StreamBoardScoresOptions, streamBoardScores } from '../db/board-scores.js';
+import type { Database } from '../db/client.js';
+import { keptUntil } from '../model/buckets.js';
+import type { BoardBucket, RankingIndex, RebuildOptions } from '../ranking/index.js';
+import type { TopCache } from '../ranking/top-cache.js';
+
+/** What a rebuild needs: the system of record and the index, and the process's top cache to refresh. */
+export interface RebuildDeps {
+  database: Database;
+  index: RankingIndex;
+  topCache?: Pick<TopCache, 'invalidate'>;
+}
+
+/** Tuning of one rebuild; the defaults suit a million members. */
+export type RebuildBucketOptions = StreamBoardScoresOptions & Omit<RebuildOptions, 'expiresAt'>;
+
+/**
+ * Rebuilds one board bucket's sorted set from its board scores in PostgreSQL, leaving out flagged
+ * players, and swaps it in atomically; answers the number of players ranked afterwards. The key
+ * takes the bucket's own expiry, as the write path sets it. Throws RebuildRunningError when
+ * another rebuild of the bucket is running.
+ *
+ * O(N log N) for N board scores, in N / chunkSize cursor fetches and N / membersPerZadd ZADDs,
+ * with one chunk in memory per write in flight.
+ */
+export async function rebuildBucket(deps: RebuildDeps, at: BoardBucket, options: RebuildBucketOptions = {}): Promise<number> {
+  const chunks = streamBoardScores(
+    deps.database.sql,
+    { boardId: at.board.id, period: at.bucket.period, bucket: at.bucket.label, region: at.region ?? '' },
+    options,
+  );
+  const size = await deps.index.rebuild(at, chunks, { ...options, expiresAt: keptUntil(at.bucket, at.board.retention) });
+  // This process serves the new top at once; other processes' caches are at most ~1 s old.
+  deps.topCache?.invalidate(at);
+  return size;
+}

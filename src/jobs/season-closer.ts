@@ -1,0 +1,58 @@
+import { setInterval as every } from 'node:timers/promises';
+import { findDueSeasons, findSeasonsClosedSince } from '../db/seasons.js';
+import type { Services } from '../resolvers/context.js';
+import { closeSeason, dropSeasonKeys } from './close-season.js';
+
+/**
+ * How long after a close the closer keeps dropping the season's keys. Far longer than the open
+ * season cache (OPEN_SEASON_TTL_MS, a second) plus a slow write, after which no process writes into
+ * the season any more; it also retries a drop that failed while Redis was away.
+ */
+export const CLOSED_KEY_SWEEP_MS = 5 * 60_000;
+
+/**
+ * One pass: closes every season whose endsAt has passed, on every board, then drops the keys of
+ * recently closed seasons again (a process whose cache still showed the season open may have
+ * written into a key after it was dropped). Every process runs it; closeSeason lets exactly one
+ * close each season. O(seasons due + seasons closed lately) queries, plus the freezes.
+ */
+export async function closeDueSeasons(services: Services): Promise<void> {
+  const now = services.now();
+  for (const season of await findDueSeasons(services.database.db, now)) {
+    const board = await services.boards.find(season.boardId);
+    if (board) await closeSeason(services, board, season.id);
+  }
+  for (const season of await findSeasonsClosedSince(services.database.db, new Date(now.getTime() - CLOSED_KEY_SWEEP_MS))) {
+    const board = await services.boards.find(season.boardId);
+    if (board) await dropSeasonKeys(services, board, season);
+  }
+}
+
+export interface SeasonCloser {
+  /** Stops the closer and waits for a pass in progress to finish. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Runs {@link closeDueSeasons} every `intervalMs` until stopped; a pass that fails (a store away)
+ * is logged and tried again at the next tick. The timer does not keep the process alive.
+ */
+export function startSeasonCloser(services: Services, intervalMs: number): SeasonCloser {
+  const stopping = new AbortController();
+  const loop = (async () => {
+    try {
+      for await (const _ of every(intervalMs, undefined, { signal: stopping.signal, ref: false })) {
+        await closeDueSeasons(services).catch((error: unknown) => services.log.error({ err: error }, 'closing due seasons failed'));
+      }
+    } catch (error) {
+      // The timer ends with an AbortError when stopped; anything else is unexpected.
+      if (!stopping.signal.aborted) services.log.error({ err: error }, 'the season closer stopped');
+    }
+  })();
+  return {
+    async stop() {
+      stopping.abort();
+      await loop;
+    },
+  };
+}

@@ -1,0 +1,32 @@
+import { erasePlayer } from '../db/erasure.js';
+import type { BoardBucket } from '../ranking/index.js';
+import type { Context } from './context.js';
+import { forgetTops, heldBuckets, inTop, warmBoards } from './player-buckets.js';
+
+/** What an erasure did. */
+export interface ErasureOutcome {
+  /** False when there was nothing left to erase (a second call, or a player never seen). */
+  erased: boolean;
+  /** The buckets whose watched top the erasure touched. */
+  changedTops: BoardBucket[];
+}
+
+/**
+ * Erases a player everywhere, for a privacy request: profile, friendships both ways, results,
+ * board scores, and their entries in every index bucket; frozen season results keep the rank but
+ * no longer name them. The index entries are removed inside the database transaction, just before
+ * it commits: when Redis fails nothing is erased, and when the commit fails the player is only
+ * missing from the index; either way a retry finishes the job. O(rows erased · log N).
+ */
+export async function deletePlayer(ctx: Context, playerId: string): Promise<ErasureOutcome> {
+  let changedTops: BoardBucket[] = [];
+  await warmBoards(ctx);
+  const erased = await erasePlayer(ctx.services.database.sql, playerId, async (scores) => {
+    const held = await heldBuckets(ctx, playerId, scores);
+    const ranks = await ctx.services.index.removePlayer(held, playerId);
+    changedTops = held.filter((at, i) => inTop(at, ranks[i]));
+    forgetTops(ctx, held);
+  });
+  ctx.loaders.player.clear(playerId);
+  return { erased, changedTops };
+}

@@ -1,0 +1,55 @@
+import { clearFlag, playerBoardScores, setFlag, withPlayerLock } from '../db/flags.js';
+import type { Player } from '../db/players.js';
+import type { BoardBucket } from '../ranking/index.js';
+import type { Context } from './context.js';
+import { forgetTops, heldBuckets, inTop, warmBoards } from './player-buckets.js';
+
+/** What a flag or an unflag did. */
+export interface FlagOutcome {
+  player: Player;
+  /** The buckets whose watched top the change touched: each is a top change for topChanged to publish. */
+  changedTops: BoardBucket[];
+}
+
+/**
+ * Hides a player from every board: the flag is committed in PostgreSQL first, then the player is
+ * taken out of every index bucket their board scores name. That order is what lets a submission
+ * racing with the flag converge (see keepFlaggedOut in submit.ts). Their results are still
+ * recorded while flagged. Idempotent, so a call that failed at the index can be repeated.
+ * O(B log N) for B board scores.
+ */
+export async function flagPlayer(ctx: Context, playerId: string, reason: string): Promise<FlagOutcome> {
+  const { database, index } = ctx.services;
+  await warmBoards(ctx);
+  const outcome = await withPlayerLock(database.sql, playerId, async (locked) => {
+    const player = await setFlag(locked, playerId, reason, ctx.services.now());
+    const held = await heldBuckets(ctx, playerId, await playerBoardScores(locked, playerId));
+    const ranks = await index.removePlayer(held, playerId);
+    return { player, held, changedTops: held.filter((at, i) => inTop(at, ranks[i])) };
+  });
+  forgetTops(ctx, outcome.held);
+  ctx.loaders.player.clear(playerId).prime(playerId, outcome.player);
+  return { player: outcome.player, changedTops: outcome.changedTops };
+}
+
+/**
+ * Shows a player again: the flag is cleared first, then every board score they hold (results
+ * recorded while flagged included) is written back into the index, except in buckets no longer
+ * kept. A submission that saw the flag before it was cleared left the index alone, but its board
+ * scores were committed before that and so are among those written back here. O(B log N).
+ */
+export async function unflagPlayer(ctx: Context, playerId: string): Promise<FlagOutcome> {
+  const { database, index } = ctx.services;
+  await warmBoards(ctx);
+  const outcome = await withPlayerLock(database.sql, playerId, async (locked) => {
+    const player = (await clearFlag(locked, playerId)) ?? { id: playerId, displayName: null, avatarUrl: null };
+    const held = await heldBuckets(ctx, playerId, await playerBoardScores(locked, playerId));
+    const written = await index.writeBoardScores(
+      held.map(({ board, bucket, region, expiresAt, score }) => ({ at: { board, bucket, region }, score, expiresAt })),
+    );
+    return { player, held, changedTops: held.filter((at, i) => inTop(at, written[i]?.place?.rank)) };
+  });
+  forgetTops(ctx, outcome.held);
+  ctx.loaders.player.clear(playerId).prime(playerId, outcome.player);
+  return { player: outcome.player, changedTops: outcome.changedTops };
+}

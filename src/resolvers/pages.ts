@@ -1,0 +1,43 @@
+import { bucketKey } from '../ranking/keys.js';
+import { type BucketArgs, resolveBoardBucket } from './buckets.js';
+import type { Context } from './context.js';
+import { type Standing, toStanding } from './standings.js';
+
+/** The most standings one page holds. */
+export const MAX_PAGE = 1_000;
+
+export interface StandingEdge {
+  cursor: string;
+  node: Standing;
+}
+
+export interface PageInfo {
+  hasNextPage: boolean;
+  endCursor: string | null;
+}
+
+export interface StandingConnection {
+  edges: StandingEdge[];
+  pageInfo: PageInfo;
+}
+
+/**
+ * One page of a bucket's standings, strictly after the `after` cursor. The cursor is bound to the
+ * bucket's key, so one issued for another board, bucket or region is refused (BAD_USER_INPUT), as
+ * is a malformed or edited one. O(log N + first).
+ */
+export async function readStandingsPage(
+  ctx: Context,
+  args: BucketArgs & { first: number; after?: string | null | undefined },
+): Promise<StandingConnection> {
+  const at = await resolveBoardBucket(ctx, args);
+  const { cursors, index } = ctx.services;
+  const scope = bucketKey(at);
+  const after = args.after === null || args.after === undefined ? null : cursors.decode(scope, args.after);
+  const view = await index.page(at, after, args.first);
+  const edges = view.places.map((place) => ({
+    cursor: cursors.encode(scope, { packed: place.packed, playerId: place.playerId }),
+    node: toStanding(place, view.size),
+  }));
+  return { edges, pageInfo: { hasNextPage: view.hasMore, endCursor: edges.at(-1)?.cursor ?? null } };
+}

@@ -1,0 +1,64 @@
+import { z } from 'zod';
+import type { Season } from '../db/seasons.js';
+import { MAX_PAGE } from '../resolvers/pages.js';
+import { closeSeason, currentSeason, listSeasons, readSeasonResults, startSeason } from '../resolvers/seasons.js';
+import { BoardRef } from './board.js';
+import { builder } from './builder.js';
+import { StandingConnectionRef } from './standing-connection.js';
+import { intRange } from './validation.js';
+
+export const SeasonRef = builder.objectRef<Season>('Season');
+
+SeasonRef.implement({
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    name: t.exposeString('name'),
+    startsAt: t.expose('startsAt', { type: 'DateTime' }),
+    endsAt: t.expose('endsAt', { type: 'DateTime', nullable: true }),
+    closedAt: t.expose('closedAt', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'Set once the season is closed and its final standings are frozen.',
+    }),
+  }),
+});
+
+builder.objectFields(BoardRef, (t) => ({
+  currentSeason: t.field({ type: SeasonRef, nullable: true, resolve: (board, _args, ctx) => currentSeason(ctx, board) }),
+  seasons: t.field({ type: [SeasonRef], resolve: (board, _args, ctx) => listSeasons(ctx, board) }),
+}));
+
+builder.queryFields((t) => ({
+  seasonResults: t.field({
+    type: StandingConnectionRef,
+    description: 'The frozen final standings of a closed season.',
+    args: {
+      board: t.arg.id({ required: true }),
+      season: t.arg.id({ required: true }),
+      first: t.arg.int({ required: true, defaultValue: 100, validate: intRange(1, MAX_PAGE, 'first') }),
+      after: t.arg.string(),
+    },
+    resolve: (_root, args, ctx) => readSeasonResults(ctx, { ...args, board: String(args.board), season: String(args.season) }),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  startSeason: t.field({
+    type: SeasonRef,
+    description: "Admin. Starts the board's next season; the current one, if any, must be closed first.",
+    authScopes: { admin: true },
+    args: {
+      board: t.arg.id({ required: true }),
+      name: t.arg.string({ required: true, validate: z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters') }),
+      endsAt: t.arg({ type: 'DateTime' }),
+    },
+    resolve: (_root, args, ctx) => startSeason(ctx, { ...args, board: String(args.board), name: args.name.trim() }),
+  }),
+  closeSeason: t.field({
+    type: SeasonRef,
+    description: 'Admin. Closes the current season and freezes its final standings; seasonResults serves them from then on.',
+    authScopes: { admin: true },
+    args: { board: t.arg.id({ required: true }) },
+    resolve: (_root, args, ctx) => closeSeason(ctx, String(args.board)),
+  }),
+}));

@@ -1,0 +1,46 @@
+import { MAX_PAGE, type PageInfo, type StandingConnection, type StandingEdge, readStandingsPage } from '../resolvers/pages.js';
+import { builder } from './builder.js';
+import { bucketArgs } from './bucket-args.js';
+import { StandingRef } from './standing.js';
+import { intRange } from './validation.js';
+
+export const StandingEdgeRef = builder.objectRef<StandingEdge>('StandingEdge');
+
+StandingEdgeRef.implement({
+  fields: (t) => ({
+    cursor: t.exposeString('cursor', { description: "Opaque. Built from the entry's score and player, never from an offset." }),
+    node: t.expose('node', { type: StandingRef }),
+  }),
+});
+
+export const PageInfoRef = builder.objectRef<PageInfo>('PageInfo');
+
+PageInfoRef.implement({
+  fields: (t) => ({
+    hasNextPage: t.exposeBoolean('hasNextPage'),
+    endCursor: t.exposeString('endCursor', { nullable: true }),
+  }),
+});
+
+export const StandingConnectionRef = builder.objectRef<StandingConnection>('StandingConnection');
+
+StandingConnectionRef.implement({
+  fields: (t) => ({
+    edges: t.expose('edges', { type: [StandingEdgeRef] }),
+    pageInfo: t.expose('pageInfo', { type: PageInfoRef }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  standings: t.field({
+    type: StandingConnectionRef,
+    description:
+      'The whole board page by page (first: 1 to 1,000). Rows whose scores do not change are never skipped or repeated between pages, however other rows move.',
+    args: {
+      ...bucketArgs(t.arg),
+      first: t.arg.int({ required: true, defaultValue: 50, validate: intRange(1, MAX_PAGE, 'first') }),
+      after: t.arg.string(),
+    },
+    resolve: (_root, args, ctx) => readStandingsPage(ctx, { ...args, board: String(args.board) }),
+  }),
+}));

@@ -1,0 +1,212 @@
+import { expect } from 'vitest';
+import type { TestApp } from './test-app.js';
+
+/**
+ * A plain model of what every bucket of a board should show, for the flag and erasure tests:
+ * fold the recorded results per bucket, leave out the hidden players, sort. It shares no code with
+ * the service. Scores of SUM boards are kept above zero, so a total's time is simply its latest part.
+ */
+
+export interface ModelBoard {
+  id: string;
+  order: 'HIGH_FIRST' | 'LOW_FIRST';
+  aggregate: 'BEST' | 'SUM';
+  periods: ('ALL_TIME' | 'MONTHLY' | 'WEEKLY' | 'DAILY')[];
+  regions: string[];
+}
+
+export interface ModelResult {
+  board: string;
+  playerId: string;
+  matchId: string;
+  score: number;
+  region: string | null;
+  achievedAt: Date;
+}
+
+interface Entry {
+  playerId: string;
+  score: number;
+  reachedAt: number;
+}
+
+/** One bucket of a board as the model sees it. */
+export interface ModelBucket {
+  board: ModelBoard;
+  period: string;
+  label: string;
+  region: string | null;
+  ranked: Entry[];
+}
+
+const two = (n: number) => String(n).padStart(2, '0');
+
+/** Labels the long way round: the ISO week is the one holding the week's Thursday. */
+function labelOf(period: string, at: Date): string {
+  const [y, m, d] = [at.getUTCFullYear(), at.getUTCMonth() + 1, at.getUTCDate()];
+  if (period === 'ALL_TIME') return 'all';
+  if (period === 'MONTHLY') return `${y}-${two(m)}`;
+  if (period === 'DAILY') return `${y}-${two(m)}-${two(d)}`;
+  const isoDay = at.getUTCDay() || 7;
+  const thursday = new Date(Date.UTC(y, m - 1, d + 4 - isoDay));
+  const jan1 = Date.UTC(thursday.getUTCFullYear(), 0, 1);
+  return `${thursday.getUTCFullYear()}-W${two(Math.ceil(((thursday.getTime() - jan1) / 86_400_000 + 1) / 7))}`;
+}
+
+/** Every bucket of every board the results fall in, each ranked without the hidden players. */
+export function modelBuckets(boards: ModelBoard[], results: ModelResult[], hidden: ReadonlySet<string> = new Set()): ModelBucket[] {
+  const out: ModelBucket[] = [];
+  for (const board of boards) {
+    const buckets = new Map<string, { period: string; label: string; region: string | null; entries: Map<string, Entry> }>();
+    for (const result of results.filter((r) => r.board === board.id)) {
+      for (const period of board.periods) {
+        for (const region of result.region ? [null, result.region] : [null]) {
+          const label = labelOf(period, result.achievedAt);
+          const id = `${period}|${label}|${region ?? ''}`;
+          const bucket = buckets.get(id) ?? { period, label, region, entries: new Map<string, Entry>() };
+          buckets.set(id, bucket);
+          const old = bucket.entries.get(result.playerId);
+          const time = result.achievedAt.getTime();
+          const mine = { playerId: result.playerId, score: result.score, reachedAt: time };
+          if (!old) bucket.entries.set(result.playerId, mine);
+          else if (board.aggregate === 'SUM') bucket.entries.set(result.playerId, { ...mine, score: old.score + result.score, reachedAt: Math.max(old.reachedAt, time) });
+          else {
+            const better = board.order === 'HIGH_FIRST' ? result.score > old.score : result.score < old.score;
+            if (better || (result.score === old.score && time < old.reachedAt)) bucket.entries.set(result.playerId, mine);
+          }
+        }
+      }
+    }
+    for (const { period, label, region, entries } of buckets.values()) {
+      const ranked = [...entries.values()]
+        .filter((entry) => !hidden.has(entry.playerId))
+        .sort((a, b) => {
+          if (a.score !== b.score) return board.order === 'HIGH_FIRST' ? b.score - a.score : a.score - b.score;
+          if (a.reachedAt !== b.reachedAt) return a.reachedAt - b.reachedAt;
+          return a.playerId < b.playerId ? 1 : -1;
+        });
+      out.push({ board, period, label, region, ranked });
+    }
+  }
+  return out;
+}
+
+interface Row {
+  rank: number;
+  score: number;
+  player: { id: string };
+}
+const ROW = 'rank score player { id }';
+const rowsOf = (bucket: ModelBucket, entries: Entry[]) =>
+  entries.map((entry) => ({ rank: bucket.ranked.indexOf(entry) + 1, score: entry.score, player: { id: entry.playerId } }));
+
+export interface ViewProbe {
+  /** Players whose standing and around are read. */
+  players: string[];
+  /** Whose friends are read, and the friend list the test set for them. */
+  friendsOf: Record<string, string[]>;
+}
+
+/**
+ * Reads a bucket every way the API allows (top, size, standing, around, friends, every page) and
+ * expects each to equal the model.
+ */
+export async function expectBucketMatches(t: TestApp, bucket: ModelBucket, probe: ViewProbe): Promise<void> {
+  const where = `board: $b, period: $p, bucket: $k, region: $r`;
+  const players = probe.players.map(
+    (id, i) => `
+      s${i}: standing(${where}, playerId: ${JSON.stringify(id)}) { ${ROW} }
+      a${i}: around(${where}, playerId: ${JSON.stringify(id)}, radius: 3) { ${ROW} }`,
+  );
+  const friends = Object.keys(probe.friendsOf).map((id, i) => `f${i}: friends(${where}, playerId: ${JSON.stringify(id)}) { ${ROW} }`);
+  const response = await t.gql<Record<string, unknown>>(
+    `query($b: ID!, $p: Period!, $k: String, $r: String) {
+      top(${where}, limit: 1000) { size entries { ${ROW} } }
+      board(id: $b) { size(period: $p, bucket: $k, region: $r) }
+      ${players.join('\n')}
+      ${friends.join('\n')}
+    }`,
+    { b: bucket.board.id, p: bucket.period, k: bucket.label, r: bucket.region },
+  );
+  const name = `${bucket.board.id} ${bucket.period} ${bucket.label} ${bucket.region ?? ''}`;
+  expect(response.errors, name).toBeUndefined();
+  const data = response.data!;
+  const { ranked } = bucket;
+  expect(data.top, name).toEqual({ size: ranked.length, entries: rowsOf(bucket, ranked) });
+  expect(data.board, name).toEqual({ size: ranked.length });
+  probe.players.forEach((id, i) => {
+    const at = ranked.findIndex((entry) => entry.playerId === id);
+    expect(data[`s${i}`], `${name} standing ${id}`).toEqual(at < 0 ? null : rowsOf(bucket, [ranked[at]!])[0]);
+    expect(data[`a${i}`], `${name} around ${id}`).toEqual(at < 0 ? [] : rowsOf(bucket, ranked.slice(Math.max(0, at - 3), at + 4)));
+  });
+  Object.entries(probe.friendsOf).forEach(([id, list], i) => {
+    const circle = new Set([id, ...list]);
+    expect(data[`f${i}`], `${name} friends of ${id}`).toEqual(rowsOf(bucket, ranked.filter((entry) => circle.has(entry.playerId))));
+  });
+
+  // Pages, walked by cursor to the end.
+  const paged: Row[] = [];
+  let after: string | null = null;
+  for (let page = 0; page < 100; page++) {
+    const next: { data?: { standings: { edges: { node: Row }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } } } | null } = await t.gql(
+      `query($b: ID!, $p: Period!, $k: String, $r: String, $after: String) {
+        standings(${where}, first: 7, after: $after) { edges { node { ${ROW} } } pageInfo { hasNextPage endCursor } }
+      }`,
+      { b: bucket.board.id, p: bucket.period, k: bucket.label, r: bucket.region, after },
+    );
+    const connection = next.data!.standings;
+    paged.push(...connection.edges.map((edge) => edge.node));
+    if (!connection.pageInfo.hasNextPage) break;
+    after = connection.pageInfo.endCursor;
+  }
+  expect(paged, `${name} pages`).toEqual(rowsOf(bucket, ranked));
+}
+
+/** Submits results in batches through the API; answers every payload in order. */
+export async function submitAll(t: TestApp, results: ModelResult[], batchSize = 100) {
+  const payloads: { duplicate: boolean; improved: boolean; standings: { period: string; bucket: string; region: string | null }[] }[] = [];
+  for (let i = 0; i < results.length; i += batchSize) {
+    const batch = results.slice(i, i + batchSize);
+    const response = await t.server<{ submitScores: typeof payloads }>(
+      `mutation($inputs: [SubmitScoreInput!]!) { submitScores(inputs: $inputs) { duplicate improved standings { period bucket region } } }`,
+      {
+        inputs: batch.map((r) => ({
+          board: r.board,
+          playerId: r.playerId,
+          matchId: r.matchId,
+          score: r.score,
+          region: r.region,
+          achievedAt: r.achievedAt.toISOString(),
+        })),
+      },
+    );
+    expect(response.errors).toBeUndefined();
+    payloads.push(...response.data!.submitScores);
+  }
+  return payloads;
+}
+
+/** A small deterministic generator, so a failure can be replayed. */
+export function seeded(seed: number) {
+  let state = seed >>> 0;
+  return () => {
+    state = (state * 1_664_525 + 1_013_904_223) >>> 0;
+    return state / 2 ** 32;
+  };
+}
+
+/** Every member of every sorted set under the app's prefix that names `playerId`: keys as the app names them. */
+export async function indexKeysHolding(t: TestApp, playerId: string): Promise<string[]> {
+  const found: string[] = [];
+  let cursor = '0';
+  do {
+    // SCAN patterns are not prefixed by ioredis; the keys it answers are full names.
+    const [next, keys] = await t.redis.scan(cursor, 'MATCH', `${t.keyPrefix}*`, 'COUNT', 1000);
+    for (const full of keys) {
+      const key = full.slice(t.keyPrefix.length);
+      if ((await t.redis.type(key)) === 'zset' && (await t.redis.zscore(key, playerId)) !== null) found.push(key);
+    }
+    cursor = next;
+  } while (cursor !== '0');
+  return found;
+}
