@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { GraphQLError } from 'graphql';
 import { createYoga, maskError } from 'graphql-yoga';
 import { type SeasonCloser, startSeasonCloser } from './jobs/season-closer.js';
+import { KEYS_CHANGED_CHANNEL } from './db/api-keys.js';
 import { type Services, createContext } from './resolvers/context.js';
 import { unavailable } from './resolvers/errors.js';
 import { isStoreUnavailable } from './resolvers/store-errors.js';
@@ -103,6 +104,7 @@ export function buildApp(deps: AppDeps): App {
   const closeSockets = attachGraphqlWs(server, yoga as never, services);
   let seasonCloser: SeasonCloser | undefined;
 
+  let keysListener: { unlisten(): Promise<void> } | undefined;
   return {
     services,
     async start() {
@@ -114,6 +116,8 @@ export function buildApp(deps: AppDeps): App {
         });
       });
       seasonCloser = startSeasonCloser(services, deps.seasonCloseIntervalMs ?? 5_000);
+      // A key created or revoked by any process (or the CLI) is forgotten here at once.
+      keysListener = await deps.database.sql.listen(KEYS_CHANGED_CHANNEL, () => services.keyring.forget());
       const { port } = server.address() as AddressInfo;
       const url = `http://${deps.host ?? '127.0.0.1'}:${port}`;
       log.info({ url }, 'listening');
@@ -121,6 +125,7 @@ export function buildApp(deps: AppDeps): App {
     },
     async stop() {
       await seasonCloser?.stop();
+      await keysListener?.unlisten();
       // Closes every WebSocket client with 1001 (going away), then the WebSocket server.
       await closeSockets();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));

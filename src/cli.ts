@@ -2,7 +2,10 @@
  * The operator's command line: `npm run cli -- <command> [options]`, configured from the same
  * environment as the server (see config.ts). `npm run cli -- help` lists the commands.
  */
+import { randomBytes } from 'node:crypto';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { type Role, digestOf, newApiKey } from './auth/keys.js';
+import { insertApiKey, listApiKeys, revokeApiKey } from './db/api-keys.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { createDatabase } from './db/client.js';
 import { rebuildBucket } from './jobs/rebuild-bucket.js';
@@ -38,7 +41,45 @@ function stringOption(values: Values, name: string, required = false): string | 
   return undefined;
 }
 
+const ROLES = ['server', 'admin'] as const;
+
 const commands: Record<string, Command> = {
+  'keys create': {
+    usage: 'keys create --role server|admin --name NAME',
+    summary: 'Makes an API key and prints it once; only its SHA-256 digest is stored.',
+    options: { role: { type: 'string', default: 'server' }, name: { type: 'string' } },
+    async run(values, ctx, out) {
+      const role = stringOption(values, 'role', true);
+      if (!(ROLES as readonly string[]).includes(role)) throw new UsageError('--role must be server or admin');
+      const name = stringOption(values, 'name', true);
+      const key = newApiKey(role as Role);
+      const id = `key_${randomBytes(6).toString('hex')}`;
+      await insertApiKey(ctx.services.database.db, ctx.services.database.sql, { id, name, role: role as Role, digest: digestOf(key).toString('hex') });
+      out(`created ${id} (${role}, "${name}"). The key, shown this once:`);
+      out(key);
+    },
+  },
+  'keys list': {
+    usage: 'keys list',
+    summary: 'Lists the keys made with the CLI (never the keys themselves).',
+    options: {},
+    async run(_values, ctx, out) {
+      for (const key of await listApiKeys(ctx.services.database.db)) {
+        const state = key.revokedAt ? `revoked ${key.revokedAt.toISOString()}` : 'live';
+        out(`${key.id}\t${key.role}\t${key.name}\tcreated ${key.createdAt.toISOString()}\t${state}`);
+      }
+    },
+  },
+  'keys revoke': {
+    usage: 'keys revoke --key ID_OR_NAME',
+    summary: 'Revokes a key; every running process refuses it at once.',
+    options: { key: { type: 'string' } },
+    async run(values, ctx, out) {
+      const count = await revokeApiKey(ctx.services.database.db, ctx.services.database.sql, stringOption(values, 'key', true));
+      if (count === 0) throw new UsageError('no live key has that id or name');
+      out(`revoked ${count} key${count === 1 ? '' : 's'}`);
+    },
+  },
   rebuild: {
     usage: 'rebuild --board ID [--period ALL_TIME|SEASON|MONTHLY|WEEKLY|DAILY] [--bucket LABEL] [--region REGION]',
     summary: "Rebuilds one bucket's ranking index from PostgreSQL (the current bucket when --bucket is left out) and swaps it in.",
@@ -94,7 +135,10 @@ async function openServices(config: Config): Promise<{ services: Services; close
 
 /** Runs one command; answers the process's exit code. */
 async function main(argv: string[]): Promise<number> {
-  const [name, ...args] = argv;
+  // Commands are one word (rebuild) or two (keys create).
+  const twoWords = argv.length >= 2 ? `${argv[0]} ${argv[1]}` : undefined;
+  const name = twoWords && twoWords in commands ? twoWords : argv[0];
+  const args = argv.slice(name?.split(' ').length ?? 0);
   if (name === undefined || name === 'help' || name === '--help') {
     process.stdout.write(help());
     return name === undefined ? 2 : 0;
@@ -108,7 +152,7 @@ async function main(argv: string[]): Promise<number> {
   try {
     const { values } = parseArgs({ args, options: command.options, strict: true, allowPositionals: false });
     services = await openServices(loadConfig());
-    await command.run(values, createContext(services.services, { authorization: null, client: 'cli' }), (line) => process.stdout.write(`${line}\n`));
+    await command.run(values, await createContext(services.services, { authorization: null, client: 'cli' }), (line) => process.stdout.write(`${line}\n`));
     return 0;
   } catch (error) {
     if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {

@@ -31,7 +31,7 @@ export function attachGraphqlWs(
       subscribe: (args) => (args.rootValue as { subscribe: Run }).subscribe(args) as never,
       onSubscribe: async (ctx, _id, params) => {
         const authorization = ctx.connectionParams?.authorization;
-        const socketContext = createContext(services, {
+        const socketContext = await createContext(services, {
           authorization: typeof authorization === 'string' ? authorization : ctx.extra.request.headers.authorization,
           client: ctx.extra.request.socket.remoteAddress,
         });

@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { createKeyring } from './auth/keys.js';
+import { findLiveKey } from './db/api-keys.js';
 import type { Database } from './db/client.js';
 import { createRankingIndex } from './ranking/index.js';
 import { createMetrics } from './http/metrics.js';
@@ -39,7 +40,11 @@ export function createServices(deps: ServiceDeps): Services {
     topCache: createTopCache((at, limit) => index.top(at, limit)),
     boards: createBoardDirectory(deps.database.db),
     seasons: createSeasonDirectory(deps.database.db),
-    keyring: createKeyring({ adminKey: deps.adminKey, serverKeys: deps.serverKeys ?? [] }),
+    keyring: createKeyring({
+      adminKey: deps.adminKey,
+      serverKeys: deps.serverKeys ?? [],
+      stored: { find: (digest) => findLiveKey(deps.database.db, digest) },
+    }),
     cursors: createCursorCodec(deps.cursorSecret ?? `cursor:${deps.adminKey ?? 'leaderboard'}`),
     limits: createRateLimits(deps.rateLimits),
     metrics: createMetrics(),

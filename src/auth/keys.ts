@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 export type Role = 'admin' | 'server';
 
@@ -9,34 +9,76 @@ export interface Caller {
   keyId: string;
 }
 
+/** Where keys made with the CLI live: looked up by digest. */
+export interface StoredKeys {
+  find(digestHex: string): Promise<{ id: string; role: Role } | null>;
+}
+
 export interface KeyringOptions {
   /** The admin key; none when unset. */
   adminKey?: string | undefined;
   /** Game-server keys. Default: none. */
   serverKeys?: readonly string[];
+  /** Keys made with the CLI. Default: none. */
+  stored?: StoredKeys;
+  /** How long a stored key's lookup is trusted when no change is announced. Default 30,000 ms. */
+  cacheMs?: number;
 }
 
-const digest = (key: string) => createHash('sha256').update(key, 'utf8').digest();
+export const digestOf = (key: string) => createHash('sha256').update(key, 'utf8').digest();
+
+/** A new random key for a role, e.g. `lb_server_3q2…`: 32 random bytes, base64url. */
+export function newApiKey(role: Role): string {
+  return `lb_${role}_${randomBytes(32).toString('base64url')}`;
+}
 
 /**
- * The API keys the environment grants. Keys are kept and compared as SHA-256 digests with
- * timingSafeEqual, so neither a key's length nor its matching prefix shows in the time taken;
- * every known key is compared on every lookup for the same reason.
+ * The API keys the service accepts: the environment's, compared as SHA-256 digests with
+ * timingSafeEqual (every one on every lookup, so the time taken shows nothing), then those made
+ * with the CLI, found by digest in PostgreSQL. Stored lookups are cached briefly; forget() drops
+ * the cache, and the app calls it whenever a key is created or revoked anywhere.
  */
-export function createKeyring({ adminKey, serverKeys = [] }: KeyringOptions) {
+export function createKeyring({ adminKey, serverKeys = [], stored, cacheMs = 30_000 }: KeyringOptions) {
   const known: { digest: Buffer; role: Role }[] = [
-    ...(adminKey ? [{ digest: digest(adminKey), role: 'admin' as const }] : []),
-    ...serverKeys.map((key) => ({ digest: digest(key), role: 'server' as const })),
+    ...(adminKey ? [{ digest: digestOf(adminKey), role: 'admin' as const }] : []),
+    ...serverKeys.map((key) => ({ digest: digestOf(key), role: 'server' as const })),
   ];
+  const cache = new Map<string, { caller: Promise<Caller | null>; at: number }>();
+  let generation = 0;
+
+  function fromEnvironment(presented: Buffer): Caller | null {
+    let role: Role | null = null;
+    for (const entry of known) {
+      if (timingSafeEqual(entry.digest, presented) && role !== 'admin') role = entry.role;
+    }
+    return role ? { role, keyId: presented.toString('hex', 0, 8) } : null;
+  }
+
   return {
-    /** The caller a key belongs to, or null for an unknown key. O(number of keys). */
-    identify(key: string): Caller | null {
-      const presented = digest(key);
-      let role: Role | null = null;
-      for (const entry of known) {
-        if (timingSafeEqual(entry.digest, presented) && role !== 'admin') role = entry.role;
-      }
-      return role ? { role, keyId: presented.toString('hex', 0, 8) } : null;
+    /** The caller a key belongs to, or null for an unknown or revoked key. O(environment keys), plus one indexed query on a cache miss. */
+    async identify(key: string): Promise<Caller | null> {
+      const presented = digestOf(key);
+      const fromEnv = fromEnvironment(presented);
+      if (fromEnv || !stored) return fromEnv;
+      const hex = presented.toString('hex');
+      const cached = cache.get(hex);
+      if (cached && Date.now() - cached.at < cacheMs) return cached.caller;
+      const asked = generation;
+      const caller = stored.find(hex).then((found) => (found ? { role: found.role, keyId: found.id } : null));
+      caller.then(
+        () => {
+          // A change announced while we asked may have made this answer stale: do not keep it.
+          if (asked !== generation) cache.delete(hex);
+        },
+        () => cache.delete(hex),
+      );
+      cache.set(hex, { caller, at: Date.now() });
+      return caller;
+    },
+    /** Forgets every stored key looked up: a key was created or revoked. */
+    forget(): void {
+      generation += 1;
+      cache.clear();
     },
   };
 }

@@ -125,3 +125,17 @@ export const seasonResults = pgTable(
   },
   (table) => [primaryKey({ columns: [table.boardId, table.seasonId, table.rank] }), index('season_results_player_idx').on(table.playerId)],
 );
+
+/** API keys made with the CLI. Only a SHA-256 digest of each key is kept; the key is printed once. */
+export const apiKeys = pgTable(
+  'api_keys',
+  {
+    id: text().primaryKey(),
+    name: text().notNull(),
+    role: text({ enum: ['admin', 'server'] }).notNull(),
+    digest: text().notNull(),
+    createdAt: timestamptz().notNull().defaultNow(),
+    revokedAt: timestamptz(),
+  },
+  (table) => [uniqueIndex('api_keys_digest_idx').on(table.digest)],
+);

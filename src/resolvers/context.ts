@@ -66,13 +66,13 @@ export interface RequestFacts {
   signal?: AbortSignal | undefined;
 }
 
-export function createContext(services: Services, { authorization, client, signal }: RequestFacts): Context {
+export async function createContext(services: Services, { authorization, client, signal }: RequestFacts): Promise<Context> {
   const key = bearerKey(authorization);
   return {
     services,
     signal,
     client: client ?? 'unknown',
-    caller: key ? services.keyring.identify(key) : null,
+    caller: key ? await services.keyring.identify(key) : null,
     loaders: { player: playerLoader(services) },
   };
 }

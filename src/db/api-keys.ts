@@ -1,0 +1,45 @@
+import { asc, eq, isNull, or, and } from 'drizzle-orm';
+import type { Sql } from 'postgres';
+import type { Db } from './client.js';
+import { apiKeys } from './schema.js';
+
+export type StoredKey = Omit<typeof apiKeys.$inferSelect, 'digest'>;
+
+/** Every process listens on this channel and forgets what it cached about keys. */
+export const KEYS_CHANGED_CHANNEL = 'leaderboard_api_keys_changed';
+
+export async function insertApiKey(db: Db, sql: Sql, key: { id: string; name: string; role: 'admin' | 'server'; digest: string }): Promise<StoredKey> {
+  const [row] = await db
+    .insert(apiKeys)
+    .values(key)
+    .returning({ id: apiKeys.id, name: apiKeys.name, role: apiKeys.role, createdAt: apiKeys.createdAt, revokedAt: apiKeys.revokedAt });
+  await sql.notify(KEYS_CHANGED_CHANNEL, key.id);
+  return row!;
+}
+
+/** The live (not revoked) key with this digest. O(log K) through the unique index. */
+export async function findLiveKey(db: Db, digest: string): Promise<{ id: string; role: 'admin' | 'server' } | null> {
+  const [row] = await db
+    .select({ id: apiKeys.id, role: apiKeys.role })
+    .from(apiKeys)
+    .where(and(eq(apiKeys.digest, digest), isNull(apiKeys.revokedAt)));
+  return row ?? null;
+}
+
+export async function listApiKeys(db: Db): Promise<StoredKey[]> {
+  return db
+    .select({ id: apiKeys.id, name: apiKeys.name, role: apiKeys.role, createdAt: apiKeys.createdAt, revokedAt: apiKeys.revokedAt })
+    .from(apiKeys)
+    .orderBy(asc(apiKeys.createdAt));
+}
+
+/** Revokes the live keys with this id or name; answers how many. Every process forgets them at once. */
+export async function revokeApiKey(db: Db, sql: Sql, idOrName: string): Promise<number> {
+  const rows = await db
+    .update(apiKeys)
+    .set({ revokedAt: new Date() })
+    .where(and(or(eq(apiKeys.id, idOrName), eq(apiKeys.name, idOrName)), isNull(apiKeys.revokedAt)))
+    .returning({ id: apiKeys.id });
+  if (rows.length > 0) await sql.notify(KEYS_CHANGED_CHANNEL, idOrName);
+  return rows.length;
+}
