@@ -2,6 +2,7 @@ import { type IncomingMessage, type Server, type ServerResponse, createServer } 
 import type { AddressInfo } from 'node:net';
 import { GraphQLError } from 'graphql';
 import { createYoga, maskError } from 'graphql-yoga';
+import { measureIndexDrift } from './jobs/index-drift.js';
 import { type SeasonCloser, startSeasonCloser } from './jobs/season-closer.js';
 import { KEYS_CHANGED_CHANNEL } from './db/api-keys.js';
 import { type Services, createContext } from './resolvers/context.js';
@@ -14,8 +15,10 @@ import { answerHealth, answerReadiness } from './http/health.js';
 import { answerMetrics } from './http/metrics.js';
 import { useObservability } from './http/observe.js';
 import { useReadRateLimit } from './http/read-limit.js';
+import { createOverlayRoute } from './overlay/route.js';
 import { schema } from './schema/index.js';
 import { type ServiceDeps, createServices } from './services.js';
+import { subscriberFor } from './pubsub/top-feed.js';
 
 export interface AppDeps extends ServiceDeps {
   /** Where to listen. Default 127.0.0.1. */
@@ -36,7 +39,10 @@ export interface AppDeps extends ServiceDeps {
 export interface App {
   /** Listens; answers the port it listens on. */
   start(): Promise<{ port: number; url: string }>;
-  /** Stops in order: WebSocket clients (1001), then the HTTP server once in-flight requests finish. Stores are the caller's to close. */
+  /**
+   * Stops in order: WebSocket clients (1001), then topChanged streams, then the HTTP server once
+   * in-flight requests finish. Stores (and a subscriber connection given in deps) are the caller's to close.
+   */
   stop(): Promise<void>;
   services: Services;
 }
@@ -47,7 +53,9 @@ export const MAX_BODY_BYTES = 1_000_000;
 /** Builds the service around clients it is given. Nothing listens or connects until start(). */
 export function buildApp(deps: AppDeps): App {
   const log = deps.log;
-  const services = createServices(deps);
+  // topChanged subscribes on a connection of its own; the app makes one when the caller gives none.
+  const ownSubscriber = deps.subscriber ? undefined : subscriberFor(deps.redis);
+  const services = createServices({ ...deps, subscriber: deps.subscriber ?? ownSubscriber });
 
   const yoga = createYoga<{ req: IncomingMessage; res: ServerResponse }>({
     schema,
@@ -94,10 +102,12 @@ export function buildApp(deps: AppDeps): App {
     },
   });
 
+  const answerOverlay = createOverlayRoute();
   const server: Server = createServer((req, res) => {
+    if (answerOverlay(req, res)) return;
     if (req.url === '/healthz') return answerHealth(res);
     if (req.url === '/readyz') return void answerReadiness(res, deps);
-    if (req.url === '/metrics') return void answerMetrics(res, services.metrics);
+    if (req.url === '/metrics') return void answerMetrics(res, services.metrics, () => measureIndexDrift(services));
     void yoga(req, res);
   });
 
@@ -128,11 +138,14 @@ export function buildApp(deps: AppDeps): App {
       await keysListener?.unlisten();
       // Closes every WebSocket client with 1001 (going away), then the WebSocket server.
       await closeSockets();
+      // Ends every topChanged stream, so server-sent event responses finish instead of holding the server open.
+      services.topFeed?.close();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       const timeout = setTimeout(() => server.closeAllConnections(), deps.shutdownTimeoutMs ?? 10_000);
       await closed;
       clearTimeout(timeout);
+      ownSubscriber?.disconnect();
       log.info('stopped');
     },
   };

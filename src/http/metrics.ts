@@ -72,8 +72,10 @@ export async function timeStore<T>(metrics: Metrics, store: 'postgres' | 'redis'
   }
 }
 
-/** `/metrics`: the Prometheus text format. */
-export async function answerMetrics(res: ServerResponse, metrics: Metrics): Promise<void> {
+/** `/metrics`: the Prometheus text format, after `refresh` updates the gauges measured on demand. */
+export async function answerMetrics(res: ServerResponse, metrics: Metrics, refresh: () => Promise<void>): Promise<void> {
+  // A store that does not answer must not cost us the rest of the metrics.
+  await refresh().catch(() => undefined);
   const body = await metrics.registry.metrics();
   res.writeHead(200, { 'content-type': metrics.registry.contentType, 'cache-control': 'no-store' }).end(body);
 }

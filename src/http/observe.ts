@@ -1,12 +1,27 @@
-import { type DocumentNode, Kind, getOperationAST } from 'graphql';
-import type { Plugin } from 'graphql-yoga';
+import { type DocumentNode, type ExecutionResult, Kind, getOperationAST } from 'graphql';
+import { type Plugin, isAsyncIterable } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import type { Metrics } from './metrics.js';
+import { duplicatesIn, submissionsIn } from './submission-count.js';
 
 function describe(document: DocumentNode, operationName: string | undefined) {
   const operation = getOperationAST(document, operationName);
   const fields = operation?.selectionSet.selections.flatMap((s) => (s.kind === Kind.FIELD ? [s.name.value] : [])) ?? [];
-  return { type: operation?.operation ?? 'unknown', field: [...new Set(fields)].sort().join(',') || 'none', name: operation?.name?.value };
+  return { operation, type: operation?.operation ?? 'unknown', field: [...new Set(fields)].sort().join(',') || 'none', name: operation?.name?.value };
+}
+
+/** Submission outcomes, counted in results: accepted and duplicate from the answer; a refused call counts every result it carried. */
+function countSubmissions(metrics: Metrics, carried: number, result: ExecutionResult, outcome: string): void {
+  if (carried === 0) return;
+  if (outcome === 'ok') {
+    const duplicates = duplicatesIn(result);
+    const repeated = duplicates.filter(Boolean).length;
+    metrics.submissions.inc({ outcome: 'accepted' }, duplicates.length - repeated);
+    metrics.submissions.inc({ outcome: 'duplicate' }, repeated);
+    return;
+  }
+  const label = /BAD_USER_INPUT|NOT_FOUND/.test(outcome) ? 'rejected' : /UNAVAILABLE/.test(outcome) ? 'unavailable' : /RATE_LIMITED/.test(outcome) ? 'rate_limited' : 'failed';
+  metrics.submissions.inc({ outcome: label }, carried);
 }
 
 /**
@@ -14,14 +29,16 @@ function describe(document: DocumentNode, operationName: string | undefined) {
  * outcome and duration. Variables, keys and results are never logged.
  */
 export function useObservability(metrics: Metrics, log: Logger): Plugin {
-  const observe = (args: { document: unknown; operationName?: unknown }, kind: 'execute' | 'subscribe') => {
+  const observe = (args: { document: unknown; operationName?: unknown; variableValues?: unknown }, kind: 'execute' | 'subscribe') => {
     const started = performance.now();
-    const { type, field, name } = describe(args.document as DocumentNode, args.operationName as string | undefined);
-    return (errors: readonly { extensions?: Record<string, unknown> }[] | undefined) => {
+    const { operation, type, field, name } = describe(args.document as DocumentNode, args.operationName as string | undefined);
+    const carried = operation ? submissionsIn(operation, args.variableValues as Record<string, unknown> | undefined) : 0;
+    return (errors: readonly { extensions?: Record<string, unknown> }[] | undefined, result?: ExecutionResult) => {
       const ms = performance.now() - started;
       const codes = [...new Set((errors ?? []).map((e) => (typeof e.extensions?.code === 'string' ? e.extensions.code : 'INTERNAL')))];
       const outcome = codes.length === 0 ? 'ok' : codes.join(',');
       metrics.operationSeconds.observe({ type, field, outcome }, ms / 1000);
+      if (result) countSubmissions(metrics, carried, result, outcome);
       log.info({ operation: name, type, field, outcome, ms: Math.round(ms * 100) / 100, kind }, 'operation');
     };
   };
@@ -30,7 +47,8 @@ export function useObservability(metrics: Metrics, log: Logger): Plugin {
       const done = observe(args, 'execute');
       return {
         onExecuteDone({ result }) {
-          done('errors' in result ? result.errors : undefined);
+          if (isAsyncIterable(result)) return done(undefined);
+          done(result.errors, result);
         },
       };
     },

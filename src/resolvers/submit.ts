@@ -7,6 +7,7 @@ import { CLOCK_SKEW_MS, type ResultBucket, bucketsOfResult, regionProblem, requi
 import type { Context } from './context.js';
 import { badInput } from './errors.js';
 import { openSeasonOf } from './season-directory.js';
+import { announceTops } from '../pubsub/announce.js';
 import { type PeriodStanding, toStanding } from './standings.js';
 
 /** The most results one submitScores call may carry. */
@@ -135,6 +136,8 @@ async function keepFlaggedOut(ctx: Context, entries: PreparedEntry[], shown: { p
         if ((await flaggedAmong(locked, [playerId])).has(playerId)) await index.removePlayer(buckets, playerId);
       });
       for (const at of buckets) ctx.services.topCache.invalidate(at);
+      // The write may have announced the player entering a top they are now taken out of.
+      await announceTops(ctx.services, buckets);
     }
   } catch (error) {
     log.error({ err: error }, 'could not check for players flagged during the write; a rebuild or a new flag corrects the index');
@@ -164,6 +167,7 @@ async function writeIndex(
       if (place) places.set(writes[i]!.id, { place, size });
     });
   } catch (error) {
+    ctx.services.metrics.indexBehind.inc();
     ctx.services.log.error({ err: error, writes: writes.length }, 'index write failed after commit; results are recorded');
   }
   return places;

@@ -1,0 +1,48 @@
+import type { Board } from '../model/board.js';
+import { bucketAt } from '../model/buckets.js';
+import type { BoardBucket } from '../ranking/index.js';
+import type { Services } from '../resolvers/context.js';
+import { seasonBucket } from '../resolvers/season-directory.js';
+
+/** At most this many buckets are measured per scrape, the largest boards' current buckets first. */
+const MAX_BUCKETS = 200;
+
+/** The buckets being written now: each kept period's current bucket (and the open season), globally and per region. */
+async function liveBuckets(services: Services, board: Board): Promise<BoardBucket[]> {
+  const now = services.now();
+  const out: BoardBucket[] = [];
+  for (const period of board.periods) {
+    const bucket =
+      period === 'SEASON'
+        ? await services.seasons.open(board.id).then((season) => (season ? seasonBucket(season) : null))
+        : bucketAt(board, period, now);
+    if (!bucket) continue;
+    for (const region of [null, ...board.regions]) out.push({ board, bucket, region });
+  }
+  return out;
+}
+
+/**
+ * Sets the drift gauge for every live bucket: the board scores PostgreSQL holds for unflagged
+ * players minus the members of the sorted set. Run on each scrape of /metrics; one count query and
+ * one ZCARD per bucket.
+ */
+export async function measureIndexDrift(services: Services): Promise<void> {
+  const { indexDrift } = services.metrics;
+  indexDrift.reset();
+  const boards = await services.boards.list();
+  const buckets = (await Promise.all(boards.map((board) => liveBuckets(services, board)))).flat().slice(0, MAX_BUCKETS);
+  await Promise.all(
+    buckets.map(async (at) => {
+      const [[durable], size] = await Promise.all([
+        services.database.sql<{ n: number }[]>`
+          select count(*)::int as n from board_scores s
+          where s.board_id = ${at.board.id} and s.period = ${at.bucket.period} and s.bucket = ${at.bucket.label}
+            and s.region = ${at.region ?? ''}
+            and not exists (select 1 from players p where p.id = s.player_id and p.flagged_at is not null)`,
+        services.index.size(at),
+      ]);
+      indexDrift.set({ board: at.board.id, period: at.bucket.period, bucket: at.bucket.label, region: at.region ?? '' }, (durable?.n ?? 0) - size);
+    }),
+  );
+}

@@ -1,0 +1,39 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type TestApp, startTestApp } from './helpers/test-app.js';
+
+describe('health, readiness and metrics', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(() => t.close());
+
+  const metric = (text: string, line: RegExp) => Number(line.exec(text)?.[1] ?? NaN);
+
+  it('/healthz and /readyz answer 200 while both stores answer', async () => {
+    expect((await fetch(`${t.url}/healthz`)).status).toBe(200);
+    const ready = await fetch(`${t.url}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toEqual({ postgres: 'up', redis: 'up' });
+  });
+
+  it('/metrics counts submissions by outcome, times operations, and shows no drift on a healthy index', async () => {
+    const submit = (matchId: string, score: number) =>
+      t.server(`mutation($m: ID!, $s: Float!) { submitScore(input: { board: "global", playerId: "m1", score: $s, matchId: $m }) { duplicate } }`, { m: matchId, s: score });
+    await submit('a', 5);
+    await submit('a', 5);
+    await submit('b', -1);
+    const text = await (await fetch(`${t.url}/metrics`)).text();
+    expect(metric(text, /leaderboard_submissions_total\{outcome="accepted"\} (\d+)/)).toBe(1);
+    expect(metric(text, /leaderboard_submissions_total\{outcome="duplicate"\} (\d+)/)).toBe(1);
+    expect(metric(text, /leaderboard_submissions_total\{outcome="rejected"\} (\d+)/)).toBe(1);
+    expect(text).toMatch(/leaderboard_operation_seconds_count\{type="mutation",field="submitScore",outcome="ok"\} 2/);
+    expect(metric(text, /leaderboard_index_drift\{board="global",period="ALL_TIME",bucket="all",region=""\} (-?\d+)/)).toBe(0);
+  });
+
+  it('the drift gauge shows players the index lost', async () => {
+    await t.redis.zrem('lb:{global}:ALL_TIME:all', 'm1');
+    const text = await (await fetch(`${t.url}/metrics`)).text();
+    expect(metric(text, /leaderboard_index_drift\{board="global",period="ALL_TIME",bucket="all",region=""\} (-?\d+)/)).toBe(1);
+  });
+});
