@@ -1,19 +1,10 @@
-import { insertBoard } from '../db/boards.js';
-import { type Aggregate, type Board, PERIODS, type Period, type Retention, type ScoreOrder } from '../model/board.js';
+import { type NewBoard, insertBoard } from '../db/boards.js';
+import { type Board, PERIODS } from '../model/board.js';
 import type { Context } from './context.js';
 import { badInput } from './errors.js';
 
-export interface CreateBoardInput {
-  id: string;
-  title: string;
-  order: ScoreOrder;
-  aggregate: Aggregate;
-  maxScore: number;
-  periods: Period[];
-  regions: string[];
-  topSize: number;
-  retention: Retention;
-}
+/** A board as createBoard receives it: everything but what the service sets (its epoch, its creation time). */
+export type CreateBoardInput = NewBoard;
 
 /** Creates a board; the input type has already checked each field. ALL_TIME is always kept. */
 export async function createBoard(ctx: Context, input: CreateBoardInput): Promise<Board> {
