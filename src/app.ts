@@ -4,7 +4,7 @@ import { GraphQLError } from 'graphql';
 import { createYoga, maskError } from 'graphql-yoga';
 import { measureIndexDrift } from './jobs/index-drift.js';
 import { type SeasonCloser, startSeasonCloser } from './jobs/season-closer.js';
-import { KEYS_CHANGED_CHANNEL } from './db/api-keys.js';
+import { listenForKeyChanges } from './db/api-keys.js';
 import { type Services, createContext } from './resolvers/context.js';
 import { unavailable } from './resolvers/errors.js';
 import { isStoreUnavailable } from './resolvers/store-errors.js';
@@ -114,7 +114,8 @@ export function buildApp(deps: AppDeps): App {
   const closeSockets = attachGraphqlWs(server, yoga as never, services);
   let seasonCloser: SeasonCloser | undefined;
 
-  let keysListener: { unlisten(): Promise<void> } | undefined;
+  // A key created or revoked by any process (or the CLI) is forgotten here at once.
+  const keyChanges = listenForKeyChanges(deps.database, () => services.keyring.forget(), log);
   return {
     services,
     async start() {
@@ -126,8 +127,7 @@ export function buildApp(deps: AppDeps): App {
         });
       });
       seasonCloser = startSeasonCloser(services, deps.seasonCloseIntervalMs ?? 5_000);
-      // A key created or revoked by any process (or the CLI) is forgotten here at once.
-      keysListener = await deps.database.sql.listen(KEYS_CHANGED_CHANNEL, () => services.keyring.forget());
+      keyChanges.start();
       const { port } = server.address() as AddressInfo;
       const url = `http://${deps.host ?? '127.0.0.1'}:${port}`;
       log.info({ url }, 'listening');
@@ -135,7 +135,7 @@ export function buildApp(deps: AppDeps): App {
     },
     async stop() {
       await seasonCloser?.stop();
-      await keysListener?.unlisten();
+      await keyChanges.stop();
       // Closes every WebSocket client with 1001 (going away), then the WebSocket server.
       await closeSockets();
       // Ends every topChanged stream, so server-sent event responses finish instead of holding the server open.

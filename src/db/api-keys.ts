@@ -1,6 +1,7 @@
 import { asc, eq, isNull, or, and } from 'drizzle-orm';
 import type { Sql } from 'postgres';
-import type { Db } from './client.js';
+import type { Logger } from 'pino';
+import type { Database, Db } from './client.js';
 import { apiKeys } from './schema.js';
 
 export type StoredKey = Omit<typeof apiKeys.$inferSelect, 'digest'>;
@@ -42,4 +43,38 @@ export async function revokeApiKey(db: Db, sql: Sql, idOrName: string): Promise<
     .returning({ id: apiKeys.id });
   if (rows.length > 0) await sql.notify(KEYS_CHANGED_CHANNEL, idOrName);
   return rows.length;
+}
+
+/** How long to wait before listening again after PostgreSQL did not answer. */
+const LISTEN_RETRY_MS = 2_000;
+
+/**
+ * Calls `changed` whenever any process creates or revokes a key (LISTEN on its own connection).
+ * A PostgreSQL that does not answer at start-up, or drops the connection, is retried; the keyring's
+ * short cache bounds what is missed meanwhile.
+ */
+export function listenForKeyChanges(database: Database, changed: () => void, log: Logger) {
+  let listener: { unlisten(): Promise<void> } | undefined;
+  let retry: NodeJS.Timeout | undefined;
+  let stopped = false;
+  const listen = () => {
+    database.sql.listen(KEYS_CHANGED_CHANNEL, changed, () => changed()).then(
+      (active) => {
+        if (stopped) void active.unlisten();
+        else listener = active;
+      },
+      (error: unknown) => {
+        log.warn({ err: error }, 'cannot listen for API key changes yet; retrying');
+        if (!stopped) retry = setTimeout(listen, LISTEN_RETRY_MS);
+      },
+    );
+  };
+  return {
+    start: listen,
+    async stop() {
+      stopped = true;
+      clearTimeout(retry);
+      await listener?.unlisten().catch(() => undefined);
+    },
+  };
 }
