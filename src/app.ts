@@ -3,6 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { GraphQLError } from 'graphql';
 import { createYoga, maskError } from 'graphql-yoga';
 import { measureIndexDrift } from './jobs/index-drift.js';
+import { type IndexCatchUp, type IndexCatchUpOptions, startIndexCatchUp } from './jobs/index-catch-up.js';
+import { type IndexRecovery, type IndexRecoveryOptions, startIndexRecovery } from './jobs/index-recovery.js';
 import { type SeasonCloser, startSeasonCloser } from './jobs/season-closer.js';
 import { listenForKeyChanges } from './db/api-keys.js';
 import { type Services, createContext } from './resolvers/context.js';
@@ -34,6 +36,10 @@ export interface AppDeps extends ServiceDeps {
    * process may run it: each season is closed once. Default 5,000 ms.
    */
   seasonCloseIntervalMs?: number;
+  /** How this process re-applies committed results the index missed (see jobs/index-catch-up.ts). Default: its defaults. */
+  indexCatchUp?: IndexCatchUpOptions;
+  /** How this process watches for a Redis that lost the index and rebuilds it (see jobs/index-recovery.ts). Default: its defaults. */
+  indexRecovery?: IndexRecoveryOptions;
 }
 
 export interface App {
@@ -113,12 +119,17 @@ export function buildApp(deps: AppDeps): App {
 
   const closeSockets = attachGraphqlWs(server, yoga as never, services);
   let seasonCloser: SeasonCloser | undefined;
+  let indexRecovery: IndexRecovery | undefined;
+  let indexCatchUp: IndexCatchUp | undefined;
 
   // A key created or revoked by any process (or the CLI) is forgotten here at once.
   const keyChanges = listenForKeyChanges(deps.database, () => services.keyring.forget(), log);
   return {
     services,
     async start() {
+      // Whether Redis still holds the index is known before the first request: until then no read is trusted.
+      indexRecovery = startIndexRecovery(services, deps.indexRecovery);
+      await indexRecovery.ready;
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);
         server.listen(deps.port ?? 4000, deps.host ?? '127.0.0.1', () => {
@@ -127,6 +138,7 @@ export function buildApp(deps: AppDeps): App {
         });
       });
       seasonCloser = startSeasonCloser(services, deps.seasonCloseIntervalMs ?? 5_000);
+      indexCatchUp = startIndexCatchUp(services, deps.indexCatchUp);
       keyChanges.start();
       const { port } = server.address() as AddressInfo;
       const url = `http://${deps.host ?? '127.0.0.1'}:${port}`;
@@ -135,6 +147,8 @@ export function buildApp(deps: AppDeps): App {
     },
     async stop() {
       await seasonCloser?.stop();
+      await indexCatchUp?.stop();
+      await indexRecovery?.stop();
       await keyChanges.stop();
       // Closes every WebSocket client with 1001 (going away), then the WebSocket server.
       await closeSockets();
@@ -142,9 +156,15 @@ export function buildApp(deps: AppDeps): App {
       services.topFeed?.close();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
+      // A keep-alive connection whose response ends meanwhile (a finished event stream, say) goes
+      // idle and would otherwise stay open until its keep-alive timeout: close those as they come.
+      const sweep = setInterval(() => server.closeIdleConnections(), 50);
       const timeout = setTimeout(() => server.closeAllConnections(), deps.shutdownTimeoutMs ?? 10_000);
       await closed;
+      clearInterval(sweep);
       clearTimeout(timeout);
+      // Confirmations of the last requests' index writes; any left over are replayed harmlessly.
+      await services.backlog.flush();
       ownSubscriber?.disconnect();
       log.info('stopped');
     },

@@ -4,6 +4,7 @@ import { ConfigError, loadConfig } from './config.js';
 import { createDatabase, ensureDatabase, migrateDatabase } from './db/client.js';
 import { createLogger } from './logger.js';
 import { createRedis } from './redis.js';
+import { subscriberFor } from './pubsub/top-feed.js';
 
 /** The entry: config, then clients, then the app; and the reverse on SIGTERM or SIGINT. */
 async function main(): Promise<void> {
@@ -24,10 +25,14 @@ async function main(): Promise<void> {
   const database = createDatabase(config.DATABASE_URL);
   const redis: Redis = createRedis(config.REDIS_URL, { keyPrefix: config.REDIS_KEY_PREFIX });
   await redis.connect();
+  // topChanged's own connection: once subscribed it can run nothing else.
+  const subscriber = subscriberFor(redis);
+  await subscriber.connect();
 
   const app = buildApp({
     database,
     redis,
+    subscriber,
     log,
     adminKey: config.ADMIN_API_KEY,
     serverKeys: config.SERVER_API_KEYS,
@@ -35,6 +40,10 @@ async function main(): Promise<void> {
     host: config.HOST,
     port: config.PORT,
     shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
+    rateLimits: {
+      submissionsPerSecond: config.RATE_LIMIT_SUBMISSIONS_PER_SECOND,
+      readsPerSecond: config.RATE_LIMIT_READS_PER_SECOND,
+    },
   });
   await app.start();
 
@@ -50,6 +59,7 @@ async function main(): Promise<void> {
     deadline.unref();
     await app.stop();
     await database.close();
+    await subscriber.quit();
     await redis.quit();
     process.exit(0);
   };

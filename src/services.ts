@@ -3,10 +3,13 @@ import type { Logger } from 'pino';
 import { createKeyring } from './auth/keys.js';
 import { findLiveKey } from './db/api-keys.js';
 import type { Database } from './db/client.js';
+import { createBacklogConfirmer } from './jobs/index-catch-up.js';
+import { createIndexGeneration, guardReads } from './ranking/generation.js';
 import { createRankingIndex } from './ranking/index.js';
 import { createMetrics } from './http/metrics.js';
 import { type RateLimitOptions, createRateLimits } from './http/rate-limits.js';
 import { createTopCache } from './ranking/top-cache.js';
+import { createTopFeed } from './pubsub/top-feed.js';
 import { createBoardDirectory } from './resolvers/board-directory.js';
 import type { Services } from './resolvers/context.js';
 import { createCursorCodec } from './resolvers/cursor.js';
@@ -15,6 +18,12 @@ import { createSeasonDirectory } from './resolvers/season-directory.js';
 export interface ServiceDeps {
   database: Database;
   redis: Redis;
+  /**
+   * A second connection to the same Redis for topChanged to subscribe on (see subscriberFor in
+   * src/pubsub/top-feed.ts); the caller closes it after the app. Default: none, so this process
+   * serves no subscriptions (the CLI).
+   */
+  subscriber?: Redis | undefined;
   log: Logger;
   /** The admin key. Default: none, so admin operations are refused. */
   adminKey?: string | undefined;
@@ -33,11 +42,20 @@ export interface ServiceDeps {
 
 /** What every operation uses, built once per process: by the app, and by the CLI for its commands. */
 export function createServices(deps: ServiceDeps): Services {
-  const index = createRankingIndex(deps.redis);
+  const indexGeneration = createIndexGeneration(deps.redis);
+  const index = guardReads(createRankingIndex(deps.redis), indexGeneration);
+  const topCache = createTopCache((at, limit) => index.top(at, limit));
+  const metrics = createMetrics();
+  const topFeed = deps.subscriber
+    ? createTopFeed({ subscriber: deps.subscriber, topCache, index, log: deps.log, watchers: metrics.topChangedSubscribers })
+    : null;
   return {
     database: deps.database,
     index,
-    topCache: createTopCache((at, limit) => index.top(at, limit)),
+    indexGeneration,
+    backlog: createBacklogConfirmer(deps.database, deps.log),
+    topCache,
+    topFeed,
     boards: createBoardDirectory(deps.database.db),
     seasons: createSeasonDirectory(deps.database.db),
     keyring: createKeyring({
@@ -47,7 +65,7 @@ export function createServices(deps: ServiceDeps): Services {
     }),
     cursors: createCursorCodec(deps.cursorSecret ?? `cursor:${deps.adminKey ?? 'leaderboard'}`),
     limits: createRateLimits(deps.rateLimits),
-    metrics: createMetrics(),
+    metrics,
     log: deps.log,
     now: deps.now ?? (() => new Date()),
   };

@@ -24,6 +24,15 @@ describe('configuration from the environment', () => {
     for (const name of ['PORT', 'DATABASE_URL', 'REDIS_URL', 'ADMIN_API_KEY', 'SERVER_API_KEYS', 'LOG_LEVEL']) expect(problems).toContain(name);
   });
 
+  it('reads the rate limits, 0 turning one off, and refuses a negative one', () => {
+    expect(loadConfig({})).toMatchObject({ RATE_LIMIT_SUBMISSIONS_PER_SECOND: 20_000, RATE_LIMIT_READS_PER_SECOND: 200 });
+    expect(loadConfig({ RATE_LIMIT_SUBMISSIONS_PER_SECOND: '0', RATE_LIMIT_READS_PER_SECOND: '50' })).toMatchObject({
+      RATE_LIMIT_SUBMISSIONS_PER_SECOND: 0,
+      RATE_LIMIT_READS_PER_SECOND: 50,
+    });
+    expect(() => loadConfig({ RATE_LIMIT_READS_PER_SECOND: '-1' })).toThrow(/RATE_LIMIT_READS_PER_SECOND/);
+  });
+
   it('reads comma-separated server keys, and treats empty as unset', () => {
     const config = loadConfig({ SERVER_API_KEYS: ' key-number-one-0001 , key-number-two-0002 ', ADMIN_API_KEY: '' });
     expect(config.SERVER_API_KEYS).toEqual(['key-number-one-0001', 'key-number-two-0002']);

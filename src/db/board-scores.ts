@@ -37,3 +37,24 @@ export async function* streamBoardScores(sql: Sql, list: BoardScoreList, options
     yield rows.map((row) => ({ playerId: row.player_id, score: row.score, reachedAt: new Date(row.reached_ms) }));
   }
 }
+
+/**
+ * Every list that holds at least one board score: the distinct (board, period, bucket, region) of
+ * board_scores, old buckets included (the caller keeps those still live). A loose index scan on the
+ * primary key, one probe per list, rather than a scan of every row: O(L log N) for L lists.
+ */
+export async function listsWithBoardScores(sql: Sql): Promise<BoardScoreList[]> {
+  const rows = await sql<{ board_id: string; period: BoardScoreList['period']; bucket: string; region: string }[]>`
+    with recursive lists as (
+      (select board_id, period, bucket, region from board_scores order by board_id, period, bucket, region limit 1)
+      union all
+      select next.board_id, next.period, next.bucket, next.region
+      from lists, lateral (
+        select s.board_id, s.period, s.bucket, s.region from board_scores s
+        where (s.board_id, s.period, s.bucket, s.region) > (lists.board_id, lists.period, lists.bucket, lists.region)
+        order by s.board_id, s.period, s.bucket, s.region
+        limit 1) as next
+    )
+    select board_id, period, bucket, region from lists`;
+  return rows.map((row) => ({ boardId: row.board_id, period: row.period, bucket: row.bucket, region: row.region }));
+}

@@ -30,6 +30,11 @@ function clientOptions(options: DatabaseOptions = {}): Options<Record<string, po
     max: options.maxConnections ?? 10,
     connect_timeout: 5,
     idle_timeout: 60,
+    // Seconds before a lost connection is tried again. postgres.js waits up to 20 s by default
+    // once a few attempts have failed, and a query waiting for a connection waits that long too:
+    // capped at a second, a query while PostgreSQL is down fails within about a second (so the
+    // caller answers UNAVAILABLE), and the pool is back within a second of PostgreSQL.
+    backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 1),
     onnotice: () => {},
     // Scores and totals stay below 2^53 (the packing refuses larger boards), so int8 reads as a number.
     types: {

@@ -29,6 +29,9 @@ export async function erasePlayer(
     // board rather than a scan of the whole log.
     const logged = await tx`delete from results where board_id = any(array(select id from boards)) and player_id = ${playerId}`;
     const frozen = await tx`update season_results set player_id = null where player_id = ${playerId}`;
+    // The index outbox names the player too. Deleting its rows waits for a catch-up pass holding
+    // them (see jobs/index-catch-up.ts), so that pass's index write lands before the removal below.
+    await tx`delete from index_backlog where player_id = ${playerId}`;
     await beforeCommit(scores.map(toPlayerBoardScore));
     return scores.length + profile.count + friends.count + logged.count + frozen.count > 0;
   });

@@ -139,3 +139,18 @@ export const apiKeys = pgTable(
   },
   (table) => [uniqueIndex('api_keys_digest_idx').on(table.digest)],
 );
+
+/**
+ * The index outbox: one row per (board, player) a committed batch touched, written in the batch's
+ * own transaction and deleted once the ranking index holds the batch's board scores. A row that
+ * stays (Redis was away, or the process died between the commit and the index write) is
+ * re-applied by the catch-up job (src/jobs/index-catch-up.ts) from the player's current board
+ * scores, so the index never silently stays behind. Usually nearly empty: rows live for the
+ * fraction of a second between a commit and its index write.
+ */
+export const indexBacklog = pgTable('index_backlog', {
+  id: bigint({ mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+  boardId: text().notNull(),
+  playerId: text().notNull(),
+  enqueuedAt: timestamptz().notNull().defaultNow(),
+});

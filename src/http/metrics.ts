@@ -33,6 +33,11 @@ export function createMetrics() {
       labelNames: ['outcome'] as const,
       registers: [registry],
     }),
+    indexBacklog: new Gauge({
+      name: 'leaderboard_index_backlog',
+      help: 'Committed (board, player) batches the index has not confirmed yet (counted up to 100,000): above 0 for more than a few seconds, the index is behind.',
+      registers: [registry],
+    }),
     indexBehind: new Counter({
       name: 'leaderboard_index_write_failures_total',
       help: 'Committed batches whose index write failed: the index is behind until it is caught up.',

@@ -4,6 +4,7 @@ import type { BoardBucket } from '../ranking/index.js';
 import { packingFor } from '../ranking/packing.js';
 import type { Services } from '../resolvers/context.js';
 import { seasonBucket } from '../resolvers/season-directory.js';
+import { announceTops } from '../pubsub/announce.js';
 
 /** Every sorted set of a season: the global list and each of the board's regions. */
 export function seasonBuckets(board: Board, season: Season): BoardBucket[] {
@@ -49,6 +50,8 @@ export async function closeSeason(services: Services, board: Board, seasonId?: s
   if (!closed) return null;
   services.seasons.forget(board.id);
   await dropSeasonKeys(services, board, closed.season);
+  // Its watchers see the season's lists go empty (seasonResults serves the final order from now on).
+  await announceTops(services, seasonBuckets(board, closed.season));
   services.log.info(
     { board: board.id, season: closed.season.id, frozen: closed.frozen, ms: Math.round(performance.now() - started) },
     'season closed and frozen',

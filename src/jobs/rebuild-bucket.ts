@@ -3,12 +3,16 @@ import type { Database } from '../db/client.js';
 import { keptUntil } from '../model/buckets.js';
 import type { BoardBucket, RankingIndex, RebuildOptions } from '../ranking/index.js';
 import type { TopCache } from '../ranking/top-cache.js';
+import { announceTops } from '../pubsub/announce.js';
+import type { Logger } from 'pino';
 
 /** What a rebuild needs: the system of record and the index, and the process's top cache to refresh. */
 export interface RebuildDeps {
   database: Database;
   index: RankingIndex;
   topCache?: Pick<TopCache, 'invalidate'>;
+  /** Where a failed top-change announcement is reported. Default: nowhere. */
+  log?: Pick<Logger, 'warn'>;
 }
 
 /** Tuning of one rebuild; the defaults suit a million members. */
@@ -32,5 +36,7 @@ export async function rebuildBucket(deps: RebuildDeps, at: BoardBucket, options:
   const size = await deps.index.rebuild(at, chunks, { ...options, expiresAt: keptUntil(at.bucket, at.board.retention) });
   // This process serves the new top at once; other processes' caches are at most ~1 s old.
   deps.topCache?.invalidate(at);
+  // And every process's topChanged watchers get it: the swap may have changed the top.
+  await announceTops(deps, [at]);
   return size;
 }

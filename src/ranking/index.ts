@@ -1,12 +1,12 @@
 import type { ChainableCommander, Redis } from 'ioredis';
 import type { BoardScore } from '../model/board.js';
-import { type BoardBucket, bucketKey } from './keys.js';
+import { type BoardBucket, bucketKey, topChannel } from './keys.js';
 import { pack, packedDirection, packingFor, unpack } from './packing.js';
-import { type RebuildOptions, rebuildKey, rebuildSortedSet } from './rebuild.js';
+import { type RebuildOptions, rebuildKey, rebuildSortedSet, rebuildTombstoneKey } from './rebuild.js';
 import { defineRankingScripts } from './scripts/index.js';
 
 export type { BoardBucket } from './keys.js';
-export { type RebuildOptions, RebuildRunningError, rebuildKey } from './rebuild.js';
+export { type RebuildOptions, RebuildRunningError, rebuildKey, rebuildTombstoneKey } from './rebuild.js';
 
 /** A player's place in one board bucket, read from the index. */
 export interface Place {
@@ -77,11 +77,13 @@ function placesFromRows(at: BoardBucket, rows: (number | string)[], firstRank: n
  */
 export function createRankingIndex(redis: Redis) {
   defineRankingScripts(redis);
+  const channelOf = (at: BoardBucket) => `${redis.options.keyPrefix ?? ''}${topChannel(at)}`;
 
   return {
     /**
      * Writes board scores (each already combined with what the database held) and reads every
-     * member's place after its write. One pipeline, two script calls per write: O(k log N).
+     * member's place after its write; a write that changes its bucket's top announces it (see
+     * {@link announceTopChanged}). One pipeline, two script calls per write: O(k log N).
      */
     async writeBoardScores(writes: BoardScoreWrite[]): Promise<{ size: number; place: Place | null }[]> {
       if (writes.length === 0) return [];
@@ -91,10 +93,11 @@ export function createRankingIndex(redis: Redis) {
         const packed = pack(at.board, packing, score.score, score.reachedAt, at.bucket.start);
         const expireAt = expiresAt ? Math.ceil(expiresAt.getTime() / 1000) : 0;
         // Into a running rebuild first: should the rebuild swap in between, it carries the write.
-        pipeline.writeIntoRebuild(rebuildKey(at), packedDirection(at.board), String(packed), score.playerId);
-        pipeline.applyScore(bucketKey(at), score.playerId, String(packed), packedDirection(at.board), expireAt);
+        pipeline.writeIntoRebuild(rebuildKey(at), rebuildTombstoneKey(at), packedDirection(at.board), String(packed), score.playerId);
+        // Announces on the bucket's top channel when the write changed its top (see apply-score.ts).
+        pipeline.applyScore(bucketKey(at), score.playerId, String(packed), packedDirection(at.board), expireAt, at.board.topSize);
       }
-      const replies = (await execPipeline(pipeline)).filter((_reply, i) => i % 2 === 1) as [number | null, string | null, number][];
+      const replies = (await execPipeline(pipeline)).filter((_reply, i) => i % 2 === 1) as [number | null, string | null, number, 0 | 1][];
       return replies.map(([rank, packed, size], i) => {
         const { at, score } = writes[i]!;
         const place = rank === null || packed === null ? null : placeOf(at, score.playerId, rank, packed);
@@ -112,8 +115,10 @@ export function createRankingIndex(redis: Redis) {
       const pipeline = redis.pipeline();
       for (const bucket of at) {
         // Out of a running rebuild first, as writes go into it first: should the rebuild swap in
-        // between, the player is not carried back in. (ZREM on a missing key creates nothing.)
-        pipeline.zrem(rebuildKey(bucket), playerId);
+        // between, the player is not carried back in; and tombstoned there, so that a chunk of the
+        // rebuild's snapshot read before this removal cannot bring them back either (see
+        // rebuild-remove.ts). Nothing is created when no rebuild runs.
+        pipeline.removeFromRebuild(rebuildKey(bucket), rebuildTombstoneKey(bucket), playerId);
         pipeline.removeMember(bucketKey(bucket), playerId);
       }
       const replies = (await execPipeline(pipeline)).filter((_reply, i) => i % 2 === 1) as (number | null)[];
@@ -174,6 +179,28 @@ export function createRankingIndex(redis: Redis) {
     async drop(at: BoardBucket[]): Promise<number> {
       if (at.length === 0) return 0;
       return redis.unlink(...at.map(bucketKey));
+    },
+
+    /**
+     * The full name of the channel a bucket's top changes are announced on: {@link topChannel}
+     * under this client's key prefix, since ioredis prefixes keys but never channels. Subscribe to
+     * exactly this name. O(1).
+     */
+    topChannel(at: BoardBucket): string {
+      return channelOf(at);
+    },
+
+    /**
+     * Tells every API process that these buckets' tops changed, for a change the write script
+     * does not see: a flag, an unflag, an erasure, a rebuild, a season closed. Each process
+     * watching one of them reads its top again. One pipelined PUBLISH per distinct bucket: O(k).
+     */
+    async announceTopChanged(at: BoardBucket[]): Promise<void> {
+      const channels = new Set(at.map(channelOf));
+      if (channels.size === 0) return;
+      const pipeline = redis.pipeline();
+      for (const channel of channels) pipeline.publish(channel, '');
+      await execPipeline(pipeline);
     },
 
     /**

@@ -14,6 +14,14 @@ export function rebuildKey(at: BoardBucket): string {
   return `${bucketKey(at)}#rebuild`;
 }
 
+/**
+ * The members flagged or erased while a rebuild of the bucket runs (see rebuild-remove.ts), taken
+ * out again at the swap; e.g. `lb:{race}:WEEKLY:2026-W48:eu#rebuild:removed`. Same hash tag.
+ */
+export function rebuildTombstoneKey(at: BoardBucket): string {
+  return `${rebuildKey(at)}:removed`;
+}
+
 /** Player ids are printable, so a member starting with a control character is never a player. */
 const MARKER_PREFIX = '\u0000rebuild:';
 
@@ -53,7 +61,9 @@ async function execPipeline(pipeline: ChainableCommander): Promise<void> {
  * `chunks` must not start reading its snapshot before it is iterated: the rebuild key exists from
  * before the first chunk is asked for, so a write committed after the snapshot is copied into it
  * by the write path (writeBoardScores) and survives the swap. ZADDs here use the board's direction
- * (GT or LT) so a snapshot value never overwrites such a newer one.
+ * (GT or LT) so a snapshot value never overwrites such a newer one. Likewise a player flagged or
+ * erased after the snapshot is tombstoned by removePlayer and taken out at the swap, even when a
+ * chunk read before the removal wrote them back in.
  *
  * O(N log N) for N members, in N / membersPerZadd commands.
  */
@@ -62,8 +72,9 @@ export async function rebuildSortedSet(redis: Redis, at: BoardBucket, chunks: As
   const maxInFlight = options.chunksInFlight ?? 4;
   const live = bucketKey(at);
   const temp = rebuildKey(at);
+  const tombstones = rebuildTombstoneKey(at);
   const marker = `${MARKER_PREFIX}${randomUUID()}`;
-  if ((await redis.beginRebuild(temp, marker, REBUILD_KEY_TTL_MS)) !== 1) throw new RebuildRunningError(live);
+  if ((await redis.beginRebuild(temp, tombstones, marker, REBUILD_KEY_TTL_MS)) !== 1) throw new RebuildRunningError(live);
 
   const packing = packingFor(at.board, at.bucket.period);
   const direction = packedDirection(at.board);
@@ -80,6 +91,7 @@ export async function rebuildSortedSet(redis: Redis, at: BoardBucket, chunks: As
         pipeline.zadd(temp, direction, ...args);
       }
       pipeline.pexpire(temp, REBUILD_KEY_TTL_MS);
+      pipeline.pexpire(tombstones, REBUILD_KEY_TTL_MS);
       const written = execPipeline(pipeline);
       // Awaited below; until then a failure must not count as an unhandled rejection.
       written.catch(() => undefined);
@@ -88,12 +100,12 @@ export async function rebuildSortedSet(redis: Redis, at: BoardBucket, chunks: As
     }
     await Promise.all(inFlight);
     const expireAt = options.expiresAt ? Math.ceil(options.expiresAt.getTime() / 1000) : 0;
-    const size = await redis.swapRebuilt(temp, live, marker, expireAt);
+    const size = await redis.swapRebuilt(temp, live, tombstones, marker, expireAt);
     if (size < 0) throw new Error(`the rebuild key of ${live} expired while the rebuild stalled; the live key is unchanged`);
     return size;
   } catch (error) {
     await Promise.allSettled(inFlight);
-    await redis.dropRebuild(temp, marker).catch(() => undefined);
+    await redis.dropRebuild(temp, tombstones, marker).catch(() => undefined);
     throw error;
   }
 }

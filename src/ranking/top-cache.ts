@@ -19,9 +19,13 @@ export interface TopCacheOptions {
 
 interface Entry {
   view?: TopView;
+  /** Which read the view came from: a read that started earlier never replaces a later one's view. */
+  viewRead: number;
   /** The read under way, shared by every caller that arrives while it runs (single flight). */
   reading?: Promise<TopView>;
   readingLimit: number;
+  /** The read a refresh waits to start once `reading` is done, shared by every refresh meanwhile. */
+  nextRefresh?: Promise<TopView>;
   /** The largest limit asked recently, and when: each read fetches that many, so smaller asks are slices. */
   largestLimit: number;
   largestAskedAt: number;
@@ -38,15 +42,30 @@ export function createTopCache(read: (at: BoardBucket, limit: number) => Promise
   const maxBuckets = options.maxBuckets ?? 10_000;
   const now = options.now ?? Date.now;
   const entries = new Map<string, Entry>();
+  let reads = 0;
 
   const slice = (view: TopView, limit: number): TopView => ({ ...view, places: view.places.slice(0, limit) });
 
+  /** The bucket's entry, with `limit` remembered as asked at `t`. */
+  function entryFor(key: string, limit: number, t: number): Entry {
+    const entry = entries.get(key) ?? { viewRead: 0, readingLimit: 0, largestLimit: limit, largestAskedAt: t };
+    if (limit >= entry.largestLimit || t - entry.largestAskedAt > limitMemoryMs) {
+      entry.largestLimit = Math.max(limit, t - entry.largestAskedAt > limitMemoryMs ? 0 : entry.largestLimit);
+      entry.largestAskedAt = t;
+    }
+    return entry;
+  }
+
   function startRead(key: string, entry: Entry, at: BoardBucket): Promise<TopView> {
     const limit = entry.largestLimit;
+    const readNumber = ++reads;
     const reading = read(at, limit).then(
       (view) => {
         const fresh = { ...view, asOf: new Date(now()) };
-        entry.view = fresh;
+        if (readNumber > entry.viewRead) {
+          entry.view = fresh;
+          entry.viewRead = readNumber;
+        }
         if (entry.reading === reading) entry.reading = undefined;
         return fresh;
       },
@@ -69,17 +88,46 @@ export function createTopCache(read: (at: BoardBucket, limit: number) => Promise
     async top(at: BoardBucket, limit: number): Promise<TopView> {
       const key = bucketKey(at);
       const t = now();
-      const entry = entries.get(key) ?? { readingLimit: 0, largestLimit: limit, largestAskedAt: t };
-      if (limit >= entry.largestLimit || t - entry.largestAskedAt > limitMemoryMs) {
-        entry.largestLimit = Math.max(limit, t - entry.largestAskedAt > limitMemoryMs ? 0 : entry.largestLimit);
-        entry.largestAskedAt = t;
-      }
+      const entry = entryFor(key, limit, t);
       const { view } = entry;
       // A view holds every row there is when it has fewer rows than it asked for.
       const covers = (v: TopView) => v.places.length >= limit || v.places.length === v.size;
       if (view && t - view.asOf.getTime() <= maxAgeMs && covers(view)) return slice(view, limit);
       if (entry.reading && entry.readingLimit >= limit) return slice(await entry.reading, limit);
       return slice(await startRead(key, entry, at), limit);
+    },
+
+    /**
+     * Reads a bucket's top now (`limit` places, or more when readers asked for more lately) and
+     * makes it the cached view, so `top` readers get it too; answers the whole view read. A read
+     * already under way may have started before whatever prompted this call (a top change), so it
+     * is not joined: the call waits for it and then reads again, and every refresh arriving
+     * meanwhile shares that next read (single flight: at most one read in flight and one waiting
+     * per bucket). O(log N + limit).
+     */
+    refresh(at: BoardBucket, limit: number): Promise<TopView> {
+      const key = bucketKey(at);
+      const entry = entryFor(key, limit, now());
+      if (!entry.reading) return startRead(key, entry, at);
+      entry.nextRefresh ??= entry.reading
+        .then(
+          () => undefined,
+          () => undefined,
+        )
+        .then(() => {
+          entry.nextRefresh = undefined;
+          return startRead(key, entry, at);
+        });
+      return entry.nextRefresh;
+    },
+
+    /**
+     * The last view read of a bucket, however old (its asOf says when), sliced to `limit`; undefined
+     * when there is none that holds `limit` rows. For when the index cannot be read now. O(limit).
+     */
+    peek(at: BoardBucket, limit: number): TopView | undefined {
+      const view = entries.get(bucketKey(at))?.view;
+      return view && (view.places.length >= limit || view.places.length === view.size) ? slice(view, limit) : undefined;
     },
 
     /** Drops a bucket's view, so the next ask reads the index (a write that changed the top, say). */

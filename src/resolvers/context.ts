@@ -5,8 +5,11 @@ import type { Database } from '../db/client.js';
 import { type Player, findPlayers } from '../db/players.js';
 import type { Metrics } from '../http/metrics.js';
 import type { RateLimits } from '../http/rate-limits.js';
+import type { BacklogConfirmer } from '../jobs/index-catch-up.js';
+import type { IndexGeneration } from '../ranking/generation.js';
 import type { RankingIndex } from '../ranking/index.js';
 import type { TopCache } from '../ranking/top-cache.js';
+import type { TopFeed } from '../pubsub/top-feed.js';
 import type { BoardDirectory } from './board-directory.js';
 import type { CursorCodec } from './cursor.js';
 import type { SeasonDirectory } from './season-directory.js';
@@ -15,9 +18,16 @@ import { isStoreUnavailable } from './store-errors.js';
 /** What every operation may use; built once by the app. */
 export interface Services {
   database: Database;
+  /** Reads of a bucket Redis may have lost refuse (IndexRecoveringError) until it is rebuilt: see ranking/generation.ts. */
   index: RankingIndex;
+  /** Whether Redis still holds the index, and which buckets are back after it lost it. */
+  indexGeneration: IndexGeneration;
+  /** Confirms committed batches' index_backlog rows once the index holds their board scores. */
+  backlog: BacklogConfirmer;
   /** The shared top cache: `top` reads go through it. */
   topCache: TopCache;
+  /** topChanged's fan-out (one Redis subscription per watched bucket); null where nothing is served (the CLI). */
+  topFeed: TopFeed | null;
   boards: BoardDirectory;
   /** Each board's open season, cached about a second. */
   seasons: SeasonDirectory;

@@ -1,6 +1,7 @@
 import { erasePlayer } from '../db/erasure.js';
 import type { BoardBucket } from '../ranking/index.js';
 import type { Context } from './context.js';
+import { announceTops } from '../pubsub/announce.js';
 import { forgetTops, heldBuckets, inTop, warmBoards } from './player-buckets.js';
 
 /** What an erasure did. */
@@ -28,5 +29,6 @@ export async function deletePlayer(ctx: Context, playerId: string): Promise<Eras
     forgetTops(ctx, held);
   });
   ctx.loaders.player.clear(playerId);
+  await announceTops(ctx.services, changedTops);
   return { erased, changedTops };
 }

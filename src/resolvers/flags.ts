@@ -2,6 +2,7 @@ import { clearFlag, playerBoardScores, setFlag, withPlayerLock } from '../db/fla
 import type { Player } from '../db/players.js';
 import type { BoardBucket } from '../ranking/index.js';
 import type { Context } from './context.js';
+import { announceTops } from '../pubsub/announce.js';
 import { forgetTops, heldBuckets, inTop, warmBoards } from './player-buckets.js';
 
 /** What a flag or an unflag did. */
@@ -28,6 +29,7 @@ export async function flagPlayer(ctx: Context, playerId: string, reason: string)
     return { player, held, changedTops: held.filter((at, i) => inTop(at, ranks[i])) };
   });
   forgetTops(ctx, outcome.held);
+  await announceTops(ctx.services, outcome.changedTops);
   ctx.loaders.player.clear(playerId).prime(playerId, outcome.player);
   return { player: outcome.player, changedTops: outcome.changedTops };
 }
@@ -50,6 +52,8 @@ export async function unflagPlayer(ctx: Context, playerId: string): Promise<Flag
     return { player, held, changedTops: held.filter((at, i) => inTop(at, written[i]?.place?.rank)) };
   });
   forgetTops(ctx, outcome.held);
+  // The write script announced these already; announcing again is harmless (watchers coalesce).
+  await announceTops(ctx.services, outcome.changedTops);
   ctx.loaders.player.clear(playerId).prime(playerId, outcome.player);
   return { player: outcome.player, changedTops: outcome.changedTops };
 }

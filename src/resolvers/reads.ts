@@ -1,4 +1,5 @@
 import { friendIds } from '../db/players.js';
+import { IndexRecoveringError } from '../ranking/generation.js';
 import { type BucketArgs, resolveBoardBucket } from './buckets.js';
 import type { Context } from './context.js';
 import { type Standing, type TopBoard, toStanding } from './standings.js';
@@ -6,10 +7,19 @@ import { type Standing, type TopBoard, toStanding } from './standings.js';
 /** The most friends a list holds, and so the most a friends read ranks. */
 export const MAX_FRIENDS = 1_000;
 
-/** The first `limit` standings of a bucket, through the shared top cache: O(limit) on a hit, O(log N + limit) on a miss. */
+/**
+ * The first `limit` standings of a bucket, through the shared top cache: O(limit) on a hit,
+ * O(log N + limit) on a miss. While the bucket's index cannot be trusted (Redis came back, or is
+ * being rebuilt after it lost the index) the last view this process read is served, with the asOf
+ * of when it was read; UNAVAILABLE when it has none.
+ */
 export async function readTop(ctx: Context, args: BucketArgs & { limit: number }): Promise<TopBoard> {
   const at = await resolveBoardBucket(ctx, args);
-  const view = await ctx.services.topCache.top(at, args.limit);
+  const view = await ctx.services.topCache.top(at, args.limit).catch((error: unknown) => {
+    const last = error instanceof IndexRecoveringError ? ctx.services.topCache.peek(at, args.limit) : undefined;
+    if (!last) throw error;
+    return last;
+  });
   return {
     boardId: at.board.id,
     period: at.bucket.period,

@@ -4,6 +4,7 @@ import type { Bucket } from '../model/buckets.js';
 import type { Db } from '../db/client.js';
 import type { Services } from './context.js';
 import { badInput, notFound } from './errors.js';
+import { isStoreUnavailable } from './store-errors.js';
 
 /**
  * How long a process trusts what it read about a board's open season. startSeason starts a season
@@ -24,6 +25,10 @@ export const OPEN_SEASON_TTL_MS = 1_000;
  *   write may bring the dropped key back, which is why the season closer drops the keys of recently
  *   closed seasons again. Closing re-checks in SQL that the season is open, and freezing re-checks
  *   [startsAt, endsAt).
+ *
+ * While PostgreSQL does not answer, a board's last known open season is served instead (reads of
+ * the season go on from Redis), and is not cached, so the first call after PostgreSQL is back asks
+ * it again. Submissions need PostgreSQL anyway, so a stale season never records a result.
  */
 export interface SeasonDirectory {
   /** The board's open season, or null. O(1) while cached. */
@@ -34,21 +39,34 @@ export interface SeasonDirectory {
 
 export function createSeasonDirectory(db: Db): SeasonDirectory {
   const cache = new Map<string, { readAt: number; season: Promise<Season | null> }>();
+  /** The last answer PostgreSQL gave per board, served while it does not answer. */
+  const lastKnown = new Map<string, Season | null>();
   return {
     open(boardId) {
       const now = performance.now();
       const cached = cache.get(boardId);
       if (cached && now - cached.readAt < OPEN_SEASON_TTL_MS) return cached.season;
       // Timed from before the query is sent, and shared by every caller until it expires.
-      const entry = { readAt: now, season: findOpenSeason(db, boardId) };
+      const entry = {
+        readAt: now,
+        season: findOpenSeason(db, boardId).then(
+          (season) => {
+            lastKnown.set(boardId, season);
+            return season;
+          },
+          (error: unknown) => {
+            if (cache.get(boardId) === entry) cache.delete(boardId);
+            if (isStoreUnavailable(error) && lastKnown.has(boardId)) return lastKnown.get(boardId) ?? null;
+            throw error;
+          },
+        ),
+      };
       cache.set(boardId, entry);
-      entry.season.catch(() => {
-        if (cache.get(boardId) === entry) cache.delete(boardId);
-      });
       return entry.season;
     },
     forget(boardId) {
       cache.delete(boardId);
+      lastKnown.delete(boardId);
     },
   };
 }

@@ -1,3 +1,4 @@
+import type { Player } from '../db/players.js';
 import type { Period } from '../model/board.js';
 import type { Place } from '../ranking/index.js';
 
@@ -8,6 +9,11 @@ export interface Standing {
   score: number;
   percentile: number;
   achievedAt: Date;
+  /**
+   * The player's profile when the read has it already (topChanged loads each view's profiles once
+   * for all its viewers); otherwise the request's player loader fetches it.
+   */
+  player?: Player | undefined;
 }
 
 export function toStanding(place: Place, size: number): Standing {

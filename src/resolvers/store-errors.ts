@@ -24,8 +24,12 @@ const NETWORK_CODES = new Set([
 
 const REDIS_DOWN = /Connection is closed|Stream isn't writeable|enableOfflineQueue|Reached the max retries|Command timed out|MaxRetriesPerRequest/;
 
+/** Errors of ours that mean the same: an index bucket not rebuilt yet, a COMMIT whose outcome is not known yet. */
+const OWN_UNAVAILABLE = new Set(['IndexRecoveringError', 'CommitInDoubtError']);
+
 export function isStoreUnavailable(error: unknown): boolean {
   for (let cause = error, depth = 0; cause instanceof Error && depth < 5; cause = cause.cause, depth++) {
+    if (OWN_UNAVAILABLE.has(cause.name)) return true;
     const code = (cause as { code?: unknown }).code;
     if (typeof code === 'string' && (NETWORK_CODES.has(code) || code.startsWith('08'))) return true;
     if (cause.name === 'MaxRetriesPerRequestError' || REDIS_DOWN.test(cause.message)) return true;

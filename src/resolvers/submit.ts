@@ -97,7 +97,7 @@ export async function submitScores(ctx: Context, inputs: SubmitScoreInput[], { b
   }
 
   const shown = recorded.boardScores.filter((score) => !hidden.has(score.playerId));
-  const places = await writeIndex(ctx, entries, shown);
+  const places = await writeIndex(ctx, entries, shown, recorded.backlogIds);
   await keepFlaggedOut(ctx, entries, shown, hidden);
   return Promise.all(
     entries.map(async (entry, i) => {
@@ -144,11 +144,17 @@ async function keepFlaggedOut(ctx: Context, entries: PreparedEntry[], shown: { p
   }
 }
 
-/** Writes the committed board scores into the index; an empty map when Redis does not answer. */
+/**
+ * Writes the committed board scores into the index; an empty map when Redis does not answer. Once
+ * the index holds them, the batch's index_backlog rows are confirmed (deleted in the background);
+ * when it does not, they stay, and the catch-up job (jobs/index-catch-up.ts) re-applies them as
+ * soon as Redis answers again.
+ */
 async function writeIndex(
   ctx: Context,
   entries: PreparedEntry[],
   boardScores: Awaited<ReturnType<typeof recordResults>>['boardScores'],
+  backlogIds: number[],
 ): Promise<Map<string, PlaceWithSize>> {
   const bucketByRow = new Map<string, ResultBucket>();
   for (const entry of entries) {
@@ -163,6 +169,7 @@ async function writeIndex(
   const places = new Map<string, PlaceWithSize>();
   try {
     const written = await ctx.services.index.writeBoardScores(writes);
+    ctx.services.backlog.confirm(backlogIds);
     written.forEach(({ place, size }, i) => {
       if (place) places.set(writes[i]!.id, { place, size });
     });

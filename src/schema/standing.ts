@@ -15,7 +15,7 @@ StandingRef.implement({
       description: 'The percentage of ranked players this player is ahead of: 100 * (size - rank) / size.',
     }),
     achievedAt: t.expose('achievedAt', { type: 'DateTime', description: 'When the player reached this score.' }),
-    player: t.field({ type: PlayerRef, resolve: (standing, _args, ctx) => ctx.loaders.player.load(standing.playerId) }),
+    player: t.field({ type: PlayerRef, resolve: (standing, _args, ctx) => standing.player ?? ctx.loaders.player.load(standing.playerId) }),
   }),
 });
 

@@ -1,6 +1,6 @@
-import { watchTop } from '../pubsub/top-watch.js';
 import { readTop } from '../resolvers/reads.js';
 import type { TopBoard } from '../resolvers/standings.js';
+import { type TopEvent, topChangedView, watchTopChanged } from '../resolvers/top-changed.js';
 import { builder } from './builder.js';
 import { bucketArgs } from './bucket-args.js';
 import { PeriodEnum } from './enums.js';
@@ -36,7 +36,7 @@ builder.subscriptionFields((t) => ({
     description:
       'The top `limit` (1 to board.topSize) of one bucket: the current view at once, then a new view each time its entries change (who, their order, or a score). Bursts are coalesced into at most one event per 100 ms per bucket.',
     args: { ...bucketArgs(t.arg), limit: t.arg.int({ required: true, defaultValue: 10, validate: intRange(1, 100, 'limit') }) },
-    subscribe: (_root, args, ctx) => watchTop(ctx, { ...args, board: String(args.board) }, ctx.signal),
-    resolve: (view) => view,
+    subscribe: (_root, args, ctx) => watchTopChanged(ctx, { ...args, board: String(args.board) }),
+    resolve: (event: TopEvent, _args, ctx) => topChangedView(ctx, event),
   }),
 }));

@@ -5,6 +5,9 @@ import { type App, buildApp } from '../../src/app.js';
 import { type Database, createDatabase } from '../../src/db/client.js';
 import { createLogger } from '../../src/logger.js';
 import type { RateLimitOptions } from '../../src/http/rate-limits.js';
+import type { IndexCatchUpOptions } from '../../src/jobs/index-catch-up.js';
+import type { IndexRecoveryOptions } from '../../src/jobs/index-recovery.js';
+import { subscriberFor } from '../../src/pubsub/top-feed.js';
 import { createRedis } from '../../src/redis.js';
 import { deleteKeys } from './redis-keys.js';
 
@@ -30,6 +33,20 @@ export interface TestAppOptions {
   shareStoresOf?: { databaseUrl: string; keyPrefix: string };
   /** How often the app closes seasons whose endsAt has passed. Default: the app's. */
   seasonCloseIntervalMs?: number;
+  /**
+   * Where the app reaches PostgreSQL (a TCP proxy in front of it, see tcp-proxy.ts); the app's
+   * database is still created, read by the test (`databaseUrl`) and dropped directly. Default: directly.
+   */
+  databaseVia?: { host?: string; port: number };
+  /**
+   * The Redis the app uses: a proxy in front of the shared one, or a test's own redis-server.
+   * Default: TEST_REDIS_URL, or the shared Redis on 127.0.0.1:6379.
+   */
+  redisUrl?: string;
+  /** How the app catches the index up after it fell behind. Default: the app's. */
+  indexCatchUp?: IndexCatchUpOptions;
+  /** How the app watches for, and rebuilds, a lost index. Default: the app's. */
+  indexRecovery?: IndexRecoveryOptions;
 }
 
 /**
@@ -51,12 +68,20 @@ export async function startTestApp(options: TestAppOptions = {}) {
   }
 
   const keyPrefix = shared?.keyPrefix ?? `${inject('redisRunPrefix')}${id}:`;
-  const database: Database = createDatabase(databaseUrl.toString(), { onQuery: options.onQuery });
-  const redis = createRedis(process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379', { keyPrefix });
+  const appDatabaseUrl = new URL(databaseUrl);
+  if (options.databaseVia) {
+    appDatabaseUrl.hostname = options.databaseVia.host ?? '127.0.0.1';
+    appDatabaseUrl.port = String(options.databaseVia.port);
+  }
+  const database: Database = createDatabase(appDatabaseUrl.toString(), { onQuery: options.onQuery });
+  const redis = createRedis(options.redisUrl ?? process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379', { keyPrefix });
   await redis.connect();
+  const subscriber = subscriberFor(redis);
+  await subscriber.connect();
   const app: App = buildApp({
     database,
     redis,
+    subscriber,
     log: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
     adminKey: ADMIN_KEY,
     serverKeys: [SERVER_KEY],
@@ -64,6 +89,8 @@ export async function startTestApp(options: TestAppOptions = {}) {
     now: options.now,
     rateLimits: options.rateLimits ?? { readsPerSecond: 0, submissionsPerSecond: 0 },
     seasonCloseIntervalMs: options.seasonCloseIntervalMs,
+    indexCatchUp: options.indexCatchUp,
+    indexRecovery: options.indexRecovery,
   });
   const { url } = await app.start();
 
@@ -97,6 +124,7 @@ export async function startTestApp(options: TestAppOptions = {}) {
     async close() {
       await app.stop();
       await database.close();
+      await subscriber.quit();
       await redis.quit();
       if (shared) return;
       await deleteKeys(keyPrefix);

@@ -6,6 +6,9 @@ import { readStandingsLua } from './read-standings.js';
 import { readTopLua } from './read-top.js';
 import { removeMemberLua } from './remove-member.js';
 import { beginRebuildLua } from './rebuild-begin.js';
+import { checkGenerationLua } from './check-generation.js';
+import { planRecoveryLua } from './plan-recovery.js';
+import { removeFromRebuildLua } from './rebuild-remove.js';
 import { dropRebuildLua } from './rebuild-drop.js';
 import { swapRebuiltLua } from './rebuild-swap.js';
 import { writeIntoRebuildLua } from './write-into-rebuild.js';
@@ -15,14 +18,15 @@ export type RawPlace = [rank: number | null, packed: string | null];
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {
-    /** See apply-score.ts. Returns [rank, packed, size]. */
+    /** See apply-score.ts. Returns [rank, packed, size, changed]; publishes on the top channel when changed is 1. */
     applyScore(
       key: string,
       playerId: string,
       packed: string,
       direction: 'GT' | 'LT',
       expireAt: number,
-    ): Result<[number | null, string | null, number], Context>;
+      topSize: number,
+    ): Result<[number | null, string | null, number, 0 | 1], Context>;
     /** See read-standings.ts. Returns [size, rank1, packed1, rank2, packed2, ...]. */
     readStandings(key: string, ...playerIds: string[]): Result<(number | string | null)[], Context>;
     /** See read-top.ts. Returns [size, id1, packed1, id2, packed2, ...]. */
@@ -34,13 +38,19 @@ declare module 'ioredis' {
     /** See read-page.ts. Returns [size, firstRank, id1, packed1, ...] (up to first + 1 members), or [size] when nothing follows. */
     readPage(key: string, first: number, packed: string, playerId: string): Result<(number | string)[], Context>;
     /** See rebuild-begin.ts. Returns 1 when claimed, 0 when another rebuild holds the key. */
-    beginRebuild(rebuildKey: string, marker: string, ttlMs: number): Result<number, Context>;
+    beginRebuild(rebuildKey: string, tombstoneKey: string, marker: string, ttlMs: number): Result<number, Context>;
     /** See rebuild-swap.ts. Returns the live size, or -1 when the marker is gone. */
-    swapRebuilt(rebuildKey: string, liveKey: string, marker: string, expireAt: number): Result<number, Context>;
+    swapRebuilt(rebuildKey: string, liveKey: string, tombstoneKey: string, marker: string, expireAt: number): Result<number, Context>;
     /** See rebuild-drop.ts. Returns 1 when deleted. */
-    dropRebuild(rebuildKey: string, marker: string): Result<number, Context>;
+    dropRebuild(rebuildKey: string, tombstoneKey: string, marker: string): Result<number, Context>;
     /** See write-into-rebuild.ts. Returns 1 when written into a running rebuild. */
-    writeIntoRebuild(rebuildKey: string, direction: 'GT' | 'LT', packed: string, playerId: string): Result<number, Context>;
+    writeIntoRebuild(rebuildKey: string, tombstoneKey: string, direction: 'GT' | 'LT', packed: string, playerId: string): Result<number, Context>;
+    /** See rebuild-remove.ts. Returns 1 when a running rebuild lost (and tombstoned) the member. */
+    removeFromRebuild(rebuildKey: string, tombstoneKey: string, playerId: string): Result<number, Context>;
+    /** See check-generation.ts. Returns [generation, recovering, claimed]. */
+    checkGeneration(markerKey: string, freshGeneration: string): Result<[string, 0 | 1, 0 | 1], Context>;
+    /** See plan-recovery.ts. Returns the bucket keys still pending. */
+    planRecovery(pendingKey: string, ...bucketKeys: string[]): Result<string[], Context>;
   }
 }
 
@@ -55,8 +65,11 @@ export function defineRankingScripts(redis: Redis): void {
   redis.defineCommand('readAround', { numberOfKeys: 1, lua: readAroundLua });
   redis.defineCommand('removeMember', { numberOfKeys: 1, lua: removeMemberLua });
   redis.defineCommand('readPage', { numberOfKeys: 1, lua: readPageLua });
-  redis.defineCommand('beginRebuild', { numberOfKeys: 1, lua: beginRebuildLua });
-  redis.defineCommand('swapRebuilt', { numberOfKeys: 2, lua: swapRebuiltLua });
-  redis.defineCommand('dropRebuild', { numberOfKeys: 1, lua: dropRebuildLua });
-  redis.defineCommand('writeIntoRebuild', { numberOfKeys: 1, lua: writeIntoRebuildLua });
+  redis.defineCommand('beginRebuild', { numberOfKeys: 2, lua: beginRebuildLua });
+  redis.defineCommand('swapRebuilt', { numberOfKeys: 3, lua: swapRebuiltLua });
+  redis.defineCommand('dropRebuild', { numberOfKeys: 2, lua: dropRebuildLua });
+  redis.defineCommand('writeIntoRebuild', { numberOfKeys: 2, lua: writeIntoRebuildLua });
+  redis.defineCommand('removeFromRebuild', { numberOfKeys: 2, lua: removeFromRebuildLua });
+  redis.defineCommand('checkGeneration', { numberOfKeys: 1, lua: checkGenerationLua });
+  redis.defineCommand('planRecovery', { numberOfKeys: 1, lua: planRecoveryLua });
 }

@@ -4,6 +4,7 @@
  * write-into-rebuild.ts) from before the rebuild reads its snapshot of the database.
  *
  * KEYS[1]  the bucket's rebuild key
+ * KEYS[2]  the rebuild's tombstone set (see rebuild-remove.ts): a dead rebuild's is cleared
  * ARGV[1]  this rebuild's marker member (never a player id: it starts with a control character)
  * ARGV[2]  how long the key lives without news, in milliseconds (each chunk written renews it)
  *
@@ -15,6 +16,7 @@ export const beginRebuildLua = `
 if redis.call('EXISTS', KEYS[1]) == 1 then
   return 0
 end
+redis.call('DEL', KEYS[2])
 redis.call('ZADD', KEYS[1], 0, ARGV[1])
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return 1

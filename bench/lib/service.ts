@@ -1,0 +1,129 @@
+/**
+ * The service under test, as a real process: `node --import tsx src/main.ts` (or `node
+ * dist/main.js` after `npm run build`, with runtime 'dist'), on the bench database and key prefix,
+ * with the bench's API keys and no rate limits, logging only warnings (to a file).
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createWriteStream, mkdirSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PERIODS } from '../../src/model/board.js';
+import { BENCH_ADMIN_KEY, BENCH_KEY_PREFIX, BENCH_SERVER_KEY, BOARD_ID, REDIS_URL, benchDatabaseUrl } from './env.js';
+
+export interface ServiceOptions {
+  /** 'tsx' runs src/ through tsx; 'dist' runs the build (npm run build first). Default 'tsx'. */
+  runtime?: 'tsx' | 'dist';
+  /** Write a V8 CPU profile (node --cpu-prof) into this folder when the service exits. */
+  cpuProfileDir?: string;
+}
+
+export interface ServiceProcess {
+  /** http://127.0.0.1:PORT/graphql */
+  url: string;
+  /** ws://127.0.0.1:PORT/graphql */
+  wsUrl: string;
+  pid: number;
+  /** Where its output goes. */
+  logFile: string;
+  /** SIGTERM, then waits for it to exit (and write its profile). */
+  stop(): Promise<void>;
+}
+
+/** A port nobody listens on just now. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+const EVERY_PERIOD_READ = `{ ${PERIODS.map((period) => `${period}: standing(board: "${BOARD_ID}", playerId: "p1", period: ${period}) { rank }`).join(' ')} }`;
+
+/**
+ * Waits until the service answers a read of every period of the bench board. A service that finds
+ * the index lost (Redis restarted, or never held this prefix's generation) rebuilds it from
+ * PostgreSQL first and answers UNAVAILABLE meanwhile: that is not what a scenario measures.
+ */
+async function waitForReads(base: string, exited: () => boolean, logFile: string): Promise<void> {
+  const deadline = Date.now() + 15 * 60_000;
+  let said = false;
+  for (;;) {
+    const response = await fetch(`${base}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: EVERY_PERIOD_READ }),
+    });
+    const text = await response.text();
+    if (response.status === 200 && !text.includes('"errors"')) return;
+    if (exited()) throw new Error(`the service exited; see ${logFile}`);
+    if (Date.now() > deadline) throw new Error(`the service did not answer reads of every period within 15 minutes: ${text.slice(0, 300)}`);
+    if (!said) {
+      process.stdout.write(`waiting for the service to answer reads of every period (rebuilding its index?): ${text.slice(0, 200)}\n`);
+      said = true;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+  }
+}
+
+/** Starts the service and waits until /readyz answers 200 and it answers reads of every period. */
+export async function startService(options: ServiceOptions = {}): Promise<ServiceProcess> {
+  const port = await freePort();
+  const logFile = join(tmpdir(), `lb-bench-service-${port}.log`);
+  const log = createWriteStream(logFile);
+  const nodeArgs: string[] = [];
+  if (options.cpuProfileDir) {
+    mkdirSync(options.cpuProfileDir, { recursive: true });
+    nodeArgs.push('--cpu-prof', '--cpu-prof-dir', options.cpuProfileDir);
+  }
+  nodeArgs.push(...(options.runtime === 'dist' ? ['dist/main.js'] : ['--import', 'tsx', 'src/main.ts']));
+  const child: ChildProcess = spawn(process.execPath, nodeArgs, {
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATABASE_URL: benchDatabaseUrl(),
+      REDIS_URL,
+      REDIS_KEY_PREFIX: BENCH_KEY_PREFIX,
+      ADMIN_API_KEY: BENCH_ADMIN_KEY,
+      SERVER_API_KEYS: BENCH_SERVER_KEY,
+      RATE_LIMIT_SUBMISSIONS_PER_SECOND: '0',
+      RATE_LIMIT_READS_PER_SECOND: '0',
+      LOG_LEVEL: 'warn',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout!.pipe(log);
+  child.stderr!.pipe(log);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+
+  const base = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}; see ${logFile}`);
+    try {
+      if ((await fetch(`${base}/readyz`)).status === 200) break;
+    } catch {
+      // Not listening yet.
+    }
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`the service was not ready within 60 s; see ${logFile}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  await waitForReads(base, () => child.exitCode !== null, logFile);
+  return {
+    url: `${base}/graphql`,
+    wsUrl: `ws://127.0.0.1:${port}/graphql`,
+    pid: child.pid!,
+    logFile,
+    async stop() {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      const code = await exited;
+      log.end();
+      if (code !== 0) process.stderr.write(`the service exited with ${code}; see ${logFile}\n`);
+    },
+  };
+}

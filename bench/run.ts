@@ -1,0 +1,134 @@
+/**
+ * The benchmark harness, run by hand, never by npm test:
+ *
+ *     npm run bench -- <scenario> [--seconds 20] [--warmup 5] [--connections 50] [--inflight 4]
+ *                                 [--match 10] [--scale 1] [--runtime tsx|dist] [--profile] [--force]
+ *                                 [--no-quiet-wait]
+ *
+ * Scenarios: seed, submit, submit-batch, standing, around, top, friends, peak, rebuild, memory,
+ * sql-rank, or all (every one, in that order). Each service scenario runs the service as a real
+ * process (bench/lib/service.ts) on the bench board (seeded first when it is not: bench/seed.ts),
+ * warms up, measures for a fixed time with a fixed number of connections, and prints throughput
+ * and p50/p95/p99 latency beside its baselines measured in the same run; each report is appended
+ * to bench/results/<scenario>.jsonl (bench/chart.ts draws them). See bench/RESULTS.md.
+ *
+ * Before each measurement it waits (up to 10 minutes) for the machine to be quiet, so another job's
+ * load is not counted as the service's; --no-quiet-wait skips that. The cpu column says who had
+ * the cores during each measurement ("other" is everybody else).
+ */
+import { parseArgs } from 'node:util';
+import { alwaysWatched } from './lib/cpu.js';
+import { quietGate } from './lib/load.js';
+import { REDIS_URL } from './lib/env.js';
+import { type Report, publish } from './lib/report.js';
+import type { RunOptions } from './scenarios/common.js';
+import { runMemory } from './scenarios/memory.js';
+import { runPeak } from './scenarios/peak.js';
+import { READ_SCENARIOS, runRead } from './scenarios/reads.js';
+import { runRebuild } from './scenarios/rebuild.js';
+import { runSqlRank } from './scenarios/sql-rank.js';
+import { runWrite } from './scenarios/writes.js';
+import { seed } from './seed.js';
+import { createRedis } from '../src/redis.js';
+
+const SCENARIOS = ['seed', 'submit', 'submit-batch', ...READ_SCENARIOS, 'peak', 'rebuild', 'memory', 'sql-rank'] as const;
+type Scenario = (typeof SCENARIOS)[number];
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    seconds: { type: 'string', default: '20' },
+    warmup: { type: 'string', default: '5' },
+    connections: { type: 'string' },
+    inflight: { type: 'string', default: '4' },
+    match: { type: 'string', default: '10' },
+    scale: { type: 'string', default: '1' },
+    runtime: { type: 'string', default: 'tsx' },
+    profile: { type: 'boolean', default: false },
+    force: { type: 'boolean', default: false },
+    'no-quiet-wait': { type: 'boolean', default: false },
+  },
+});
+
+function usage(problem: string): never {
+  console.error(`${problem}\nusage: npm run bench -- <${[...SCENARIOS, 'all'].join('|')}> [--seconds 20] [--warmup 5] [--connections 50] [--inflight 4] [--match 10] [--scale 1] [--runtime tsx|dist] [--profile] [--force] [--no-quiet-wait]`);
+  process.exit(2);
+}
+
+const positive = (name: string, text: string | undefined) => {
+  const value = Number(text);
+  if (!Number.isFinite(value) || value <= 0) usage(`--${name} must be a positive number`);
+  return value;
+};
+
+/** The PID of the Redis server, so its CPU use is reported beside the service's. */
+async function redisPid(): Promise<number | undefined> {
+  const redis = createRedis(REDIS_URL);
+  try {
+    await redis.connect();
+    return Number(/process_id:(\d+)/.exec(await redis.info('server'))?.[1]) || undefined;
+  } catch {
+    return undefined;
+  } finally {
+    redis.disconnect();
+  }
+}
+
+async function runScenario(scenario: Scenario, base: Omit<RunOptions, 'connections'>, connections: number | undefined): Promise<Report | null> {
+  // SQL counts of a million rows are slow; fifty at once on two cores only measure the queue.
+  const run: RunOptions = { ...base, connections: connections ?? (scenario === 'sql-rank' ? 10 : 50) };
+  switch (scenario) {
+    case 'seed':
+      await seed({ force: values.force });
+      return null;
+    case 'submit':
+    case 'submit-batch':
+      return runWrite(scenario, run);
+    case 'peak':
+      return runPeak(run);
+    case 'rebuild':
+      return runRebuild();
+    case 'memory':
+      return runMemory();
+    case 'sql-rank':
+      return runSqlRank(run);
+    default:
+      return runRead(scenario, run);
+  }
+}
+
+async function main(): Promise<void> {
+  const [name] = positionals;
+  if (!name) usage('name a scenario');
+  if (name !== 'all' && !(SCENARIOS as readonly string[]).includes(name)) usage(`no scenario "${name}"`);
+  if (values.runtime !== 'tsx' && values.runtime !== 'dist') usage('--runtime is tsx or dist');
+  const base: Omit<RunOptions, 'connections'> = {
+    seconds: positive('seconds', values.seconds),
+    warmup: Number(values.warmup) >= 0 ? Number(values.warmup) : usage('--warmup must be 0 or more'),
+    inflight: positive('inflight', values.inflight),
+    match: positive('match', values.match),
+    scale: positive('scale', values.scale),
+    runtime: values.runtime,
+    profile: values.profile,
+  };
+  const connections = values.connections === undefined ? undefined : positive('connections', values.connections);
+  alwaysWatched.redis = await redisPid();
+  quietGate.enabled = !values['no-quiet-wait'];
+
+  const scenarios: Scenario[] = name === 'all' ? [...SCENARIOS] : [name as Scenario];
+  // Every scenario but rebuild (which seeds a database of its own) reads the seeded bench board.
+  if (scenarios.some((s) => s !== 'rebuild') && !scenarios.includes('seed')) await seed({ say: (line) => console.log(`seed: ${line}`) });
+  for (const scenario of scenarios) {
+    console.log(`\n>> ${scenario}`);
+    const report = await runScenario(scenario, base, connections);
+    if (report) publish(report);
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,107 @@
+/** What the scenarios share: the run's options and the processes they measure. */
+import { type BaselineProcess, startBaselineYoga } from '../lib/baseline-yoga.js';
+import { graphqlBody, httpGraphql, wsGraphql } from '../lib/clients.js';
+import { type Measurement, closedLoop } from '../lib/load.js';
+import { type ServiceOptions, type ServiceProcess, startService } from '../lib/service.js';
+
+export interface RunOptions {
+  /** Seconds measured per measurement. */
+  seconds: number;
+  /** Seconds of load before each measurement. */
+  warmup: number;
+  /** HTTP connections, or WebSocket sockets, of the load generator. */
+  connections: number;
+  /** Operations in flight per WebSocket socket in closed-loop scenarios. */
+  inflight: number;
+  /** Players a match has in the peak scenario (its results go in one submitScores). */
+  match: number;
+  /** Multiplies the peak scenario's rates. */
+  scale: number;
+  runtime: 'tsx' | 'dist';
+  /** Write a CPU profile of the service during the HTTP phase (standing, around, top, friends). */
+  profile: boolean;
+}
+
+/** Runs `fn` against a fresh service process, stopped afterwards. */
+export async function withService<T>(options: ServiceOptions, fn: (service: ServiceProcess) => Promise<T>): Promise<T> {
+  const service = await startService(options);
+  try {
+    return await fn(service);
+  } finally {
+    await service.stop();
+  }
+}
+
+/** Runs `fn` against a fresh stock Yoga (and stock graphql-ws) process, stopped afterwards. */
+export async function withStock<T>(fn: (stock: BaselineProcess) => Promise<T>): Promise<T> {
+  const stock = await startBaselineYoga();
+  try {
+    return await fn(stock);
+  } finally {
+    await stock.stop();
+  }
+}
+
+export const TYPENAME = '{ __typename }';
+
+/** Closed loop of one HTTP query, `connections` at once; `body` builds each request's body. */
+export async function closedHttp(
+  url: string,
+  run: RunOptions,
+  body: () => string,
+  pid: number | undefined,
+  headers: Record<string, string> = {},
+): Promise<Measurement> {
+  const client = httpGraphql(url, run.connections, headers);
+  try {
+    return await closedLoop({
+      concurrency: run.connections,
+      warmupSeconds: run.warmup,
+      seconds: run.seconds,
+      watchPids: { server: pid },
+      operation: () => client.post(body()),
+    });
+  } finally {
+    await client.close();
+  }
+}
+
+/** Closed loop over graphql-ws: `connections` sockets, `inflight` operations in flight on each. */
+export async function closedWs(
+  url: string,
+  run: RunOptions,
+  query: string,
+  variables: (() => Record<string, unknown>) | undefined,
+  pid: number | undefined,
+): Promise<Measurement> {
+  const client = await wsGraphql(url, run.connections);
+  try {
+    return await closedLoop({
+      concurrency: run.connections * run.inflight,
+      warmupSeconds: run.warmup,
+      seconds: run.seconds,
+      watchPids: { server: pid },
+      operation: (worker) => client.run(worker, query, variables?.()),
+    });
+  } finally {
+    await client.close();
+  }
+}
+
+/** The stock Yoga's `{ __typename }` over HTTP with the same connections: the figure targets are set against. */
+export async function stockYogaHttp(run: RunOptions): Promise<Measurement> {
+  const body = graphqlBody(TYPENAME)();
+  return withStock((stock) => closedHttp(stock.url, run, () => body, stock.pid));
+}
+
+/** The stock graphql-ws server's `{ __typename }` with the same sockets and operations in flight. */
+export async function stockGraphqlWs(run: RunOptions): Promise<Measurement> {
+  return withStock((stock) => closedWs(stock.wsUrl, run, TYPENAME, undefined, stock.pid));
+}
+
+export const ratio = (a: number, b: number) => (b > 0 ? Math.round((a / b) * 100) / 100 : NaN);
+
+/** Closed loop of an in-process operation (a raw store call): `concurrency` at once. */
+export function closedRaw(run: RunOptions, concurrency: number, operation: () => Promise<unknown>, watchPids: Record<string, number | undefined> = {}) {
+  return closedLoop({ concurrency, warmupSeconds: run.warmup, seconds: run.seconds, watchPids, operation });
+}

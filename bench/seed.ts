@@ -1,0 +1,228 @@
+/**
+ * Loads the bench board: `npm run bench -- seed [--force]`, or `npx tsx bench/seed.ts [--force]`.
+ *
+ * In the bench's own database (lb_bench) it creates board `bench` (HIGH_FIRST, BEST, every period,
+ * maxScore 1e9) and its open season, then 1,000,000 players in bulk, not one request per player:
+ * profiles, one result each, and their board scores in the current bucket of every period, each an
+ * INSERT … SELECT over generate_series. The index is then built by the rebuild job itself
+ * (rebuildBucket, through createServices), so every rank is the real one. Players p1 … p1000 get
+ * 200 friends each for the friends scenario.
+ *
+ * Idempotent: each part is checked (row counts, the sorted sets' sizes) and loaded only when it is
+ * short, so a second run is quick, a new day only loads the new DAILY bucket, and a Redis that lost
+ * its keys gets them rebuilt. --force empties the bench database and keys first.
+ */
+import { fileURLToPath } from 'node:url';
+import type { Redis } from 'ioredis';
+import { findBoard, insertBoard } from '../src/db/boards.js';
+import { type Database, createDatabase, ensureDatabase, migrateDatabase } from '../src/db/client.js';
+import { findOpenSeason, insertSeason } from '../src/db/seasons.js';
+import { rebuildBucket } from '../src/jobs/rebuild-bucket.js';
+import { createLogger } from '../src/logger.js';
+import { type Board, DEFAULT_RETENTION, PERIODS } from '../src/model/board.js';
+import { bucketAt } from '../src/model/buckets.js';
+import type { BoardBucket } from '../src/ranking/index.js';
+import { bucketKey } from '../src/ranking/keys.js';
+import { createRedis } from '../src/redis.js';
+import { seasonBucket } from '../src/resolvers/season-directory.js';
+import { createServices } from '../src/services.js';
+import {
+  BENCH_KEY_PREFIX,
+  BOARD_ID,
+  FRIENDS_EACH,
+  FRIEND_READERS,
+  MAX_SCORE,
+  PLAYERS,
+  REDIS_URL,
+  benchDatabaseUrl,
+} from './lib/env.js';
+
+export interface SeedOptions {
+  /** Empty the bench database and keys first. Default false. */
+  force?: boolean;
+  /** Default {@link PLAYERS}. */
+  players?: number;
+  /** Progress lines. Default: console.log. */
+  say?: (line: string) => void;
+}
+
+export interface BenchStores {
+  database: Database;
+  redis: Redis;
+  board: Board;
+  /** The current bucket of every period the board keeps, global lists only. */
+  buckets: BoardBucket[];
+  close(): Promise<void>;
+}
+
+const DAY_MS = 86_400_000;
+
+/** Connections to the bench stores, and the bench board's current buckets (after {@link seed}). */
+export async function openBenchStores(maxConnections = 4): Promise<BenchStores> {
+  const database = createDatabase(benchDatabaseUrl(), { maxConnections });
+  const redis = createRedis(REDIS_URL, { keyPrefix: BENCH_KEY_PREFIX, commandTimeoutMs: 120_000 });
+  await redis.connect();
+  const board = await findBoard(database.db, BOARD_ID);
+  if (!board) throw new Error('the bench board does not exist: run `npm run bench -- seed` first');
+  const season = await findOpenSeason(database.db, BOARD_ID);
+  if (!season) throw new Error('the bench board has no open season: run `npm run bench -- seed` first');
+  const now = new Date();
+  const buckets = PERIODS.map(
+    (period): BoardBucket => ({ board, bucket: period === 'SEASON' ? seasonBucket(season) : bucketAt(board, period, now), region: null }),
+  );
+  return {
+    database,
+    redis,
+    board,
+    buckets,
+    close: async () => {
+      await database.close();
+      await redis.quit();
+    },
+  };
+}
+
+/** Deletes every key under the bench prefix (patterns are not prefixed by ioredis, so a plain client lists them). */
+async function dropBenchKeys(): Promise<void> {
+  const plain = createRedis(REDIS_URL, { commandTimeoutMs: 60_000 });
+  await plain.connect();
+  let cursor = '0';
+  do {
+    const [next, keys] = await plain.scan(cursor, 'MATCH', `${BENCH_KEY_PREFIX}*`, 'COUNT', 1000);
+    if (keys.length > 0) await plain.unlink(...keys);
+    cursor = next;
+  } while (cursor !== '0');
+  await plain.quit();
+}
+
+/** Seeds what is missing; see the file's header. Answers in seconds how long it took. */
+export async function seed(options: SeedOptions = {}): Promise<number> {
+  const players = options.players ?? PLAYERS;
+  const say = options.say ?? ((line: string) => console.log(line));
+  const started = performance.now();
+  const took = (since: number) => `${((performance.now() - since) / 1000).toFixed(1)} s`;
+
+  await ensureDatabase(benchDatabaseUrl());
+  await migrateDatabase(benchDatabaseUrl());
+  const database = createDatabase(benchDatabaseUrl(), { maxConnections: 2 });
+  const sql = database.sql;
+  try {
+    if (options.force) {
+      say('--force: emptying the bench database and keys');
+      await sql`truncate board_scores, results, friendships, players, seasons, season_results`;
+      await sql`delete from boards where id = ${BOARD_ID}`;
+      await dropBenchKeys();
+    }
+    const now = new Date();
+    if (!(await findBoard(database.db, BOARD_ID))) {
+      await insertBoard(database.db, {
+        id: BOARD_ID,
+        title: 'Benchmark',
+        order: 'HIGH_FIRST',
+        aggregate: 'BEST',
+        maxScore: MAX_SCORE,
+        periods: [...PERIODS],
+        regions: [],
+        topSize: 10,
+        retention: DEFAULT_RETENTION,
+      });
+      say(`created board ${BOARD_ID}`);
+    }
+    if (!(await findOpenSeason(database.db, BOARD_ID))) {
+      await insertSeason(database.db, { boardId: BOARD_ID, name: 'bench season', startsAt: new Date(now.getTime() - 7 * DAY_MS), endsAt: null });
+      say('started its season');
+    }
+
+    // Player i scores (i * 2654435761) mod (1e9 + 1): spread over the whole range, few ties. Every
+    // score was reached today, in player order, so it falls in the current bucket of every period.
+    const dayStart = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
+    const spanMs = Math.max(1, now.getTime() - dayStart);
+    const score = sql`(i::int8 * 2654435761) % ${MAX_SCORE + 1}`;
+    const reachedAt = sql`to_timestamp((${dayStart}::float8 + floor(i::float8 * ${spanMs} / ${players + 1})) / 1000.0)`;
+    await sql`set synchronous_commit = off`;
+    let loaded = false;
+
+    const [{ profiles }] = await sql<[{ profiles: number }]>`select count(*)::int as profiles from players where id like 'p%'`;
+    if (profiles < players) {
+      const at = performance.now();
+      await sql`
+        insert into players (id, display_name)
+        select 'p' || i, 'Player ' || i from generate_series(1, ${players}) as i
+        on conflict do nothing`;
+      say(`players: ${players.toLocaleString('en-US')} profiles in ${took(at)}`);
+      loaded = true;
+    }
+
+    const [{ results }] = await sql<[{ results: number }]>`
+      select count(*)::int as results from results where board_id = ${BOARD_ID} and match_id = 'seed'`;
+    if (results < players) {
+      const at = performance.now();
+      await sql`
+        insert into results (board_id, match_id, player_id, score, achieved_at)
+        select ${BOARD_ID}, 'seed', 'p' || i, ${score}, ${reachedAt} from generate_series(1, ${players}) as i
+        on conflict do nothing`;
+      say(`results: ${players.toLocaleString('en-US')} rows in ${took(at)}`);
+      loaded = true;
+    }
+
+    const [{ friends }] = await sql<[{ friends: number }]>`select count(*)::int as friends from friendships`;
+    if (friends < FRIEND_READERS * FRIENDS_EACH) {
+      const at = performance.now();
+      // Friend j of reader r: distinct for j < 200, since 104,729 is prime to 1,000,000.
+      await sql`
+        insert into friendships (player_id, friend_id)
+        select 'p' || r, 'p' || (1 + (r::int8 * 7919 + j::int8 * 104729) % ${players})
+        from generate_series(1, ${FRIEND_READERS}) as r, generate_series(0, ${FRIENDS_EACH - 1}) as j
+        on conflict do nothing`;
+      say(`friends: ${FRIENDS_EACH} each for p1 … p${FRIEND_READERS} in ${took(at)}`);
+      loaded = true;
+    }
+
+    const stores = await openBenchStores();
+    try {
+      for (const at of stores.buckets) {
+        const list = { period: at.bucket.period, bucket: at.bucket.label };
+        const [{ rows }] = await sql<[{ rows: number }]>`
+          select count(*)::int as rows from board_scores
+          where board_id = ${BOARD_ID} and period = ${list.period} and bucket = ${list.bucket} and region = ''`;
+        if (rows !== players) {
+          const t = performance.now();
+          await sql.begin(async (tx) => {
+            await tx`set local synchronous_commit = off`;
+            await tx`delete from board_scores where board_id = ${BOARD_ID} and period = ${list.period} and bucket = ${list.bucket} and region = ''`;
+            await tx`
+              insert into board_scores (board_id, period, bucket, region, player_id, score, reached_at)
+              select ${BOARD_ID}, ${list.period}, ${list.bucket}, '', 'p' || i, ${score}, ${reachedAt}
+              from generate_series(1, ${players}) as i`;
+          });
+          say(`board scores: ${list.period} ${list.bucket}, ${players.toLocaleString('en-US')} rows in ${took(t)}`);
+          loaded = true;
+          await sql`analyze board_scores`;
+        }
+        const size = await stores.redis.zcard(bucketKey(at));
+        if (size !== players || rows !== players) {
+          const t = performance.now();
+          const services = createServices({ database: stores.database, redis: stores.redis, log: createLogger('warn') });
+          const ranked = await rebuildBucket(services, at);
+          const seconds = (performance.now() - t) / 1000;
+          say(`index: ${bucketKey(at)} rebuilt with ${ranked.toLocaleString('en-US')} members in ${seconds.toFixed(1)} s (${Math.round(ranked / seconds).toLocaleString('en-US')} members/s)`);
+        }
+      }
+    } finally {
+      await stores.close();
+    }
+    if (loaded) await sql`analyze`;
+  } finally {
+    await database.close();
+  }
+  const seconds = (performance.now() - started) / 1000;
+  say(`seeded in ${seconds.toFixed(1)} s`);
+  return seconds;
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  seed({ force: process.argv.includes('--force') }).catch((error: unknown) => {
+    console.error(error);
+    process.exitCode = 1;
+  });
+}

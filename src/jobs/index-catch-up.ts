@@ -1,0 +1,185 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Logger } from 'pino';
+import type { Database } from '../db/client.js';
+import { flaggedAmong, withPlayerLock } from '../db/flags.js';
+import { type BacklogBoardScore, boardScoresOf, claimBacklog, countBacklog, deleteBacklog } from '../db/index-backlog.js';
+import type { BoardBucket, BoardScoreWrite } from '../ranking/index.js';
+import { type Services, createContext } from '../resolvers/context.js';
+import { heldBuckets } from '../resolvers/player-buckets.js';
+
+/**
+ * Catch-up after the index fell behind: the index outbox (index_backlog, see db/index-backlog.ts).
+ *
+ * Why an outbox written in the submit transaction, rather than a checkpoint in the score log or
+ * rows written only when an index write fails: it is exact by construction. A committed batch's
+ * rows exist until something confirms the index holds its board scores, whatever happened after
+ * the commit: Redis away (the write path's index write fails), or this process dying between the
+ * commit and the index write, which a "write a row when the index write fails" scheme would lose.
+ * A checkpoint would need commit-order timestamps PostgreSQL does not give, and a window of replay
+ * wide enough to cover the slowest transaction. The cost: the rows ride in the statement that logs
+ * the results (no extra round trip inside the transaction), and confirmations are deleted in
+ * batches, one statement per {@link BacklogConfirmerOptions.flushMs} per process, off the path that
+ * answers.
+ */
+
+export interface BacklogConfirmerOptions {
+  /** How long confirmations gather before one DELETE takes them all. Default 100 ms. */
+  flushMs?: number;
+  /** Confirmations kept for a retry while PostgreSQL is away; beyond that they are left to the catch-up job. Default 100,000. */
+  maxWaiting?: number;
+}
+
+export type BacklogConfirmer = ReturnType<typeof createBacklogConfirmer>;
+
+/**
+ * The write path's half of the outbox: once the index holds a batch's board scores, its backlog
+ * rows are confirmed here and deleted in batches, one statement per `flushMs` whatever the number
+ * of batches. A confirmation that is never deleted (a crash, PostgreSQL away) costs one harmless
+ * replay by the catch-up job: the job writes the same board scores with ZADD GT/LT.
+ */
+export function createBacklogConfirmer(database: Database, log: Logger, options: BacklogConfirmerOptions = {}) {
+  const flushMs = options.flushMs ?? 100;
+  const maxWaiting = options.maxWaiting ?? 100_000;
+  let waiting: number[] = [];
+  let timer: NodeJS.Timeout | undefined;
+  let flushing: Promise<void> | undefined;
+
+  async function flush(): Promise<void> {
+    timer = undefined;
+    await flushing;
+    if (waiting.length === 0) return;
+    const ids = waiting;
+    waiting = [];
+    flushing = deleteBacklog(database.sql, ids)
+      .then(() => undefined)
+      .catch((error: unknown) => {
+        // Kept for the next flush while there is room; the catch-up job replays the rest.
+        if (waiting.length + ids.length <= maxWaiting) waiting.push(...ids);
+        log.warn({ err: error, rows: ids.length }, 'could not delete confirmed index backlog rows; retried');
+        schedule();
+      })
+      .finally(() => {
+        flushing = undefined;
+      });
+    await flushing;
+  }
+
+  function schedule(): void {
+    if (timer) return;
+    timer = setTimeout(() => void flush(), flushMs);
+    timer.unref();
+  }
+
+  return {
+    /** The index holds the board scores these rows stood for. O(1); the DELETE comes within flushMs. */
+    confirm(ids: readonly number[]): void {
+      if (ids.length === 0) return;
+      waiting.push(...ids);
+      schedule();
+    },
+    /** Deletes every confirmation now (at shutdown). */
+    async flush(): Promise<void> {
+      if (timer) clearTimeout(timer);
+      await flush();
+    },
+  };
+}
+
+export interface IndexCatchUpOptions {
+  /** How often the backlog is looked at. Default 1,000 ms. */
+  intervalMs?: number;
+  /** How old a row must be before the job takes it: the write path confirms its own rows within milliseconds. Default 2,000 ms. */
+  graceMs?: number;
+  /** Backlog rows per transaction. Default 250. */
+  chunk?: number;
+}
+
+export interface IndexCatchUp {
+  /** Stops the job and waits for a pass in progress. */
+  stop(): Promise<void>;
+}
+
+/**
+ * One chunk: claims the oldest backlog rows (FOR UPDATE SKIP LOCKED, so several processes share
+ * the work), reads those players' current board scores on those boards (flagged players left
+ * out), writes every one whose bucket is still kept into the index with ZADD GT/LT (a replay is
+ * harmless), and deletes the rows, in one transaction: should Redis fail, the rows stay for the
+ * next pass. Answers the rows handled.
+ *
+ * A player flagged while this runs: the flag commits before flagPlayer removes them, so flags are
+ * read again after the write (as the write path does, see keepFlaggedOut in submit.ts), after the
+ * commit so that no backlog row lock is held while a player lock is awaited. A player erased
+ * while this runs: the erasure deletes the player's backlog rows, which waits for this
+ * transaction's row locks, so its removal from the index comes after this write.
+ * O(R + S log N) for R rows and S board scores.
+ */
+export async function catchUpOnce(services: Services, { graceMs, chunk }: { graceMs: number; chunk: number }): Promise<number> {
+  const { database, index, log } = services;
+  const ctx = await createContext(services, { authorization: null, client: 'index-catch-up' });
+  const written = new Map<string, BoardBucket[]>();
+  const handled = await database.sql.begin(async (tx) => {
+    const claimed = await claimBacklog(tx, { graceMs, limit: chunk });
+    if (claimed.length === 0) return 0;
+    const byPlayer = new Map<string, BacklogBoardScore[]>();
+    for (const row of await boardScoresOf(tx, claimed)) byPlayer.set(row.playerId, [...(byPlayer.get(row.playerId) ?? []), row]);
+    const writes: BoardScoreWrite[] = [];
+    for (const [playerId, rows] of byPlayer) {
+      const held = await heldBuckets(ctx, playerId, rows);
+      written.set(playerId, held);
+      for (const { board, bucket, region, expiresAt, score } of held) writes.push({ at: { board, bucket, region }, score, expiresAt });
+    }
+    await index.writeBoardScores(writes);
+    await deleteBacklog(tx, claimed.map((row) => row.id));
+    return claimed.length;
+  });
+  if (handled === 0) return 0;
+  for (const buckets of written.values()) for (const at of buckets) services.topCache.invalidate(at);
+  for (const playerId of await flaggedAmong(database.sql, [...written.keys()])) {
+    await withPlayerLock(database.sql, playerId, async (locked) => {
+      if ((await flaggedAmong(locked, [playerId])).has(playerId)) await index.removePlayer(written.get(playerId) ?? [], playerId);
+    });
+  }
+  log.info({ rows: handled, players: written.size }, 'index caught up on committed results');
+  return handled;
+}
+
+/**
+ * Runs {@link catchUpOnce} every `intervalMs`, chunk after chunk while there is more, until
+ * stopped; a pass that fails (a store away) is logged and tried again at the next tick. Every
+ * process may run it. Sets the leaderboard_index_backlog gauge after each pass.
+ */
+export function startIndexCatchUp(services: Services, options: IndexCatchUpOptions = {}): IndexCatchUp {
+  const intervalMs = options.intervalMs ?? 1_000;
+  const graceMs = options.graceMs ?? 2_000;
+  const chunk = options.chunk ?? 250;
+  const stopping = new AbortController();
+  let failing = false;
+
+  async function pass(): Promise<void> {
+    try {
+      for (let handled = chunk; handled === chunk && !stopping.signal.aborted; ) {
+        handled = await catchUpOnce(services, { graceMs, chunk });
+      }
+      services.metrics.indexBacklog.set(await countBacklog(services.database.sql));
+      failing = false;
+    } catch (error) {
+      // Logged once per outage, not once a second.
+      if (!failing) services.log.warn({ err: error }, 'index catch-up cannot run yet; tried again every second');
+      failing = true;
+    }
+  }
+
+  const loop = (async () => {
+    while (!stopping.signal.aborted) {
+      await pass();
+      await sleep(intervalMs, undefined, { signal: stopping.signal, ref: false }).catch(() => undefined);
+    }
+  })();
+
+  return {
+    async stop() {
+      stopping.abort();
+      await loop;
+    },
+  };
+}

@@ -1,0 +1,168 @@
+import { listsWithBoardScores } from '../db/board-scores.js';
+import { isKept, parseBucketLabel } from '../model/buckets.js';
+import { type BoardBucket, RebuildRunningError } from '../ranking/index.js';
+import { bucketKey } from '../ranking/keys.js';
+import { CLOCK_SKEW_MS } from '../resolvers/buckets.js';
+import type { Services } from '../resolvers/context.js';
+import { seasonBucket } from '../resolvers/season-directory.js';
+import { rebuildBucket } from './rebuild-bucket.js';
+
+/** The advisory lock (bigint space) held by the one process that rebuilds a lost index. */
+const RECOVERY_LOCK = 7_361_203;
+
+export interface IndexRecoveryOptions {
+  /** How often the generation marker is read (it is also read at once after every reconnect). Default 1,000 ms. */
+  intervalMs?: number;
+  /** Buckets rebuilt at once during a recovery. Default 4. */
+  concurrency?: number;
+}
+
+export interface IndexRecovery {
+  /** Settles once the first check is done and, when this process leads a recovery, its plan is set. */
+  ready: Promise<void>;
+  /** Stops watching; a recovery under way finishes its current buckets first. */
+  stop(): Promise<void>;
+}
+
+const PERIOD_ORDER: Record<string, number> = { ALL_TIME: 0, SEASON: 1, DAILY: 2, WEEKLY: 3, MONTHLY: 4 };
+
+/**
+ * Every bucket PostgreSQL holds board scores for that is still live: ALL_TIME, the open seasons,
+ * and calendar buckets within their retention. Most wanted first: ALL_TIME, then the season, then
+ * the newest calendar buckets, each global list before its regions. One query for the lists; board
+ * definitions and open seasons come from the process's directories. O(L log N).
+ */
+export async function liveBucketsWithScores(services: Services): Promise<BoardBucket[]> {
+  const now = services.now();
+  const out: BoardBucket[] = [];
+  for (const list of await listsWithBoardScores(services.database.sql)) {
+    const board = await services.boards.find(list.boardId);
+    if (!board) continue;
+    const region = list.region === '' ? null : list.region;
+    if (list.period === 'SEASON') {
+      const season = await services.seasons.open(board.id);
+      if (season?.id === list.bucket) out.push({ board, bucket: seasonBucket(season), region });
+      continue;
+    }
+    const bucket = parseBucketLabel(board, list.period, list.bucket);
+    if (bucket && isKept(bucket, board.retention, now, CLOCK_SKEW_MS)) out.push({ board, bucket, region });
+  }
+  return out.sort(
+    (a, b) =>
+      PERIOD_ORDER[a.bucket.period]! - PERIOD_ORDER[b.bucket.period]! ||
+      b.bucket.start.getTime() - a.bucket.start.getTime() ||
+      Number(a.region !== null) - Number(b.region !== null),
+  );
+}
+
+/** Runs `work` over `items`, `concurrency` at a time, stopping early when `keepGoing` turns false. */
+async function eachLimited<T>(items: T[], concurrency: number, keepGoing: () => boolean, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lanes = Array.from({ length: Math.min(concurrency, items.length) }, async () => {
+    while (next < items.length && keepGoing()) await work(items[next++]!);
+  });
+  await Promise.all(lanes);
+}
+
+/**
+ * Rebuilds a lost index, when this process wins the recovery lock: plans the generation's recovery
+ * (the live buckets PostgreSQL holds scores for) and rebuilds each still pending, most wanted
+ * first, marking each readable once swapped in. A bucket that fails (a store away, a rebuild of it
+ * already running) stays pending and is tried again at the next pass. The lock is a session lock
+ * on a connection of its own: should this process die, it is let go and another process's next
+ * pass takes the recovery over where it stands. `planned` is called once the plan is set.
+ * O(N log N) over every live board score.
+ */
+async function recover(services: Services, generation: string, concurrency: number, planned: () => void, stopping: AbortSignal): Promise<void> {
+  const { database, indexGeneration, log } = services;
+  const reserved = await database.sql.reserve();
+  try {
+    const [row] = await reserved<{ locked: boolean }[]>`select pg_try_advisory_lock(${RECOVERY_LOCK}) as locked`;
+    if (!row?.locked) return;
+    try {
+      const buckets = await liveBucketsWithScores(services);
+      const pending = await indexGeneration.plan(generation, buckets);
+      planned();
+      const todo = buckets.filter((at) => pending.has(bucketKey(at)));
+      if (todo.length === 0) return;
+      const started = performance.now();
+      log.warn({ generation, buckets: todo.length }, 'the ranking index was lost; rebuilding every live bucket from PostgreSQL');
+      let rebuilt = 0;
+      await eachLimited(
+        todo,
+        concurrency,
+        () => !stopping.aborted && indexGeneration.generation() === generation,
+        async (at) => {
+          try {
+            await rebuildBucket(services, at);
+            await indexGeneration.rebuilt(generation, at);
+            rebuilt++;
+          } catch (error) {
+            const running = error instanceof RebuildRunningError;
+            log[running ? 'info' : 'error']({ err: error, key: bucketKey(at) }, 'a bucket of the lost index is not rebuilt yet; tried again shortly');
+          }
+        },
+      );
+      log.warn({ generation, rebuilt, of: todo.length, ms: Math.round(performance.now() - started) }, 'ranking index recovery pass done');
+    } finally {
+      await reserved`select pg_advisory_unlock(${RECOVERY_LOCK})`.catch(() => undefined);
+    }
+  } finally {
+    reserved.release();
+  }
+}
+
+/**
+ * Watches the index's generation (see ranking/generation.ts): every `intervalMs`, and at once
+ * whenever the Redis connection is back, it reads the marker; when Redis lost the index, or a
+ * recovery is pending, it takes part in the recovery (one process rebuilds, under a PostgreSQL
+ * advisory lock; the others wait for their buckets to come back). Nothing to start by hand.
+ */
+export function startIndexRecovery(services: Services, options: IndexRecoveryOptions = {}): IndexRecovery {
+  const intervalMs = options.intervalMs ?? 1_000;
+  const concurrency = options.concurrency ?? 4;
+  const { indexGeneration, log } = services;
+  const stopping = new AbortController();
+  let recovering: Promise<void> | undefined;
+  let passing: Promise<void> | undefined;
+
+  /** One check; starts a recovery when one is pending and none runs here. Settles once a started recovery is planned. */
+  function pass(): Promise<void> {
+    passing ??= (async () => {
+      try {
+        const found = await indexGeneration.check();
+        if (found.claimed) log.warn({ generation: found.generation }, 'Redis holds no ranking index (restarted empty, failed over, or new): a new generation begins');
+        if (!found.recovering || recovering || stopping.signal.aborted) return;
+        let planned!: () => void;
+        const plan = new Promise<void>((resolve) => (planned = resolve));
+        recovering = recover(services, found.generation, concurrency, planned, stopping.signal)
+          .catch((error: unknown) => log.error({ err: error }, 'index recovery failed; tried again shortly'))
+          .finally(() => {
+            planned();
+            recovering = undefined;
+          });
+        await plan;
+      } catch (error) {
+        log.debug({ err: error }, 'could not read the index generation');
+      } finally {
+        passing = undefined;
+      }
+    })();
+    return passing;
+  }
+
+  const onReady = () => void pass();
+  const stopWatching = indexGeneration.onReconnect(onReady);
+  const timer = setInterval(onReady, intervalMs);
+  timer.unref();
+  return {
+    ready: pass(),
+    async stop() {
+      stopping.abort();
+      clearInterval(timer);
+      stopWatching();
+      await passing;
+      await recovering;
+    },
+  };
+}

@@ -1,0 +1,65 @@
+/**
+ * An async iterator that holds only the latest value offered to it: a consumer that pulls slowly
+ * gets the newest value when it comes back, the ones in between are dropped, and the producer
+ * never waits. return() ends it at once, even while a next() is pending, and calls `onClose` once.
+ *
+ * Why not a Repeater with a SlidingBuffer(1) (@repeaterjs, which Yoga uses): its executor only
+ * starts on the first next(), so a value cannot be offered before the consumer pulls, and a
+ * return() before the first next() never runs its cleanup, which would leak a viewer here.
+ */
+export class LatestValue<T> implements AsyncIterableIterator<T> {
+  private latest: { value: T } | undefined;
+  private waiting: ((result: IteratorResult<T, undefined>) => void) | undefined;
+  private done = false;
+
+  constructor(private readonly onClose: () => void) {}
+
+  /** Whether return() (or close()) has ended it. */
+  get closed(): boolean {
+    return this.done;
+  }
+
+  /** Hands a value to a pending next(), or keeps it in place of the one not yet pulled. O(1). */
+  offer(value: T): void {
+    if (this.done) return;
+    const waiting = this.waiting;
+    if (waiting) {
+      this.waiting = undefined;
+      waiting({ value, done: false });
+    } else {
+      this.latest = { value };
+    }
+  }
+
+  next(): Promise<IteratorResult<T, undefined>> {
+    if (this.latest) {
+      const { value } = this.latest;
+      this.latest = undefined;
+      return Promise.resolve({ value, done: false });
+    }
+    if (this.done) return Promise.resolve({ value: undefined, done: true });
+    return new Promise((resolve) => {
+      this.waiting = resolve;
+    });
+  }
+
+  return(): Promise<IteratorResult<T, undefined>> {
+    this.close();
+    return Promise.resolve({ value: undefined, done: true });
+  }
+
+  /** Ends the iteration: a pending next() resolves done, the value not yet pulled is dropped. */
+  close(): void {
+    if (this.done) return;
+    this.done = true;
+    this.latest = undefined;
+    const waiting = this.waiting;
+    this.waiting = undefined;
+    waiting?.({ value: undefined, done: true });
+    this.onClose();
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+}

@@ -1,0 +1,251 @@
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { BoardBucket, RankingIndex } from '../ranking/index.js';
+import type { TopCache, TopView } from '../ranking/top-cache.js';
+import { LatestValue } from './latest.js';
+
+/** One view of a bucket's top as a watcher gets it: sliced to the watcher's limit. */
+export interface TopEvent {
+  at: BoardBucket;
+  view: TopView;
+  /**
+   * The whole view the slice was cut from: one object shared by every viewer of one read, so
+   * that work done per view (loading the players' profiles) can be done once, not per viewer.
+   */
+  source: TopView;
+}
+
+export interface TopFeedOptions {
+  /**
+   * A Redis connection of the feed's own (see {@link subscriberFor}): once it subscribes it can
+   * run nothing else. Connected on the first watch when it is not yet. The caller closes it after
+   * {@link TopFeed.close}.
+   */
+  subscriber: Redis;
+  /** The process's shared top cache: each refresh replaces its view, so `top` readers get it too. */
+  topCache: Pick<TopCache, 'top' | 'refresh'>;
+  /** Names each bucket's channel, exactly as the write script and announcements publish on it. */
+  index: Pick<RankingIndex, 'topChannel'>;
+  log: Logger;
+  /** At most one read per bucket per this many milliseconds, however many changes arrive. Default 100. */
+  coalesceMs?: number;
+  /** How long after a failed read the bucket is read again. Default 1,000 ms. */
+  retryMs?: number;
+  /** Counts open watches up and down (the topChangedSubscribers gauge). Default: none. */
+  watchers?: { inc(): void; dec(): void };
+}
+
+/** The feed was closed (the process is stopping): nothing more can be watched. */
+export class TopFeedClosedError extends Error {
+  constructor() {
+    super('the top feed is closed: the process is stopping');
+    this.name = 'TopFeedClosedError';
+  }
+}
+
+interface Viewer {
+  limit: number;
+  out: LatestValue<TopEvent>;
+  /** What this viewer was last given, so an unchanged slice is not sent again. */
+  fingerprint?: string;
+  /** When the view it was last given was read: a read that finishes late never goes back in time. */
+  asOf: number;
+}
+
+/** One watched bucket: one Redis subscription shared by every local viewer of it. */
+interface Channel {
+  name: string;
+  at: BoardBucket;
+  viewers: Set<Viewer>;
+  /** Subscribed, then read once: every viewer's first view waits for it. */
+  ready: Promise<TopView>;
+  /** When the last read started (performance.now()). */
+  lastReadAt: number;
+  /** The read waiting for the coalescing window to pass. */
+  timer?: NodeJS.Timeout | undefined;
+}
+
+/** What a watcher compares: who, in which order, with which score and time. */
+const fingerprint = (view: TopView) => JSON.stringify(view.places.map((p) => [p.playerId, p.score, p.reachedAt.getTime()]));
+
+/**
+ * A second connection to the same Redis, with the same options (key prefix included), for the
+ * feed to subscribe on. O(1); it connects when first used.
+ */
+export function subscriberFor(redis: Redis): Redis {
+  return redis.duplicate();
+}
+
+/**
+ * topChanged's fan-out, one per process. The first local viewer of a bucket subscribes to its
+ * channel; each message schedules a read of the top, coalesced to at most one per bucket per
+ * `coalesceMs` (the first at once, the rest at the end of the window); that one read refreshes the
+ * shared top cache and goes out to every local viewer, each sliced to its own limit and only when
+ * its slice changed. A viewer holds only the latest view it has not pulled, so a slow consumer
+ * never holds up the others. The last viewer to leave unsubscribes. So the index sees one read per
+ * bucket per process per refresh, however many viewers.
+ */
+export function createTopFeed(options: TopFeedOptions) {
+  const { subscriber, topCache, index, log } = options;
+  const coalesceMs = options.coalesceMs ?? 100;
+  const retryMs = options.retryMs ?? 1_000;
+  const channels = new Map<string, Channel>();
+  let connecting: Promise<void> | undefined;
+  let closed = false;
+
+  subscriber.on('message', (name: string) => {
+    const channel = channels.get(name);
+    if (channel) schedule(channel, 0);
+  });
+  // Changes announced while the connection was down were missed: read every watched top again
+  // once it is back (ioredis subscribes again by itself, just after this event). Not at the first
+  // connect: each channel reads once it is subscribed.
+  let connectedBefore = subscriber.status === 'ready';
+  subscriber.on('ready', () => {
+    if (!connectedBefore) {
+      connectedBefore = true;
+      return;
+    }
+    for (const channel of channels.values()) schedule(channel, coalesceMs);
+  });
+  // A subscriber that loses its connection reports it here; ioredis reconnects by itself.
+  subscriber.on('error', (error: unknown) => log.warn({ err: error }, 'topChanged subscriber connection error'));
+
+  /** Connects a subscriber given unconnected, once; every watch arriving meanwhile waits for it. */
+  function connect(): Promise<void> {
+    if (connecting) return connecting;
+    if (subscriber.status !== 'wait') return Promise.resolve();
+    connecting = subscriber.connect().finally(() => {
+      connecting = undefined;
+    });
+    return connecting;
+  }
+
+  /** A view's slices, one per limit asked, each cut and fingerprinted once for every viewer of that limit. */
+  function slicer(view: TopView) {
+    const slices = new Map<number, { view: TopView; seen: string }>();
+    return (limit: number) => {
+      let slice = slices.get(limit);
+      if (!slice) {
+        const sliced = { ...view, places: view.places.slice(0, limit) };
+        slice = { view: sliced, seen: fingerprint(sliced) };
+        slices.set(limit, slice);
+      }
+      return slice;
+    };
+  }
+
+  function deliver(viewer: Viewer, at: BoardBucket, view: TopView, sliceOf = slicer(view)): void {
+    if (view.asOf.getTime() < viewer.asOf) return;
+    const slice = sliceOf(viewer.limit);
+    if (slice.seen === viewer.fingerprint) return;
+    viewer.fingerprint = slice.seen;
+    viewer.asOf = view.asOf.getTime();
+    viewer.out.offer({ at, view: slice.view, source: view });
+  }
+
+  /** Reads the top once (as many places as the board watches) and hands it to every viewer. */
+  async function read(channel: Channel): Promise<TopView> {
+    channel.lastReadAt = performance.now();
+    const view = await topCache.refresh(channel.at, channel.at.board.topSize);
+    const sliceOf = slicer(view);
+    for (const viewer of channel.viewers) deliver(viewer, channel.at, view, sliceOf);
+    return view;
+  }
+
+  /** A read at the end of the coalescing window (at least `minDelayMs` away), unless one is due already. */
+  function schedule(channel: Channel, minDelayMs: number): void {
+    if (channel.timer || closed) return;
+    const wait = Math.max(minDelayMs, channel.lastReadAt + coalesceMs - performance.now());
+    channel.timer = setTimeout(() => {
+      channel.timer = undefined;
+      read(channel).catch((error: unknown) => {
+        log.warn({ err: error, channel: channel.name }, 'could not read a watched top; retrying');
+        if (channels.get(channel.name) === channel) schedule(channel, retryMs);
+      });
+    }, wait);
+    channel.timer.unref();
+  }
+
+  function open(name: string, at: BoardBucket): Channel {
+    const channel = { name, at, viewers: new Set<Viewer>(), lastReadAt: -Infinity } as Channel;
+    channels.set(name, channel);
+    // Subscribed before the first read, so no change can fall between the two.
+    channel.ready = connect()
+      .then(() => subscriber.subscribe(name))
+      .then(() => read(channel));
+    channel.ready.catch(() => forget(channel));
+    return channel;
+  }
+
+  /** Drops a channel nobody watches any more (or whose first read failed) and unsubscribes. */
+  function forget(channel: Channel): void {
+    if (channels.get(channel.name) !== channel) return;
+    channels.delete(channel.name);
+    clearTimeout(channel.timer);
+    if (closed) return;
+    subscriber.unsubscribe(channel.name).catch((error: unknown) => log.warn({ err: error, channel: channel.name }, 'could not unsubscribe'));
+  }
+
+  return {
+    /**
+     * The views of one bucket's top, each its first `limit` places: the current one at once (this
+     * resolves once it is read), then one each time that slice changes. End it with return() or
+     * `signal`. Throws when the channel cannot be subscribed or the top cannot be read (a store
+     * away) and {@link TopFeedClosedError} once closed. O(limit) per view; one Redis SUBSCRIBE for
+     * the first local viewer of a bucket, nothing for the others.
+     */
+    async watch(at: BoardBucket, limit: number, signal?: AbortSignal): Promise<AsyncIterableIterator<TopEvent>> {
+      if (closed) throw new TopFeedClosedError();
+      const name = index.topChannel(at);
+      const channel = channels.get(name) ?? open(name, at);
+      const onAbort = () => viewer.out.close();
+      const viewer: Viewer = {
+        limit,
+        asOf: 0,
+        out: new LatestValue<TopEvent>(() => {
+          signal?.removeEventListener('abort', onAbort);
+          if (!channel.viewers.delete(viewer)) return;
+          options.watchers?.dec();
+          if (channel.viewers.size === 0) forget(channel);
+        }),
+      };
+      channel.viewers.add(viewer);
+      options.watchers?.inc();
+      signal?.addEventListener('abort', onAbort, { once: true });
+      if (signal?.aborted) viewer.out.close();
+      try {
+        await channel.ready;
+        // A later viewer of a watched bucket starts from the shared cache: every change since the
+        // subscription has refreshed it, and a refresh still to come reaches this viewer too.
+        if (viewer.fingerprint === undefined) deliver(viewer, at, await topCache.top(at, limit));
+      } catch (error) {
+        viewer.out.close();
+        throw error;
+      }
+      return viewer.out;
+    },
+
+    /** How many buckets this process watches, and how many viewers in all. O(buckets). */
+    stats(): { buckets: number; viewers: number } {
+      let viewers = 0;
+      for (const channel of channels.values()) viewers += channel.viewers.size;
+      return { buckets: channels.size, viewers };
+    },
+
+    /**
+     * Ends every watch (their iterations finish, so server-sent event streams end cleanly) and
+     * stops reading; later watches throw. The subscriber connection is the caller's to close. O(viewers).
+     */
+    close(): void {
+      closed = true;
+      for (const channel of [...channels.values()]) {
+        clearTimeout(channel.timer);
+        for (const viewer of [...channel.viewers]) viewer.out.close();
+      }
+      channels.clear();
+    },
+  };
+}
+
+export type TopFeed = ReturnType<typeof createTopFeed>;

@@ -1,0 +1,100 @@
+import { type Player, findPlayers } from '../db/players.js';
+import type { TopEvent } from '../pubsub/top-feed.js';
+import type { TopView } from '../ranking/top-cache.js';
+import { type BucketArgs, requireBoard, resolveBoardBucket } from './buckets.js';
+import type { Context, Services } from './context.js';
+import { badInput, unavailable } from './errors.js';
+import { type TopBoard, toStanding } from './standings.js';
+import { isStoreUnavailable } from './store-errors.js';
+
+export type { TopEvent } from '../pubsub/top-feed.js';
+
+/**
+ * topChanged: the views of one bucket's top `limit` places, the current one at once and then one
+ * each time those places change (who, their order, or a score), through this process's top feed
+ * (src/pubsub/top-feed.ts). Checked like `top`: NOT_FOUND / BAD_USER_INPUT for the bucket, and
+ * BAD_USER_INPUT for a limit above the board's topSize. UNAVAILABLE when Redis does not answer or
+ * the process is stopping. O(limit) per view.
+ */
+export async function watchTopChanged(ctx: Context, args: BucketArgs & { limit: number }): Promise<AsyncIterable<TopEvent>> {
+  const board = await requireBoard(ctx, args.board);
+  if (args.limit > board.topSize) throw badInput(`limit must be at most board "${board.id}"'s topSize of ${board.topSize}.`);
+  const at = await resolveBoardBucket(ctx, args);
+  const feed = ctx.services.topFeed;
+  if (!feed) throw unavailable('This process serves no subscriptions.');
+  try {
+    return await feed.watch(at, args.limit, ctx.signal);
+  } catch (error) {
+    if (error instanceof Error && error.name === 'TopFeedClosedError') throw unavailable('The server is stopping; subscribe again.');
+    throw error;
+  }
+}
+
+/**
+ * The profiles of a view's players, loaded once per view read (the feed hands every viewer the
+ * same source object), so a thousand viewers of one refresh cost one PostgreSQL query, not a
+ * thousand, and none of them a loader call per entry. Ids alone when PostgreSQL does not answer,
+ * as for any read. `ready` is set once loaded, so later viewers are served synchronously.
+ */
+interface Profiles {
+  loading: Promise<Map<string, Player>>;
+  ready?: Map<string, Player>;
+}
+const profilesByView = new WeakMap<TopView, Profiles>();
+
+async function loadProfiles(services: Services, ids: string[]): Promise<Map<string, Player>> {
+  const byId = new Map<string, Player>(ids.map((id) => [id, { id, displayName: null, avatarUrl: null }]));
+  try {
+    for (const player of await findPlayers(services.database.db, ids)) byId.set(player.id, player);
+  } catch (error) {
+    if (!isStoreUnavailable(error)) throw error;
+    services.log.warn({ err: error }, 'player profiles unavailable; answering ids only');
+  }
+  return byId;
+}
+
+function profilesOf(services: Services, view: TopView): Profiles {
+  let profiles = profilesByView.get(view);
+  if (!profiles) {
+    const entry: Profiles = { loading: loadProfiles(services, view.places.map((place) => place.playerId)) };
+    entry.loading.then(
+      (ready) => (entry.ready = ready),
+      () => profilesByView.delete(view),
+    );
+    profilesByView.set(view, entry);
+    profiles = entry;
+  }
+  return profiles;
+}
+
+/**
+ * One view as topChanged serves it, each entry with its player's profile attached (so `player`
+ * fields resolve without a query or a loader call); counted as sent. Every viewer of one slice
+ * (one read, one limit) shares one answer object, built once; synchronous once the view's profiles
+ * are loaded. So the per-viewer cost of a view is GraphQL's execution and the send. O(limit) once.
+ */
+export function topChangedView(ctx: Context, event: TopEvent): TopBoard | Promise<TopBoard> {
+  ctx.services.metrics.topChangedEvents.inc();
+  const built = answers.get(event.view);
+  if (built) return built;
+  const profiles = profilesOf(ctx.services, event.source);
+  if (profiles.ready) return present(event, profiles.ready);
+  return profiles.loading.then((ready) => present(event, ready));
+}
+
+/** The answer built for each slice the feed handed out (the feed shares one slice among the viewers of one limit). */
+const answers = new WeakMap<TopView, TopBoard>();
+
+function present({ at, view }: TopEvent, profiles: Map<string, Player>): TopBoard {
+  const answer: TopBoard = {
+    boardId: at.board.id,
+    period: at.bucket.period,
+    bucket: at.bucket.label,
+    region: at.region,
+    entries: view.places.map((place) => ({ ...toStanding(place, view.size), player: profiles.get(place.playerId) })),
+    size: view.size,
+    asOf: view.asOf,
+  };
+  answers.set(view, answer);
+  return answer;
+}

@@ -1,0 +1,69 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { Redis } from 'ioredis';
+
+/** A free port of 127.0.0.1: bound, then released. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/**
+ * A redis-server of the test's own, without persistence, so that killing and starting it again
+ * gives what a restart without persistence (or a failover to a fresh node) gives: an empty Redis
+ * on the same address. The machine's shared Redis is never touched.
+ */
+export interface OwnRedis {
+  port: number;
+  url: string;
+  /** Kills the server (SIGKILL) and waits for it to be gone. */
+  kill(): Promise<void>;
+  /** Starts it again, empty, on the same port, and waits until it answers. */
+  start(): Promise<void>;
+}
+
+async function answers(port: number): Promise<boolean> {
+  const probe = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false, retryStrategy: () => null });
+  probe.on('error', () => {});
+  try {
+    await probe.connect();
+    return (await probe.ping()) === 'PONG';
+  } catch {
+    return false;
+  } finally {
+    probe.disconnect();
+  }
+}
+
+export async function startOwnRedis(): Promise<OwnRedis> {
+  const port = await freePort();
+  let child: ChildProcess | undefined;
+
+  async function start(): Promise<void> {
+    child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'], {
+      stdio: 'ignore',
+    });
+    const deadline = Date.now() + 10_000;
+    while (!(await answers(port))) {
+      if (Date.now() > deadline) throw new Error(`redis-server on port ${port} did not start`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  await start();
+  return {
+    port,
+    url: `redis://127.0.0.1:${port}`,
+    start,
+    async kill() {
+      const running = child;
+      if (!running || running.exitCode !== null || running.signalCode !== null) return;
+      const gone = new Promise((resolve) => running.once('exit', resolve));
+      running.kill('SIGKILL');
+      await gone;
+    },
+  };
+}
