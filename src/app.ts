@@ -13,6 +13,7 @@ import { isStoreUnavailable } from './resolvers/store-errors.js';
 import { type SocketInitialContext, attachGraphqlWs } from './live-socket.js';
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import { useTopCacheControl } from './http/cache-control.js';
+import { refuseOversizedBody } from './http/body-limit.js';
 import { answerHealth, answerReadiness } from './http/health.js';
 import { answerMetrics } from './http/metrics.js';
 import { useObservability } from './http/observe.js';
@@ -80,8 +81,8 @@ export function buildApp(deps: AppDeps): App {
       useReadRateLimit(services.limits),
       useTopCacheControl(),
     ],
-    // Bodies over 1 MB are refused (413) before they are parsed.
-    maxRequestBodySize: MAX_BODY_BYTES,
+    // The body limit is enforced in front, from Content-Length (see body-limit.ts).
+    maxRequestBodySize: false,
     context: (initial) =>
       'socketContext' in initial
         ? (initial as unknown as SocketInitialContext).socketContext
@@ -110,6 +111,7 @@ export function buildApp(deps: AppDeps): App {
 
   const answerOverlay = createOverlayRoute();
   const server: Server = createServer((req, res) => {
+    if (refuseOversizedBody(req, res, MAX_BODY_BYTES)) return;
     if (answerOverlay(req, res)) return;
     if (req.url === '/healthz') return answerHealth(res);
     if (req.url === '/readyz') return void answerReadiness(res, deps);

@@ -37,6 +37,17 @@ describe('limits on what a request may cost', () => {
     expect(answer.status).toBe(413);
   });
 
+  it('refuses a chunked body without a declared length with 411', async () => {
+    const { request } = await import('node:http');
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = request(`${t.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' } }, (res) => resolve(res.statusCode ?? 0));
+      req.on('error', reject);
+      req.write(JSON.stringify({ query: '{ boards { id } }' }));
+      req.end();
+    });
+    expect(status).toBe(411);
+  });
+
   it('still answers ordinary queries', async () => {
     const answer = await post(t, JSON.stringify({ query: '{ a: top(board: "global") { size } b: boards { id } }' }));
     expect(answer.status).toBe(200);
