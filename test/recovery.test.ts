@@ -100,13 +100,13 @@ describe('Redis cut off: results are recorded and answered, and the index catche
     await createBoard(t, BOARD);
   });
   afterAll(async () => {
-    proxy.restore();
+    await proxy.restore();
     await t?.close();
     await direct?.end();
     await proxy?.close();
   });
 
-  it('re-applies every result committed while Redis was away, within seconds, with no operator', async () => {
+  it('re-applies every result committed while Redis was away, within seconds, with no operator', { timeout: 60_000 }, async () => {
     const before = results(BOARD, 1, 60, 25, 'c');
     await submitAll(t, before, 20);
     const during = results(BOARD, 2, 90, 40, 'c').map((r) => ({ ...r, matchId: `${r.matchId}-during` }));
@@ -122,7 +122,7 @@ describe('Redis cut off: results are recorded and answered, and the index catche
     // Reads of the index are refused meanwhile, never answered from a stale guess.
     expect(codeOf(await t.gql(`{ standing(board: "cut", playerId: "c001") { rank } }`))).toBe('UNAVAILABLE');
 
-    proxy.restore();
+    await proxy.restore();
     const buckets = modelBuckets([BOARD], [...before, ...during]);
     expect(buckets.length).toBe(4);
     const ms = await until(() => allMatch(t, buckets), 15_000, 'the index caught up');
@@ -180,7 +180,7 @@ describe('Redis comes back empty: noticed, every live bucket rebuilt, reads refu
     await redis?.kill();
   });
 
-  it('rebuilds from PostgreSQL; reads answer UNAVAILABLE (top: the last view, with its asOf) until their bucket is back', async () => {
+  it('rebuilds from PostgreSQL; reads answer UNAVAILABLE (top: the last view, with its asOf) until their bucket is back', { timeout: 60_000 }, async () => {
     const first = [...results(BOARD, 4, 300, 120, 'l'), ...results(SUMS, 5, 200, 50, 's')];
     await submitAll(t, first);
     const buckets = () => modelBuckets([BOARD, SUMS], all);
@@ -266,12 +266,14 @@ describe('PostgreSQL cut off: submissions UNAVAILABLE with nothing written, read
     seasonId = season.data!.startSeason.id;
     // A season starts a second after startSeason.
     await new Promise((resolve) => setTimeout(resolve, 1_200));
-    for (const id of ['p000', 'p001', 'p002']) await t.server(`mutation($id: ID!) { upsertPlayer(input: { id: $id, displayName: $id }) { id } }`, { id });
+    for (const id of ['p000', 'p001', 'p002']) {
+      expect((await t.server(`mutation($id: ID!, $name: String) { upsertPlayer(input: { id: $id, displayName: $name }) { id } }`, { id, name: id })).errors).toBeUndefined();
+    }
     submitted = results(BOARD, 8, 80, 30, 'p').map((r) => ({ ...r, achievedAt: new Date() }));
     await submitAll(t, submitted, 20);
   });
   afterAll(async () => {
-    proxy.restore();
+    await proxy.restore();
     await t?.close();
     await direct?.end();
     await proxy?.close();
@@ -285,7 +287,7 @@ describe('PostgreSQL cut off: submissions UNAVAILABLE with nothing written, read
     board(id: "pg") { size(period: SEASON) }
   }`;
 
-  it('answers UNAVAILABLE, writes nothing, keeps serving reads, and works again once it is back', async () => {
+  it('answers UNAVAILABLE, writes nothing, keeps serving reads, and works again once it is back', { timeout: 60_000 }, async () => {
     const before = await t.gql<Record<string, unknown>>(READS);
     expect(before.errors).toBeUndefined();
     const counted = await counts();
@@ -302,12 +304,15 @@ describe('PostgreSQL cut off: submissions UNAVAILABLE with nothing written, read
     // Reads go on from Redis: the board and its open season are known to this process; names are missing.
     const during = await t.gql<{ top: { entries: { player: { displayName: string | null } }[] }; season: { bucket: string } }>(READS);
     expect(during.errors).toBeUndefined();
+    expect(JSON.stringify(before.data)).toContain('"displayName":"p001"');
     expect(during.data!.season.bucket).toBe(seasonId);
     const withoutNames: unknown = JSON.parse(JSON.stringify(before.data).replaceAll(/"displayName":"p\d+"/g, '"displayName":null'));
     expect(during.data).toEqual(withoutNames);
 
-    proxy.restore();
+    await proxy.restore();
     expect(await counts()).toEqual(counted);
+    const back = await until(async () => !(await t.gql(`{ boards { id } }`)).errors, 5_000, 'PostgreSQL answers the app again');
+    expect(back).toBeLessThan(2_000);
     // Back without a restart; the retried matchId is recorded exactly once.
     const retried = await t.server<{ submitScore: { duplicate: boolean; standings: unknown[] } }>(
       `mutation { submitScore(input: { board: "pg", playerId: "p000", score: 4999, matchId: "retry-1" }) { duplicate standings { period } } }`,
@@ -326,10 +331,11 @@ describe('PostgreSQL cut off: submissions UNAVAILABLE with nothing written, read
     expect((await t.gql<{ standing: { player: { displayName: string } } }>(READS)).data!.standing.player.displayName).toBe('p001');
   });
 
-  it('a COMMIT whose answer is lost is asked about again: the result is answered as recorded, once', async () => {
+  it('a COMMIT whose answer is lost is asked about again: the result is answered as recorded, once', { timeout: 60_000 }, async () => {
     // Fresh connections, so that the next transaction sends COMMIT's text (postgres.js prepares statements per connection).
     proxy.cut();
-    proxy.restore();
+    await proxy.restore();
+    await until(async () => !(await t.gql(`{ boards { id } }`)).errors, 5_000, 'PostgreSQL answers the app again');
     const trapped = proxy.cutAfter((chunk) => chunk.includes('commit'));
     const answer = t.server<{ submitScore: { duplicate: boolean; standings: unknown[] } }>(
       `mutation { submitScore(input: { board: "pg", playerId: "doubt", score: 4321, matchId: "doubt-1" }) { duplicate standings { period } } }`,
@@ -338,7 +344,7 @@ describe('PostgreSQL cut off: submissions UNAVAILABLE with nothing written, read
     // PostgreSQL committed; the app lost the answer. Away for a moment longer, then back.
     await until(async () => (await direct<{ n: number }[]>`select count(*)::int as n from results where match_id = 'doubt-1'`)[0]!.n === 1, 2_000, 'committed');
     await new Promise((resolve) => setTimeout(resolve, 700));
-    proxy.restore();
+    await proxy.restore();
     const response = await answer;
     expect(response.errors).toBeUndefined();
     expect(response.data!.submitScore.duplicate).toBe(false);

@@ -112,7 +112,7 @@ export async function runRead(scenario: ReadScenario, run: RunOptions): Promise<
   if (run.profile) notes.push(...profileNote(profileDir, startedAt));
   return {
     scenario,
-    params: { seconds: run.seconds, warmup: run.warmup, connections: run.connections, inflight: run.inflight, runtime: run.runtime, query: spec.query },
+    params: { seconds: run.seconds, warmup: run.warmup, connections: run.connections, inflight: run.inflight, runtime: run.runtime, profiled: run.profile, query: spec.query },
     rows: [
       row(`service ${scenario} (HTTP)`, 'service', http),
       row(`service ${scenario} (graphql-ws)`, 'service', ws),

@@ -127,7 +127,7 @@ export async function runWrite(scenario: WriteScenario, run: RunOptions): Promis
   }
   return {
     scenario,
-    params: { seconds: run.seconds, warmup: run.warmup, connections: run.connections, resultsPerCall: size, players: PLAYERS, runtime: run.runtime },
+    params: { seconds: run.seconds, warmup: run.warmup, connections: run.connections, resultsPerCall: size, players: PLAYERS, runtime: run.runtime, profiled: run.profile },
     rows: [
       row(scenario === 'submit' ? 'service submitScore (HTTP)' : 'service submitScores ×100 (HTTP)', 'service', service, size, unit),
       row('stock Yoga {__typename} (HTTP)', 'baseline', yoga),

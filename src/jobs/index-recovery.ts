@@ -151,9 +151,20 @@ export function startIndexRecovery(services: Services, options: IndexRecoveryOpt
     return passing;
   }
 
-  const onReady = () => void pass();
+  const onReady = () => {
+    if (lostAt !== undefined) log.warn({ downMs: Math.round(performance.now() - lostAt) }, 'Redis answers again');
+    lostAt = undefined;
+    void pass();
+  };
+  // Once per outage, not once per failed reconnect.
+  let lostAt: number | undefined;
+  const onError = (error: Error) => {
+    if (lostAt === undefined) log.warn({ err: error }, 'lost the connection to Redis; reads of the index answer UNAVAILABLE until it is back');
+    lostAt ??= performance.now();
+  };
   const stopWatching = indexGeneration.onReconnect(onReady);
-  const timer = setInterval(onReady, intervalMs);
+  const stopHearing = indexGeneration.onConnectionError(onError);
+  const timer = setInterval(() => void pass(), intervalMs);
   timer.unref();
   return {
     ready: pass(),
@@ -161,6 +172,7 @@ export function startIndexRecovery(services: Services, options: IndexRecoveryOpt
       stopping.abort();
       clearInterval(timer);
       stopWatching();
+      stopHearing();
       await passing;
       await recovering;
     },

@@ -117,6 +117,12 @@ export function createIndexGeneration(redis: Redis) {
       return () => void redis.off('ready', listener);
     },
 
+    /** Calls `listener` with each connection error (ioredis reconnects by itself); answers how to stop. */
+    onConnectionError(listener: (error: Error) => void): () => void {
+      redis.on('error', listener);
+      return () => void redis.off('error', listener);
+    },
+
     /** Throws {@link IndexRecoveringError} unless the bucket's sorted set can be trusted. O(1) when ready. */
     async assertReadable(at: BoardBucket): Promise<void> {
       const key = bucketKey(at);

@@ -8,7 +8,7 @@ import { type AddressInfo, type Server, type Socket, connect, createServer } fro
 export interface TcpProxy {
   host: string;
   port: number;
-  /** Destroys every open connection (both ends reset) and refuses new ones (nothing listens) until restore(). */
+  /** Closes every open connection (both ends) and refuses new ones (nothing listens) until restore(). */
   cut(): void;
   /** Holds every chunk this many milliseconds in each direction, in order, until restore(). */
   delay(ms: number): void;
@@ -36,8 +36,9 @@ export async function startTcpProxy(target: { host?: string; port: number }): Pr
     pair.client.destroy();
     pair.upstream.destroy();
   };
-  // Refused, as by a store that is down: nothing listens. (Accepting and resetting instead makes
-  // postgres.js leave a query waiting now and then, which a store that is down never causes.)
+  // As a store that goes down: open connections are closed, new ones refused (nothing listens).
+  // Not reset (RST): postgres.js 3.4 then now and then leaves a query waiting for a connection
+  // until the store is back, which a store going down does not cause.
   const cut = () => {
     refusing = true;
     if (server.listening) server.close();
