@@ -17,12 +17,22 @@ function latestResults(): Line[] {
   if (!existsSync(RESULTS_DIR)) return [];
   const lines: Line[] = [];
   for (const file of readdirSync(RESULTS_DIR).filter((name) => name.endsWith('.jsonl'))) {
-    // A profiled run is slowed by the profiler: the latest run without one is the figure.
+    // A profiled run is slowed by the profiler: the latest run without one is the figure. A peak
+    // run at another scale than the design's is a panel of its own.
     const runs = readFileSync(`${RESULTS_DIR}${file}`, 'utf8').trim().split('\n').filter(Boolean).map((line) => JSON.parse(line) as Line);
-    const last = runs.filter((run) => run.params.profiled !== true).at(-1) ?? runs.at(-1);
-    if (last) lines.push(last);
+    const latest = new Map<string, Line>();
+    for (const run of runs) {
+      const scale = typeof run.params.scale === 'number' && run.params.scale !== 1 ? ` at ${run.params.scale}× the rates` : '';
+      const panel = `${run.scenario}${scale}`;
+      if (run.params.profiled === true && latest.has(panel)) continue;
+      latest.set(panel, { ...run, scenario: panel });
+    }
+    lines.push(...latest.values());
   }
-  const rank = (scenario: string) => (ORDER.includes(scenario) ? ORDER.indexOf(scenario) : ORDER.length);
+  const rank = (panel: string) => {
+    const scenario = panel.split(' ')[0]!;
+    return ORDER.includes(scenario) ? ORDER.indexOf(scenario) : ORDER.length;
+  };
   return lines.sort((a, b) => rank(a.scenario) - rank(b.scenario));
 }
 
@@ -52,7 +62,8 @@ function panel(result: Line, top: number): { svg: string; height: number } {
   for (const row of result.rows) {
     const label = row.name.length > 58 ? `${row.name.slice(0, 57)}…` : row.name;
     const held = row.extra && 'held' in row.extra ? (row.extra.held ? ' · held' : ' · NOT held') : '';
-    const figure = `${number(row.value)} ${row.unit ?? 'req/s'}${row.p99 !== undefined ? ` · p99 ${number(row.p99)} ms` : ''}${held}`;
+    const latency = row.p99 === undefined ? '' : row.requests === 0 ? ' · no answers' : ` · p99 ${number(row.p99)} ms`;
+    const figure = `${number(row.value)} ${row.unit ?? 'req/s'}${latency}${held}`;
     parts.push(
       `<text x="10" y="${y + 12}" class="label">${escape(label)}</text>` +
         `<rect x="${LABEL}" y="${y}" width="${length(row.value).toFixed(1)}" height="${BAR}" class="${row.role}"/>` +
@@ -96,7 +107,7 @@ ${panels.join('\n')}
 `;
 }
 
-const cell = (value: number | undefined) => (value === undefined ? '' : number(value));
+const cell = (value: number | undefined, answered = true) => (value === undefined ? '' : answered ? number(value) : '—');
 
 /** The same results as Markdown tables, for bench/RESULTS.md. */
 export function renderMarkdown(results: Line[]): string {
@@ -108,7 +119,7 @@ export function renderMarkdown(results: Line[]): string {
       const held = row.extra && 'held' in row.extra ? (row.extra.held ? ' (held)' : ' (not held)') : '';
       const cpu = row.cpu ? Object.entries(row.cpu).map(([name, cores]) => `${name} ${cores}`).join(', ') : '';
       out.push(
-        `| ${row.role === 'baseline' ? '↳ ' : ''}${row.name}${row.quiet === false ? ' (!)' : ''} | ${number(row.value)}${held} | ${row.unit ?? 'req/s'} | ${cell(row.p50)} | ${cell(row.p95)} | ${cell(row.p99)} | ${cell(row.max)} | ${row.errors ?? ''} | ${cpu} |`,
+        `| ${row.role === 'baseline' ? '↳ ' : ''}${row.name}${row.quiet === false ? ' (!)' : ''} | ${number(row.value)}${held} | ${row.unit ?? 'req/s'} | ${cell(row.p50, row.requests !== 0)} | ${cell(row.p95, row.requests !== 0)} | ${cell(row.p99, row.requests !== 0)} | ${cell(row.max, row.requests !== 0)} | ${row.errors ?? ''} | ${cpu} |`,
       );
     }
     out.push('');

@@ -20,19 +20,30 @@ interface CpuProfile {
   timeDeltas: number[];
 }
 
-/** The newest .cpuprofile in `dir` written after `since` (epoch ms), or undefined. */
+/**
+ * The main thread's .cpuprofile among those in `dir` written after `since` (epoch ms), or
+ * undefined. A process started with `--import tsx` writes one profile per thread (its module
+ * loader runs on a thread of its own, idle once loaded), so the busiest one is taken: the one with
+ * the most time not idle.
+ */
 export function newestProfile(dir: string, since = 0): string | undefined {
-  let newest: { file: string; at: number } | undefined;
+  let busiest: { file: string; busy: number } | undefined;
   try {
     for (const name of readdirSync(dir)) {
-      if (!name.endsWith('.cpuprofile')) continue;
-      const at = statSync(join(dir, name)).mtimeMs;
-      if (at >= since && (!newest || at > newest.at)) newest = { file: join(dir, name), at };
+      if (!name.endsWith('.cpuprofile') || statSync(join(dir, name)).mtimeMs < since) continue;
+      const busy = busyMicroseconds(JSON.parse(readFileSync(join(dir, name), 'utf8')) as CpuProfile);
+      if (!busiest || busy > busiest.busy) busiest = { file: join(dir, name), busy };
     }
   } catch {
     return undefined;
   }
-  return newest?.file;
+  return busiest?.file;
+}
+
+/** Sampled time outside the (idle) pseudo-frame. */
+function busyMicroseconds(profile: CpuProfile): number {
+  const idle = new Set(profile.nodes.filter((node) => node.callFrame.functionName === '(idle)').map((node) => node.id));
+  return profile.samples.reduce((sum, id, i) => (idle.has(id) ? sum : sum + (profile.timeDeltas[i] ?? 0)), 0);
 }
 
 /** Where a frame's code lives: src/<file>, a package, node internals, or a V8 pseudo-frame. */

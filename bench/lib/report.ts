@@ -54,7 +54,7 @@ export function machine() {
 
 const fmt = (value: number | undefined, digits = 0) =>
   value === undefined || Number.isNaN(value) ? '' : value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
-const ms = (value: number | undefined) => (value === undefined ? '' : value < 10 ? fmt(value, 2) : fmt(value, 1));
+const msOf = (value: number | undefined) => (value === undefined ? '' : value < 10 ? fmt(value, 2) : fmt(value, 1));
 
 function table(header: string[], lines: string[][]): string {
   const widths = header.map((title, i) => Math.max(title.length, ...lines.map((line) => (line[i] ?? '').length)));
@@ -64,7 +64,10 @@ function table(header: string[], lines: string[][]): string {
 
 /** Prints the table and appends the JSON line. */
 export function publish(report: Report): void {
-  const lines = report.rows.map((row) => [
+  const lines = report.rows.map((row) => {
+    // No answer in the window: there is no latency to show.
+    const ms = (value: number | undefined) => (row.requests === 0 ? '—' : msOf(value));
+    return [
     `${row.role === 'baseline' ? '  ' : ''}${row.name}${row.quiet === false ? ' (!)' : ''}`,
     fmt(row.value, row.value < 100 ? 1 : 0),
     row.unit ?? 'req/s',
@@ -74,7 +77,8 @@ export function publish(report: Report): void {
     ms(row.max),
     row.errors === undefined ? '' : String(row.errors),
     row.cpu ? Object.entries(row.cpu).map(([name, cores]) => `${name} ${cores}`).join(' ') : '',
-  ]);
+    ];
+  });
   console.log(`\n== ${report.scenario} ${JSON.stringify(report.params)}`);
   console.log(table(['measured', 'value', 'unit', 'p50 ms', 'p95 ms', 'p99 ms', 'max ms', 'errors', 'cpu (cores)'], lines));
   for (const row of report.rows) {
