@@ -3,6 +3,7 @@ import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { createDatabase, ensureDatabase, migrateDatabase } from './db/client.js';
 import { createLogger } from './logger.js';
+import { survivePostgresWriteAfterClose } from './db/postgres-guard.js';
 import { createRedis } from './redis.js';
 import { subscriberFor } from './pubsub/top-feed.js';
 
@@ -19,6 +20,7 @@ async function main(): Promise<void> {
     throw error;
   }
   const log = createLogger(config.LOG_LEVEL);
+  survivePostgresWriteAfterClose(log);
 
   await ensureDatabase(config.DATABASE_URL);
   await migrateDatabase(config.DATABASE_URL);
