@@ -32,7 +32,7 @@ import { type Client, createClient } from 'graphql-ws';
 import * as hdr from 'hdr-histogram-js';
 import postgres from 'postgres';
 import { WebSocket } from 'ws';
-import { createRedis } from '../src/redis.js';
+import { createRedis, deleteKeysUnder } from '../src/redis.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -278,15 +278,7 @@ async function cleanUp(child: ChildProcess | undefined): Promise<void> {
   const sql = postgres(POSTGRES_URL, { max: 1, onnotice: () => {} });
   await sql`drop database if exists ${sql(databaseName)} with (force)`;
   await sql.end();
-  const redis = createRedis(REDIS_URL);
-  await redis.connect();
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${keyPrefix}*`, 'COUNT', 1000);
-    if (keys.length > 0) await redis.unlink(...keys);
-    cursor = next;
-  } while (cursor !== '0');
-  await redis.quit();
+  await deleteKeysUnder(REDIS_URL, keyPrefix);
 }
 
 async function main(): Promise<void> {

@@ -21,7 +21,7 @@ import { bucketAt } from '../src/model/buckets.js';
 import type { BoardBucket } from '../src/ranking/index.js';
 import { bucketKey } from '../src/ranking/keys.js';
 import { pack, packedDirection, packingFor } from '../src/ranking/packing.js';
-import { createRedis } from '../src/redis.js';
+import { createRedis, deleteKeysUnder } from '../src/redis.js';
 import { createServices } from '../src/services.js';
 
 const MEMBERS = Number(process.argv[2] ?? 1_000_000);
@@ -120,16 +120,7 @@ async function main() {
 }
 
 async function cleanUp(redis: ReturnType<typeof createRedis>) {
-  // Patterns are not prefixed by ioredis, so the keys are listed with a client without a prefix.
-  const plain = createRedis(REDIS_URL);
-  await plain.connect();
-  let cursor = '0';
-  do {
-    const [next, keys] = await plain.scan(cursor, 'MATCH', `${keyPrefix}*`, 'COUNT', 1000);
-    if (keys.length > 0) await plain.unlink(...keys);
-    cursor = next;
-  } while (cursor !== '0');
-  await plain.quit();
+  await deleteKeysUnder(REDIS_URL, keyPrefix);
   await redis.quit();
   const admin = postgres(POSTGRES_URL, { max: 1, onnotice: () => {} });
   await admin`drop database if exists ${admin(databaseUrl.pathname.slice(1))} with (force)`;

@@ -23,7 +23,7 @@ import { type Board, DEFAULT_RETENTION, PERIODS } from '../src/model/board.js';
 import { bucketAt } from '../src/model/buckets.js';
 import type { BoardBucket } from '../src/ranking/index.js';
 import { bucketKey } from '../src/ranking/keys.js';
-import { createRedis } from '../src/redis.js';
+import { createRedis, deleteKeysUnder } from '../src/redis.js';
 import { seasonBucket } from '../src/resolvers/season-directory.js';
 import { createServices } from '../src/services.js';
 import {
@@ -84,15 +84,7 @@ export async function openBenchStores(maxConnections = 4): Promise<BenchStores> 
 
 /** Deletes every key under the bench prefix (patterns are not prefixed by ioredis, so a plain client lists them). */
 async function dropBenchKeys(): Promise<void> {
-  const plain = createRedis(REDIS_URL, { commandTimeoutMs: 60_000 });
-  await plain.connect();
-  let cursor = '0';
-  do {
-    const [next, keys] = await plain.scan(cursor, 'MATCH', `${BENCH_KEY_PREFIX}*`, 'COUNT', 1000);
-    if (keys.length > 0) await plain.unlink(...keys);
-    cursor = next;
-  } while (cursor !== '0');
-  await plain.quit();
+  await deleteKeysUnder(REDIS_URL, BENCH_KEY_PREFIX, { commandTimeoutMs: 60_000 });
 }
 
 /** Seeds what is missing; see the file's header. Answers in seconds how long it took. */

@@ -22,3 +22,22 @@ export function createRedis(url: string, options: RedisClientOptions = {}): Redi
     retryStrategy: (attempt) => Math.min(attempt * 100, 2_000),
   });
 }
+
+/**
+ * Deletes every key under a prefix (a test run's, a benchmark's). It lists them with a client of
+ * its own, without a key prefix, because ioredis does not prefix SCAN patterns. O(keys).
+ */
+export async function deleteKeysUnder(url: string, prefix: string, options: Pick<RedisClientOptions, 'commandTimeoutMs'> = {}): Promise<void> {
+  const plain = createRedis(url, options);
+  await plain.connect();
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await plain.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+      if (keys.length > 0) await plain.unlink(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+  } finally {
+    await plain.quit();
+  }
+}
