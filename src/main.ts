@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis.js';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { createDatabase, ensureDatabase, migrateDatabase } from './db/client.js';
@@ -25,7 +25,7 @@ async function main(): Promise<void> {
   await ensureDatabase(config.DATABASE_URL);
   await migrateDatabase(config.DATABASE_URL);
   const database = createDatabase(config.DATABASE_URL);
-  const redis: Redis = createRedis(config.REDIS_URL, { keyPrefix: config.REDIS_KEY_PREFIX });
+  const redis: RedisClient = createRedis(config.REDIS_URL, { keyPrefix: config.REDIS_KEY_PREFIX });
   await redis.connect();
   // topChanged's own connection: once subscribed it can run nothing else.
   const subscriber = subscriberFor(redis);

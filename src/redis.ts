@@ -1,4 +1,10 @@
-import { Redis } from 'ioredis';
+import { type Cluster, Redis } from 'ioredis';
+
+/**
+ * A connection to the index's Redis: one node, or a Redis Cluster. Everything outside this module
+ * takes this type, so each piece works on both.
+ */
+export type RedisClient = Redis | Cluster;
 
 export interface RedisClientOptions {
   /** Prefix of every key, so that several deployments (or test runs) share one Redis. Default ''. */

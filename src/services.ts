@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis.js';
 import type { Logger } from 'pino';
 import { createKeyring } from './auth/keys.js';
 import { findLiveKey } from './db/api-keys.js';
@@ -17,13 +17,13 @@ import { createSeasonDirectory } from './resolvers/season-directory.js';
 
 export interface ServiceDeps {
   database: Database;
-  redis: Redis;
+  redis: RedisClient;
   /**
    * A second connection to the same Redis for topChanged to subscribe on (see subscriberFor in
    * src/pubsub/top-feed.ts); the caller closes it after the app. Default: none, so this process
    * serves no subscriptions (the CLI).
    */
-  subscriber?: Redis | undefined;
+  subscriber?: RedisClient | undefined;
   log: Logger;
   /** The admin key. Default: none, so admin operations are refused. */
   adminKey?: string | undefined;

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis.js';
 import type { Database } from '../db/client.js';
 
 /** How long a readiness probe waits for each store. */
@@ -19,7 +19,7 @@ export function answerHealth(res: ServerResponse): void {
 }
 
 /** `/readyz`: 200 when PostgreSQL and Redis both answer, 503 (saying which does not) otherwise. */
-export async function answerReadiness(res: ServerResponse, stores: { database: Database; redis: Redis }): Promise<void> {
+export async function answerReadiness(res: ServerResponse, stores: { database: Database; redis: RedisClient }): Promise<void> {
   const [postgres, redis] = await Promise.allSettled([
     within(stores.database.sql`select 1`, PROBE_TIMEOUT_MS),
     within(stores.redis.ping(), PROBE_TIMEOUT_MS),

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis.js';
 import type { Logger } from 'pino';
 import type { BoardBucket, RankingIndex } from '../ranking/index.js';
 import type { TopCache, TopView } from '../ranking/top-cache.js';
@@ -21,7 +21,7 @@ export interface TopFeedOptions {
    * run nothing else. Connected on the first watch when it is not yet. The caller closes it after
    * {@link TopFeed.close}.
    */
-  subscriber: Redis;
+  subscriber: RedisClient;
   /** The process's shared top cache: each refresh replaces its view, so `top` readers get it too. */
   topCache: Pick<TopCache, 'top' | 'refresh'>;
   /** Names each bucket's channel, exactly as the write script and announcements publish on it. */
@@ -72,7 +72,7 @@ const fingerprint = (view: TopView) => JSON.stringify(view.places.map((p) => [p.
  * A second connection to the same Redis, with the same options (key prefix included), for the
  * feed to subscribe on. O(1); it connects when first used.
  */
-export function subscriberFor(redis: Redis): Redis {
+export function subscriberFor(redis: RedisClient): RedisClient {
   return redis.duplicate();
 }
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis.js';
 import type { RankingIndex } from './index.js';
 import { type BoardBucket, bucketKey } from './keys.js';
 
@@ -47,14 +47,14 @@ export interface GenerationCheck {
   generation: string;
   /** Some bucket of this generation is still to be rebuilt. */
   recovering: boolean;
-  /** This call set the marker: Redis had lost the index (or never held one). */
+  /** This call set the marker: RedisClient had lost the index (or never held one). */
   claimed: boolean;
 }
 
 export type IndexGeneration = ReturnType<typeof createIndexGeneration>;
 
 /** The generation as this process sees it; `unverified` until {@link IndexGeneration.check} first answers. */
-export function createIndexGeneration(redis: Redis) {
+export function createIndexGeneration(redis: RedisClient) {
   let state: IndexState = 'unverified';
   let generation: string | null = null;
   let checking: Promise<GenerationCheck> | undefined;

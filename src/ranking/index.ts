@@ -1,4 +1,5 @@
-import type { ChainableCommander, Redis } from 'ioredis';
+import type { ChainableCommander } from 'ioredis';
+import type { RedisClient } from '../redis.js';
 import type { BoardScore } from '../model/board.js';
 import { type BoardBucket, bucketKey, topChannel } from './keys.js';
 import { pack, packedDirection, packingFor, unpack } from './packing.js';
@@ -75,7 +76,7 @@ function placesFromRows(at: BoardBucket, rows: (number | string)[], firstRank: n
  * The ranking index: one sorted set per board bucket, holding packed board scores. It knows
  * nothing of GraphQL or of the database; it is rebuilt from the database when lost.
  */
-export function createRankingIndex(redis: Redis) {
+export function createRankingIndex(redis: RedisClient) {
   defineRankingScripts(redis);
   const channelOf = (at: BoardBucket) => `${redis.options.keyPrefix ?? ''}${topChannel(at)}`;
 

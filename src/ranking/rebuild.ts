@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { ChainableCommander, Redis } from 'ioredis';
+import type { ChainableCommander } from 'ioredis';
+import type { RedisClient } from '../redis.js';
 import type { BoardScore } from '../model/board.js';
 import { type BoardBucket, bucketKey } from './keys.js';
 import { pack, packedDirection, packingFor } from './packing.js';
@@ -67,7 +68,7 @@ async function execPipeline(pipeline: ChainableCommander): Promise<void> {
  *
  * O(N log N) for N members, in N / membersPerZadd commands.
  */
-export async function rebuildSortedSet(redis: Redis, at: BoardBucket, chunks: AsyncIterable<BoardScore[]>, options: RebuildOptions): Promise<number> {
+export async function rebuildSortedSet(redis: RedisClient, at: BoardBucket, chunks: AsyncIterable<BoardScore[]>, options: RebuildOptions): Promise<number> {
   const perZadd = options.membersPerZadd ?? 5_000;
   const maxInFlight = options.chunksInFlight ?? 4;
   const live = bucketKey(at);

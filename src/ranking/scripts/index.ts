@@ -1,4 +1,5 @@
-import type { Redis, Result } from 'ioredis';
+import type { Result } from 'ioredis';
+import type { RedisClient } from '../../redis.js';
 import { applyScoreLua } from './apply-score.js';
 import { readAroundLua } from './read-around.js';
 import { readPageLua } from './read-page.js';
@@ -58,7 +59,7 @@ declare module 'ioredis' {
  * Registers every ranking script on a client once. ioredis then sends each by EVALSHA and falls
  * back to EVAL only when the server does not know the script yet (after a restart, say).
  */
-export function defineRankingScripts(redis: Redis): void {
+export function defineRankingScripts(redis: RedisClient): void {
   redis.defineCommand('applyScore', { numberOfKeys: 1, lua: applyScoreLua });
   redis.defineCommand('readStandings', { numberOfKeys: 1, lua: readStandingsLua });
   redis.defineCommand('readTop', { numberOfKeys: 1, lua: readTopLua });
