@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { RedisTarget } from './redis.js';
 
 /**
  * Everything the service reads from its environment, parsed once at start-up.
@@ -27,11 +28,44 @@ const redisUrl = z
     message: 'must be a redis:// or rediss:// URL',
   });
 
+const clusterNode = /^([^\s:,]+):(\d{1,5})$/;
+
+/**
+ * `host:port,host:port,...`: seed nodes of a Redis Cluster (a few are enough; the client learns the
+ * rest from them), parsed into addresses.
+ */
+const clusterNodes = z
+  .string()
+  .transform((raw) =>
+    raw
+      .split(',')
+      .map((node) => node.trim())
+      .filter((node) => node.length > 0),
+  )
+  .pipe(
+    z
+      .array(
+        z.string().refine((node) => {
+          const port = Number(clusterNode.exec(node)?.[2] ?? 0);
+          return port >= 1 && port <= 65535;
+        }, 'each node must be host:port, with a port from 1 to 65535'),
+      )
+      .min(1, 'must list at least one host:port'),
+  )
+  .transform((nodes) =>
+    nodes.map((node) => {
+      const [, host, port] = clusterNode.exec(node)!;
+      return { host: host!, port: Number(port) };
+    }),
+  );
+
 export const configSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(4000),
   HOST: z.string().min(1).default('127.0.0.1'),
   DATABASE_URL: postgresUrl.default('postgres://postgres@127.0.0.1:5432/leaderboard'),
   REDIS_URL: redisUrl.default('redis://127.0.0.1:6379'),
+  /** Seed nodes of a Redis Cluster; when set, the service uses the cluster and REDIS_URL is not read. */
+  REDIS_CLUSTER_NODES: clusterNodes.optional(),
   REDIS_KEY_PREFIX: z
     .string()
     .regex(/^[A-Za-z0-9_:.-]*$/, 'may hold only letters, digits and _ : . -')
@@ -45,6 +79,11 @@ export const configSchema = z.object({
   RATE_LIMIT_SUBMISSIONS_PER_SECOND: z.coerce.number().int().min(0).default(20_000),
   /** Read operations a second one client address may make; 0 turns the limit off. */
   RATE_LIMIT_READS_PER_SECOND: z.coerce.number().int().min(0).default(200),
+  /**
+   * API processes sharing the port (node:cluster, see src/workers.ts). 1 runs the app in this
+   * process, with no primary; more runs a primary that forks and supervises that many.
+   */
+  WORKERS: z.coerce.number().int().min(1).max(256).default(1),
 });
 
 export type Config = z.output<typeof configSchema>;
@@ -68,4 +107,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     );
   }
   return parsed.data;
+}
+
+/** Where the index lives: the Redis Cluster when REDIS_CLUSTER_NODES is set, else the node at REDIS_URL. */
+export function redisTarget(config: Pick<Config, 'REDIS_URL' | 'REDIS_CLUSTER_NODES'>): RedisTarget {
+  return config.REDIS_CLUSTER_NODES ? { cluster: config.REDIS_CLUSTER_NODES } : config.REDIS_URL;
 }

@@ -2,8 +2,8 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BoardScore } from '../src/model/board.js';
 import { bucketAt } from '../src/model/buckets.js';
-import { GENERATION_KEY, pendingKey } from '../src/ranking/generation.js';
-import { type ModelBoard, type ModelBucket, type ModelResult, expectBucketMatches, modelBuckets, seeded, submitAll } from './helpers/board-views.js';
+import { pendingKey } from '../src/ranking/generation.js';
+import { type ModelBoard, type ModelResult, allMatch, expectBucketMatches, expectedRows, modelBuckets, pagesOf, seeded, submitAll } from './helpers/board-views.js';
 import { type OwnRedis, startOwnRedis } from './helpers/redis-server.js';
 import { type TcpProxy, startTcpProxy } from './helpers/tcp-proxy.js';
 import { type TestApp, startTestApp } from './helpers/test-app.js';
@@ -40,39 +40,6 @@ async function createBoard(t: TestApp, board: ModelBoard, extra: Record<string, 
     input: { id: board.id, title: board.id, order: board.order, aggregate: board.aggregate, maxScore: 5_000, periods: board.periods, regions: board.regions, ...extra },
   });
   expect(response.errors).toBeUndefined();
-}
-
-/** Reads every page of a bucket (uncached, 100 a page); the rows, or the error code when a read is refused. */
-async function pagesOf(t: TestApp, bucket: { board: string; period: string; label: string; region: string | null }) {
-  type Page = { standings: { edges: { node: { rank: number; score: number; player: { id: string } } }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } } };
-  const rows: { rank: number; score: number; player: string }[] = [];
-  let after: string | null = null;
-  for (;;) {
-    const response: { data?: Page | null; errors?: { extensions?: { code?: string } }[] } = await t.gql<Page>(
-      `query($b: ID!, $p: Period!, $k: String, $r: String, $after: String) {
-        standings(board: $b, period: $p, bucket: $k, region: $r, first: 100, after: $after) {
-          edges { node { rank score player { id } } } pageInfo { hasNextPage endCursor }
-        }
-      }`,
-      { b: bucket.board, p: bucket.period, k: bucket.label, r: bucket.region, after },
-    );
-    if (response.errors) return { code: codeOf(response), rows: null };
-    const { edges, pageInfo } = response.data!.standings;
-    rows.push(...edges.map(({ node }) => ({ rank: node.rank, score: node.score, player: node.player.id })));
-    if (!pageInfo.hasNextPage) return { code: null, rows };
-    after = pageInfo.endCursor;
-  }
-}
-
-const expectedRows = (bucket: ModelBucket) => bucket.ranked.map((entry, i) => ({ rank: i + 1, score: entry.score, player: entry.playerId }));
-
-/** Whether every bucket reads exactly as the model has it, now. */
-async function allMatch(t: TestApp, buckets: ModelBucket[]): Promise<boolean> {
-  for (const bucket of buckets) {
-    const { rows } = await pagesOf(t, { board: bucket.board.id, period: bucket.period, label: bucket.label, region: bucket.region });
-    if (!rows || JSON.stringify(rows) !== JSON.stringify(expectedRows(bucket))) return false;
-  }
-  return true;
 }
 
 /** Polls `check` every 100 ms until it holds; answers how long that took. */
@@ -187,7 +154,11 @@ describe('Redis comes back empty: noticed, every live bucket rebuilt, reads refu
     let all = first;
     for (const bucket of buckets()) await expectBucketMatches(t, bucket, PROBE);
     const lastTop = await t.gql<{ top: { asOf: string; entries: { player: { id: string } }[] } }>(`{ top(board: "lost", limit: 5) { asOf entries { player { id } } } }`);
-    const generation = await t.redis.get(GENERATION_KEY);
+    // One node: one marker, holding every slot.
+    const nodes = t.app.services.indexGeneration.nodes();
+    expect(nodes.map((node) => node.slots)).toEqual([[[0, 16383]]]);
+    const marker = nodes[0]!.marker;
+    const generation = await t.redis.hget(marker, 'generation');
     expect(generation).toMatch(/^[0-9a-f-]{36}$/);
 
     // The recovery waits on its lock while the test holds it, as it would behind another process.
@@ -197,9 +168,9 @@ describe('Redis comes back empty: noticed, every live bucket rebuilt, reads refu
     await redis.start();
 
     await until(() => t.app.services.indexGeneration.state() === 'recovering' && second.app.services.indexGeneration.state() === 'recovering', 5_000, 'both apps noticed');
-    const next = await t.redis.get(GENERATION_KEY);
+    const next = await t.redis.hget(marker, 'generation');
     expect(next).not.toBe(generation);
-    expect(await t.redis.smembers(pendingKey(next!))).toEqual(['*']);
+    expect(await t.redis.smembers(pendingKey(marker, next!))).toEqual(['*']);
 
     // Nothing is answered from the empty Redis: refused, or for top the last view read before.
     for (const app of [t, second]) {
@@ -236,7 +207,7 @@ describe('Redis comes back empty: noticed, every live bucket rebuilt, reads refu
     );
     expect(wrong).toBe(0);
     for (const bucket of model) await expectBucketMatches(second, bucket, PROBE);
-    expect(await t.redis.exists(pendingKey(next!))).toBe(0);
+    expect(await t.redis.exists(pendingKey(marker, next!))).toBe(0);
     await until(() => t.app.services.indexGeneration.state() === 'ready' && second.app.services.indexGeneration.state() === 'ready', 3_000, 'ready again');
   });
 });
@@ -382,7 +353,7 @@ describe('a flag or an erasure while a bucket is rebuilt is not undone by the sw
     expect((await t.admin(`mutation { deletePlayer(playerId: "erased") }`)).errors).toBeUndefined();
     removed();
     expect(await rebuilt).toBe(2);
-    expect(await t.redis.zrange('lb:{tomb}:ALL_TIME:all', 0, -1, 'REV')).toEqual(['honest', 'back']);
-    expect(await t.redis.exists('lb:{tomb}:ALL_TIME:all#rebuild:removed')).toBe(0);
+    expect(await t.redis.zrange('lb:{tomb:ALL_TIME:all}', 0, -1, 'REV')).toEqual(['honest', 'back']);
+    expect(await t.redis.exists('lb:{tomb:ALL_TIME:all}#rebuild:removed')).toBe(0);
   });
 });

@@ -99,8 +99,9 @@ function watch(t: TestApp, variables: Record<string, unknown>) {
   };
 }
 
+/** The subscribers of a shard channel (topChanged uses sharded pub/sub: SSUBSCRIBE, SPUBLISH). */
 async function numsub(redis: Redis, channel: string): Promise<number> {
-  const reply = (await redis.pubsub('NUMSUB', channel)) as [string, number];
+  const reply = (await redis.pubsub('SHARDNUMSUB', channel)) as [string, number];
   return Number(reply[1]);
 }
 
@@ -110,7 +111,7 @@ describe('detection in the write script', () => {
   let publisher: Redis;
   const heard: string[] = [];
   let fences = 0;
-  const channelOf = (board: string) => `${t.keyPrefix}lb:{${board}}:ALL_TIME:all#top`;
+  const channelOf = (board: string) => `${t.keyPrefix}lb:{${board}:ALL_TIME:all}#top`;
 
   /**
    * The messages heard on a board's channel since the last call: a marker published after the
@@ -118,7 +119,7 @@ describe('detection in the write script', () => {
    */
   async function announced(board: string): Promise<number> {
     const marker = `fence-${++fences}`;
-    await publisher.publish(channelOf(board), marker);
+    await publisher.spublish(channelOf(board), marker);
     await until(() => heard.includes(`${board}:${marker}`), 5_000, marker);
     const before = heard.splice(0, heard.indexOf(`${board}:${marker}`) + 1).slice(0, -1);
     return before.filter((message) => message.startsWith(`${board}:`)).length;
@@ -128,15 +129,17 @@ describe('detection in the write script', () => {
     t = await startTestApp();
     await createBoard(t, { id: 'det', topSize: 3 });
     await createBoard(t, { id: 'race', topSize: 2, order: 'LOW_FIRST', aggregate: 'SUM', maxScore: 1_000 });
-    // Plain clients without a prefix: channels are never prefixed by ioredis, so these name them in full.
+    // Plain clients without a prefix, so these name the channels in full (ioredis would prefix a
+    // shard channel, as it does a key).
     listener = createRedis(REDIS_URL);
     publisher = createRedis(REDIS_URL);
     await Promise.all([listener.connect(), publisher.connect()]);
-    listener.on('message', (channel: string, message: string) => {
-      const board = /\{(\w+)\}/.exec(channel)![1]!;
+    listener.on('smessage', (channel: string, message: string) => {
+      const board = /\{(\w+):/.exec(channel)![1]!;
       heard.push(`${board}:${message}`);
     });
-    await listener.subscribe(channelOf('det'), channelOf('race'));
+    await listener.ssubscribe(channelOf('det'));
+    await listener.ssubscribe(channelOf('race'));
   });
   afterAll(async () => {
     await listener.quit();
@@ -228,7 +231,7 @@ describe('topChanged over WebSocket', () => {
     const viewer = watch(t, { board: 'live', limit: 5 });
     const small = watch(t, { board: 'live', limit: 2 });
     await until(() => viewer.views.length > 0 && small.views.length > 0, 2_000, 'the first views');
-    expect(await numsub(plain, `${t.keyPrefix}lb:{live}:ALL_TIME:all#top`)).toBe(1);
+    expect(await numsub(plain, `${t.keyPrefix}lb:{live:ALL_TIME:all}#top`)).toBe(1);
     expect(t.app.services.topFeed!.stats()).toEqual({ buckets: 1, viewers: 2 });
 
     // 50 submissions, 10 in flight at a time, each a change of the top 5.
@@ -261,7 +264,7 @@ describe('topChanged over WebSocket', () => {
     await viewer.close();
     await small.close();
     await until(() => t.app.services.topFeed!.stats().buckets === 0, 2_000, 'the unsubscription');
-    expect(await numsub(plain, `${t.keyPrefix}lb:{live}:ALL_TIME:all#top`)).toBe(0);
+    expect(await numsub(plain, `${t.keyPrefix}lb:{live:ALL_TIME:all}#top`)).toBe(0);
   });
 
   it('arguments are checked like top: a limit from 1 to the board topSize, a board that exists', async () => {

@@ -1,6 +1,7 @@
 import { listsWithBoardScores } from '../db/board-scores.js';
 import { isKept, parseBucketLabel } from '../model/buckets.js';
 import { type BoardBucket, RebuildRunningError } from '../ranking/index.js';
+import type { GenerationCheck } from '../ranking/generation.js';
 import { bucketKey } from '../ranking/keys.js';
 import { CLOCK_SKEW_MS } from '../resolvers/buckets.js';
 import type { Services } from '../resolvers/context.js';
@@ -65,15 +66,16 @@ async function eachLimited<T>(items: T[], concurrency: number, keepGoing: () => 
 }
 
 /**
- * Rebuilds a lost index, when this process wins the recovery lock: plans the generation's recovery
- * (the live buckets PostgreSQL holds scores for) and rebuilds each still pending, most wanted
- * first, marking each readable once swapped in. A bucket that fails (a store away, a rebuild of it
- * already running) stays pending and is tried again at the next pass. The lock is a session lock
- * on a connection of its own: should this process die, it is let go and another process's next
- * pass takes the recovery over where it stands. `planned` is called once the plan is set.
- * O(N log N) over every live board score.
+ * Rebuilds what the masters in `lost` lost, when this process wins the recovery lock: plans each
+ * one's recovery (the live buckets PostgreSQL holds scores for with a key on that master) and
+ * rebuilds each bucket still pending on any of them once, most wanted first, marking it readable
+ * on each once swapped in. The buckets of the other masters are not touched. A bucket that fails
+ * (a store away, a rebuild of it already running) stays pending and is tried again at the next
+ * pass. The lock is a session lock on a connection of its own: should this process die, it is let
+ * go and another process's next pass takes the recovery over where it stands. `planned` is called
+ * once the plans are set. O(N log N) over the board scores of the buckets rebuilt.
  */
-async function recover(services: Services, generation: string, concurrency: number, planned: () => void, stopping: AbortSignal): Promise<void> {
+async function recover(services: Services, lost: GenerationCheck[], concurrency: number, planned: () => void, stopping: AbortSignal): Promise<void> {
   const { database, indexGeneration, log } = services;
   const reserved = await database.sql.reserve();
   try {
@@ -81,29 +83,31 @@ async function recover(services: Services, generation: string, concurrency: numb
     if (!row?.locked) return;
     try {
       const buckets = await liveBucketsWithScores(services);
-      const pending = await indexGeneration.plan(generation, buckets);
+      const plans = await Promise.all(lost.map(async (node) => ({ node, pending: await indexGeneration.plan(node, buckets) })));
       planned();
-      const todo = buckets.filter((at) => pending.has(bucketKey(at)));
+      const todo = buckets.filter((at) => plans.some(({ pending }) => pending.has(bucketKey(at))));
       if (todo.length === 0) return;
       const started = performance.now();
-      log.warn({ generation, buckets: todo.length }, 'the ranking index was lost; rebuilding every live bucket from PostgreSQL');
+      const nodes = lost.map(({ address, claimed }) => ({ address, claimed }));
+      log.warn({ nodes, buckets: todo.length }, 'the ranking index was lost on these Redis nodes; rebuilding their live buckets from PostgreSQL');
       let rebuilt = 0;
       await eachLimited(
         todo,
         concurrency,
-        () => !stopping.aborted && indexGeneration.generation() === generation,
+        () => !stopping.aborted && lost.some((node) => indexGeneration.isCurrent(node)),
         async (at) => {
+          const key = bucketKey(at);
           try {
             await rebuildBucket(services, at);
-            await indexGeneration.rebuilt(generation, at);
+            for (const { node, pending } of plans) if (pending.has(key)) await indexGeneration.rebuilt(node, at);
             rebuilt++;
           } catch (error) {
             const running = error instanceof RebuildRunningError;
-            log[running ? 'info' : 'error']({ err: error, key: bucketKey(at) }, 'a bucket of the lost index is not rebuilt yet; tried again shortly');
+            log[running ? 'info' : 'error']({ err: error, key }, 'a bucket of the lost index is not rebuilt yet; tried again shortly');
           }
         },
       );
-      log.warn({ generation, rebuilt, of: todo.length, ms: Math.round(performance.now() - started) }, 'ranking index recovery pass done');
+      log.warn({ nodes, rebuilt, of: todo.length, ms: Math.round(performance.now() - started) }, 'ranking index recovery pass done');
     } finally {
       await reserved`select pg_advisory_unlock(${RECOVERY_LOCK})`.catch(() => undefined);
     }
@@ -131,11 +135,15 @@ export function startIndexRecovery(services: Services, options: IndexRecoveryOpt
     passing ??= (async () => {
       try {
         const found = await indexGeneration.check();
-        if (found.claimed) log.warn({ generation: found.generation }, 'Redis holds no ranking index (restarted empty, failed over, or new): a new generation begins');
-        if (!found.recovering || recovering || stopping.signal.aborted) return;
+        for (const { address, generation, claimed } of found) {
+          if (claimed === 'empty') log.warn({ node: address, generation }, 'a Redis node holds no ranking index (restarted empty, flushed, or new): a new generation begins there');
+          if (claimed === 'failed-over') log.warn({ node: address, generation }, 'a Redis replica took over a master and may lack its last writes: a new generation begins there');
+        }
+        const lost = found.filter((node) => node.recovering);
+        if (lost.length === 0 || recovering || stopping.signal.aborted) return;
         let planned!: () => void;
         const plan = new Promise<void>((resolve) => (planned = resolve));
-        recovering = recover(services, found.generation, concurrency, planned, stopping.signal)
+        recovering = recover(services, lost, concurrency, planned, stopping.signal)
           .catch((error: unknown) => log.error({ err: error }, 'index recovery failed; tried again shortly'))
           .finally(() => {
             planned();

@@ -5,7 +5,7 @@ import type { BoardBucket, RankingIndex } from '../ranking/index.js';
  * Tells every API process that these buckets' tops changed (a flag, an unflag, an erasure, a
  * rebuild, a season closed), so their topChanged watchers get the new view. A failure is logged,
  * not thrown: the change itself is made, and a missed announcement only delays a view until the
- * bucket's next change. O(k) PUBLISHes in one pipeline.
+ * bucket's next change. O(k) SPUBLISHes.
  */
 export async function announceTops(
   services: { index: Pick<RankingIndex, 'announceTopChanged'>; log?: Pick<Logger, 'warn'> | undefined },

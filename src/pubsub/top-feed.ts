@@ -1,4 +1,4 @@
-import type { RedisClient } from '../redis.js';
+import { type RedisClient, isCluster } from '../redis.js';
 import type { Logger } from 'pino';
 import type { BoardBucket, RankingIndex } from '../ranking/index.js';
 import type { TopCache, TopView } from '../ranking/top-cache.js';
@@ -24,8 +24,11 @@ export interface TopFeedOptions {
   subscriber: RedisClient;
   /** The process's shared top cache: each refresh replaces its view, so `top` readers get it too. */
   topCache: Pick<TopCache, 'top' | 'refresh'>;
-  /** Names each bucket's channel, exactly as the write script and announcements publish on it. */
-  index: Pick<RankingIndex, 'topChannel'>;
+  /**
+   * Names each bucket's channels (one per shard), exactly as the write script and announcements
+   * publish on them.
+   */
+  index: Pick<RankingIndex, 'topChannels'>;
   log: Logger;
   /** At most one read per bucket per this many milliseconds, however many changes arrive. Default 100. */
   coalesceMs?: number;
@@ -52,9 +55,12 @@ interface Viewer {
   asOf: number;
 }
 
-/** One watched bucket: one Redis subscription shared by every local viewer of it. */
+/** One watched bucket: one Redis subscription per shard, shared by every local viewer of it. */
 interface Channel {
+  /** The first shard's channel: the bucket's name in `channels`. */
   name: string;
+  /** Every shard's channel; a message on any of them is a candidate change of the merged top. */
+  names: string[];
   at: BoardBucket;
   viewers: Set<Viewer>;
   /** Subscribed, then read once: every viewer's first view waits for it. */
@@ -69,11 +75,26 @@ interface Channel {
 const fingerprint = (view: TopView) => JSON.stringify(view.places.map((p) => [p.playerId, p.score, p.reachedAt.getTime()]));
 
 /**
- * A second connection to the same Redis, with the same options (key prefix included), for the
- * feed to subscribe on. O(1); it connects when first used.
+ * A second connection to the same Redis (or Cluster), for the feed to subscribe on. O(1); it
+ * connects when first used.
+ *
+ * The feed uses sharded pub/sub (SSUBSCRIBE; the write script and announcements SPUBLISH): on a
+ * Cluster a message then stays on the node serving its channel's slot, the bucket's, instead of
+ * being broadcast to every node, and Redis 7 accepts the same commands on one node, so there is
+ * one code path. Two options differ from the client's:
+ * - no key prefix: ioredis counts a shard channel as a key and would prefix it, but the channel
+ *   names the feed is given are full names already (see RankingIndex.topChannels), and on a
+ *   reconnect a node client subscribes again with the names the server reported, which a prefix
+ *   would then double;
+ * - on a Cluster, `shardedSubscribers`: one subscriber connection per master, each SSUBSCRIBE sent
+ *   to the master serving its channel's slot and sent again to the new master after a failover
+ *   (a plain Cluster client sends every SSUBSCRIBE down one connection, to whatever node it is).
  */
 export function subscriberFor(redis: RedisClient): RedisClient {
-  return redis.duplicate();
+  if (isCluster(redis)) {
+    return redis.duplicate([], { keyPrefix: '', redisOptions: { ...redis.options.redisOptions, keyPrefix: '' }, shardedSubscribers: true });
+  }
+  return redis.duplicate({ keyPrefix: '' });
 }
 
 /**
@@ -90,24 +111,32 @@ export function createTopFeed(options: TopFeedOptions) {
   const coalesceMs = options.coalesceMs ?? 100;
   const retryMs = options.retryMs ?? 1_000;
   const channels = new Map<string, Channel>();
+  /** Each shard's channel to its bucket's (several per bucket on a sharded board). */
+  const byShardChannel = new Map<string, Channel>();
   let connecting: Promise<void> | undefined;
   let closed = false;
 
-  subscriber.on('message', (name: string) => {
-    const channel = channels.get(name);
+  subscriber.on('smessage', (name: string) => {
+    const channel = byShardChannel.get(name);
     if (channel) schedule(channel, 0);
   });
   // Changes announced while the connection was down were missed: read every watched top again
   // once it is back (ioredis subscribes again by itself, just after this event). Not at the first
   // connect: each channel reads once it is subscribed.
+  const readAllAgain = () => {
+    for (const channel of channels.values()) schedule(channel, coalesceMs);
+  };
   let connectedBefore = subscriber.status === 'ready';
   subscriber.on('ready', () => {
     if (!connectedBefore) {
       connectedBefore = true;
       return;
     }
-    for (const channel of channels.values()) schedule(channel, coalesceMs);
+    readAllAgain();
   });
+  // A Cluster's sharded subscribers reconnect (to a promoted replica, say) and subscribe again on
+  // their own, then say so with this event; a change published in between was missed.
+  if (isCluster(subscriber)) subscriber.on('subscribersReady', readAllAgain);
   // A subscriber that loses its connection reports it here; ioredis reconnects by itself.
   subscriber.on('error', (error: unknown) => log.warn({ err: error }, 'topChanged subscriber connection error'));
 
@@ -167,12 +196,14 @@ export function createTopFeed(options: TopFeedOptions) {
     channel.timer.unref();
   }
 
-  function open(name: string, at: BoardBucket): Channel {
-    const channel = { name, at, viewers: new Set<Viewer>(), lastReadAt: -Infinity } as Channel;
-    channels.set(name, channel);
+  function open(names: string[], at: BoardBucket): Channel {
+    const channel = { name: names[0]!, names, at, viewers: new Set<Viewer>(), lastReadAt: -Infinity } as Channel;
+    channels.set(channel.name, channel);
+    for (const name of names) byShardChannel.set(name, channel);
     // Subscribed before the first read, so no change can fall between the two.
     channel.ready = connect()
-      .then(() => subscriber.subscribe(name))
+      // One call per shard's channel: on a Cluster each may belong to another slot.
+      .then(() => Promise.all(names.map((name) => subscriber.ssubscribe(name))))
       .then(() => read(channel));
     channel.ready.catch(() => forget(channel));
     return channel;
@@ -182,9 +213,12 @@ export function createTopFeed(options: TopFeedOptions) {
   function forget(channel: Channel): void {
     if (channels.get(channel.name) !== channel) return;
     channels.delete(channel.name);
+    for (const name of channel.names) byShardChannel.delete(name);
     clearTimeout(channel.timer);
     if (closed) return;
-    subscriber.unsubscribe(channel.name).catch((error: unknown) => log.warn({ err: error, channel: channel.name }, 'could not unsubscribe'));
+    for (const name of channel.names) {
+      subscriber.sunsubscribe(name).catch((error: unknown) => log.warn({ err: error, channel: name }, 'could not unsubscribe'));
+    }
   }
 
   return {
@@ -192,13 +226,13 @@ export function createTopFeed(options: TopFeedOptions) {
      * The views of one bucket's top, each its first `limit` places: the current one at once (this
      * resolves once it is read), then one each time that slice changes. End it with return() or
      * `signal`. Throws when the channel cannot be subscribed or the top cannot be read (a store
-     * away) and {@link TopFeedClosedError} once closed. O(limit) per view; one Redis SUBSCRIBE for
+     * away) and {@link TopFeedClosedError} once closed. O(limit) per view; one Redis SSUBSCRIBE per shard for
      * the first local viewer of a bucket, nothing for the others.
      */
     async watch(at: BoardBucket, limit: number, signal?: AbortSignal): Promise<AsyncIterableIterator<TopEvent>> {
       if (closed) throw new TopFeedClosedError();
-      const name = index.topChannel(at);
-      const channel = channels.get(name) ?? open(name, at);
+      const names = index.topChannels(at);
+      const channel = channels.get(names[0]!) ?? open(names, at);
       const onAbort = () => viewer.out.close();
       const viewer: Viewer = {
         limit,
@@ -244,6 +278,7 @@ export function createTopFeed(options: TopFeedOptions) {
         for (const viewer of [...channel.viewers]) viewer.out.close();
       }
       channels.clear();
+      byShardChannel.clear();
     },
   };
 }

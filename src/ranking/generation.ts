@@ -1,38 +1,73 @@
 import { randomUUID } from 'node:crypto';
-import type { RedisClient } from '../redis.js';
+import calculateSlot from 'cluster-key-slot';
+import { type RedisClient, isCluster } from '../redis.js';
 import type { RankingIndex } from './index.js';
-import { type BoardBucket, bucketKey } from './keys.js';
+import { type BoardBucket, bucketKey, shardKeys } from './keys.js';
 
 /**
- * The index's generation: how a process tells that Redis lost the index (a restart without
- * persistence, a failover to an empty node, a flush), and which buckets may be read meanwhile.
+ * The index's generation: how a process tells that Redis lost the index, or the part of it one
+ * node held (a restart without persistence, a failover, a flush), and which buckets may be read
+ * meanwhile.
  *
- * `lb:{generation}` holds a random id, set when a Redis holds no index yet and never set to
- * expire. A Redis without it has lost everything with it: the first process to notice sets a new
- * id together with that generation's pending set (`lb:{generation}:<id>:pending`) holding '*',
- * "every bucket is to be rebuilt" (see check-generation.ts). One process then plans the recovery,
- * replacing '*' with the buckets PostgreSQL holds board scores for (plan-recovery.ts), and removes
- * each bucket from the set once its rebuild is swapped in; the set is gone when all are back.
- * Every process reads the same set, so each learns when a bucket is back, whoever rebuilt it.
+ * Each master keeps a marker of its own (one node: one marker): a hash `lb:{generation:v2:<n>}`
+ * whose hash tag falls in that master's slots, holding a random generation id and the id of the
+ * node that set it (CLUSTER MYID; empty on a node without cluster support), never set to expire.
+ * The marker says "this node still holds what was written to it":
+ * - a master without its marker has lost everything with it (restarted empty, flushed);
+ * - a marker set by another node means a replica took over: replication is asynchronous, so the
+ *   last writes acknowledged by the old master may be missing.
+ * Either way the first process to see it sets a new generation there together with that node's
+ * pending set (`<marker>:<generation>:pending`) holding '*', "every bucket with a key on this node
+ * is to be rebuilt", in one atomic step (see check-generation.ts). One process then plans the
+ * recovery, replacing '*' with the live buckets PostgreSQL holds board scores for whose keys hash
+ * into that node's slots (plan-recovery.ts), and removes each from the set once its rebuild is
+ * swapped in. Every process reads the same sets, so each learns when a bucket is back, whoever
+ * rebuilt it, and the buckets of the other nodes stay readable throughout.
  *
- * This process's state:
- * - `unverified`: the connection dropped (or was never made) and the marker has not been read
- *   since. Redis may have come back empty, so no read is trusted until it is.
+ * This process's state, per master:
+ * - `unverified`: the connection to it dropped (or was never made) and its marker has not been
+ *   read since. It may have come back empty, so no read of a bucket with a key there is trusted.
  * - `ready`: the marker is the one known and no recovery is pending: reads cost nothing extra.
- * - `recovering`: a recovery is under way: a bucket is read only once it is out of the pending set
- *   (one SMISMEMBER per read until the recovery ends).
+ * - `recovering`: a recovery is under way there: a bucket with a key there is read only once it is
+ *   out of the pending set (one SMISMEMBER per read until the recovery ends).
+ *
+ * The `v2` is the key layout's version: a deployment upgraded from the layout before sharded
+ * buckets (keys `lb:{board}:...`, marker `lb:{generation}`) finds no marker and rebuilds every
+ * live bucket under the new keys. Moving slots between masters (resharding) can move a marker's
+ * slot; the master then finds no marker of its own and its buckets are rebuilt: safe, not free.
  *
  * Run Redis with `maxmemory-policy noeviction` (the default): an evicted marker reads as a lost index.
  */
 export type IndexState = 'unverified' | 'ready' | 'recovering';
 
-export const GENERATION_KEY = 'lb:{generation}';
+/** The number of Redis Cluster hash slots. */
+const SLOTS = 16_384;
+
+/** The key layout's version, in every marker's name. */
+const LAYOUT = 'v2';
 
 /** Means "every bucket" in a pending set: the recovery is not planned yet. Never a bucket key. */
 const EVERY_BUCKET = '*';
 
-/** The pending set of a generation's recovery; shares the marker's hash tag. */
-export const pendingKey = (generation: string) => `${GENERATION_KEY}:${generation}:pending`;
+/** The hash slot of each candidate marker tag `generation:v2:<n>`, computed once per process as needed. */
+const tagSlots: number[] = [];
+const tagSlot = (n: number) => (tagSlots[n] ??= calculateSlot(`generation:${LAYOUT}:${n}`));
+
+/**
+ * The marker of the master serving `slots`: `lb:{generation:v2:<n>}` for the smallest n whose tag
+ * hashes into them, so every process names the same one. O(16,384 / share of slots) the first
+ * time, each tag's slot being kept.
+ */
+export function markerKey(slots: readonly (readonly [number, number])[]): string {
+  if (slots.length === 0) throw new Error('a master without slots has no marker');
+  for (let n = 0; ; n++) {
+    const slot = tagSlot(n);
+    if (slots.some(([from, to]) => from <= slot && slot <= to)) return `lb:{generation:${LAYOUT}:${n}}`;
+  }
+}
+
+/** The pending set of a generation's recovery on one node; follows the marker's hash tag, so it shares its slot. */
+export const pendingKey = (marker: string, generation: string) => `${marker}:${generation}:pending`;
 
 /** A read of a bucket whose index is not known to be whole: answer UNAVAILABLE and retry later. */
 export class IndexRecoveringError extends Error {
@@ -42,99 +77,217 @@ export class IndexRecoveringError extends Error {
   }
 }
 
-/** What a reading of the marker found. */
+/** A master of the index's Redis (the node itself, on one node), as this process last read it. */
+export interface IndexNode {
+  /** `host:port` as the client reaches it (`node` on one node). */
+  address: string;
+  /** The hash slots it serves, as inclusive ranges (all of them on one node). */
+  slots: [number, number][];
+  /** Its generation marker's key. */
+  marker: string;
+  state: IndexState;
+  /** The generation in force there as last read; null while it could not be read. */
+  generation: string | null;
+}
+
+/** What a reading of one master's marker found. */
 export interface GenerationCheck {
+  address: string;
+  slots: [number, number][];
+  marker: string;
   generation: string;
-  /** Some bucket of this generation is still to be rebuilt. */
+  /** Some bucket with a key on this node is still to be rebuilt. */
   recovering: boolean;
-  /** This call set the marker: RedisClient had lost the index (or never held one). */
-  claimed: boolean;
+  /**
+   * Why this call set a new generation there: `empty` (no marker: the node lost its data, or never
+   * held an index), `failed-over` (the marker was set by another node: a replica took over), or
+   * null when the generation was in force already.
+   */
+  claimed: 'empty' | 'failed-over' | null;
 }
 
 export type IndexGeneration = ReturnType<typeof createIndexGeneration>;
 
-/** The generation as this process sees it; `unverified` until {@link IndexGeneration.check} first answers. */
-export function createIndexGeneration(redis: RedisClient) {
-  let state: IndexState = 'unverified';
-  let generation: string | null = null;
-  let checking: Promise<GenerationCheck> | undefined;
-  // Whatever answers after a reconnect may be an empty Redis: nothing is trusted until checked.
-  redis.on('close', () => {
-    state = 'unverified';
-  });
+/** The masters and their slots: from CLUSTER SLOTS on a Cluster, the node itself with every slot otherwise. O(ranges). */
+async function readTopology(redis: RedisClient): Promise<{ address: string; slots: [number, number][] }[]> {
+  if (!isCluster(redis)) return [{ address: 'node', slots: [[0, SLOTS - 1]] }];
+  const masters = new Map<string, [number, number][]>();
+  // CLUSTER SLOTS: [first, last, master, ...replicas] per slot range, each node [host, port, id, ...].
+  for (const [from, to, master] of await redis.cluster('SLOTS')) {
+    if (!master) continue;
+    const address = `${master[0]}:${master[1]}`;
+    masters.set(address, [...(masters.get(address) ?? []), [from, to]]);
+  }
+  return [...masters].map(([address, slots]) => ({ address, slots: slots.sort((a, b) => a[0] - b[0]) }));
+}
 
-  async function pendingAmong(keys: string[]): Promise<boolean[]> {
-    if (state === 'ready') return keys.map(() => false);
-    if (state === 'unverified' || generation === null) return keys.map(() => true);
-    const [all, ...found] = await redis.smismember(pendingKey(generation), EVERY_BUCKET, ...keys);
-    return found.map((member) => all === 1 || member === 1);
+/** The generation as this process sees it, per master; every master `unverified` until {@link IndexGeneration.check} first answers. */
+export function createIndexGeneration(redis: RedisClient) {
+  let nodes: IndexNode[] = [];
+  /** Each slot's master in `nodes`; undefined where no master is known. */
+  let owners: (IndexNode | undefined)[] = [];
+  let checking: Promise<GenerationCheck[]> | undefined;
+  /** Connections lost while a check was under way ('*': all): its answers may predate the loss. */
+  const lostWhileChecking = new Set<string>();
+
+  function distrust(address: string): void {
+    for (const node of nodes) if (address === '*' || node.address === address) node.state = 'unverified';
+    if (checking) lostWhileChecking.add(address);
+  }
+  // Whatever answers after a reconnect may be an empty Redis: nothing is trusted until checked.
+  redis.on('close', () => distrust('*'));
+  // On a Cluster, one master's connection ending (it died, or failed over) distrusts that master alone.
+  if (isCluster(redis)) redis.on('-node', (_node: unknown, address: string) => distrust(address));
+
+  /** The masters holding a bucket's keys (every shard's); undefined for a key whose master is not known. O(shards). */
+  function holders(at: BoardBucket): (IndexNode | undefined)[] {
+    return [...new Set(shardKeys(at).map((key) => owners[calculateSlot(key)]))];
   }
 
+  /** Whether each bucket may be missing entries: one SMISMEMBER per recovering master involved. O(k · shards). */
+  async function pendingAmong(at: BoardBucket[]): Promise<boolean[]> {
+    const pending = at.map(() => false);
+    if (nodes.length > 0 && nodes.every((node) => node.state === 'ready')) return pending;
+    const asks = new Map<IndexNode, number[]>();
+    at.forEach((bucket, i) => {
+      for (const node of holders(bucket)) {
+        if (node === undefined || node.state === 'unverified' || node.generation === null) pending[i] = true;
+        else if (node.state === 'recovering') {
+          const indexes = asks.get(node) ?? [];
+          indexes.push(i);
+          asks.set(node, indexes);
+        }
+      }
+    });
+    await Promise.all(
+      [...asks].map(async ([node, indexes]) => {
+        const [all, ...found] = await redis.smismember(pendingKey(node.marker, node.generation!), EVERY_BUCKET, ...indexes.map((i) => bucketKey(at[i]!)));
+        indexes.forEach((i, j) => {
+          if (all === 1 || found[j] === 1) pending[i] = true;
+        });
+      }),
+    );
+    return pending;
+  }
+
+  /** The master a check was made on, as this process knows it now, when its generation is still the one checked. */
+  const current = (check: GenerationCheck) => nodes.find((node) => node.marker === check.marker && node.generation === check.generation);
+
+  /** Whether a bucket has a key in a master's slots. O(shards · ranges). */
+  const holdsKeyOf = (slots: [number, number][], at: BoardBucket) =>
+    shardKeys(at).some((key) => {
+      const slot = calculateSlot(key);
+      return slots.some(([from, to]) => from <= slot && slot <= to);
+    });
+
   return {
-    /** This process's view: see {@link IndexState}. O(1). */
-    state: (): IndexState => state,
-    /** The generation in force as last read, or null before the first check. */
-    generation: (): string | null => generation,
+    /**
+     * This process's view over every master: `unverified` when any is (or none is known yet),
+     * else `recovering` when any is, else `ready`. O(masters).
+     */
+    state(): IndexState {
+      if (nodes.length === 0 || nodes.some((node) => node.state === 'unverified')) return 'unverified';
+      return nodes.some((node) => node.state === 'recovering') ? 'recovering' : 'ready';
+    },
+
+    /** Every master as last read (copies). O(masters). */
+    nodes(): IndexNode[] {
+      return nodes.map((node) => ({ ...node, slots: [...node.slots] }));
+    },
 
     /**
-     * Reads the marker (setting a new generation when it is missing) and whether a recovery is
-     * pending, and updates this process's state from it. Concurrent calls share one read. O(1).
+     * Reads the masters (CLUSTER SLOTS on a Cluster) and each one's marker (setting a new
+     * generation where it is missing or was set by another node) and whether a recovery is
+     * pending there, and updates this process's state from it. A master that does not answer is
+     * left `unverified` and out of the answer. Concurrent calls share one read. Throws when the
+     * masters cannot be listed. O(masters).
      */
-    check(): Promise<GenerationCheck> {
+    check(): Promise<GenerationCheck[]> {
       checking ??= (async () => {
         try {
-          const [found, recovering, claimed] = await redis.checkGeneration(GENERATION_KEY, randomUUID());
-          generation = found;
-          state = recovering === 1 ? 'recovering' : 'ready';
-          return { generation: found, recovering: recovering === 1, claimed: claimed === 1 };
+          const topology = await readTopology(redis);
+          const read = await Promise.allSettled(
+            topology.map(async ({ address, slots }): Promise<GenerationCheck> => {
+              const marker = markerKey(slots);
+              const [generation, recovering, claimed] = await redis.checkGeneration(marker, randomUUID());
+              return { address, slots, marker, generation, recovering: recovering === 1, claimed: claimed === 1 ? 'empty' : claimed === 2 ? 'failed-over' : null };
+            }),
+          );
+          nodes = topology.map(({ address, slots }, i) => {
+            const found = read[i]!;
+            if (found.status === 'rejected') return { address, slots, marker: markerKey(slots), state: 'unverified', generation: null };
+            const { marker, generation, recovering } = found.value;
+            return { address, slots, marker, state: recovering ? 'recovering' : 'ready', generation };
+          });
+          for (const node of nodes) if (lostWhileChecking.has('*') || lostWhileChecking.has(node.address)) node.state = 'unverified';
+          owners = new Array<IndexNode | undefined>(SLOTS);
+          for (const node of nodes) for (const [from, to] of node.slots) owners.fill(node, from, to + 1);
+          return read.flatMap((found) => (found.status === 'fulfilled' ? [found.value] : []));
         } finally {
           checking = undefined;
+          lostWhileChecking.clear();
         }
       })();
       return checking;
     },
 
+    /** Whether a master's generation is still the one a check found. O(masters). */
+    isCurrent(check: GenerationCheck): boolean {
+      return current(check) !== undefined;
+    },
+
     /**
-     * Plans a generation's recovery: `buckets` are those PostgreSQL holds board scores for now.
-     * Answers the keys still pending among them (see plan-recovery.ts). O(P + B).
+     * Plans a master's recovery: of `buckets` (those PostgreSQL holds board scores for now), the
+     * ones with a key in its slots. Answers the bucket keys still pending there (see
+     * plan-recovery.ts). O(P + B · shards).
      */
-    async plan(forGeneration: string, buckets: BoardBucket[]): Promise<Set<string>> {
-      const pending = await redis.planRecovery(pendingKey(forGeneration), ...buckets.map(bucketKey));
-      if (pending.length === 0 && forGeneration === generation) state = 'ready';
+    async plan(check: GenerationCheck, buckets: BoardBucket[]): Promise<Set<string>> {
+      const mine = buckets.filter((at) => holdsKeyOf(check.slots, at)).map(bucketKey);
+      const pending = await redis.planRecovery(pendingKey(check.marker, check.generation), ...mine);
+      const node = current(check);
+      if (pending.length === 0 && node?.state === 'recovering') node.state = 'ready';
       return new Set(pending);
     },
 
-    /** Marks a bucket rebuilt in a generation: readable everywhere from now on. O(1). */
-    async rebuilt(forGeneration: string, at: BoardBucket): Promise<void> {
-      await redis.srem(pendingKey(forGeneration), bucketKey(at));
-      const left = await redis.scard(pendingKey(forGeneration));
-      if (left === 0 && forGeneration === generation && state === 'recovering') state = 'ready';
+    /** Marks a bucket rebuilt in a master's recovery: readable everywhere from now on (once no other master holds it back). O(1). */
+    async rebuilt(check: GenerationCheck, at: BoardBucket): Promise<void> {
+      const pending = pendingKey(check.marker, check.generation);
+      await redis.srem(pending, bucketKey(at));
+      const left = await redis.scard(pending);
+      const node = current(check);
+      if (left === 0 && node?.state === 'recovering') node.state = 'ready';
     },
 
-    /** Calls `listener` each time the connection is ready again (after a reconnect); answers how to stop. */
+    /** Calls `listener` each time the connection is ready again (after a reconnect, or a Cluster's slots change); answers how to stop. */
     onReconnect(listener: () => void): () => void {
       redis.on('ready', listener);
-      return () => void redis.off('ready', listener);
+      if (isCluster(redis)) redis.on('+node', listener);
+      return () => {
+        redis.off('ready', listener);
+        redis.off('+node', listener);
+      };
     },
 
     /** Calls `listener` with each connection error (ioredis reconnects by itself); answers how to stop. */
     onConnectionError(listener: (error: Error) => void): () => void {
       redis.on('error', listener);
-      return () => void redis.off('error', listener);
+      if (isCluster(redis)) redis.on('node error', listener);
+      return () => {
+        redis.off('error', listener);
+        redis.off('node error', listener);
+      };
     },
 
-    /** Throws {@link IndexRecoveringError} unless the bucket's sorted set can be trusted. O(1) when ready. */
+    /** Throws {@link IndexRecoveringError} unless every key of the bucket can be trusted. O(shards) when ready. */
     async assertReadable(at: BoardBucket): Promise<void> {
-      const key = bucketKey(at);
-      const [pending] = await pendingAmong([key]);
-      if (pending) throw new IndexRecoveringError(key);
+      const [pending] = await pendingAmong([at]);
+      if (pending) throw new IndexRecoveringError(bucketKey(at));
     },
 
-    /** Whether each bucket's sorted set can be trusted; false for all when that cannot be asked. O(k). */
+    /** Whether each bucket's sorted sets can be trusted; false for all when that cannot be asked. O(k · shards). */
     async readable(at: BoardBucket[]): Promise<boolean[]> {
-      if (state === 'ready') return at.map(() => true);
       try {
-        return (await pendingAmong(at.map(bucketKey))).map((pending) => !pending);
+        return (await pendingAmong(at)).map((pending) => !pending);
       } catch {
         return at.map(() => false);
       }
@@ -147,7 +300,7 @@ export function createIndexGeneration(redis: RedisClient) {
  * yet, and every place a write reads back dropped for such a bucket: an empty or half-rebuilt
  * sorted set must never answer a wrong rank. Writes, removals and rebuilds go through unchanged (a
  * write into a bucket about to be rebuilt is carried by the rebuild, see rebuild.ts). Costs
- * nothing while the generation is ready.
+ * nothing while every master is ready.
  */
 export function guardReads(index: RankingIndex, generation: IndexGeneration): RankingIndex {
   return {
