@@ -63,7 +63,7 @@ async function main(): Promise<void> {
     await database.sql`analyze board_scores`;
     await database.sql`analyze players`;
     console.log(`seeded ${PLAYERS} players in ${seconds(started)} s`);
-    await redis.zadd(`lb:{bench}:SEASON:${season.id}`, 1, 'someone');
+    await redis.zadd(`lb:{bench:SEASON:${season.id}}`, 1, 'someone');
 
     // Meanwhile, a write every 50 ms into the season's board scores, as the write path does: the
     // close must not hold it.
@@ -87,7 +87,7 @@ async function main(): Promise<void> {
     closing = false;
     await probe;
     const [{ frozen }] = await database.sql<[{ frozen: number }]>`select count(*)::int as frozen from season_results where season_id = ${season.id}`;
-    const keys = await redis.exists(`lb:{bench}:SEASON:${season.id}`);
+    const keys = await redis.exists(`lb:{bench:SEASON:${season.id}}`);
     console.log(`closed ${closed?.id ?? 'nothing'}: froze ${frozen} standings in ${took} s; season keys left: ${keys}`);
     console.log(`slowest board-score write during the close: ${slowestWriteMs.toFixed(0)} ms`);
   } finally {

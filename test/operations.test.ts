@@ -32,7 +32,7 @@ describe('health, readiness and metrics', () => {
   });
 
   it('the drift gauge shows players the index lost', async () => {
-    await t.redis.zrem('lb:{global}:ALL_TIME:all', 'm1');
+    await t.redis.zrem('lb:{global:ALL_TIME:all}', 'm1');
     const text = await (await fetch(`${t.url}/metrics`)).text();
     expect(metric(text, /leaderboard_index_drift\{board="global",period="ALL_TIME",bucket="all",region=""\} (-?\d+)/)).toBe(1);
   });

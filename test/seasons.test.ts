@@ -154,7 +154,7 @@ async function startSeason(t: TestApp, board: string, endsAt?: Date): Promise<Se
 }
 
 async function keyCount(t: TestApp, board: string, season: string): Promise<number> {
-  return t.redis.exists(`lb:{${board}}:SEASON:${season}`, `lb:{${board}}:SEASON:${season}:eu`);
+  return t.redis.exists(`lb:{${board}:SEASON:${season}}`, `lb:{${board}:SEASON:${season}:eu}`);
 }
 
 describe('seasons', () => {
@@ -234,7 +234,7 @@ describe('seasons', () => {
       expect(await seasonIndex(t, board)).toEqual(expected);
       expect(await seasonIndex(t, board, 's1')).toEqual(expected);
       expect(await seasonIndex(t, board, 's1', 'eu')).toEqual(oracle('HIGH_FIRST', results, startsAt, endsAt, 'eu'));
-      expect(await t.redis.ttl(`lb:{${board}}:SEASON:s1`)).toBe(-1);
+      expect(await t.redis.ttl(`lb:{${board}:SEASON:s1}`)).toBe(-1);
     });
 
     it('keeps out a result achieved after endsAt, and takes a late one achieved before it', async () => {
@@ -381,7 +381,7 @@ describe('the season closer, with two API processes on one database', () => {
     expect(await keyCount(a, board, 's1')).toBe(0);
 
     // A process whose cache still showed the season open writes into its key after the close.
-    await a.redis.zadd(`lb:{${board}}:SEASON:s1`, 1, 'straggler');
+    await a.redis.zadd(`lb:{${board}:SEASON:s1}`, 1, 'straggler');
     await expect.poll(() => keyCount(a, board, 's1'), { timeout: 5_000 }).toBe(0);
   });
 

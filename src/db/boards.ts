@@ -16,6 +16,7 @@ function toBoard(row: BoardRow): Board {
     regions: row.regions,
     topSize: row.topSize,
     retention: { DAILY: row.dailyRetentionDays, WEEKLY: row.weeklyRetentionDays, MONTHLY: row.monthlyRetentionDays },
+    shards: row.shards,
     epoch: row.epoch,
     createdAt: row.createdAt,
   };
@@ -26,7 +27,8 @@ export function boardEpoch(now: Date): Date {
   return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()) - 366 * 86_400_000);
 }
 
-export type NewBoard = Omit<Board, 'epoch' | 'createdAt'>;
+/** A board to create: everything but what the service sets (its epoch, its creation time); `shards` defaults to 1. */
+export type NewBoard = Omit<Board, 'epoch' | 'createdAt' | 'shards'> & { shards?: number | undefined };
 
 /** Inserts a board; answers null when the id is taken. */
 export async function insertBoard(db: Db, board: NewBoard, now = new Date()): Promise<Board | null> {
@@ -44,6 +46,7 @@ export async function insertBoard(db: Db, board: NewBoard, now = new Date()): Pr
       dailyRetentionDays: board.retention.DAILY,
       weeklyRetentionDays: board.retention.WEEKLY,
       monthlyRetentionDays: board.retention.MONTHLY,
+      shards: board.shards ?? 1,
       epoch: boardEpoch(now),
     })
     .onConflictDoNothing()

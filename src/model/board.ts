@@ -24,6 +24,11 @@ export interface Board {
   regions: string[];
   topSize: number;
   retention: Retention;
+  /**
+   * How many sorted sets each bucket is split into, by a stable hash of the player id (see
+   * shardOf in src/ranking/keys.ts); 1 to 64, fixed when the board is created.
+   */
+  shards: number;
   /** The origin of ALL_TIME tie-break time: results before it tie on time. */
   epoch: Date;
   createdAt: Date;

@@ -1,10 +1,10 @@
-import type { ChainableCommander } from 'ioredis';
 import type { RedisClient } from '../redis.js';
 import type { BoardScore } from '../model/board.js';
-import { type BoardBucket, bucketKey, topChannel } from './keys.js';
+import { type BoardBucket, bucketKey, playerShardKey, shardKey, shardKeys, shardOf, shardTopChannel, topChannels } from './keys.js';
 import { pack, packedDirection, packingFor, unpack } from './packing.js';
 import { type RebuildOptions, rebuildKey, rebuildSortedSet, rebuildTombstoneKey } from './rebuild.js';
 import { defineRankingScripts } from './scripts/index.js';
+import { type Member, type RankedMember, aheadElsewhere, rankOrder, shardedAround, shardedPage, shardedSize, shardedStandings, shardedTop } from './shards.js';
 
 export type { BoardBucket } from './keys.js';
 export { type RebuildOptions, RebuildRunningError, rebuildKey, rebuildTombstoneKey } from './rebuild.js';
@@ -50,18 +50,17 @@ export interface PageView extends BucketView<PagePlace> {
 
 export type RankingIndex = ReturnType<typeof createRankingIndex>;
 
-async function execPipeline(pipeline: ChainableCommander): Promise<unknown[]> {
-  const replies = (await pipeline.exec()) ?? [];
-  return replies.map(([error, reply]) => {
-    if (error) throw error;
-    return reply;
-  });
-}
-
-function placeOf(at: BoardBucket, playerId: string, rank: number, packed: string): Place {
+function placeOf(at: BoardBucket, playerId: string, rank: number, packed: string | number): Place {
   const { score, reachedAt } = unpack(at.board, packingFor(at.board, at.bucket.period), Number(packed), at.bucket.start);
   return { playerId, rank: rank + 1, score, reachedAt };
 }
+
+const placeOfMember = (at: BoardBucket, { playerId, rank, packed }: RankedMember): Place => placeOf(at, playerId, rank, packed);
+
+const sharded = (at: BoardBucket) => at.board.shards > 1;
+
+/** What apply-score.ts answers: [rank, packed, size, changed, packedBefore]. */
+type ApplyReply = [number | null, string | null, number, 0 | 1, string | null];
 
 /** Reads a flat [id, packed, id, packed, ...] run of rows, the first at 0-based rank `firstRank`. */
 function placesFromRows(at: BoardBucket, rows: (number | string)[], firstRank: number): Place[] {
@@ -73,67 +72,149 @@ function placesFromRows(at: BoardBucket, rows: (number | string)[], firstRank: n
 }
 
 /**
- * The ranking index: one sorted set per board bucket, holding packed board scores. It knows
- * nothing of GraphQL or of the database; it is rebuilt from the database when lost.
+ * The ranking index: one sorted set per board bucket, or per shard of a bucket on a board with
+ * several shards (see keys.ts), holding packed board scores. Every read of a sharded bucket
+ * answers exactly as one sorted set of all its members would (see shards.ts). It knows nothing of
+ * GraphQL or of the database; it is rebuilt from the database when lost.
+ *
+ * Commands go out one by one, never in a pipeline or MULTI spanning keys: on a Cluster each key
+ * may live on another node, and the client's auto-pipelining batches whatever goes to one node.
+ * Commands for one key keep their order, which the write path relies on (rebuild key first).
  */
 export function createRankingIndex(redis: RedisClient) {
   defineRankingScripts(redis);
-  const channelOf = (at: BoardBucket) => `${redis.options.keyPrefix ?? ''}${topChannel(at)}`;
+  const prefixed = (name: string) => `${redis.options.keyPrefix ?? ''}${name}`;
+
+  /**
+   * One write into the player's shard: into a running rebuild first (should the rebuild swap in
+   * between, it carries the write), then the live set, announcing on the shard's top channel when
+   * the write changed that shard's top (see apply-score.ts).
+   */
+  function applyWrite({ at, score, expiresAt }: BoardScoreWrite) {
+    const key = playerShardKey(at, score.playerId);
+    const packed = String(pack(at.board, packingFor(at.board, at.bucket.period), score.score, score.reachedAt, at.bucket.start));
+    const expireAt = expiresAt ? Math.ceil(expiresAt.getTime() / 1000) : 0;
+    const intoRebuild = redis.writeIntoRebuild(rebuildKey(key), rebuildTombstoneKey(key), packedDirection(at.board), packed, score.playerId);
+    const applied = redis.applyScore(key, score.playerId, packed, packedDirection(at.board), expireAt, at.board.topSize);
+    return Promise.all([intoRebuild, applied]).then(([, reply]) => reply);
+  }
+
+  /**
+   * The places of a batch's writes into sharded buckets. The write script reads a place within
+   * the player's shard at the moment of the write; every other shard of the bucket then counts the
+   * members ahead of it (one countAhead per shard for all of the bucket's writes), read once the
+   * batch is written. So that each write is placed as of its own moment, as one sorted set would
+   * place it, the count is corrected for the batch's later writes into other shards: each one
+   * that moved a member from behind the place to ahead of it (or put a new member ahead of it) is
+   * taken back out, and so is each new member from the size. Writes of other batches landing
+   * meanwhile are not: those are concurrent either way. O(S · k log N + k²) for k writes.
+   */
+  async function shardedPlaces(writes: BoardScoreWrite[], replies: ApplyReply[], indexes: number[]): Promise<{ size: number; place: Place | null }[]> {
+    const at = writes[indexes[0]!]!.at;
+    const member = (i: number, packed: string | null): Member | null =>
+      packed === null ? null : { playerId: writes[i]!.score.playerId, packed: Number(packed) };
+    const shards = indexes.map((i) => shardOf(writes[i]!.score.playerId, at.board.shards));
+    const found = indexes.flatMap((i, k) => {
+      const [rank, packed] = replies[i]!;
+      return rank === null || packed === null ? [] : [{ k, shard: shards[k]!, shardRank: rank, ...member(i, packed)! }];
+    });
+    const { sizes, ahead } = await aheadElsewhere(redis, at, found, () => true);
+    const ranks = new Map(found.map((place, f) => [place.k, place.shardRank + ahead[f]!]));
+    const aheadOf = (other: Member | null, place: Member) => Number(other !== null && rankOrder(other, place) < 0);
+    return indexes.map((i, k) => {
+      let size = replies[i]![2];
+      for (const [shard, shardSize] of sizes) if (shard !== shards[k]) size += shardSize;
+      let rank = ranks.get(k);
+      const place = rank === undefined ? null : member(i, replies[i]![1]);
+      // Take back what the batch's later writes into other shards changed: not there yet at this write's moment.
+      indexes.forEach((j, later) => {
+        if (later <= k || shards[later] === shards[k]) return;
+        const before = member(j, replies[j]![4]);
+        const after = member(j, replies[j]![1]);
+        size -= Number(after !== null) - Number(before !== null);
+        if (place && rank !== undefined) rank -= aheadOf(after, place) - aheadOf(before, place);
+      });
+      return { size, place: place && rank !== undefined ? placeOf(at, place.playerId, rank, place.packed) : null };
+    });
+  }
+
+  /** The places after the writes: as the write script read them, or placed on the whole bucket when it is sharded. */
+  async function placesAfter(writes: BoardScoreWrite[], replies: ApplyReply[]): Promise<{ size: number; place: Place | null }[]> {
+    const out = replies.map(([rank, packed, size], i) => {
+      const { at, score } = writes[i]!;
+      return { size, place: rank === null || packed === null ? null : placeOf(at, score.playerId, rank, packed) };
+    });
+    const byBucket = new Map<string, number[]>();
+    writes.forEach(({ at }, i) => {
+      if (!sharded(at)) return;
+      const key = bucketKey(at);
+      const indexes = byBucket.get(key) ?? [];
+      if (indexes.push(i) === 1) byBucket.set(key, indexes);
+    });
+    await Promise.all(
+      [...byBucket.values()].map(async (indexes) => {
+        const placed = await shardedPlaces(writes, replies, indexes);
+        indexes.forEach((i, k) => (out[i] = placed[k]!));
+      }),
+    );
+    return out;
+  }
 
   return {
     /**
      * Writes board scores (each already combined with what the database held) and reads every
-     * member's place after its write; a write that changes its bucket's top announces it (see
-     * {@link announceTopChanged}). One pipeline, two script calls per write: O(k log N).
+     * member's place after its write; a write that changes its shard's top announces it (see
+     * {@link announceTopChanged}). Two script calls per write, on the player's shard: O(k log N);
+     * plus, for sharded buckets, one countAhead per other shard and bucket: O(S · k log N).
      */
     async writeBoardScores(writes: BoardScoreWrite[]): Promise<{ size: number; place: Place | null }[]> {
       if (writes.length === 0) return [];
-      const pipeline = redis.pipeline();
-      for (const { at, score, expiresAt } of writes) {
-        const packing = packingFor(at.board, at.bucket.period);
-        const packed = pack(at.board, packing, score.score, score.reachedAt, at.bucket.start);
-        const expireAt = expiresAt ? Math.ceil(expiresAt.getTime() / 1000) : 0;
-        // Into a running rebuild first: should the rebuild swap in between, it carries the write.
-        pipeline.writeIntoRebuild(rebuildKey(at), rebuildTombstoneKey(at), packedDirection(at.board), String(packed), score.playerId);
-        // Announces on the bucket's top channel when the write changed its top (see apply-score.ts).
-        pipeline.applyScore(bucketKey(at), score.playerId, String(packed), packedDirection(at.board), expireAt, at.board.topSize);
-      }
-      const replies = (await execPipeline(pipeline)).filter((_reply, i) => i % 2 === 1) as [number | null, string | null, number, 0 | 1][];
-      return replies.map(([rank, packed, size], i) => {
-        const { at, score } = writes[i]!;
-        const place = rank === null || packed === null ? null : placeOf(at, score.playerId, rank, packed);
-        return { size, place };
-      });
+      const replies = await Promise.all(writes.map(applyWrite));
+      return placesAfter(writes, replies);
     },
 
     /**
-     * Takes a player out of the given board buckets (a flag or an erasure). Answers, per bucket,
-     * the 1-based rank the player held just before, or null where they were not ranked, so the
-     * caller can tell which tops changed. One pipeline: O(k log N).
+     * Takes a player out of the given board buckets (a flag or an erasure), from their shard only.
+     * Answers, per bucket, the 1-based rank the player held just before within their shard (the
+     * bucket's rank on a one-shard board), or null where they were not ranked. A rank within a
+     * shard is never larger than the rank in the whole bucket, so one outside the watched top
+     * means that top did not change. Two script calls per bucket: O(k log N).
      */
     async removePlayer(at: BoardBucket[], playerId: string): Promise<(number | null)[]> {
-      if (at.length === 0) return [];
-      const pipeline = redis.pipeline();
-      for (const bucket of at) {
-        // Out of a running rebuild first, as writes go into it first: should the rebuild swap in
-        // between, the player is not carried back in; and tombstoned there, so that a chunk of the
-        // rebuild's snapshot read before this removal cannot bring them back either (see
-        // rebuild-remove.ts). Nothing is created when no rebuild runs.
-        pipeline.removeFromRebuild(rebuildKey(bucket), rebuildTombstoneKey(bucket), playerId);
-        pipeline.removeMember(bucketKey(bucket), playerId);
-      }
-      const replies = (await execPipeline(pipeline)).filter((_reply, i) => i % 2 === 1) as (number | null)[];
-      return replies.map((rank) => (rank === null ? null : rank + 1));
+      return Promise.all(
+        at.map(async (bucket) => {
+          const key = playerShardKey(bucket, playerId);
+          // Out of a running rebuild first, as writes go into it first: should the rebuild swap in
+          // between, the player is not carried back in; and tombstoned there, so that a chunk of the
+          // rebuild's snapshot read before this removal cannot bring them back either (see
+          // rebuild-remove.ts). Nothing is created when no rebuild runs.
+          const outOfRebuild = redis.removeFromRebuild(rebuildKey(key), rebuildTombstoneKey(key), playerId);
+          const removed = redis.removeMember(key, playerId);
+          const [, rank] = await Promise.all([outOfRebuild, removed]);
+          return rank === null ? null : rank + 1;
+        }),
+      );
     },
 
-    /** The first `limit` places. O(log N + limit). */
+    /** The first `limit` places. O(log N + limit); sharded: O(S (log N + limit)), the merge of every shard's top. */
     async top(at: BoardBucket, limit: number): Promise<BucketView> {
+      if (sharded(at)) {
+        const { size, members } = await shardedTop(redis, at, limit);
+        return { size, places: members.map((member) => placeOfMember(at, member)) };
+      }
       const [size, ...rows] = await redis.readTop(bucketKey(at), limit);
       return { size: Number(size), places: placesFromRows(at, rows, 0) };
     },
 
-    /** The places of the given players, null for those not ranked. O(k log N). */
+    /**
+     * The places of the given players, null for those not ranked. O(k log N); sharded: O(S · k log N)
+     * in at most 2S calls (see shardedStandings).
+     */
     async standings(at: BoardBucket, playerIds: string[]): Promise<BucketView<Place | null>> {
+      if (sharded(at)) {
+        const { size, members } = await shardedStandings(redis, at, playerIds);
+        return { size, places: members.map((member) => (member ? placeOfMember(at, member) : null)) };
+      }
       const [size, ...pairs] = await redis.readStandings(bucketKey(at), ...playerIds);
       const places = playerIds.map((playerId, i) => {
         const rank = pairs[2 * i];
@@ -145,8 +226,15 @@ export function createRankingIndex(redis: RedisClient) {
       return { size: Number(size), places };
     },
 
-    /** The player and up to `radius` places either side; no places when the player is not ranked. O(log N + radius). */
+    /**
+     * The player and up to `radius` places either side; no places when the player is not ranked.
+     * O(log N + radius); sharded: O(S (log N + radius)), one window per shard merged.
+     */
     async around(at: BoardBucket, playerId: string, radius: number): Promise<BucketView> {
+      if (sharded(at)) {
+        const { size, members } = await shardedAround(redis, at, playerId, radius);
+        return { size, places: members.map((member) => placeOfMember(at, member)) };
+      }
       const [size, firstRank, ...rows] = await redis.readAround(bucketKey(at), playerId, radius);
       if (firstRank === undefined) return { size: Number(size), places: [] };
       return { size: Number(size), places: placesFromRows(at, rows, Number(firstRank)) };
@@ -156,8 +244,14 @@ export function createRankingIndex(redis: RedisClient) {
      * Up to `first` places strictly after `after` (from the top when null), found by key rather
      * than by offset, so a place whose score does not change is never skipped nor repeated between
      * pages. O(log N + first); see read-page.ts for the case where the cursor's own player moved.
+     * Sharded: every shard's `first + 1` places after the same key, merged: O(S (log N + first)).
      */
     async page(at: BoardBucket, after: PageKey | null, first: number): Promise<PageView> {
+      if (sharded(at)) {
+        const { size, members } = await shardedPage(redis, at, after, first + 1);
+        const places = members.map((member) => ({ ...placeOfMember(at, member), packed: member.packed }));
+        return { size, places: places.slice(0, first), hasMore: places.length > first };
+      }
       const [size, firstRank, ...rows] = await redis.readPage(bucketKey(at), first, after ? String(after.packed) : '', after?.playerId ?? '');
       const places: PagePlace[] = [];
       for (let i = 0; i + 1 < rows.length; i += 2) {
@@ -167,46 +261,48 @@ export function createRankingIndex(redis: RedisClient) {
       return { size: Number(size), places: places.slice(0, first), hasMore: places.length > first };
     },
 
-    /** How many players are ranked. O(1). */
+    /** How many players are ranked. O(1); sharded: O(S), the sum of the shards' sizes. */
     async size(at: BoardBucket): Promise<number> {
-      return redis.zcard(bucketKey(at));
+      return sharded(at) ? shardedSize(redis, at) : redis.zcard(bucketKey(at));
     },
 
     /**
-     * Drops the sorted sets of the given board buckets (a closed season's); answers how many
-     * existed. UNLINK frees the members in the background, so a large set does not block Redis.
-     * O(k) here. The keys of one board share its hash tag, so one command serves a Cluster too.
+     * Drops the sorted sets of the given board buckets (a closed season's), every shard; answers
+     * how many keys existed. UNLINK frees the members in the background, so a large set does not
+     * block Redis. One UNLINK per key, since each bucket (and shard) is a hash tag, and so maybe a
+     * Cluster node, of its own. O(k · S) here.
      */
     async drop(at: BoardBucket[]): Promise<number> {
-      if (at.length === 0) return 0;
-      return redis.unlink(...at.map(bucketKey));
+      const unlinked = await Promise.all(at.flatMap(shardKeys).map((key) => redis.unlink(key)));
+      return unlinked.reduce((total, n) => total + n, 0);
     },
 
     /**
-     * The full name of the channel a bucket's top changes are announced on: {@link topChannel}
-     * under this client's key prefix, since ioredis prefixes keys but never channels. Subscribe to
-     * exactly this name. O(1).
+     * The full names of the channels a bucket's top changes are announced on, one per shard (see
+     * topChannels in keys.ts) under this client's key prefix, since ioredis prefixes keys but never
+     * channels. Subscribe to exactly these: a message on any of them means the bucket's top may
+     * have changed (a shard's top changed), and reading the merged top again tells. O(S).
      */
-    topChannel(at: BoardBucket): string {
-      return channelOf(at);
+    topChannels(at: BoardBucket): string[] {
+      return topChannels(at).map(prefixed);
     },
 
     /**
      * Tells every API process that these buckets' tops changed, for a change the write script
      * does not see: a flag, an unflag, an erasure, a rebuild, a season closed. Each process
-     * watching one of them reads its top again. One pipelined PUBLISH per distinct bucket: O(k).
+     * watching one of them reads its top again. One SPUBLISH per distinct bucket, on its first
+     * shard's channel (a watcher listens to every shard's): O(k). ioredis counts a shard channel
+     * as a key, so it adds the key prefix itself here, routing the command to the channel's node.
      */
     async announceTopChanged(at: BoardBucket[]): Promise<void> {
-      const channels = new Set(at.map(channelOf));
-      if (channels.size === 0) return;
-      const pipeline = redis.pipeline();
-      for (const channel of channels) pipeline.publish(channel, '');
-      await execPipeline(pipeline);
+      const channels = new Set(at.map((bucket) => shardTopChannel(shardKey(bucket, 0))));
+      await Promise.all([...channels].map((channel) => redis.spublish(channel, '')));
     },
 
     /**
-     * Replaces a bucket's sorted set with `chunks` of board scores in one atomic swap; answers the
-     * number of players ranked after it. See rebuild.ts. O(N log N) for N members.
+     * Replaces a bucket's sorted sets (every shard) with `chunks` of board scores, each shard in
+     * one atomic swap; answers the number of players ranked after it. See rebuild.ts. O(N log N)
+     * for N members.
      */
     async rebuild(at: BoardBucket, chunks: AsyncIterable<BoardScore[]>, options: RebuildOptions): Promise<number> {
       return rebuildSortedSet(redis, at, chunks, options);

@@ -1,3 +1,4 @@
+import { crc32 } from 'node:zlib';
 import type { Board } from '../model/board.js';
 import type { Bucket } from '../model/buckets.js';
 
@@ -9,22 +10,66 @@ export interface BoardBucket {
   region: string | null;
 }
 
-/**
- * The sorted set of a board bucket, e.g. `lb:{race}:WEEKLY:2026-W48:eu`. The braces are a Redis
- * Cluster hash tag. Board ids and regions are validated to hold neither braces nor colons, so a
- * key names exactly one board bucket.
- */
-export function bucketKey({ board, bucket, region }: BoardBucket): string {
-  const base = `lb:{${board.id}}:${bucket.period}:${bucket.label}`;
+/** The most shards a bucket may be split into. */
+export const MAX_SHARDS = 64;
+
+/** `race:WEEKLY:2026-W48:eu`: the bucket's whole name, which is its keys' Redis Cluster hash tag. */
+function bucketTag({ board, bucket, region }: BoardBucket): string {
+  const base = `${board.id}:${bucket.period}:${bucket.label}`;
   return region === null ? base : `${base}:${region}`;
 }
 
 /**
- * The channel a bucket's top changes are announced on, before the client's key prefix: the key
- * plus `#top`, e.g. `lb:{race}:WEEKLY:2026-W48:eu#top`. It keeps the key's hash tag; no board id,
- * label or region holds a '#', so it is never another bucket's. apply-score.ts builds the same
- * name in Lua from the (prefixed) key.
+ * The bucket's name, e.g. `lb:{race:WEEKLY:2026-W48:eu}` (the global list: `lb:{race:WEEKLY:2026-W48}`):
+ * the sorted set itself when the board has one shard, and the bucket's identity either way (the
+ * recovery's pending set, page cursors, the top cache and logs name buckets by it). The braces
+ * are a Redis Cluster hash tag holding the whole bucket, so different buckets spread over the
+ * cluster. Board ids, labels and regions are validated to hold neither braces, colons nor '#', so
+ * a key names exactly one bucket (and shard).
  */
-export function topChannel(at: BoardBucket): string {
-  return `${bucketKey(at)}#top`;
+export function bucketKey(at: BoardBucket): string {
+  return `lb:{${bucketTag(at)}}`;
+}
+
+/**
+ * The sorted set of shard `shard` (0-based) of a bucket: the bucket key itself on a one-shard
+ * board, else `lb:{race:WEEKLY:2026-W48:eu#3}`, a hash tag of its own so the shards of one bucket
+ * spread over the cluster too. O(1).
+ */
+export function shardKey(at: BoardBucket, shard: number): string {
+  return at.board.shards === 1 ? bucketKey(at) : `lb:{${bucketTag(at)}#${shard}}`;
+}
+
+/** Every shard's sorted set of a bucket, shard 0 first. O(shards). */
+export function shardKeys(at: BoardBucket): string[] {
+  return Array.from({ length: at.board.shards }, (_, shard) => shardKey(at, shard));
+}
+
+/**
+ * The shard a player's board scores live in, on a board of `shards` shards: CRC32 of the id's
+ * UTF-8 bytes modulo the shard count. The same in every process and every release, which a
+ * runtime's own string hash is not promised to be. O(length of the id).
+ */
+export function shardOf(playerId: string, shards: number): number {
+  return shards === 1 ? 0 : crc32(playerId) % shards;
+}
+
+/** The sorted set holding a player in a bucket: the key of {@link shardOf}'s shard. O(length of the id). */
+export function playerShardKey(at: BoardBucket, playerId: string): string {
+  return shardKey(at, shardOf(playerId, at.board.shards));
+}
+
+/**
+ * The channel a shard's top changes are announced on, before the client's key prefix: the shard's
+ * key plus `#top`, e.g. `lb:{race:WEEKLY:2026-W48:eu#3}#top`. It follows the closing brace, so it
+ * keeps the key's hash tag (and Cluster slot); apply-score.ts builds the same name in Lua from the
+ * (prefixed) key. O(1).
+ */
+export function shardTopChannel(key: string): string {
+  return `${key}#top`;
+}
+
+/** Every shard's top channel of a bucket (see {@link shardTopChannel}), shard 0 first. O(shards). */
+export function topChannels(at: BoardBucket): string[] {
+  return shardKeys(at).map(shardTopChannel);
 }

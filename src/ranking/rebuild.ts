@@ -2,25 +2,26 @@ import { randomUUID } from 'node:crypto';
 import type { ChainableCommander } from 'ioredis';
 import type { RedisClient } from '../redis.js';
 import type { BoardScore } from '../model/board.js';
-import { type BoardBucket, bucketKey } from './keys.js';
+import { type BoardBucket, bucketKey, shardKeys, shardOf } from './keys.js';
 import { pack, packedDirection, packingFor } from './packing.js';
 
 /**
- * The key a bucket is rebuilt in before it is swapped in, e.g. `lb:{race}:WEEKLY:2026-W48:eu#rebuild`.
- * It keeps the bucket's hash tag, so the swap stays in one Cluster slot; no board id, label or
- * region holds a '#', so it is never another bucket's key. Fixed rather than random so that the
- * write path can find a running rebuild (see write-into-rebuild.ts).
+ * The key a shard (the sorted set of a one-shard bucket, or one shard of a sharded one) is rebuilt
+ * in before it is swapped in, e.g. `lb:{race:WEEKLY:2026-W48:eu}#rebuild`. It follows the closing
+ * brace, so it keeps the shard's hash tag and the swap stays in one Cluster slot; no board id,
+ * label or region holds a '#', so it is never another bucket's key. Fixed rather than random so
+ * that the write path can find a running rebuild (see write-into-rebuild.ts). O(1).
  */
-export function rebuildKey(at: BoardBucket): string {
-  return `${bucketKey(at)}#rebuild`;
+export function rebuildKey(key: string): string {
+  return `${key}#rebuild`;
 }
 
 /**
- * The members flagged or erased while a rebuild of the bucket runs (see rebuild-remove.ts), taken
- * out again at the swap; e.g. `lb:{race}:WEEKLY:2026-W48:eu#rebuild:removed`. Same hash tag.
+ * The members flagged or erased while a rebuild of the shard runs (see rebuild-remove.ts), taken
+ * out again at the swap; e.g. `lb:{race:WEEKLY:2026-W48:eu}#rebuild:removed`. Same hash tag. O(1).
  */
-export function rebuildTombstoneKey(at: BoardBucket): string {
-  return `${rebuildKey(at)}:removed`;
+export function rebuildTombstoneKey(key: string): string {
+  return `${rebuildKey(key)}:removed`;
 }
 
 /** Player ids are printable, so a member starting with a control character is never a player. */
@@ -52,48 +53,68 @@ async function execPipeline(pipeline: ChainableCommander): Promise<void> {
   }
 }
 
+/** One shard's keys during a rebuild. */
+interface ShardRebuild {
+  live: string;
+  temp: string;
+  tombstones: string;
+}
+
 /**
- * Replaces a bucket's sorted set with the board scores in `chunks`, and answers how many players
- * are ranked in it afterwards. The members are written into the bucket's rebuild key with large
- * pipelined ZADDs, several chunks in flight while the next chunk is read, and the key is then
- * swapped in with one RENAME, so readers see the old board until the whole new one replaces it.
- * On any failure the live key is left as it was and the rebuild key is deleted.
+ * Replaces a bucket's sorted sets (one per shard) with the board scores in `chunks`, and answers
+ * how many players are ranked in the bucket afterwards. Each shard is written into its own rebuild
+ * key with large pipelined ZADDs (the chunks are read once and split by shard), several chunks in
+ * flight while the next chunk is read, and each is then swapped in with one RENAME, so readers see
+ * a shard's old members until the whole new set replaces them. On any failure the live keys not
+ * swapped yet are left as they were and the rebuild keys are deleted.
  *
- * `chunks` must not start reading its snapshot before it is iterated: the rebuild key exists from
- * before the first chunk is asked for, so a write committed after the snapshot is copied into it
- * by the write path (writeBoardScores) and survives the swap. ZADDs here use the board's direction
- * (GT or LT) so a snapshot value never overwrites such a newer one. Likewise a player flagged or
- * erased after the snapshot is tombstoned by removePlayer and taken out at the swap, even when a
- * chunk read before the removal wrote them back in.
+ * `chunks` must not start reading its snapshot before it is iterated: the rebuild keys exist from
+ * before the first chunk is asked for, so a write committed after the snapshot is copied into its
+ * shard's rebuild key by the write path (writeBoardScores) and survives the swap. ZADDs here use
+ * the board's direction (GT or LT) so a snapshot value never overwrites such a newer one. Likewise
+ * a player flagged or erased after the snapshot is tombstoned by removePlayer and taken out at the
+ * swap, even when a chunk read before the removal wrote them back in.
  *
- * O(N log N) for N members, in N / membersPerZadd commands.
+ * A sharded bucket's shards are swapped one command each, at nearly the same moment; a read
+ * between two swaps merges rebuilt shards with shards not swapped yet, each whole.
+ *
+ * O(N log N) for N members, in N / membersPerZadd + S commands for S shards.
  */
 export async function rebuildSortedSet(redis: RedisClient, at: BoardBucket, chunks: AsyncIterable<BoardScore[]>, options: RebuildOptions): Promise<number> {
   const perZadd = options.membersPerZadd ?? 5_000;
   const maxInFlight = options.chunksInFlight ?? 4;
-  const live = bucketKey(at);
-  const temp = rebuildKey(at);
-  const tombstones = rebuildTombstoneKey(at);
+  const shards: ShardRebuild[] = shardKeys(at).map((live) => ({ live, temp: rebuildKey(live), tombstones: rebuildTombstoneKey(live) }));
   const marker = `${MARKER_PREFIX}${randomUUID()}`;
-  if ((await redis.beginRebuild(temp, tombstones, marker, REBUILD_KEY_TTL_MS)) !== 1) throw new RebuildRunningError(live);
+  const dropAll = () => Promise.allSettled(shards.map(({ temp, tombstones }) => redis.dropRebuild(temp, tombstones, marker)));
+  const claimed = await Promise.all(shards.map(({ temp, tombstones }) => redis.beginRebuild(temp, tombstones, marker, REBUILD_KEY_TTL_MS)));
+  if (claimed.some((won) => won !== 1)) {
+    // Only the keys holding this rebuild's marker are dropped: another rebuild's are left alone.
+    await dropAll();
+    throw new RebuildRunningError(bucketKey(at));
+  }
 
   const packing = packingFor(at.board, at.bucket.period);
   const direction = packedDirection(at.board);
-  const inFlight: Promise<void>[] = [];
+  const inFlight: Promise<unknown>[] = [];
   try {
     for await (const chunk of chunks) {
       if (chunk.length === 0) continue;
-      const pipeline = redis.pipeline();
-      for (let from = 0; from < chunk.length; from += perZadd) {
-        const args: (string | number)[] = [];
-        for (const row of chunk.slice(from, from + perZadd)) {
-          args.push(pack(at.board, packing, row.score, row.reachedAt, at.bucket.start), row.playerId);
-        }
-        pipeline.zadd(temp, direction, ...args);
+      const members = shards.map((): (string | number)[] => []);
+      for (const row of chunk) {
+        members[shardOf(row.playerId, shards.length)]!.push(pack(at.board, packing, row.score, row.reachedAt, at.bucket.start), row.playerId);
       }
-      pipeline.pexpire(temp, REBUILD_KEY_TTL_MS);
-      pipeline.pexpire(tombstones, REBUILD_KEY_TTL_MS);
-      const written = execPipeline(pipeline);
+      // One pipeline per shard: its keys share one hash tag, so each stays on one Cluster node.
+      const written = Promise.all(
+        shards.map(({ temp, tombstones }, shard) => {
+          const args = members[shard]!;
+          const pipeline = redis.pipeline();
+          for (let from = 0; from < args.length; from += 2 * perZadd) pipeline.zadd(temp, direction, ...args.slice(from, from + 2 * perZadd));
+          // Every shard's keys are renewed with every chunk, whether or not it got members in it.
+          pipeline.pexpire(temp, REBUILD_KEY_TTL_MS);
+          pipeline.pexpire(tombstones, REBUILD_KEY_TTL_MS);
+          return execPipeline(pipeline);
+        }),
+      );
       // Awaited below; until then a failure must not count as an unhandled rejection.
       written.catch(() => undefined);
       inFlight.push(written);
@@ -101,12 +122,13 @@ export async function rebuildSortedSet(redis: RedisClient, at: BoardBucket, chun
     }
     await Promise.all(inFlight);
     const expireAt = options.expiresAt ? Math.ceil(options.expiresAt.getTime() / 1000) : 0;
-    const size = await redis.swapRebuilt(temp, live, tombstones, marker, expireAt);
-    if (size < 0) throw new Error(`the rebuild key of ${live} expired while the rebuild stalled; the live key is unchanged`);
-    return size;
+    const sizes = await Promise.all(shards.map(({ temp, live, tombstones }) => redis.swapRebuilt(temp, live, tombstones, marker, expireAt)));
+    const stalled = shards.filter((_shard, i) => sizes[i]! < 0).map(({ live }) => live);
+    if (stalled.length > 0) throw new Error(`the rebuild keys of ${stalled.join(', ')} expired while the rebuild stalled; those live keys are unchanged`);
+    return sizes.reduce((total, size) => total + size, 0);
   } catch (error) {
     await Promise.allSettled(inFlight);
-    await redis.dropRebuild(temp, tombstones, marker).catch(() => undefined);
+    await dropAll();
     throw error;
   }
 }

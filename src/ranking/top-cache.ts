@@ -34,7 +34,9 @@ interface Entry {
 /**
  * The shared top cache: per board bucket, the top rows read at most about a second ago. Everybody
  * asks for the same rows, so the index sees at most about one read per bucket per second per
- * process, whatever the traffic, and concurrent misses share one read.
+ * process, whatever the traffic, and concurrent misses share one read. A view of a sharded bucket
+ * is the merged top of its shards (what `read` answers), keyed by the bucket, so one hit saves a
+ * read of every shard.
  */
 export function createTopCache(read: (at: BoardBucket, limit: number) => Promise<BucketView>, options: TopCacheOptions = {}) {
   const maxAgeMs = options.maxAgeMs ?? 1_000;

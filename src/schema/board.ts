@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Board } from '../model/board.js';
+import { MAX_SHARDS } from '../ranking/keys.js';
 import { MAX_BOARD_SCORE } from '../ranking/packing.js';
 import { createBoard } from '../resolvers/boards.js';
 import { readSize } from '../resolvers/reads.js';
@@ -27,6 +28,9 @@ BoardRef.implement({
     }),
     topSize: t.exposeInt('topSize', { description: 'How many entries topChanged watches at most.' }),
     retention: t.expose('retention', { type: RetentionRef }),
+    shards: t.exposeInt('shards', {
+      description: "How many sorted sets each of this board's buckets is split into, by a stable hash of the player id. Fixed at creation.",
+    }),
     size: t.int({
       description: 'How many players are ranked in that bucket.',
       args: (() => {
@@ -66,6 +70,10 @@ const CreateBoardInput = builder.inputType('CreateBoardInput', {
     regions: t.stringList({ required: true, defaultValue: [], validate: z.array(regionSchema).max(32, 'at most 32 regions') }),
     topSize: t.int({ required: true, defaultValue: 10, validate: intRange(1, 100, 'topSize') }),
     retention: t.field({ type: RetentionInput, description: 'How long calendar buckets stay readable; the defaults where left out.' }),
+    shards: t.int({
+      description: `How many sorted sets each bucket is split into (1 to ${MAX_SHARDS}; default 1), by a stable hash of the player id, so that a bucket too big or too busy for one Redis node spreads over a cluster. Every read answers exactly as one sorted set would; reads cost about one command per shard. Fixed once created.`,
+      validate: intRange(1, MAX_SHARDS, 'shards').nullish(),
+    }),
   }),
 });
 
@@ -75,7 +83,8 @@ builder.mutationFields((t) => ({
     description: 'Admin.',
     authScopes: { admin: true },
     args: { input: t.arg({ type: CreateBoardInput, required: true }) },
-    resolve: (_root, { input }, ctx) => createBoard(ctx, { ...input, id: String(input.id), retention: retentionFrom(input.retention) }),
+    resolve: (_root, { input }, ctx) =>
+      createBoard(ctx, { ...input, id: String(input.id), retention: retentionFrom(input.retention), shards: input.shards ?? 1 }),
   }),
   rebuildBoard: t.int({
     description:

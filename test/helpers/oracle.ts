@@ -89,11 +89,15 @@ function boardScore(board: OracleBoard, playerId: string, list: OracleResult[]):
   return { playerId, score: best, reachedAt: Math.min(...times(list.filter((r) => r.score === best))) };
 }
 
-/** Rank order: the better score, then the earlier time, then (as Redis orders equal packed values in a REV read) the larger player id. */
+/**
+ * Rank order: the better score, then the earlier time, then (as Redis orders equal packed values in
+ * a REV read) the larger player id in UTF-8 byte order, which is not JavaScript's string order for
+ * characters beyond U+FFFF.
+ */
 export function rankEntries(board: OracleBoard, entries: Iterable<OracleEntry>): OracleEntry[] {
   return [...entries].sort((a, b) => {
     if (a.score !== b.score) return board.order === 'HIGH_FIRST' ? b.score - a.score : a.score - b.score;
     if (a.reachedAt !== b.reachedAt) return a.reachedAt - b.reachedAt;
-    return a.playerId < b.playerId ? 1 : a.playerId > b.playerId ? -1 : 0;
+    return Buffer.compare(Buffer.from(b.playerId), Buffer.from(a.playerId));
   });
 }

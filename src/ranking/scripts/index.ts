@@ -13,13 +13,16 @@ import { removeFromRebuildLua } from './rebuild-remove.js';
 import { dropRebuildLua } from './rebuild-drop.js';
 import { swapRebuiltLua } from './rebuild-swap.js';
 import { writeIntoRebuildLua } from './write-into-rebuild.js';
+import { countAheadLua } from './count-ahead.js';
+import { readAfterLua } from './read-after.js';
+import { readNearLua } from './read-near.js';
 
 /** A member's place as a script reports it: 0-based rank and packed score as Redis prints it, or nulls. */
 export type RawPlace = [rank: number | null, packed: string | null];
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {
-    /** See apply-score.ts. Returns [rank, packed, size, changed]; publishes on the top channel when changed is 1. */
+    /** See apply-score.ts. Returns [rank, packed, size, changed, packedBefore]; publishes on the top channel when changed is 1. */
     applyScore(
       key: string,
       playerId: string,
@@ -27,7 +30,7 @@ declare module 'ioredis' {
       direction: 'GT' | 'LT',
       expireAt: number,
       topSize: number,
-    ): Result<[number | null, string | null, number, 0 | 1], Context>;
+    ): Result<[number | null, string | null, number, 0 | 1, string | null], Context>;
     /** See read-standings.ts. Returns [size, rank1, packed1, rank2, packed2, ...]. */
     readStandings(key: string, ...playerIds: string[]): Result<(number | string | null)[], Context>;
     /** See read-top.ts. Returns [size, id1, packed1, id2, packed2, ...]. */
@@ -38,6 +41,12 @@ declare module 'ioredis' {
     removeMember(key: string, playerId: string): Result<number | null, Context>;
     /** See read-page.ts. Returns [size, firstRank, id1, packed1, ...] (up to first + 1 members), or [size] when nothing follows. */
     readPage(key: string, first: number, packed: string, playerId: string): Result<(number | string)[], Context>;
+    /** See count-ahead.ts. Returns [size, ahead1, ahead2, ...] for the (packed, id) pairs given. */
+    countAhead(key: string, ...packedIdPairs: string[]): Result<number[], Context>;
+    /** See read-after.ts. Returns [size, before, id1, packed1, ...]. */
+    readAfter(key: string, count: number, packed: string, playerId: string): Result<(number | string)[], Context>;
+    /** See read-near.ts. Returns [size, ahead, count, idA1, packedA1, ..., idB1, packedB1, ...]. */
+    readNear(key: string, packed: string, playerId: string, radius: number): Result<(number | string)[], Context>;
     /** See rebuild-begin.ts. Returns 1 when claimed, 0 when another rebuild holds the key. */
     beginRebuild(rebuildKey: string, tombstoneKey: string, marker: string, ttlMs: number): Result<number, Context>;
     /** See rebuild-swap.ts. Returns the live size, or -1 when the marker is gone. */
@@ -49,7 +58,7 @@ declare module 'ioredis' {
     /** See rebuild-remove.ts. Returns 1 when a running rebuild lost (and tombstoned) the member. */
     removeFromRebuild(rebuildKey: string, tombstoneKey: string, playerId: string): Result<number, Context>;
     /** See check-generation.ts. Returns [generation, recovering, claimed]. */
-    checkGeneration(markerKey: string, freshGeneration: string): Result<[string, 0 | 1, 0 | 1], Context>;
+    checkGeneration(markerKey: string, freshGeneration: string): Result<[string, 0 | 1, 0 | 1 | 2], Context>;
     /** See plan-recovery.ts. Returns the bucket keys still pending. */
     planRecovery(pendingKey: string, ...bucketKeys: string[]): Result<string[], Context>;
   }
@@ -66,6 +75,9 @@ export function defineRankingScripts(redis: RedisClient): void {
   redis.defineCommand('readAround', { numberOfKeys: 1, lua: readAroundLua });
   redis.defineCommand('removeMember', { numberOfKeys: 1, lua: removeMemberLua });
   redis.defineCommand('readPage', { numberOfKeys: 1, lua: readPageLua });
+  redis.defineCommand('countAhead', { numberOfKeys: 1, lua: countAheadLua });
+  redis.defineCommand('readAfter', { numberOfKeys: 1, lua: readAfterLua });
+  redis.defineCommand('readNear', { numberOfKeys: 1, lua: readNearLua });
   redis.defineCommand('beginRebuild', { numberOfKeys: 2, lua: beginRebuildLua });
   redis.defineCommand('swapRebuilt', { numberOfKeys: 3, lua: swapRebuiltLua });
   redis.defineCommand('dropRebuild', { numberOfKeys: 2, lua: dropRebuildLua });

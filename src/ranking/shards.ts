@@ -1,0 +1,203 @@
+import type { RedisClient } from '../redis.js';
+import { type BoardBucket, shardKey, shardKeys, shardOf } from './keys.js';
+
+/**
+ * Scatter-gather reads of a bucket split into several shards (a board with `shards` > 1). Each
+ * shard is read by its own one-key script, every shard at once (ioredis sends them together, and
+ * batches those bound for one Cluster node), and the answers are merged so that each equals,
+ * exactly, what one sorted set of every member would answer: members are ordered as ZREVRANGE
+ * orders them (packed score descending, then member bytes descending), and a rank is the number of
+ * members ahead in that order, summed over the shards. Unlike a one-key read, the shards are read
+ * at nearly but not exactly the same moment: a write landing between two shards' reads shows in
+ * one and not yet in the other, as it would in a one-key read a moment later or earlier.
+ */
+
+/** A member as a shard lists it: a player and the packed score it is stored under. */
+export interface Member {
+  playerId: string;
+  packed: number;
+}
+
+/** A member with its 0-based rank in the whole bucket. */
+export interface RankedMember extends Member {
+  rank: number;
+}
+
+/** Members of a bucket with its size (the sum of its shards' sizes). */
+export interface ShardedView<M = RankedMember> {
+  size: number;
+  members: M[];
+}
+
+/** Where a read starts, strictly after: a page cursor's key. */
+export interface Position {
+  packed: number;
+  playerId: string;
+}
+
+/** Negative when `a` ranks ahead of `b`: a higher packed score, or an equal one and a member later in byte order. */
+export function rankOrder(a: Member, b: Member): number {
+  if (a.packed !== b.packed) return b.packed > a.packed ? 1 : -1;
+  return Buffer.compare(Buffer.from(b.playerId), Buffer.from(a.playerId));
+}
+
+/** A flat [id, packed, id, packed, ...] run of rows from `from` on (up to `to`, exclusive). */
+function membersOf(rows: (number | string)[], from = 0, to = rows.length): Member[] {
+  const members: Member[] = [];
+  for (let i = from; i + 1 < to; i += 2) members.push({ playerId: String(rows[i]), packed: Number(rows[i + 1]) });
+  return members;
+}
+
+/** The first `limit` members of the union of several rank-ordered runs, ranked from `firstRank`. */
+function merge(runs: Member[][], limit: number, firstRank: number): RankedMember[] {
+  return runs
+    .flat()
+    .sort(rankOrder)
+    .slice(0, limit)
+    .map((member, i) => ({ ...member, rank: firstRank + i }));
+}
+
+const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
+
+/** A member found in its own shard: where it stands there. */
+export interface ShardPlace extends Member {
+  shard: number;
+  /** 0-based, within its shard. */
+  shardRank: number;
+}
+
+/**
+ * For each member found in its own shard, how many members of every other shard rank ahead of it,
+ * with the sizes of the shards read: one countAhead call per shard for all the members, on the
+ * shards holding some other member's position and on those `wantSize` asks for. O(S · k log N)
+ * for k members over S shards.
+ */
+export async function aheadElsewhere(
+  redis: RedisClient,
+  at: BoardBucket,
+  found: ShardPlace[],
+  wantSize: (shard: number) => boolean,
+): Promise<{ sizes: Map<number, number>; ahead: number[] }> {
+  const ahead = found.map(() => 0);
+  const sizes = new Map<number, number>();
+  await Promise.all(
+    shardKeys(at).map(async (key, shard) => {
+      const others = found.flatMap((place, i) => (place.shard === shard ? [] : [i]));
+      if (others.length === 0 && !wantSize(shard)) return;
+      const [size, ...counts] = await redis.countAhead(key, ...others.flatMap((i) => [String(found[i]!.packed), found[i]!.playerId]));
+      sizes.set(shard, Number(size));
+      others.forEach((i, k) => (ahead[i]! += Number(counts[k])));
+    }),
+  );
+  return { sizes, ahead };
+}
+
+/**
+ * Turns places within their shards into places in the whole bucket: each member's rank is its
+ * rank in its own shard plus the members ahead of it in every other shard. `sizes` holds shard
+ * sizes read already; the bucket's size is the sum of every shard's. O(S · k log N).
+ */
+export async function bucketRanks(redis: RedisClient, at: BoardBucket, found: ShardPlace[], sizes: Map<number, number>): Promise<{ size: number; ranks: number[] }> {
+  const elsewhere = await aheadElsewhere(redis, at, found, (shard) => !sizes.has(shard));
+  for (const [shard, size] of elsewhere.sizes) sizes.set(shard, size);
+  return { size: sum([...sizes.values()]), ranks: found.map((place, i) => place.shardRank + elsewhere.ahead[i]!) };
+}
+
+/** The first `limit` members: the merge of every shard's first `limit`. O(S (log N + limit)). */
+export async function shardedTop(redis: RedisClient, at: BoardBucket, limit: number): Promise<ShardedView> {
+  const replies = await Promise.all(shardKeys(at).map((key) => redis.readTop(key, limit)));
+  return {
+    size: sum(replies.map(([size]) => Number(size))),
+    members: merge(
+      replies.map((reply) => membersOf(reply, 1)),
+      limit,
+      0,
+    ),
+  };
+}
+
+/**
+ * The places of the given players (null for those not ranked): each shard reads the ids it holds
+ * (one readStandings per shard), then every shard counts the members ahead of the places found in
+ * the others (one countAhead per shard). O(S log N + F · S log N) for F players, in at most 2S calls.
+ */
+export async function shardedStandings(redis: RedisClient, at: BoardBucket, playerIds: string[]): Promise<ShardedView<RankedMember | null>> {
+  const byShard = new Map<number, number[]>();
+  playerIds.forEach((playerId, i) => {
+    const shard = shardOf(playerId, at.board.shards);
+    const indexes = byShard.get(shard) ?? [];
+    if (indexes.push(i) === 1) byShard.set(shard, indexes);
+  });
+  const sizes = new Map<number, number>();
+  const found: (ShardPlace & { i: number })[] = [];
+  await Promise.all(
+    [...byShard].map(async ([shard, indexes]) => {
+      const [size, ...pairs] = await redis.readStandings(shardKey(at, shard), ...indexes.map((i) => playerIds[i]!));
+      sizes.set(shard, Number(size));
+      indexes.forEach((i, k) => {
+        const rank = pairs[2 * k];
+        const packed = pairs[2 * k + 1];
+        if (rank === null || rank === undefined || packed === null || packed === undefined) return;
+        found.push({ i, shard, shardRank: Number(rank), playerId: playerIds[i]!, packed: Number(packed) });
+      });
+    }),
+  );
+  const { size, ranks } = await bucketRanks(redis, at, found, sizes);
+  const members: (RankedMember | null)[] = playerIds.map(() => null);
+  found.forEach(({ i, playerId, packed }, k) => (members[i] = { playerId, packed, rank: ranks[k]! }));
+  return { size, members };
+}
+
+/**
+ * The player and up to `radius` members either side, cut at the edges; no members when the player
+ * is not ranked. The player's packed score is read from its shard, then every shard answers its
+ * `radius` members closest ahead of and after that position (readNear); the closest `radius` of
+ * each side over all shards are the answer, and the player's rank is the sum of the members ahead.
+ * O(S (log N + radius)), in 1 + S calls.
+ */
+export async function shardedAround(redis: RedisClient, at: BoardBucket, playerId: string, radius: number): Promise<ShardedView> {
+  const packed = await redis.zscore(shardKey(at, shardOf(playerId, at.board.shards)), playerId);
+  if (packed === null) return { size: await shardedSize(redis, at), members: [] };
+  const replies = await Promise.all(shardKeys(at).map((key) => redis.readNear(key, packed, playerId, radius)));
+  const ahead = sum(replies.map((reply) => Number(reply[1])));
+  // The player itself is in no window; leaving it out by id too covers a write that moved it
+  // between the two reads.
+  const others = (members: Member[]) => members.filter((member) => member.playerId !== playerId);
+  const before = replies.map((reply) => others(membersOf(reply, 3, 3 + 2 * Number(reply[2]))));
+  const after = replies.map((reply) => others(membersOf(reply, 3 + 2 * Number(reply[2]))));
+  const ranksAhead = before.flat().sort(rankOrder);
+  const shown = ranksAhead.slice(Math.max(0, ranksAhead.length - radius));
+  return {
+    size: sum(replies.map((reply) => Number(reply[0]))),
+    members: [
+      ...shown.map((member, i) => ({ ...member, rank: ahead - shown.length + i })),
+      { playerId, packed: Number(packed), rank: ahead },
+      ...merge(after, radius, ahead + 1),
+    ],
+  };
+}
+
+/**
+ * Up to `count` members strictly after `after` (from the top when null): the merge of every
+ * shard's `count` members after that position (readAfter), so a member whose score does not
+ * change is never skipped nor repeated between pages, wherever the cursor's own player went. The
+ * first member's rank is the number of members at or ahead of the position over all shards.
+ * O(S (log N + count)).
+ */
+export async function shardedPage(redis: RedisClient, at: BoardBucket, after: Position | null, count: number): Promise<ShardedView> {
+  if (after === null) return shardedTop(redis, at, count);
+  const replies = await Promise.all(shardKeys(at).map((key) => redis.readAfter(key, count, String(after.packed), after.playerId)));
+  return {
+    size: sum(replies.map(([size]) => Number(size))),
+    members: merge(
+      replies.map((reply) => membersOf(reply, 2)),
+      count,
+      sum(replies.map((reply) => Number(reply[1]))),
+    ),
+  };
+}
+
+/** How many players are ranked: the sum of the shards' ZCARDs. O(S). */
+export async function shardedSize(redis: RedisClient, at: BoardBucket): Promise<number> {
+  return sum(await Promise.all(shardKeys(at).map((key) => redis.zcard(key))));
+}
