@@ -61,8 +61,10 @@ export async function ensureDatabase(url: string): Promise<void> {
     const [found] = await sql`select 1 as found from pg_database where datname = ${name}`;
     if (found) return;
     await sql`create database ${sql(name)}`.catch((error: unknown) => {
-      // Another process created it between our check and our create.
-      if ((error as { code?: string }).code !== '42P04') throw error;
+      // Another process created it between our check and our create: 42P04 when its create had
+      // committed, 23505 (pg_database's unique index) when both were under way at once.
+      const code = (error as { code?: string }).code;
+      if (code !== '42P04' && code !== '23505') throw error;
     });
   } finally {
     await sql.end({ timeout: 5 });

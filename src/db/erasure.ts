@@ -25,9 +25,13 @@ export async function erasePlayer(
       from s left join seasons z on s.period = 'SEASON' and z.board_id = s.board_id and z.id = s.bucket`;
     const profile = await tx`delete from players where id = ${playerId}`;
     const friends = await tx`delete from friendships where player_id = ${playerId} or friend_id = ${playerId}`;
-    // The log is indexed by (board, player): naming every board keeps this one index probe per
-    // board rather than a scan of the whole log.
-    const logged = await tx`delete from results where board_id = any(array(select id from boards)) and player_id = ${playerId}`;
+    // The log and its idempotency keys are indexed by (board, player): naming every board keeps
+    // this one index probe per board (and per month's partition) rather than a scan of the whole
+    // log. The keys go too: they name the player. (Months detached for archiving are outside the
+    // database: the operator's archive answers for those.)
+    const logged = await tx`
+      with keys as (delete from result_keys where board_id = any(array(select id from boards)) and player_id = ${playerId})
+      delete from results where board_id = any(array(select id from boards)) and player_id = ${playerId}`;
     const frozen = await tx`update season_results set player_id = null where player_id = ${playerId}`;
     // The index outbox names the player too. Deleting its rows waits for a catch-up pass holding
     // them (see jobs/index-catch-up.ts), so that pass's index write lands before the removal below.

@@ -3,7 +3,7 @@ import { type BoardScoreRow, type PlayerBoardScore, boardScoreColumns, toPlayerB
 
 /**
  * The index outbox (the index_backlog table): which (board, player) pairs a committed batch
- * touched, until the ranking index confirms it holds their board scores. recordResults writes the
+ * touched, until the ranking index confirms it holds their board scores. recordGroup writes the
  * rows in the batch's own transaction (see results.ts); the write path deletes them after its
  * index write; the catch-up job re-applies whatever stays. Rows name no bucket: the job re-reads
  * the player's current board scores on that board, the truth, so a row is never stale.

@@ -32,18 +32,30 @@ export interface StoredBoardScore extends ScoreRowKey, BoardScore {
   boardId: string;
 }
 
+/** One submission's part of a recorded group: an outcome per entry, in order. */
 export interface RecordedBatch {
   outcomes: RecordOutcome[];
-  /** The board scores after the commit, one per row the batch touched. */
+}
+
+/** What recordGroup did with a group of submissions. */
+export interface RecordedGroup {
+  /**
+   * One per submission, in order: its outcomes, or the error that kept it out (nothing of it was
+   * written; a {@link TotalAboveMaxScoreError}, or a data error PostgreSQL raised for it alone).
+   */
+  submissions: ({ ok: RecordedBatch } | { error: unknown })[];
+  /** The board scores after the commit, one per row the group's new results touched. */
   boardScores: StoredBoardScore[];
   /**
-   * The index_backlog rows the batch committed (see index-backlog.ts): delete them once the index
+   * The index_backlog rows the group committed (see index-backlog.ts): delete them once the index
    * holds `boardScores`; until then the catch-up job re-applies them.
    */
   backlogIds: number[];
+  /** The group's players that were flagged when it was recorded. */
+  flagged: Set<string>;
 }
 
-/** How long recordResults waits, at most, to learn whether a COMMIT whose answer was lost took effect. */
+/** How long recordGroup waits, at most, to learn whether a COMMIT whose answer was lost took effect. */
 export const COMMIT_DOUBT_TIMEOUT_MS = 20_000;
 
 /**
@@ -60,60 +72,143 @@ export class CommitInDoubtError extends Error {
   }
 }
 
-/** A SUM total would pass the board's maxScore; the whole batch was rolled back. */
+/** A SUM total would pass the board's maxScore; nothing of the submission was recorded. */
 export class TotalAboveMaxScoreError extends Error {
   constructor(
     readonly playerId: string,
     readonly total: number,
     readonly maxScore: number,
+    /** Which submission of the group it belongs to. */
+    readonly submission = 0,
   ) {
     super(`player ${playerId} would reach a total of ${total}, above the board's maxScore of ${maxScore}`);
     this.name = 'TotalAboveMaxScoreError';
   }
 }
 
+export interface RecordGroupOptions {
+  /** How long a COMMIT whose answer was lost is asked about. Default {@link COMMIT_DOUBT_TIMEOUT_MS}. */
+  commitDoubtMs?: number;
+  /** Times a group is tried again after a deadlock or a serialization failure. Default 3. */
+  retries?: number;
+}
+
 const rowId = (boardId: string, row: ScoreRowKey, playerId: string) =>
   `${boardId}\u0000${row.period}\u0000${row.bucket}\u0000${row.region}\u0000${playerId}`;
-const resultId = (entry: Pick<ResultEntry, 'matchId' | 'playerId'> & { boardId: string }) =>
-  `${entry.boardId}\u0000${entry.matchId}\u0000${entry.playerId}`;
-const entryId = (entry: ResultEntry) => resultId({ ...entry, boardId: entry.board.id });
+const resultId = (boardId: string, matchId: string, playerId: string) => `${boardId}\u0000${matchId}\u0000${playerId}`;
+const entryId = (entry: ResultEntry) => resultId(entry.board.id, entry.matchId, entry.playerId);
+
+/** SQLSTATE classes 22 (data exception) and 23 (integrity violation): the data of some submission, not the connection. */
+const isDataError = (error: unknown) => /^2[23]/.test((error as { code?: unknown }).code?.toString() ?? '');
+/**
+ * Trying the same group again is right: a deadlock, a serialization failure, or a row routed to
+ * the default partition of the score log just as its month's partition was attached (PostgreSQL
+ * routes before it checks, so the row then fails the default's new constraint; routed again, it
+ * lands in the new partition).
+ */
+const isRetriable = (error: unknown) => {
+  const { code, table_name: table } = error as { code?: unknown; table_name?: unknown };
+  return code === '40P01' || code === '40001' || (code === '23514' && table === 'results_default');
+};
 
 /**
- * drizzle takes over the client's timestamp parsing, so the raw statements below read times as
- * epoch milliseconds instead.
+ * The write path's durable half for a group of submissions (concurrent calls gathered by the group
+ * commit, see resolvers/group-commit.ts), in one transaction: log each result once under its
+ * idempotency key, then fold the new results into every board score they touch. Entries are
+ * handled in order, submission after submission, as if submitted one by one; a replay (in the log
+ * already, or earlier in the group) changes nothing.
+ *
+ * A submission is all or nothing, and one bad submission does not fail the others: a SUM total that
+ * would pass maxScore rejects the submission that passes it and the group is tried again without
+ * it; any other data error PostgreSQL raises splits the group in halves until the submission it
+ * belongs to is alone. A deadlock (with an erasure, say) tries the group again. Anything else (the
+ * connection) fails the whole group.
+ *
+ * Four round trips per group, whatever its size: BEGIN; the players' locks and the log statement,
+ * pipelined; the board-score upsert; COMMIT. Every statement is set-based (unnest) and has a fixed
+ * text, so postgres.js prepares each once per connection.
+ *
+ * Throws when nothing was recorded, never when something was: should the connection break while
+ * COMMIT is on the wire, the outcome is asked of PostgreSQL again (for up to `commitDoubtMs`)
+ * before answering, and a {@link CommitInDoubtError} is thrown only when it still cannot tell.
  */
-type StoredRow = { board_id: string; period: Period; bucket: string; region: string; player_id: string; score: number; reached_ms: number };
+export async function recordGroup(sql: Sql, submissions: ResultEntry[][], options: RecordGroupOptions = {}): Promise<RecordedGroup> {
+  const rejected = new Map<number, unknown>();
+  let active = submissions.map((_, i) => i);
+  for (let attempt = 0; ; attempt += 1) {
+    if (active.length === 0) return assemble(submissions.length, rejected, emptyGroup());
+    try {
+      const done = await recordOnce(sql, active.map((i) => submissions[i]!), options.commitDoubtMs ?? COMMIT_DOUBT_TIMEOUT_MS);
+      return assemble(submissions.length, rejected, done, active);
+    } catch (error) {
+      if (isRetriable(error) && attempt < (options.retries ?? 3)) continue;
+      if (error instanceof TotalAboveMaxScoreError) {
+        const culprit = active[error.submission]!;
+        rejected.set(culprit, new TotalAboveMaxScoreError(error.playerId, error.total, error.maxScore, culprit));
+        active = active.filter((i) => i !== culprit);
+      } else if (isDataError(error) && active.length === 1) {
+        rejected.set(active[0]!, error);
+        active = [];
+      } else if (isDataError(error)) {
+        // Which submission it belongs to is not known: halves, each recorded on its own, find it.
+        const half = Math.ceil(active.length / 2);
+        const parts = [active.slice(0, half), active.slice(half)];
+        const done = [];
+        for (const part of parts) done.push(await recordGroup(sql, part.map((i) => submissions[i]!), options));
+        return merge(submissions.length, rejected, parts, done);
+      } else {
+        throw error;
+      }
+    }
+  }
+}
 
-/**
- * The write path's durable half, in one transaction: log each result once under its idempotency
- * key, then fold the new results into every board score they touch. Entries are handled in order,
- * as if submitted one by one; a replay (in the log already, or earlier in the same batch) changes
- * nothing. Nothing is written when a SUM total would pass maxScore.
- *
- * Four statements plus one upsert per board in the batch, whatever its size: lock the players,
- * insert the log rows (and, in the same statement, the batch's index_backlog rows), read the
- * originals of duplicates, read the touched board scores, upsert them.
- *
- * Throws when the batch was not recorded, never when it was: should the connection break while
- * COMMIT is on the wire, the outcome is asked of PostgreSQL again (for up to `commitDoubtMs`, by
- * default {@link COMMIT_DOUBT_TIMEOUT_MS}) before answering, and a {@link CommitInDoubtError} is
- * thrown only when it still cannot tell.
- */
-export async function recordResults(sql: Sql, entries: ResultEntry[], { commitDoubtMs = COMMIT_DOUBT_TIMEOUT_MS } = {}): Promise<RecordedBatch> {
+interface GroupOnce {
+  outcomes: RecordOutcome[][];
+  boardScores: StoredBoardScore[];
+  backlogIds: number[];
+  flagged: Set<string>;
+}
+
+const emptyGroup = (): GroupOnce => ({ outcomes: [], boardScores: [], backlogIds: [], flagged: new Set() });
+
+/** A RecordedGroup of `size` submissions: `done` holds those of `active` (in order), `rejected` the others. */
+function assemble(size: number, rejected: Map<number, unknown>, done: GroupOnce, active: number[] = []): RecordedGroup {
+  const submissions: RecordedGroup['submissions'] = Array.from({ length: size }, (_, i) => ({ error: rejected.get(i) }));
+  active.forEach((i, k) => {
+    submissions[i] = { ok: { outcomes: done.outcomes[k]! } };
+  });
+  return { submissions, boardScores: done.boardScores, backlogIds: done.backlogIds, flagged: done.flagged };
+}
+
+/** Puts the groups recorded for `parts` (index lists into the whole group) back together. */
+function merge(size: number, rejected: Map<number, unknown>, parts: number[][], done: RecordedGroup[]): RecordedGroup {
+  const submissions: RecordedGroup['submissions'] = Array.from({ length: size }, (_, i) => ({ error: rejected.get(i) }));
+  parts.forEach((part, p) => part.forEach((i, k) => (submissions[i] = done[p]!.submissions[k]!)));
+  return {
+    submissions,
+    boardScores: done.flatMap((group) => group.boardScores),
+    backlogIds: done.flatMap((group) => group.backlogIds),
+    flagged: new Set(done.flatMap((group) => [...group.flagged])),
+  };
+}
+
+/** One transaction for the whole group; throws (and records nothing) when any submission fails. */
+async function recordOnce(sql: Sql, submissions: ResultEntry[][], commitDoubtMs: number): Promise<GroupOnce> {
   // Set once the body has run: a failure after it can only be the COMMIT's (see settleCommit).
-  let committing: { xid: string | null; batch: RecordedBatch } | undefined;
+  let committing: { xid: string | null; group: GroupOnce } | undefined;
   try {
     return await sql.begin(async (tx) => {
-      const { batch, xid } = await recordInTransaction(tx, entries);
-      committing = { xid, batch };
-      return batch;
+      const { group, xid } = await recordInTransaction(tx, submissions);
+      committing = { xid, group };
+      return group;
     });
   } catch (error) {
     if (!committing) throw error;
-    // Nothing was written (a batch of duplicates): nothing can be in doubt.
+    // Nothing was written (a group of replays): nothing can be in doubt.
     if (committing.xid === null) throw error;
     const status = await settleCommit(sql, committing.xid, commitDoubtMs);
-    if (status === 'committed') return committing.batch;
+    if (status === 'committed') return committing.group;
     if (status === 'aborted') throw error;
     throw new CommitInDoubtError(error);
   }
@@ -125,7 +220,7 @@ export async function recordResults(sql: Sql, entries: ResultEntry[], { commitDo
  * client cannot know is a connection that breaks after COMMIT was sent: the transaction may have
  * committed. pg_xact_status answers exactly that (PostgreSQL 13+), on any connection, once the
  * server answers again; 'in progress' (the server has not yet noticed the lost client) is asked
- * again. A rare case: only a batch whose COMMIT was on the wire when the connection broke waits.
+ * again. A rare case: only a group whose COMMIT was on the wire when the connection broke waits.
  */
 async function settleCommit(sql: Sql, xid: string, timeoutMs: number): Promise<'committed' | 'aborted' | 'unknown'> {
   const deadline = performance.now() + timeoutMs;
@@ -142,66 +237,78 @@ async function settleCommit(sql: Sql, xid: string, timeoutMs: number): Promise<'
   }
 }
 
-/** The body of recordResults' transaction; answers the batch and the transaction's id (null when nothing was written). */
-async function recordInTransaction(tx: TransactionSql, entries: ResultEntry[]): Promise<{ batch: RecordedBatch; xid: string | null }> {
+/** An entry of the group with the submission it came in. */
+interface GroupEntry {
+  entry: ResultEntry;
+  submission: number;
+}
+
+/** The body of the group's transaction; answers the group and the transaction's id (null when nothing was written). */
+async function recordInTransaction(tx: TransactionSql, submissions: ResultEntry[][]): Promise<{ group: GroupOnce; xid: string | null }> {
+  const entries: GroupEntry[] = submissions.flatMap((entries, submission) => entries.map((entry) => ({ entry, submission })));
   const firstSeen = new Map<string, number>();
-  entries.forEach((entry, i) => {
+  entries.forEach(({ entry }, i) => {
     if (!firstSeen.has(entryId(entry))) firstSeen.set(entryId(entry), i);
   });
-  const candidates = [...firstSeen.values()].map((i) => entries[i]!);
-  await lockPlayers(tx, candidates);
-  const { inserted, backlogIds, xid } = await insertLog(tx, candidates);
-  const isNew = (entry: ResultEntry, i: number) => firstSeen.get(entryId(entry)) === i && inserted.has(entryId(entry));
-  const originals = await findOriginals(tx, candidates.filter((entry) => !inserted.has(entryId(entry))));
-  const accepted = entries.filter(isNew);
+  const candidates = [...firstSeen.values()].map((i) => entries[i]!.entry);
+  // Pipelined: the log statement is sent at once and runs once the locks are held, so its snapshot
+  // (taken when it starts) sees every earlier result and board score of these players.
+  const [, logged] = await Promise.all([lockPlayers(tx, candidates), logAndRead(tx, candidates)]);
+  const isNew = (entry: ResultEntry, i: number) => firstSeen.get(entryId(entry)) === i && logged.inserted.has(entryId(entry));
 
-  // Fold the accepted results in order: `running` starts from what the database held and tells
-  // whether each result improved the ALL_TIME score; `contribution` is this batch's own part,
-  // merged in SQL (the player locks make a concurrent change impossible; the merge keeps even
-  // that case right).
-  const running = await readBoardScores(tx, accepted);
+  // Fold the new results in order: `running` starts from what the database held and tells whether
+  // each result improved the ALL_TIME score; `contribution` is this group's own part, merged in SQL
+  // (the player locks make a concurrent change impossible; the merge keeps even that case right).
+  const running = logged.before;
   const contribution = new Map<string, StoredBoardScore>();
   const improved = new Set<number>();
-  entries.forEach((entry, i) => {
+  entries.forEach(({ entry, submission }, i) => {
     if (!isNew(entry, i)) return;
     const result: BoardScore = { playerId: entry.playerId, score: entry.score, reachedAt: entry.achievedAt };
     for (const row of entry.rows) {
       const id = rowId(entry.board.id, row, entry.playerId);
       const old = running.get(id);
       const next = { boardId: entry.board.id, ...row, ...combine(entry.board, old, result) };
+      if (next.score > entry.board.maxScore) throw new TotalAboveMaxScoreError(entry.playerId, next.score, entry.board.maxScore, submission);
       running.set(id, next);
       contribution.set(id, { boardId: entry.board.id, ...row, ...combine(entry.board, contribution.get(id), result) });
       if (row.period === 'ALL_TIME' && row.region === '' && old?.score !== next.score) improved.add(i);
     }
   });
 
-  const boards = new Map(accepted.map((entry) => [entry.board.id, entry.board]));
-  const boardScores: StoredBoardScore[] = [];
-  for (const board of boards.values()) {
-    const stored = await upsertBoardScores(tx, board, [...contribution.values()].filter((row) => row.boardId === board.id));
-    const over = stored.find((row) => row.score > board.maxScore);
-    if (over) throw new TotalAboveMaxScoreError(over.playerId, over.score, board.maxScore);
-    boardScores.push(...stored);
+  const boards = new Map(entries.map(({ entry }) => [entry.board.id, entry.board]));
+  const boardScores = await upsertBoardScores(tx, boards, [...contribution.values()]);
+  for (const stored of boardScores) {
+    // The twin of the check above, in case the stored score moved under us after all.
+    const board = boards.get(stored.boardId)!;
+    if (stored.score <= board.maxScore) continue;
+    const first = entries.findIndex(({ entry }, i) => entry.board.id === stored.boardId && entry.playerId === stored.playerId && isNew(entry, i));
+    throw new TotalAboveMaxScoreError(stored.playerId, stored.score, board.maxScore, entries[first]?.submission ?? 0);
   }
 
-  const outcomes = entries.map((entry, i): RecordOutcome => {
+  const outcomes: RecordOutcome[][] = submissions.map(() => []);
+  entries.forEach(({ entry, submission }, i) => {
     if (isNew(entry, i)) {
-      return { duplicate: false, improved: improved.has(i), recorded: { achievedAt: entry.achievedAt, region: entry.region } };
+      outcomes[submission]!.push({ duplicate: false, improved: improved.has(i), recorded: { achievedAt: entry.achievedAt, region: entry.region } });
+      return;
     }
-    const first = entries[firstSeen.get(entryId(entry))!]!;
-    const recorded = originals.get(entryId(entry)) ?? { achievedAt: first.achievedAt, region: first.region };
-    return { duplicate: true, improved: false, recorded };
+    const first = entries[firstSeen.get(entryId(entry))!]!.entry;
+    const recorded = logged.originals.get(entryId(entry)) ?? { achievedAt: first.achievedAt, region: first.region };
+    outcomes[submission]!.push({ duplicate: true, improved: false, recorded });
   });
-  return { batch: { outcomes, boardScores, backlogIds }, xid };
+  return { group: { outcomes, boardScores, backlogIds: logged.backlogIds, flagged: logged.flagged }, xid: logged.xid };
 }
 
 /**
- * Serialises batches that share a player: each transaction takes a transaction-scoped advisory
- * lock per (board, player), all in one statement and in ascending key order, so two batches can
- * never wait on each other in a cycle. Batches of different players run in parallel.
+ * Serialises groups that share a player: each transaction takes a transaction-scoped advisory lock
+ * per (board, player), all in one statement and in ascending key order, so two groups (of this
+ * process or another) can never wait on each other in a cycle, and groups of different players run
+ * in parallel. Every row the group writes (its idempotency keys, its board scores) belongs to a
+ * locked pair, so no row lock is ever waited for in another order either. Each lock takes an entry
+ * of PostgreSQL's shared lock table (64 × max_connections by default): the group commit's bound on
+ * a group's size (GroupCommitOptions.maxGroupWeight) bounds them too.
  */
 async function lockPlayers(tx: TransactionSql, entries: ResultEntry[]): Promise<void> {
-  if (entries.length === 0) return;
   // Board ids hold no colon, so board:player names one player of one board.
   const players = [...new Set(entries.map((e) => `${e.board.id}:${e.playerId}`))];
   await tx`
@@ -209,62 +316,141 @@ async function lockPlayers(tx: TransactionSql, entries: ResultEntry[]): Promise<
     from (select distinct hashtextextended(p, 0) as k from unnest(${tx.array(players)}::text[]) as p order by k) as keys`;
 }
 
+interface Logged {
+  /** The ids (resultId) of the results that were new. */
+  inserted: Set<string>;
+  /** For the replays: what their key recorded first. */
+  originals: Map<string, RecordOutcome['recorded']>;
+  /** The stored board scores of every row the new results touch, before this group. */
+  before: Map<string, StoredBoardScore>;
+  backlogIds: number[];
+  flagged: Set<string>;
+  /** The transaction's id; null when nothing was new, so nothing was written. */
+  xid: string | null;
+}
+
 /**
- * Logs the results, and in the same statement queues one index_backlog row per (board, player)
- * whose result is new (see index-backlog.ts): the outbox costs no extra round trip inside the
- * transaction. Answers the new results' ids, the backlog rows' ids, and the transaction's id
- * (null when nothing was new, so nothing was written).
+ * The log statement: claims each result's idempotency key (result_keys, see schema.ts), logs the
+ * results whose key was new into their month's partition of the score log, queues one
+ * index_backlog row per (board, player) with a new result (the outbox costs no round trip of its
+ * own), and in the same statement reads what the fold needs: the originals of the replays, the
+ * current board scores of the rows the new results touch, and which of the players are flagged.
+ * O(k log N) for k entries.
  */
-async function insertLog(tx: TransactionSql, entries: ResultEntry[]): Promise<{ inserted: Set<string>; backlogIds: number[]; xid: string | null }> {
-  if (entries.length === 0) return { inserted: new Set(), backlogIds: [], xid: null };
-  const rows = await tx<{ board_id: string; match_id: string; player_id: string; backlog_ids: number[]; xid: string }[]>`
-    with logged as (
-      insert into results (board_id, match_id, player_id, score, region, achieved_at)
+async function logAndRead(tx: TransactionSql, entries: ResultEntry[]): Promise<Logged> {
+  const wanted = new Map<string, { boardId: string; row: ScoreRowKey; playerId: string }>();
+  for (const entry of entries) {
+    for (const row of entry.rows) wanted.set(rowId(entry.board.id, row, entry.playerId), { boardId: entry.board.id, row, playerId: entry.playerId });
+  }
+  const rows = [...wanted.values()];
+  const [found] = await tx<{ inserted: string; originals: string; before: string; backlog_ids: string[]; flagged: string[]; xid: string | null }[]>`
+    with input as (
       select * from unnest(
         ${tx.array(entries.map((e) => e.board.id))}::text[],
-        ${tx.array(entries.map((e) => e.matchId))}::text[],
         ${tx.array(entries.map((e) => e.playerId))}::text[],
+        ${tx.array(entries.map((e) => e.matchId))}::text[],
         ${tx.array(entries.map((e) => String(e.score)))}::int8[],
         ${tx.array(entries.map((e) => e.region))}::text[],
         ${tx.array(entries.map((e) => e.achievedAt.toISOString()))}::timestamptz[])
+        as i(board_id, player_id, match_id, score, region, achieved_at)),
+    keyed as (
+      insert into result_keys (board_id, player_id, match_id, achieved_at, region)
+      select board_id, player_id, match_id, achieved_at, region from input
       on conflict do nothing
-      returning board_id, match_id, player_id),
+      returning board_id, player_id, match_id),
+    logged as (
+      insert into results (board_id, player_id, match_id, score, region, achieved_at)
+      select i.board_id, i.player_id, i.match_id, i.score, i.region, i.achieved_at
+      from input i join keyed k using (board_id, player_id, match_id)),
     queued as (
       insert into index_backlog (board_id, player_id)
-      select distinct board_id, player_id from logged
+      select distinct board_id, player_id from keyed
       returning id)
-    select board_id, match_id, player_id,
-           (select coalesce(array_agg(id), '{}') from queued) as backlog_ids,
-           pg_current_xact_id()::text as xid
-    from logged`;
+    select
+      (select coalesce(json_agg(json_build_array(board_id, match_id, player_id)), '[]') from keyed)::text as inserted,
+      (select coalesce(json_agg(json_build_array(r.board_id, r.match_id, r.player_id, round(extract(epoch from r.achieved_at) * 1000), r.region)), '[]')
+       from result_keys r join input i using (board_id, player_id, match_id))::text as originals,
+      (select coalesce(json_agg(json_build_array(s.board_id, s.period, s.bucket, s.region, s.player_id, s.score, round(extract(epoch from s.reached_at) * 1000))), '[]')
+       from board_scores s
+       join unnest(
+         ${tx.array(rows.map((k) => k.boardId))}::text[],
+         ${tx.array(rows.map((k) => k.row.period))}::text[],
+         ${tx.array(rows.map((k) => k.row.bucket))}::text[],
+         ${tx.array(rows.map((k) => k.row.region))}::text[],
+         ${tx.array(rows.map((k) => k.playerId))}::text[])
+         as w(board_id, period, bucket, region, player_id)
+         on s.board_id = w.board_id and s.period = w.period and s.bucket = w.bucket and s.region = w.region and s.player_id = w.player_id
+       where exists (select 1 from keyed k where k.board_id = w.board_id and k.player_id = w.player_id))::text as before,
+      array(select id from queued) as backlog_ids,
+      array(select p.id from players p where p.id in (select player_id from input) and p.flagged_at is not null) as flagged,
+      case when exists (select 1 from keyed) then pg_current_xact_id()::text end as xid`;
+  const inserted = JSON.parse(found!.inserted) as [string, string, string][];
+  // The statement's snapshot shows the keys committed before it, not those this statement added.
+  const originals = JSON.parse(found!.originals) as [string, string, string, number, string | null][];
+  const before = JSON.parse(found!.before) as [string, Period, string, string, string, number, number][];
   return {
-    inserted: new Set(rows.map((row) => resultId({ boardId: row.board_id, matchId: row.match_id, playerId: row.player_id }))),
-    backlogIds: rows[0]?.backlog_ids.map(Number) ?? [],
-    xid: rows[0]?.xid ?? null,
+    inserted: new Set(inserted.map(([board, match, player]) => resultId(board, match, player))),
+    originals: new Map(originals.map(([board, match, player, ms, region]) => [resultId(board, match, player), { achievedAt: new Date(ms), region }])),
+    before: new Map(
+      before.map(([boardId, period, bucket, region, playerId, score, ms]) => [
+        rowId(boardId, { period, bucket, region }, playerId),
+        { boardId, period, bucket, region, playerId, score, reachedAt: new Date(ms) },
+      ]),
+    ),
+    backlogIds: found!.backlog_ids.map(Number),
+    flagged: new Set(found!.flagged),
+    xid: found!.xid,
   };
 }
 
-async function findOriginals(tx: TransactionSql, entries: ResultEntry[]): Promise<Map<string, RecordOutcome['recorded']>> {
-  if (entries.length === 0) return new Map();
-  const rows = await tx<{ board_id: string; match_id: string; player_id: string; achieved_ms: number; region: string | null }[]>`
-    select r.board_id, r.match_id, r.player_id, round(extract(epoch from r.achieved_at) * 1000)::float8 as achieved_ms, r.region
-    from results r
-    join unnest(
-      ${tx.array(entries.map((e) => e.board.id))}::text[],
-      ${tx.array(entries.map((e) => e.matchId))}::text[],
-      ${tx.array(entries.map((e) => e.playerId))}::text[])
-      as k(board_id, match_id, player_id)
-      on r.board_id = k.board_id and r.match_id = k.match_id and r.player_id = k.player_id`;
-  return new Map(
-    rows.map((row) => [
-      resultId({ boardId: row.board_id, matchId: row.match_id, playerId: row.player_id }),
-      { achievedAt: new Date(row.achieved_ms), region: row.region },
-    ]),
-  );
-}
+/** drizzle takes over the client's timestamp parsing, so the statements here read times as epoch milliseconds. */
+type StoredRow = { board_id: string; period: Period; bucket: string; region: string; player_id: string; score: number; reached_ms: number };
 
-function toStored(row: StoredRow): StoredBoardScore {
-  return {
+/** How a board merges a new part into a stored board score: one of the four upserts below. */
+const mergeKind = (board: Board) => `${board.aggregate} ${board.order}`;
+
+/**
+ * Merges the group's contribution into board_scores, every board in one statement: one upsert per
+ * kind of merge (BEST or SUM, HIGH_FIRST or LOW_FIRST), each taking the rows of the boards of its
+ * kind, so the text never changes (and is prepared once). The merges are the SQL twins of
+ * combine() and ranksAhead(). Answers the stored board scores after the merge. O(r log N).
+ */
+async function upsertBoardScores(tx: TransactionSql, boards: Map<string, Board>, rows: StoredBoardScore[]): Promise<StoredBoardScore[]> {
+  if (rows.length === 0) return [];
+  const column = <K extends keyof StoredBoardScore>(key: K, as: (value: StoredBoardScore[K]) => string | null = String) => tx.array(rows.map((r) => as(r[key])));
+  // Fresh fragments for each use: the merges are the SQL twins of ranksAhead() and combine().
+  const ahead = (order: Board['order']) =>
+    order === 'HIGH_FIRST'
+      ? tx`(excluded.score > s.score or (excluded.score = s.score and excluded.reached_at < s.reached_at))`
+      : tx`(excluded.score < s.score or (excluded.score = s.score and excluded.reached_at < s.reached_at))`;
+  const best = (order: Board['order']) => tx`
+    score = case when ${ahead(order)} then excluded.score else s.score end,
+    reached_at = case when ${ahead(order)} then excluded.reached_at else s.reached_at end`;
+  const sum = (order: Board['order']) => tx`
+    score = s.score + excluded.score,
+    reached_at = case when s.score > 0 and excluded.score > 0 then greatest(s.reached_at, excluded.reached_at)
+                      when excluded.score > 0 then excluded.reached_at
+                      when s.score > 0 then s.reached_at
+                      else ${order === 'HIGH_FIRST' ? tx`least` : tx`greatest`}(s.reached_at, excluded.reached_at) end`;
+  const upsert = (kind: string, merge: ReturnType<typeof best>) => tx`
+    insert into board_scores as s (board_id, period, bucket, region, player_id, score, reached_at)
+    select board_id, period, bucket, region, player_id, score, reached_at from incoming where kind = ${kind}
+    on conflict (board_id, period, bucket, region, player_id) do update set ${merge}
+    returning s.board_id, s.period, s.bucket, s.region, s.player_id, s.score, s.reached_at`;
+  const stored = await tx<StoredRow[]>`
+    with incoming as (
+      select * from unnest(
+        ${tx.array(rows.map((r) => mergeKind(boards.get(r.boardId)!)))}::text[],
+        ${column('boardId')}::text[], ${column('period')}::text[], ${column('bucket')}::text[], ${column('region')}::text[],
+        ${column('playerId')}::text[], ${column('score')}::int8[], ${column('reachedAt', (at) => at.toISOString())}::timestamptz[])
+        as i(kind, board_id, period, bucket, region, player_id, score, reached_at)),
+    best_high as (${upsert('BEST HIGH_FIRST', best('HIGH_FIRST'))}),
+    best_low as (${upsert('BEST LOW_FIRST', best('LOW_FIRST'))}),
+    sum_high as (${upsert('SUM HIGH_FIRST', sum('HIGH_FIRST'))}),
+    sum_low as (${upsert('SUM LOW_FIRST', sum('LOW_FIRST'))})
+    select board_id, period, bucket, region, player_id, score, round(extract(epoch from reached_at) * 1000)::float8 as reached_ms
+    from (select * from best_high union all select * from best_low union all select * from sum_high union all select * from sum_low) as merged`;
+  return stored.map((row) => ({
     boardId: row.board_id,
     period: row.period,
     bucket: row.bucket,
@@ -272,59 +458,5 @@ function toStored(row: StoredRow): StoredBoardScore {
     playerId: row.player_id,
     score: row.score,
     reachedAt: new Date(row.reached_ms),
-  };
-}
-
-async function readBoardScores(tx: TransactionSql, entries: ResultEntry[]): Promise<Map<string, StoredBoardScore>> {
-  const keys = new Map<string, { boardId: string; row: ScoreRowKey; playerId: string }>();
-  for (const entry of entries) {
-    for (const row of entry.rows) keys.set(rowId(entry.board.id, row, entry.playerId), { boardId: entry.board.id, row, playerId: entry.playerId });
-  }
-  if (keys.size === 0) return new Map();
-  const wanted = [...keys.values()];
-  const rows = await tx<StoredRow[]>`
-    select s.board_id, s.period, s.bucket, s.region, s.player_id, s.score, round(extract(epoch from s.reached_at) * 1000)::float8 as reached_ms
-    from board_scores s
-    join unnest(
-      ${tx.array(wanted.map((k) => k.boardId))}::text[],
-      ${tx.array(wanted.map((k) => k.row.period))}::text[],
-      ${tx.array(wanted.map((k) => k.row.bucket))}::text[],
-      ${tx.array(wanted.map((k) => k.row.region))}::text[],
-      ${tx.array(wanted.map((k) => k.playerId))}::text[])
-      as k(board_id, period, bucket, region, player_id)
-      on s.board_id = k.board_id and s.period = k.period and s.bucket = k.bucket
-         and s.region = k.region and s.player_id = k.player_id
-`;
-  return new Map(rows.map((row) => [rowId(row.board_id, row, row.player_id), toStored(row)]));
-}
-
-async function upsertBoardScores(tx: TransactionSql, board: Board, rows: StoredBoardScore[]): Promise<StoredBoardScore[]> {
-  if (rows.length === 0) return [];
-  const merge =
-    board.aggregate === 'SUM'
-      ? tx`score = s.score + excluded.score,
-           reached_at = case when s.score > 0 and excluded.score > 0 then greatest(s.reached_at, excluded.reached_at)
-                             when excluded.score > 0 then excluded.reached_at
-                             when s.score > 0 then s.reached_at
-                             else ${board.order === 'HIGH_FIRST' ? tx`least` : tx`greatest`}(s.reached_at, excluded.reached_at) end`
-      : tx`score = case when ${ranksAheadSql(tx, board)} then excluded.score else s.score end,
-           reached_at = case when ${ranksAheadSql(tx, board)} then excluded.reached_at else s.reached_at end`;
-  const stored = await tx<StoredRow[]>`
-    insert into board_scores as s (board_id, period, bucket, region, player_id, score, reached_at)
-    select ${board.id}, * from unnest(
-      ${tx.array(rows.map((r) => r.period))}::text[],
-      ${tx.array(rows.map((r) => r.bucket))}::text[],
-      ${tx.array(rows.map((r) => r.region))}::text[],
-      ${tx.array(rows.map((r) => r.playerId))}::text[],
-      ${tx.array(rows.map((r) => String(r.score)))}::int8[],
-      ${tx.array(rows.map((r) => r.reachedAt.toISOString()))}::timestamptz[])
-    on conflict (board_id, period, bucket, region, player_id) do update set ${merge}
-    returning board_id, period, bucket, region, player_id, score, round(extract(epoch from s.reached_at) * 1000)::float8 as reached_ms`;
-  return stored.map(toStored);
-}
-
-/** SQL for "the incoming board score ranks ahead of the stored one": the twin of ranksAhead(); the SUM merge above is the twin of combine(). */
-function ranksAheadSql(tx: TransactionSql, board: Board) {
-  const strictly = board.order === 'HIGH_FIRST' ? tx`excluded.score > s.score` : tx`excluded.score < s.score`;
-  return tx`(${strictly} or (excluded.score = s.score and excluded.reached_at < s.reached_at))`;
+  }));
 }

@@ -19,12 +19,15 @@ export const boards = pgTable(
     dailyRetentionDays: integer().notNull().default(7),
     weeklyRetentionDays: integer().notNull().default(35),
     monthlyRetentionDays: integer().notNull().default(396),
+    /** How many sorted sets each bucket is split into (by CRC32 of the player id); fixed at creation. */
+    shards: integer().notNull().default(1),
     epoch: timestamptz().notNull(),
     createdAt: timestamptz().notNull().defaultNow(),
   },
   (table) => [
     check('boards_max_score_positive', sql`${table.maxScore} > 0`),
     check('boards_top_size_range', sql`${table.topSize} between 1 and 100`),
+    check('boards_shards_range', sql`${table.shards} between 1 and 64`),
   ],
 );
 
@@ -50,7 +53,14 @@ export const friendships = pgTable(
   (table) => [primaryKey({ columns: [table.playerId, table.friendId] }), index('friendships_friend_idx').on(table.friendId)],
 );
 
-/** The score log: every accepted result, once. (board, matchId, playerId) is the idempotency key. */
+/**
+ * The score log: every accepted result, once, partitioned by the month of achievedAt (declarative
+ * range partitioning; drizzle-kit cannot declare it, so drizzle/0006_results_by_month.sql does, and
+ * the service creates each month's partition ahead of time, see db/partitions.ts). A partitioned
+ * table's unique keys must include the partition key, so the idempotency key (board, matchId,
+ * playerId) is enforced by result_keys below; this table's key adds achievedAt. (board, player)
+ * leads the key so that an erasure finds a player's results with one probe per board and partition.
+ */
 export const results = pgTable(
   'results',
   {
@@ -64,10 +74,27 @@ export const results = pgTable(
     achievedAt: timestamptz().notNull(),
     recordedAt: timestamptz().notNull().defaultNow(),
   },
-  (table) => [
-    primaryKey({ columns: [table.boardId, table.matchId, table.playerId] }),
-    index('results_board_player_idx').on(table.boardId, table.playerId),
-  ],
+  (table) => [primaryKey({ columns: [table.boardId, table.playerId, table.matchId, table.achievedAt] })],
+);
+
+/**
+ * The idempotency key of the score log, unpartitioned so that (board, matchId, playerId) is unique
+ * across every month: a replay is caught whatever achievedAt it carries (a retry that leaves
+ * achievedAt out gets the server's clock again, possibly in the next month). Each key keeps what a
+ * replay is answered with (when and where the first result was achieved). Written in the statement
+ * that logs the result; kept when the result's partition is detached for archiving, so a replay of
+ * an archived result is still a replay.
+ */
+export const resultKeys = pgTable(
+  'result_keys',
+  {
+    boardId: text().notNull(),
+    playerId: text().notNull(),
+    matchId: text().notNull(),
+    achievedAt: timestamptz().notNull(),
+    region: text(),
+  },
+  (table) => [primaryKey({ columns: [table.boardId, table.playerId, table.matchId] })],
 );
 
 /**

@@ -1,10 +1,18 @@
 import { flaggedAmong, withPlayerLock } from '../db/flags.js';
-import { type ResultEntry, type ScoreRowKey, TotalAboveMaxScoreError, recordResults } from '../db/results.js';
+import {
+  type RecordOutcome,
+  type ResultEntry,
+  type ScoreRowKey,
+  type StoredBoardScore,
+  TotalAboveMaxScoreError,
+  recordGroup,
+} from '../db/results.js';
 import type { Season } from '../db/seasons.js';
 import type { Board } from '../model/board.js';
 import type { BoardScoreWrite, Place } from '../ranking/index.js';
 import { CLOCK_SKEW_MS, type ResultBucket, bucketsOfResult, regionProblem, requireBoard } from './buckets.js';
-import type { Context } from './context.js';
+import type { Context, Services } from './context.js';
+import { type GroupCommit, type GroupCommitOptions, type ItemOutcome, createGroupCommit } from './group-commit.js';
 import { badInput } from './errors.js';
 import { openSeasonOf } from './season-directory.js';
 import { announceTops } from '../pubsub/announce.js';
@@ -28,7 +36,7 @@ export interface SubmitScorePayload {
   standings: PeriodStanding[];
 }
 
-interface PreparedEntry extends ResultEntry {
+export interface PreparedEntry extends ResultEntry {
   buckets: ResultBucket[];
   /** The board's open season as this request saw it. */
   season: Season | null;
@@ -64,11 +72,37 @@ function prepare(input: SubmitScoreInput, board: Board, season: Season | null, n
   };
 }
 
+/** One submitScore or submitScores call, checked, as it waits for its group. */
+export type Submission = PreparedEntry[];
+
+/** What a group answers each of its submissions once committed and written to the index. */
+export interface SubmissionRecorded {
+  outcomes: RecordOutcome[];
+  /** Flagged players: recorded, kept out of the index, answered with no standings. */
+  hidden: Set<string>;
+  /** Where each written board score now stands, by placeId; empty when the index did not answer. */
+  places: Map<string, PlaceWithSize>;
+}
+
+/** The process's group commit of submissions (see group-commit.ts); one per process, in Services. */
+export type SubmissionGroups = GroupCommit<Submission, SubmissionRecorded>;
+
 /**
- * The write path. Every input is checked before anything is written; then one PostgreSQL
- * transaction records the whole batch and commits before the answer; then one Redis pipeline writes
- * every touched board score into the index and reads each place back. If the index cannot be
- * written the results are still recorded and answered, with no standings.
+ * Builds the process's group commit of submissions: concurrent calls that arrive while groups are
+ * being committed share the next group, recorded by one PostgreSQL transaction (recordGroup) and
+ * written to the index by one Redis pipeline. `services` is read when the first group runs (the
+ * services hold the groups, and the groups use the services).
+ */
+export function createSubmissionGroups(services: () => Services, options: GroupCommitOptions = {}): SubmissionGroups {
+  return createGroupCommit((submissions, committed) => commitGroup(services(), submissions, committed), options);
+}
+
+/**
+ * The write path. Every input is checked before anything is written; then the call joins a group
+ * (see createSubmissionGroups): one PostgreSQL transaction records the group and commits before any
+ * of its calls is answered, then one Redis pipeline writes every touched board score into the index
+ * and reads each place back. If the index cannot be written the results are still recorded and
+ * answered, with no standings. A call is all or nothing, whatever the others of its group do.
  */
 export async function submitScores(ctx: Context, inputs: SubmitScoreInput[], { batch = true } = {}): Promise<SubmitScorePayload[]> {
   if (inputs.length > MAX_BATCH) throw badInput(`submitScores takes at most ${MAX_BATCH} inputs; this call has ${inputs.length}.`);
@@ -82,13 +116,11 @@ export async function submitScores(ctx: Context, inputs: SubmitScoreInput[], { b
     const board = await requireBoard(ctx, input.board);
     entries.push(prepare(input, board, await openSeasonOf(services, board), now, where));
   }
+  if (entries.length === 0) return [];
 
-  // A flagged player's results are recorded, but their board scores stay out of the index.
-  const hidden = await flaggedAmong(services.database.sql, entries.map((entry) => entry.playerId));
-
-  let recorded;
+  let recorded: SubmissionRecorded;
   try {
-    recorded = await recordResults(services.database.sql, entries);
+    recorded = await services.submissions.submit(entries, entries.length);
   } catch (error) {
     if (error instanceof TotalAboveMaxScoreError) {
       throw badInput(`A SUM total would pass the board's maxScore: ${error.message}. Nothing was recorded.`);
@@ -96,12 +128,10 @@ export async function submitScores(ctx: Context, inputs: SubmitScoreInput[], { b
     throw error;
   }
 
-  const shown = recorded.boardScores.filter((score) => !hidden.has(score.playerId));
-  const places = await writeIndex(ctx, entries, shown, recorded.backlogIds);
-  await keepFlaggedOut(ctx, entries, shown, hidden);
+  const { outcomes, hidden, places } = recorded;
   return Promise.all(
     entries.map(async (entry, i) => {
-      const outcome = recorded.outcomes[i]!;
+      const outcome = outcomes[i]!;
       const standings = hidden.has(entry.playerId)
         ? []
         : outcome.duplicate
@@ -112,20 +142,42 @@ export async function submitScores(ctx: Context, inputs: SubmitScoreInput[], { b
   );
 }
 
-type PlaceWithSize = { place: Place; size: number };
+/**
+ * One group: records it (one transaction; a submission that fails alone is answered its error and
+ * the others are recorded without it), writes the new board scores of players not flagged into the
+ * index in one pipeline, then checks the flags once more (see keepFlaggedOut). Throws only when
+ * nothing was recorded for anyone (PostgreSQL away).
+ */
+async function commitGroup(services: Services, submissions: Submission[], committed: () => void): Promise<ItemOutcome<SubmissionRecorded>[]> {
+  const recorded = await recordGroup(services.database.sql, submissions);
+  // The next group may start its transaction while this one writes the index.
+  committed();
+  const written = submissions.filter((_, i) => 'ok' in recorded.submissions[i]!).flat();
+  // A flagged player's results are recorded, but their board scores stay out of the index.
+  const hidden = recorded.flagged;
+  const shown = recorded.boardScores.filter((score) => !hidden.has(score.playerId));
+  const places = await writeIndex(services, written, shown, recorded.backlogIds);
+  if (places) await keepFlaggedOut(services, written, shown, hidden);
+  return recorded.submissions.map((done) => ('ok' in done ? { ok: { outcomes: done.ok.outcomes, hidden, places: places ?? new Map() } } : done));
+}
+
+/** A board score's place in its bucket after the write, with the bucket's size. */
+export type PlaceWithSize = { place: Place; size: number };
 
 /**
- * Closes the race with a flag that lands while the batch is written. The flags were read before the
+ * Closes the race with a flag that lands while the group is written. The flags were read before the
  * commit, so a player flagged since may have been written into the index just after flagPlayer took
  * them out. flagPlayer commits the flag before it reads the player's board scores and removes them,
  * so reading the flags again after our write settles it: a flag seen now means we take out what we
  * wrote (under the player's lock, so an unflag cannot interleave); a flag not seen now committed
  * after this read, so after our write, and flagPlayer's removal, which reads our committed board
  * scores, comes later still. Either way the index converges. Those flagged meanwhile join `hidden`.
- * One query per batch; the lock and a pipeline only for a player flagged meanwhile.
+ * One query per group; the lock and a pipeline only for a player flagged meanwhile. (When the
+ * index write failed there is nothing to take out: the catch-up job, which leaves flagged players
+ * out, writes those board scores later.)
  */
-async function keepFlaggedOut(ctx: Context, entries: PreparedEntry[], shown: { playerId: string }[], hidden: Set<string>): Promise<void> {
-  const { database, index, log } = ctx.services;
+async function keepFlaggedOut(services: Services, entries: PreparedEntry[], shown: { playerId: string }[], hidden: Set<string>): Promise<void> {
+  const { database, index, log } = services;
   const written = [...new Set(shown.map((score) => score.playerId))];
   if (written.length === 0) return;
   try {
@@ -135,9 +187,9 @@ async function keepFlaggedOut(ctx: Context, entries: PreparedEntry[], shown: { p
       await withPlayerLock(database.sql, playerId, async (locked) => {
         if ((await flaggedAmong(locked, [playerId])).has(playerId)) await index.removePlayer(buckets, playerId);
       });
-      for (const at of buckets) ctx.services.topCache.invalidate(at);
+      for (const at of buckets) services.topCache.invalidate(at);
       // The write may have announced the player entering a top they are now taken out of.
-      await announceTops(ctx.services, buckets);
+      await announceTops(services, buckets);
     }
   } catch (error) {
     log.error({ err: error }, 'could not check for players flagged during the write; a rebuild or a new flag corrects the index');
@@ -145,17 +197,17 @@ async function keepFlaggedOut(ctx: Context, entries: PreparedEntry[], shown: { p
 }
 
 /**
- * Writes the committed board scores into the index; an empty map when Redis does not answer. Once
- * the index holds them, the batch's index_backlog rows are confirmed (deleted in the background);
- * when it does not, they stay, and the catch-up job (jobs/index-catch-up.ts) re-applies them as
- * soon as Redis answers again.
+ * Writes the committed board scores into the index, in one pipeline for the whole group; null when
+ * Redis does not answer. Once the index holds them, the group's index_backlog rows are confirmed
+ * (deleted in the background, with other groups' in one statement); when it does not, they stay,
+ * and the catch-up job (jobs/index-catch-up.ts) re-applies them as soon as Redis answers again.
  */
 async function writeIndex(
-  ctx: Context,
+  services: Services,
   entries: PreparedEntry[],
-  boardScores: Awaited<ReturnType<typeof recordResults>>['boardScores'],
+  boardScores: StoredBoardScore[],
   backlogIds: number[],
-): Promise<Map<string, PlaceWithSize>> {
+): Promise<Map<string, PlaceWithSize> | null> {
   const bucketByRow = new Map<string, ResultBucket>();
   for (const entry of entries) {
     for (const at of entry.buckets) bucketByRow.set(placeId(entry.board.id, rowKey(at), entry.playerId), at);
@@ -168,16 +220,17 @@ async function writeIndex(
   }
   const places = new Map<string, PlaceWithSize>();
   try {
-    const written = await ctx.services.index.writeBoardScores(writes);
-    ctx.services.backlog.confirm(backlogIds);
+    const written = await services.index.writeBoardScores(writes);
+    services.backlog.confirm(backlogIds);
     written.forEach(({ place, size }, i) => {
       if (place) places.set(writes[i]!.id, { place, size });
     });
+    return places;
   } catch (error) {
-    ctx.services.metrics.indexBehind.inc();
-    ctx.services.log.error({ err: error, writes: writes.length }, 'index write failed after commit; results are recorded');
+    services.metrics.indexBehind.inc();
+    services.log.error({ err: error, writes: writes.length }, 'index write failed after commit; results are recorded');
+    return null;
   }
-  return places;
 }
 
 function standingsOf(entry: PreparedEntry, places: Map<string, PlaceWithSize>): PeriodStanding[] {

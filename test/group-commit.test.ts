@@ -1,0 +1,268 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findBoard } from '../src/db/boards.js';
+import { type ResultEntry, TotalAboveMaxScoreError, recordGroup } from '../src/db/results.js';
+import type { Board } from '../src/model/board.js';
+import { createGroupCommit } from '../src/resolvers/group-commit.js';
+import { type ModelBoard, type ModelResult, expectBucketMatches, modelBuckets, seeded } from './helpers/board-views.js';
+import { type TestApp, startTestApp } from './helpers/test-app.js';
+
+/**
+ * Group commit: many concurrent submitScore calls and submitScores batches, with duplicates inside
+ * a batch, the same result sent by several calls at once, and replays, must end with exactly the
+ * plain model's board scores in PostgreSQL and in the index; every caller's answer must be its
+ * own; a replay is answered as one; a submission that fails in a group fails alone.
+ */
+
+// A date to come (2037 has 2026's calendar): the app sets Redis expiries from this clock, so a
+// past date would expire the keys at once.
+const NOW = new Date('2037-11-29T12:00:00.000Z');
+const PERIODS: ModelBoard['periods'] = ['ALL_TIME', 'DAILY'];
+const BOARDS: ModelBoard[] = [
+  { id: 'gc-best-high', order: 'HIGH_FIRST', aggregate: 'BEST', periods: PERIODS, regions: ['eu'] },
+  { id: 'gc-best-low', order: 'LOW_FIRST', aggregate: 'BEST', periods: PERIODS, regions: ['eu'] },
+  { id: 'gc-sum-high', order: 'HIGH_FIRST', aggregate: 'SUM', periods: PERIODS, regions: ['eu'] },
+  { id: 'gc-sum-low', order: 'LOW_FIRST', aggregate: 'SUM', periods: PERIODS, regions: ['eu'] },
+];
+const MAX_SCORE = 1_000_000;
+
+const SUBMIT_ONE = `mutation($input: SubmitScoreInput!) { submitScore(input: $input) { duplicate improved standings { period bucket region standing { rank score } } } }`;
+const SUBMIT_MANY = `mutation($inputs: [SubmitScoreInput!]!) { submitScores(inputs: $inputs) { duplicate improved standings { period bucket region standing { rank score } } } }`;
+
+interface Answer {
+  duplicate: boolean;
+  improved: boolean;
+  standings: { period: string; bucket: string; region: string | null; standing: { rank: number; score: number } }[];
+}
+
+const toInput = (r: ModelResult) => ({ board: r.board, playerId: r.playerId, matchId: r.matchId, score: r.score, region: r.region, achievedAt: r.achievedAt.toISOString() });
+const keyOf = (r: ModelResult) => `${r.board}/${r.matchId}/${r.playerId}`;
+
+/** One call: a single submitScore, or a batch; answers one Answer per result, or the call's error code. */
+async function call(t: TestApp, results: ModelResult[], single: boolean): Promise<Answer[] | string> {
+  if (single) {
+    const response = await t.server<{ submitScore: Answer }>(SUBMIT_ONE, { input: toInput(results[0]!) });
+    return response.errors ? (response.errors[0]!.extensions?.code ?? 'ERROR') : [response.data!.submitScore];
+  }
+  const response = await t.server<{ submitScores: Answer[] }>(SUBMIT_MANY, { inputs: results.map(toInput) });
+  return response.errors ? (response.errors[0]!.extensions?.code ?? 'ERROR') : response.data!.submitScores;
+}
+
+describe('group commit', () => {
+  let t: TestApp;
+  let begins = 0;
+
+  beforeAll(async () => {
+    // One group in flight at a time: everything that arrives meanwhile waits and shares the next.
+    t = await startTestApp({
+      now: () => NOW,
+      groupCommit: { maxInFlight: 1, maxGroupWeight: 300 },
+      onQuery: (statement) => {
+        if (/^\s*begin/i.test(statement)) begins += 1;
+      },
+    });
+    for (const board of BOARDS) {
+      const created = await t.admin(`mutation($input: CreateBoardInput!) { createBoard(input: $input) { id } }`, {
+        input: { id: board.id, title: board.id, order: board.order, aggregate: board.aggregate, maxScore: MAX_SCORE, periods: board.periods, regions: board.regions },
+      });
+      expect(created.errors).toBeUndefined();
+    }
+  });
+  afterAll(() => t?.close());
+
+  it('concurrent calls and batches with duplicates and replays end as the model says, each answered its own', async () => {
+    const next = seeded(61);
+    const players = Array.from({ length: 40 }, (_, i) => `gp${String(i).padStart(2, '0')}`);
+    const originals: ModelResult[] = [];
+    for (let i = 0; i < 1_200; i++) {
+      const board = BOARDS[i % BOARDS.length]!;
+      originals.push({
+        board: board.id,
+        playerId: players[Math.floor(next() * players.length)]!,
+        matchId: `m${i}`,
+        // Few distinct scores, so that ties are common and decided by time.
+        score: 1 + Math.floor(next() * 30),
+        region: next() < 0.5 ? 'eu' : null,
+        achievedAt: new Date(NOW.getTime() - Math.floor(next() * 36) * 3_600_000),
+      });
+    }
+    // Calls: singles and batches of up to 40; about one result in six is sent again by another
+    // call at the same time, and some batches hold the same result twice.
+    const calls: { results: ModelResult[]; single: boolean }[] = [];
+    for (let i = 0; i < originals.length; ) {
+      const single = next() < 0.4;
+      const size = single ? 1 : 1 + Math.floor(next() * 40);
+      const results = originals.slice(i, i + size);
+      i += size;
+      if (!single && next() < 0.3) results.push(results[0]!);
+      calls.push({ results, single });
+      if (next() < 0.15) calls.push({ results: [results[0]!], single: true });
+    }
+    // Shuffled, so that an echo may arrive before its original.
+    for (let i = calls.length - 1; i > 0; i--) {
+      const j = Math.floor(next() * (i + 1));
+      [calls[i], calls[j]] = [calls[j]!, calls[i]!];
+    }
+    const before = begins;
+    const answers = await Promise.all(calls.map(({ results, single }) => call(t, results, single)));
+    // Fewer transactions than calls: calls shared them.
+    expect(begins - before).toBeLessThan(calls.length);
+
+    // Each key is recorded once: exactly one of its occurrences answers duplicate: false.
+    const firsts = new Map<string, number>();
+    calls.forEach(({ results }, c) => {
+      const answer = answers[c]!;
+      expect(typeof answer, `call ${c}`).not.toBe('string');
+      (answer as Answer[]).forEach((payload, k) => {
+        const result = results[k]!;
+        if (!payload.duplicate) firsts.set(keyOf(result), (firsts.get(keyOf(result)) ?? 0) + 1);
+        if (payload.duplicate) return;
+        // Each answer is its own: one standing per bucket its result fell in, holding at least its
+        // own part (the board score after its write).
+        const board = BOARDS.find((b) => b.id === result.board)!;
+        const day = result.achievedAt.toISOString().slice(0, 10);
+        const expected = [['ALL_TIME', 'all'], ['DAILY', day]].flatMap(([period, bucket]) => [null, result.region].filter((r, i) => i === 0 || r).map((region) => `${period}|${bucket}|${region ?? ''}`));
+        expect(payload.standings.map((s) => `${s.period}|${s.bucket}|${s.region ?? ''}`).sort(), keyOf(result)).toEqual(expected.sort());
+        for (const { standing } of payload.standings) {
+          if (board.aggregate === 'SUM' || board.order === 'HIGH_FIRST') expect(standing.score).toBeGreaterThanOrEqual(result.score);
+          else expect(standing.score).toBeLessThanOrEqual(result.score);
+        }
+      });
+    });
+    expect([...firsts.keys()].sort()).toEqual([...new Set(originals.map(keyOf))].sort());
+    expect([...firsts.values()].every((n) => n === 1)).toBe(true);
+
+    // Replays after the fact, with another score and time, concurrently again: all duplicates, and
+    // each answers the original's current standings, which the model knows.
+    const replays = originals.filter(() => next() < 0.1).map((r) => ({ ...r, score: r.score + 7, achievedAt: new Date(r.achievedAt.getTime() - 60_000) }));
+    const replayed = await Promise.all(replays.map((r) => call(t, [r], true)));
+    const buckets = modelBuckets(BOARDS, originals);
+    replays.forEach((replay, i) => {
+      const [payload] = replayed[i] as Answer[];
+      expect(payload!.duplicate).toBe(true);
+      expect(payload!.improved).toBe(false);
+      const original = originals.find((r) => keyOf(r) === keyOf(replay))!;
+      const day = original.achievedAt.toISOString().slice(0, 10);
+      for (const s of payload!.standings) {
+        expect(s.bucket).toBe(s.period === 'ALL_TIME' ? 'all' : day);
+        const bucket = buckets.find((b) => b.board.id === replay.board && b.period === s.period && b.label === s.bucket && b.region === s.region)!;
+        const rank = bucket.ranked.findIndex((entry) => entry.playerId === replay.playerId) + 1;
+        expect(s.standing).toEqual({ rank, score: bucket.ranked[rank - 1]!.score });
+      }
+    });
+
+    // PostgreSQL holds exactly the model's board scores, and every view of the index shows them.
+    const rows = await t.database.sql<{ board_id: string; period: string; bucket: string; region: string; player_id: string; score: number; reached_ms: number }[]>`
+      select board_id, period, bucket, region, player_id, score, round(extract(epoch from reached_at) * 1000)::float8 as reached_ms
+      from board_scores where board_id like 'gc-%'`;
+    const stored = rows.map((r) => `${r.board_id}|${r.period}|${r.bucket}|${r.region}|${r.player_id}|${r.score}|${r.reached_ms}`).sort();
+    const modelled = buckets.flatMap((b) => b.ranked.map((e) => `${b.board.id}|${b.period}|${b.label}|${b.region ?? ''}|${e.playerId}|${e.score}|${e.reachedAt}`)).sort();
+    expect(stored).toEqual(modelled);
+    for (const bucket of buckets) await expectBucketMatches(t, bucket, { players: [], friendsOf: {} });
+    const [logged] = await t.database.sql<{ n: number }[]>`select count(*)::int as n from results where board_id like 'gc-%'`;
+    expect(logged!.n).toBe(originals.length);
+  }, 120_000);
+
+  it('a call whose SUM total would pass maxScore fails alone; the calls grouped with it are recorded', async () => {
+    const base = { board: 'gc-sum-high', region: null, achievedAt: new Date(NOW.getTime() - 1_000) };
+    const calls: ModelResult[][] = [];
+    for (let i = 0; i < 30; i++) calls.push([{ ...base, playerId: `ok${i}`, matchId: `s${i}`, score: 10 }]);
+    // Each part is below maxScore; together they pass it.
+    calls.splice(15, 0, [
+      { ...base, playerId: 'greedy', matchId: 'g1', score: MAX_SCORE - 5 },
+      { ...base, playerId: 'greedy', matchId: 'g2', score: 10 },
+    ]);
+    const answers = await Promise.all(calls.map((results) => call(t, results, false)));
+    expect(answers[15]).toBe('BAD_USER_INPUT');
+    answers.forEach((answer, i) => {
+      if (i !== 15) expect(answer, `call ${i}`).toEqual([expect.objectContaining({ duplicate: false, improved: true })]);
+    });
+    const [counted] = await t.database.sql<{ ok: number; greedy: number; keys: number }[]>`
+      select (select count(*) from results where board_id = 'gc-sum-high' and match_id like 's%')::int as ok,
+             (select count(*) from results where player_id = 'greedy')::int as greedy,
+             (select count(*) from result_keys where player_id = 'greedy')::int as keys`;
+    expect(counted).toEqual({ ok: 30, greedy: 0, keys: 0 });
+  });
+
+  it('in one group, a submission PostgreSQL refuses is isolated and the others are recorded once', async () => {
+    const board = (await findBoard(t.database.db, 'gc-best-high'))!;
+    const ghost: Board = { ...board, id: 'gc-no-such-board' };
+    const entry = (b: Board, playerId: string, matchId: string, score: number): ResultEntry => ({
+      board: b,
+      playerId,
+      matchId,
+      score,
+      region: null,
+      achievedAt: NOW,
+      rows: [{ period: 'ALL_TIME', bucket: 'all', region: '' }],
+    });
+    const sumBoard = (await findBoard(t.database.db, 'gc-sum-low'))!;
+    const group = await recordGroup(t.database.sql, [
+      [entry(board, 'iso-a', 'i1', 5)],
+      // No such board: the log's foreign key refuses it, found by splitting the group.
+      [entry(ghost, 'iso-b', 'i2', 5)],
+      [entry(board, 'iso-c', 'i3', 7), entry(board, 'iso-c', 'i3', 7)],
+      // Passes maxScore as a total: rejected by the fold, the group retried without it.
+      [entry(sumBoard, 'iso-d', 'i4', MAX_SCORE), entry(sumBoard, 'iso-d', 'i5', 1)],
+      // A replay of the first, in the same group.
+      [entry(board, 'iso-a', 'i1', 9)],
+    ]);
+    const [a, b, c, d, e] = group.submissions;
+    expect(a).toEqual({ ok: { outcomes: [expect.objectContaining({ duplicate: false, improved: true })] } });
+    expect((b as { error: { code: string } }).error.code).toBe('23503');
+    expect(c).toEqual({ ok: { outcomes: [expect.objectContaining({ duplicate: false }), expect.objectContaining({ duplicate: true })] } });
+    expect((d as { error: unknown }).error).toBeInstanceOf(TotalAboveMaxScoreError);
+    expect(e).toEqual({ ok: { outcomes: [expect.objectContaining({ duplicate: true, improved: false })] } });
+    const scores = await t.database.sql<{ player_id: string; score: number }[]>`
+      select player_id, score from board_scores where player_id like 'iso-%' order by player_id`;
+    expect(scores).toEqual([
+      { player_id: 'iso-a', score: 5 },
+      { player_id: 'iso-c', score: 7 },
+    ]);
+  });
+});
+
+describe('the group commit itself', () => {
+  it('gathers what arrives while a group is in flight, within the weight bound, and answers each item its own outcome', async () => {
+    const groups: number[][] = [];
+    const gates: (() => void)[] = [];
+    const commits = createGroupCommit<number, string>(
+      async (items, committed) => {
+        groups.push(items);
+        await new Promise<void>((resolve) => gates.push(resolve));
+        committed();
+        return items.map((item) => (item === 13 ? { error: new Error('unlucky') } : { ok: `done ${item}` }));
+      },
+      { maxInFlight: 1, maxGroupWeight: 5 },
+    );
+    const first = commits.submit(1, 1);
+    const rest = [2, 13, 4, 5, 6, 7].map((item) => commits.submit(item, 2));
+    expect(groups).toEqual([[1]]);
+    gates.shift()!();
+    expect(await first).toBe('done 1');
+    // Weights 2 + 2 fit in 5; the third would not.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(groups).toEqual([[1], [2, 13]]);
+    gates.shift()!();
+    await expect(rest[0]).resolves.toBe('done 2');
+    await expect(rest[1]).rejects.toThrow('unlucky');
+    await new Promise((resolve) => setImmediate(resolve));
+    gates.shift()!();
+    await new Promise((resolve) => setImmediate(resolve));
+    gates.shift()!();
+    expect(await Promise.all(rest.slice(2))).toEqual(['done 4', 'done 5', 'done 6', 'done 7']);
+    expect(groups).toEqual([[1], [2, 13], [4, 5], [6, 7]]);
+  });
+
+  it('a group that throws fails its items only; the next group runs', async () => {
+    let calls = 0;
+    const commits = createGroupCommit<number, number>(async (items) => {
+      calls += 1;
+      if (calls === 1) throw new Error('store away');
+      return items.map((item) => ({ ok: item * 2 }));
+    }, { maxInFlight: 1 });
+    const failed = commits.submit(1, 1);
+    const next = commits.submit(2, 1);
+    await expect(failed).rejects.toThrow('store away');
+    expect(await next).toBe(4);
+  });
+});
