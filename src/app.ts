@@ -6,13 +6,15 @@ import { measureIndexDrift } from './jobs/index-drift.js';
 import { type IndexCatchUp, type IndexCatchUpOptions, startIndexCatchUp } from './jobs/index-catch-up.js';
 import { type IndexRecovery, type IndexRecoveryOptions, startIndexRecovery } from './jobs/index-recovery.js';
 import { type SeasonCloser, startSeasonCloser } from './jobs/season-closer.js';
+import { type ResultPartitions, type ResultPartitionsOptions, startResultPartitions } from './jobs/result-partitions.js';
 import { listenForKeyChanges } from './db/api-keys.js';
 import { type Services, createContext } from './resolvers/context.js';
 import { unavailable } from './resolvers/errors.js';
 import { isStoreUnavailable } from './resolvers/store-errors.js';
-import { type SocketInitialContext, attachGraphqlWs } from './live-socket.js';
+import { attachGraphqlWs } from './live-socket.js';
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import { useTopCacheControl } from './http/cache-control.js';
+import { type PreparedContext, createFastGraphql } from './http/fast-graphql.js';
 import { refuseOversizedBody } from './http/body-limit.js';
 import { answerHealth, answerReadiness } from './http/health.js';
 import { answerMetrics } from './http/metrics.js';
@@ -41,6 +43,13 @@ export interface AppDeps extends ServiceDeps {
   indexCatchUp?: IndexCatchUpOptions;
   /** How this process watches for a Redis that lost the index and rebuilds it (see jobs/index-recovery.ts). Default: its defaults. */
   indexRecovery?: IndexRecoveryOptions;
+  /** How this process keeps the score log's monthly partitions ahead (see jobs/result-partitions.ts). Default: its defaults. */
+  resultPartitions?: ResultPartitionsOptions;
+  /**
+   * Every worker's metrics, for `/metrics` in a worker of several sharing the port (see
+   * http/cluster-metrics.ts). Default: none, so `/metrics` serves this process's own.
+   */
+  metricsOfEveryWorker?: () => Promise<string>;
 }
 
 export interface App {
@@ -57,6 +66,9 @@ export interface App {
 /** The largest request body accepted. */
 export const MAX_BODY_BYTES = 1_000_000;
 
+/** The most operations one batched HTTP request (a JSON array) may carry. */
+export const MAX_BATCH_OPERATIONS = 10;
+
 /** Builds the service around clients it is given. Nothing listens or connects until start(). */
 export function buildApp(deps: AppDeps): App {
   const log = deps.log;
@@ -64,10 +76,25 @@ export function buildApp(deps: AppDeps): App {
   const ownSubscriber = deps.subscriber ? undefined : subscriberFor(deps.redis);
   const services = createServices({ ...deps, subscriber: deps.subscriber ?? ownSubscriber });
 
+  // A store that does not answer is the client's business (retry later); any other unexpected
+  // error stays masked and is logged with its stack for us. Yoga and the fast path share it.
+  const maskServiceError = (error: unknown, message: string, isDev?: boolean): Error => {
+    const original = error instanceof GraphQLError ? (error.originalError ?? error) : error;
+    if (isStoreUnavailable(original)) {
+      // The one UNAVAILABLE that cannot promise "nothing was recorded" (see CommitInDoubtError).
+      const inDoubt = original instanceof Error && original.name === 'CommitInDoubtError';
+      return unavailable(inDoubt ? 'PostgreSQL went away while this batch was committed, and whether it was recorded is not known yet. Retry with the same matchIds: a recorded result answers duplicate: true.' : undefined);
+    }
+    if (!(original instanceof GraphQLError)) log.error({ err: original }, 'unexpected error');
+    return maskError(error, message, isDev);
+  };
+
   const yoga = createYoga<{ req: IncomingMessage; res: ServerResponse }>({
     schema,
     graphqlEndpoint: '/graphql',
     landingPage: false,
+    // A JSON array of operations in one request, each run (and limited, and rate limited) as its own.
+    batching: { limit: MAX_BATCH_OPERATIONS },
     plugins: [
       // What a request may cost, refused before it runs: aliases, depth, tokens, directives, cost.
       EnvelopArmorPlugin({
@@ -83,9 +110,10 @@ export function buildApp(deps: AppDeps): App {
     ],
     // The body limit is enforced in front, from Content-Length (see body-limit.ts).
     maxRequestBodySize: false,
+    // The fast path and graphql-ws build the request context themselves (once per request).
     context: (initial) =>
-      'socketContext' in initial
-        ? (initial as unknown as SocketInitialContext).socketContext
+      'prepared' in initial
+        ? (initial as unknown as PreparedContext).prepared()
         : createContext(services, {
             authorization: initial.request.headers.get('authorization'),
             client: initial.req.socket.remoteAddress,
@@ -97,29 +125,27 @@ export function buildApp(deps: AppDeps): App {
       warn: (...args) => log.warn(args),
       error: (...args) => log.error(args),
     },
-    maskedErrors: {
-      maskError(error, message, isDev) {
-        const original = error instanceof GraphQLError ? (error.originalError ?? error) : error;
-        // A store that does not answer is the client's business (retry later); any other
-        // unexpected error stays masked and is logged with its stack for us.
-        if (isStoreUnavailable(original)) {
-          // The one UNAVAILABLE that cannot promise "nothing was recorded" (see CommitInDoubtError).
-          const inDoubt = original instanceof Error && original.name === 'CommitInDoubtError';
-          return unavailable(inDoubt ? 'PostgreSQL went away while this batch was committed, and whether it was recorded is not known yet. Retry with the same matchIds: a recorded result answers duplicate: true.' : undefined);
-        }
-        if (!(original instanceof GraphQLError)) log.error({ err: original }, 'unexpected error');
-        return maskError(error, message, isDev);
-      },
-    },
+    maskedErrors: { maskError: maskServiceError },
+  });
+
+  // POST /graphql with JSON in and out, through Yoga's pipeline without its Fetch layer (see fast-graphql.ts).
+  const serveFast = createFastGraphql({
+    yoga: yoga as never,
+    batchingLimit: MAX_BATCH_OPERATIONS,
+    // No abort signal: only subscriptions use one, and they are Yoga's.
+    context: (req) => createContext(services, { authorization: req.headers.authorization, client: req.socket.remoteAddress }),
+    maskError: maskServiceError,
+    log,
   });
 
   const answerOverlay = createOverlayRoute();
   const server: Server = createServer((req, res) => {
     if (refuseOversizedBody(req, res, MAX_BODY_BYTES)) return;
+    if (serveFast(req, res)) return;
     if (answerOverlay(req, res)) return;
     if (req.url === '/healthz') return answerHealth(res);
     if (req.url === '/readyz') return void answerReadiness(res, deps);
-    if (req.url === '/metrics') return void answerMetrics(res, services.metrics, () => measureIndexDrift(services));
+    if (req.url === '/metrics') return void answerMetrics(res, services.metrics, () => measureIndexDrift(services), deps.metricsOfEveryWorker);
     void yoga(req, res);
   });
 
@@ -127,6 +153,7 @@ export function buildApp(deps: AppDeps): App {
   let seasonCloser: SeasonCloser | undefined;
   let indexRecovery: IndexRecovery | undefined;
   let indexCatchUp: IndexCatchUp | undefined;
+  let resultPartitions: ResultPartitions | undefined;
 
   // A key created or revoked by any process (or the CLI) is forgotten here at once.
   const keyChanges = listenForKeyChanges(deps.database, () => services.keyring.forget(), log);
@@ -136,6 +163,10 @@ export function buildApp(deps: AppDeps): App {
       // Whether Redis still holds the index is known before the first request: until then no read is trusted.
       indexRecovery = startIndexRecovery(services, deps.indexRecovery);
       await indexRecovery.ready;
+      // The current month's score-log partition exists before the first submission, so none is
+      // routed while it is being made (see ResultPartitions.firstPass).
+      resultPartitions = startResultPartitions(services, deps.resultPartitions);
+      await resultPartitions.firstPass;
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);
         server.listen(deps.port ?? 4000, deps.host ?? '127.0.0.1', () => {
@@ -154,6 +185,7 @@ export function buildApp(deps: AppDeps): App {
     async stop() {
       await seasonCloser?.stop();
       await indexCatchUp?.stop();
+      await resultPartitions?.stop();
       await indexRecovery?.stop();
       await keyChanges.stop();
       // Closes every WebSocket client with 1001 (going away), then the WebSocket server.

@@ -1,21 +1,34 @@
 import type { IncomingMessage, Server } from 'node:http';
-import type { DocumentNode, ExecutionArgs, GraphQLError, GraphQLSchema } from 'graphql';
-import { useServer } from 'graphql-ws/use/ws';
+import { type DocumentNode, type ExecutionArgs, GraphQLError, type GraphQLSchema } from 'graphql';
+import { CloseCode, type ServerOptions, handleProtocols, makeServer } from 'graphql-ws';
 import type { YogaServerInstance } from 'graphql-yoga';
-import { WebSocketServer } from 'ws';
-import { type Context, type Services, createContext } from './resolvers/context.js';
-
-/** What Yoga's context factory receives on a WebSocket: the request context is made here, not from a fetch Request. */
-export interface SocketInitialContext {
-  socketContext: Context;
-}
+import { WebSocket, WebSocketServer } from 'ws';
+import type { PreparedContext } from './http/fast-graphql.js';
+import { type Services, createContext } from './resolvers/context.js';
 
 type Run = (args: ExecutionArgs) => unknown;
+type Extra = { request: IncomingMessage };
+
+/** How often an idle client is pinged, and how long its pong may take before it is dropped (graphql-ws's useServer default). */
+const KEEP_ALIVE_MS = 12_000;
+
+/**
+ * Bytes a socket may hold unsent before a send waits for the kernel to take them. Below it a send
+ * returns at once, so that an operation's `next` and `complete` (and other operations' answers
+ * ready in the same tick) leave in one write; above it a send waits, so a slow topChanged viewer
+ * keeps only its latest view (see pubsub/top-feed.ts) instead of a growing buffer here.
+ */
+const SEND_HIGH_WATER_BYTES = 64 * 1024;
 
 /**
  * graphql-ws (the graphql-transport-ws protocol) on `path` of an HTTP server, running every
  * operation through Yoga's envelop pipeline so that both transports share the schema, context,
  * plugins and error masking. Answers a function that closes every client with 1001 and the server.
+ *
+ * The glue between `ws` and graphql-ws's makeServer is graphql-ws's own useServer (use/ws) but for
+ * sends: useServer waits for every message's write callback, so each answer costs two socket
+ * writes (`next`, then `complete`); here the socket is corked until the end of the tick and a send
+ * waits only past SEND_HIGH_WATER_BYTES. Writes are the largest item in the service's profile.
  */
 export function attachGraphqlWs(
   server: Server,
@@ -23,36 +36,95 @@ export function attachGraphqlWs(
   services: Services,
   path = '/graphql',
 ): () => Promise<void> {
-  const wsServer = new WebSocketServer({ server, path });
-  const handle = useServer<Record<string, unknown> | undefined, { request: IncomingMessage }>(
-    {
-      // The envelop pipeline's own execute and subscribe travel in rootValue (see onSubscribe).
-      execute: (args) => (args.rootValue as { execute: Run }).execute(args) as never,
-      subscribe: (args) => (args.rootValue as { subscribe: Run }).subscribe(args) as never,
-      onSubscribe: async (ctx, _id, params) => {
-        const authorization = ctx.connectionParams?.authorization;
-        const socketContext = await createContext(services, {
+  const options: ServerOptions<Record<string, unknown> | undefined, Extra> = {
+    // The envelop pipeline's own execute and subscribe travel in rootValue (see onSubscribe).
+    execute: (args) => (args.rootValue as { execute: Run }).execute(args) as never,
+    subscribe: (args) => (args.rootValue as { subscribe: Run }).subscribe(args) as never,
+    onSubscribe: (ctx, _id, params) => {
+      const authorization = ctx.connectionParams?.authorization;
+      // The request context is made here, not from a fetch Request, and only for a valid operation.
+      const prepared = () =>
+        createContext(services, {
           authorization: typeof authorization === 'string' ? authorization : ctx.extra.request.headers.authorization,
           client: ctx.extra.request.socket.remoteAddress,
         });
-        const enveloped = yoga.getEnveloped<SocketInitialContext>({ socketContext });
-        const schema = enveloped.schema as GraphQLSchema;
-        const document = enveloped.parse(params.query) as DocumentNode;
-        const errors = enveloped.validate(schema, document) as readonly GraphQLError[];
-        if (errors.length > 0) return [...errors];
-        return {
-          schema,
-          operationName: params.operationName,
-          document,
-          variableValues: params.variables ?? null,
-          contextValue: (await enveloped.contextFactory()),
-          rootValue: { execute: enveloped.execute, subscribe: enveloped.subscribe },
-        };
-      },
+      const enveloped = yoga.getEnveloped<PreparedContext>({ prepared });
+      const schema = enveloped.schema as GraphQLSchema;
+      // Both cached by Yoga's parser and validation cache: a repeated query costs two lookups.
+      let document: DocumentNode;
+      try {
+        document = enveloped.parse(params.query) as DocumentNode;
+      } catch (error) {
+        // A syntax error is the client's: an error message for the operation, not a closed socket.
+        if (error instanceof GraphQLError) return [error];
+        throw error;
+      }
+      const errors = enveloped.validate(schema, document) as readonly GraphQLError[];
+      if (errors.length > 0) return [...errors];
+      return Promise.resolve(enveloped.contextFactory()).then((contextValue) => ({
+        schema,
+        operationName: params.operationName,
+        document,
+        variableValues: params.variables ?? null,
+        contextValue,
+        rootValue: { execute: enveloped.execute, subscribe: enveloped.subscribe },
+      }));
     },
-    wsServer,
-  );
+  };
+  const graphqlWs = makeServer(options);
+  const wsServer = new WebSocketServer({ server, path, handleProtocols });
+
+  wsServer.on('connection', (socket, request) => {
+    // The upgraded request's TCP socket is the one `ws` writes to.
+    const tcp = request.socket;
+    let corked = false;
+    const uncork = () => {
+      corked = false;
+      tcp.uncork();
+    };
+    const fail = (error: unknown) => {
+      services.log.error({ err: error }, 'WebSocket client failed');
+      socket.close(CloseCode.InternalServerError, 'Internal server error');
+    };
+    socket.once('error', fail);
+    let pongWait: NodeJS.Timeout | undefined;
+    const pinging = setInterval(() => {
+      if (socket.readyState !== WebSocket.OPEN) return;
+      pongWait = setTimeout(() => socket.terminate(), KEEP_ALIVE_MS);
+      socket.once('pong', () => clearTimeout(pongWait));
+      socket.ping();
+    }, KEEP_ALIVE_MS);
+    const closed = graphqlWs.opened(
+      {
+        protocol: socket.protocol,
+        send: (data) => {
+          if (socket.readyState !== WebSocket.OPEN) return;
+          if (!corked) {
+            corked = true;
+            tcp.cork();
+            process.nextTick(uncork);
+          }
+          if (socket.bufferedAmount < SEND_HIGH_WATER_BYTES) return void socket.send(data);
+          return new Promise<void>((resolve, reject) => socket.send(data, (error) => (error ? reject(error) : resolve())));
+        },
+        close: (code, reason) => socket.close(code, reason),
+        onMessage: (handle) =>
+          socket.on('message', (message: Buffer) => {
+            handle(String(message)).catch(fail);
+          }),
+      },
+      { request },
+    );
+    socket.once('close', (code, reason) => {
+      clearTimeout(pongWait);
+      clearInterval(pinging);
+      void closed(code, reason.toString());
+    });
+  });
+
   return async () => {
-    await handle.dispose();
+    for (const client of wsServer.clients) client.close(1001, 'Going away');
+    wsServer.removeAllListeners('connection');
+    await new Promise<void>((resolve, reject) => wsServer.close((error) => (error ? reject(error) : resolve())));
   };
 }

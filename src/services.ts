@@ -13,7 +13,10 @@ import { createTopFeed } from './pubsub/top-feed.js';
 import { createBoardDirectory } from './resolvers/board-directory.js';
 import type { Services } from './resolvers/context.js';
 import { createCursorCodec } from './resolvers/cursor.js';
+import { createProfileCache } from './resolvers/profile-cache.js';
 import { createSeasonDirectory } from './resolvers/season-directory.js';
+import type { GroupCommitOptions } from './resolvers/group-commit.js';
+import { createSubmissionGroups } from './resolvers/submit.js';
 
 export interface ServiceDeps {
   database: Database;
@@ -38,6 +41,11 @@ export interface ServiceDeps {
   now?: () => Date;
   /** Request budgets. Default: see RateLimitOptions. */
   rateLimits?: RateLimitOptions;
+  /**
+   * How submissions are grouped into transactions: at most `maxGroupWeight` results per group
+   * (default 500) and `maxInFlight` groups committing at once (default 4). See GroupCommitOptions.
+   */
+  groupCommit?: GroupCommitOptions;
 }
 
 /** What every operation uses, built once per process: by the app, and by the CLI for its commands. */
@@ -49,13 +57,15 @@ export function createServices(deps: ServiceDeps): Services {
   const topFeed = deps.subscriber
     ? createTopFeed({ subscriber: deps.subscriber, topCache, index, log: deps.log, watchers: metrics.topChangedSubscribers })
     : null;
-  return {
+  const services: Services = {
     database: deps.database,
     index,
     indexGeneration,
     backlog: createBacklogConfirmer(deps.database, deps.log),
+    submissions: createSubmissionGroups(() => services, deps.groupCommit),
     topCache,
     topFeed,
+    profiles: createProfileCache(deps.redis, deps.database),
     boards: createBoardDirectory(deps.database.db),
     seasons: createSeasonDirectory(deps.database.db),
     keyring: createKeyring({
@@ -69,4 +79,5 @@ export function createServices(deps: ServiceDeps): Services {
     log: deps.log,
     now: deps.now ?? (() => new Date()),
   };
+  return services;
 }

@@ -1,6 +1,9 @@
 import { type DocumentNode, Kind, OperationTypeNode, getOperationAST } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 
+/** What every answer but a cacheable top says: every POST answer among them. */
+export const NOT_CACHEABLE = 'no-store';
+
 /** The root fields whose answers may be cached for a second: the shared top view. */
 const CACHEABLE_FIELDS = new Set(['top', '__typename']);
 
@@ -28,7 +31,7 @@ export function useTopCacheControl(): Plugin {
       };
     },
     onResponse({ request, response }) {
-      response.headers.set('cache-control', cacheable.has(request) && response.status === 200 ? 'public, max-age=1' : 'no-store');
+      response.headers.set('cache-control', cacheable.has(request) && response.status === 200 ? 'public, max-age=1' : NOT_CACHEABLE);
     },
   };
 }

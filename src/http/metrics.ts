@@ -36,6 +36,8 @@ export function createMetrics() {
     indexBacklog: new Gauge({
       name: 'leaderboard_index_backlog',
       help: 'Committed (board, player) batches the index has not confirmed yet (counted up to 100,000): above 0 for more than a few seconds, the index is behind.',
+      // The deployment's, not the process's: never summed over workers (see cluster-metrics.ts).
+      aggregator: 'omit',
       registers: [registry],
     }),
     indexBehind: new Counter({
@@ -57,6 +59,8 @@ export function createMetrics() {
       name: 'leaderboard_index_drift',
       help: "Per live bucket: durable board scores (unflagged) minus the sorted set's size. Not 0 means the index is missing players (or holds extra).",
       labelNames: ['board', 'period', 'bucket', 'region'] as const,
+      // Measured by the process that takes the scrape; never summed over workers (see cluster-metrics.ts).
+      aggregator: 'omit',
       registers: [registry],
     }),
   };
@@ -77,10 +81,23 @@ export async function timeStore<T>(metrics: Metrics, store: 'postgres' | 'redis'
   }
 }
 
-/** `/metrics`: the Prometheus text format, after `refresh` updates the gauges measured on demand. */
-export async function answerMetrics(res: ServerResponse, metrics: Metrics, refresh: () => Promise<void>): Promise<void> {
+/**
+ * `/metrics`: the Prometheus text format, after `refresh` updates the gauges measured on demand.
+ * With `everyWorker` (WORKERS > 1, see cluster-metrics.ts) the per-process metrics are every
+ * worker's aggregate, and the deployment-wide gauges this process's; 503 when they cannot be
+ * gathered, rather than one worker's counters passed off as the whole.
+ */
+export async function answerMetrics(res: ServerResponse, metrics: Metrics, refresh: () => Promise<void>, everyWorker?: () => Promise<string>): Promise<void> {
   // A store that does not answer must not cost us the rest of the metrics.
   await refresh().catch(() => undefined);
-  const body = await metrics.registry.metrics();
+  let body: string;
+  try {
+    body = everyWorker
+      ? `${await everyWorker()}\n${await metrics.registry.getSingleMetricAsString('leaderboard_index_backlog')}\n\n${await metrics.registry.getSingleMetricAsString('leaderboard_index_drift')}\n`
+      : await metrics.registry.metrics();
+  } catch (error) {
+    res.writeHead(503, { 'content-type': 'text/plain', 'cache-control': 'no-store' }).end(`${error instanceof Error ? error.message : String(error)}\n`);
+    return;
+  }
   res.writeHead(200, { 'content-type': metrics.registry.contentType, 'cache-control': 'no-store' }).end(body);
 }

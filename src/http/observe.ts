@@ -1,13 +1,34 @@
-import { type DocumentNode, type ExecutionResult, Kind, getOperationAST } from 'graphql';
+import { type DocumentNode, type ExecutionResult, Kind, type OperationDefinitionNode, getOperationAST } from 'graphql';
 import { type Plugin, isAsyncIterable } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import type { Metrics } from './metrics.js';
 import { duplicatesIn, submissionsIn } from './submission-count.js';
 
-function describe(document: DocumentNode, operationName: string | undefined) {
+interface Description {
+  operation: OperationDefinitionNode | null | undefined;
+  type: string;
+  field: string;
+  name: string | undefined;
+}
+
+function describeNow(document: DocumentNode, operationName: string | undefined): Description {
   const operation = getOperationAST(document, operationName);
   const fields = operation?.selectionSet.selections.flatMap((s) => (s.kind === Kind.FIELD ? [s.name.value] : [])) ?? [];
   return { operation, type: operation?.operation ?? 'unknown', field: [...new Set(fields)].sort().join(',') || 'none', name: operation?.name?.value };
+}
+
+/**
+ * Per document and operation name, described once: Yoga's parse cache hands every request of the
+ * same query the same document, so a hot query costs a lookup here, not a walk of its selections.
+ */
+const descriptions = new WeakMap<DocumentNode, Map<string | undefined, Description>>();
+
+function describe(document: DocumentNode, operationName: string | undefined): Description {
+  let byName = descriptions.get(document);
+  if (!byName) descriptions.set(document, (byName = new Map<string | undefined, Description>()));
+  let description = byName.get(operationName);
+  if (!description) byName.set(operationName, (description = describeNow(document, operationName)));
+  return description;
 }
 
 /** Submission outcomes, counted in results: accepted and duplicate from the answer; a refused call counts every result it carried. */

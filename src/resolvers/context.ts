@@ -2,7 +2,7 @@ import DataLoader from 'dataloader';
 import type { Logger } from 'pino';
 import { type Caller, type Keyring, bearerKey } from '../auth/keys.js';
 import type { Database } from '../db/client.js';
-import { type Player, findPlayers } from '../db/players.js';
+import type { Player } from '../db/players.js';
 import type { Metrics } from '../http/metrics.js';
 import type { RateLimits } from '../http/rate-limits.js';
 import type { BacklogConfirmer } from '../jobs/index-catch-up.js';
@@ -12,8 +12,10 @@ import type { TopCache } from '../ranking/top-cache.js';
 import type { TopFeed } from '../pubsub/top-feed.js';
 import type { BoardDirectory } from './board-directory.js';
 import type { CursorCodec } from './cursor.js';
+import type { ProfileCache } from './profile-cache.js';
 import type { SeasonDirectory } from './season-directory.js';
 import { isStoreUnavailable } from './store-errors.js';
+import type { SubmissionGroups } from './submit.js';
 
 /** What every operation may use; built once by the app. */
 export interface Services {
@@ -24,8 +26,12 @@ export interface Services {
   indexGeneration: IndexGeneration;
   /** Confirms committed batches' index_backlog rows once the index holds their board scores. */
   backlog: BacklogConfirmer;
+  /** The group commit every submission goes through (see resolvers/submit.ts). */
+  submissions: SubmissionGroups;
   /** The shared top cache: `top` reads go through it. */
   topCache: TopCache;
+  /** Player profiles kept in this process, exact after renames and erasures: the names reads show go through it. */
+  profiles: ProfileCache;
   /** topChanged's fan-out (one Redis subscription per watched bucket); null where nothing is served (the CLI). */
   topFeed: TopFeed | null;
   boards: BoardDirectory;
@@ -53,19 +59,19 @@ export interface Context {
 }
 
 /**
- * One query for every player a response names. When PostgreSQL does not answer, players come back
- * with their id alone: a ranking read from Redis is still worth serving without names.
+ * One load for every player a response names, through the process's profile cache (a query only
+ * for those it does not hold). When PostgreSQL does not answer, players come back with their id
+ * alone: a ranking read from Redis is still worth serving without names.
  */
 function playerLoader(services: Services) {
   return new DataLoader<string, Player>(async (ids) => {
-    const byId = new Map<string, Player>();
     try {
-      for (const player of await findPlayers(services.database.db, ids)) byId.set(player.id, player);
+      return await services.profiles.load(ids);
     } catch (error) {
       if (!isStoreUnavailable(error)) throw error;
       services.log.warn({ err: error }, 'player profiles unavailable; answering ids only');
+      return ids.map((id) => ({ id, displayName: null, avatarUrl: null }));
     }
-    return ids.map((id) => byId.get(id) ?? { id, displayName: null, avatarUrl: null });
   });
 }
 

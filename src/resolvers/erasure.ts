@@ -28,6 +28,8 @@ export async function deletePlayer(ctx: Context, playerId: string): Promise<Eras
     changedTops = held.filter((at, i) => inTop(at, ranks[i]));
     forgetTops(ctx, held);
   });
+  // Committed (or nothing was left to erase): no process may show the profile from here on.
+  await ctx.services.profiles.changed([playerId]);
   ctx.loaders.player.clear(playerId);
   await announceTops(ctx.services, changedTops);
   return { erased, changedTops };

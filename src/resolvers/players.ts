@@ -6,6 +6,8 @@ export async function upsertPlayer(
   input: { id: string; displayName?: string | null | undefined; avatarUrl?: string | null | undefined },
 ): Promise<Player> {
   const player = await upsertPlayerRow(ctx.services.database.db, input);
+  // Committed; every process's kept profile is stale from here, and the answer waits for that to be known.
+  await ctx.services.profiles.changed([player.id]);
   ctx.loaders.player.clear(player.id).prime(player.id, player);
   return player;
 }

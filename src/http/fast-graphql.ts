@@ -1,0 +1,243 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { type DocumentNode, type ExecutionResult, GraphQLError, type GraphQLSchema, OperationTypeNode, getOperationAST } from 'graphql';
+import { type YogaServerInstance, createGraphQLError, processRegularResult } from 'graphql-yoga';
+import type { Logger } from 'pino';
+import { NOT_CACHEABLE } from './cache-control.js';
+
+/**
+ * What Yoga's context factory receives from a transport that builds the request context itself
+ * (this fast path, graphql-ws): a function answering the context, called at most once per request.
+ */
+export interface PreparedContext {
+  prepared: () => Promise<object>;
+}
+
+export interface FastGraphqlOptions {
+  /** The Yoga whose envelop pipeline (schema, plugins, parse and validation caches, masking) runs every operation. */
+  yoga: YogaServerInstance<Record<string, unknown>, Record<string, unknown>>;
+  /** The path served. Default '/graphql'. */
+  endpoint?: string;
+  /** Operations one batched request may carry; 0 refuses batches (Yoga answers them). Default 0. */
+  batchingLimit?: number;
+  /** The request's context, built once for every operation of the request. */
+  context: (req: IncomingMessage) => Promise<object>;
+  /** Yoga's maskedErrors.maskError, for errors thrown outside execution (the context factory). */
+  maskError: (error: unknown, message: string) => Error;
+  log: Logger;
+}
+
+/** The GraphQL parameters of one operation, as Yoga accepts them from a JSON body. */
+interface Params {
+  query: string;
+  variables?: Record<string, unknown> | null;
+  operationName?: string | null;
+}
+
+interface Prepared {
+  params: Params;
+  document: DocumentNode;
+  enveloped: ReturnType<FastGraphqlOptions['yoga']['getEnveloped']>;
+}
+
+/** The parts of a Response processRegularResult builds, without building one. */
+interface PlainResponse {
+  body: string;
+  status: number;
+  headers: Record<string, string>;
+}
+
+/**
+ * Yoga's own result serialisation (status from the errors, masked internals left out), handed a
+ * "fetch API" whose Response is a plain record: the same bytes and status, no Fetch objects.
+ */
+const plainFetch = {
+  Response: function PlainResponse(this: PlainResponse, body: string, init: { status: number; headers: Record<string, string> }) {
+    this.body = body;
+    this.status = init.status;
+    this.headers = init.headers;
+  },
+} as unknown as Parameters<typeof processRegularResult>[1];
+
+const PARAM_NAMES = new Set(['query', 'variables', 'operationName', 'extensions']);
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Params Yoga would take as they are; anything else (Yoga's 400s included) is left to Yoga. */
+function isPlainParams(value: unknown): value is Params {
+  if (!isObject(value) || typeof value.query !== 'string') return false;
+  for (const key in value) {
+    if (value[key] != null && !PARAM_NAMES.has(key)) return false;
+  }
+  return (
+    (value.variables == null || isObject(value.variables)) &&
+    (value.extensions == null || isObject(value.extensions)) &&
+    (value.operationName == null || typeof value.operationName === 'string')
+  );
+}
+
+/** Yoga's JSON body parser takes `application/json`, first of a list, with parameters or without. */
+function isJsonBody(contentType: string | undefined): boolean {
+  const first = contentType?.split(',')[0];
+  return first === 'application/json' || first?.startsWith('application/json;') === true;
+}
+
+const JSON_MEDIA_TYPES = new Set(['application/json', 'application/*', '*/*']);
+const acceptDecisions = new Map<string, boolean>();
+
+/**
+ * Whether Yoga would answer with `application/json` whatever the result: every media type the
+ * client lists is one only Yoga's JSON processor takes (or a wildcard, for which Yoga picks JSON
+ * last), in UTF-8. Anything else (graphql-response+json, event streams, multipart) goes to Yoga.
+ * Decisions are kept per header value (clients send one or two values).
+ */
+function acceptsOnlyJson(accept: string | undefined): boolean {
+  if (accept === undefined || accept === 'application/json' || accept === '*/*') return true;
+  let decided = acceptDecisions.get(accept);
+  if (decided === undefined) {
+    decided = accept
+      .replace(/\s/g, '')
+      .toLowerCase()
+      .split(',')
+      .every((entry) => {
+        const [mediaType = '', ...params] = entry.split(';');
+        return JSON_MEDIA_TYPES.has(mediaType) && params.every((param) => !param.startsWith('charset=') || param === 'charset=utf-8');
+      });
+    if (acceptDecisions.size < 100) acceptDecisions.set(accept, decided);
+  }
+  return decided;
+}
+
+/** The whole body, as Node's parser delivers it: never more than Content-Length (body-limit.ts bounds that). */
+function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.once('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
+    req.once('error', reject);
+  });
+}
+
+/**
+ * POST /graphql with a JSON body, served straight from Yoga's envelop pipeline on node:http: the
+ * same parse and validation caches, GraphQL Armor's limits, context, plugins (rate limit,
+ * observability) and error masking as Yoga, and Yoga's own result serialisation, without the
+ * Fetch Request and Response objects and the body stream Yoga builds for every request. The
+ * bench's profile of standing reads (bench/RESULTS.md) put that layer at about a fifth of the
+ * service's CPU.
+ *
+ * It takes only what it answers exactly as Yoga would: `application/json` in and out, on the
+ * endpoint itself, and (after reading the body) parameters Yoga accepts as they are, queries that
+ * parse and validate, queries and mutations (not subscriptions). Everything else, before a single
+ * operation runs, goes to Yoga with the body already read (`req.body`, which Yoga's node adapter
+ * takes in place of the stream): GET, server-sent events, multipart, other content types, CORS
+ * preflights, malformed bodies, parse and validation errors. Answers false when it does not take
+ * the request (Yoga should), true when it does (it answers it, one way or the other). O(body
+ * size) beside the operations' own cost.
+ *
+ * Why it stays exact: Yoga's own hooks outside the envelop pipeline are request parsing (the JSON
+ * parse here), parameter checks (isPlainParams), the batching limit, result processing
+ * (processRegularResult itself) and the server adapter's response hooks: CORS (its default:
+ * answers echo the Origin) and cache-control.ts (a POST answer is never cacheable). A plugin
+ * added to the app with onRequest, onParams, onExecutionResult or onResponse hooks would be
+ * skipped here and must be added to this path too.
+ */
+export function createFastGraphql(options: FastGraphqlOptions): (req: IncomingMessage, res: ServerResponse) => boolean {
+  const { yoga, endpoint = '/graphql', batchingLimit = 0 } = options;
+
+  /** Yoga's handling of an error thrown outside execution (handleError): an AggregateError split, each masked. */
+  function thrownErrors(error: unknown): GraphQLError[] {
+    if (typeof error === 'object' && error !== null && 'errors' in error && Array.isArray(error.errors)) {
+      return (error.errors as unknown[]).flatMap(thrownErrors);
+    }
+    const masked = options.maskError(error, 'Unexpected error.');
+    return [masked instanceof GraphQLError ? masked : createGraphQLError(masked.message, { originalError: masked })];
+  }
+
+  /** Parses and validates one operation through the pipeline; undefined when Yoga should answer it. */
+  function prepare(params: Params, initial: PreparedContext & { req: IncomingMessage; res: ServerResponse }): Prepared | undefined {
+    const enveloped = yoga.getEnveloped(initial as never);
+    let document: DocumentNode;
+    try {
+      document = enveloped.parse(params.query) as DocumentNode;
+    } catch {
+      return undefined;
+    }
+    if ((enveloped.validate(enveloped.schema, document) as readonly GraphQLError[]).length > 0) return undefined;
+    const operation = getOperationAST(document, params.operationName ?? undefined);
+    if (!operation || operation.operation === OperationTypeNode.SUBSCRIPTION) return undefined;
+    return { params, document, enveloped };
+  }
+
+  async function run({ params, document, enveloped }: Prepared): Promise<ExecutionResult> {
+    try {
+      const contextValue = await enveloped.contextFactory();
+      return (await enveloped.execute({
+        schema: enveloped.schema as GraphQLSchema,
+        document,
+        contextValue,
+        variableValues: params.variables,
+        operationName: params.operationName,
+      })) as ExecutionResult;
+    } catch (error) {
+      return { errors: thrownErrors(error) };
+    }
+  }
+
+  async function answer(req: IncomingMessage, res: ServerResponse, body: Buffer): Promise<void> {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(body.toString('utf8'));
+    } catch {
+      parsed = undefined;
+    }
+    const batch = Array.isArray(parsed);
+    const list: unknown[] = batch ? (parsed as unknown[]) : [parsed];
+    let context: Promise<object> | undefined;
+    const prepared = () => (context ??= options.context(req));
+    const operations: Prepared[] = [];
+    const takes = (!batch || (list.length > 0 && list.length <= batchingLimit)) && list.every(isPlainParams);
+    for (const params of takes ? list : []) {
+      const operation = prepare(params, { req, res, prepared });
+      if (!operation) break;
+      operations.push(operation);
+    }
+    if (operations.length !== list.length || !takes) {
+      // Nothing has run yet: Yoga answers the whole request, from the body read here.
+      (req as IncomingMessage & { body?: Buffer }).body = body;
+      void yoga(req, res);
+      return;
+    }
+    const results = batch ? await Promise.all(operations.map(run)) : await run(operations[0]!);
+    const response = processRegularResult(results as never, plainFetch, 'application/json') as unknown as PlainResponse;
+    if (res.destroyed) return;
+    const headers: Record<string, string | number> = {
+      ...response.headers,
+      'content-length': Buffer.byteLength(response.body),
+      'cache-control': NOT_CACHEABLE,
+    };
+    const origin = req.headers.origin;
+    if (origin !== undefined) {
+      headers['access-control-allow-origin'] = origin;
+      headers.vary = 'Origin';
+      headers['access-control-allow-credentials'] = 'true';
+    }
+    res.writeHead(response.status, headers).end(response.body);
+  }
+
+  return (req, res) => {
+    if (req.method !== 'POST' || req.url !== endpoint) return false;
+    const { headers } = req;
+    if (!isJsonBody(headers['content-type']) || !acceptsOnlyJson(headers.accept)) return false;
+    // A preflight's headers on a POST: Yoga's CORS answer depends on them.
+    if (headers['access-control-request-method'] !== undefined || headers['access-control-request-headers'] !== undefined) return false;
+    // An empty body is Yoga's to refuse (and its stream is Yoga's to read).
+    if (!(Number(headers['content-length']) > 0)) return false;
+    readBody(req).then(
+      (body) => answer(req, res, body),
+      () => res.destroy(),
+    ).catch((error: unknown) => {
+      options.log.error({ err: error }, 'unexpected error answering a request');
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' }).end('{"errors":[{"message":"Unexpected error."}]}');
+    });
+    return true;
+  };
+}
