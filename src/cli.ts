@@ -6,14 +6,22 @@ import { randomBytes } from 'node:crypto';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { type Role, digestOf, newApiKey } from './auth/keys.js';
 import { insertApiKey, listApiKeys, revokeApiKey } from './db/api-keys.js';
-import { type Config, ConfigError, loadConfig } from './config.js';
+import { type Config, ConfigError, loadConfig, redisTarget } from './config.js';
 import { createDatabase } from './db/client.js';
+import {
+  PartitionError,
+  createResultPartition,
+  detachResultPartition,
+  isMonthLabel,
+  listResultPartitions,
+  partitionName,
+} from './db/partitions.js';
 import { rebuildBucket } from './jobs/rebuild-bucket.js';
 import { createLogger } from './logger.js';
 import { PERIODS, type Period } from './model/board.js';
 import { RebuildRunningError } from './ranking/index.js';
 import { bucketKey } from './ranking/keys.js';
-import { createRedis } from './redis.js';
+import { createRedisClient } from './redis.js';
 import { createServices } from './services.js';
 import { resolveBoardBucket } from './resolvers/buckets.js';
 import { type Context, type Services, createContext } from './resolvers/context.js';
@@ -104,7 +112,42 @@ const commands: Record<string, Command> = {
       out(`rebuilt ${bucketKey(at)}: ${size} players ranked in ${seconds.toFixed(2)} s`);
     },
   },
+  'partitions list': {
+    usage: 'partitions list',
+    summary: "Lists the score log's monthly partitions with their estimated rows (the default partition's counted).",
+    options: {},
+    async run(_values, ctx, out) {
+      for (const partition of await listResultPartitions(ctx.services.database.sql)) {
+        out(`${partition.name}\t${partition.month ?? 'default'}\t${partition.rows === null ? 'rows unknown' : `${Math.round(partition.rows)} rows`}`);
+      }
+    },
+  },
+  'partitions create': {
+    usage: 'partitions create --month YYYY-MM',
+    summary: "Creates a month's partition of the score log now (the service keeps the coming months ready by itself).",
+    options: { month: { type: 'string' } },
+    async run(values, ctx, out) {
+      const month = monthOption(values);
+      const done = await createResultPartition(ctx.services.database.sql, month);
+      out(`${partitionName(month)}: ${done === 'archived' ? 'a detached table of that name exists; left alone' : done}`);
+    },
+  },
+  'partitions detach': {
+    usage: 'partitions detach --month YYYY-MM',
+    summary: "Detaches a past month's partition from the score log for archiving; the table stays (dump it, then drop it).",
+    options: { month: { type: 'string' } },
+    async run(values, ctx, out) {
+      const name = await detachResultPartition(ctx.services.database.sql, monthOption(values), ctx.services.now());
+      out(`detached ${name}; archive it with: pg_dump --table=${name} "$DATABASE_URL" > ${name}.sql, then drop table ${name}`);
+    },
+  },
 };
+
+function monthOption(values: Values): string {
+  const month = stringOption(values, 'month', true);
+  if (!isMonthLabel(month)) throw new UsageError('--month must be a month, YYYY-MM');
+  return month;
+}
 
 function help(): string {
   const lines = Object.values(commands).map((command) => `  ${command.usage}\n      ${command.summary}`);
@@ -114,7 +157,7 @@ function help(): string {
 /** The services a command works with, built from the environment as the server builds its own. */
 async function openServices(config: Config): Promise<{ services: Services; close(): Promise<void> }> {
   const database = createDatabase(config.DATABASE_URL, { maxConnections: 2 });
-  const redis = createRedis(config.REDIS_URL, { keyPrefix: config.REDIS_KEY_PREFIX });
+  const redis = createRedisClient(redisTarget(config), { keyPrefix: config.REDIS_KEY_PREFIX });
   await redis.connect();
   const services = createServices({
     database,
@@ -163,7 +206,7 @@ async function main(argv: string[]): Promise<number> {
     // operator's to fix: the message alone says what is wrong. By name, not instanceof: graphql
     // may be loaded twice (its CommonJS and ESM builds) under a loader.
     const refused = error instanceof Error && error.name === 'GraphQLError';
-    if (error instanceof ConfigError || refused || error instanceof RebuildRunningError) {
+    if (error instanceof ConfigError || refused || error instanceof RebuildRunningError || error instanceof PartitionError) {
       process.stderr.write(`${error.message}\n`);
       return 1;
     }

@@ -1,13 +1,20 @@
+import cluster from 'node:cluster';
+import type { Logger } from 'pino';
 import type { RedisClient } from './redis.js';
 import { buildApp } from './app.js';
-import { ConfigError, loadConfig } from './config.js';
+import { type Config, ConfigError, loadConfig, redisTarget } from './config.js';
 import { createDatabase, ensureDatabase, migrateDatabase } from './db/client.js';
 import { createLogger } from './logger.js';
 import { survivePostgresWriteAfterClose } from './db/postgres-guard.js';
-import { createRedis } from './redis.js';
+import { createRedisClient } from './redis.js';
 import { subscriberFor } from './pubsub/top-feed.js';
+import { superviseWorkers } from './workers.js';
+import { answerWorkersMetricsRequests, joinWorkerMetrics } from './http/cluster-metrics.js';
 
-/** The entry: config, then clients, then the app; and the reverse on SIGTERM or SIGINT. */
+/**
+ * The entry: config, then either the app in this process (WORKERS=1, and every worker), or a
+ * primary that forks WORKERS workers running this same script (see src/workers.ts).
+ */
 async function main(): Promise<void> {
   let config;
   try {
@@ -20,12 +27,27 @@ async function main(): Promise<void> {
     throw error;
   }
   const log = createLogger(config.LOG_LEVEL);
+  if (config.WORKERS > 1 && cluster.isPrimary) {
+    answerWorkersMetricsRequests();
+    // A worker's own deadline is SHUTDOWN_TIMEOUT_MS + 5 s (below); the primary waits a little longer.
+    const code = await superviseWorkers({ workers: config.WORKERS, log, stopTimeoutMs: config.SHUTDOWN_TIMEOUT_MS + 10_000 });
+    log.info({ code }, 'every worker stopped');
+    process.exit(code);
+  }
+  await serve(config, cluster.isWorker ? log.child({ worker: cluster.worker?.id }) : log);
+}
+
+/** Clients, then the app; and the reverse on SIGTERM or SIGINT. */
+async function serve(config: Config, log: Logger): Promise<void> {
   survivePostgresWriteAfterClose(log);
+  // A worker's /metrics answers for every worker (see http/cluster-metrics.ts).
+  const workerMetrics = cluster.isWorker ? joinWorkerMetrics() : undefined;
 
   await ensureDatabase(config.DATABASE_URL);
   await migrateDatabase(config.DATABASE_URL);
   const database = createDatabase(config.DATABASE_URL);
-  const redis: RedisClient = createRedis(config.REDIS_URL, { keyPrefix: config.REDIS_KEY_PREFIX });
+  // One node (REDIS_URL) or a Redis Cluster (REDIS_CLUSTER_NODES): everything below works on both.
+  const redis: RedisClient = createRedisClient(redisTarget(config), { keyPrefix: config.REDIS_KEY_PREFIX });
   await redis.connect();
   // topChanged's own connection: once subscribed it can run nothing else.
   const subscriber = subscriberFor(redis);
@@ -46,7 +68,9 @@ async function main(): Promise<void> {
       submissionsPerSecond: config.RATE_LIMIT_SUBMISSIONS_PER_SECOND,
       readsPerSecond: config.RATE_LIMIT_READS_PER_SECOND,
     },
+    metricsOfEveryWorker: workerMetrics?.everyWorker,
   });
+  workerMetrics?.share(app.services.metrics.registry);
   await app.start();
 
   let stopping = false;
@@ -65,8 +89,10 @@ async function main(): Promise<void> {
     await redis.quit();
     process.exit(0);
   };
-  process.once('SIGTERM', () => void shutdown('SIGTERM'));
-  process.once('SIGINT', () => void shutdown('SIGINT'));
+  // `on`, not `once`: a worker may get a signal twice (from a terminal's Ctrl-C, or systemd, and
+  // again from its primary), and a second one must not fall back to the default of dying at once.
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
 }
 
 main().catch((error: unknown) => {

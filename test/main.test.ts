@@ -1,32 +1,13 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { afterAll, describe, expect, it } from 'vitest';
 import { POSTGRES_URL } from './helpers/global-setup.js';
 import { deleteKeys } from './helpers/redis-keys.js';
+import { startService } from './helpers/service-process.js';
 
 const id = randomBytes(4).toString('hex');
 const databaseName = `lb_main_test_${id}`;
 const keyPrefix = `lbtest:main:${id}:`;
-
-function startService(env: Record<string, string>): { child: ChildProcess; output: () => string; listening: Promise<string> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    env: { ...process.env, LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  const listening = new Promise<string>((resolve, reject) => {
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /"url":"(http:[^"]+)","msg":"listening"/.exec(output);
-      if (match) resolve(match[1]!);
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`exited with ${code}: ${output}`)));
-  });
-  return { child, output: () => output, listening };
-}
 
 describe('the entry: config, clients, app; and back on SIGTERM', () => {
   afterAll(async () => {
