@@ -16,7 +16,9 @@ import { type TestApp, startTestApp } from './helpers/test-app.js';
  * player goes, in every board, and nothing of anyone else; frozen season results keep their ranks.
  */
 
-const NOW = new Date('2026-11-29T12:00:00.000Z');
+// A date to come (2037 has 2026's calendar): the app sets Redis expiries from this clock, so a
+// past date would expire the keys at once.
+const NOW = new Date('2037-11-29T12:00:00.000Z');
 const VICTIM = 'victim';
 const BOARDS: ModelBoard[] = [
   { id: 'arena', order: 'HIGH_FIRST', aggregate: 'BEST', periods: ['ALL_TIME', 'WEEKLY', 'DAILY'], regions: ['eu', 'us'] },
@@ -91,18 +93,18 @@ describe('deletePlayer', () => {
     // Seasons are another feature's; lay out a closed one (frozen) and an open one by hand.
     await t.database.sql`
       insert into seasons (board_id, id, name, starts_at, closed_at) values
-        ('arena', 's1', 'One', '2026-10-01T00:00:00Z', '2026-11-01T00:00:00Z'),
-        ('arena', 's2', 'Two', '2026-11-01T00:00:00Z', null)`;
+        ('arena', 's1', 'One', '2037-10-01T00:00:00Z', '2037-11-01T00:00:00Z'),
+        ('arena', 's2', 'Two', '2037-11-01T00:00:00Z', null)`;
     await t.database.sql`
       insert into season_results (board_id, season_id, rank, player_id, score, reached_at) values
-        ('arena', 's1', 1, 'p01', 900, '2026-10-02T00:00:00Z'),
-        ('arena', 's1', 2, ${VICTIM}, 800, '2026-10-03T00:00:00Z'),
-        ('arena', 's1', 3, 'p02', 700, '2026-10-04T00:00:00Z'),
-        ('marathon', 's9', 1, ${VICTIM}, 5, '2026-10-05T00:00:00Z')`;
+        ('arena', 's1', 1, 'p01', 900, '2037-10-02T00:00:00Z'),
+        ('arena', 's1', 2, ${VICTIM}, 800, '2037-10-03T00:00:00Z'),
+        ('arena', 's1', 3, 'p02', 700, '2037-10-04T00:00:00Z'),
+        ('marathon', 's9', 1, ${VICTIM}, 5, '2037-10-05T00:00:00Z')`;
     await t.database.sql`
       insert into board_scores (board_id, period, bucket, region, player_id, score, reached_at)
-      values ('arena', 'SEASON', 's2', '', ${VICTIM}, 950, '2026-11-20T00:00:00Z')`;
-    await t.redis.zadd('lb:{arena}:SEASON:s2', 2, VICTIM, 1, 'p01');
+      values ('arena', 'SEASON', 's2', '', ${VICTIM}, 950, '2037-11-20T00:00:00Z')`;
+    await t.redis.zadd('lb:{arena:SEASON:s2}', 2, VICTIM, 1, 'p01');
   }, 120_000);
   afterAll(() => t.close());
 
@@ -161,7 +163,7 @@ describe('deletePlayer', () => {
 
     // The index: no sorted set names the victim, the open season's included; every view equals the model without them.
     expect(await indexKeysHolding(t, VICTIM)).toEqual([]);
-    expect(await t.redis.zrange('lb:{arena}:SEASON:s2', 0, -1)).toEqual(['p01']);
+    expect(await t.redis.zrange('lb:{arena:SEASON:s2}', 0, -1)).toEqual(['p01']);
     // Friend lists lost the victim both ways.
     const probe: ViewProbe = { players: PROBE.players, friendsOf: { p03: ['p04'], [VICTIM]: [], p01: [] } };
     for (const bucket of modelBuckets(BOARDS, results, new Set([VICTIM]))) await expectBucketMatches(t, bucket, probe);

@@ -17,7 +17,9 @@ import { type TestApp, startTestApp } from './helpers/test-app.js';
  * brings back exactly the scores they would have had, results sent while flagged included.
  */
 
-const NOW = new Date('2026-11-29T12:00:00.000Z');
+// A date to come (2037 has 2026's calendar): the app sets Redis expiries from this clock, so a
+// past date would expire the keys at once.
+const NOW = new Date('2037-11-29T12:00:00.000Z');
 const MINUTE = 60_000;
 
 const BOARDS: ModelBoard[] = [
@@ -208,16 +210,16 @@ describe('flagPlayer / unflagPlayer', () => {
     await t.database.sql`
       insert into board_scores (board_id, period, bucket, region, player_id, score, reached_at)
       values ('arena', 'SEASON', 'season-x', '', ${CHEATER}, 77, ${NOW.toISOString()})`;
-    await t.redis.zadd('lb:{arena}:SEASON:season-x', 1, CHEATER, 0, 'someone');
+    await t.redis.zadd('lb:{arena:SEASON:season-x}', 1, CHEATER, 0, 'someone');
     expect((await t.admin(FLAG, { id: CHEATER, reason: 'again' })).errors).toBeUndefined();
-    expect(await t.redis.zrange('lb:{arena}:SEASON:season-x', 0, -1)).toEqual(['someone']);
+    expect(await t.redis.zrange('lb:{arena:SEASON:season-x}', 0, -1)).toEqual(['someone']);
     expect((await t.admin(UNFLAG, { id: CHEATER })).errors).toBeUndefined();
-    expect((await t.redis.zrange('lb:{arena}:SEASON:season-x', 0, -1)).sort()).toEqual([CHEATER, 'someone']);
+    expect((await t.redis.zrange('lb:{arena:SEASON:season-x}', 0, -1)).sort()).toEqual([CHEATER, 'someone']);
     await t.database.sql`update seasons set closed_at = now() where board_id = 'arena' and id = 'season-x'`;
-    await t.redis.zrem('lb:{arena}:SEASON:season-x', CHEATER);
+    await t.redis.zrem('lb:{arena:SEASON:season-x}', CHEATER);
     // A closed season's key is let go: an unflag does not bring it back.
     expect((await t.admin(UNFLAG, { id: CHEATER })).errors).toBeUndefined();
-    expect(await t.redis.zrange('lb:{arena}:SEASON:season-x', 0, -1)).toEqual(['someone']);
+    expect(await t.redis.zrange('lb:{arena:SEASON:season-x}', 0, -1)).toEqual(['someone']);
     await expectEveryBucket();
   });
 
@@ -230,7 +232,7 @@ describe('flagPlayer / unflagPlayer', () => {
     const daily = buckets.filter((b) => b.period === 'DAILY' && b.ranked.some((e) => e.playerId === CHEATER));
     expect(daily.length).toBeGreaterThan(0);
     for (const b of daily) {
-      const key = `lb:{${b.board.id}}:DAILY:${b.label}${b.region ? `:${b.region}` : ''}`;
+      const key = `lb:{${b.board.id}:DAILY:${b.label}${b.region ? `:${b.region}` : ''}}`;
       expect(await t.redis.zscore(key, CHEATER), key).toBeNull();
     }
     for (const bucket of buckets.filter((b) => b.period !== 'DAILY')) await expectBucketMatches(t, bucket, PROBE);

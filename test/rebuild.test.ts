@@ -9,6 +9,7 @@ import { bucketAt } from '../src/model/buckets.js';
 import type { BoardBucket } from '../src/ranking/index.js';
 import { type OracleBoard, type OracleEntry, type OracleResult, bucketId, foldResults, labelsAt, rankEntries } from './helpers/oracle.js';
 import { type TestApp, startTestApp } from './helpers/test-app.js';
+import { seeded } from './helpers/board-views.js';
 
 /**
  * rebuildBoard and `npm run cli -- rebuild`: a corrupted index is rebuilt from PostgreSQL and must
@@ -43,14 +44,6 @@ interface Submission extends OracleResult {
   matchId: string;
 }
 
-/** A small deterministic generator, so a failure can be replayed. */
-function random(seed: number) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state * 1_664_525 + 1_013_904_223) >>> 0;
-    return state / 2 ** 32;
-  };
-}
 
 const RACE: OracleBoard = { id: 'race', order: 'LOW_FIRST', aggregate: 'BEST', periods: ['ALL_TIME', 'WEEKLY'] };
 const POINTS: OracleBoard = { id: 'points', order: 'HIGH_FIRST', aggregate: 'SUM', periods: ['ALL_TIME'] };
@@ -60,7 +53,7 @@ const POINTS: OracleBoard = { id: 'points', order: 'HIGH_FIRST', aggregate: 'SUM
  * units, so equal scores are decided by time alone), with repeated scores so that ties happen.
  */
 function generate(board: string, seed: number, count: number, players: number, base: number, regions: (string | null)[] = [null]): Submission[] {
-  const next = random(seed);
+  const next = seeded(seed);
   return Array.from({ length: count }, (_, i) => ({
     board,
     matchId: `${board}-m${i}`,
@@ -131,7 +124,7 @@ describe('rebuildBoard', () => {
   afterAll(() => t?.close());
 
   it('repairs a corrupted bucket: every read equals a plain sort of the results', async () => {
-    const key = 'lb:{race}:ALL_TIME:all';
+    const key = 'lb:{race:ALL_TIME:all}';
     const ranking = expected(RACE, race, 'ALL_TIME', 'all', null);
     // Corrupt it three ways: members missing, a member who never played, a wrong score on top.
     await t.redis.zrem(key, ...ranking.slice(10, 40).map((entry) => entry.playerId));
@@ -146,7 +139,7 @@ describe('rebuildBoard', () => {
   });
 
   it('rebuilds a regional calendar bucket, with its expiry', async () => {
-    const key = `lb:{race}:WEEKLY:${week}:eu`;
+    const key = `lb:{race:WEEKLY:${week}:eu}`;
     const ranking = expected(RACE, race, 'WEEKLY', week, 'eu');
     const ttlBefore = await t.redis.ttl(key);
     expect(ttlBefore).toBeGreaterThan(0);
@@ -161,7 +154,7 @@ describe('rebuildBoard', () => {
 
   it('rebuilds a SUM board', async () => {
     const ranking = expected(POINTS, points, 'ALL_TIME', 'all', null);
-    await t.redis.zadd('lb:{points}:ALL_TIME:all', 0, ranking[0]!.playerId);
+    await t.redis.zadd('lb:{points:ALL_TIME:all}', 0, ranking[0]!.playerId);
     const response = await t.admin<{ rebuildBoard: number }>(REBUILD, { board: 'points' });
     expect(response.data?.rebuildBoard).toBe(ranking.length);
     await expectBucket(t, { board: 'points', period: 'ALL_TIME', bucket: 'all', region: null }, ranking);
@@ -185,7 +178,7 @@ describe('rebuildBoard', () => {
   });
 
   it('empties a bucket PostgreSQL holds nothing for', async () => {
-    const key = `lb:{race}:WEEKLY:${week}:us`;
+    const key = `lb:{race:WEEKLY:${week}:us}`;
     await t.redis.zadd(key, 5, 'stale');
     const response = await t.admin<{ rebuildBoard: number }>(REBUILD, { board: 'race', period: 'WEEKLY', bucket: week, region: 'us' });
     expect(response.data?.rebuildBoard).toBe(0);
@@ -193,7 +186,7 @@ describe('rebuildBoard', () => {
   });
 
   it('refuses non-admins, unknown boards and malformed buckets, and changes nothing', async () => {
-    const key = 'lb:{race}:ALL_TIME:all';
+    const key = 'lb:{race:ALL_TIME:all}';
     await t.redis.zadd(key, 1, 'ghost');
     const before = await t.redis.zrange(key, 0, -1, 'WITHSCORES');
 
@@ -210,7 +203,7 @@ describe('rebuildBoard', () => {
   });
 
   it('the CLI rebuilds a bucket too, run as its own process', async () => {
-    const key = `lb:{race}:WEEKLY:${week}`;
+    const key = `lb:{race:WEEKLY:${week}}`;
     const ranking = expected(RACE, race, 'WEEKLY', week, null);
     await t.redis.zremrangebyrank(key, 0, 20);
     await t.redis.zadd(key, 7, 'ghost');
@@ -276,7 +269,7 @@ describe('rebuild while the board is in use', () => {
     const results = generate('crowd', 3, 3_000, 3_000, Date.now() - 60_000);
     await submit(t, results);
     const size = expected(board, results, 'ALL_TIME', 'all', null).length;
-    const key = 'lb:{crowd}:ALL_TIME:all';
+    const key = 'lb:{crowd:ALL_TIME:all}';
     await t.redis.zremrangebyrank(key, 0, 199);
     const old = await t.redis.zcard(key);
     expect(old).toBe(size - 200);
@@ -326,7 +319,7 @@ describe('rebuild while the board is in use', () => {
       await submit(t, seed);
       // Later results: better scores or more to add for players already ranked, and new players.
       const later = generate(board.id, 5, 300, 800, base + 1_800_000).map((s, i) => ({ ...s, matchId: `${board.id}-late${i}` }));
-      await t.redis.del(`lb:{${board.id}}:ALL_TIME:all`);
+      await t.redis.del(`lb:{${board.id}:ALL_TIME:all}`);
 
       // Every later result is committed after the rebuild's snapshot and before its swap: 50 after
       // each chunk read, the rest after the last one.
@@ -349,7 +342,7 @@ describe('rebuild while the board is in use', () => {
     const board: OracleBoard = { id: 'solo', order: 'HIGH_FIRST', aggregate: 'BEST', periods: ['ALL_TIME'] };
     await createBoard(board);
     await submit(t, generate('solo', 6, 300, 100, Date.now() - 60_000));
-    const key = 'lb:{solo}:ALL_TIME:all';
+    const key = 'lb:{solo:ALL_TIME:all}';
     await t.redis.zadd(key, 3, 'ghost');
     const before = await t.redis.zrange(key, 0, -1, 'WITHSCORES');
     const at = await allTime('solo');
@@ -372,7 +365,7 @@ describe('rebuild while the board is in use', () => {
     await expect(failing).rejects.toThrow('the database went away');
 
     expect(await t.redis.zrange(key, 0, -1, 'WITHSCORES')).toEqual(before);
-    expect(await t.redis.keys(`${t.keyPrefix}lb:{solo}*`)).toEqual([`${t.keyPrefix}${key}`]);
+    expect(await t.redis.keys(`${t.keyPrefix}lb:{solo:*`)).toEqual([`${t.keyPrefix}${key}`]);
     // And the bucket can be rebuilt again at once.
     expect((await t.admin<{ rebuildBoard: number }>(REBUILD, { board: 'solo' })).data?.rebuildBoard).toBe(before.length / 2 - 1);
   });

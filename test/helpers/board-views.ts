@@ -210,3 +210,47 @@ export async function indexKeysHolding(t: TestApp, playerId: string): Promise<st
   } while (cursor !== '0');
   return found;
 }
+
+/** Which list a page read asks for: a board id, a period, a bucket label and a region (null: global). */
+export interface BucketRef {
+  board: string;
+  period: string;
+  label: string;
+  region: string | null;
+}
+
+export const bucketRef = (bucket: ModelBucket): BucketRef => ({ board: bucket.board.id, period: bucket.period, label: bucket.label, region: bucket.region });
+
+/** Reads every page of a bucket (uncached, 100 a page); the rows, or the error code when a read is refused. */
+export async function pagesOf(t: TestApp, bucket: BucketRef) {
+  type Page = { standings: { edges: { node: { rank: number; score: number; player: { id: string } } }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } } };
+  const rows: { rank: number; score: number; player: string }[] = [];
+  let after: string | null = null;
+  for (;;) {
+    const response: { data?: Page | null; errors?: { extensions?: { code?: string } }[] } = await t.gql<Page>(
+      `query($b: ID!, $p: Period!, $k: String, $r: String, $after: String) {
+        standings(board: $b, period: $p, bucket: $k, region: $r, first: 100, after: $after) {
+          edges { node { rank score player { id } } } pageInfo { hasNextPage endCursor }
+        }
+      }`,
+      { b: bucket.board, p: bucket.period, k: bucket.label, r: bucket.region, after },
+    );
+    if (response.errors) return { code: response.errors[0]?.extensions?.code, rows: null };
+    const { edges, pageInfo } = response.data!.standings;
+    rows.push(...edges.map(({ node }) => ({ rank: node.rank, score: node.score, player: node.player.id })));
+    if (!pageInfo.hasNextPage) return { code: null, rows };
+    after = pageInfo.endCursor;
+  }
+}
+
+/** A bucket's rows as the model ranks them, in the shape {@link pagesOf} reads them. */
+export const expectedRows = (bucket: ModelBucket) => bucket.ranked.map((entry, i) => ({ rank: i + 1, score: entry.score, player: entry.playerId }));
+
+/** Whether every bucket reads exactly as the model has it, now (for polling until it does). */
+export async function allMatch(t: TestApp, buckets: ModelBucket[]): Promise<boolean> {
+  for (const bucket of buckets) {
+    const { rows } = await pagesOf(t, bucketRef(bucket));
+    if (!rows || JSON.stringify(rows) !== JSON.stringify(expectedRows(bucket))) return false;
+  }
+  return true;
+}

@@ -7,9 +7,12 @@ import { createLogger } from '../../src/logger.js';
 import type { RateLimitOptions } from '../../src/http/rate-limits.js';
 import type { IndexCatchUpOptions } from '../../src/jobs/index-catch-up.js';
 import type { IndexRecoveryOptions } from '../../src/jobs/index-recovery.js';
+import type { ResultPartitionsOptions } from '../../src/jobs/result-partitions.js';
+import type { GroupCommitOptions } from '../../src/resolvers/group-commit.js';
 import { subscriberFor } from '../../src/pubsub/top-feed.js';
-import { createRedis } from '../../src/redis.js';
-import { deleteKeys } from './redis-keys.js';
+import { type RedisTarget, createRedisClient, deleteKeysUnder } from '../../src/redis.js';
+import type { RedisClusterFixture } from './redis-cluster.js';
+import { TEST_REDIS_URL } from './redis-keys.js';
 
 export const ADMIN_KEY = 'test-admin-key-0123456789';
 export const SERVER_KEY = 'test-server-key-0123456789';
@@ -43,10 +46,20 @@ export interface TestAppOptions {
    * Default: TEST_REDIS_URL, or the shared Redis on 127.0.0.1:6379.
    */
   redisUrl?: string;
+  /**
+   * A Redis Cluster of the test's own (see redis-cluster.ts) for the app to use instead, through
+   * ioredis Cluster, as REDIS_CLUSTER_NODES makes the service do; the key prefix is still the
+   * app's own. Default: none (one node, see redisUrl).
+   */
+  redisCluster?: Pick<RedisClusterFixture, 'nodes'>;
   /** How the app catches the index up after it fell behind. Default: the app's. */
   indexCatchUp?: IndexCatchUpOptions;
   /** How the app watches for, and rebuilds, a lost index. Default: the app's. */
   indexRecovery?: IndexRecoveryOptions;
+  /** How the app groups submissions into transactions. Default: the app's. */
+  groupCommit?: GroupCommitOptions;
+  /** How the app keeps the score log's partitions ahead. Default: the app's. */
+  resultPartitions?: ResultPartitionsOptions;
 }
 
 /**
@@ -55,26 +68,20 @@ export interface TestAppOptions {
  * app and removes both.
  */
 export async function startTestApp(options: TestAppOptions = {}) {
-  const id = randomBytes(4).toString('hex');
-  const templateUrl = new URL(inject('templateDatabaseUrl'));
-  const template = templateUrl.pathname.slice(1);
   const shared = options.shareStoresOf;
-  const databaseUrl = new URL(shared?.databaseUrl ?? templateUrl);
-  if (!shared) {
-    databaseUrl.pathname = `/${template}_${id}`;
-    const admin = postgres({ ...adminTarget(templateUrl), max: 1, onnotice: () => {} });
-    await admin`create database ${admin(`${template}_${id}`)} template ${admin(template)}`;
-    await admin.end();
-  }
-
-  const keyPrefix = shared?.keyPrefix ?? `${inject('redisRunPrefix')}${id}:`;
+  const redisTarget: RedisTarget = options.redisCluster
+    ? { cluster: options.redisCluster.nodes }
+    : (options.redisUrl ?? TEST_REDIS_URL);
+  const stores = shared ? undefined : await createTestStores({ redis: redisTarget });
+  const databaseUrl = new URL(shared?.databaseUrl ?? stores!.databaseUrl);
+  const keyPrefix = shared?.keyPrefix ?? stores!.keyPrefix;
   const appDatabaseUrl = new URL(databaseUrl);
   if (options.databaseVia) {
     appDatabaseUrl.hostname = options.databaseVia.host ?? '127.0.0.1';
     appDatabaseUrl.port = String(options.databaseVia.port);
   }
   const database: Database = createDatabase(appDatabaseUrl.toString(), { onQuery: options.onQuery });
-  const redis = createRedis(options.redisUrl ?? process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379', { keyPrefix });
+  const redis = createRedisClient(redisTarget, { keyPrefix });
   await redis.connect();
   const subscriber = subscriberFor(redis);
   await subscriber.connect();
@@ -91,6 +98,8 @@ export async function startTestApp(options: TestAppOptions = {}) {
     seasonCloseIntervalMs: options.seasonCloseIntervalMs,
     indexCatchUp: options.indexCatchUp,
     indexRecovery: options.indexRecovery,
+    groupCommit: options.groupCommit,
+    resultPartitions: options.resultPartitions,
   });
   const { url } = await app.start();
 
@@ -126,11 +135,7 @@ export async function startTestApp(options: TestAppOptions = {}) {
       await database.close();
       await subscriber.quit();
       await redis.quit();
-      if (shared) return;
-      await deleteKeys(keyPrefix);
-      const drop = postgres({ ...adminTarget(templateUrl), max: 1, onnotice: () => {} });
-      await drop`drop database if exists ${drop(`${template}_${id}`)} with (force)`;
-      await drop.end();
+      await stores?.drop();
     },
   };
 }
@@ -139,4 +144,32 @@ export type TestApp = Awaited<ReturnType<typeof startTestApp>>;
 
 function adminTarget(url: URL) {
   return { host: url.hostname, port: Number(url.port || 5432), user: decodeURIComponent(url.username || 'postgres'), database: 'postgres' };
+}
+
+/**
+ * A database of its own (a copy of the run's migrated template) and a Redis key prefix, for a test
+ * for an app of startTestApp, or for a test that runs the service as processes (see service-process.ts).
+ * drop() removes both.
+ */
+export async function createTestStores(options: { /** Where the keys are removed from. Default: the test Redis. */ redis?: RedisTarget } = {}) {
+  const id = randomBytes(4).toString('hex');
+  const templateUrl = new URL(inject('templateDatabaseUrl'));
+  const template = templateUrl.pathname.slice(1);
+  const name = `${template}_${id}`;
+  const admin = postgres({ ...adminTarget(templateUrl), max: 1, onnotice: () => {} });
+  await admin`create database ${admin(name)} template ${admin(template)}`;
+  await admin.end();
+  const databaseUrl = new URL(templateUrl);
+  databaseUrl.pathname = `/${name}`;
+  const keyPrefix = `${inject('redisRunPrefix')}${id}:`;
+  return {
+    databaseUrl: databaseUrl.toString(),
+    keyPrefix,
+    async drop() {
+      await deleteKeysUnder(options.redis ?? TEST_REDIS_URL, keyPrefix);
+      const drop = postgres({ ...adminTarget(templateUrl), max: 1, onnotice: () => {} });
+      await drop`drop database if exists ${drop(name)} with (force)`;
+      await drop.end();
+    },
+  };
 }
