@@ -62,7 +62,7 @@ export function playerShardKey(at: BoardBucket, playerId: string): string {
 /**
  * The channel a shard's top changes are announced on, before the client's key prefix: the shard's
  * key plus `#top`, e.g. `lb:{race:WEEKLY:2026-W48:eu#3}#top`. It follows the closing brace, so it
- * keeps the key's hash tag (and Cluster slot); apply-score.ts builds the same name in Lua from the
+ * keeps the key's hash tag (and Cluster slot); apply-scores.ts builds the same name in Lua from the
  * (prefixed) key. O(1).
  */
 export function shardTopChannel(key: string): string {

@@ -10,7 +10,7 @@ import { pack, packedDirection, packingFor } from './packing.js';
  * in before it is swapped in, e.g. `lb:{race:WEEKLY:2026-W48:eu}#rebuild`. It follows the closing
  * brace, so it keeps the shard's hash tag and the swap stays in one Cluster slot; no board id,
  * label or region holds a '#', so it is never another bucket's key. Fixed rather than random so
- * that the write path can find a running rebuild (see write-into-rebuild.ts). O(1).
+ * that the write path can find a running rebuild (see apply-scores.ts). O(1).
  */
 export function rebuildKey(key: string): string {
   return `${key}#rebuild`;

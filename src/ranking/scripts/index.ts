@@ -1,6 +1,6 @@
 import type { Result } from 'ioredis';
 import type { RedisClient } from '../../redis.js';
-import { applyScoreLua } from './apply-score.js';
+import { applyScoresLua } from './apply-scores.js';
 import { readAroundLua } from './read-around.js';
 import { readPageLua } from './read-page.js';
 import { readStandingsLua } from './read-standings.js';
@@ -12,7 +12,6 @@ import { planRecoveryLua } from './plan-recovery.js';
 import { removeFromRebuildLua } from './rebuild-remove.js';
 import { dropRebuildLua } from './rebuild-drop.js';
 import { swapRebuiltLua } from './rebuild-swap.js';
-import { writeIntoRebuildLua } from './write-into-rebuild.js';
 import { countAheadLua } from './count-ahead.js';
 import { readAfterLua } from './read-after.js';
 import { readNearLua } from './read-near.js';
@@ -22,15 +21,19 @@ export type RawPlace = [rank: number | null, packed: string | null];
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {
-    /** See apply-score.ts. Returns [rank, packed, size, changed, packedBefore]; publishes on the top channel when changed is 1. */
-    applyScore(
+    /**
+     * See apply-scores.ts. Returns [rank, packed, size, changed, packedBefore] per (id, packed) pair,
+     * flat; publishes on the top channel once when any changed is 1.
+     */
+    applyScores(
       key: string,
-      playerId: string,
-      packed: string,
+      rebuildKey: string,
+      tombstoneKey: string,
       direction: 'GT' | 'LT',
       expireAt: number,
       topSize: number,
-    ): Result<[number | null, string | null, number, 0 | 1, string | null], Context>;
+      ...idPackedPairs: string[]
+    ): Result<(number | string | null)[], Context>;
     /** See read-standings.ts. Returns [size, rank1, packed1, rank2, packed2, ...]. */
     readStandings(key: string, ...playerIds: string[]): Result<(number | string | null)[], Context>;
     /** See read-top.ts. Returns [size, id1, packed1, id2, packed2, ...]. */
@@ -53,8 +56,6 @@ declare module 'ioredis' {
     swapRebuilt(rebuildKey: string, liveKey: string, tombstoneKey: string, marker: string, expireAt: number): Result<number, Context>;
     /** See rebuild-drop.ts. Returns 1 when deleted. */
     dropRebuild(rebuildKey: string, tombstoneKey: string, marker: string): Result<number, Context>;
-    /** See write-into-rebuild.ts. Returns 1 when written into a running rebuild. */
-    writeIntoRebuild(rebuildKey: string, tombstoneKey: string, direction: 'GT' | 'LT', packed: string, playerId: string): Result<number, Context>;
     /** See rebuild-remove.ts. Returns 1 when a running rebuild lost (and tombstoned) the member. */
     removeFromRebuild(rebuildKey: string, tombstoneKey: string, playerId: string): Result<number, Context>;
     /** See check-generation.ts. Returns [generation, recovering, claimed]. */
@@ -69,7 +70,7 @@ declare module 'ioredis' {
  * back to EVAL only when the server does not know the script yet (after a restart, say).
  */
 export function defineRankingScripts(redis: RedisClient): void {
-  redis.defineCommand('applyScore', { numberOfKeys: 1, lua: applyScoreLua });
+  redis.defineCommand('applyScores', { numberOfKeys: 3, lua: applyScoresLua });
   redis.defineCommand('readStandings', { numberOfKeys: 1, lua: readStandingsLua });
   redis.defineCommand('readTop', { numberOfKeys: 1, lua: readTopLua });
   redis.defineCommand('readAround', { numberOfKeys: 1, lua: readAroundLua });
@@ -81,7 +82,6 @@ export function defineRankingScripts(redis: RedisClient): void {
   redis.defineCommand('beginRebuild', { numberOfKeys: 2, lua: beginRebuildLua });
   redis.defineCommand('swapRebuilt', { numberOfKeys: 3, lua: swapRebuiltLua });
   redis.defineCommand('dropRebuild', { numberOfKeys: 2, lua: dropRebuildLua });
-  redis.defineCommand('writeIntoRebuild', { numberOfKeys: 2, lua: writeIntoRebuildLua });
   redis.defineCommand('removeFromRebuild', { numberOfKeys: 2, lua: removeFromRebuildLua });
   redis.defineCommand('checkGeneration', { numberOfKeys: 1, lua: checkGenerationLua });
   redis.defineCommand('planRecovery', { numberOfKeys: 1, lua: planRecoveryLua });

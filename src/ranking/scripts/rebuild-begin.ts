@@ -1,7 +1,7 @@
 /**
  * beginRebuild: claims a bucket's rebuild key for one rebuild, so that no two rebuilds of a bucket
  * fill the same key, and so that writes arriving during the rebuild find the key (see
- * write-into-rebuild.ts) from before the rebuild reads its snapshot of the database.
+ * apply-scores.ts) from before the rebuild reads its snapshot of the database.
  *
  * KEYS[1]  the bucket's rebuild key
  * KEYS[2]  the rebuild's tombstone set (see rebuild-remove.ts): a dead rebuild's is cleared

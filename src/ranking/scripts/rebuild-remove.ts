@@ -3,7 +3,7 @@
  * removed (a tombstone), for a flag or an erasure. The rebuild streams a snapshot of PostgreSQL
  * read before the flag committed, so a chunk written after this call could put the member back;
  * the swap (rebuild-swap.ts) takes every tombstoned member out again just before the RENAME. A
- * later write of the member into the rebuild (write-into-rebuild.ts: an unflag, say) lifts its
+ * later write of the member into the rebuild (apply-scores.ts: an unflag, say) lifts its
  * tombstone, since that write reflects a state newer than the removal.
  *
  * KEYS[1]  the bucket's rebuild key

@@ -1,0 +1,92 @@
+/**
+ * applyScores: writes a batch's packed board scores into one sorted set (a bucket's, or one shard's
+ * of a sharded bucket), in the batch's order, each exactly as one write on its own would go:
+ *
+ * 1. into the key's rebuild key while a rebuild fills it. A rebuild reads a snapshot of the
+ *    database; a result committed after that snapshot reaches the index only through its own
+ *    write, and that write must land in the key about to be swapped in, or the swap would drop
+ *    it. Nothing is written when no rebuild runs: a ZADD would create a key nobody swaps in or
+ *    deletes. The write lifts the member's tombstone: it is newer than the removal (an unflag after
+ *    a flag; see rebuild-remove.ts);
+ * 2. into the live set, never moving the member backwards (ZADD GT or LT), setting the key's
+ *    expiry from its bucket, and reading the member's place right after its own write, before the
+ *    next write of the batch, so each write is placed as of its own moment.
+ *
+ * One call carries what took two script calls per write before: the client's cost per command,
+ * not Redis's, dominated the write path's CPU. The rebuild write and the live write are now one
+ * atomic step, so a swap can no longer fall between them either.
+ *
+ * On a sharded board KEYS[1] is one shard, and rank, size and top are the shard's: a change of a
+ * shard's top is a candidate change of the bucket's (every member of the bucket's top is in its
+ * shard's top), which the watchers settle by reading the merged top.
+ *
+ * KEYS[1]  the sorted set
+ * KEYS[2]  its rebuild key (see rebuildKey in rebuild.ts: same hash tag, so same Cluster slot)
+ * KEYS[3]  its rebuild's tombstone set (see rebuildTombstoneKey in rebuild.ts)
+ * ARGV[1]  'GT' or 'LT': the direction this board's packed values only move in
+ * ARGV[2]  unix time (seconds) at which the key expires, or 0 for a key kept until it is dropped
+ * ARGV[3]  the board's topSize: how many places topChanged watches
+ * ARGV[4.. ] (player id, packed score) pairs, in the order the writes apply
+ *
+ * Returns a flat array of five replies per write, in the writes' order: the member's 0-based rank
+ * in REV order (false when the key has already expired), its packed score as stored, the number of
+ * members, 1 when the write changed the top else 0, and its packed score before the write (false
+ * when it was not there; a sharded bucket's write path uses it to place each write of a batch as
+ * of its own moment, see shardedPlaces in index.ts).
+ *
+ * A write changed the top when the member is inside it after the write and was outside before, or
+ * moved, or changed its packed value; or when it left the top (a SUM on a LOW_FIRST board moves its
+ * members down). Then, once for the whole call, the script SPUBLISHes (sharded pub/sub, on one node
+ * as on a Cluster) on the key's top channel, KEYS[1] .. '#top' (see shardTopChannel in keys.ts):
+ * KEYS[1] carries the client's key prefix already, and the channel keeps the key's hash tag. A
+ * batch far below the top publishes nothing. The checks and the writes are one atomic step, so no
+ * other write can slip between them.
+ *
+ * Because each write only ever moves a member in its board's direction, a replayed or reordered
+ * call is harmless: the index converges on the best (or the total) whatever the order of arrival,
+ * and a replay changes nothing, so it announces nothing.
+ *
+ * O(k log N) for k writes into a set of N members.
+ */
+export const applyScoresLua = `
+local key = KEYS[1]
+local direction = ARGV[1]
+local expireAt = ARGV[2]
+local topSize = tonumber(ARGV[3])
+local rebuilding = redis.call('EXISTS', KEYS[2]) == 1
+local replies = {}
+local anyChanged = false
+for i = 4, #ARGV - 1, 2 do
+  local member = ARGV[i]
+  local packedIn = ARGV[i + 1]
+  if rebuilding then
+    redis.call('SREM', KEYS[3], member)
+    redis.call('ZADD', KEYS[2], direction, packedIn, member)
+  end
+  local rankBefore = redis.call('ZREVRANK', key, member)
+  local packedBefore = redis.call('ZSCORE', key, member)
+  redis.call('ZADD', key, direction, packedIn, member)
+  if expireAt ~= '0' then
+    redis.call('EXPIREAT', key, expireAt)
+  end
+  local rank = redis.call('ZREVRANK', key, member)
+  local packed = redis.call('ZSCORE', key, member)
+  local wasIn = rankBefore ~= false and rankBefore < topSize
+  local isIn = rank ~= false and rank < topSize
+  local changed = 0
+  if (isIn and (not wasIn or rank ~= rankBefore or packed ~= packedBefore)) or (wasIn and not isIn) then
+    changed = 1
+    anyChanged = true
+  end
+  local n = #replies
+  replies[n + 1] = rank
+  replies[n + 2] = packed
+  replies[n + 3] = redis.call('ZCARD', key)
+  replies[n + 4] = changed
+  replies[n + 5] = packedBefore
+end
+if anyChanged then
+  redis.call('SPUBLISH', key .. '#top', '')
+end
+return replies
+`;
