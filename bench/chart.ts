@@ -1,8 +1,10 @@
 /**
  * Draws the latest result of every scenario into bench/results/chart.svg (plain SVG text): one
  * panel per scenario, a bar per measured line (the service in blue, its baselines in grey) with
- * the figure, its unit and its p99, and the targets met or missed beneath. Writes the same
- * results as Markdown tables into bench/results/latest.md.
+ * the figure, its unit and its p99, and the targets met or missed beneath. The cluster run's
+ * reports (one per scenario and shard count) are drawn one panel per scenario: its latest run's
+ * cluster rows for every shard count beside the single node's. Writes the same results as
+ * Markdown tables into bench/results/latest.md.
  *
  *     npx tsx bench/chart.ts
  */
@@ -11,7 +13,35 @@ import { RESULTS_DIR, type Report } from './lib/report.js';
 
 type Line = Report & { date: string; machine: { cpu: string; cores: number; node: string } };
 
-const ORDER = ['submit', 'submit-batch', 'standing', 'around', 'top', 'friends', 'peak', 'rebuild', 'memory', 'sql-rank'];
+const ORDER = ['submit', 'submit-batch', 'standing', 'around', 'top', 'friends', 'peak', 'rebuild', 'memory', 'sql-rank', 'cluster'];
+
+/**
+ * The cluster run's panels: per scenario, the reports of its latest run (one per shard count)
+ * merged, fewest shards first; the single node's rows, in every report of a run, once.
+ */
+function clusterPanels(runs: Line[]): Line[] {
+  const byScenario = new Map<string, Line[]>();
+  for (const run of runs) {
+    const scenario = String(run.params.scenario);
+    byScenario.set(scenario, [...(byScenario.get(scenario) ?? []), run]);
+  }
+  return [...byScenario].map(([scenario, lines]) => {
+    const latest = lines.at(-1)!;
+    const ofRun = lines.filter((line) => line.params.run === latest.params.run).sort((a, b) => Number(a.params.shards) - Number(b.params.shards));
+    const service = ofRun.flatMap((line) => line.rows.filter((row) => !row.name.startsWith('single node:')));
+    const single = ofRun[0]!.rows.filter((row) => row.name.startsWith('single node:'));
+    const { shards: _shards, ...params } = latest.params;
+    return {
+      ...latest,
+      scenario: `cluster · ${scenario}`,
+      params: { ...params, shards: ofRun.map((line) => line.params.shards) },
+      rows: [...service, ...single],
+      // Each report's ratios name their shard count (bench/scenarios/cluster.ts), so they merge as they are.
+      ratios: Object.assign({}, ...ofRun.map((line) => line.ratios ?? {})) as Record<string, number>,
+      notes: latest.notes ?? [],
+    };
+  });
+}
 
 function latestResults(): Line[] {
   if (!existsSync(RESULTS_DIR)) return [];
@@ -20,6 +50,10 @@ function latestResults(): Line[] {
     // A profiled run is slowed by the profiler: the latest run without one is the figure. A peak
     // run at another scale than the design's is a panel of its own.
     const runs = readFileSync(`${RESULTS_DIR}${file}`, 'utf8').trim().split('\n').filter(Boolean).map((line) => JSON.parse(line) as Line);
+    if (file === 'cluster.jsonl') {
+      lines.push(...clusterPanels(runs));
+      continue;
+    }
     const latest = new Map<string, Line>();
     for (const run of runs) {
       const scale = typeof run.params.scale === 'number' && run.params.scale !== 1 ? ` at ${run.params.scale}× the rates` : '';
@@ -117,7 +151,10 @@ export function renderMarkdown(results: Line[]): string {
     out.push('| measured | value | unit | p50 ms | p95 ms | p99 ms | max ms | errors | cpu (cores) |', '|---|---:|---|---:|---:|---:|---:|---:|---|');
     for (const row of result.rows) {
       const held = row.extra && 'held' in row.extra ? (row.extra.held ? ' (held)' : ' (not held)') : '';
-      const cpu = row.cpu ? Object.entries(row.cpu).map(([name, cores]) => `${name} ${cores}`).join(', ') : '';
+      const perUnit = row.extra?.redisCpuUsPerUnit;
+      // The cluster run's Redis CPU per request (or result): what its paper estimate starts from.
+      const redisCost = typeof perUnit === 'number' ? `; **Redis ${number(perUnit)} µs per ${row.unit === 'results/s' ? 'result' : 'request'}**` : '';
+      const cpu = `${row.cpu ? Object.entries(row.cpu).map(([name, cores]) => `${name} ${cores}`).join(', ') : ''}${redisCost}`;
       out.push(
         `| ${row.role === 'baseline' ? '↳ ' : ''}${row.name}${row.quiet === false ? ' (!)' : ''} | ${number(row.value)}${held} | ${row.unit ?? 'req/s'} | ${cell(row.p50, row.requests !== 0)} | ${cell(row.p95, row.requests !== 0)} | ${cell(row.p99, row.requests !== 0)} | ${cell(row.max, row.requests !== 0)} | ${row.errors ?? ''} | ${cpu} |`,
       );

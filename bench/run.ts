@@ -3,10 +3,12 @@
  *
  *     npm run bench -- <scenario> [--seconds 20] [--warmup 5] [--connections 50] [--inflight 4]
  *                                 [--match 10] [--scale 1] [--runtime tsx|dist] [--profile] [--force]
- *                                 [--no-quiet-wait]
+ *                                 [--players 1000000] [--no-quiet-wait]
  *
  * Scenarios: seed, submit, submit-batch, standing, around, top, friends, peak, rebuild, memory,
- * sql-rank, or all (every one, in that order). Each service scenario runs the service as a real
+ * sql-rank, or all (every one, in that order); and cluster, which is not part of all: it starts a
+ * Redis Cluster of its own, seeds two boards of its own into it and takes ≈ 15 minutes more
+ * (bench/scenarios/cluster.ts; --players sets its boards' players). Each service scenario runs the service as a real
  * process (bench/lib/service.ts) on the bench board (seeded first when it is not: bench/seed.ts),
  * warms up, measures for a fixed time with a fixed number of connections, and prints throughput
  * and p50/p95/p99 latency beside its baselines measured in the same run; each report is appended
@@ -19,8 +21,9 @@
 import { parseArgs } from 'node:util';
 import { alwaysWatched } from './lib/cpu.js';
 import { quietGate } from './lib/load.js';
-import { REDIS_URL } from './lib/env.js';
+import { BENCH_TARGET, PLAYERS, REDIS_URL } from './lib/env.js';
 import { type Report, publish } from './lib/report.js';
+import { CLUSTER_SCENARIOS, type ClusterScenario, redisPid, runCluster } from './scenarios/cluster.js';
 import type { RunOptions } from './scenarios/common.js';
 import { runMemory } from './scenarios/memory.js';
 import { runPeak } from './scenarios/peak.js';
@@ -29,9 +32,10 @@ import { runRebuild } from './scenarios/rebuild.js';
 import { runSqlRank } from './scenarios/sql-rank.js';
 import { runWrite } from './scenarios/writes.js';
 import { seed } from './seed.js';
-import { createRedis } from '../src/redis.js';
 
-const SCENARIOS = ['seed', 'submit', 'submit-batch', ...READ_SCENARIOS, 'peak', 'rebuild', 'memory', 'sql-rank'] as const;
+/** What `all` runs, in this order. */
+const ALL = ['seed', 'submit', 'submit-batch', ...READ_SCENARIOS, 'peak', 'rebuild', 'memory', 'sql-rank'] as const;
+const SCENARIOS = [...ALL, 'cluster'] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
 const { values, positionals } = parseArgs({
@@ -46,12 +50,22 @@ const { values, positionals } = parseArgs({
     runtime: { type: 'string', default: 'tsx' },
     profile: { type: 'boolean', default: false },
     force: { type: 'boolean', default: false },
+    players: { type: 'string' },
+    only: { type: 'string' },
     'no-quiet-wait': { type: 'boolean', default: false },
   },
 });
 
+/** `--only standing,top`: some of the cluster run's scenarios. */
+function clusterScenarios(text: string): ClusterScenario[] {
+  const names = text.split(',').map((name) => name.trim());
+  const unknown = names.filter((name) => !(CLUSTER_SCENARIOS as readonly string[]).includes(name));
+  if (unknown.length > 0) usage(`--only takes ${CLUSTER_SCENARIOS.join(', ')}; not ${unknown.join(', ')}`);
+  return names as ClusterScenario[];
+}
+
 function usage(problem: string): never {
-  console.error(`${problem}\nusage: npm run bench -- <${[...SCENARIOS, 'all'].join('|')}> [--seconds 20] [--warmup 5] [--connections 50] [--inflight 4] [--match 10] [--scale 1] [--runtime tsx|dist] [--profile] [--force] [--no-quiet-wait]`);
+  console.error(`${problem}\nusage: npm run bench -- <${[...SCENARIOS, 'all'].join('|')}> [--seconds 20] [--warmup 5] [--connections 50] [--inflight 4] [--match 10] [--scale 1] [--runtime tsx|dist] [--profile] [--force] [--players 1000000] [--only standing,top,submit-batch] (both cluster only) [--no-quiet-wait]`);
   process.exit(2);
 }
 
@@ -60,19 +74,6 @@ const positive = (name: string, text: string | undefined) => {
   if (!Number.isFinite(value) || value <= 0) usage(`--${name} must be a positive number`);
   return value;
 };
-
-/** The PID of the Redis server, so its CPU use is reported beside the service's. */
-async function redisPid(): Promise<number | undefined> {
-  const redis = createRedis(REDIS_URL);
-  try {
-    await redis.connect();
-    return Number(/process_id:(\d+)/.exec(await redis.info('server'))?.[1]) || undefined;
-  } catch {
-    return undefined;
-  } finally {
-    redis.disconnect();
-  }
-}
 
 async function runScenario(scenario: Scenario, base: Omit<RunOptions, 'connections'>, connections: number | undefined): Promise<Report | null> {
   // SQL counts of a million rows are slow; fifty at once on two cores only measure the queue.
@@ -92,6 +93,14 @@ async function runScenario(scenario: Scenario, base: Omit<RunOptions, 'connectio
       return runMemory();
     case 'sql-rank':
       return runSqlRank(run);
+    case 'cluster':
+      // Publishes one report per (scenario, shards) itself.
+      await runCluster(run, {
+        players: values.players === undefined ? PLAYERS : Math.round(positive('players', values.players)),
+        force: values.force,
+        only: values.only === undefined ? undefined : clusterScenarios(values.only),
+      });
+      return null;
     default:
       return runRead(scenario, run);
   }
@@ -101,6 +110,7 @@ async function main(): Promise<void> {
   const [name] = positionals;
   if (!name) usage('name a scenario');
   if (name !== 'all' && !(SCENARIOS as readonly string[]).includes(name)) usage(`no scenario "${name}"`);
+  if (values.players !== undefined && name !== 'cluster') usage('--players is for the cluster run only (the bench board has 1,000,000)');
   if (values.runtime !== 'tsx' && values.runtime !== 'dist') usage('--runtime is tsx or dist');
   const base: Omit<RunOptions, 'connections'> = {
     seconds: positive('seconds', values.seconds),
@@ -110,14 +120,16 @@ async function main(): Promise<void> {
     scale: positive('scale', values.scale),
     runtime: values.runtime,
     profile: values.profile,
+    target: BENCH_TARGET,
+    targetOnly: false,
   };
   const connections = values.connections === undefined ? undefined : positive('connections', values.connections);
-  alwaysWatched.redis = await redisPid();
+  alwaysWatched.redis = await redisPid(REDIS_URL);
   quietGate.enabled = !values['no-quiet-wait'];
 
-  const scenarios: Scenario[] = name === 'all' ? [...SCENARIOS] : [name as Scenario];
-  // Every scenario but rebuild (which seeds a database of its own) reads the seeded bench board.
-  if (scenarios.some((s) => s !== 'rebuild') && !scenarios.includes('seed')) await seed({ say: (line) => console.log(`seed: ${line}`) });
+  const scenarios: Scenario[] = name === 'all' ? [...ALL] : [name as Scenario];
+  // Every scenario but rebuild and cluster (which seed stores of their own) reads the seeded bench board.
+  if (scenarios.some((s) => s !== 'rebuild' && s !== 'cluster') && !scenarios.includes('seed')) await seed({ say: (line) => console.log(`seed: ${line}`) });
   for (const scenario of scenarios) {
     console.log(`\n>> ${scenario}`);
     const report = await runScenario(scenario, base, connections);

@@ -10,45 +10,43 @@
  *
  * Idempotent: each part is checked (row counts, the sorted sets' sizes) and loaded only when it is
  * short, so a second run is quick, a new day only loads the new DAILY bucket, and a Redis that lost
- * its keys gets them rebuilt. --force empties the bench database and keys first.
+ * its keys gets them rebuilt. A Redis without the index's generation marker (new, restarted,
+ * flushed: see src/ranking/generation.ts) is recovered by the service's own recovery job first, so
+ * the service finds its index whole at start instead of rebuilding it again. --force empties the
+ * bench database and keys first.
+ *
+ * The cluster run (bench/scenarios/cluster.ts) seeds other targets with it: another database, a
+ * Redis Cluster, another board id, a board of several shards, fewer players (see BenchTarget).
  */
 import { fileURLToPath } from 'node:url';
-import type { Redis } from 'ioredis';
 import { findBoard, insertBoard } from '../src/db/boards.js';
 import { type Database, createDatabase, ensureDatabase, migrateDatabase } from '../src/db/client.js';
 import { findOpenSeason, insertSeason } from '../src/db/seasons.js';
+import { startIndexRecovery } from '../src/jobs/index-recovery.js';
 import { rebuildBucket } from '../src/jobs/rebuild-bucket.js';
 import { createLogger } from '../src/logger.js';
 import { type Board, DEFAULT_RETENTION, PERIODS } from '../src/model/board.js';
 import { bucketAt } from '../src/model/buckets.js';
-import type { BoardBucket } from '../src/ranking/index.js';
+import { type BoardBucket, createRankingIndex } from '../src/ranking/index.js';
 import { bucketKey } from '../src/ranking/keys.js';
-import { createRedis, deleteKeysUnder } from '../src/redis.js';
+import { type RedisClient, createRedisClient, deleteKeysUnder } from '../src/redis.js';
+import type { Services } from '../src/resolvers/context.js';
 import { seasonBucket } from '../src/resolvers/season-directory.js';
 import { createServices } from '../src/services.js';
-import {
-  BENCH_KEY_PREFIX,
-  BOARD_ID,
-  FRIENDS_EACH,
-  FRIEND_READERS,
-  MAX_SCORE,
-  PLAYERS,
-  REDIS_URL,
-  benchDatabaseUrl,
-} from './lib/env.js';
+import { BENCH_TARGET, type BenchTarget, FRIENDS_EACH, FRIEND_READERS, MAX_SCORE, benchDatabaseUrl } from './lib/env.js';
 
 export interface SeedOptions {
-  /** Empty the bench database and keys first. Default false. */
+  /** Empty the target's database and keys first. Default false. */
   force?: boolean;
-  /** Default {@link PLAYERS}. */
-  players?: number;
+  /** The database, Redis, board (and its shards) and players to seed. Default {@link BENCH_TARGET}. */
+  target?: BenchTarget;
   /** Progress lines. Default: console.log. */
   say?: (line: string) => void;
 }
 
 export interface BenchStores {
   database: Database;
-  redis: Redis;
+  redis: RedisClient;
   board: Board;
   /** The current bucket of every period the board keeps, global lists only. */
   buckets: BoardBucket[];
@@ -57,14 +55,15 @@ export interface BenchStores {
 
 const DAY_MS = 86_400_000;
 
-/** Connections to the bench stores, and the bench board's current buckets (after {@link seed}). */
-export async function openBenchStores(maxConnections = 4): Promise<BenchStores> {
-  const database = createDatabase(benchDatabaseUrl(), { maxConnections });
-  const redis = createRedis(REDIS_URL, { keyPrefix: BENCH_KEY_PREFIX, commandTimeoutMs: 120_000 });
+/** Connections to a target's stores, and its board's current buckets (after {@link seed}). */
+export async function openBenchStores(target: BenchTarget = BENCH_TARGET, maxConnections = 4): Promise<BenchStores> {
+  const database = createDatabase(benchDatabaseUrl(target.database), { maxConnections });
+  const redis = createRedisClient(target.redis, { keyPrefix: target.keyPrefix, commandTimeoutMs: 120_000 });
   await redis.connect();
-  const board = await findBoard(database.db, BOARD_ID);
-  if (!board) throw new Error('the bench board does not exist: run `npm run bench -- seed` first');
-  const season = await findOpenSeason(database.db, BOARD_ID);
+  const board = await findBoard(database.db, target.boardId);
+  if (!board) throw new Error(`the bench board ${target.boardId} does not exist: run \`npm run bench -- seed\` first`);
+  if (board.shards !== target.shards) throw new Error(`the bench board ${target.boardId} has ${board.shards} shards, not ${target.shards}: seed it again with --force`);
+  const season = await findOpenSeason(database.db, target.boardId);
   if (!season) throw new Error('the bench board has no open season: run `npm run bench -- seed` first');
   const now = new Date();
   const buckets = PERIODS.map(
@@ -82,33 +81,59 @@ export async function openBenchStores(maxConnections = 4): Promise<BenchStores> 
   };
 }
 
-/** Deletes every key under the bench prefix (patterns are not prefixed by ioredis, so a plain client lists them). */
-async function dropBenchKeys(): Promise<void> {
-  await deleteKeysUnder(REDIS_URL, BENCH_KEY_PREFIX, { commandTimeoutMs: 60_000 });
+/**
+ * Brings a target's index in line with its generation marker (see src/ranking/generation.ts) the
+ * way the service does at start: where a Redis node has no marker (new, restarted, flushed) the
+ * recovery job rebuilds every live bucket of the database with a key there. Waits until every
+ * node is ready. O(N log N) over the board scores rebuilt.
+ */
+async function recoverIndex(services: Services, say: (line: string) => void): Promise<void> {
+  const started = performance.now();
+  const recovery = startIndexRecovery(services);
+  try {
+    await recovery.ready;
+    if (services.indexGeneration.state() === 'ready') return;
+    say('index: Redis holds no index generation here (new, restarted or flushed): the recovery job rebuilds every live bucket of the database');
+    const deadline = Date.now() + 60 * 60_000;
+    while (services.indexGeneration.state() !== 'ready') {
+      if (Date.now() > deadline) throw new Error('the index recovery did not end within an hour');
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    say(`index: recovered in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  } finally {
+    await recovery.stop();
+  }
 }
 
 /** Seeds what is missing; see the file's header. Answers in seconds how long it took. */
 export async function seed(options: SeedOptions = {}): Promise<number> {
-  const players = options.players ?? PLAYERS;
+  const target = options.target ?? BENCH_TARGET;
+  const { players, boardId } = target;
   const say = options.say ?? ((line: string) => console.log(line));
   const started = performance.now();
   const took = (since: number) => `${((performance.now() - since) / 1000).toFixed(1)} s`;
+  const databaseUrl = benchDatabaseUrl(target.database);
 
-  await ensureDatabase(benchDatabaseUrl());
-  await migrateDatabase(benchDatabaseUrl());
-  const database = createDatabase(benchDatabaseUrl(), { maxConnections: 2 });
+  await ensureDatabase(databaseUrl);
+  await migrateDatabase(databaseUrl);
+  const database = createDatabase(databaseUrl, { maxConnections: 2 });
   const sql = database.sql;
   try {
     if (options.force) {
-      say('--force: emptying the bench database and keys');
-      await sql`truncate board_scores, results, friendships, players, seasons, season_results`;
-      await sql`delete from boards where id = ${BOARD_ID}`;
-      await dropBenchKeys();
+      say(`--force: emptying ${target.database} and the keys under ${target.keyPrefix}`);
+      await sql`truncate board_scores, results, result_keys, friendships, players, seasons, season_results`;
+      await sql`delete from boards where id = ${boardId}`;
+      // Patterns are not prefixed by ioredis, so deleteKeysUnder lists them with a plain client.
+      await deleteKeysUnder(target.redis, target.keyPrefix, { commandTimeoutMs: 60_000 });
     }
     const now = new Date();
-    if (!(await findBoard(database.db, BOARD_ID))) {
+    const existing = await findBoard(database.db, boardId);
+    if (existing && existing.shards !== target.shards) {
+      throw new Error(`board ${boardId} in ${target.database} has ${existing.shards} shards, not ${target.shards}: seed again with --force`);
+    }
+    if (!existing) {
       await insertBoard(database.db, {
-        id: BOARD_ID,
+        id: boardId,
         title: 'Benchmark',
         order: 'HIGH_FIRST',
         aggregate: 'BEST',
@@ -117,11 +142,12 @@ export async function seed(options: SeedOptions = {}): Promise<number> {
         regions: [],
         topSize: 10,
         retention: DEFAULT_RETENTION,
+        shards: target.shards,
       });
-      say(`created board ${BOARD_ID}`);
+      say(`created board ${boardId} (${target.shards} shard${target.shards === 1 ? '' : 's'})`);
     }
-    if (!(await findOpenSeason(database.db, BOARD_ID))) {
-      await insertSeason(database.db, { boardId: BOARD_ID, name: 'bench season', startsAt: new Date(now.getTime() - 7 * DAY_MS), endsAt: null });
+    if (!(await findOpenSeason(database.db, boardId))) {
+      await insertSeason(database.db, { boardId, name: 'bench season', startsAt: new Date(now.getTime() - 7 * DAY_MS), endsAt: null });
       say('started its season');
     }
 
@@ -146,13 +172,18 @@ export async function seed(options: SeedOptions = {}): Promise<number> {
     }
 
     const [{ results }] = await sql<[{ results: number }]>`
-      select count(*)::int as results from results where board_id = ${BOARD_ID} and match_id = 'seed'`;
+      select count(*)::int as results from results where board_id = ${boardId} and match_id = 'seed'`;
     if (results < players) {
       const at = performance.now();
+      // The log and its idempotency keys (result_keys, see src/db/schema.ts) together, as the write path writes them.
       await sql`
+        with keyed as (
+          insert into result_keys (board_id, player_id, match_id, achieved_at)
+          select ${boardId}, 'p' || i, 'seed', ${reachedAt} from generate_series(1, ${players}) as i
+          on conflict do nothing
+          returning board_id, player_id, match_id, achieved_at)
         insert into results (board_id, match_id, player_id, score, achieved_at)
-        select ${BOARD_ID}, 'seed', 'p' || i, ${score}, ${reachedAt} from generate_series(1, ${players}) as i
-        on conflict do nothing`;
+        select board_id, match_id, player_id, (substr(player_id, 2)::int8 * 2654435761) % ${MAX_SCORE + 1}, achieved_at from keyed`;
       say(`results: ${players.toLocaleString('en-US')} rows in ${took(at)}`);
       loaded = true;
     }
@@ -170,31 +201,33 @@ export async function seed(options: SeedOptions = {}): Promise<number> {
       loaded = true;
     }
 
-    const stores = await openBenchStores();
+    const stores = await openBenchStores(target);
     try {
+      const services = createServices({ database: stores.database, redis: stores.redis, log: createLogger('warn') });
+      await recoverIndex(services, say);
+      const index = createRankingIndex(stores.redis);
       for (const at of stores.buckets) {
         const list = { period: at.bucket.period, bucket: at.bucket.label };
         const [{ rows }] = await sql<[{ rows: number }]>`
           select count(*)::int as rows from board_scores
-          where board_id = ${BOARD_ID} and period = ${list.period} and bucket = ${list.bucket} and region = ''`;
+          where board_id = ${boardId} and period = ${list.period} and bucket = ${list.bucket} and region = ''`;
         if (rows !== players) {
           const t = performance.now();
           await sql.begin(async (tx) => {
             await tx`set local synchronous_commit = off`;
-            await tx`delete from board_scores where board_id = ${BOARD_ID} and period = ${list.period} and bucket = ${list.bucket} and region = ''`;
+            await tx`delete from board_scores where board_id = ${boardId} and period = ${list.period} and bucket = ${list.bucket} and region = ''`;
             await tx`
               insert into board_scores (board_id, period, bucket, region, player_id, score, reached_at)
-              select ${BOARD_ID}, ${list.period}, ${list.bucket}, '', 'p' || i, ${score}, ${reachedAt}
+              select ${boardId}, ${list.period}, ${list.bucket}, '', 'p' || i, ${score}, ${reachedAt}
               from generate_series(1, ${players}) as i`;
           });
           say(`board scores: ${list.period} ${list.bucket}, ${players.toLocaleString('en-US')} rows in ${took(t)}`);
           loaded = true;
           await sql`analyze board_scores`;
         }
-        const size = await stores.redis.zcard(bucketKey(at));
+        const size = await index.size(at);
         if (size !== players || rows !== players) {
           const t = performance.now();
-          const services = createServices({ database: stores.database, redis: stores.redis, log: createLogger('warn') });
           const ranked = await rebuildBucket(services, at);
           const seconds = (performance.now() - t) / 1000;
           say(`index: ${bucketKey(at)} rebuilt with ${ranked.toLocaleString('en-US')} members in ${seconds.toFixed(1)} s (${Math.round(ranked / seconds).toLocaleString('en-US')} members/s)`);

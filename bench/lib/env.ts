@@ -6,6 +6,8 @@
  * server, on which the bench keeps its own database `lb_bench`; REDIS_URL (default
  * redis://127.0.0.1:6379) the Redis, where the bench's keys start with `bench:`.
  */
+import type { RedisTarget } from '../../src/redis.js';
+
 export const POSTGRES_URL = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 export const BENCH_DATABASE = 'lb_bench';
@@ -26,11 +28,45 @@ export const PLAYERS = 1_000_000;
 export const FRIEND_READERS = 1_000;
 export const FRIENDS_EACH = 200;
 
-export function benchDatabaseUrl(): string {
+/** The URL of a database on the bench's PostgreSQL server. Default: the bench's own, {@link BENCH_DATABASE}. */
+export function benchDatabaseUrl(database = BENCH_DATABASE): string {
   const url = new URL(POSTGRES_URL);
-  url.pathname = `/${BENCH_DATABASE}`;
+  url.pathname = `/${database}`;
   return url.toString();
 }
+
+/**
+ * Where a scenario runs: which database, which Redis (a node or a cluster) under which key prefix,
+ * which board and how many players it has. Every scenario runs on {@link BENCH_TARGET} unless the
+ * cluster run says otherwise.
+ */
+export interface BenchTarget {
+  /** How reports name it, e.g. "single node" or "cluster, 8 shards". */
+  label: string;
+  /** The PostgreSQL database's name. Default {@link BENCH_DATABASE}. */
+  database: string;
+  /** The index's Redis: a node's URL, or a cluster's seed nodes. Default {@link REDIS_URL}. */
+  redis: RedisTarget;
+  /** Default {@link BENCH_KEY_PREFIX}. */
+  keyPrefix: string;
+  /** Default {@link BOARD_ID}. */
+  boardId: string;
+  /** The board's shards (fixed when it is created). Default 1. */
+  shards: number;
+  /** Players p1 … p{players}, each ranked on the board. Default {@link PLAYERS}. */
+  players: number;
+}
+
+/** The bench board of every scenario but the cluster run: 1,000,000 players, one shard, the single Redis node. */
+export const BENCH_TARGET: BenchTarget = {
+  label: 'single node',
+  database: BENCH_DATABASE,
+  redis: REDIS_URL,
+  keyPrefix: BENCH_KEY_PREFIX,
+  boardId: BOARD_ID,
+  shards: 1,
+  players: PLAYERS,
+};
 
 /** Player number i (1-based) is `p{i}`. */
 export const playerId = (i: number) => `p${i}`;

@@ -1,7 +1,8 @@
 /**
  * The service under test, as a real process: `node --import tsx src/main.ts` (or `node
- * dist/main.js` after `npm run build`, with runtime 'dist'), on the bench database and key prefix,
- * with the bench's API keys and no rate limits, logging only warnings (to a file).
+ * dist/main.js` after `npm run build`, with runtime 'dist'), on a bench target's database, Redis
+ * (REDIS_URL, or REDIS_CLUSTER_NODES for a cluster) and key prefix, with the bench's API keys and
+ * no rate limits, logging only warnings (to a file).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream, mkdirSync } from 'node:fs';
@@ -9,9 +10,11 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PERIODS } from '../../src/model/board.js';
-import { BENCH_ADMIN_KEY, BENCH_KEY_PREFIX, BENCH_SERVER_KEY, BOARD_ID, REDIS_URL, benchDatabaseUrl } from './env.js';
+import { BENCH_ADMIN_KEY, BENCH_SERVER_KEY, BENCH_TARGET, type BenchTarget, REDIS_URL, benchDatabaseUrl } from './env.js';
 
 export interface ServiceOptions {
+  /** The database, Redis and key prefix it serves, and the board it is waited for on. Default {@link BENCH_TARGET}. */
+  target?: BenchTarget;
   /** 'tsx' runs src/ through tsx; 'dist' runs the build (npm run build first). Default 'tsx'. */
   runtime?: 'tsx' | 'dist';
   /** Write a V8 CPU profile (node --cpu-prof) into this folder when the service exits. */
@@ -39,21 +42,22 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-const EVERY_PERIOD_READ = `{ ${PERIODS.map((period) => `${period}: standing(board: "${BOARD_ID}", playerId: "p1", period: ${period}) { rank }`).join(' ')} }`;
+const everyPeriodRead = (boardId: string) =>
+  `{ ${PERIODS.map((period) => `${period}: standing(board: "${boardId}", playerId: "p1", period: ${period}) { rank }`).join(' ')} }`;
 
 /**
  * Waits until the service answers a read of every period of the bench board. A service that finds
  * the index lost (Redis restarted, or never held this prefix's generation) rebuilds it from
  * PostgreSQL first and answers UNAVAILABLE meanwhile: that is not what a scenario measures.
  */
-async function waitForReads(base: string, exited: () => boolean, logFile: string): Promise<void> {
+async function waitForReads(base: string, boardId: string, exited: () => boolean, logFile: string): Promise<void> {
   const deadline = Date.now() + 15 * 60_000;
   let said = false;
   for (;;) {
     const response = await fetch(`${base}/graphql`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ query: EVERY_PERIOD_READ }),
+      body: JSON.stringify({ query: everyPeriodRead(boardId) }),
     });
     const text = await response.text();
     if (response.status === 200 && !text.includes('"errors"')) return;
@@ -69,6 +73,7 @@ async function waitForReads(base: string, exited: () => boolean, logFile: string
 
 /** Starts the service and waits until /readyz answers 200 and it answers reads of every period. */
 export async function startService(options: ServiceOptions = {}): Promise<ServiceProcess> {
+  const target = options.target ?? BENCH_TARGET;
   const port = await freePort();
   const logFile = join(tmpdir(), `lb-bench-service-${port}.log`);
   const log = createWriteStream(logFile);
@@ -83,9 +88,11 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
       ...process.env,
       PORT: String(port),
       HOST: '127.0.0.1',
-      DATABASE_URL: benchDatabaseUrl(),
-      REDIS_URL,
-      REDIS_KEY_PREFIX: BENCH_KEY_PREFIX,
+      DATABASE_URL: benchDatabaseUrl(target.database),
+      REDIS_URL: typeof target.redis === 'string' ? target.redis : REDIS_URL,
+      // Set (and so preferred to REDIS_URL) only for a cluster target; empty reads as unset.
+      REDIS_CLUSTER_NODES: typeof target.redis === 'string' ? '' : target.redis.cluster.map(({ host, port: node }) => `${host}:${node}`).join(','),
+      REDIS_KEY_PREFIX: target.keyPrefix,
       ADMIN_API_KEY: BENCH_ADMIN_KEY,
       SERVER_API_KEYS: BENCH_SERVER_KEY,
       RATE_LIMIT_SUBMISSIONS_PER_SECOND: '0',
@@ -113,7 +120,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     }
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
-  await waitForReads(base, () => child.exitCode !== null, logFile);
+  await waitForReads(base, target.boardId, () => child.exitCode !== null, logFile);
   return {
     url: `${base}/graphql`,
     wsUrl: `ws://127.0.0.1:${port}/graphql`,

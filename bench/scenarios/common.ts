@@ -2,6 +2,7 @@
 import { type BaselineProcess, startBaselineYoga } from '../lib/baseline-yoga.js';
 import { graphqlBody, httpGraphql, wsGraphql } from '../lib/clients.js';
 import { type Measurement, closedLoop } from '../lib/load.js';
+import type { BenchTarget } from '../lib/env.js';
 import { type ServiceOptions, type ServiceProcess, startService } from '../lib/service.js';
 
 export interface RunOptions {
@@ -20,6 +21,13 @@ export interface RunOptions {
   runtime: 'tsx' | 'dist';
   /** Write a CPU profile of the service during the HTTP phase (standing, around, top, friends). */
   profile: boolean;
+  /** Where it runs: database, Redis, board, players. The runner sets BENCH_TARGET; the cluster run others. */
+  target: BenchTarget;
+  /**
+   * Measure only what depends on the target: the service over HTTP and the raw Redis operations,
+   * not graphql-ws, the stock servers nor the raw PostgreSQL transaction. The cluster run sets it.
+   */
+  targetOnly: boolean;
 }
 
 /** Runs `fn` against a fresh service process, stopped afterwards. */

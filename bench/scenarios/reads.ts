@@ -5,23 +5,33 @@
  */
 import { join } from 'node:path';
 import { graphqlBody } from '../lib/clients.js';
-import { BOARD_ID, FRIEND_READERS, playerId, randomPlayer } from '../lib/env.js';
-import { type Report, RESULTS_DIR, type Target, row } from '../lib/report.js';
+import { BOARD_ID, type BenchTarget, FRIEND_READERS, PLAYERS, playerId, randomPlayer } from '../lib/env.js';
+import type { Measurement } from '../lib/load.js';
+import { type Report, RESULTS_DIR, type Row, type Target, row } from '../lib/report.js';
 import { type BenchStores, openBenchStores } from '../seed.js';
-import { bucketKey } from '../../src/ranking/keys.js';
+import type { BoardBucket } from '../../src/ranking/index.js';
+import { playerShardKey, shardKeys } from '../../src/ranking/keys.js';
 import { profileNote } from '../profile-summary.js';
 import { type RunOptions, closedHttp, closedRaw, closedWs, ratio, stockGraphqlWs, stockYogaHttp, withService } from './common.js';
 
 export const READ_SCENARIOS = ['standing', 'around', 'top', 'friends'] as const;
 export type ReadScenario = (typeof READ_SCENARIOS)[number];
 
+/** One raw baseline: the store operations underneath one read, in words and as a call. */
+interface RawOperation {
+  name: string;
+  run: () => Promise<unknown>;
+}
+
 interface ReadSpec {
   query: string;
-  variables: () => Record<string, unknown>;
-  /** What the raw baseline does, in words. */
-  rawName: string;
-  /** The raw store operations underneath one read. */
-  raw: (stores: BenchStores, key: string) => () => Promise<unknown>;
+  variables: (target: BenchTarget) => Record<string, unknown>;
+  /**
+   * The raw store operations underneath one read of the ALL_TIME bucket `at`: on a one-shard board
+   * what the sorted set answers; on a sharded one the same on one shard, and (standing, top) the
+   * scatter-gather over every shard, so the price of the scatter is known.
+   */
+  raw: (stores: BenchStores, at: BoardBucket, players: number) => RawOperation[];
 }
 
 const names = (stores: BenchStores, ids: string[]) => stores.database.sql`select id, display_name from players where id = any(${stores.database.sql.array(ids)})`;
@@ -29,77 +39,152 @@ const names = (stores: BenchStores, ids: string[]) => stores.database.sql`select
 /** [id, packed, id, packed, …] → ids. */
 const idsOf = (rows: string[]) => rows.filter((_v, i) => i % 2 === 0);
 
+const sharded = (at: BoardBucket) => at.board.shards > 1;
+const shardWords = (at: BoardBucket) => (sharded(at) ? ' on the player\'s shard' : '');
+
+/** ZREVRANK+ZSCORE+ZCARD of a random player on the sorted set holding it, pipelined: answers its packed score. */
+async function ownShardStanding(stores: BenchStores, at: BoardBucket, players: number): Promise<{ id: string; packed: string | null }> {
+  const id = randomPlayer(players);
+  const key = playerShardKey(at, id);
+  const replies = (await stores.redis.pipeline().zrevrank(key, id).zscore(key, id).zcard(key).exec()) as [Error | null, unknown][];
+  return { id, packed: replies[1]![1] as string | null };
+}
+
+/** ZRANGE 0 9 REV WITHSCORES + ZCARD on one sorted set, pipelined: answers the rows. */
+async function topTen(stores: BenchStores, key: string): Promise<string[]> {
+  const [[, rows]] = (await stores.redis.pipeline().zrange(key, 0, 9, 'REV', 'WITHSCORES').zcard(key).exec()) as [[null, string[]]];
+  return rows;
+}
+
 const SPECS: Record<ReadScenario, ReadSpec> = {
   standing: {
     query: 'query Standing($board: ID!, $playerId: ID!) { standing(board: $board, playerId: $playerId) { rank score percentile } }',
-    variables: () => ({ board: BOARD_ID, playerId: randomPlayer() }),
-    rawName: 'raw Redis ZREVRANK+ZSCORE+ZCARD (pipelined)',
-    raw: (stores, key) => () => {
-      const id = randomPlayer();
-      return stores.redis.pipeline().zrevrank(key, id).zscore(key, id).zcard(key).exec();
+    variables: (target) => ({ board: target.boardId, playerId: randomPlayer(target.players) }),
+    raw: (stores, at, players) => {
+      const operations: RawOperation[] = [
+        { name: `raw Redis ZREVRANK+ZSCORE+ZCARD${shardWords(at)} (pipelined)`, run: () => ownShardStanding(stores, at, players) },
+      ];
+      if (sharded(at)) {
+        const keys = shardKeys(at);
+        operations.push({
+          name: `raw Redis scatter over ${keys.length} shards: that, then ZCARD+ZCOUNT ahead on each other shard`,
+          run: async () => {
+            const { id, packed } = await ownShardStanding(stores, at, players);
+            if (packed === null) return;
+            const own = playerShardKey(at, id);
+            // One pipeline per shard key (one slot each); ioredis sends those bound for one node together.
+            await Promise.all(keys.filter((key) => key !== own).map((key) => stores.redis.pipeline().zcard(key).zcount(key, `(${packed}`, '+inf').exec()));
+          },
+        });
+      }
+      return operations;
     },
   },
   around: {
     query:
       'query Around($board: ID!, $playerId: ID!) { around(board: $board, playerId: $playerId, radius: 5) { rank score player { id displayName } } }',
-    variables: () => ({ board: BOARD_ID, playerId: randomPlayer() }),
-    rawName: 'raw ZREVRANK, ZRANGE ±5 REV, PG names',
-    raw: (stores, key) => async () => {
-      const rank = (await stores.redis.zrevrank(key, randomPlayer())) ?? 0;
-      const rows = await stores.redis.zrange(key, Math.max(0, rank - 5), rank + 5, 'REV', 'WITHSCORES');
-      return names(stores, idsOf(rows));
-    },
+    variables: (target) => ({ board: target.boardId, playerId: randomPlayer(target.players) }),
+    raw: (stores, at, players) => [
+      {
+        name: `raw ZREVRANK, ZRANGE ±5 REV${shardWords(at)}, PG names`,
+        run: async () => {
+          const id = randomPlayer(players);
+          const key = playerShardKey(at, id);
+          const rank = (await stores.redis.zrevrank(key, id)) ?? 0;
+          const rows = await stores.redis.zrange(key, Math.max(0, rank - 5), rank + 5, 'REV', 'WITHSCORES');
+          return names(stores, idsOf(rows));
+        },
+      },
+    ],
   },
   top: {
     query: 'query Top($board: ID!) { top(board: $board, limit: 10) { size entries { rank score player { id displayName } } } }',
-    variables: () => ({ board: BOARD_ID }),
-    rawName: 'raw ZRANGE 0 9 REV + ZCARD, PG names',
-    raw: (stores, key) => async () => {
-      const [[, rows]] = (await stores.redis.pipeline().zrange(key, 0, 9, 'REV', 'WITHSCORES').zcard(key).exec()) as [[null, string[]]];
-      return names(stores, idsOf(rows));
+    variables: (target) => ({ board: target.boardId }),
+    raw: (stores, at) => {
+      const keys = shardKeys(at);
+      const operations: RawOperation[] = [
+        { name: `raw ZRANGE 0 9 REV + ZCARD${sharded(at) ? ' on one shard' : ''}, PG names`, run: async () => names(stores, idsOf(await topTen(stores, keys[0]!))) },
+      ];
+      if (sharded(at)) {
+        operations.push({
+          name: `raw scatter over ${keys.length} shards: ZRANGE 0 9 REV + ZCARD on each, merged, PG names`,
+          run: async () => {
+            const rows = await Promise.all(keys.map((key) => topTen(stores, key)));
+            const merged = rows
+              .flatMap((pairs) => idsOf(pairs).map((id, i) => ({ id, packed: Number(pairs[2 * i + 1]) })))
+              .sort((a, b) => b.packed - a.packed)
+              .slice(0, 10);
+            return names(stores, merged.map((member) => member.id));
+          },
+        });
+      }
+      return operations;
     },
   },
   friends: {
     query: 'query Friends($board: ID!, $playerId: ID!) { friends(board: $board, playerId: $playerId) { rank score player { id displayName } } }',
-    variables: () => ({ board: BOARD_ID, playerId: playerId(1 + Math.floor(Math.random() * FRIEND_READERS)) }),
-    rawName: 'raw PG friend list, 201× ZREVRANK+ZSCORE (pipelined), PG names',
-    raw: (stores, key) => async () => {
-      const me = playerId(1 + Math.floor(Math.random() * FRIEND_READERS));
-      const friends = await stores.database.sql<{ friend_id: string }[]>`select friend_id from friendships where player_id = ${me}`;
-      const ids = [me, ...friends.map((f) => f.friend_id)];
-      const pipeline = stores.redis.pipeline().zcard(key);
-      for (const id of ids) pipeline.zrevrank(key, id).zscore(key, id);
-      await pipeline.exec();
-      return names(stores, ids);
-    },
+    variables: (target) => ({ board: target.boardId, playerId: playerId(1 + Math.floor(Math.random() * FRIEND_READERS)) }),
+    raw: (stores, at) => [
+      {
+        name: `raw PG friend list, 201× ZREVRANK+ZSCORE${shardWords(at)} (pipelined), PG names`,
+        run: async () => {
+          const me = playerId(1 + Math.floor(Math.random() * FRIEND_READERS));
+          const friends = await stores.database.sql<{ friend_id: string }[]>`select friend_id from friendships where player_id = ${me}`;
+          const ids = [me, ...friends.map((f) => f.friend_id)];
+          // One pipeline per sorted set (one slot each): the whole list on a one-shard board.
+          const byKey = new Map<string, string[]>();
+          for (const id of ids) {
+            const key = playerShardKey(at, id);
+            byKey.set(key, [...(byKey.get(key) ?? []), id]);
+          }
+          await Promise.all(
+            [...byKey].map(([key, held]) => {
+              const pipeline = stores.redis.pipeline().zcard(key);
+              for (const id of held) pipeline.zrevrank(key, id).zscore(key, id);
+              return pipeline.exec();
+            }),
+          );
+          return names(stores, ids);
+        },
+      },
+    ],
   },
 };
 
+/**
+ * One read scenario on `run.target`: the service over HTTP and graphql-ws, the stock servers, and
+ * the raw store operations, all in the same run; with `run.targetOnly`, the service over HTTP and
+ * the raw Redis operations alone (the cluster run).
+ */
 export async function runRead(scenario: ReadScenario, run: RunOptions): Promise<Report> {
   const spec = SPECS[scenario];
+  const { target } = run;
   const body = graphqlBody(spec.query);
+  const variables = () => spec.variables(target);
   const profileDir = join(RESULTS_DIR, 'profiles');
   const startedAt = Date.now();
 
   // HTTP and graphql-ws against the service; with --profile, the HTTP phase in a profiled process of its own.
-  const http = await withService({ runtime: run.runtime, ...(run.profile ? { cpuProfileDir: profileDir } : {}) }, (service) =>
-    closedHttp(service.url, run, () => body(spec.variables()), service.pid),
+  const http = await withService({ target, runtime: run.runtime, ...(run.profile ? { cpuProfileDir: profileDir } : {}) }, (service) =>
+    closedHttp(service.url, run, () => body(variables()), service.pid),
   );
-  const ws = await withService({ runtime: run.runtime }, (service) => closedWs(service.wsUrl, run, spec.query, spec.variables, service.pid));
-  const yoga = await stockYogaHttp(run);
-  const stockWs = await stockGraphqlWs(run);
+  const ws = run.targetOnly ? undefined : await withService({ target, runtime: run.runtime }, (service) => closedWs(service.wsUrl, run, spec.query, variables, service.pid));
+  const yoga = run.targetOnly ? undefined : await stockYogaHttp(run);
+  const stockWs = run.targetOnly ? undefined : await stockGraphqlWs(run);
 
-  const stores = await openBenchStores(10);
-  let raw;
+  const stores = await openBenchStores(target, 10);
+  const raw: { name: string; measurement: Measurement }[] = [];
   try {
     const allTime = stores.buckets.find((at) => at.bucket.period === 'ALL_TIME')!;
-    raw = await closedRaw(run, run.connections, spec.raw(stores, bucketKey(allTime)));
+    for (const operation of spec.raw(stores, allTime, target.players)) {
+      raw.push({ name: operation.name, measurement: await closedRaw(run, run.connections, operation.run) });
+    }
   } finally {
     await stores.close();
   }
 
   const targets: Target[] = [];
-  if (scenario === 'standing') {
+  if (scenario === 'standing' && yoga && ws) {
     const httpRatio = ratio(http.throughput, yoga.throughput);
     const wsRatio = ratio(ws.throughput, yoga.throughput);
     targets.push(
@@ -108,24 +193,34 @@ export async function runRead(scenario: ReadScenario, run: RunOptions): Promise<
       { description: 'standing over graphql-ws ≥ 5× stock Yoga {__typename} (HTTP)', measured: `${wsRatio}×`, met: wsRatio >= 5 },
     );
   }
-  const notes: string[] = [`graphql-ws: ${run.connections} sockets × ${run.inflight} operations in flight`];
+  const notes: string[] = ws ? [`graphql-ws: ${run.connections} sockets × ${run.inflight} operations in flight`] : [];
   if (run.profile) notes.push(...profileNote(profileDir, startedAt));
+  const rows: Row[] = [row(`service ${scenario} (HTTP)`, 'service', http)];
+  if (ws) rows.push(row(`service ${scenario} (graphql-ws)`, 'service', ws));
+  if (yoga) rows.push(row('stock Yoga {__typename} (HTTP)', 'baseline', yoga));
+  if (stockWs) rows.push(row('stock graphql-ws {__typename}', 'baseline', stockWs));
+  rows.push(...raw.map(({ name, measurement }) => row(name, 'baseline', measurement)));
+  const ratios: Record<string, number> = {};
+  if (yoga && ws && stockWs) {
+    ratios['service HTTP / stock Yoga HTTP'] = ratio(http.throughput, yoga.throughput);
+    ratios['service graphql-ws / stock Yoga HTTP'] = ratio(ws.throughput, yoga.throughput);
+    ratios['service graphql-ws / stock graphql-ws'] = ratio(ws.throughput, stockWs.throughput);
+  }
+  ratios['service HTTP / raw'] = ratio(http.throughput, raw[0]!.measurement.throughput);
   return {
     scenario,
-    params: { seconds: run.seconds, warmup: run.warmup, connections: run.connections, inflight: run.inflight, runtime: run.runtime, profiled: run.profile, query: spec.query },
-    rows: [
-      row(`service ${scenario} (HTTP)`, 'service', http),
-      row(`service ${scenario} (graphql-ws)`, 'service', ws),
-      row('stock Yoga {__typename} (HTTP)', 'baseline', yoga),
-      row('stock graphql-ws {__typename}', 'baseline', stockWs),
-      row(spec.rawName, 'baseline', raw),
-    ],
-    ratios: {
-      'service HTTP / stock Yoga HTTP': ratio(http.throughput, yoga.throughput),
-      'service graphql-ws / stock Yoga HTTP': ratio(ws.throughput, yoga.throughput),
-      'service graphql-ws / stock graphql-ws': ratio(ws.throughput, stockWs.throughput),
-      'service HTTP / raw': ratio(http.throughput, raw.throughput),
+    params: {
+      seconds: run.seconds,
+      warmup: run.warmup,
+      connections: run.connections,
+      inflight: run.inflight,
+      runtime: run.runtime,
+      profiled: run.profile,
+      query: spec.query,
+      ...(target.players === PLAYERS && target.boardId === BOARD_ID ? {} : { board: target.boardId, players: target.players, shards: target.shards }),
     },
+    rows,
+    ratios,
     targets,
     notes,
   };

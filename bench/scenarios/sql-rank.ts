@@ -30,7 +30,7 @@ function sqlRank(stores: BenchStores, bucket: string) {
 }
 
 export async function runSqlRank(run: RunOptions): Promise<Report> {
-  const stores = await openBenchStores(run.connections);
+  const stores = await openBenchStores(run.target, run.connections);
   const sql = stores.database.sql;
   const allTime = stores.buckets.find((at) => at.bucket.period === 'ALL_TIME')!;
   const key = bucketKey(allTime);

@@ -3,19 +3,22 @@
  * match), random players of the 1,000,000-player board, every period. Beside them, in the same
  * run: the stock Yoga `{ __typename }`, the raw PostgreSQL transaction underneath (the result
  * logged, its five board scores upserted, committed), and the raw Redis writes underneath (ZADD GT
- * and the place read back, per bucket, pipelined) into copies of the live keys.
+ * and the place read back, per bucket, pipelined) into copies of the live keys. On a sharded board
+ * the raw writes go into the player's shard, and every other shard counts the members ahead of
+ * each place (ZCOUNT), as the service's scatter does. With `run.targetOnly` (the cluster run), the
+ * service and the raw Redis writes alone.
  */
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import type { Redis } from 'ioredis';
 import { graphqlBody } from '../lib/clients.js';
-import { BENCH_SERVER_KEY, BOARD_ID, MAX_SCORE, PLAYERS, randomPlayer } from '../lib/env.js';
-import { type Report, RESULTS_DIR, type Target, row } from '../lib/report.js';
+import { BENCH_SERVER_KEY, BOARD_ID, type BenchTarget, MAX_SCORE, PLAYERS, randomPlayer } from '../lib/env.js';
+import { type Report, RESULTS_DIR, type Row, type Target, row } from '../lib/report.js';
 import { profileNote } from '../profile-summary.js';
 import { type BenchStores, openBenchStores } from '../seed.js';
 import type { BoardBucket } from '../../src/ranking/index.js';
-import { bucketKey } from '../../src/ranking/keys.js';
+import { shardKeys, shardOf } from '../../src/ranking/keys.js';
 import { pack, packingFor } from '../../src/ranking/packing.js';
+import type { RedisClient } from '../../src/redis.js';
 import { type RunOptions, closedHttp, closedRaw, ratio, stockYogaHttp, withService } from './common.js';
 
 export type WriteScenario = 'submit' | 'submit-batch';
@@ -26,17 +29,17 @@ const SUBMIT_BATCH = `mutation SubmitBatch($inputs: [SubmitScoreInput!]!) { subm
 
 const randomScore = () => Math.floor(Math.random() * (MAX_SCORE + 1));
 
-/** `count` distinct random players. */
-function randomPlayers(count: number): string[] {
+/** `count` distinct random players among `players`. */
+function randomPlayers(count: number, players = PLAYERS): string[] {
   const picked = new Set<string>();
-  while (picked.size < count) picked.add(randomPlayer());
+  while (picked.size < count) picked.add(randomPlayer(players));
   return [...picked];
 }
 
-/** The results of one match: `size` players, one matchId. */
-export function matchInputs(run: string, match: number, size: number) {
+/** The results of one match: `size` players of a target's board (default the bench board), one matchId. */
+export function matchInputs(run: string, match: number, size: number, target: Pick<BenchTarget, 'boardId' | 'players'> = { boardId: BOARD_ID, players: PLAYERS }) {
   const matchId = `${run}-${match}`;
-  return randomPlayers(size).map((id) => ({ board: BOARD_ID, playerId: id, score: randomScore(), matchId }));
+  return randomPlayers(size, target.players).map((id) => ({ board: target.boardId, playerId: id, score: randomScore(), matchId }));
 }
 
 /**
@@ -44,22 +47,23 @@ export function matchInputs(run: string, match: number, size: number) {
  * keeping the best, commit. Scores of 0 leave every board score as it is (BEST), so the index
  * stays true to PostgreSQL, but each upsert still writes its row, as a real one does.
  */
-function rawPostgres(stores: BenchStores, size: number, run: string) {
+function rawPostgres(stores: BenchStores, size: number, run: string, target: BenchTarget) {
   const sql = stores.database.sql;
+  const boardId = target.boardId;
   const periods = stores.buckets.map((at) => at.bucket.period);
   const labels = stores.buckets.map((at) => at.bucket.label);
   let n = 0;
   return () => {
-    const players = randomPlayers(size);
+    const players = randomPlayers(size, target.players);
     const matchId = `raw-${run}-${n++}`;
     return sql.begin(async (tx) => {
       await tx`
         insert into results (board_id, match_id, player_id, score, achieved_at)
-        select ${BOARD_ID}, ${matchId}, p, 0, now() from unnest(${tx.array(players)}::text[]) as p
+        select ${boardId}, ${matchId}, p, 0, now() from unnest(${tx.array(players)}::text[]) as p
         on conflict do nothing`;
       await tx`
         insert into board_scores as s (board_id, period, bucket, region, player_id, score, reached_at)
-        select ${BOARD_ID}, b.period, b.bucket, '', p, 0, now()
+        select ${boardId}, b.period, b.bucket, '', p, 0, now()
         from unnest(${tx.array(players)}::text[]) as p, unnest(${tx.array(periods)}::text[], ${tx.array(labels)}::text[]) as b(period, bucket)
         on conflict (board_id, period, bucket, region, player_id) do update
         set score = greatest(s.score, excluded.score),
@@ -69,23 +73,42 @@ function rawPostgres(stores: BenchStores, size: number, run: string) {
   };
 }
 
-/** The raw Redis writes of a batch into copies of the live keys: per player and bucket, ZADD GT, ZREVRANK, ZSCORE; ZCARD per bucket. */
-function rawRedis(redis: Redis, copies: { at: BoardBucket; key: string }[], size: number) {
-  const packings = copies.map(({ at }) => packingFor(at.board, at.bucket.period));
+/** A copy of one shard's sorted set (the bucket's on a one-shard board) the raw writes go into: the live key + `#benchcopy`, in the same slot. */
+interface ShardCopy {
+  at: BoardBucket;
+  shard: number;
+  key: string;
+}
+
+/**
+ * The raw Redis writes of a batch into copies of the live keys: per player and bucket, ZADD GT,
+ * ZREVRANK and ZSCORE on the player's shard; per shard, ZCARD and, on a sharded board, a ZCOUNT of
+ * the members ahead of each place written into another shard. One pipeline per key (one slot each;
+ * ioredis sends those bound for one node together).
+ */
+function rawRedis(redis: RedisClient, copies: ShardCopy[], size: number, players: number) {
+  const packings = new Map(copies.map(({ at }) => [at, packingFor(at.board, at.bucket.period)]));
   return () => {
     const now = new Date();
-    const pipeline = redis.pipeline();
-    for (const id of randomPlayers(size)) {
-      copies.forEach(({ at, key }, i) => {
-        pipeline.zadd(key, 'GT', pack(at.board, packings[i]!, randomScore(), now, at.bucket.start), id).zrevrank(key, id).zscore(key, id);
-      });
-    }
-    for (const { key } of copies) pipeline.zcard(key);
-    return pipeline.exec();
+    const ids = randomPlayers(size, players);
+    const buckets = [...packings.keys()];
+    // Per bucket, each player's shard and packed score.
+    const writes = new Map(buckets.map((at) => [at, ids.map((id) => ({ id, shard: shardOf(id, at.board.shards), packed: pack(at.board, packings.get(at)!, randomScore(), now, at.bucket.start) }))]));
+    return Promise.all(
+      copies.map(({ at, shard, key }) => {
+        const pipeline = redis.pipeline();
+        for (const write of writes.get(at)!) {
+          if (write.shard === shard) pipeline.zadd(key, 'GT', write.packed, write.id).zrevrank(key, write.id).zscore(key, write.id);
+          else pipeline.zcount(key, `(${write.packed}`, '+inf');
+        }
+        return pipeline.zcard(key).exec();
+      }),
+    );
   };
 }
 
 export async function runWrite(scenario: WriteScenario, run: RunOptions): Promise<Report> {
+  const { target } = run;
   const size = scenario === 'submit' ? 1 : 100;
   const runId = randomBytes(4).toString('hex');
   let match = 0;
@@ -93,55 +116,74 @@ export async function runWrite(scenario: WriteScenario, run: RunOptions): Promis
   const batch = graphqlBody(SUBMIT_BATCH);
   const body =
     scenario === 'submit'
-      ? () => submit({ input: { board: BOARD_ID, playerId: randomPlayer(), score: randomScore(), matchId: `${runId}-${match++}` } })
-      : () => batch({ inputs: matchInputs(runId, match++, size) });
+      ? () => submit({ input: { board: target.boardId, playerId: randomPlayer(target.players), score: randomScore(), matchId: `${runId}-${match++}` } })
+      : () => batch({ inputs: matchInputs(runId, match++, size, target) });
   const auth = { authorization: `Bearer ${BENCH_SERVER_KEY}` };
 
   const startedAt = Date.now();
   const profileDir = join(RESULTS_DIR, 'profiles');
-  const service = await withService({ runtime: run.runtime, ...(run.profile ? { cpuProfileDir: profileDir } : {}) }, (s) =>
+  const service = await withService({ target, runtime: run.runtime, ...(run.profile ? { cpuProfileDir: profileDir } : {}) }, (s) =>
     closedHttp(s.url, run, body, s.pid, auth),
   );
-  const yoga = await stockYogaHttp(run);
+  const yoga = run.targetOnly ? undefined : await stockYogaHttp(run);
 
-  const stores = await openBenchStores(10);
+  const stores = await openBenchStores(target, 10);
   let postgres;
   let redis;
-  const copies = stores.buckets.map((at) => ({ at, key: `${bucketKey(at)}#benchcopy` }));
+  const copies: ShardCopy[] = stores.buckets.flatMap((at) => shardKeys(at).map((live, shard) => ({ at, shard, key: `${live}#benchcopy` })));
   try {
-    postgres = await closedRaw(run, run.connections, rawPostgres(stores, size, runId));
-    for (const { at, key } of copies) await stores.redis.copy(bucketKey(at), key, 'REPLACE');
-    redis = await closedRaw(run, run.connections, rawRedis(stores.redis, copies, size));
+    if (!run.targetOnly) postgres = await closedRaw(run, run.connections, rawPostgres(stores, size, runId, target));
+    for (const { at, shard, key } of copies) await stores.redis.copy(shardKeys(at)[shard]!, key, 'REPLACE');
+    redis = await closedRaw(run, run.connections, rawRedis(stores.redis, copies, size, target.players));
   } finally {
-    await stores.redis.unlink(...copies.map((c) => c.key));
+    // One UNLINK per key: on a cluster the copies are in many slots.
+    await Promise.all(copies.map((copy) => stores.redis.unlink(copy.key)));
     await stores.close();
   }
 
   const unit = 'results/s';
+  const buckets = stores.buckets.length;
   const targets: Target[] = [];
-  if (scenario === 'submit-batch') {
+  if (scenario === 'submit-batch' && !run.targetOnly) {
     targets.push(
       { description: 'submit-batch ≥ 20,000 results/s', measured: `${Math.round(service.throughput * size).toLocaleString('en-US')} results/s`, met: service.throughput * size >= 20_000 },
       { description: 'submit-batch p99 < 100 ms', measured: `${service.p99.toFixed(1)} ms`, met: service.requests > 0 && service.p99 < 100 },
     );
   }
+  const shards = target.shards;
+  const rows: Row[] = [row(scenario === 'submit' ? 'service submitScore (HTTP)' : `service submitScores ×${size} (HTTP)`, 'service', service, size, unit)];
+  if (yoga) rows.push(row('stock Yoga {__typename} (HTTP)', 'baseline', yoga));
+  if (postgres) rows.push(row(`raw PostgreSQL transaction (${size} result${size > 1 ? 's' : ''} + ${size * buckets} board-score upserts)`, 'baseline', postgres, size, unit));
+  rows.push(
+    row(
+      `raw Redis (${size * buckets}× ZADD GT+ZREVRANK+ZSCORE${shards > 1 ? ` on the player's shard, ZCOUNT ahead on the ${shards - 1} others` : ''}, a pipeline per key)`,
+      'baseline',
+      redis,
+      size,
+      unit,
+    ),
+  );
+  const ratios: Record<string, number> = {};
+  if (yoga) ratios['service calls / stock Yoga requests'] = ratio(service.throughput, yoga.throughput);
+  if (postgres) ratios['service / raw PostgreSQL'] = ratio(service.throughput, postgres.throughput);
+  ratios['service / raw Redis'] = ratio(service.throughput, redis.throughput);
   return {
     scenario,
-    params: { seconds: run.seconds, warmup: run.warmup, connections: run.connections, resultsPerCall: size, players: PLAYERS, runtime: run.runtime, profiled: run.profile },
-    rows: [
-      row(scenario === 'submit' ? 'service submitScore (HTTP)' : 'service submitScores ×100 (HTTP)', 'service', service, size, unit),
-      row('stock Yoga {__typename} (HTTP)', 'baseline', yoga),
-      row(`raw PostgreSQL transaction (${size} result${size > 1 ? 's' : ''} + ${size * copies.length} board-score upserts)`, 'baseline', postgres, size, unit),
-      row(`raw Redis pipeline (${size * copies.length}× ZADD GT+ZREVRANK+ZSCORE)`, 'baseline', redis, size, unit),
-    ],
-    ratios: {
-      'service calls / stock Yoga requests': ratio(service.throughput, yoga.throughput),
-      'service / raw PostgreSQL': ratio(service.throughput, postgres.throughput),
-      'service / raw Redis': ratio(service.throughput, redis.throughput),
+    params: {
+      seconds: run.seconds,
+      warmup: run.warmup,
+      connections: run.connections,
+      resultsPerCall: size,
+      players: target.players,
+      runtime: run.runtime,
+      profiled: run.profile,
+      ...(target.boardId === BOARD_ID && shards === 1 ? {} : { board: target.boardId, shards }),
     },
+    rows,
+    ratios,
     targets,
     notes: [
       ...(run.profile ? profileNote(profileDir, startedAt) : []),
-      `each call's results are ${size === 1 ? 'one random player' : `${size} distinct random players of one match`}; the service writes ${copies.length} buckets per result (every period, no region)`],
+      `each call's results are ${size === 1 ? 'one random player' : `${size} distinct random players of one match`}; the service writes ${buckets} buckets per result (every period, no region)`],
   };
 }
