@@ -35,7 +35,9 @@ export function startService(env: Record<string, string>): ServiceProcess {
   let pending = '';
   const lines: LogLine[] = [];
   const waiters = new Set<{ match: (line: LogLine) => boolean; resolve: (line: LogLine) => void }>();
-  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  // 'close', not 'exit': a process's last lines may still be in the pipe when it exits, and a
+  // test reads them once it has.
+  const exited = new Promise<number | null>((resolve) => child.once('close', resolve));
 
   const onLine = (text: string) => {
     if (!text.startsWith('{')) return;
