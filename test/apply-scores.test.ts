@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { type Board, type BoardScore, DEFAULT_RETENTION } from '../src/model/board.js';
+import type { Board, BoardScore } from '../src/model/board.js';
 import { bucketAt } from '../src/model/buckets.js';
 import { type BoardBucket, type Place, type RankingIndex, createRankingIndex } from '../src/ranking/index.js';
 import { shardOf } from '../src/ranking/keys.js';
 import { type RedisClient, createRedis } from '../src/redis.js';
 import { type OracleBoard, type OracleEntry, rankEntries } from './helpers/oracle.js';
-import { seeded } from './helpers/board-views.js';
+import { indexTestBoard, seeded } from './helpers/board-views.js';
 import { TEST_REDIS_URL, deleteKeys } from './helpers/redis-keys.js';
 
 /**
@@ -24,20 +24,7 @@ import { TEST_REDIS_URL, deleteKeys } from './helpers/redis-keys.js';
 // A date to come (2037 has 2026's calendar): the index sets Redis expiries from this clock.
 const NOW = new Date('2037-11-29T12:00:00.000Z');
 
-const boardOf = (id: string, shards: number, order: Board['order'], aggregate: Board['aggregate']): Board => ({
-  id,
-  title: id,
-  order,
-  aggregate,
-  maxScore: 50,
-  periods: ['ALL_TIME'],
-  regions: [],
-  topSize: 3,
-  retention: DEFAULT_RETENTION,
-  shards,
-  epoch: new Date('2025-11-01T00:00:00.000Z'),
-  createdAt: NOW,
-});
+const boardOf = (id: string, shards: number, order: Board['order'], aggregate: Board['aggregate']) => indexTestBoard(id, shards, order, aggregate, 3, NOW);
 
 type Answer = { size: number; place: Place | null };
 

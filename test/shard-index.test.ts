@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
-import { type Board, type BoardScore, DEFAULT_RETENTION } from '../src/model/board.js';
+import type { Board, BoardScore } from '../src/model/board.js';
 import { bucketAt } from '../src/model/buckets.js';
 import { type BoardBucket, type PageKey, type RankingIndex, createRankingIndex } from '../src/ranking/index.js';
 import { type RedisClient, createRedis } from '../src/redis.js';
+import { indexTestBoard, seeded } from './helpers/board-views.js';
 import { deleteKeys } from './helpers/redis-keys.js';
 
 /**
@@ -21,28 +22,7 @@ import { deleteKeys } from './helpers/redis-keys.js';
 const NOW = new Date('2037-11-29T12:00:00.000Z');
 const IDS = ['Zoë', 'zoë', 'zoe', 'e', 'E', 'Ａ', '😀', '日本', 'p1', 'p10', 'p100', ...Array.from({ length: 300 }, (_, i) => `q${(i * 7919).toString(36)}`)];
 
-function random(seed: number) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state * 1_664_525 + 1_013_904_223) >>> 0;
-    return state / 2 ** 32;
-  };
-}
-
-const boardOf = (id: string, shards: number, order: Board['order'], aggregate: Board['aggregate']): Board => ({
-  id,
-  title: id,
-  order,
-  aggregate,
-  maxScore: 50,
-  periods: ['ALL_TIME'],
-  regions: [],
-  topSize: 5,
-  retention: DEFAULT_RETENTION,
-  shards,
-  epoch: new Date('2025-11-01T00:00:00.000Z'),
-  createdAt: NOW,
-});
+const boardOf = (id: string, shards: number, order: Board['order'], aggregate: Board['aggregate']) => indexTestBoard(id, shards, order, aggregate, 5, NOW);
 
 describe.each([
   ['HIGH_FIRST', 'BEST'],
@@ -57,7 +37,7 @@ describe.each([
       return { board, bucket: bucketAt(board, 'ALL_TIME', NOW), region: null };
     },
   ) as [BoardBucket, ...BoardBucket[]];
-  const next = random(order === 'HIGH_FIRST' ? 11 : 12);
+  const next = seeded(order === 'HIGH_FIRST' ? 11 : 12);
   // The odd ids tie on score and time, so their order (over different shards) is their bytes alone.
   const first: BoardScore[] = IDS.map((playerId, i) =>
     i < 11

@@ -1,4 +1,5 @@
 import { expect } from 'vitest';
+import { type Board, DEFAULT_RETENTION } from '../../src/model/board.js';
 import type { TestApp } from './test-app.js';
 
 /**
@@ -254,3 +255,22 @@ export async function allMatch(t: TestApp, buckets: ModelBucket[]): Promise<bool
   }
   return true;
 }
+
+/**
+ * A board as the index sees it, for tests of the index alone: one ALL_TIME period, no regions,
+ * maxScore 50, so that scores tie often.
+ */
+export const indexTestBoard = (id: string, shards: number, order: Board['order'], aggregate: Board['aggregate'], topSize: number, createdAt: Date): Board => ({
+  id,
+  title: id,
+  order,
+  aggregate,
+  maxScore: 50,
+  periods: ['ALL_TIME'],
+  regions: [],
+  topSize,
+  retention: DEFAULT_RETENTION,
+  shards,
+  epoch: new Date('2025-11-01T00:00:00.000Z'),
+  createdAt,
+});
