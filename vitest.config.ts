@@ -13,11 +13,5 @@ export default defineConfig({
     hookTimeout: 30_000,
     // Files share two small cores with PostgreSQL and Redis; two at a time keeps timings sane.
     maxWorkers: 2,
-    // The one uncaught error the service itself survives (src/db/postgres-guard.ts): postgres.js
-    // 3.4.9 writing to a connection the fault tests just cut. Every other one still fails the run.
-    onUnhandledError(error) {
-      const text = `${error.message}\n${error.stack ?? ''}`;
-      if (/Cannot read properties of null \(reading 'write'\)/.test(text) && /postgres[\\/]src[\\/]connection\.js/.test(text)) return false;
-    },
   },
 });

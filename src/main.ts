@@ -5,7 +5,6 @@ import { buildApp } from './app.js';
 import { type Config, ConfigError, loadConfig, redisTarget } from './config.js';
 import { createDatabase, ensureDatabase, migrateDatabase } from './db/client.js';
 import { createLogger } from './logger.js';
-import { survivePostgresWriteAfterClose } from './db/postgres-guard.js';
 import { createRedisClient } from './redis.js';
 import { subscriberFor } from './pubsub/top-feed.js';
 import { superviseWorkers } from './workers.js';
@@ -39,7 +38,6 @@ async function main(): Promise<void> {
 
 /** Clients, then the app; and the reverse on SIGTERM or SIGINT. */
 async function serve(config: Config, log: Logger): Promise<void> {
-  survivePostgresWriteAfterClose(log);
   // A worker's /metrics answers for every worker (see http/cluster-metrics.ts).
   const workerMetrics = cluster.isWorker ? joinWorkerMetrics() : undefined;
 

@@ -12,6 +12,12 @@ export interface TcpProxy {
   cut(): void;
   /** Holds every chunk this many milliseconds in each direction, in order, until restore(). */
   delay(ms: number): void;
+  /**
+   * As a store that hangs rather than refuses: connections stay open and new ones are accepted, but
+   * nothing is forwarded either way until resume(), which delivers everything held, in order.
+   */
+  pause(): void;
+  resume(): void;
   /** Listens again on the same port and forwards, without delay. */
   restore(): Promise<void>;
   /**
@@ -29,6 +35,8 @@ export async function startTcpProxy(target: { host?: string; port: number }): Pr
   const pairs = new Set<{ client: Socket; upstream: Socket }>();
   let refusing = false;
   let delayMs = 0;
+  let paused: Promise<void> | null = null;
+  let unpause = () => {};
   let trap: { matches: (chunk: Buffer) => boolean; sprung: () => void } | undefined;
 
   const kill = (pair: { client: Socket; upstream: Socket }) => {
@@ -50,6 +58,11 @@ export async function startTcpProxy(target: { host?: string; port: number }): Pr
     let last = Promise.resolve();
     return (chunk: Buffer) => {
       const wait = delayMs;
+      if (paused) {
+        const held = paused;
+        last = last.then(() => held).then(() => void (to.destroyed || to.write(chunk)));
+        return;
+      }
       if (wait === 0) {
         last = last.then(() => void (to.destroyed || to.write(chunk)));
         return;
@@ -107,8 +120,18 @@ export async function startTcpProxy(target: { host?: string; port: number }): Pr
     delay(ms) {
       delayMs = ms;
     },
+    pause() {
+      if (paused) return;
+      paused = new Promise<void>((resolve) => (unpause = resolve));
+    },
+    resume() {
+      paused = null;
+      unpause();
+    },
     async restore() {
       delayMs = 0;
+      paused = null;
+      unpause();
       if (!refusing) return;
       refusing = false;
       if (!server.listening) await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
