@@ -32,7 +32,7 @@ const seconds = (since: number) => ((performance.now() - since) / 1000).toFixed(
 async function main(): Promise<void> {
   await ensureDatabase(databaseUrl.toString());
   await migrateDatabase(databaseUrl.toString());
-  const database = createDatabase(databaseUrl.toString());
+  const database = createDatabase(databaseUrl.toString(), { timeouts: null });
   const redis = createRedis(process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379', { keyPrefix });
   await redis.connect();
   try {

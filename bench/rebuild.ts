@@ -75,7 +75,7 @@ async function rawZadd(redis: ReturnType<typeof createRedis>, key: string, at: B
 async function main() {
   await ensureDatabase(databaseUrl.toString());
   await migrateDatabase(databaseUrl.toString());
-  const database = createDatabase(databaseUrl.toString());
+  const database = createDatabase(databaseUrl.toString(), { timeouts: null });
   const redis = createRedis(REDIS_URL, { keyPrefix, commandTimeoutMs: 30_000 });
   await redis.connect();
   try {

@@ -57,7 +57,7 @@ const DAY_MS = 86_400_000;
 
 /** Connections to a target's stores, and its board's current buckets (after {@link seed}). */
 export async function openBenchStores(target: BenchTarget = BENCH_TARGET, maxConnections = 4): Promise<BenchStores> {
-  const database = createDatabase(benchDatabaseUrl(target.database), { maxConnections });
+  const database = createDatabase(benchDatabaseUrl(target.database), { maxConnections, timeouts: null });
   const redis = createRedisClient(target.redis, { keyPrefix: target.keyPrefix, commandTimeoutMs: 120_000 });
   await redis.connect();
   const board = await findBoard(database.db, target.boardId);
@@ -116,7 +116,7 @@ export async function seed(options: SeedOptions = {}): Promise<number> {
 
   await ensureDatabase(databaseUrl);
   await migrateDatabase(databaseUrl);
-  const database = createDatabase(databaseUrl, { maxConnections: 2 });
+  const database = createDatabase(databaseUrl, { maxConnections: 2, timeouts: null });
   const sql = database.sql;
   try {
     if (options.force) {

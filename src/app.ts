@@ -20,6 +20,7 @@ import { answerHealth, answerReadiness } from './http/health.js';
 import { answerMetrics } from './http/metrics.js';
 import { useObservability } from './http/observe.js';
 import { useReadRateLimit } from './http/read-limit.js';
+import { useRequestDeadline } from './http/request-deadline.js';
 import { createOverlayRoute } from './overlay/route.js';
 import { schema } from './schema/index.js';
 import { type ServiceDeps, createServices } from './services.js';
@@ -105,6 +106,7 @@ export function buildApp(deps: AppDeps): App {
         costLimit: { maxCost: 5_000 },
       }),
       useObservability(services.metrics, log),
+      useRequestDeadline(),
       useReadRateLimit(services.limits),
       useTopCacheControl(),
     ],
@@ -144,7 +146,7 @@ export function buildApp(deps: AppDeps): App {
     if (serveFast(req, res)) return;
     if (answerOverlay(req, res)) return;
     if (req.url === '/healthz') return answerHealth(res);
-    if (req.url === '/readyz') return void answerReadiness(res, deps);
+    if (req.url === '/readyz') return void answerReadiness(res, { ...deps, submissions: services.submissionHealth });
     if (req.url === '/metrics') return void answerMetrics(res, services.metrics, () => measureIndexDrift(services), deps.metricsOfEveryWorker);
     void yoga(req, res);
   });

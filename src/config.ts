@@ -75,6 +75,12 @@ export const configSchema = z.object({
   CURSOR_SECRET: z.string().min(16, 'must be at least 16 characters long').optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
+  /**
+   * Every query and mutation is answered within this many milliseconds, whatever PostgreSQL or the
+   * network does (UNAVAILABLE past it); PostgreSQL's statement, lock and idle-in-transaction
+   * timeouts on the service's sessions are derived from it (see sessionTimeoutsFor).
+   */
+  REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(600_000).default(10_000),
   /** Results a second one API key may submit; 0 turns the limit off (a benchmark does). */
   RATE_LIMIT_SUBMISSIONS_PER_SECOND: z.coerce.number().int().min(0).default(20_000),
   /** Read operations a second one client address may make; 0 turns the limit off. */

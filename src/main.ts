@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { RedisClient } from './redis.js';
 import { buildApp } from './app.js';
 import { type Config, ConfigError, loadConfig, redisTarget } from './config.js';
-import { createDatabase, ensureDatabase, migrateDatabase } from './db/client.js';
+import { createDatabase, ensureDatabase, migrateDatabase, sessionTimeoutsFor } from './db/client.js';
 import { createLogger } from './logger.js';
 import { createRedisClient } from './redis.js';
 import { subscriberFor } from './pubsub/top-feed.js';
@@ -43,7 +43,7 @@ async function serve(config: Config, log: Logger): Promise<void> {
 
   await ensureDatabase(config.DATABASE_URL);
   await migrateDatabase(config.DATABASE_URL);
-  const database = createDatabase(config.DATABASE_URL);
+  const database = createDatabase(config.DATABASE_URL, { timeouts: sessionTimeoutsFor(config.REQUEST_TIMEOUT_MS) });
   // One node (REDIS_URL) or a Redis Cluster (REDIS_CLUSTER_NODES): everything below works on both.
   const redis: RedisClient = createRedisClient(redisTarget(config), { keyPrefix: config.REDIS_KEY_PREFIX });
   await redis.connect();
@@ -62,6 +62,7 @@ async function serve(config: Config, log: Logger): Promise<void> {
     host: config.HOST,
     port: config.PORT,
     shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
+    requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
     rateLimits: {
       submissionsPerSecond: config.RATE_LIMIT_SUBMISSIONS_PER_SECOND,
       readsPerSecond: config.RATE_LIMIT_READS_PER_SECOND,

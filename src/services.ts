@@ -17,6 +17,7 @@ import { createProfileCache } from './resolvers/profile-cache.js';
 import { createSeasonDirectory } from './resolvers/season-directory.js';
 import type { GroupCommitOptions } from './resolvers/group-commit.js';
 import { createSubmissionGroups } from './resolvers/submit.js';
+import { createSubmissionHealth } from './resolvers/submission-health.js';
 
 export interface ServiceDeps {
   database: Database;
@@ -46,6 +47,8 @@ export interface ServiceDeps {
    * (default 500) and `maxInFlight` groups committing at once (default 4). See GroupCommitOptions.
    */
   groupCommit?: GroupCommitOptions;
+  /** Every request is answered within this many milliseconds, whatever a store does. Default 10,000. */
+  requestTimeoutMs?: number;
 }
 
 /** What every operation uses, built once per process: by the app, and by the CLI for its commands. */
@@ -78,6 +81,8 @@ export function createServices(deps: ServiceDeps): Services {
     metrics,
     log: deps.log,
     now: deps.now ?? (() => new Date()),
+    requestTimeoutMs: deps.requestTimeoutMs ?? 10_000,
+    submissionHealth: createSubmissionHealth(),
   };
   return services;
 }

@@ -266,3 +266,35 @@ describe('the group commit itself', () => {
     expect(await next).toBe(4);
   });
 });
+
+describe('the group commit under a store that hangs', () => {
+  it("frees a group's slot at its deadline, so later groups commit while the hung one still waits", async () => {
+    const hung = new Promise<never>(() => {});
+    const ran: string[][] = [];
+    const groups = createGroupCommit<string, string>(
+      async (items, _committed, signal) => {
+        ran.push(items);
+        // The first group's store never answers; it gives up when its signal fires.
+        if (items.includes('stuck')) await Promise.race([hung, new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason as Error)))]);
+        return items.map((item) => ({ ok: `${item} done` }));
+      },
+      { maxInFlight: 1 },
+    );
+    const stuck = groups.submit('stuck', 1, performance.now() + 100);
+    const next = groups.submit('next', 1, performance.now() + 5_000);
+    await expect(stuck).rejects.toThrow(/did not answer within/);
+    await expect(next).resolves.toBe('next done');
+    expect(ran).toEqual([['stuck'], ['next']]);
+  });
+
+  it('a group whose deadline passed while it queued fails at once without running', async () => {
+    let runs = 0;
+    const groups = createGroupCommit<string, string>(async (items, _committed, signal) => {
+      runs += 1;
+      signal.throwIfAborted();
+      return items.map((item) => ({ ok: item }));
+    });
+    await expect(groups.submit('late', 1, performance.now() - 1)).rejects.toThrow(/did not answer within/);
+    expect(runs).toBe(1);
+  });
+});

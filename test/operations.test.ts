@@ -14,7 +14,7 @@ describe('health, readiness and metrics', () => {
     expect((await fetch(`${t.url}/healthz`)).status).toBe(200);
     const ready = await fetch(`${t.url}/readyz`);
     expect(ready.status).toBe(200);
-    expect(await ready.json()).toEqual({ postgres: 'up', redis: 'up' });
+    expect(await ready.json()).toEqual({ postgres: 'up', redis: 'up', submissions: 'ok' });
   });
 
   it('/metrics counts submissions by outcome, times operations, and shows no drift on a healthy index', async () => {

@@ -7,6 +7,7 @@ import { type ModelBoard, type ModelResult, allMatch, expectBucketMatches, expec
 import { type OwnRedis, startOwnRedis } from './helpers/redis-server.js';
 import { type TcpProxy, startTcpProxy } from './helpers/tcp-proxy.js';
 import { type TestApp, startTestApp } from './helpers/test-app.js';
+import { until } from './helpers/wait.js';
 
 /**
  * Surviving failures, with the stores really cut: a TCP proxy between the app and PostgreSQL or
@@ -40,16 +41,6 @@ async function createBoard(t: TestApp, board: ModelBoard, extra: Record<string, 
     input: { id: board.id, title: board.id, order: board.order, aggregate: board.aggregate, maxScore: 5_000, periods: board.periods, regions: board.regions, ...extra },
   });
   expect(response.errors).toBeUndefined();
-}
-
-/** Polls `check` every 100 ms until it holds; answers how long that took. */
-async function until(check: () => Promise<boolean> | boolean, timeoutMs: number, what: string): Promise<number> {
-  const started = Date.now();
-  while (!(await check())) {
-    if (Date.now() - started > timeoutMs) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return Date.now() - started;
 }
 
 const PROBE = { players: [], friendsOf: {} };

@@ -13,9 +13,37 @@ export interface Database {
   close(): Promise<void>;
 }
 
+/**
+ * What PostgreSQL itself enforces on each of the pool's sessions, so that nothing the service
+ * started can hold a lock or a connection past its request's bound even if the service forgot it:
+ * a statement that runs too long is cancelled (57014), a lock waited for too long is given up
+ * (55P03), and a session left idle inside a transaction is ended (25P03), its locks let go.
+ */
+export interface SessionTimeouts {
+  statementMs: number;
+  lockMs: number;
+  idleInTransactionMs: number;
+}
+
+/**
+ * The session timeouts for requests answered within `boundMs`: a statement gets half of it, a lock
+ * wait a quarter, an idle transaction all of it (none of ours idles on purpose).
+ */
+export const sessionTimeoutsFor = (boundMs: number): SessionTimeouts => ({
+  statementMs: Math.round(boundMs / 2),
+  lockMs: Math.round(boundMs / 4),
+  idleInTransactionMs: boundMs,
+});
+
 export interface DatabaseOptions {
   /** Most connections in the pool. Default 10. */
   maxConnections?: number;
+  /**
+   * PostgreSQL's own limits on every session of the pool, or null for none (the CLI's operator
+   * commands and the benchmarks' bulk loads, which may rightly run long). Default
+   * sessionTimeoutsFor(10,000): 5 s a statement, 2.5 s a lock wait, 10 s idle in a transaction.
+   */
+  timeouts?: SessionTimeouts | null;
   /** Called with every statement sent; tests count queries with it. Default: none. */
   onQuery?: (statement: string) => void;
 }
@@ -26,6 +54,7 @@ const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../drizzle', import.meta.url
 const MIGRATION_LOCK = 7_361_201;
 
 function clientOptions(options: DatabaseOptions = {}): Options<Record<string, postgres.PostgresType>> {
+  const timeouts = options.timeouts === undefined ? sessionTimeoutsFor(10_000) : options.timeouts;
   return {
     max: options.maxConnections ?? 10,
     connect_timeout: 5,
@@ -36,6 +65,16 @@ function clientOptions(options: DatabaseOptions = {}): Options<Record<string, po
     // caller answers UNAVAILABLE), and the pool is back within a second of PostgreSQL.
     backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 1),
     onnotice: () => {},
+    // Sent in the startup message, so they hold from a session's first statement at no round trip.
+    ...(timeouts
+      ? {
+          connection: {
+            statement_timeout: timeouts.statementMs,
+            lock_timeout: timeouts.lockMs,
+            idle_in_transaction_session_timeout: timeouts.idleInTransactionMs,
+          },
+        }
+      : {}),
     // Scores and totals stay below 2^53 (the packing refuses larger boards), so int8 reads as a number.
     types: {
       bigint: { to: 20, from: [20], serialize: (value: number) => String(value), parse: (value: string) => Number(value) },
@@ -56,7 +95,7 @@ export async function ensureDatabase(url: string): Promise<void> {
   const name = decodeURIComponent(new URL(url).pathname.slice(1));
   const maintenanceUrl = new URL(url);
   maintenanceUrl.pathname = '/postgres';
-  const sql = postgres(maintenanceUrl.toString(), { ...clientOptions(), max: 1 });
+  const sql = postgres(maintenanceUrl.toString(), { ...clientOptions({ timeouts: null }), max: 1 });
   try {
     const [found] = await sql`select 1 as found from pg_database where datname = ${name}`;
     if (found) return;
@@ -76,7 +115,8 @@ export async function ensureDatabase(url: string): Promise<void> {
  * turns under an advisory lock held on the one connection that migrates.
  */
 export async function migrateDatabase(url: string): Promise<void> {
-  const sql = postgres(url, { ...clientOptions(), max: 1 });
+  // A migration may rightly take long, and waits for another process's.
+  const sql = postgres(url, { ...clientOptions({ timeouts: null }), max: 1 });
   try {
     await sql`select pg_advisory_lock(${MIGRATION_LOCK})`;
     await migrate(drizzle({ client: sql, casing: 'snake_case' }), { migrationsFolder: MIGRATIONS_FOLDER });

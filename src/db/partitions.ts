@@ -99,6 +99,8 @@ export async function createResultPartition(sql: Sql, month: MonthLabel): Promis
   const name = partitionName(month);
   return sql.begin(async (tx) => {
     await tx`select set_config('lock_timeout', ${LOCK_TIMEOUT}, true)`;
+    // Moving a month's rows out of the default partition may rightly take longer than a request.
+    await tx`select set_config('statement_timeout', '0', true)`;
     // The parent first, then the default partition: the order an insert takes them in.
     await tx`lock table results in share update exclusive mode`;
     const [found] = await tx<{ attached: boolean }[]>`

@@ -1,4 +1,5 @@
 import type { Sql, TransactionSql } from 'postgres';
+import { settleBy } from '../deadline.js';
 import { type Board, type BoardScore, type Period, combine } from '../model/board.js';
 
 /** One board-score row a result falls in. `region` is '' for the global list. */
@@ -87,11 +88,23 @@ export class TotalAboveMaxScoreError extends Error {
 }
 
 export interface RecordGroupOptions {
-  /** How long a COMMIT whose answer was lost is asked about. Default {@link COMMIT_DOUBT_TIMEOUT_MS}. */
+  /**
+   * How long a COMMIT whose answer was lost is asked about, at the most (never past `signal`).
+   * Default {@link COMMIT_DOUBT_TIMEOUT_MS}.
+   */
   commitDoubtMs?: number;
   /** Times a group is tried again after a deadlock or a serialization failure. Default 3. */
   retries?: number;
+  /**
+   * The group's deadline. Once it aborts, recordGroup settles at once: with a
+   * DeadlineExceededError while COMMIT has not been sent (and then it never is: the transaction
+   * rolls back, or PostgreSQL ends it, so nothing is recorded), or, once COMMIT was sent, with the
+   * outcome asked of PostgreSQL in the time left, else a CommitInDoubtError. Default: none.
+   */
+  signal?: AbortSignal;
 }
+
+const NEVER = new AbortController().signal;
 
 const rowId = (boardId: string, row: ScoreRowKey, playerId: string) =>
   `${boardId}\u0000${row.period}\u0000${row.bucket}\u0000${row.region}\u0000${playerId}`;
@@ -138,7 +151,7 @@ export async function recordGroup(sql: Sql, submissions: ResultEntry[][], option
   for (let attempt = 0; ; attempt += 1) {
     if (active.length === 0) return assemble(submissions.length, rejected, emptyGroup());
     try {
-      const done = await recordOnce(sql, active.map((i) => submissions[i]!), options.commitDoubtMs ?? COMMIT_DOUBT_TIMEOUT_MS);
+      const done = await recordOnce(sql, active.map((i) => submissions[i]!), options.commitDoubtMs ?? COMMIT_DOUBT_TIMEOUT_MS, options.signal ?? NEVER);
       return assemble(submissions.length, rejected, done, active);
     } catch (error) {
       if (isRetriable(error) && attempt < (options.retries ?? 3)) continue;
@@ -193,21 +206,30 @@ function merge(size: number, rejected: Map<number, unknown>, parts: number[][], 
   };
 }
 
-/** One transaction for the whole group; throws (and records nothing) when any submission fails. */
-async function recordOnce(sql: Sql, submissions: ResultEntry[][], commitDoubtMs: number): Promise<GroupOnce> {
+/**
+ * One transaction for the whole group; throws (and records nothing) when any submission fails.
+ * Past `signal`, the body sends no further statement and never returns, so postgres.js never sends
+ * COMMIT; the wait for a statement that hangs is left at once (its connection answers or closes
+ * later, and the transaction rolls back then, or at PostgreSQL's idle-in-transaction timeout).
+ */
+async function recordOnce(sql: Sql, submissions: ResultEntry[][], commitDoubtMs: number, signal: AbortSignal): Promise<GroupOnce> {
+  signal.throwIfAborted();
   // Set once the body has run: a failure after it can only be the COMMIT's (see settleCommit).
   let committing: { xid: string | null; group: GroupOnce } | undefined;
   try {
-    return await sql.begin(async (tx) => {
-      const { group, xid } = await recordInTransaction(tx, submissions);
+    const transaction = sql.begin(async (tx) => {
+      const { group, xid } = await recordInTransaction(tx, submissions, signal);
+      // The last moment to give up: COMMIT is sent once this returns.
+      signal.throwIfAborted();
       committing = { xid, group };
       return group;
     });
+    return await settleBy(transaction, signal);
   } catch (error) {
     if (!committing) throw error;
     // Nothing was written (a group of replays): nothing can be in doubt.
     if (committing.xid === null) throw error;
-    const status = await settleCommit(sql, committing.xid, commitDoubtMs);
+    const status = await settleCommit(sql, committing.xid, commitDoubtMs, signal);
     if (status === 'committed') return committing.group;
     if (status === 'aborted') throw error;
     throw new CommitInDoubtError(error);
@@ -222,19 +244,20 @@ async function recordOnce(sql: Sql, submissions: ResultEntry[][], commitDoubtMs:
  * server answers again; 'in progress' (the server has not yet noticed the lost client) is asked
  * again. A rare case: only a group whose COMMIT was on the wire when the connection broke waits.
  */
-async function settleCommit(sql: Sql, xid: string, timeoutMs: number): Promise<'committed' | 'aborted' | 'unknown'> {
+async function settleCommit(sql: Sql, xid: string, timeoutMs: number, signal: AbortSignal): Promise<'committed' | 'aborted' | 'unknown'> {
   const deadline = performance.now() + timeoutMs;
-  for (;;) {
+  while (!signal.aborted) {
     try {
-      const [row] = await sql<{ status: string | null }[]>`select pg_xact_status(${xid}::xid8) as status`;
+      const [row] = await settleBy(sql<{ status: string | null }[]>`select pg_xact_status(${xid}::xid8) as status`, signal);
       if (row?.status === 'committed') return 'committed';
       if (row?.status === 'aborted') return 'aborted';
     } catch {
-      // Still away; ask again.
+      // Still away (or out of time); ask again while there is time.
     }
     if (performance.now() >= deadline) return 'unknown';
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
+  return 'unknown';
 }
 
 /** An entry of the group with the submission it came in. */
@@ -244,7 +267,7 @@ interface GroupEntry {
 }
 
 /** The body of the group's transaction; answers the group and the transaction's id (null when nothing was written). */
-async function recordInTransaction(tx: TransactionSql, submissions: ResultEntry[][]): Promise<{ group: GroupOnce; xid: string | null }> {
+async function recordInTransaction(tx: TransactionSql, submissions: ResultEntry[][], signal: AbortSignal): Promise<{ group: GroupOnce; xid: string | null }> {
   const entries: GroupEntry[] = submissions.flatMap((entries, submission) => entries.map((entry) => ({ entry, submission })));
   const firstSeen = new Map<string, number>();
   entries.forEach(({ entry }, i) => {
@@ -254,6 +277,7 @@ async function recordInTransaction(tx: TransactionSql, submissions: ResultEntry[
   // Pipelined: the log statement is sent at once and runs once the locks are held, so its snapshot
   // (taken when it starts) sees every earlier result and board score of these players.
   const [, logged] = await Promise.all([lockPlayers(tx, candidates), logAndRead(tx, candidates)]);
+  signal.throwIfAborted();
   const isNew = (entry: ResultEntry, i: number) => firstSeen.get(entryId(entry)) === i && logged.inserted.has(entryId(entry));
 
   // Fold the new results in order: `running` starts from what the database held and tells whether

@@ -109,8 +109,10 @@ export async function closeAndFreezeSeason(db: Db, args: CloseSeasonArgs): Promi
       .where(and(eq(seasons.boardId, args.boardId), args.seasonId ? eq(seasons.id, args.seasonId) : undefined, isNull(seasons.closedAt)))
       .returning();
     if (!season) return null;
-    // The sort of a large season fits in memory rather than spilling to disk.
+    // The sort of a large season fits in memory rather than spilling to disk; and a freeze of
+    // millions of standings is a job, not a request: the sessions' statement timeout is lifted.
     await tx.execute(sql`set local work_mem = '256MB'`);
+    await tx.execute(sql`set local statement_timeout = 0`);
     const startsAt = season.startsAt.toISOString();
     const endsAt = season.endsAt?.toISOString() ?? null;
     // The index's tie-break time: the start of the unit the score was reached in, where the packing

@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { type RedisClient, isCluster, mastersOf } from '../redis.js';
 import type { Database } from '../db/client.js';
+import type { SubmissionHealth } from '../resolvers/submission-health.js';
 
 /** How long a readiness probe waits for each store. */
 const PROBE_TIMEOUT_MS = 1_000;
@@ -34,13 +35,26 @@ export function answerHealth(res: ServerResponse): void {
   res.writeHead(200, { 'content-type': 'text/plain', 'cache-control': 'no-store' }).end('ok\n');
 }
 
-/** `/readyz`: 200 when PostgreSQL and Redis (every master of a Cluster) both answer, 503 (saying which does not) otherwise. */
-export async function answerReadiness(res: ServerResponse, stores: { database: Database; redis: RedisClient }): Promise<void> {
+/**
+ * `/readyz`: 200 when PostgreSQL commits a transaction, Redis (every master of a Cluster) answers,
+ * and submissions have not been failing (see SubmissionHealth); 503, saying which is not, otherwise.
+ */
+export async function answerReadiness(
+  res: ServerResponse,
+  stores: { database: Database; redis: RedisClient; submissions: SubmissionHealth },
+): Promise<void> {
   const [postgres, redis] = await Promise.allSettled([
-    within(stores.database.sql`select 1`, PROBE_TIMEOUT_MS),
+    // A transaction, not a bare select: BEGIN and COMMIT are what a submission needs to get through.
+    within(stores.database.sql.begin((tx) => tx`select 1`), PROBE_TIMEOUT_MS),
     within(redisAnswers(stores.redis), PROBE_TIMEOUT_MS),
   ]);
-  const body = { postgres: postgres.status === 'fulfilled' ? 'up' : 'down', redis: redis.status === 'fulfilled' ? 'up' : 'down' };
-  const ready = body.postgres === 'up' && body.redis === 'up';
+  const failing = stores.submissions.problem();
+  const body = {
+    postgres: postgres.status === 'fulfilled' ? 'up' : 'down',
+    redis: redis.status === 'fulfilled' ? 'up' : 'down',
+    submissions: failing ? 'failing' : 'ok',
+    ...(failing ? { problem: failing } : {}),
+  };
+  const ready = body.postgres === 'up' && body.redis === 'up' && !failing;
   res.writeHead(ready ? 200 : 503, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(`${JSON.stringify(body)}\n`);
 }

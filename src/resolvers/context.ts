@@ -16,6 +16,8 @@ import type { ProfileCache } from './profile-cache.js';
 import type { SeasonDirectory } from './season-directory.js';
 import { isStoreUnavailable } from './store-errors.js';
 import type { SubmissionGroups } from './submit.js';
+import type { SubmissionHealth } from './submission-health.js';
+import { deadlineSignal, settleBy } from '../deadline.js';
 
 /** What every operation may use; built once by the app. */
 export interface Services {
@@ -44,6 +46,10 @@ export interface Services {
   log: Logger;
   /** The clock; tests move it. */
   now(): Date;
+  /** Every request is answered within this many milliseconds, whatever a store does (REQUEST_TIMEOUT_MS). */
+  requestTimeoutMs: number;
+  /** Whether submissions commit lately: /readyz answers 503 while they do not. */
+  submissionHealth: SubmissionHealth;
 }
 
 /** Per request. */
@@ -56,17 +62,30 @@ export interface Context {
   signal?: AbortSignal | undefined;
   /** The client's address, for per-client limits. */
   client: string;
+  /** performance.now() when the request came in; its deadline is this plus services.requestTimeoutMs. */
+  startedAt: number;
 }
+
+/**
+ * A signal that aborts `marginMs` before the deadline of a request that came in at `startedAt`,
+ * for the waits on PostgreSQL a request can do without (names, a key lookup): leaving the margin
+ * to answer without them.
+ */
+export const beforeDeadline = (services: Services, startedAt: number, marginMs: number): AbortSignal =>
+  deadlineSignal(startedAt + services.requestTimeoutMs - marginMs - performance.now(), 'PostgreSQL');
+
+/** How long before its deadline a request stops waiting for names, so that it answers with ids alone. */
+const NAMES_MARGIN_MS = 500;
 
 /**
  * One load for every player a response names, through the process's profile cache (a query only
  * for those it does not hold). When PostgreSQL does not answer, players come back with their id
  * alone: a ranking read from Redis is still worth serving without names.
  */
-function playerLoader(services: Services) {
+function playerLoader(services: Services, startedAt: number) {
   return new DataLoader<string, Player>(async (ids) => {
     try {
-      return await services.profiles.load(ids);
+      return await settleBy(services.profiles.load(ids), beforeDeadline(services, startedAt, NAMES_MARGIN_MS));
     } catch (error) {
       if (!isStoreUnavailable(error)) throw error;
       services.log.warn({ err: error }, 'player profiles unavailable; answering ids only');
@@ -83,12 +102,15 @@ export interface RequestFacts {
 }
 
 export async function createContext(services: Services, { authorization, client, signal }: RequestFacts): Promise<Context> {
+  const startedAt = performance.now();
   const key = bearerKey(authorization);
   return {
     services,
     signal,
     client: client ?? 'unknown',
-    caller: key ? await services.keyring.identify(key) : null,
-    loaders: { player: playerLoader(services) },
+    startedAt,
+    // A stored key is looked up in PostgreSQL: not past the request's bound (UNAVAILABLE then).
+    caller: key ? await settleBy(services.keyring.identify(key), beforeDeadline(services, startedAt, NAMES_MARGIN_MS)) : null,
+    loaders: { player: playerLoader(services, startedAt) },
   };
 }

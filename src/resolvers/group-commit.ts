@@ -6,7 +6,13 @@
  * a throw from `run` fails every item of the group. `run` calls `committed()` once its transaction
  * is over: the group's slot goes to the next group then, while this one finishes what follows the
  * commit (its index write), so that work never holds a transaction back.
+ *
+ * Each item may carry a deadline; a group's is its earliest item's. `run` gets it as a signal and
+ * must settle by then, and the slot goes to the next group when it fires whatever `run` is still
+ * waiting for: a store that hangs costs its group's callers their answer, never the slots of the
+ * groups after it.
  */
+import { deadlineSignal } from '../deadline.js';
 
 export interface GroupCommitOptions {
   /**
@@ -28,19 +34,23 @@ export interface GroupCommitOptions {
 export type ItemOutcome<R> = { ok: R } | { error: unknown };
 
 export interface GroupCommit<T, R> {
-  /** Queues `item` for the next group; settles once its group is done. O(1) plus its share of the group. */
-  submit(item: T, weight: number): Promise<R>;
+  /**
+   * Queues `item` for the next group; settles once its group is done. `deadline` (in
+   * performance.now() milliseconds; default none) bounds its group. O(1) plus its share of the group.
+   */
+  submit(item: T, weight: number, deadline?: number): Promise<R>;
 }
 
 interface Waiting<T, R> {
   item: T;
   weight: number;
+  deadline: number;
   resolve(value: R): void;
   reject(error: unknown): void;
 }
 
 export function createGroupCommit<T, R>(
-  run: (items: T[], committed: () => void) => Promise<ItemOutcome<R>[]>,
+  run: (items: T[], committed: () => void, signal: AbortSignal) => Promise<ItemOutcome<R>[]>,
   options: GroupCommitOptions = {},
 ): GroupCommit<T, R> {
   const maxGroupWeight = options.maxGroupWeight ?? 500;
@@ -67,8 +77,11 @@ export function createGroupCommit<T, R>(
       inFlight -= 1;
       pump();
     };
+    const deadline = Math.min(...group.map((waiting) => waiting.deadline));
+    const signal = Number.isFinite(deadline) ? deadlineSignal(deadline - performance.now(), 'PostgreSQL') : new AbortController().signal;
+    signal.addEventListener('abort', release, { once: true });
     try {
-      const outcomes = await run(group.map((waiting) => waiting.item), release);
+      const outcomes = await run(group.map((waiting) => waiting.item), release, signal);
       group.forEach((waiting, i) => {
         const outcome = outcomes[i]!;
         if ('ok' in outcome) waiting.resolve(outcome.ok);
@@ -77,6 +90,7 @@ export function createGroupCommit<T, R>(
     } catch (error) {
       for (const waiting of group) waiting.reject(error);
     } finally {
+      signal.removeEventListener('abort', release);
       release();
     }
   }
@@ -89,9 +103,9 @@ export function createGroupCommit<T, R>(
   }
 
   return {
-    submit(item, weight) {
+    submit(item, weight, deadline = Infinity) {
       return new Promise<R>((resolve, reject) => {
-        queue.push({ item, weight, resolve, reject });
+        queue.push({ item, weight, deadline, resolve, reject });
         pump();
       });
     },

@@ -20,12 +20,20 @@ const NETWORK_CODES = new Set([
   '57P02',
   '57P03',
   '53300',
+  // PostgreSQL ending what ran past a session timeout (see SessionTimeouts in db/client.ts):
+  // statement_timeout, lock_timeout, idle_in_transaction_session_timeout
+  '57014',
+  '55P03',
+  '25P03',
 ]);
 
 const REDIS_DOWN = /Connection is closed|Stream isn't writeable|enableOfflineQueue|Reached the max retries|Command timed out|MaxRetriesPerRequest/;
 
-/** Errors of ours that mean the same: an index bucket not rebuilt yet, a COMMIT whose outcome is not known yet. */
-const OWN_UNAVAILABLE = new Set(['IndexRecoveringError', 'CommitInDoubtError']);
+/**
+ * Errors of ours that mean the same: an index bucket not rebuilt yet, a COMMIT whose outcome is not
+ * known yet, a store that did not answer within the request's bound.
+ */
+const OWN_UNAVAILABLE = new Set(['IndexRecoveringError', 'CommitInDoubtError', 'DeadlineExceededError']);
 
 export function isStoreUnavailable(error: unknown): boolean {
   for (let cause = error, depth = 0; cause instanceof Error && depth < 5; cause = cause.cause, depth++) {

@@ -1,6 +1,7 @@
 import { flaggedAmong, withPlayerLock } from '../db/flags.js';
 import {
   type RecordOutcome,
+  type RecordedGroup,
   type ResultEntry,
   type ScoreRowKey,
   type StoredBoardScore,
@@ -16,10 +17,14 @@ import { type GroupCommit, type GroupCommitOptions, type ItemOutcome, createGrou
 import { badInput } from './errors.js';
 import { openSeasonOf } from './season-directory.js';
 import { announceTops } from '../pubsub/announce.js';
+import { settleBy } from '../deadline.js';
 import { type PeriodStanding, toStanding } from './standings.js';
 
 /** The most results one submitScores call may carry. */
 export const MAX_BATCH = 1_000;
+
+/** How long before the request's deadline the write path gives up, leaving time to answer. */
+const ANSWER_MARGIN_MS = 250;
 
 export interface SubmitScoreInput {
   board: string;
@@ -94,7 +99,7 @@ export type SubmissionGroups = GroupCommit<Submission, SubmissionRecorded>;
  * services hold the groups, and the groups use the services).
  */
 export function createSubmissionGroups(services: () => Services, options: GroupCommitOptions = {}): SubmissionGroups {
-  return createGroupCommit((submissions, committed) => commitGroup(services(), submissions, committed), options);
+  return createGroupCommit((submissions, committed, signal) => commitGroup(services(), submissions, committed, signal), options);
 }
 
 /**
@@ -120,7 +125,9 @@ export async function submitScores(ctx: Context, inputs: SubmitScoreInput[], { b
 
   let recorded: SubmissionRecorded;
   try {
-    recorded = await services.submissions.submit(entries, entries.length);
+    // Answered within the request's bound, a little ahead of the request's own deadline so that
+    // this answer (nothing recorded, or in doubt) is the one the client gets.
+    recorded = await services.submissions.submit(entries, entries.length, ctx.startedAt + services.requestTimeoutMs - ANSWER_MARGIN_MS);
   } catch (error) {
     if (error instanceof TotalAboveMaxScoreError) {
       throw badInput(`A SUM total would pass the board's maxScore: ${error.message}. Nothing was recorded.`);
@@ -148,8 +155,15 @@ export async function submitScores(ctx: Context, inputs: SubmitScoreInput[], { b
  * index in one pipeline, then checks the flags once more (see keepFlaggedOut). Throws only when
  * nothing was recorded for anyone (PostgreSQL away).
  */
-async function commitGroup(services: Services, submissions: Submission[], committed: () => void): Promise<ItemOutcome<SubmissionRecorded>[]> {
-  const recorded = await recordGroup(services.database.sql, submissions);
+async function commitGroup(services: Services, submissions: Submission[], committed: () => void, signal: AbortSignal): Promise<ItemOutcome<SubmissionRecorded>[]> {
+  let recorded: RecordedGroup;
+  try {
+    recorded = await recordGroup(services.database.sql, submissions, { signal });
+  } catch (error) {
+    services.submissionHealth.failed(error);
+    throw error;
+  }
+  services.submissionHealth.committed();
   // The next group may start its transaction while this one writes the index.
   committed();
   const written = submissions.filter((_, i) => 'ok' in recorded.submissions[i]!).flat();
@@ -157,7 +171,9 @@ async function commitGroup(services: Services, submissions: Submission[], commit
   const hidden = recorded.flagged;
   const shown = recorded.boardScores.filter((score) => !hidden.has(score.playerId));
   const places = await writeIndex(services, written, shown, recorded.backlogIds);
-  if (places) await keepFlaggedOut(services, written, shown, hidden);
+  // Recorded already: past the deadline the answer goes out without waiting for the check (which
+  // goes on, and logs what it could not do).
+  if (places) await settleBy(keepFlaggedOut(services, written, shown, hidden), signal).catch(() => {});
   return recorded.submissions.map((done) => ('ok' in done ? { ok: { outcomes: done.ok.outcomes, hidden, places: places ?? new Map() } } : done));
 }
 

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { inject } from 'vitest';
 import { type App, buildApp } from '../../src/app.js';
-import { type Database, createDatabase } from '../../src/db/client.js';
+import { type Database, createDatabase, sessionTimeoutsFor } from '../../src/db/client.js';
 import { createLogger } from '../../src/logger.js';
 import type { RateLimitOptions } from '../../src/http/rate-limits.js';
 import type { IndexCatchUpOptions } from '../../src/jobs/index-catch-up.js';
@@ -60,6 +60,8 @@ export interface TestAppOptions {
   groupCommit?: GroupCommitOptions;
   /** How the app keeps the score log's partitions ahead. Default: the app's. */
   resultPartitions?: ResultPartitionsOptions;
+  /** The app's request bound, from which its PostgreSQL session timeouts follow. Default: the app's (10 s). */
+  requestTimeoutMs?: number;
 }
 
 /**
@@ -80,7 +82,10 @@ export async function startTestApp(options: TestAppOptions = {}) {
     appDatabaseUrl.hostname = options.databaseVia.host ?? '127.0.0.1';
     appDatabaseUrl.port = String(options.databaseVia.port);
   }
-  const database: Database = createDatabase(appDatabaseUrl.toString(), { onQuery: options.onQuery });
+  const database: Database = createDatabase(appDatabaseUrl.toString(), {
+    onQuery: options.onQuery,
+    timeouts: sessionTimeoutsFor(options.requestTimeoutMs ?? 10_000),
+  });
   const redis = createRedisClient(redisTarget, { keyPrefix });
   await redis.connect();
   const subscriber = subscriberFor(redis);
@@ -100,6 +105,7 @@ export async function startTestApp(options: TestAppOptions = {}) {
     indexRecovery: options.indexRecovery,
     groupCommit: options.groupCommit,
     resultPartitions: options.resultPartitions,
+    requestTimeoutMs: options.requestTimeoutMs,
   });
   const { url } = await app.start();
 

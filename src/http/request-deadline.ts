@@ -1,0 +1,43 @@
+import { type DocumentNode, type ExecutionArgs, type ExecutionResult, OperationTypeNode, getOperationAST } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import type { Context } from '../resolvers/context.js';
+import { unavailable } from '../resolvers/errors.js';
+
+/**
+ * Every query and mutation is answered within the request's bound (REQUEST_TIMEOUT_MS), on every
+ * transport (Yoga, the JSON fast path and graphql-ws all run this envelop pipeline), whatever a
+ * store does: a store that hangs answers nothing and refuses nothing, so without a timer of our own
+ * a request would wait as long as the hang. Past the bound the client gets UNAVAILABLE and the
+ * execution's own result, should it come, is dropped.
+ *
+ * The write path bounds itself a little earlier (see submitScores), so a submission is answered
+ * by it, saying exactly whether anything was recorded; this is the backstop for everything else.
+ * Subscriptions are not bounded: they are meant to last.
+ */
+export function useRequestDeadline(): Plugin<Context> {
+  return {
+    onExecute({ executeFn, setExecuteFn }) {
+      setExecuteFn(async (args: ExecutionArgs) => {
+        const context = args.contextValue as Context;
+        const ms = context.services.requestTimeoutMs;
+        const left = context.startedAt + ms - performance.now();
+        let timer: NodeJS.Timeout | undefined;
+        const late = new Promise<ExecutionResult>((resolve) => {
+          timer = setTimeout(() => resolve({ data: null, errors: [unavailable(lateMessage(args.document, args.operationName, ms))] }), Math.max(0, left));
+        });
+        try {
+          return await Promise.race([executeFn(args) as Promise<ExecutionResult>, late]);
+        } finally {
+          clearTimeout(timer);
+        }
+      });
+    },
+  };
+}
+
+function lateMessage(document: DocumentNode, operationName: string | null | undefined, ms: number): string {
+  const what = `A backing store did not answer within the request's bound of ${ms} ms (REQUEST_TIMEOUT_MS).`;
+  return getOperationAST(document, operationName)?.operation === OperationTypeNode.MUTATION
+    ? `${what} The mutation may still take effect; it is safe to send again where it is idempotent (a submission with the same matchId is recorded once).`
+    : `${what} Try again shortly.`;
+}
