@@ -30,6 +30,18 @@ describe('auth: Authorization: Bearer <key>', () => {
     expect(board.data?.board).toBeNull();
   });
 
+  it('checks the key before the input: a caller without one learns nothing of what would be refused', async () => {
+    const badSubmission = { input: { board: 'global', playerId: 'p1', score: -1, matchId: 'x'.repeat(500) } };
+    expect(codeOf(await t.gql(SUBMIT, badSubmission))).toBe('UNAUTHENTICATED');
+    expect(codeOf(await t.gql(`mutation($inputs: [SubmitScoreInput!]!) { submitScores(inputs: $inputs) { duplicate } }`, { inputs: [badSubmission.input] }))).toBe('UNAUTHENTICATED');
+    const badBoard = { input: { id: 'bad id!', title: '', maxScore: -5 } };
+    expect(codeOf(await t.gql(CREATE, badBoard))).toBe('UNAUTHENTICATED');
+    expect(codeOf(await t.server(CREATE, badBoard))).toBe('FORBIDDEN');
+    // With the key, the same input is refused for what it is.
+    expect(codeOf(await t.server(SUBMIT, badSubmission))).toBe('BAD_USER_INPUT');
+    expect(codeOf(await t.admin(CREATE, badBoard))).toBe('BAD_USER_INPUT');
+  });
+
   it('accepts a server key for submissions and the admin key for both', async () => {
     expect(codeOf(await t.server(SUBMIT, submission('b')))).toBeUndefined();
     expect(codeOf(await t.admin(SUBMIT, submission('c')))).toBeUndefined();

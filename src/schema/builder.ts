@@ -3,6 +3,7 @@ import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
 import ValidationPlugin from '@pothos/plugin-validation';
 import type { Context } from '../resolvers/context.js';
 import { badInput, clientError } from '../resolvers/errors.js';
+import './auth-before-input.js';
 
 /** The one schema builder. */
 export const builder = new SchemaBuilder<{
@@ -11,7 +12,8 @@ export const builder = new SchemaBuilder<{
   AuthScopes: { server: boolean; admin: boolean };
   DefaultFieldNullability: false;
 }>({
-  plugins: [ScopeAuthPlugin, ValidationPlugin],
+  // authBeforeInput: a key is checked before the input, so a caller without one learns nothing of it.
+  plugins: [ScopeAuthPlugin, 'authBeforeInput', ValidationPlugin],
   defaultFieldNullability: false,
   scopeAuth: {
     authScopes: (ctx) => ({
