@@ -282,6 +282,9 @@ describe('standings: bad input', () => {
 
   it('refuses garbage', async () => {
     for (const after of ['', 'garbage', 'a.b', '...', `${cursor}.x`, cursor.split('.')[0]!]) await refused({ board: 'other-a', after });
+    // A signature of the right length in characters but not in bytes (once an internal error).
+    const payload = cursor.split('.')[0]!;
+    for (const signature of ['é'.repeat(22), '🎮'.repeat(11), '\u0000'.repeat(22), '+/='.repeat(7) + 'x']) await refused({ board: 'other-a', after: `${payload}.${signature}` });
   });
 
   it('refuses a cursor of another board, bucket or region', async () => {
