@@ -298,3 +298,43 @@ describe('the group commit under a store that hangs', () => {
     expect(runs).toBe(1);
   });
 });
+
+describe('a batch answers each result as of its own moment', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ now: () => NOW });
+    for (const board of BOARDS.filter((b) => b.periods.length)) {
+      const created = await t.admin(`mutation($input: CreateBoardInput!) { createBoard(input: $input) { id } }`, {
+        input: { id: `${board.id}-moment`, title: 'moment', order: board.order, aggregate: board.aggregate, maxScore: MAX_SCORE, periods: ['ALL_TIME'] },
+      });
+      expect(created.errors).toBeUndefined();
+    }
+  });
+  afterAll(() => t?.close());
+
+  it.each(BOARDS)('$aggregate $order: the score and rank after each result, not after the whole batch', async (board) => {
+    const id = `${board.id}-moment`;
+    const results: [string, number][] = [['ana', 10], ['bo', 25], ['ana', 20], ['cy', 5], ['ana', 1], ['bo', 3]];
+    // The plain fold: each player's score after each result, and their rank among those seen so far.
+    const scores = new Map<string, { score: number; at: number }>();
+    const better = (a: { score: number; at: number }, b: { score: number; at: number }) =>
+      a.score !== b.score ? (board.order === 'HIGH_FIRST' ? a.score > b.score : a.score < b.score) : a.at < b.at;
+    const expected = results.map(([player, score], i) => {
+      const old = scores.get(player);
+      const next =
+        board.aggregate === 'SUM'
+          ? { score: (old?.score ?? 0) + score, at: i }
+          : !old || better({ score, at: i }, old)
+            ? { score, at: i }
+            : old;
+      scores.set(player, next);
+      const rank = 1 + [...scores.entries()].filter(([other, entry]) => other !== player && better(entry, next)).length;
+      return { rank, score: next.score };
+    });
+    const response = await t.server<{ submitScores: Answer[] }>(SUBMIT_MANY, {
+      inputs: results.map(([playerId, score], i) => ({ board: id, playerId, score, matchId: `m${i}`, achievedAt: new Date(NOW.getTime() - 60_000 + i * 1_000).toISOString() })),
+    });
+    expect(response.errors).toBeUndefined();
+    expect(response.data!.submitScores.map((answer) => answer.standings.find((s) => s.period === 'ALL_TIME')!.standing)).toEqual(expected);
+  });
+});

@@ -27,6 +27,12 @@ export interface RecordOutcome {
   improved: boolean;
   /** What was recorded under this idempotency key: this entry, or for a duplicate the original. */
   recorded: { achievedAt: Date; region: string | null };
+  /**
+   * The player's board score in each of the entry's rows right after this result, in the order of
+   * `rows`: what the result itself is answered with, however many results of the same player its
+   * group holds after it. Empty for a duplicate.
+   */
+  after: StoredBoardScore[];
 }
 
 export interface StoredBoardScore extends ScoreRowKey, BoardScore {
@@ -286,15 +292,19 @@ async function recordInTransaction(tx: TransactionSql, submissions: ResultEntry[
   const running = logged.before;
   const contribution = new Map<string, StoredBoardScore>();
   const improved = new Set<number>();
+  const after = new Map<number, StoredBoardScore[]>();
   entries.forEach(({ entry, submission }, i) => {
     if (!isNew(entry, i)) return;
     const result: BoardScore = { playerId: entry.playerId, score: entry.score, reachedAt: entry.achievedAt };
+    const own: StoredBoardScore[] = [];
+    after.set(i, own);
     for (const row of entry.rows) {
       const id = rowId(entry.board.id, row, entry.playerId);
       const old = running.get(id);
       const next = { boardId: entry.board.id, ...row, ...combine(entry.board, old, result) };
       if (next.score > entry.board.maxScore) throw new TotalAboveMaxScoreError(entry.playerId, next.score, entry.board.maxScore, submission);
       running.set(id, next);
+      own.push(next);
       contribution.set(id, { boardId: entry.board.id, ...row, ...combine(entry.board, contribution.get(id), result) });
       if (row.period === 'ALL_TIME' && row.region === '' && old?.score !== next.score) improved.add(i);
     }
@@ -313,12 +323,12 @@ async function recordInTransaction(tx: TransactionSql, submissions: ResultEntry[
   const outcomes: RecordOutcome[][] = submissions.map(() => []);
   entries.forEach(({ entry, submission }, i) => {
     if (isNew(entry, i)) {
-      outcomes[submission]!.push({ duplicate: false, improved: improved.has(i), recorded: { achievedAt: entry.achievedAt, region: entry.region } });
+      outcomes[submission]!.push({ duplicate: false, improved: improved.has(i), recorded: { achievedAt: entry.achievedAt, region: entry.region }, after: after.get(i)! });
       return;
     }
     const first = entries[firstSeen.get(entryId(entry))!]!.entry;
     const recorded = logged.originals.get(entryId(entry)) ?? { achievedAt: first.achievedAt, region: first.region };
-    outcomes[submission]!.push({ duplicate: true, improved: false, recorded });
+    outcomes[submission]!.push({ duplicate: true, improved: false, recorded, after: [] });
   });
   return { group: { outcomes, boardScores, backlogIds: logged.backlogIds, flagged: logged.flagged }, xid: logged.xid };
 }

@@ -85,8 +85,11 @@ export interface SubmissionRecorded {
   outcomes: RecordOutcome[];
   /** Flagged players: recorded, kept out of the index, answered with no standings. */
   hidden: Set<string>;
-  /** Where each written board score now stands, by placeId; empty when the index did not answer. */
-  places: Map<string, PlaceWithSize>;
+  /**
+   * Where each recorded entry's board score stood right after it was written, one per bucket of the
+   * entry (null where the index placed none); empty when the index did not answer.
+   */
+  places: Map<PreparedEntry, (PlaceWithSize | null)[]>;
 }
 
 /** The process's group commit of submissions (see group-commit.ts); one per process, in Services. */
@@ -166,14 +169,18 @@ async function commitGroup(services: Services, submissions: Submission[], commit
   services.submissionHealth.committed();
   // The next group may start its transaction while this one writes the index.
   committed();
-  const written = submissions.filter((_, i) => 'ok' in recorded.submissions[i]!).flat();
+  const written = submissions.flatMap((entries, i) => {
+    const done = recorded.submissions[i]!;
+    return 'ok' in done ? entries.map((entry, k) => ({ entry, outcome: done.ok.outcomes[k]! })) : [];
+  });
   // A flagged player's results are recorded, but their board scores stay out of the index.
   const hidden = recorded.flagged;
-  const shown = recorded.boardScores.filter((score) => !hidden.has(score.playerId));
-  const places = await writeIndex(services, written, shown, recorded.backlogIds);
+  const shown = written.filter(({ entry }) => !hidden.has(entry.playerId));
+  const stored = recorded.boardScores.filter((score) => !hidden.has(score.playerId));
+  const places = await writeIndex(services, shown, stored, recorded.backlogIds);
   // Recorded already: past the deadline the answer goes out without waiting for the check (which
   // goes on, and logs what it could not do).
-  if (places) await settleBy(keepFlaggedOut(services, written, shown, hidden), signal).catch(() => {});
+  if (places) await settleBy(keepFlaggedOut(services, shown.map(({ entry }) => entry), hidden), signal).catch(() => {});
   return recorded.submissions.map((done) => ('ok' in done ? { ok: { outcomes: done.ok.outcomes, hidden, places: places ?? new Map() } } : done));
 }
 
@@ -192,9 +199,9 @@ export type PlaceWithSize = { place: Place; size: number };
  * index write failed there is nothing to take out: the catch-up job, which leaves flagged players
  * out, writes those board scores later.)
  */
-async function keepFlaggedOut(services: Services, entries: PreparedEntry[], shown: { playerId: string }[], hidden: Set<string>): Promise<void> {
+async function keepFlaggedOut(services: Services, entries: PreparedEntry[], hidden: Set<string>): Promise<void> {
   const { database, index, log } = services;
-  const written = [...new Set(shown.map((score) => score.playerId))];
+  const written = [...new Set(entries.filter((entry) => entry.buckets.length > 0).map((entry) => entry.playerId))];
   if (written.length === 0) return;
   try {
     for (const playerId of await flaggedAmong(database.sql, written)) {
@@ -213,33 +220,49 @@ async function keepFlaggedOut(services: Services, entries: PreparedEntry[], show
 }
 
 /**
- * Writes the committed board scores into the index, in one pipeline for the whole group; null when
- * Redis does not answer. Once the index holds them, the group's index_backlog rows are confirmed
- * (deleted in the background, with other groups' in one statement); when it does not, they stay,
- * and the catch-up job (jobs/index-catch-up.ts) re-applies them as soon as Redis answers again.
+ * Writes the group's results into the index, in one call per key for the whole group: each
+ * result's board score as it stood right after that result, in order, so that each is placed (and
+ * answered) as of its own moment, the last write of each board score being its stored value.
+ * Answers every entry's places; null when Redis does not answer. Once the index holds them, the
+ * group's index_backlog rows are confirmed (deleted in the background, with other groups' in one
+ * statement); when it does not, they stay, and the catch-up job (jobs/index-catch-up.ts)
+ * re-applies them as soon as Redis answers again.
  */
 async function writeIndex(
   services: Services,
-  entries: PreparedEntry[],
-  boardScores: StoredBoardScore[],
+  shown: { entry: PreparedEntry; outcome: RecordOutcome }[],
+  stored: StoredBoardScore[],
   backlogIds: number[],
-): Promise<Map<string, PlaceWithSize> | null> {
-  const bucketByRow = new Map<string, ResultBucket>();
-  for (const entry of entries) {
-    for (const at of entry.buckets) bucketByRow.set(placeId(entry.board.id, rowKey(at), entry.playerId), at);
+): Promise<SubmissionRecorded['places'] | null> {
+  const writes: BoardScoreWrite[] = [];
+  const owners: { entry: PreparedEntry; bucket: number }[] = [];
+  const lastWrite = new Map<string, BoardScoreWrite>();
+  for (const { entry, outcome } of shown) {
+    outcome.after.forEach((score, b) => {
+      const at = entry.buckets[b]!;
+      const write = { at, score, expiresAt: at.expiresAt };
+      writes.push(write);
+      owners.push({ entry, bucket: b });
+      lastWrite.set(placeId(entry.board.id, rowKey(at), entry.playerId), write);
+    });
   }
-  const writes: (BoardScoreWrite & { id: string })[] = [];
-  for (const stored of boardScores) {
-    const id = placeId(stored.boardId, stored, stored.playerId);
-    const at = bucketByRow.get(id);
-    if (at) writes.push({ id, at, score: stored, expiresAt: at.expiresAt });
+  // The stored board score is the truth: should it differ from the fold's last value (the player
+  // locks make that impossible, but the index must end where PostgreSQL is), it is written last.
+  for (const score of stored) {
+    const last = lastWrite.get(placeId(score.boardId, score, score.playerId));
+    if (last && (last.score.score !== score.score || last.score.reachedAt.getTime() !== score.reachedAt.getTime())) {
+      writes.push({ at: last.at, score, expiresAt: last.expiresAt });
+    }
   }
-  const places = new Map<string, PlaceWithSize>();
+  const places: SubmissionRecorded['places'] = new Map();
   try {
-    const written = await services.index.writeBoardScores(writes);
+    const placed = await services.index.writeBoardScores(writes);
     services.backlog.confirm(backlogIds);
-    written.forEach(({ place, size }, i) => {
-      if (place) places.set(writes[i]!.id, { place, size });
+    owners.forEach(({ entry, bucket }, i) => {
+      const { place, size } = placed[i]!;
+      const own = places.get(entry) ?? [];
+      own[bucket] = place ? { place, size } : null;
+      places.set(entry, own);
     });
     return places;
   } catch (error) {
@@ -249,13 +272,12 @@ async function writeIndex(
   }
 }
 
-function standingsOf(entry: PreparedEntry, places: Map<string, PlaceWithSize>): PeriodStanding[] {
-  const out: PeriodStanding[] = [];
-  for (const at of entry.buckets) {
-    const found = places.get(placeId(entry.board.id, rowKey(at), entry.playerId));
-    if (found) out.push({ period: at.bucket.period, bucket: at.bucket.label, region: at.region, standing: toStanding(found.place, found.size) });
-  }
-  return out;
+function standingsOf(entry: PreparedEntry, places: SubmissionRecorded['places']): PeriodStanding[] {
+  const own = places.get(entry) ?? [];
+  return entry.buckets.flatMap((at, b) => {
+    const found = own[b];
+    return found ? [{ period: at.bucket.period, bucket: at.bucket.label, region: at.region, standing: toStanding(found.place, found.size) }] : [];
+  });
 }
 
 /** The current standings of a replayed result, so a retried call answers as the first one would now. */
