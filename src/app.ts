@@ -18,6 +18,7 @@ import { type PreparedContext, createFastGraphql } from './http/fast-graphql.js'
 import { refuseOversizedBody } from './http/body-limit.js';
 import { answerHealth, answerReadiness } from './http/health.js';
 import { answerMetrics } from './http/metrics.js';
+import { createMetricsAccess } from './http/metrics-access.js';
 import { useObservability } from './http/observe.js';
 import { useReadRateLimit } from './http/read-limit.js';
 import { useRequestDeadline } from './http/request-deadline.js';
@@ -51,6 +52,8 @@ export interface AppDeps extends ServiceDeps {
    * http/cluster-metrics.ts). Default: none, so `/metrics` serves this process's own.
    */
   metricsOfEveryWorker?: () => Promise<string>;
+  /** When set, `/metrics` answers only requests with `Authorization: Bearer <metricsToken>` (401 otherwise). Default: none, so it is open. */
+  metricsToken?: string | undefined;
 }
 
 export interface App {
@@ -141,13 +144,17 @@ export function buildApp(deps: AppDeps): App {
   });
 
   const answerOverlay = createOverlayRoute();
+  const mayReadMetrics = createMetricsAccess(deps.metricsToken);
   const server: Server = createServer((req, res) => {
     if (refuseOversizedBody(req, res, MAX_BODY_BYTES)) return;
     if (serveFast(req, res)) return;
     if (answerOverlay(req, res)) return;
     if (req.url === '/healthz') return answerHealth(res);
     if (req.url === '/readyz') return void answerReadiness(res, { ...deps, submissions: services.submissionHealth });
-    if (req.url === '/metrics') return void answerMetrics(res, services.metrics, () => measureIndexDrift(services), deps.metricsOfEveryWorker);
+    if (req.url === '/metrics') {
+      if (mayReadMetrics(req, res)) void answerMetrics(res, services.metrics, () => measureIndexDrift(services), deps.metricsOfEveryWorker);
+      return;
+    }
     void yoga(req, res);
   });
 

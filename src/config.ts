@@ -73,6 +73,8 @@ export const configSchema = z.object({
   ADMIN_API_KEY: z.string().min(16, 'must be at least 16 characters long').optional(),
   SERVER_API_KEYS: apiKeyList,
   CURSOR_SECRET: z.string().min(16, 'must be at least 16 characters long').optional(),
+  /** When set, /metrics answers only `Authorization: Bearer <METRICS_TOKEN>`. */
+  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters long').optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
   /**

@@ -68,6 +68,7 @@ async function serve(config: Config, log: Logger): Promise<void> {
       readsPerSecond: config.RATE_LIMIT_READS_PER_SECOND,
     },
     metricsOfEveryWorker: workerMetrics?.everyWorker,
+    metricsToken: config.METRICS_TOKEN,
   });
   workerMetrics?.share(app.services.metrics.registry);
   await app.start();

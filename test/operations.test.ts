@@ -37,3 +37,26 @@ describe('health, readiness and metrics', () => {
     expect(metric(text, /leaderboard_index_drift\{board="global",period="ALL_TIME",bucket="all",region=""\} (-?\d+)/)).toBe(1);
   });
 });
+
+describe('/metrics behind METRICS_TOKEN', () => {
+  const TOKEN = 'metrics-token-0123456789';
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ metricsToken: TOKEN });
+  });
+  afterAll(() => t?.close());
+
+  it('answers 401 without the token or with another, and the metrics with it', async () => {
+    const read = (authorization?: string) => fetch(`${t.url}/metrics`, authorization ? { headers: { authorization } } : {});
+    for (const authorization of [undefined, 'Bearer wrong-token-0123456789', TOKEN, `Bearer ${TOKEN}x`, `Basic ${TOKEN}`]) {
+      const refused = await read(authorization);
+      expect(refused.status, String(authorization)).toBe(401);
+      expect(await refused.text()).not.toContain('leaderboard_');
+    }
+    const allowed = await read(`Bearer ${TOKEN}`);
+    expect(allowed.status).toBe(200);
+    expect(await allowed.text()).toContain('leaderboard_');
+    // The rest of the service is not behind it.
+    expect((await fetch(`${t.url}/healthz`)).status).toBe(200);
+  });
+});

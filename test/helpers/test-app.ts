@@ -62,6 +62,8 @@ export interface TestAppOptions {
   resultPartitions?: ResultPartitionsOptions;
   /** The app's request bound, from which its PostgreSQL session timeouts follow. Default: the app's (10 s). */
   requestTimeoutMs?: number;
+  /** The token /metrics asks for. Default: none (open). */
+  metricsToken?: string;
 }
 
 /**
@@ -106,6 +108,7 @@ export async function startTestApp(options: TestAppOptions = {}) {
     groupCommit: options.groupCommit,
     resultPartitions: options.resultPartitions,
     requestTimeoutMs: options.requestTimeoutMs,
+    metricsToken: options.metricsToken,
   });
   const { url } = await app.start();
 
