@@ -1,33 +1,7 @@
 import type { ServerResponse } from 'node:http';
-import { type RedisClient, isCluster, mastersOf } from '../redis.js';
+import type { RedisClient } from '../redis.js';
 import type { Database } from '../db/client.js';
-
-/** How long a readiness probe waits for each store. */
-const PROBE_TIMEOUT_MS = 1_000;
-
-function within<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
-/**
- * Whether Redis answers: the node PINGs; on a Cluster, the cluster says it is whole (cluster_state:ok,
- * every slot served) and every master PINGs, since a master away leaves its buckets unreadable.
- * O(masters).
- */
-async function redisAnswers(redis: RedisClient): Promise<void> {
-  if (!isCluster(redis)) {
-    await redis.ping();
-    return;
-  }
-  if (redis.status !== 'ready') throw new Error(`the cluster client is ${redis.status}`);
-  const info = await redis.cluster('INFO');
-  if (!/^cluster_state:ok\b/m.test(info)) throw new Error('the cluster is not whole');
-  await Promise.all(mastersOf(redis).map((master) => master.ping()));
-}
+import { probeStores } from '../resolvers/store-health.js';
 
 /** `/healthz`: 200 while the process runs. */
 export function answerHealth(res: ServerResponse): void {
@@ -36,11 +10,8 @@ export function answerHealth(res: ServerResponse): void {
 
 /** `/readyz`: 200 when PostgreSQL and Redis (every master of a Cluster) both answer, 503 (saying which does not) otherwise. */
 export async function answerReadiness(res: ServerResponse, stores: { database: Database; redis: RedisClient }): Promise<void> {
-  const [postgres, redis] = await Promise.allSettled([
-    within(stores.database.sql`select 1`, PROBE_TIMEOUT_MS),
-    within(redisAnswers(stores.redis), PROBE_TIMEOUT_MS),
-  ]);
-  const body = { postgres: postgres.status === 'fulfilled' ? 'up' : 'down', redis: redis.status === 'fulfilled' ? 'up' : 'down' };
+  const { postgres, redis } = await probeStores(stores);
+  const body = { postgres: postgres.up ? 'up' : 'down', redis: redis.up ? 'up' : 'down' };
   const ready = body.postgres === 'up' && body.redis === 'up';
   res.writeHead(ready ? 200 : 503, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(`${JSON.stringify(body)}\n`);
 }
