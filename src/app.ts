@@ -20,6 +20,7 @@ import { answerHealth, answerReadiness } from './http/health.js';
 import { answerMetrics } from './http/metrics.js';
 import { useObservability } from './http/observe.js';
 import { useReadRateLimit } from './http/read-limit.js';
+import { createConsoleRoute } from './console/route.js';
 import { createOverlayRoute } from './overlay/route.js';
 import { schema } from './schema/index.js';
 import { type ServiceDeps, createServices } from './services.js';
@@ -139,10 +140,12 @@ export function buildApp(deps: AppDeps): App {
   });
 
   const answerOverlay = createOverlayRoute();
+  const answerConsole = createConsoleRoute();
   const server: Server = createServer((req, res) => {
     if (refuseOversizedBody(req, res, MAX_BODY_BYTES)) return;
     if (serveFast(req, res)) return;
     if (answerOverlay(req, res)) return;
+    if (answerConsole(req, res)) return;
     if (req.url === '/healthz') return answerHealth(res);
     if (req.url === '/readyz') return void answerReadiness(res, deps);
     if (req.url === '/metrics') return void answerMetrics(res, services.metrics, () => measureIndexDrift(services), deps.metricsOfEveryWorker);
