@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRebuildJobs } from '../src/jobs/rebuild-jobs.js';
 import { labelsAt } from './helpers/oracle.js';
 import { ADMIN_KEY, SERVER_KEY, type TestApp, startTestApp } from './helpers/test-app.js';
 
@@ -93,6 +94,18 @@ describe('the console’s admin operations', () => {
     return [...best.values()].sort((a, b) => b.score - a.score || a.achievedAt.getTime() - b.achievedAt.getTime());
   };
 
+  /** The rebuild jobs' records in Redis (SCAN patterns are not prefixed by ioredis; the keys it answers are full names). */
+  async function jobKeys(): Promise<string[]> {
+    const found: string[] = [];
+    let cursor = '0';
+    do {
+      const [next, keys] = await t.redis.scan(cursor, 'MATCH', `${t.keyPrefix}rebuild-job:*`, 'COUNT', 1000);
+      found.push(...keys.map((key) => key.slice(t.keyPrefix.length)));
+      cursor = next;
+    } while (cursor !== '0');
+    return found.sort();
+  }
+
   async function submit(row: Sent, key = SERVER_KEY) {
     const answer = await t.gql(
       SUBMIT,
@@ -159,6 +172,25 @@ describe('the console’s admin operations', () => {
 
     const refused = await t.admin(START_REBUILD, { board: BOARD, period: 'WEEKLY' });
     expect(refused.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
+
+    // Another rebuild of the bucket holds its rebuild key: refused at once, and no job is left behind.
+    const live = `lb:{${BOARD}:DAILY:${TODAY}:eu}`;
+    await t.redis.zadd(`${live}#rebuild`, 0, '\u0000rebuild:someone-else');
+    const jobsBefore = await jobKeys();
+    expect(jobsBefore).toEqual([`rebuild-job:${id}`]);
+    const busy = await t.admin(START_REBUILD, { board: BOARD, period: 'DAILY', region: 'eu' });
+    expect(busy.errors?.[0]?.extensions?.code).toBe('RATE_LIMITED');
+    expect(await jobKeys()).toEqual(jobsBefore);
+    await t.redis.del(`${live}#rebuild`);
+  });
+
+  it('answers a rebuild whose process stopped beating as FAILED rather than RUNNING for ever', async () => {
+    const jobs = createRebuildJobs(t.redis, { staleMs: 200 });
+    await t.redis.hset('rebuild-job:orphan', { boardId: BOARD, period: 'ALL_TIME', bucket: 'all', region: '', state: 'RUNNING', rowsRead: 3, rowsTotal: 9, startedAt: Date.now(), beatAt: Date.now() });
+    expect(await jobs.find('orphan')).toMatchObject({ state: 'RUNNING', rowsRead: 3, rowsTotal: 9, error: null });
+    await expect.poll(async () => (await jobs.find('orphan'))?.state, { timeout: 5_000, interval: 50 }).toBe('FAILED');
+    expect((await jobs.find('orphan'))!.error).toContain('stopped');
+    await t.redis.del('rebuild-job:orphan');
   });
 
   it('finds players by id prefix, by a piece of their name in any case, and by the exact id of one without a profile', async () => {
