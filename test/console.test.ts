@@ -30,6 +30,41 @@ interface Sent {
   at: number;
 }
 
+describe('the console files over HTTP', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('serves the page with a policy that allows only its own origin and no framing, its files, and the graphql-ws client', async () => {
+    for (const path of ['/console', '/console/', '/console#/boards']) {
+      const page = await fetch(`${t.url}${path}`);
+      expect(page.status).toBe(200);
+      expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+      const policy = page.headers.get('content-security-policy')!;
+      for (const rule of ["default-src 'self'", "connect-src 'self'", "frame-ancestors 'none'", "form-action 'none'"]) expect(policy).toContain(rule);
+      expect(await page.text()).toContain('<script type="module" src="/console/console.js"></script>');
+    }
+    for (const [path, type] of [
+      ['/console/console.css', 'text/css; charset=utf-8'],
+      ['/console/console.js', 'text/javascript; charset=utf-8'],
+      ['/console/graphql-ws/client.js', 'text/javascript; charset=utf-8'],
+    ]) {
+      const file = await fetch(`${t.url}${path}`);
+      expect(file.status, path).toBe(200);
+      expect(file.headers.get('content-type')).toBe(type);
+    }
+    expect(await (await fetch(`${t.url}/console/console.js`)).text()).toContain("from './graphql-ws/client.js'");
+    expect((await fetch(`${t.url}/console/nope.js`)).status).toBe(404);
+    expect((await fetch(`${t.url}/console`, { method: 'POST', body: 'x' })).status).toBe(405);
+    // The overlay beside it is unchanged.
+    expect((await fetch(`${t.url}/overlay`)).status).toBe(200);
+  });
+});
+
 describe.skipIf(!hasChromium)('the console', () => {
   let t: TestApp;
   let browser: Browser;
