@@ -312,6 +312,13 @@ describe.skipIf(!hasChromium)('the console', () => {
       await submit(playerId, score);
       inSeason.push(sent.at(-1)!);
     }
+    // The season's bucket: counted in the buckets (after a refresh), and live in the picker.
+    await page.click('#refresh-buckets');
+    await expect
+      .poll(() => page.locator('#buckets tr[data-period="SEASON"][data-region=""] td').nth(3).textContent())
+      .toBe(String(ranked(inSeason).length));
+    await page.selectOption('.bucket-picker [name=period]', 'SEASON');
+    await expect.poll(() => standingRows('.live-top'), { timeout: 10_000 }).toEqual(ranked(inSeason));
     await shot('08-board-season-open');
     await page.click('#close-season');
     await expect.poll(() => page.locator('#confirm-title').textContent()).toBe('Close “Winter cup”?');

@@ -81,12 +81,6 @@ export function createRebuildJobs(redis: RedisClient, options: RebuildJobsOption
       let rowsRead = 0;
       let claimed!: () => void;
       const begun = new Promise<void>((resolve) => (claimed = resolve));
-      const heartbeat = setInterval(() => void save(job.id, { rowsRead }).catch(() => undefined), heartbeatMs);
-      heartbeat.unref();
-      const finish = (fields: Record<string, string | number>) => {
-        clearInterval(heartbeat);
-        return save(job.id, { ...fields, rowsRead, finishedAt: Date.now() });
-      };
       await save(job.id, {
         boardId: job.boardId,
         period: job.period,
@@ -97,6 +91,12 @@ export function createRebuildJobs(redis: RedisClient, options: RebuildJobsOption
         rowsTotal,
         startedAt: job.startedAt.getTime(),
       });
+      const heartbeat = setInterval(() => void save(job.id, { rowsRead }).catch(() => undefined), heartbeatMs);
+      heartbeat.unref();
+      const finish = (fields: Record<string, string | number>) => {
+        clearInterval(heartbeat);
+        return save(job.id, { ...fields, rowsRead, finishedAt: Date.now() });
+      };
       const run = rebuildBucket(deps, at, {
         ...options.rebuild,
         onProgress: (read) => {
