@@ -1,4 +1,4 @@
-/* global document, location, fetch, setTimeout, clearTimeout, URL, navigator, addEventListener */
+/* global document, location, fetch, setTimeout, clearTimeout, setInterval, clearInterval, URL, navigator, addEventListener */
 /**
  * The operators' console: boards, live tops and pages, seasons, players, moderation, rebuilds,
  * API keys and store health, all through this service's own /graphql (HTTP for queries and
@@ -788,6 +788,7 @@ async function operationsView() {
 
 function signOut(message) {
   if (session?.socket) void session.socket.dispose();
+  clearInterval(session?.healthTimer);
   session = null;
   for (const stop of leaving) stop();
   leaving = [];
@@ -817,7 +818,8 @@ document.getElementById('sign-in-form').addEventListener('submit', async (event)
   // The form field is cleared at once: from here on the key is only in `session`.
   input.value = '';
   error.hidden = true;
-  session = { key, socket: null };
+  // The header's store health is kept fresh while signed in.
+  session = { key, socket: null, healthTimer: setInterval(() => void refreshHealthPill(), 30_000) };
   document.getElementById('sign-in').hidden = true;
   document.getElementById('shell').hidden = false;
   // Setting the hash routes (hashchange); an address that has one is routed here.
