@@ -275,6 +275,7 @@ describe('the console’s admin operations', () => {
 
   it('reports store health', async () => {
     type Health = { storeHealth: { index: string; indexBacklog: number; postgres: { up: boolean; latencyMs: number }; redis: { up: boolean } } };
+    type Answer = { data: Health };
     // The outbox's rows are confirmed a moment after each index write.
     let answer: { data?: Health | null; errors?: unknown } = {};
     await expect.poll(async () => (answer = await t.admin<Health>(HEALTH)).data?.storeHealth.indexBacklog, { timeout: 5_000, interval: 50 }).toBe(0);
@@ -287,6 +288,13 @@ describe('the console’s admin operations', () => {
       redis: { __typename: 'StoreProbe', up: true, error: null },
     });
     expect(answer.data!.storeHealth.postgres.latencyMs).toBeGreaterThan(0);
+
+    // A query over GET, as a persisted-query or CDN-friendly client sends it, with the key in its header.
+    const url = new URL(`${t.url}/graphql`);
+    url.searchParams.set('query', HEALTH);
+    const viaGet = await fetch(url, { headers: { authorization: `Bearer ${ADMIN_KEY}`, accept: 'application/graphql-response+json' } });
+    expect(viaGet.status).toBe(200);
+    expect(((await viaGet.json()) as Answer).data.storeHealth).toMatchObject({ __typename: 'StoreHealth', index: 'READY', postgres: { up: true } });
   });
 
   it('refuses every one of them to a game-server key and to anonymous callers', async () => {
