@@ -22,6 +22,7 @@ import { createMetricsAccess } from './http/metrics-access.js';
 import { useObservability } from './http/observe.js';
 import { useReadRateLimit } from './http/read-limit.js';
 import { useRequestDeadline } from './http/request-deadline.js';
+import { createConsoleRoute } from './console/route.js';
 import { createOverlayRoute } from './overlay/route.js';
 import { schema } from './schema/index.js';
 import { type ServiceDeps, createServices } from './services.js';
@@ -145,10 +146,12 @@ export function buildApp(deps: AppDeps): App {
 
   const answerOverlay = createOverlayRoute();
   const mayReadMetrics = createMetricsAccess(deps.metricsToken);
+  const answerConsole = createConsoleRoute();
   const server: Server = createServer((req, res) => {
     if (refuseOversizedBody(req, res, MAX_BODY_BYTES)) return;
     if (serveFast(req, res)) return;
     if (answerOverlay(req, res)) return;
+    if (answerConsole(req, res)) return;
     if (req.url === '/healthz') return answerHealth(res);
     if (req.url === '/readyz') return void answerReadiness(res, { ...deps, submissions: services.submissionHealth });
     if (req.url === '/metrics') {

@@ -2,10 +2,9 @@
  * The operator's command line: `npm run cli -- <command> [options]`, configured from the same
  * environment as the server (see config.ts). `npm run cli -- help` lists the commands.
  */
-import { randomBytes } from 'node:crypto';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
-import { type Role, digestOf, newApiKey } from './auth/keys.js';
-import { insertApiKey, listApiKeys, revokeApiKey } from './db/api-keys.js';
+import type { Role } from './auth/keys.js';
+import { issueApiKey, listApiKeys, revokeApiKey } from './resolvers/api-keys.js';
 import { type Config, ConfigError, loadConfig, redisTarget } from './config.js';
 import { createDatabase } from './db/client.js';
 import {
@@ -60,10 +59,8 @@ const commands: Record<string, Command> = {
       const role = stringOption(values, 'role', true);
       if (!(ROLES as readonly string[]).includes(role)) throw new UsageError('--role must be server or admin');
       const name = stringOption(values, 'name', true);
-      const key = newApiKey(role as Role);
-      const id = `key_${randomBytes(6).toString('hex')}`;
-      await insertApiKey(ctx.services.database.db, ctx.services.database.sql, { id, name, role: role as Role, digest: digestOf(key).toString('hex') });
-      out(`created ${id} (${role}, "${name}"). The key, shown this once:`);
+      const { key, stored } = await issueApiKey(ctx.services, { name, role: role as Role });
+      out(`created ${stored.id} (${role}, "${name}"). The key, shown this once:`);
       out(key);
     },
   },
@@ -72,7 +69,7 @@ const commands: Record<string, Command> = {
     summary: 'Lists the keys made with the CLI (never the keys themselves).',
     options: {},
     async run(_values, ctx, out) {
-      for (const key of await listApiKeys(ctx.services.database.db)) {
+      for (const key of await listApiKeys(ctx.services)) {
         const state = key.revokedAt ? `revoked ${key.revokedAt.toISOString()}` : 'live';
         out(`${key.id}\t${key.role}\t${key.name}\tcreated ${key.createdAt.toISOString()}\t${state}`);
       }
@@ -83,7 +80,7 @@ const commands: Record<string, Command> = {
     summary: 'Revokes a key; every running process refuses it at once.',
     options: { key: { type: 'string' } },
     async run(values, ctx, out) {
-      const count = await revokeApiKey(ctx.services.database.db, ctx.services.database.sql, stringOption(values, 'key', true));
+      const count = (await revokeApiKey(ctx.services, stringOption(values, 'key', true))).length;
       if (count === 0) throw new UsageError('no live key has that id or name');
       out(`revoked ${count} key${count === 1 ? '' : 's'}`);
     },

@@ -4,6 +4,7 @@ import { createKeyring } from './auth/keys.js';
 import { findLiveKey } from './db/api-keys.js';
 import type { Database } from './db/client.js';
 import { createBacklogConfirmer } from './jobs/index-catch-up.js';
+import { createRebuildJobs } from './jobs/rebuild-jobs.js';
 import { createIndexGeneration, guardReads } from './ranking/generation.js';
 import { createRankingIndex } from './ranking/index.js';
 import { createMetrics } from './http/metrics.js';
@@ -16,6 +17,7 @@ import { createCursorCodec } from './resolvers/cursor.js';
 import { createProfileCache } from './resolvers/profile-cache.js';
 import { createSeasonDirectory } from './resolvers/season-directory.js';
 import type { GroupCommitOptions } from './resolvers/group-commit.js';
+import { probeStores } from './resolvers/store-health.js';
 import { createSubmissionGroups } from './resolvers/submit.js';
 import { createSubmissionHealth } from './resolvers/submission-health.js';
 
@@ -76,6 +78,8 @@ export function createServices(deps: ServiceDeps): Services {
       serverKeys: deps.serverKeys ?? [],
       stored: { find: (digest) => findLiveKey(deps.database.db, digest) },
     }),
+    rebuilds: createRebuildJobs(deps.redis),
+    probeStores: () => probeStores(deps),
     cursors: createCursorCodec(deps.cursorSecret ?? `cursor:${deps.adminKey ?? 'leaderboard'}`),
     limits: createRateLimits(deps.rateLimits),
     metrics,

@@ -1,8 +1,9 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { type Socket, connect, createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { type Browser, type Page, chromium } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromiumFor, launchChromium } from './helpers/chromium.js';
 import { type TestApp, startTestApp } from './helpers/test-app.js';
 
 /**
@@ -11,11 +12,7 @@ import { type TestApp, startTestApp } from './helpers/test-app.js';
  * within 2 s, and the page coming back by itself after its connection is cut.
  */
 
-const CHROMIUM = '/usr/bin/chromium';
-const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium) {
-  console.warn(`overlay browser test skipped: ${CHROMIUM} is missing (apt-get install chromium; .ci/run installs it).`);
-}
+const hasChromium = chromiumFor('overlay');
 
 const BOARD = 'arena';
 const SCREENSHOT = 'test-results/overlay.png';
@@ -176,11 +173,7 @@ describe.skipIf(!hasChromium)('the overlay in Chromium', () => {
     for (const [i, score] of start.entries()) await submit(`p${String(i + 1).padStart(2, '0')}`, score);
     await submit('p03', 1100);
     proxy = await startProxy(Number(new URL(t.url).port));
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
   }, 60_000);
 
   afterAll(async () => {

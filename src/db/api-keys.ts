@@ -6,6 +6,9 @@ import { apiKeys } from './schema.js';
 
 export type StoredKey = Omit<typeof apiKeys.$inferSelect, 'digest'>;
 
+/** Every column but the digest, which never leaves the database. */
+const storedColumns = { id: apiKeys.id, name: apiKeys.name, role: apiKeys.role, createdAt: apiKeys.createdAt, revokedAt: apiKeys.revokedAt };
+
 /** Every process listens on this channel and forgets what it cached about keys. */
 export const KEYS_CHANGED_CHANNEL = 'leaderboard_api_keys_changed';
 
@@ -13,7 +16,7 @@ export async function insertApiKey(db: Db, sql: Sql, key: { id: string; name: st
   const [row] = await db
     .insert(apiKeys)
     .values(key)
-    .returning({ id: apiKeys.id, name: apiKeys.name, role: apiKeys.role, createdAt: apiKeys.createdAt, revokedAt: apiKeys.revokedAt });
+    .returning(storedColumns);
   await sql.notify(KEYS_CHANGED_CHANNEL, key.id);
   return row!;
 }
@@ -29,20 +32,20 @@ export async function findLiveKey(db: Db, digest: string): Promise<{ id: string;
 
 export async function listApiKeys(db: Db): Promise<StoredKey[]> {
   return db
-    .select({ id: apiKeys.id, name: apiKeys.name, role: apiKeys.role, createdAt: apiKeys.createdAt, revokedAt: apiKeys.revokedAt })
+    .select(storedColumns)
     .from(apiKeys)
     .orderBy(asc(apiKeys.createdAt));
 }
 
-/** Revokes the live keys with this id or name; answers how many. Every process forgets them at once. */
-export async function revokeApiKey(db: Db, sql: Sql, idOrName: string): Promise<number> {
+/** Revokes the live keys with this id or name; answers them as revoked. Every process forgets them at once. */
+export async function revokeApiKey(db: Db, sql: Sql, idOrName: string): Promise<StoredKey[]> {
   const rows = await db
     .update(apiKeys)
     .set({ revokedAt: new Date() })
     .where(and(or(eq(apiKeys.id, idOrName), eq(apiKeys.name, idOrName)), isNull(apiKeys.revokedAt)))
-    .returning({ id: apiKeys.id });
+    .returning(storedColumns);
   if (rows.length > 0) await sql.notify(KEYS_CHANGED_CHANNEL, idOrName);
-  return rows.length;
+  return rows;
 }
 
 /** How long to wait before listening again after PostgreSQL did not answer. */

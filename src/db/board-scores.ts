@@ -58,3 +58,16 @@ export async function listsWithBoardScores(sql: Sql): Promise<BoardScoreList[]> 
     select board_id, period, bucket, region from lists`;
   return rows.map((row) => ({ boardId: row.board_id, period: row.period, bucket: row.bucket, region: row.region }));
 }
+
+/**
+ * How many of one list's board scores belong to unflagged players: what its sorted set should hold
+ * (the drift gauge compares the two, and a rebuild's progress counts towards it). One count over the
+ * list's primary-key range. O(N) for N rows.
+ */
+export async function countRankable(sql: Sql, list: BoardScoreList): Promise<number> {
+  const [row] = await sql<{ n: number }[]>`
+    select count(*)::int as n from board_scores s
+    where s.board_id = ${list.boardId} and s.period = ${list.period} and s.bucket = ${list.bucket} and s.region = ${list.region}
+      and not exists (select 1 from players p where p.id = s.player_id and p.flagged_at is not null)`;
+  return row?.n ?? 0;
+}

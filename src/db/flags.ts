@@ -128,3 +128,30 @@ export async function withPlayerLock<T>(sql: Sql, playerId: string, work: (locke
     reserved.release();
   }
 }
+
+/** Why and since when a player is hidden. */
+export interface PlayerFlag {
+  player: Player;
+  reason: string;
+  flaggedAt: Date;
+}
+
+type FlagRow = ProfileRow & { flag_reason: string; flagged_ms: number };
+const toFlag = (row: FlagRow): PlayerFlag => ({ player: toPlayer(row), reason: row.flag_reason, flaggedAt: new Date(row.flagged_ms) });
+
+/** The player's flag, or null when they are not flagged. O(1). */
+export async function findFlag(sql: Sql, playerId: string): Promise<PlayerFlag | null> {
+  const [row] = await sql<FlagRow[]>`
+    select id, display_name, avatar_url, flag_reason, round(extract(epoch from flagged_at) * 1000)::float8 as flagged_ms
+    from players where id = ${playerId} and flagged_at is not null`;
+  return row ? toFlag(row) : null;
+}
+
+/** Flagged players, most recently flagged first, at most `limit`. A scan of players (flags are few). O(P). */
+export async function listFlags(sql: Sql, limit: number): Promise<PlayerFlag[]> {
+  const rows = await sql<FlagRow[]>`
+    select id, display_name, avatar_url, flag_reason, round(extract(epoch from flagged_at) * 1000)::float8 as flagged_ms
+    from players where flagged_at is not null
+    order by flagged_at desc, id limit ${limit}`;
+  return rows.map(toFlag);
+}

@@ -1,4 +1,5 @@
 import { eq, inArray, sql } from 'drizzle-orm';
+import type { Sql } from 'postgres';
 import type { Db } from './client.js';
 import { friendships, players } from './schema.js';
 
@@ -41,4 +42,23 @@ export async function replaceFriends(db: Db, playerId: string, friendIds: readon
 export async function friendIds(db: Db, playerId: string): Promise<string[]> {
   const rows = await db.select({ id: friendships.friendId }).from(friendships).where(eq(friendships.playerId, playerId));
   return rows.map((row) => row.id);
+}
+
+/**
+ * Players whose id starts with `text` or whose display name contains it (case-insensitive): the
+ * exact id first, then ids, then names, at most `limit`. A player with scores but no profile is
+ * found by their exact id. For the console: a scan of the profiles, bounded by `limit`. O(P).
+ */
+export async function searchPlayers(sql: Sql, text: string, limit: number): Promise<Player[]> {
+  const escaped = text.replace(/[\\%_]/g, (c) => `\\${c}`);
+  const rows = await sql<{ id: string; display_name: string | null; avatar_url: string | null }[]>`
+    select id, display_name, avatar_url from (
+      select id, display_name, avatar_url, case when id = ${text} then 0 when id ilike ${`${escaped}%`} then 1 else 2 end as match
+      from players where id ilike ${`${escaped}%`} or display_name ilike ${`%${escaped}%`}
+      union all
+      select player_id, null, null, 0 from (select player_id from board_scores where player_id = ${text} limit 1) scored
+      where not exists (select 1 from players where id = ${text})
+    ) found
+    order by match, id limit ${limit}`;
+  return rows.map((row) => ({ id: row.id, displayName: row.display_name, avatarUrl: row.avatar_url }));
 }

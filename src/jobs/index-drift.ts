@@ -1,3 +1,4 @@
+import { countRankable } from '../db/board-scores.js';
 import type { Board } from '../model/board.js';
 import { bucketAt } from '../model/buckets.js';
 import type { BoardBucket } from '../ranking/index.js';
@@ -8,7 +9,7 @@ import { seasonBucket } from '../resolvers/season-directory.js';
 const MAX_BUCKETS = 200;
 
 /** The buckets being written now: each kept period's current bucket (and the open season), globally and per region. */
-async function liveBuckets(services: Services, board: Board): Promise<BoardBucket[]> {
+export async function liveBuckets(services: Services, board: Board): Promise<BoardBucket[]> {
   const now = services.now();
   const out: BoardBucket[] = [];
   for (const period of board.periods) {
@@ -20,6 +21,25 @@ async function liveBuckets(services: Services, board: Board): Promise<BoardBucke
     for (const region of [null, ...board.regions]) out.push({ board, bucket, region });
   }
   return out;
+}
+
+/** One bucket's drift: the board scores PostgreSQL holds for unflagged players, and the sorted set's members. */
+export interface BucketDrift {
+  /** Unflagged players' board scores in PostgreSQL: what the sorted set should hold. */
+  stored: number;
+  /** Members of the sorted set. */
+  size: number;
+  /** stored - size: positive when the index misses players, negative when it holds extra. */
+  drift: number;
+}
+
+/** Measures one bucket: one count query and one ZCARD (per shard). */
+export async function measureBucketDrift(services: Services, at: BoardBucket): Promise<BucketDrift> {
+  const [stored, size] = await Promise.all([
+    countRankable(services.database.sql, { boardId: at.board.id, period: at.bucket.period, bucket: at.bucket.label, region: at.region ?? '' }),
+    services.index.size(at),
+  ]);
+  return { stored, size, drift: stored - size };
 }
 
 /**
@@ -34,15 +54,8 @@ export async function measureIndexDrift(services: Services): Promise<void> {
   const buckets = (await Promise.all(boards.map((board) => liveBuckets(services, board)))).flat().slice(0, MAX_BUCKETS);
   await Promise.all(
     buckets.map(async (at) => {
-      const [[durable], size] = await Promise.all([
-        services.database.sql<{ n: number }[]>`
-          select count(*)::int as n from board_scores s
-          where s.board_id = ${at.board.id} and s.period = ${at.bucket.period} and s.bucket = ${at.bucket.label}
-            and s.region = ${at.region ?? ''}
-            and not exists (select 1 from players p where p.id = s.player_id and p.flagged_at is not null)`,
-        services.index.size(at),
-      ]);
-      indexDrift.set({ board: at.board.id, period: at.bucket.period, bucket: at.bucket.label, region: at.region ?? '' }, (durable?.n ?? 0) - size);
+      const { drift } = await measureBucketDrift(services, at);
+      indexDrift.set({ board: at.board.id, period: at.bucket.period, bucket: at.bucket.label, region: at.region ?? '' }, drift);
     }),
   );
 }

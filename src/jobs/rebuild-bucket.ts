@@ -1,5 +1,6 @@
 import { type StreamBoardScoresOptions, streamBoardScores } from '../db/board-scores.js';
 import type { Database } from '../db/client.js';
+import type { BoardScore } from '../model/board.js';
 import { keptUntil } from '../model/buckets.js';
 import type { BoardBucket, RankingIndex, RebuildOptions } from '../ranking/index.js';
 import type { TopCache } from '../ranking/top-cache.js';
@@ -16,7 +17,25 @@ export interface RebuildDeps {
 }
 
 /** Tuning of one rebuild; the defaults suit a million members. */
-export type RebuildBucketOptions = StreamBoardScoresOptions & Omit<RebuildOptions, 'expiresAt'>;
+export type RebuildBucketOptions = StreamBoardScoresOptions &
+  Omit<RebuildOptions, 'expiresAt'> & {
+    /**
+     * Called with the rows read so far each time a chunk is read from PostgreSQL (0 once the
+     * rebuild has claimed its keys, before the first read): a rebuild's progress. Default: none.
+     */
+    onProgress?: (rowsRead: number) => void;
+  };
+
+/** The chunks as they are read, telling `onProgress` how many rows have been read, from the first ask on. */
+async function* counted(chunks: AsyncIterable<BoardScore[]>, onProgress: (rowsRead: number) => void): AsyncGenerator<BoardScore[]> {
+  let read = 0;
+  onProgress(read);
+  for await (const chunk of chunks) {
+    read += chunk.length;
+    onProgress(read);
+    yield chunk;
+  }
+}
 
 /**
  * Rebuilds one board bucket's sorted set from its board scores in PostgreSQL, leaving out flagged
@@ -28,11 +47,12 @@ export type RebuildBucketOptions = StreamBoardScoresOptions & Omit<RebuildOption
  * with one chunk in memory per write in flight.
  */
 export async function rebuildBucket(deps: RebuildDeps, at: BoardBucket, options: RebuildBucketOptions = {}): Promise<number> {
-  const chunks = streamBoardScores(
+  const rows = streamBoardScores(
     deps.database.sql,
     { boardId: at.board.id, period: at.bucket.period, bucket: at.bucket.label, region: at.region ?? '' },
     options,
   );
+  const chunks = options.onProgress ? counted(rows, options.onProgress) : rows;
   const size = await deps.index.rebuild(at, chunks, { ...options, expiresAt: keptUntil(at.bucket, at.board.retention) });
   // This process serves the new top at once; other processes' caches are at most ~1 s old.
   deps.topCache?.invalidate(at);

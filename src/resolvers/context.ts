@@ -6,6 +6,7 @@ import type { Player } from '../db/players.js';
 import type { Metrics } from '../http/metrics.js';
 import type { RateLimits } from '../http/rate-limits.js';
 import type { BacklogConfirmer } from '../jobs/index-catch-up.js';
+import type { RebuildJobs } from '../jobs/rebuild-jobs.js';
 import type { IndexGeneration } from '../ranking/generation.js';
 import type { RankingIndex } from '../ranking/index.js';
 import type { TopCache } from '../ranking/top-cache.js';
@@ -15,6 +16,7 @@ import type { CursorCodec } from './cursor.js';
 import type { ProfileCache } from './profile-cache.js';
 import type { SeasonDirectory } from './season-directory.js';
 import { isStoreUnavailable } from './store-errors.js';
+import type { StoreProbes } from './store-health.js';
 import type { SubmissionGroups } from './submit.js';
 import type { SubmissionHealth } from './submission-health.js';
 import { deadlineSignal, settleBy } from '../deadline.js';
@@ -40,6 +42,10 @@ export interface Services {
   /** Each board's open season, cached about a second. */
   seasons: SeasonDirectory;
   keyring: Keyring;
+  /** Rebuilds started from the console, with their progress readable from any process. */
+  rebuilds: RebuildJobs;
+  /** Asks PostgreSQL and Redis whether they answer (what /readyz and the console's store health show). */
+  probeStores(): Promise<StoreProbes>;
   cursors: CursorCodec;
   limits: RateLimits;
   metrics: Metrics;

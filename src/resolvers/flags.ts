@@ -1,4 +1,4 @@
-import { clearFlag, playerBoardScores, setFlag, withPlayerLock } from '../db/flags.js';
+import { type PlayerFlag, clearFlag, findFlag, listFlags, playerBoardScores, setFlag, withPlayerLock } from '../db/flags.js';
 import type { Player } from '../db/players.js';
 import type { BoardBucket } from '../ranking/index.js';
 import type { Context } from './context.js';
@@ -56,4 +56,14 @@ export async function unflagPlayer(ctx: Context, playerId: string): Promise<Flag
   await announceTops(ctx.services, outcome.changedTops);
   ctx.loaders.player.clear(playerId).prime(playerId, outcome.player);
   return { player: outcome.player, changedTops: outcome.changedTops };
+}
+
+/** The flagged players, most recently flagged first, at most `first`. */
+export async function listFlaggedPlayers(ctx: Context, first: number): Promise<PlayerFlag[]> {
+  return listFlags(ctx.services.database.sql, first);
+}
+
+/** Why and since when the player is hidden, or null when they are not. O(1). */
+export async function playerFlag(ctx: Context, playerId: string): Promise<PlayerFlag | null> {
+  return findFlag(ctx.services.database.sql, playerId);
 }

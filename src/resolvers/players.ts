@@ -1,4 +1,4 @@
-import { type Player, findPlayers, replaceFriends, upsertPlayer as upsertPlayerRow } from '../db/players.js';
+import { type Player, findPlayers, replaceFriends, searchPlayers as searchPlayerRows, upsertPlayer as upsertPlayerRow } from '../db/players.js';
 import type { Context } from './context.js';
 
 export async function upsertPlayer(
@@ -21,4 +21,9 @@ export async function setFriends(ctx: Context, playerId: string, friendIds: stri
 export async function findPlayer(ctx: Context, id: string): Promise<Player | null> {
   const [player] = await findPlayers(ctx.services.database.db, [id]);
   return player ?? null;
+}
+
+/** Players whose id starts with `text` or whose name holds it (see db searchPlayers), at most `first`. */
+export async function searchPlayers(ctx: Context, text: string, first: number): Promise<Player[]> {
+  return searchPlayerRows(ctx.services.database.sql, text, first);
 }

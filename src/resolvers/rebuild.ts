@@ -1,4 +1,6 @@
+import { countRankable } from '../db/board-scores.js';
 import { rebuildBucket } from '../jobs/rebuild-bucket.js';
+import type { RebuildJob } from '../jobs/rebuild-jobs.js';
 import { RebuildRunningError } from '../ranking/index.js';
 import { bucketKey } from '../ranking/keys.js';
 import { type BucketArgs, resolveBoardBucket } from './buckets.js';
@@ -18,9 +20,33 @@ export async function rebuildBoard(ctx: Context, args: BucketArgs): Promise<numb
     ctx.services.log.info({ key: bucketKey(at), size, ms: Math.round(performance.now() - started) }, 'bucket rebuilt');
     return size;
   } catch (error) {
-    if (error instanceof RebuildRunningError) {
-      throw clientError('RATE_LIMITED', 'A rebuild of this bucket is running already; retry once it has finished.');
-    }
-    throw error;
+    throw refusedWhileRunning(error);
   }
+}
+
+/** RATE_LIMITED for a rebuild refused because another of the same bucket runs; any other error as it is. */
+function refusedWhileRunning(error: unknown): unknown {
+  if (error instanceof RebuildRunningError) return clientError('RATE_LIMITED', 'A rebuild of this bucket is running already; retry once it has finished.');
+  return error;
+}
+
+/**
+ * Starts rebuilding one bucket in the background and answers the job at once, its progress
+ * readable by id from any process (see jobs/rebuild-jobs.ts): what the console runs, since a large
+ * bucket takes longer than a request should. Refused as rebuildBoard is.
+ */
+export async function startRebuild(ctx: Context, args: BucketArgs): Promise<RebuildJob> {
+  const at = await resolveBoardBucket(ctx, args);
+  const { services } = ctx;
+  const total = await countRankable(services.database.sql, { boardId: at.board.id, period: at.bucket.period, bucket: at.bucket.label, region: at.region ?? '' });
+  try {
+    return await services.rebuilds.start(services, at, total);
+  } catch (error) {
+    throw refusedWhileRunning(error);
+  }
+}
+
+/** A rebuild started with startRebuild, or null when there is none by that id (kept a day). */
+export async function findRebuild(ctx: Context, id: string): Promise<RebuildJob | null> {
+  return ctx.services.rebuilds.find(id);
 }

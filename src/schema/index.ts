@@ -9,6 +9,13 @@ import './standing-connection.js';
 import './season.js';
 import './top-board.js';
 import './submission.js';
+import './bucket-status.js';
+import './rebuild.js';
+import './player-flag.js';
+import './player-board-score.js';
+import './player-result.js';
+import './api-key.js';
+import './store-health.js';
 
 /** The served schema. Only the app imports it. */
 export const schema = builder.toSchema();

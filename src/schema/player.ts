@@ -2,10 +2,10 @@ import { z } from 'zod';
 import type { Player } from '../db/players.js';
 import { deletePlayer } from '../resolvers/erasure.js';
 import { flagPlayer, unflagPlayer } from '../resolvers/flags.js';
-import { findPlayer, setFriends, upsertPlayer } from '../resolvers/players.js';
+import { findPlayer, searchPlayers, setFriends, upsertPlayer } from '../resolvers/players.js';
 import { MAX_FRIENDS } from '../resolvers/reads.js';
 import { builder } from './builder.js';
-import { idSchema } from './validation.js';
+import { idSchema, intRange } from './validation.js';
 
 export const PlayerRef = builder.objectRef<Player>('Player');
 
@@ -23,6 +23,17 @@ builder.queryFields((t) => ({
     nullable: true,
     args: { id: t.arg.id({ required: true }) },
     resolve: (_root, args, ctx) => findPlayer(ctx, String(args.id)),
+  }),
+  searchPlayers: t.field({
+    type: [PlayerRef],
+    description:
+      'Admin. Players whose id starts with `text` or whose display name contains it, case-insensitive: the exact id first, then ids, then names (first: 1 to 100). A player with scores but no profile is found by their exact id.',
+    authScopes: { admin: true },
+    args: {
+      text: t.arg.string({ required: true, validate: z.string().trim().min(1, 'must not be empty').max(128, 'must be at most 128 characters') }),
+      first: t.arg.int({ required: true, defaultValue: 20, validate: intRange(1, 100, 'first') }),
+    },
+    resolve: (_root, args, ctx) => searchPlayers(ctx, args.text.trim(), args.first),
   }),
 }));
 

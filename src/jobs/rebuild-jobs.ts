@@ -1,0 +1,147 @@
+import { randomUUID } from 'node:crypto';
+import type { Period } from '../model/board.js';
+import type { BoardBucket } from '../ranking/index.js';
+import type { RedisClient } from '../redis.js';
+import { type RebuildBucketOptions, type RebuildDeps, rebuildBucket } from './rebuild-bucket.js';
+
+/** Where a rebuild started from the console stands. */
+export type RebuildState = 'RUNNING' | 'DONE' | 'FAILED';
+
+/** A rebuild run in the background, as any process of the deployment reads it back. */
+export interface RebuildJob {
+  id: string;
+  boardId: string;
+  period: Period;
+  bucket: string;
+  region: string | null;
+  state: RebuildState;
+  /** Board scores read from PostgreSQL so far. */
+  rowsRead: number;
+  /** The bucket's rankable board scores when the rebuild started: what rowsRead counts towards. */
+  rowsTotal: number;
+  /** Players ranked once it is DONE. */
+  size: number | null;
+  /** Why it FAILED. */
+  error: string | null;
+  startedAt: Date;
+  finishedAt: Date | null;
+}
+
+export interface RebuildJobsOptions {
+  /** How long a job's record is kept after it starts. Default 86,400 s (a day). */
+  keepSeconds?: number;
+  /** How often a running job says it is alive. Default 5,000 ms. */
+  heartbeatMs?: number;
+  /**
+   * A RUNNING job not heard from for this long is answered FAILED: the process running it stopped.
+   * Default 30,000 ms.
+   */
+  staleMs?: number;
+  /** Tuning of each rebuild (chunk size and so on). Default: rebuildBucket's. */
+  rebuild?: Omit<RebuildBucketOptions, 'onProgress'>;
+}
+
+const jobKey = (id: string) => `rebuild-job:${id}`;
+
+/**
+ * Rebuilds started in the background with their progress kept in Redis, one hash per job, so that
+ * whichever process a poll reaches answers it (behind a load balancer, not the one running it).
+ * The rebuild itself is rebuildBucket, as the CLI's and rebuildBoard's. A job whose process dies
+ * stops beating and is answered FAILED after `staleMs`, rather than RUNNING for ever.
+ */
+export function createRebuildJobs(redis: RedisClient, options: RebuildJobsOptions = {}) {
+  const keepSeconds = options.keepSeconds ?? 86_400;
+  const heartbeatMs = options.heartbeatMs ?? 5_000;
+  const staleMs = options.staleMs ?? 30_000;
+
+  const save = (id: string, fields: Record<string, string | number>) =>
+    redis.multi().hset(jobKey(id), { ...fields, beatAt: Date.now() }).expire(jobKey(id), keepSeconds).exec();
+
+  return {
+    /**
+     * Starts rebuilding `at` and answers once the rebuild holds the bucket's rebuild keys (so its
+     * progress is real): the job as started. Throws RebuildRunningError, having started nothing,
+     * when another rebuild of the bucket runs. The rest runs on; failures land in the job.
+     */
+    async start(deps: RebuildDeps, at: BoardBucket, rowsTotal: number): Promise<RebuildJob> {
+      const job: RebuildJob = {
+        id: randomUUID(),
+        boardId: at.board.id,
+        period: at.bucket.period,
+        bucket: at.bucket.label,
+        region: at.region,
+        state: 'RUNNING',
+        rowsRead: 0,
+        rowsTotal,
+        size: null,
+        error: null,
+        startedAt: new Date(),
+        finishedAt: null,
+      };
+      let rowsRead = 0;
+      let claimed!: () => void;
+      const begun = new Promise<void>((resolve) => (claimed = resolve));
+      await save(job.id, {
+        boardId: job.boardId,
+        period: job.period,
+        bucket: job.bucket,
+        region: job.region ?? '',
+        state: job.state,
+        rowsRead: 0,
+        rowsTotal,
+        startedAt: job.startedAt.getTime(),
+      });
+      const heartbeat = setInterval(() => void save(job.id, { rowsRead }).catch(() => undefined), heartbeatMs);
+      heartbeat.unref();
+      const finish = (fields: Record<string, string | number>) => {
+        clearInterval(heartbeat);
+        return save(job.id, { ...fields, rowsRead, finishedAt: Date.now() });
+      };
+      const run = rebuildBucket(deps, at, {
+        ...options.rebuild,
+        onProgress: (read) => {
+          rowsRead = read;
+          if (read === 0) claimed();
+          else void save(job.id, { rowsRead }).catch(() => undefined);
+        },
+      });
+      // Claimed (or, for a bucket with nothing to read, already done); a refusal to claim leaves no job.
+      await Promise.race([begun, run]).catch(async (error: unknown) => {
+        clearInterval(heartbeat);
+        await redis.del(jobKey(job.id));
+        throw error;
+      });
+      run.then(
+        (size) => finish({ state: 'DONE', size }),
+        (error: unknown) => {
+          deps.log?.warn({ err: error, job: job.id }, 'rebuild failed');
+          return finish({ state: 'FAILED', error: error instanceof Error ? error.message : String(error) });
+        },
+      ).catch((error: unknown) => deps.log?.warn({ err: error, job: job.id }, 'rebuild job record not saved'));
+      return job;
+    },
+
+    /** The job, or null when there is none by that id (or it is older than keepSeconds). O(1). */
+    async find(id: string): Promise<RebuildJob | null> {
+      const hash = await redis.hgetall(jobKey(id));
+      if (!hash.state) return null;
+      const stale = hash.state === 'RUNNING' && Date.now() - Number(hash.beatAt) > staleMs;
+      return {
+        id,
+        boardId: hash.boardId!,
+        period: hash.period as Period,
+        bucket: hash.bucket!,
+        region: hash.region ? hash.region : null,
+        state: stale ? 'FAILED' : (hash.state as RebuildState),
+        rowsRead: Number(hash.rowsRead ?? 0),
+        rowsTotal: Number(hash.rowsTotal ?? 0),
+        size: hash.size === undefined ? null : Number(hash.size),
+        error: stale ? 'the process running this rebuild stopped before it finished; start it again' : (hash.error ?? null),
+        startedAt: new Date(Number(hash.startedAt)),
+        finishedAt: hash.finishedAt ? new Date(Number(hash.finishedAt)) : null,
+      };
+    },
+  };
+}
+
+export type RebuildJobs = ReturnType<typeof createRebuildJobs>;

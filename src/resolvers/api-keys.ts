@@ -1,0 +1,37 @@
+import { randomBytes } from 'node:crypto';
+import { type Role, digestOf, newApiKey } from '../auth/keys.js';
+import { type StoredKey, insertApiKey, listApiKeys as listStoredKeys, revokeApiKey as revokeStoredKey } from '../db/api-keys.js';
+import type { Services } from './context.js';
+
+/** A key just made: the key itself, which exists nowhere else once this is answered, and its stored record. */
+export interface IssuedKey {
+  key: string;
+  stored: StoredKey;
+}
+
+/**
+ * Makes an API key for a role: a random key, of which only the SHA-256 digest is stored; every
+ * process accepts it at once (see listenForKeyChanges). The CLI's `keys create` and the console's
+ * createApiKey both come here. O(1).
+ */
+export async function issueApiKey(services: Pick<Services, 'database'>, input: { name: string; role: Role }): Promise<IssuedKey> {
+  const key = newApiKey(input.role);
+  const id = `key_${randomBytes(6).toString('hex')}`;
+  const stored = await insertApiKey(services.database.db, services.database.sql, { id, name: input.name, role: input.role, digest: digestOf(key).toString('hex') });
+  return { key, stored };
+}
+
+/** Every key made with the CLI or the console, oldest first, revoked ones included; never the keys themselves. */
+export async function listApiKeys(services: Pick<Services, 'database'>): Promise<StoredKey[]> {
+  return listStoredKeys(services.database.db);
+}
+
+/**
+ * Revokes the live keys with this id or name; answers them. This process refuses them from its
+ * answer on; every other process once the change's notification reaches it (see listenForKeyChanges).
+ */
+export async function revokeApiKey(services: Pick<Services, 'database' | 'keyring'>, idOrName: string): Promise<StoredKey[]> {
+  const revoked = await revokeStoredKey(services.database.db, services.database.sql, idOrName);
+  if (revoked.length > 0) services.keyring.forget();
+  return revoked;
+}

@@ -1,0 +1,57 @@
+import { GraphQLError } from 'graphql';
+import { listsWithBoardScores } from '../db/board-scores.js';
+import { type BucketDrift, liveBuckets, measureBucketDrift } from '../jobs/index-drift.js';
+import { type Board, PERIODS, type Period } from '../model/board.js';
+import type { BoardBucket } from '../ranking/index.js';
+import { resolveBoardBucket } from './buckets.js';
+import type { Context } from './context.js';
+
+/** The most buckets a board lists: its live ones first, then the newest kept ones. */
+export const MAX_LISTED_BUCKETS = 100;
+
+/** One bucket of a board with its size in the index and in PostgreSQL. */
+export interface BucketStatus extends BucketDrift {
+  period: Period;
+  bucket: string;
+  region: string | null;
+}
+
+const sameBucket = (a: BoardBucket, b: BoardBucket) => a.bucket.period === b.bucket.period && a.bucket.label === b.bucket.label && a.region === b.region;
+
+/**
+ * Past its retention, or a closed season (read through seasonResults): not an index bucket any
+ * more, so left out. Anything else (a store away) is the caller's.
+ */
+function notKept(error: unknown): null {
+  if (error instanceof GraphQLError && (error.extensions.code === 'NOT_FOUND' || error.extensions.code === 'BAD_USER_INPUT')) return null;
+  throw error;
+}
+
+/**
+ * A board's buckets that can be read now, each measured as the drift gauge measures it: the live
+ * ones (each kept period's current bucket and the open season, globally and per region, empty or
+ * not) and then every other bucket holding board scores that is still kept (yesterday, last week...),
+ * newest first, at most MAX_LISTED_BUCKETS. One count query and one ZCARD per bucket, plus a loose
+ * index scan for the lists that hold board scores.
+ */
+export async function boardBuckets(ctx: Context, board: Board): Promise<BucketStatus[]> {
+  const { services } = ctx;
+  const live = await liveBuckets(services, board);
+  const stored = (await listsWithBoardScores(services.database.sql))
+    .filter((list) => list.boardId === board.id)
+    .sort((a, b) => PERIODS.indexOf(a.period) - PERIODS.indexOf(b.period) || b.bucket.localeCompare(a.bucket) || a.region.localeCompare(b.region));
+  const buckets = [...live];
+  for (const list of stored) {
+    if (buckets.length >= MAX_LISTED_BUCKETS) break;
+    const at = await resolveBoardBucket(ctx, { board: board.id, period: list.period, bucket: list.bucket, region: list.region || null }).catch(notKept);
+    if (at && !buckets.some((known) => sameBucket(known, at))) buckets.push(at);
+  }
+  return Promise.all(
+    buckets.slice(0, MAX_LISTED_BUCKETS).map(async (at) => ({
+      period: at.bucket.period,
+      bucket: at.bucket.label,
+      region: at.region,
+      ...(await measureBucketDrift(services, at)),
+    })),
+  );
+}

@@ -1,0 +1,55 @@
+import { recentResults as recentResultRows, type LoggedResult } from '../db/player-results.js';
+import { playerBoardScores } from '../db/flags.js';
+import type { Board, Period } from '../model/board.js';
+import { PERIODS } from '../model/board.js';
+import type { Context } from './context.js';
+import { heldBuckets } from './player-buckets.js';
+import { type Standing, toStanding } from './standings.js';
+
+/** One bucket a player holds a board score in: the score PostgreSQL keeps, and their standing in the index. */
+export interface PlayerBucketScore {
+  board: Board;
+  period: Period;
+  bucket: string;
+  region: string | null;
+  score: number;
+  reachedAt: Date;
+  /** Null while the player is not ranked there (flagged, or the index misses them). */
+  standing: Standing | null;
+}
+
+/**
+ * Every bucket that can be read now where the player holds a board score (ALL_TIME, open seasons,
+ * calendar buckets still kept; globally and per region), with their standing in each, by board,
+ * then period, newest bucket first. One query, then one index read per bucket. O(B log N).
+ */
+export async function playerBucketScores(ctx: Context, playerId: string): Promise<PlayerBucketScore[]> {
+  const held = await heldBuckets(ctx, playerId, await playerBoardScores(ctx.services.database.sql, playerId));
+  held.sort(
+    (a, b) =>
+      a.board.id.localeCompare(b.board.id) ||
+      PERIODS.indexOf(a.bucket.period) - PERIODS.indexOf(b.bucket.period) ||
+      b.bucket.label.localeCompare(a.bucket.label) ||
+      (a.region ?? '').localeCompare(b.region ?? ''),
+  );
+  return Promise.all(
+    held.map(async (at) => {
+      const view = await ctx.services.index.standings(at, [playerId]);
+      const place = view.places[0];
+      return {
+        board: at.board,
+        period: at.bucket.period,
+        bucket: at.bucket.label,
+        region: at.region,
+        score: at.score.score,
+        reachedAt: at.score.reachedAt,
+        standing: place ? toStanding(place, view.size) : null,
+      };
+    }),
+  );
+}
+
+/** The player's latest accepted results on every board, newest first, at most `first`. */
+export async function recentResults(ctx: Context, playerId: string, first: number): Promise<LoggedResult[]> {
+  return recentResultRows(ctx.services.database.sql, playerId, first);
+}

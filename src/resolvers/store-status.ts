@@ -1,0 +1,20 @@
+import { countBacklog } from '../db/index-backlog.js';
+import type { IndexState } from '../ranking/generation.js';
+import type { Context } from './context.js';
+import type { StoreProbes } from './store-health.js';
+
+/** What the console's store health shows. */
+export interface StoreStatus extends StoreProbes {
+  /** Whether this process trusts the index (see ranking/generation.ts). */
+  index: IndexState;
+  /** Committed results the index has not applied yet (counted up to 100,000), or null when PostgreSQL does not answer. */
+  indexBacklog: number | null;
+}
+
+/** Both stores probed at once (each within a second), this process's view of the index, and the outbox's length. */
+export async function storeStatus(ctx: Context): Promise<StoreStatus> {
+  const { services } = ctx;
+  const probes = await services.probeStores();
+  const indexBacklog = probes.postgres.up ? await countBacklog(services.database.sql).catch(() => null) : null;
+  return { ...probes, index: services.indexGeneration.state(), indexBacklog };
+}

@@ -1,0 +1,67 @@
+import { z } from 'zod';
+import type { StoredKey } from '../db/api-keys.js';
+import type { IssuedKey } from '../resolvers/api-keys.js';
+import { issueApiKey, listApiKeys, revokeApiKey } from '../resolvers/api-keys.js';
+import { notFound } from '../resolvers/errors.js';
+import { builder } from './builder.js';
+import { idSchema } from './validation.js';
+
+const ApiKeyRoleEnum = builder.enumType('ApiKeyRole', {
+  values: {
+    SERVER: { value: 'server', description: 'Game servers: submit results, write profiles and friends.' },
+    ADMIN: { value: 'admin', description: 'Operators: everything, boards, seasons, moderation and keys included.' },
+  } as const,
+});
+
+export const ApiKeyRef = builder.objectRef<StoredKey>('ApiKey');
+
+ApiKeyRef.implement({
+  description: 'An API key made with the console or the CLI. The key itself is shown once, when it is made; only its SHA-256 digest is stored.',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    name: t.exposeString('name'),
+    role: t.expose('role', { type: ApiKeyRoleEnum }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    revokedAt: t.expose('revokedAt', { type: 'DateTime', nullable: true, description: 'Set once revoked; every process refuses it from then on.' }),
+  }),
+});
+
+const CreatedApiKeyRef = builder.objectRef<IssuedKey>('CreatedApiKey').implement({
+  fields: (t) => ({
+    apiKey: t.field({ type: ApiKeyRef, resolve: (issued) => issued.stored }),
+    key: t.exposeString('key', { description: 'The key, shown this once: it is stored nowhere, and cannot be read again.' }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  apiKeys: t.field({
+    type: [ApiKeyRef],
+    description: 'Admin. Every key made with the console or the CLI, oldest first, revoked ones included (never the keys themselves).',
+    authScopes: { admin: true },
+    resolve: (_root, _args, ctx) => listApiKeys(ctx.services),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  createApiKey: t.field({
+    type: CreatedApiKeyRef,
+    description: 'Admin. Makes an API key; every process accepts it at once. The answer carries the key, this once.',
+    authScopes: { admin: true },
+    args: {
+      name: t.arg.string({ required: true, validate: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters') }),
+      role: t.arg({ type: ApiKeyRoleEnum, required: true }),
+    },
+    resolve: (_root, args, ctx) => issueApiKey(ctx.services, { name: args.name.trim(), role: args.role }),
+  }),
+  revokeApiKey: t.field({
+    type: [ApiKeyRef],
+    description: 'Admin. Revokes the live keys with this id (or name); every process refuses them at once. NOT_FOUND when no live key has it.',
+    authScopes: { admin: true },
+    args: { key: t.arg.id({ required: true, validate: idSchema }) },
+    resolve: async (_root, args, ctx) => {
+      const revoked = await revokeApiKey(ctx.services, String(args.key));
+      if (revoked.length === 0) throw notFound(`No live API key has the id or name "${String(args.key)}".`);
+      return revoked;
+    },
+  }),
+}));

@@ -1,0 +1,36 @@
+import type { PlayerFlag } from '../db/flags.js';
+import { listFlaggedPlayers, playerFlag } from '../resolvers/flags.js';
+import { builder } from './builder.js';
+import { PlayerRef } from './player.js';
+import { intRange } from './validation.js';
+
+export const PlayerFlagRef = builder.objectRef<PlayerFlag>('PlayerFlag');
+
+PlayerFlagRef.implement({
+  description: 'Why and since when a player is hidden from every board (see flagPlayer).',
+  fields: (t) => ({
+    player: t.field({ type: PlayerRef, resolve: (flag) => flag.player }),
+    reason: t.exposeString('reason'),
+    flaggedAt: t.expose('flaggedAt', { type: 'DateTime', description: 'When the player was first flagged; flagging again keeps it and replaces the reason.' }),
+  }),
+});
+
+builder.objectFields(PlayerRef, (t) => ({
+  flag: t.field({
+    type: PlayerFlagRef,
+    nullable: true,
+    description: 'Admin. Set while the player is flagged.',
+    authScopes: { admin: true },
+    resolve: (player, _args, ctx) => playerFlag(ctx, player.id),
+  }),
+}));
+
+builder.queryFields((t) => ({
+  flaggedPlayers: t.field({
+    type: [PlayerFlagRef],
+    description: 'Admin. The flagged players, most recently flagged first (first: 1 to 1,000).',
+    authScopes: { admin: true },
+    args: { first: t.arg.int({ required: true, defaultValue: 100, validate: intRange(1, 1_000, 'first') }) },
+    resolve: (_root, args, ctx) => listFlaggedPlayers(ctx, args.first),
+  }),
+}));

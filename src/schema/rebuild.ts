@@ -1,0 +1,57 @@
+import type { RebuildJob } from '../jobs/rebuild-jobs.js';
+import { findRebuild, startRebuild } from '../resolvers/rebuild.js';
+import { requireBoard } from '../resolvers/buckets.js';
+import { BoardRef } from './board.js';
+import { builder } from './builder.js';
+import { bucketArgs } from './bucket-args.js';
+import { PeriodEnum } from './enums.js';
+
+const RebuildStateEnum = builder.enumType('RebuildState', {
+  values: {
+    RUNNING: { description: 'Reading board scores from PostgreSQL into a new sorted set; readers still see the old one.' },
+    DONE: { description: 'The new sorted set was swapped in; size says how many players it ranks.' },
+    FAILED: { description: 'Stopped before the swap; the bucket is as it was. error says why.' },
+  } as const,
+});
+
+export const RebuildRef = builder.objectRef<RebuildJob>('Rebuild');
+
+RebuildRef.implement({
+  description: "A rebuild of one bucket's ranking index from PostgreSQL, run in the background (see startRebuild).",
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    board: t.field({ type: BoardRef, resolve: (job, _args, ctx) => requireBoard(ctx, job.boardId) }),
+    period: t.expose('period', { type: PeriodEnum }),
+    bucket: t.exposeString('bucket'),
+    region: t.exposeString('region', { nullable: true }),
+    state: t.expose('state', { type: RebuildStateEnum }),
+    rowsRead: t.exposeInt('rowsRead', { description: 'Board scores read from PostgreSQL so far.' }),
+    rowsTotal: t.exposeInt('rowsTotal', { description: 'The rankable board scores the bucket held when the rebuild started: what rowsRead counts towards.' }),
+    size: t.exposeInt('size', { nullable: true, description: 'Players ranked after the swap; set once DONE.' }),
+    error: t.exposeString('error', { nullable: true, description: 'Why it FAILED.' }),
+    startedAt: t.expose('startedAt', { type: 'DateTime' }),
+    finishedAt: t.expose('finishedAt', { type: 'DateTime', nullable: true }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  rebuild: t.field({
+    type: RebuildRef,
+    nullable: true,
+    description: 'Admin. A rebuild started with startRebuild (kept for a day), from any process of the deployment; null when unknown.',
+    authScopes: { admin: true },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, args, ctx) => findRebuild(ctx, String(args.id)),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  startRebuild: t.field({
+    type: RebuildRef,
+    description:
+      "Admin. Starts rebuilding one bucket's ranking index from PostgreSQL in the background, as rebuildBoard does, and answers at once; poll rebuild(id) for its progress. RATE_LIMITED while another rebuild of the bucket runs.",
+    authScopes: { admin: true },
+    args: bucketArgs(t.arg),
+    resolve: (_root, args, ctx) => startRebuild(ctx, { ...args, board: String(args.board) }),
+  }),
+}));
