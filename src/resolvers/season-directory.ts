@@ -89,7 +89,8 @@ export function seasonBucketHolding(season: Season | null, achievedAt: Date): Bu
   return seasonBucket(season);
 }
 
-const SEASON_LABEL = /^s[1-9]\d{0,8}$/;
+/** How seasons are named: s1, s2, ... */
+export const SEASON_LABEL = /^s[1-9]\d{0,8}$/;
 
 /**
  * The SEASON bucket a read names: the open season when `label` is left out, or the open season

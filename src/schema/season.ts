@@ -5,7 +5,7 @@ import { closeSeason, currentSeason, listSeasons, readSeasonResults, startSeason
 import { BoardRef } from './board.js';
 import { builder } from './builder.js';
 import { StandingConnectionRef } from './standing-connection.js';
-import { intRange } from './validation.js';
+import { boardIdSchema, intRange, seasonIdSchema } from './validation.js';
 
 export const SeasonRef = builder.objectRef<Season>('Season');
 
@@ -33,8 +33,8 @@ builder.queryFields((t) => ({
     type: StandingConnectionRef,
     description: 'The frozen final standings of a closed season.',
     args: {
-      board: t.arg.id({ required: true }),
-      season: t.arg.id({ required: true }),
+      board: t.arg.id({ required: true, validate: boardIdSchema }),
+      season: t.arg.id({ required: true, validate: seasonIdSchema }),
       first: t.arg.int({ required: true, defaultValue: 100, validate: intRange(1, MAX_PAGE, 'first') }),
       after: t.arg.string(),
     },
@@ -48,7 +48,7 @@ builder.mutationFields((t) => ({
     description: "Admin. Starts the board's next season; the current one, if any, must be closed first.",
     authScopes: { admin: true },
     args: {
-      board: t.arg.id({ required: true }),
+      board: t.arg.id({ required: true, validate: boardIdSchema }),
       name: t.arg.string({ required: true, validate: z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters') }),
       endsAt: t.arg({ type: 'DateTime' }),
     },
@@ -58,7 +58,7 @@ builder.mutationFields((t) => ({
     type: SeasonRef,
     description: 'Admin. Closes the current season and freezes its final standings; seasonResults serves them from then on.',
     authScopes: { admin: true },
-    args: { board: t.arg.id({ required: true }) },
+    args: { board: t.arg.id({ required: true, validate: boardIdSchema }) },
     resolve: (_root, args, ctx) => closeSeason(ctx, String(args.board)),
   }),
 }));
