@@ -14,7 +14,7 @@ import { CLOCK_SKEW_MS, type ResultBucket, bucketsOfResult, regionProblem, requi
 import type { Context, Services } from './context.js';
 import { type GroupCommit, type GroupCommitOptions, type ItemOutcome, createGroupCommit } from './group-commit.js';
 import { badInput } from './errors.js';
-import { openSeasonOf } from './season-directory.js';
+import { liveSeasonsOf } from './season-directory.js';
 import { announceTops } from '../pubsub/announce.js';
 import { type PeriodStanding, toStanding } from './standings.js';
 
@@ -38,8 +38,8 @@ export interface SubmitScorePayload {
 
 export interface PreparedEntry extends ResultEntry {
   buckets: ResultBucket[];
-  /** The board's open season as this request saw it. */
-  season: Season | null;
+  /** The board's live seasons as this request saw them. */
+  seasons: readonly Season[];
 }
 
 const rowKey = (at: ResultBucket): ScoreRowKey => ({ period: at.bucket.period, bucket: at.bucket.label, region: at.region ?? '' });
@@ -47,7 +47,7 @@ const placeId = (boardId: string, row: ScoreRowKey, playerId: string) =>
   [boardId, row.period, row.bucket, row.region, playerId].join('\u0000');
 
 /** Checks one input against its board; everything the input type cannot check alone. */
-function prepare(input: SubmitScoreInput, board: Board, season: Season | null, now: Date, where: string): PreparedEntry {
+function prepare(input: SubmitScoreInput, board: Board, seasons: readonly Season[], now: Date, where: string): PreparedEntry {
   if (input.score > board.maxScore) {
     throw badInput(`${where}score ${input.score} is above board "${board.id}"'s maxScore of ${board.maxScore}.`);
   }
@@ -58,10 +58,10 @@ function prepare(input: SubmitScoreInput, board: Board, season: Season | null, n
   if (achievedAt.getTime() > now.getTime() + CLOCK_SKEW_MS) {
     throw badInput(`${where}achievedAt ${achievedAt.toISOString()} is more than 5 minutes ahead of the server's clock.`);
   }
-  const buckets = bucketsOfResult(board, achievedAt, region, now, season);
+  const buckets = bucketsOfResult(board, achievedAt, region, now, seasons);
   return {
     board,
-    season,
+    seasons,
     matchId: input.matchId,
     playerId: input.playerId,
     score: input.score,
@@ -111,10 +111,13 @@ export async function submitScores(ctx: Context, inputs: SubmitScoreInput[], { b
   if (ctx.caller) await services.limits.submissions(ctx.caller.keyId, inputs.length);
   const now = services.now();
   const entries: PreparedEntry[] = [];
+  // One season lookup per board per call, however many of its results the call carries.
+  const seasonsByBoard = new Map<string, Promise<Season[]>>();
   for (const [i, input] of inputs.entries()) {
     const where = batch ? `inputs[${i}]: ` : '';
     const board = await requireBoard(ctx, input.board);
-    entries.push(prepare(input, board, await openSeasonOf(services, board), now, where));
+    if (!seasonsByBoard.has(board.id)) seasonsByBoard.set(board.id, liveSeasonsOf(services, board));
+    entries.push(prepare(input, board, await seasonsByBoard.get(board.id)!, now, where));
   }
   if (entries.length === 0) return [];
 
@@ -135,7 +138,7 @@ export async function submitScores(ctx: Context, inputs: SubmitScoreInput[], { b
       const standings = hidden.has(entry.playerId)
         ? []
         : outcome.duplicate
-        ? await readStandings(ctx, bucketsOfResult(entry.board, outcome.recorded.achievedAt, outcome.recorded.region, now, entry.season), entry.playerId)
+        ? await readStandings(ctx, bucketsOfResult(entry.board, outcome.recorded.achievedAt, outcome.recorded.region, now, entry.seasons), entry.playerId)
         : standingsOf(entry, places);
       return { duplicate: outcome.duplicate, improved: outcome.improved, standings };
     }),

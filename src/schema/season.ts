@@ -45,12 +45,18 @@ builder.queryFields((t) => ({
 builder.mutationFields((t) => ({
   startSeason: t.field({
     type: SeasonRef,
-    description: "Admin. Starts the board's next season; the current one, if any, must be closed first.",
+    description:
+      "Admin. Starts the board's next season; the current one, if any, must be closed first, or end by `startsAt`. It counts every result achieved at or after the `startsAt` it answers, from the moment it answers.",
     authScopes: { admin: true },
     args: {
       board: t.arg.id({ required: true, validate: boardIdSchema }),
       name: t.arg.string({ required: true, validate: z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters') }),
       endsAt: t.arg({ type: 'DateTime' }),
+      startsAt: t.arg({
+        type: 'DateTime',
+        description:
+          "When the season starts: now when left out, or later, to schedule the next season ahead (it then starts by the clock, and the season closer closes the one before at its endsAt). Refused in the past, or overlapping a season not closed yet.",
+      }),
     },
     resolve: (_root, args, ctx) => startSeason(ctx, { ...args, board: String(args.board), name: args.name.trim() }),
   }),
