@@ -14,6 +14,7 @@ import type { BoardDirectory } from './board-directory.js';
 import type { CursorCodec } from './cursor.js';
 import type { ProfileCache } from './profile-cache.js';
 import type { SeasonDirectory } from './season-directory.js';
+import { achievedAtLoader } from './achieved-at.js';
 import { isStoreUnavailable } from './store-errors.js';
 import type { SubmissionGroups } from './submit.js';
 
@@ -51,7 +52,7 @@ export interface Context {
   services: Services;
   /** Null for anonymous callers and for keys nobody issued. */
   caller: Caller | null;
-  loaders: { player: DataLoader<string, Player> };
+  loaders: { player: DataLoader<string, Player>; achievedAt: ReturnType<typeof achievedAtLoader> };
   /** Aborted when the client goes away. */
   signal?: AbortSignal | undefined;
   /** The client's address, for per-client limits. */
@@ -89,6 +90,6 @@ export async function createContext(services: Services, { authorization, client,
     signal,
     client: client ?? 'unknown',
     caller: key ? await services.keyring.identify(key) : null,
-    loaders: { player: playerLoader(services) },
+    loaders: { player: playerLoader(services), achievedAt: achievedAtLoader(services) },
   };
 }

@@ -99,7 +99,7 @@ export async function readSeasonResults(
       rank: row.rank,
       score: row.score,
       percentile: page.size === 0 ? 0 : (100 * (page.size - row.rank)) / page.size,
-      achievedAt: row.reachedAt,
+      achieved: { recorded: row.reachedAt },
     },
   }));
   return { edges, pageInfo: { hasNextPage: page.rows.length > args.first, endCursor: edges.at(-1)?.cursor ?? null } };

@@ -9,7 +9,8 @@ import {
 } from '../db/results.js';
 import type { Season } from '../db/seasons.js';
 import type { Board } from '../model/board.js';
-import type { BoardScoreWrite, Place } from '../ranking/index.js';
+import type { BoardBucket, BoardScoreWrite, Place } from '../ranking/index.js';
+import { recordedTimeOf } from './achieved-at.js';
 import { CLOCK_SKEW_MS, type ResultBucket, bucketsOfResult, regionProblem, requireBoard } from './buckets.js';
 import type { Context, Services } from './context.js';
 import { type GroupCommit, type GroupCommitOptions, type ItemOutcome, createGroupCommit } from './group-commit.js';
@@ -165,7 +166,7 @@ async function commitGroup(services: Services, submissions: Submission[], commit
 }
 
 /** A board score's place in its bucket after the write, with the bucket's size. */
-export type PlaceWithSize = { place: Place; size: number };
+export type PlaceWithSize = { place: Place; size: number; at: BoardBucket; recorded: Date };
 
 /**
  * Closes the race with a flag that lands while the group is written. The flags were read before the
@@ -226,7 +227,9 @@ async function writeIndex(
     const written = await services.index.writeBoardScores(writes);
     services.backlog.confirm(backlogIds);
     written.forEach(({ place, size }, i) => {
-      if (place) places.set(writes[i]!.id, { place, size });
+      // The recorded time of the board score written, where it is the one the index now holds.
+      const write = writes[i]!;
+      if (place) places.set(write.id, { place, size, at: write.at, recorded: recordedTimeOf(write.at, place, write.score) });
     });
     return places;
   } catch (error) {
@@ -240,7 +243,7 @@ function standingsOf(entry: PreparedEntry, places: Map<string, PlaceWithSize>): 
   const out: PeriodStanding[] = [];
   for (const at of entry.buckets) {
     const found = places.get(placeId(entry.board.id, rowKey(at), entry.playerId));
-    if (found) out.push({ period: at.bucket.period, bucket: at.bucket.label, region: at.region, standing: toStanding(found.place, found.size) });
+    if (found) out.push({ period: at.bucket.period, bucket: at.bucket.label, region: at.region, standing: toStanding(found.at, found.place, found.size, found.recorded) });
   }
   return out;
 }
@@ -252,7 +255,7 @@ async function readStandings(ctx: Context, buckets: ResultBucket[], playerId: st
     return buckets.flatMap((at, i) => {
       const view = views[i]!;
       const place = view.places[0];
-      return place ? [{ period: at.bucket.period, bucket: at.bucket.label, region: at.region, standing: toStanding(place, view.size) }] : [];
+      return place ? [{ period: at.bucket.period, bucket: at.bucket.label, region: at.region, standing: toStanding(at, place, view.size) }] : [];
     });
   } catch (error) {
     ctx.services.log.error({ err: error }, 'index read failed for a replayed result');
