@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'coverage/', 'drizzle/'] },
+  { ignores: ['dist/', 'client/dist/', 'node_modules/', 'coverage/', 'drizzle/'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -49,7 +49,8 @@ async function main(): Promise<void> {
       retention: DEFAULT_RETENTION,
     });
     const startsAt = new Date(Date.now() - 86_400_000);
-    const season = await insertSeason(database.db, { boardId: 'bench', name: 'bench', startsAt, endsAt: null });
+    const inserted = await insertSeason(database.db, { boardId: 'bench', name: 'bench', startsAt, endsAt: null });
+    const season = 'season' in inserted ? inserted.season : null;
     if (!board || !season) throw new Error('could not create the board and its season');
 
     // A season of PLAYERS players, each also on the ALL_TIME list, so the freeze reads its rows out
@@ -82,7 +83,7 @@ async function main(): Promise<void> {
     })();
 
     started = performance.now();
-    const closed = await closeSeason(services, board);
+    const closed = await closeSeason(services, board, season.id);
     const took = seconds(started);
     closing = false;
     await probe;

@@ -21,7 +21,7 @@
 import { fileURLToPath } from 'node:url';
 import { findBoard, insertBoard } from '../src/db/boards.js';
 import { type Database, createDatabase, ensureDatabase, migrateDatabase } from '../src/db/client.js';
-import { findOpenSeason, insertSeason } from '../src/db/seasons.js';
+import { findLiveSeasons, insertSeason } from '../src/db/seasons.js';
 import { startIndexRecovery } from '../src/jobs/index-recovery.js';
 import { rebuildBucket } from '../src/jobs/rebuild-bucket.js';
 import { createLogger } from '../src/logger.js';
@@ -31,7 +31,7 @@ import { type BoardBucket, createRankingIndex } from '../src/ranking/index.js';
 import { bucketKey } from '../src/ranking/keys.js';
 import { type RedisClient, createRedisClient, deleteKeysUnder } from '../src/redis.js';
 import type { Services } from '../src/resolvers/context.js';
-import { seasonBucket } from '../src/resolvers/season-directory.js';
+import { currentOf, seasonBucket } from '../src/resolvers/season-directory.js';
 import { createServices } from '../src/services.js';
 import { BENCH_TARGET, type BenchTarget, FRIENDS_EACH, FRIEND_READERS, MAX_SCORE, benchDatabaseUrl } from './lib/env.js';
 
@@ -63,7 +63,7 @@ export async function openBenchStores(target: BenchTarget = BENCH_TARGET, maxCon
   const board = await findBoard(database.db, target.boardId);
   if (!board) throw new Error(`the bench board ${target.boardId} does not exist: run \`npm run bench -- seed\` first`);
   if (board.shards !== target.shards) throw new Error(`the bench board ${target.boardId} has ${board.shards} shards, not ${target.shards}: seed it again with --force`);
-  const season = await findOpenSeason(database.db, target.boardId);
+  const season = currentOf(await findLiveSeasons(database.db, target.boardId), new Date());
   if (!season) throw new Error('the bench board has no open season: run `npm run bench -- seed` first');
   const now = new Date();
   const buckets = PERIODS.map(
@@ -146,7 +146,7 @@ export async function seed(options: SeedOptions = {}): Promise<number> {
       });
       say(`created board ${boardId} (${target.shards} shard${target.shards === 1 ? '' : 's'})`);
     }
-    if (!(await findOpenSeason(database.db, boardId))) {
+    if (!currentOf(await findLiveSeasons(database.db, boardId), now)) {
       await insertSeason(database.db, { boardId, name: 'bench season', startsAt: new Date(now.getTime() - 7 * DAY_MS), endsAt: null });
       say('started its season');
     }

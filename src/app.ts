@@ -12,8 +12,8 @@ import { type Services, createContext } from './resolvers/context.js';
 import { unavailable } from './resolvers/errors.js';
 import { isStoreUnavailable } from './resolvers/store-errors.js';
 import { attachGraphqlWs } from './live-socket.js';
-import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import { useTopCacheControl } from './http/cache-control.js';
+import { useDocumentLimits } from './http/document-limits.js';
 import { type PreparedContext, createFastGraphql } from './http/fast-graphql.js';
 import { refuseOversizedBody } from './http/body-limit.js';
 import { answerHealth, answerReadiness } from './http/health.js';
@@ -101,14 +101,8 @@ export function buildApp(deps: AppDeps): App {
     // A JSON array of operations in one request, each run (and limited, and rate limited) as its own.
     batching: { limit: MAX_BATCH_OPERATIONS },
     plugins: [
-      // What a request may cost, refused before it runs: aliases, depth, tokens, directives, cost.
-      EnvelopArmorPlugin({
-        maxAliases: { n: 20 },
-        maxDepth: { n: 8 },
-        maxTokens: { n: 2_000 },
-        maxDirectives: { n: 10 },
-        costLimit: { maxCost: 5_000 },
-      }),
+      // What a document may be, refused before it runs: aliases, depth, tokens, directives, cost.
+      ...useDocumentLimits(),
       useObservability(services.metrics, log),
       useRequestDeadline(),
       useReadRateLimit(services.limits),

@@ -72,7 +72,7 @@ export function createServices(deps: ServiceDeps): Services {
     topFeed,
     profiles: createProfileCache(deps.redis, deps.database),
     boards: createBoardDirectory(deps.database.db),
-    seasons: createSeasonDirectory(deps.database.db),
+    seasons: createSeasonDirectory(deps.database.db, deps.redis),
     keyring: createKeyring({
       adminKey: deps.adminKey,
       serverKeys: deps.serverKeys ?? [],

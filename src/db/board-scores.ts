@@ -71,3 +71,27 @@ export async function countRankable(sql: Sql, list: BoardScoreList): Promise<num
       and not exists (select 1 from players p where p.id = s.player_id and p.flagged_at is not null)`;
   return row?.n ?? 0;
 }
+
+/** One player's board score in one list. */
+export interface BoardScoreKey extends BoardScoreList {
+  playerId: string;
+}
+
+/**
+ * The board scores of these (list, player) keys, in their order; null where there is none. One
+ * query however many keys: a primary-key probe per key, O(k log N).
+ */
+export async function findBoardScores(sql: Sql, keys: readonly BoardScoreKey[]): Promise<(BoardScore | null)[]> {
+  if (keys.length === 0) return [];
+  const column = (pick: (key: BoardScoreKey) => string) => sql.array(keys.map(pick));
+  const rows = await sql<{ ord: number; score: number; reached_ms: number }[]>`
+    select i.ord::int as ord, s.score, round(extract(epoch from s.reached_at) * 1000)::float8 as reached_ms
+    from unnest(${column((k) => k.boardId)}::text[], ${column((k) => k.period)}::text[], ${column((k) => k.bucket)}::text[],
+                ${column((k) => k.region)}::text[], ${column((k) => k.playerId)}::text[])
+         with ordinality as i(board_id, period, bucket, region, player_id, ord)
+    join board_scores s
+      on s.board_id = i.board_id and s.period = i.period and s.bucket = i.bucket and s.region = i.region and s.player_id = i.player_id`;
+  const found: (BoardScore | null)[] = keys.map(() => null);
+  for (const row of rows) found[row.ord - 1] = { playerId: keys[row.ord - 1]!.playerId, score: row.score, reachedAt: new Date(row.reached_ms) };
+  return found;
+}

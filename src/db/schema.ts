@@ -120,7 +120,10 @@ export const boardScores = pgTable(
   ],
 );
 
-/** A board's seasons, numbered s1, s2, ... per board; at most one is open (closedAt null) at a time. */
+/**
+ * A board's seasons, numbered s1, s2, ... per board. Several may be not closed yet (closedAt null):
+ * the current one and those scheduled ahead, whose spans never overlap (see db/seasons.ts insertSeason).
+ */
 export const seasons = pgTable(
   'seasons',
   {
@@ -133,10 +136,7 @@ export const seasons = pgTable(
     endsAt: timestamptz(),
     closedAt: timestamptz(),
   },
-  (table) => [
-    primaryKey({ columns: [table.boardId, table.id] }),
-    uniqueIndex('seasons_one_open_per_board').on(table.boardId).where(sql`${table.closedAt} is null`),
-  ],
+  (table) => [primaryKey({ columns: [table.boardId, table.id] }), index('seasons_live_idx').on(table.boardId, table.startsAt).where(sql`${table.closedAt} is null`)],
 );
 
 /** A closed season's final standings, frozen in rank order. playerId is null once the player is erased. */

@@ -1,7 +1,7 @@
 import { and, asc, eq, gt, gte, isNotNull, isNull, lte, max, sql } from 'drizzle-orm';
 import type { ScoreOrder } from '../model/board.js';
 import type { Db } from './client.js';
-import { seasonResults, seasons } from './schema.js';
+import { boards, seasonResults, seasons } from './schema.js';
 
 /** A board's season, numbered s1, s2, ... per board. */
 export type Season = typeof seasons.$inferSelect;
@@ -17,32 +17,47 @@ export interface FrozenStanding {
 /** Seasons in the order they were started: s2 before s10. */
 const byNumber = sql`substring(${seasons.id} from 2)::int`;
 
+/** Whether two seasons' spans [startsAt, endsAt) share an instant; a season without endsAt runs on for ever. */
+export function seasonsOverlap(a: Pick<Season, 'startsAt' | 'endsAt'>, b: Pick<Season, 'startsAt' | 'endsAt'>): boolean {
+  const ends = (season: Pick<Season, 'endsAt'>) => season.endsAt?.getTime() ?? Infinity;
+  return a.startsAt.getTime() < ends(b) && b.startsAt.getTime() < ends(a);
+}
+
 /**
- * Starts a board's next season, numbered one past its last. Answers null when the board has an
- * open season: the partial unique index (one open season per board) refuses the row, and so does
- * the primary key when a concurrent start took the same number; ON CONFLICT DO NOTHING turns both
- * into "nothing inserted". O(seasons of the board).
+ * Starts (or schedules) a board's next season, numbered one past its last, unless it would overlap
+ * a season of the board not closed yet: then nothing is inserted and that season is answered as
+ * the clash. The board's row is locked for the transaction, so concurrent starts on one board take
+ * turns (neither the overlap check nor the numbering can race); the seasons of a board never
+ * overlap, which is what lets a result belong to at most one of them. O(seasons of the board).
  */
 export async function insertSeason(
   db: Db,
   season: { boardId: string; name: string; startsAt: Date; endsAt: Date | null },
-): Promise<Season | null> {
-  const next = sql`(select 's' || (coalesce(max(substring(${seasons.id} from 2)::int), 0) + 1) from ${seasons} where ${seasons.boardId} = ${season.boardId})`;
-  const rows = await db
-    .insert(seasons)
-    .values({ ...season, id: next })
-    .onConflictDoNothing()
-    .returning();
-  return rows[0] ?? null;
+): Promise<{ season: Season } | { clash: Season }> {
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`select 1 from ${boards} where ${boards.id} = ${season.boardId} for update`);
+    const clash = (await findLiveSeasons(tx, season.boardId)).find((live) => seasonsOverlap(live, season));
+    if (clash) return { clash };
+    const next = sql`(select 's' || (coalesce(max(substring(${seasons.id} from 2)::int), 0) + 1) from ${seasons} where ${seasons.boardId} = ${season.boardId})`;
+    const [row] = await tx
+      .insert(seasons)
+      .values({ ...season, id: next })
+      .returning();
+    return { season: row! };
+  });
 }
 
-/** The board's open season, or null. O(1) through the partial unique index. */
-export async function findOpenSeason(db: Db, boardId: string): Promise<Season | null> {
-  const [row] = await db
+/**
+ * The board's seasons not closed yet, earliest first: the current one, one past its endsAt that the
+ * season closer has not closed yet, and any scheduled ahead. Seasons never overlap (insertSeason).
+ * O(live seasons) through the primary key.
+ */
+export async function findLiveSeasons(db: Pick<Db, 'select'>, boardId: string): Promise<Season[]> {
+  return db
     .select()
     .from(seasons)
-    .where(and(eq(seasons.boardId, boardId), isNull(seasons.closedAt)));
-  return row ?? null;
+    .where(and(eq(seasons.boardId, boardId), isNull(seasons.closedAt)))
+    .orderBy(asc(seasons.startsAt));
 }
 
 export async function findSeason(db: Db, boardId: string, id: string): Promise<Season | null> {
@@ -73,8 +88,8 @@ export async function findSeasonsClosedSince(db: Db, since: Date): Promise<Seaso
 
 export interface CloseSeasonArgs {
   boardId: string;
-  /** Close this season only if it is still open; by default whichever season of the board is open. */
-  seasonId?: string | undefined;
+  /** The season to close, if it is still open. */
+  seasonId: string;
   closedAt: Date;
   order: ScoreOrder;
   /**
@@ -106,7 +121,7 @@ export async function closeAndFreezeSeason(db: Db, args: CloseSeasonArgs): Promi
     const [season] = await tx
       .update(seasons)
       .set({ closedAt: args.closedAt })
-      .where(and(eq(seasons.boardId, args.boardId), args.seasonId ? eq(seasons.id, args.seasonId) : undefined, isNull(seasons.closedAt)))
+      .where(and(eq(seasons.boardId, args.boardId), eq(seasons.id, args.seasonId), isNull(seasons.closedAt)))
       .returning();
     if (!season) return null;
     // The sort of a large season fits in memory rather than spilling to disk; and a freeze of

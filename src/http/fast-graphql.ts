@@ -158,10 +158,11 @@ export function createFastGraphql(options: FastGraphqlOptions): (req: IncomingMe
     let document: DocumentNode;
     try {
       document = enveloped.parse(params.query) as DocumentNode;
+      // A rule that throws rather than reports (a plugin's) is Yoga's to answer too, never an unexpected error here.
+      if ((enveloped.validate(enveloped.schema, document) as readonly GraphQLError[]).length > 0) return undefined;
     } catch {
       return undefined;
     }
-    if ((enveloped.validate(enveloped.schema, document) as readonly GraphQLError[]).length > 0) return undefined;
     const operation = getOperationAST(document, params.operationName ?? undefined);
     if (!operation || operation.operation === OperationTypeNode.SUBSCRIPTION) return undefined;
     return { params, document, enveloped };

@@ -34,10 +34,10 @@ export async function dropSeasonKeys(services: Services, board: Board, season: S
  * the season's packing, then the player id as Redis orders equal values in a REV read.
  *
  * Answers the closed season, or null when it was not open (never started, or closed already,
- * perhaps by another process). `seasonId` closes that season only; by default the open one.
+ * perhaps by another process).
  * O(N log N) in PostgreSQL for N players, nothing proportional to N in this process.
  */
-export async function closeSeason(services: Services, board: Board, seasonId?: string): Promise<Season | null> {
+export async function closeSeason(services: Services, board: Board, seasonId: string): Promise<Season | null> {
   const started = performance.now();
   const packing = packingFor(board, 'SEASON');
   const closed = await closeAndFreezeSeason(services.database.db, {
@@ -48,7 +48,11 @@ export async function closeSeason(services: Services, board: Board, seasonId?: s
     tie: { unitMs: packing.unitMs, slots: 2 ** packing.timeBits },
   });
   if (!closed) return null;
-  services.seasons.forget(board.id);
+  // Every process stops writing into it from here (see season-directory.ts); were Redis away, they
+  // would within SEASON_CACHE_MAX_AGE_MS, and the season closer drops the keys again.
+  await services.seasons.changed(board.id).catch((error: unknown) =>
+    services.log.error({ err: error, board: board.id }, 'could not mark the seasons changed; other processes see the close within a second'),
+  );
   await dropSeasonKeys(services, board, closed.season);
   // Its watchers see the season's lists go empty (seasonResults serves the final order from now on).
   await announceTops(services, seasonBuckets(board, closed.season));

@@ -15,7 +15,7 @@ export async function liveBuckets(services: Services, board: Board): Promise<Boa
   for (const period of board.periods) {
     const bucket =
       period === 'SEASON'
-        ? await services.seasons.open(board.id).then((season) => (season ? seasonBucket(season) : null))
+        ? await services.seasons.open(board.id, now).then((season) => (season ? seasonBucket(season) : null))
         : bucketAt(board, period, now);
     if (!bucket) continue;
     for (const region of [null, ...board.regions]) out.push({ board, bucket, region });

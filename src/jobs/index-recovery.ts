@@ -41,8 +41,8 @@ export async function liveBucketsWithScores(services: Services): Promise<BoardBu
     if (!board) continue;
     const region = list.region === '' ? null : list.region;
     if (list.period === 'SEASON') {
-      const season = await services.seasons.open(board.id);
-      if (season?.id === list.bucket) out.push({ board, bucket: seasonBucket(season), region });
+      const season = (await services.seasons.live(board.id)).find((live) => live.id === list.bucket);
+      if (season) out.push({ board, bucket: seasonBucket(season), region });
       continue;
     }
     const bucket = parseBucketLabel(board, list.period, list.bucket);

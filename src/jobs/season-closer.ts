@@ -4,16 +4,18 @@ import type { Services } from '../resolvers/context.js';
 import { closeSeason, dropSeasonKeys } from './close-season.js';
 
 /**
- * How long after a close the closer keeps dropping the season's keys. Far longer than the open
- * season cache (OPEN_SEASON_TTL_MS, a second) plus a slow write, after which no process writes into
- * the season any more; it also retries a drop that failed while Redis was away.
+ * How long after a close the closer keeps dropping the season's keys. A write already in flight
+ * when the season closed (its seasons looked up before) may still bring a dropped key back, and so
+ * may a process that could not see the close's version token (SEASON_CACHE_MAX_AGE_MS, a second);
+ * this is far longer than both plus a slow write. It also retries a drop that failed while Redis
+ * was away.
  */
 export const CLOSED_KEY_SWEEP_MS = 5 * 60_000;
 
 /**
  * One pass: closes every season whose endsAt has passed, on every board, then drops the keys of
- * recently closed seasons again (a process whose cache still showed the season open may have
- * written into a key after it was dropped). Every process runs it; closeSeason lets exactly one
+ * recently closed seasons again (a write in flight during the close may have written into a key
+ * after it was dropped). Every process runs it; closeSeason lets exactly one
  * close each season. O(seasons due + seasons closed lately) queries, plus the freezes.
  */
 export async function closeDueSeasons(services: Services): Promise<void> {

@@ -69,14 +69,14 @@ export interface ResultBucket extends BoardBucket {
 /**
  * Every bucket a result achieved at `achievedAt` falls in: each period the board keeps, globally
  * and, with a region, regionally too. Buckets already past their retention are left out: a late
- * result cannot bring yesterday's board back. A SEASON result goes to the board's open `season`
- * when achievedAt is in [startsAt, endsAt); its key is kept until the season is closed and
+ * result cannot bring yesterday's board back. A SEASON result goes to the one of the board's live
+ * `seasons` whose [startsAt, endsAt) holds achievedAt; its key is kept until the season is closed and
  * frozen (expiresAt null). O(periods).
  */
-export function bucketsOfResult(board: Board, achievedAt: Date, region: string | null, now: Date, season: Season | null = null): ResultBucket[] {
+export function bucketsOfResult(board: Board, achievedAt: Date, region: string | null, now: Date, seasons: readonly Season[] = []): ResultBucket[] {
   const out: ResultBucket[] = [];
   for (const period of board.periods) {
-    const bucket = period === 'SEASON' ? seasonBucketHolding(season, achievedAt) : bucketAt(board, period, achievedAt);
+    const bucket = period === 'SEASON' ? seasonBucketHolding(seasons, achievedAt) : bucketAt(board, period, achievedAt);
     if (!bucket || !isKept(bucket, board.retention, now, CLOCK_SKEW_MS)) continue;
     const expiresAt = keptUntil(bucket, board.retention);
     out.push({ board, bucket, region: null, expiresAt });

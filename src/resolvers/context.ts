@@ -15,6 +15,7 @@ import type { BoardDirectory } from './board-directory.js';
 import type { CursorCodec } from './cursor.js';
 import type { ProfileCache } from './profile-cache.js';
 import type { SeasonDirectory } from './season-directory.js';
+import { achievedAtLoader } from './achieved-at.js';
 import { isStoreUnavailable } from './store-errors.js';
 import type { StoreProbes } from './store-health.js';
 import type { SubmissionGroups } from './submit.js';
@@ -63,7 +64,7 @@ export interface Context {
   services: Services;
   /** Null for anonymous callers and for keys nobody issued. */
   caller: Caller | null;
-  loaders: { player: DataLoader<string, Player> };
+  loaders: { player: DataLoader<string, Player>; achievedAt: ReturnType<typeof achievedAtLoader> };
   /** Aborted when the client goes away. */
   signal?: AbortSignal | undefined;
   /** The client's address, for per-client limits. */
@@ -117,6 +118,6 @@ export async function createContext(services: Services, { authorization, client,
     startedAt,
     // A stored key is looked up in PostgreSQL: not past the request's bound (UNAVAILABLE then).
     caller: key ? await settleBy(services.keyring.identify(key), beforeDeadline(services, startedAt, NAMES_MARGIN_MS)) : null,
-    loaders: { player: playerLoader(services, startedAt) },
+    loaders: { player: playerLoader(services, startedAt), achievedAt: achievedAtLoader(services) },
   };
 }

@@ -37,7 +37,7 @@ export async function readStandingsPage(
   const view = await index.page(at, after, args.first);
   const edges = view.places.map((place) => ({
     cursor: cursors.encode(scope, { packed: place.packed, playerId: place.playerId }),
-    node: toStanding(place, view.size),
+    node: toStanding(at, place, view.size),
   }));
   return { edges, pageInfo: { hasNextPage: view.hasMore, endCursor: edges.at(-1)?.cursor ?? null } };
 }

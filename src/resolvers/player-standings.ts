@@ -5,6 +5,7 @@ import { PERIODS } from '../model/board.js';
 import type { Context } from './context.js';
 import { heldBuckets } from './player-buckets.js';
 import { type Standing, toStanding } from './standings.js';
+import { recordedTimeOf } from './achieved-at.js';
 
 /** One bucket a player holds a board score in: the score PostgreSQL keeps, and their standing in the index. */
 export interface PlayerBucketScore {
@@ -43,7 +44,8 @@ export async function playerBucketScores(ctx: Context, playerId: string): Promis
         region: at.region,
         score: at.score.score,
         reachedAt: at.score.reachedAt,
-        standing: place ? toStanding(place, view.size) : null,
+        // The board score read from PostgreSQL holds the recorded time, where it is the one the index holds.
+        standing: place ? toStanding(at, place, view.size, recordedTimeOf(at, place, at.score)) : null,
       };
     }),
   );

@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import type { Database } from '../db/client.js';
 import { type Player, findPlayers } from '../db/players.js';
 import type { RedisClient } from '../redis.js';
+import { createVersionTokens } from './version-tokens.js';
 
 /**
  * A Redis hash of version tokens: `epoch`, set once (again after Redis lost it), and one field per
@@ -44,22 +44,11 @@ function slotOf(id: string, slots: number): string {
 /**
  * Player profiles (names, avatars) kept in this process for the reads that name players (top,
  * around, friends), so that a hot read asks Redis for one small hash read instead of PostgreSQL for
- * the names. It never shows a profile older than the last rename or erasure answered anywhere:
- *
- * - every change answers only after `changed` rewrote the token of the player's slot in Redis
- *   (after its commit); a change whose token could not be written answers an error, and its retry
- *   writes it;
- * - every load reads the tokens first, then uses a kept profile only when it was read under the
- *   same tokens, and reads the rest from PostgreSQL, keeping them under the tokens read before. A
- *   profile read under a token is at least as new as every change whose token write came before;
- *   a change after it writes a new token, and the next load sees that token and reads again;
- * - tokens are random, so a Redis that lost the hash (a restart, a flush) never matches an old
- *   one: a missing epoch is set afresh and nothing is kept until it is;
- * - when Redis does not answer, profiles are read from PostgreSQL and nothing is kept.
- *
- * Why not LISTEN/NOTIFY as the keyring does: a notification reaches the other processes some time
- * after the change answered, and one sent while a listener reconnects is lost; a token read per
- * load costs one Redis round trip and leaves no window.
+ * the names. It never shows a profile older than the last rename or erasure answered anywhere: a
+ * change rewrites the version token of the player's slot before it answers, and a kept profile is
+ * used only under the token it was read under (see version-tokens.ts); a change whose token could
+ * not be written answers an error, and its retry writes it. When Redis does not answer, profiles
+ * are read from PostgreSQL and nothing is kept.
  */
 export function createProfileCache(redis: RedisClient, database: Database, options: ProfileCacheOptions = {}) {
   const maxProfiles = options.maxProfiles ?? 100_000;
@@ -74,21 +63,15 @@ export function createProfileCache(redis: RedisClient, database: Database, optio
     if (kept.size > maxProfiles) kept.delete(kept.keys().next().value!);
   }
 
+  const versions = createVersionTokens(redis, PROFILE_VERSIONS_KEY);
+
   /** The tokens of these ids' slots, by id; undefined when they cannot be trusted (Redis away, no epoch yet). */
   async function tokensOf(ids: readonly string[]): Promise<Map<string, string> | undefined> {
     const slotOfId = ids.map((id) => slotOf(id, slots));
     const distinct = [...new Set(slotOfId)];
-    let epoch: string | null, slotTokens: (string | null)[];
-    try {
-      [epoch = null, ...slotTokens] = await redis.hmget(PROFILE_VERSIONS_KEY, 'epoch', ...distinct);
-      if (epoch === null) {
-        await redis.hsetnx(PROFILE_VERSIONS_KEY, 'epoch', randomUUID());
-        return undefined;
-      }
-    } catch {
-      return undefined;
-    }
-    const bySlot = new Map(distinct.map((slot, i) => [slot, `${epoch}:${slotTokens[i] ?? ''}`]));
+    const tokens = await versions.read(distinct);
+    if (!tokens) return undefined;
+    const bySlot = new Map(distinct.map((slot, i) => [slot, tokens[i]!]));
     return new Map(ids.map((id, i) => [id, bySlot.get(slotOfId[i]!)!]));
   }
 
@@ -125,8 +108,7 @@ export function createProfileCache(redis: RedisClient, database: Database, optio
      */
     async changed(ids: readonly string[]): Promise<void> {
       for (const id of ids) kept.delete(id);
-      const fields = [...new Set(ids.map((id) => slotOf(id, slots)))].flatMap((slot) => [slot, randomUUID()]);
-      if (fields.length > 0) await redis.hset(PROFILE_VERSIONS_KEY, ...fields);
+      await versions.changed(ids.map((id) => slotOf(id, slots)));
     },
   };
 }

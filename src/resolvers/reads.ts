@@ -25,7 +25,7 @@ export async function readTop(ctx: Context, args: BucketArgs & { limit: number }
     period: at.bucket.period,
     bucket: at.bucket.label,
     region: at.region,
-    entries: view.places.map((place) => toStanding(place, view.size)),
+    entries: view.places.map((place) => toStanding(at, place, view.size)),
     size: view.size,
     asOf: view.asOf,
   };
@@ -36,14 +36,14 @@ export async function readStanding(ctx: Context, args: BucketArgs & { playerId: 
   const at = await resolveBoardBucket(ctx, args);
   const view = await ctx.services.index.standings(at, [args.playerId]);
   const place = view.places[0];
-  return place ? toStanding(place, view.size) : null;
+  return place ? toStanding(at, place, view.size) : null;
 }
 
 /** The player and up to `radius` players either side, cut at the edges. O(log N + radius). */
 export async function readAround(ctx: Context, args: BucketArgs & { playerId: string; radius: number }): Promise<Standing[]> {
   const at = await resolveBoardBucket(ctx, args);
   const view = await ctx.services.index.around(at, args.playerId, args.radius);
-  return view.places.map((place) => toStanding(place, view.size));
+  return view.places.map((place) => toStanding(at, place, view.size));
 }
 
 /**
@@ -58,7 +58,7 @@ export async function readFriends(ctx: Context, args: BucketArgs & { playerId: s
   return view.places
     .filter((place) => place !== null)
     .sort((a, b) => a.rank - b.rank)
-    .map((place) => toStanding(place, view.size));
+    .map((place) => toStanding(at, place, view.size));
 }
 
 /** How many players are ranked in a bucket. O(1). */

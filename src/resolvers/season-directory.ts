@@ -1,79 +1,116 @@
-import { type Season, findOpenSeason, findSeason } from '../db/seasons.js';
+import { type Season, findLiveSeasons, findSeason } from '../db/seasons.js';
 import type { Board } from '../model/board.js';
 import type { Bucket } from '../model/buckets.js';
 import type { Db } from '../db/client.js';
+import type { RedisClient } from '../redis.js';
 import type { Services } from './context.js';
 import { badInput, notFound } from './errors.js';
 import { isStoreUnavailable } from './store-errors.js';
+import { createVersionTokens } from './version-tokens.js';
+
+/** The version tokens of each board's seasons (see version-tokens.ts): one field per board. */
+export const SEASON_VERSIONS_KEY = 'lb:{seasons}:versions';
 
 /**
- * How long a process trusts what it read about a board's open season. startSeason starts a season
- * this long after it creates it.
+ * How long a process uses what it read about a board's seasons at most, whatever the tokens say:
+ * bounds how long a change made outside the service (SQL by hand), or one whose token could not be
+ * written, goes unseen. One PostgreSQL query per board per second per process at most.
  */
-export const OPEN_SEASON_TTL_MS = 1_000;
+export const SEASON_CACHE_MAX_AGE_MS = 1_000;
 
 /**
- * Each board's open season, cached in the process for {@link OPEN_SEASON_TTL_MS}, so the write
- * path asks PostgreSQL at most about once a second per board. Why a stale entry is harmless:
+ * Each board's live seasons (not closed yet: the current one and any scheduled ahead), kept in the
+ * process, exact across processes: startSeason and every close rewrite the board's version token in
+ * Redis after their commit and before they answer, and a lookup reads the token first and uses what
+ * it kept only under the same token (see version-tokens.ts). So a season counts every result sent
+ * after startSeason answered, from whichever process: a result is put in a season by its achievedAt
+ * against startsAt and endsAt, which never change, and every lookup after the answer sees the season.
+ * A lookup costs one Redis HMGET, plus a PostgreSQL query when the token moved.
  *
- * - A result is put in a season by its achievedAt against startsAt and endsAt, which never change.
- * - A season starts one TTL after startSeason creates it, so by its startsAt every process has
- *   dropped any entry read before it existed: none misses a result achieved in it.
- * - After a close, another process may still hold the season for up to a TTL and record a result
- *   into it. The freeze read its snapshot in the closing transaction itself, within milliseconds of
- *   marking the season closed, so such a result is late and stays out of the final list; its index
- *   write may bring the dropped key back, which is why the season closer drops the keys of recently
- *   closed seasons again. Closing re-checks in SQL that the season is open, and freezing re-checks
- *   [startsAt, endsAt).
+ * (A result already in flight while startSeason runs, its season looked up before the season
+ * committed, is recorded without it; once startSeason has answered, none is.)
  *
- * While PostgreSQL does not answer, a board's last known open season is served instead (reads of
- * the season go on from Redis), and is not cached, so the first call after PostgreSQL is back asks
- * it again. Submissions need PostgreSQL anyway, so a stale season never records a result.
+ * While Redis does not answer, nothing is kept and every lookup asks PostgreSQL. While PostgreSQL
+ * does not answer, a board's last known seasons are served instead (reads of the season go on from
+ * Redis); submissions need PostgreSQL anyway, so a stale season never records a result.
  */
 export interface SeasonDirectory {
-  /** The board's open season, or null. O(1) while cached. */
-  open(boardId: string): Promise<Season | null>;
-  /** Forgets a board's entry, after this process started or closed one of its seasons. */
-  forget(boardId: string): void;
+  /** The board's seasons not closed yet, earliest first. */
+  live(boardId: string): Promise<Season[]>;
+  /**
+   * The board's current season at `now`: the latest started of its live seasons (one past its
+   * endsAt stays current until the next starts or it is closed), or null.
+   */
+  open(boardId: string, now: Date): Promise<Season | null>;
+  /**
+   * Marks the board's seasons changed in every process (call it after a start or a close committed,
+   * before answering). Throws when Redis does not take it.
+   */
+  changed(boardId: string): Promise<void>;
 }
 
-export function createSeasonDirectory(db: Db): SeasonDirectory {
-  const cache = new Map<string, { readAt: number; season: Promise<Season | null> }>();
+interface Kept {
+  token: string;
+  readAt: number;
+  seasons: Promise<Season[]>;
+}
+
+/** The current season among a board's live ones at `now`. */
+export function currentOf(live: readonly Season[], now: Date): Season | null {
+  let current: Season | null = null;
+  for (const season of live) if (season.startsAt.getTime() <= now.getTime()) current = season;
+  return current;
+}
+
+export function createSeasonDirectory(db: Db, redis: RedisClient): SeasonDirectory {
+  const versions = createVersionTokens(redis, SEASON_VERSIONS_KEY);
+  const kept = new Map<string, Kept>();
   /** The last answer PostgreSQL gave per board, served while it does not answer. */
-  const lastKnown = new Map<string, Season | null>();
+  const lastKnown = new Map<string, Season[]>();
+
+  function read(boardId: string): Promise<Season[]> {
+    return findLiveSeasons(db, boardId).then(
+      (seasons) => {
+        lastKnown.set(boardId, seasons);
+        return seasons;
+      },
+      (error: unknown) => {
+        const last = lastKnown.get(boardId);
+        if (isStoreUnavailable(error) && last) return last;
+        throw error;
+      },
+    );
+  }
+
+  async function live(boardId: string): Promise<Season[]> {
+    const [token] = (await versions.read([boardId])) ?? [];
+    if (token === undefined) return read(boardId);
+    const now = performance.now();
+    const entry = kept.get(boardId);
+    if (entry && entry.token === token && now - entry.readAt < SEASON_CACHE_MAX_AGE_MS) return entry.seasons;
+    // Timed from before the query is sent, and shared by every lookup under the same token.
+    const fresh: Kept = { token, readAt: now, seasons: read(boardId) };
+    fresh.seasons.catch(() => {
+      if (kept.get(boardId) === fresh) kept.delete(boardId);
+    });
+    kept.set(boardId, fresh);
+    return fresh.seasons;
+  }
+
   return {
-    open(boardId) {
-      const now = performance.now();
-      const cached = cache.get(boardId);
-      if (cached && now - cached.readAt < OPEN_SEASON_TTL_MS) return cached.season;
-      // Timed from before the query is sent, and shared by every caller until it expires.
-      const entry = {
-        readAt: now,
-        season: findOpenSeason(db, boardId).then(
-          (season) => {
-            lastKnown.set(boardId, season);
-            return season;
-          },
-          (error: unknown) => {
-            if (cache.get(boardId) === entry) cache.delete(boardId);
-            if (isStoreUnavailable(error) && lastKnown.has(boardId)) return lastKnown.get(boardId) ?? null;
-            throw error;
-          },
-        ),
-      };
-      cache.set(boardId, entry);
-      return entry.season;
-    },
-    forget(boardId) {
-      cache.delete(boardId);
+    live,
+    open: async (boardId, now) => currentOf(await live(boardId), now),
+    async changed(boardId) {
+      kept.delete(boardId);
       lastKnown.delete(boardId);
+      await versions.changed([boardId]);
     },
   };
 }
 
-/** The board's open season when it keeps SEASON buckets; null, without asking, when it does not. */
-export async function openSeasonOf(services: Services, board: Board): Promise<Season | null> {
-  return board.periods.includes('SEASON') ? services.seasons.open(board.id) : null;
+/** The board's live seasons when it keeps SEASON buckets; none, without asking, when it does not. */
+export async function liveSeasonsOf(services: Services, board: Board): Promise<Season[]> {
+  return board.periods.includes('SEASON') ? services.seasons.live(board.id) : [];
 }
 
 /** A season's bucket: labelled by its id, its tie-break time counted from its start. */
@@ -81,29 +118,34 @@ export function seasonBucket(season: Season): Bucket {
   return { period: 'SEASON', label: season.id, start: season.startsAt, end: season.endsAt };
 }
 
-/** The season's bucket when a result achieved at `achievedAt` belongs in it: open, and in [startsAt, endsAt). */
-export function seasonBucketHolding(season: Season | null, achievedAt: Date): Bucket | null {
-  if (!season || season.closedAt) return null;
+/**
+ * The bucket of the season a result achieved at `achievedAt` belongs in: the one of `seasons` not
+ * closed whose [startsAt, endsAt) holds it (seasons never overlap, so at most one), or null.
+ */
+export function seasonBucketHolding(seasons: readonly Season[], achievedAt: Date): Bucket | null {
   const at = achievedAt.getTime();
-  if (at < season.startsAt.getTime() || (season.endsAt && at >= season.endsAt.getTime())) return null;
-  return seasonBucket(season);
+  const season = seasons.find((s) => !s.closedAt && at >= s.startsAt.getTime() && (!s.endsAt || at < s.endsAt.getTime()));
+  return season ? seasonBucket(season) : null;
 }
 
-const SEASON_LABEL = /^s[1-9]\d{0,8}$/;
+/** How seasons are named: s1, s2, ... */
+export const SEASON_LABEL = /^s[1-9]\d{0,8}$/;
 
 /**
- * The SEASON bucket a read names: the open season when `label` is left out, or the open season
- * with that id. A closed season's index is gone (seasonResults serves its final standings), so it
+ * The SEASON bucket a read names: the current season when `label` is left out, or the live season
+ * (current, or scheduled ahead) with that id. A closed season's index is gone (seasonResults serves its final standings), so it
  * is NOT_FOUND here, as is an unknown one. O(1) while cached, one query otherwise.
  */
 export async function requireSeasonBucket(services: Services, board: Board, label: string | null | undefined): Promise<Bucket> {
-  const open = await services.seasons.open(board.id);
+  const live = await services.seasons.live(board.id);
   if (label === null || label === undefined) {
+    const open = currentOf(live, services.now());
     if (!open) throw notFound(`Board "${board.id}" has no open season.`);
     return seasonBucket(open);
   }
   if (!SEASON_LABEL.test(label)) throw badInput(`"${label}" is not a SEASON bucket; name a season by its id, like s1.`);
-  if (open?.id === label) return seasonBucket(open);
+  const named = live.find((season) => season.id === label);
+  if (named) return seasonBucket(named);
   const season = await findSeason(services.database.db, board.id, label);
   if (!season) throw notFound(`Board "${board.id}" has no season "${label}".`);
   if (season.closedAt) throw notFound(`Season "${label}" of board "${board.id}" is closed; seasonResults serves its final standings.`);

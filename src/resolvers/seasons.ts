@@ -1,49 +1,67 @@
-import { type Season, findOpenSeason, findSeason, insertSeason, listSeasons as listSeasonRows, pageSeasonResults } from '../db/seasons.js';
+import { type Season, findSeason, insertSeason, listSeasons as listSeasonRows, pageSeasonResults } from '../db/seasons.js';
 import { closeSeason as closeAndFreeze } from '../jobs/close-season.js';
 import type { Board } from '../model/board.js';
 import { requireBoard } from './buckets.js';
 import type { Context } from './context.js';
 import { badInput, notFound } from './errors.js';
 import type { StandingConnection } from './pages.js';
-import { OPEN_SEASON_TTL_MS } from './season-directory.js';
+
+const span = (season: Pick<Season, 'id' | 'startsAt' | 'endsAt'>) =>
+  `"${season.id}" (${season.startsAt.toISOString()} to ${season.endsAt?.toISOString() ?? 'no end: close it first'})`;
 
 /**
- * Starts a board's next season. It starts one open-season cache period after now, so that every
- * process knows of it before its first result (see season-directory.ts). Refused (BAD_USER_INPUT)
- * while the board has an open season, on a board that keeps no SEASON buckets, or when endsAt is
- * not after the start.
+ * Starts a board's next season at `startsAt`: now when left out, or later, to schedule it ahead
+ * (the boundary is then flipped by the clock, without an operator: results achieved from startsAt
+ * on go to it, and the season closer closes the one before at its endsAt). From the moment it
+ * answers, every API process puts every result achieved at or after startsAt into it (see
+ * season-directory.ts). Refused (BAD_USER_INPUT) on a board that keeps no SEASON buckets, for a
+ * startsAt in the past (results recorded since would be missing from it), an endsAt not after
+ * startsAt, or a span overlapping a season of the board not closed yet.
  */
-export async function startSeason(ctx: Context, args: { board: string; name: string; endsAt?: Date | null | undefined }): Promise<Season> {
+export async function startSeason(
+  ctx: Context,
+  args: { board: string; name: string; startsAt?: Date | null | undefined; endsAt?: Date | null | undefined },
+): Promise<Season> {
   const board = await requireBoard(ctx, args.board);
   if (!board.periods.includes('SEASON')) {
     throw badInput(`Board "${board.id}" keeps no SEASON buckets; a season there would rank nobody.`);
   }
   const { services } = ctx;
-  const startsAt = new Date(services.now().getTime() + OPEN_SEASON_TTL_MS);
+  const now = services.now();
+  const startsAt = args.startsAt ?? now;
+  if (startsAt.getTime() < now.getTime()) {
+    throw badInput(`startsAt ${startsAt.toISOString()} is in the past (the server's clock reads ${now.toISOString()}); a season starts now or later.`);
+  }
   const endsAt = args.endsAt ?? null;
   if (endsAt && endsAt.getTime() <= startsAt.getTime()) {
     throw badInput(`endsAt ${endsAt.toISOString()} must be after the season starts, at ${startsAt.toISOString()}.`);
   }
-  const season = await insertSeason(services.database.db, { boardId: board.id, name: args.name, startsAt, endsAt });
-  services.seasons.forget(board.id);
-  if (!season) {
-    const open = await findOpenSeason(services.database.db, board.id);
-    throw badInput(`Board "${board.id}" has an open season${open ? ` ("${open.id}")` : ''}; close it before starting the next.`);
+  const inserted = await insertSeason(services.database.db, { boardId: board.id, name: args.name, startsAt, endsAt });
+  if ('clash' in inserted) {
+    throw badInput(
+      `A season from ${startsAt.toISOString()} to ${endsAt?.toISOString() ?? 'no end'} overlaps board "${board.id}"'s season ${span(inserted.clash)}; ` +
+        'start it at or after that season ends.',
+    );
   }
-  return season;
+  // Before answering: from here every process's next lookup sees the season (see season-directory.ts).
+  await services.seasons.changed(board.id).catch((error: unknown) =>
+    services.log.error({ err: error, board: board.id }, 'could not mark the seasons changed; other processes see the new season within a second'),
+  );
+  return inserted.season;
 }
 
-/** Closes the board's open season and freezes its final standings; NOT_FOUND when none is open. */
+/** Closes the board's current season and freezes its final standings; NOT_FOUND when none is open. */
 export async function closeSeason(ctx: Context, boardId: string): Promise<Season> {
   const board = await requireBoard(ctx, boardId);
-  const season = await closeAndFreeze(ctx.services, board);
+  const current = await ctx.services.seasons.open(board.id, ctx.services.now());
+  const season = current ? await closeAndFreeze(ctx.services, board, current.id) : null;
   if (!season) throw notFound(`Board "${board.id}" has no open season.`);
   return season;
 }
 
-/** The board's open season, or null; at most about a second old. O(1) while cached. */
+/** The board's current season, or null. One Redis read while its seasons are unchanged. */
 export async function currentSeason(ctx: Context, board: Board): Promise<Season | null> {
-  return ctx.services.seasons.open(board.id);
+  return ctx.services.seasons.open(board.id, ctx.services.now());
 }
 
 /** Every season of the board, oldest first. */
@@ -81,7 +99,7 @@ export async function readSeasonResults(
       rank: row.rank,
       score: row.score,
       percentile: page.size === 0 ? 0 : (100 * (page.size - row.rank)) / page.size,
-      achievedAt: row.reachedAt,
+      achieved: { recorded: row.reachedAt },
     },
   }));
   return { edges, pageInfo: { hasNextPage: page.rows.length > args.first, endCursor: edges.at(-1)?.cursor ?? null } };

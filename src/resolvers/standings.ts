@@ -1,6 +1,6 @@
 import type { Player } from '../db/players.js';
 import type { Period } from '../model/board.js';
-import type { Place } from '../ranking/index.js';
+import type { BoardBucket, Place } from '../ranking/index.js';
 
 /** A Standing as the schema serves it: a place and the size it is a place in. */
 export interface Standing {
@@ -8,7 +8,12 @@ export interface Standing {
   rank: number;
   score: number;
   percentile: number;
-  achievedAt: Date;
+  /**
+   * When the score was reached: recorded, when the read holds it (submit payloads, frozen season
+   * results); otherwise the place it was read as, whose recorded time is looked up only when a
+   * selection asks for it (see achieved-at.ts).
+   */
+  achieved: { recorded: Date } | { at: BoardBucket; place: Place };
   /**
    * The player's profile when the read has it already (topChanged loads each view's profiles once
    * for all its viewers); otherwise the request's player loader fetches it.
@@ -16,13 +21,14 @@ export interface Standing {
   player?: Player | undefined;
 }
 
-export function toStanding(place: Place, size: number): Standing {
+/** A place read from the index in bucket `at`, as a Standing; `recorded` when the read holds the recorded time already. */
+export function toStanding(at: BoardBucket, place: Place, size: number, recorded?: Date): Standing {
   return {
     playerId: place.playerId,
     rank: place.rank,
     score: place.score,
     percentile: size === 0 ? 0 : (100 * (size - place.rank)) / size,
-    achievedAt: place.reachedAt,
+    achieved: recorded ? { recorded } : { at, place },
   };
 }
 

@@ -10,12 +10,13 @@ import {
 } from '../db/results.js';
 import type { Season } from '../db/seasons.js';
 import type { Board } from '../model/board.js';
-import type { BoardScoreWrite, Place } from '../ranking/index.js';
+import type { BoardBucket, BoardScoreWrite, Place } from '../ranking/index.js';
+import { recordedTimeOf } from './achieved-at.js';
 import { CLOCK_SKEW_MS, type ResultBucket, bucketsOfResult, regionProblem, requireBoard } from './buckets.js';
 import type { Context, Services } from './context.js';
 import { type GroupCommit, type GroupCommitOptions, type ItemOutcome, createGroupCommit } from './group-commit.js';
 import { badInput } from './errors.js';
-import { openSeasonOf } from './season-directory.js';
+import { liveSeasonsOf } from './season-directory.js';
 import { announceTops } from '../pubsub/announce.js';
 import { settleBy } from '../deadline.js';
 import { type PeriodStanding, toStanding } from './standings.js';
@@ -43,8 +44,8 @@ export interface SubmitScorePayload {
 
 export interface PreparedEntry extends ResultEntry {
   buckets: ResultBucket[];
-  /** The board's open season as this request saw it. */
-  season: Season | null;
+  /** The board's live seasons as this request saw them. */
+  seasons: readonly Season[];
 }
 
 const rowKey = (at: ResultBucket): ScoreRowKey => ({ period: at.bucket.period, bucket: at.bucket.label, region: at.region ?? '' });
@@ -52,7 +53,7 @@ const placeId = (boardId: string, row: ScoreRowKey, playerId: string) =>
   [boardId, row.period, row.bucket, row.region, playerId].join('\u0000');
 
 /** Checks one input against its board; everything the input type cannot check alone. */
-function prepare(input: SubmitScoreInput, board: Board, season: Season | null, now: Date, where: string): PreparedEntry {
+function prepare(input: SubmitScoreInput, board: Board, seasons: readonly Season[], now: Date, where: string): PreparedEntry {
   if (input.score > board.maxScore) {
     throw badInput(`${where}score ${input.score} is above board "${board.id}"'s maxScore of ${board.maxScore}.`);
   }
@@ -63,10 +64,10 @@ function prepare(input: SubmitScoreInput, board: Board, season: Season | null, n
   if (achievedAt.getTime() > now.getTime() + CLOCK_SKEW_MS) {
     throw badInput(`${where}achievedAt ${achievedAt.toISOString()} is more than 5 minutes ahead of the server's clock.`);
   }
-  const buckets = bucketsOfResult(board, achievedAt, region, now, season);
+  const buckets = bucketsOfResult(board, achievedAt, region, now, seasons);
   return {
     board,
-    season,
+    seasons,
     matchId: input.matchId,
     playerId: input.playerId,
     score: input.score,
@@ -119,10 +120,13 @@ export async function submitScores(ctx: Context, inputs: SubmitScoreInput[], { b
   if (ctx.caller) await services.limits.submissions(ctx.caller.keyId, inputs.length);
   const now = services.now();
   const entries: PreparedEntry[] = [];
+  // One season lookup per board per call, however many of its results the call carries.
+  const seasonsByBoard = new Map<string, Promise<Season[]>>();
   for (const [i, input] of inputs.entries()) {
     const where = batch ? `inputs[${i}]: ` : '';
     const board = await requireBoard(ctx, input.board);
-    entries.push(prepare(input, board, await openSeasonOf(services, board), now, where));
+    if (!seasonsByBoard.has(board.id)) seasonsByBoard.set(board.id, liveSeasonsOf(services, board));
+    entries.push(prepare(input, board, await seasonsByBoard.get(board.id)!, now, where));
   }
   if (entries.length === 0) return [];
 
@@ -145,7 +149,7 @@ export async function submitScores(ctx: Context, inputs: SubmitScoreInput[], { b
       const standings = hidden.has(entry.playerId)
         ? []
         : outcome.duplicate
-        ? await readStandings(ctx, bucketsOfResult(entry.board, outcome.recorded.achievedAt, outcome.recorded.region, now, entry.season), entry.playerId)
+        ? await readStandings(ctx, bucketsOfResult(entry.board, outcome.recorded.achievedAt, outcome.recorded.region, now, entry.seasons), entry.playerId)
         : standingsOf(entry, places);
       return { duplicate: outcome.duplicate, improved: outcome.improved, standings };
     }),
@@ -185,7 +189,7 @@ async function commitGroup(services: Services, submissions: Submission[], commit
 }
 
 /** A board score's place in its bucket after the write, with the bucket's size. */
-export type PlaceWithSize = { place: Place; size: number };
+export type PlaceWithSize = { place: Place; size: number; at: BoardBucket; recorded: Date };
 
 /**
  * Closes the race with a flag that lands while the group is written. The flags were read before the
@@ -260,8 +264,10 @@ async function writeIndex(
     services.backlog.confirm(backlogIds);
     owners.forEach(({ entry, bucket }, i) => {
       const { place, size } = placed[i]!;
+      const write = writes[i]!;
       const own = places.get(entry) ?? [];
-      own[bucket] = place ? { place, size } : null;
+      // The recorded time of the board score written, where it is the one the index now holds.
+      own[bucket] = place ? { place, size, at: write.at, recorded: recordedTimeOf(write.at, place, write.score) } : null;
       places.set(entry, own);
     });
     return places;
@@ -276,7 +282,9 @@ function standingsOf(entry: PreparedEntry, places: SubmissionRecorded['places'])
   const own = places.get(entry) ?? [];
   return entry.buckets.flatMap((at, b) => {
     const found = own[b];
-    return found ? [{ period: at.bucket.period, bucket: at.bucket.label, region: at.region, standing: toStanding(found.place, found.size) }] : [];
+    return found
+      ? [{ period: at.bucket.period, bucket: at.bucket.label, region: at.region, standing: toStanding(found.at, found.place, found.size, found.recorded) }]
+      : [];
   });
 }
 
@@ -287,7 +295,7 @@ async function readStandings(ctx: Context, buckets: ResultBucket[], playerId: st
     return buckets.flatMap((at, i) => {
       const view = views[i]!;
       const place = view.places[0];
-      return place ? [{ period: at.bucket.period, bucket: at.bucket.label, region: at.region, standing: toStanding(place, view.size) }] : [];
+      return place ? [{ period: at.bucket.period, bucket: at.bucket.label, region: at.region, standing: toStanding(at, place, view.size) }] : [];
     });
   } catch (error) {
     ctx.services.log.error({ err: error }, 'index read failed for a replayed result');

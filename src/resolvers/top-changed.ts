@@ -91,7 +91,7 @@ function present({ at, view }: TopEvent, profiles: Map<string, Player>): TopBoar
     period: at.bucket.period,
     bucket: at.bucket.label,
     region: at.region,
-    entries: view.places.map((place) => ({ ...toStanding(place, view.size), player: profiles.get(place.playerId) })),
+    entries: view.places.map((place) => ({ ...toStanding(at, place, view.size), player: profiles.get(place.playerId) })),
     size: view.size,
     asOf: view.asOf,
   };

@@ -47,7 +47,7 @@ builder.queryFields((t) => ({
   board: t.field({
     type: BoardRef,
     nullable: true,
-    args: { id: t.arg.id({ required: true }) },
+    args: { id: t.arg.id({ required: true, validate: boardIdSchema }) },
     resolve: (_root, args, ctx) => ctx.services.boards.find(String(args.id)),
   }),
 }));

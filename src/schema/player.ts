@@ -5,7 +5,7 @@ import { flagPlayer, unflagPlayer } from '../resolvers/flags.js';
 import { findPlayer, searchPlayers, setFriends, upsertPlayer } from '../resolvers/players.js';
 import { MAX_FRIENDS } from '../resolvers/reads.js';
 import { builder } from './builder.js';
-import { idSchema, intRange } from './validation.js';
+import { displayNameSchema, idSchema, intRange } from './validation.js';
 
 export const PlayerRef = builder.objectRef<Player>('Player');
 
@@ -21,7 +21,7 @@ builder.queryFields((t) => ({
   player: t.field({
     type: PlayerRef,
     nullable: true,
-    args: { id: t.arg.id({ required: true }) },
+    args: { id: t.arg.id({ required: true, validate: idSchema }) },
     resolve: (_root, args, ctx) => findPlayer(ctx, String(args.id)),
   }),
   searchPlayers: t.field({
@@ -40,7 +40,7 @@ builder.queryFields((t) => ({
 const PlayerInput = builder.inputType('PlayerInput', {
   fields: (t) => ({
     id: t.id({ required: true, validate: idSchema }),
-    displayName: t.string({ validate: z.string().trim().min(1, 'must not be empty').max(64, 'must be at most 64 characters').nullable() }),
+    displayName: t.string({ validate: displayNameSchema.nullable() }),
     avatarUrl: t.string({
       validate: z
         .string()

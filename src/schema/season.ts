@@ -5,7 +5,7 @@ import { closeSeason, currentSeason, listSeasons, readSeasonResults, startSeason
 import { BoardRef } from './board.js';
 import { builder } from './builder.js';
 import { StandingConnectionRef } from './standing-connection.js';
-import { intRange } from './validation.js';
+import { boardIdSchema, intRange, seasonIdSchema } from './validation.js';
 
 export const SeasonRef = builder.objectRef<Season>('Season');
 
@@ -33,8 +33,8 @@ builder.queryFields((t) => ({
     type: StandingConnectionRef,
     description: 'The frozen final standings of a closed season.',
     args: {
-      board: t.arg.id({ required: true }),
-      season: t.arg.id({ required: true }),
+      board: t.arg.id({ required: true, validate: boardIdSchema }),
+      season: t.arg.id({ required: true, validate: seasonIdSchema }),
       first: t.arg.int({ required: true, defaultValue: 100, validate: intRange(1, MAX_PAGE, 'first') }),
       after: t.arg.string(),
     },
@@ -45,12 +45,18 @@ builder.queryFields((t) => ({
 builder.mutationFields((t) => ({
   startSeason: t.field({
     type: SeasonRef,
-    description: "Admin. Starts the board's next season; the current one, if any, must be closed first.",
+    description:
+      "Admin. Starts the board's next season; the current one, if any, must be closed first, or end by `startsAt`. It counts every result achieved at or after the `startsAt` it answers, from the moment it answers.",
     authScopes: { admin: true },
     args: {
-      board: t.arg.id({ required: true }),
+      board: t.arg.id({ required: true, validate: boardIdSchema }),
       name: t.arg.string({ required: true, validate: z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters') }),
       endsAt: t.arg({ type: 'DateTime' }),
+      startsAt: t.arg({
+        type: 'DateTime',
+        description:
+          "When the season starts: now when left out, or later, to schedule the next season ahead (it then starts by the clock, and the season closer closes the one before at its endsAt). Refused in the past, or overlapping a season not closed yet.",
+      }),
     },
     resolve: (_root, args, ctx) => startSeason(ctx, { ...args, board: String(args.board), name: args.name.trim() }),
   }),
@@ -58,7 +64,7 @@ builder.mutationFields((t) => ({
     type: SeasonRef,
     description: 'Admin. Closes the current season and freezes its final standings; seasonResults serves them from then on.',
     authScopes: { admin: true },
-    args: { board: t.arg.id({ required: true }) },
+    args: { board: t.arg.id({ required: true, validate: boardIdSchema }) },
     resolve: (_root, args, ctx) => closeSeason(ctx, String(args.board)),
   }),
 }));

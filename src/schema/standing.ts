@@ -1,3 +1,4 @@
+import { achievedAtOf } from '../resolvers/achieved-at.js';
 import { readAround, readFriends, readStanding } from '../resolvers/reads.js';
 import type { Standing } from '../resolvers/standings.js';
 import { builder } from './builder.js';
@@ -9,12 +10,19 @@ export const StandingRef = builder.objectRef<Standing>('Standing');
 
 StandingRef.implement({
   fields: (t) => ({
-    rank: t.exposeInt('rank', { description: '1-based. Equal scores are ordered by who reached the score first.' }),
+    rank: t.exposeInt('rank', {
+      description:
+        "1-based. Equal scores are ordered by who reached the score first, to the board's tie-break unit (a millisecond on most boards, coarser for very large maxScores); equal scores reached within one unit are ordered by player id.",
+    }),
     score: t.exposeFloat('score'),
     percentile: t.exposeFloat('percentile', {
       description: 'The percentage of ranked players this player is ahead of: 100 * (size - rank) / size.',
     }),
-    achievedAt: t.expose('achievedAt', { type: 'DateTime', description: 'When the player reached this score.' }),
+    achievedAt: t.field({
+      type: 'DateTime',
+      description: 'When the player reached this score, as recorded, to the millisecond.',
+      resolve: (standing, _args, ctx) => achievedAtOf(ctx, standing),
+    }),
     player: t.field({ type: PlayerRef, resolve: (standing, _args, ctx) => standing.player ?? ctx.loaders.player.load(standing.playerId) }),
   }),
 });

@@ -4,11 +4,11 @@ import { MAX_BATCH, type SubmitScoreInput, type SubmitScorePayload, submitScores
 import { builder } from './builder.js';
 import { PeriodEnum } from './enums.js';
 import { StandingRef } from './standing.js';
-import { idSchema } from './validation.js';
+import { boardIdSchema, idSchema, regionSchema } from './validation.js';
 
 const SubmitScoreInputType = builder.inputType('SubmitScoreInput', {
   fields: (t) => ({
-    board: t.id({ required: true }),
+    board: t.id({ required: true, validate: boardIdSchema }),
     playerId: t.id({ required: true, validate: idSchema }),
     score: t.float({
       required: true,
@@ -20,7 +20,7 @@ const SubmitScoreInputType = builder.inputType('SubmitScoreInput', {
       description: '(board, matchId, playerId) is the idempotency key: a replay changes nothing and answers duplicate: true.',
       validate: idSchema,
     }),
-    region: t.string({ description: 'One of board.regions; the score then also goes to that regional board.' }),
+    region: t.string({ validate: regionSchema.nullish(), description: 'One of board.regions; the score then also goes to that regional board.' }),
     achievedAt: t.field({
       type: 'DateTime',
       description:

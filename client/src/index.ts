@@ -1,0 +1,236 @@
+/**
+ * The leaderboard's typed client, for a Node game server or a browser game: every operation of the
+ * service as a TypedDocumentNode (generated from the committed schema.graphql by graphql-codegen,
+ * see codegen.ts), and a thin wrapper that sends them over HTTP (POST, or GET for queries, which a
+ * CDN may cache) or graphql-ws, and subscribes to topChanged over graphql-ws or server-sent events.
+ */
+import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
+import { type DocumentNode, type ExecutionResult, type GraphQLFormattedError, Kind, type OperationDefinitionNode, OperationTypeNode, print } from 'graphql';
+import { createClient as createSseClient } from 'graphql-sse';
+import { type Client as WsClient, createClient as createWsClient } from 'graphql-ws';
+import {
+  AroundDocument,
+  type AroundQueryVariables,
+  FriendsDocument,
+  type FriendsQueryVariables,
+  PlayerDocument,
+  SetFriendsDocument,
+  StandingDocument,
+  type StandingQueryVariables,
+  StandingsDocument,
+  type StandingsQuery,
+  type StandingsQueryVariables,
+  SubmitScoreDocument,
+  type SubmitScoreInput,
+  SubmitScoresDocument,
+  TopChangedDocument,
+  type TopChangedSubscription,
+  type TopChangedSubscriptionVariables,
+  TopDocument,
+  type TopQueryVariables,
+  UpsertPlayerDocument,
+  type PlayerInput,
+} from './generated.js';
+
+export * from './generated.js';
+
+/** How requests travel. */
+export type Transport = 'post' | 'get' | 'ws';
+
+export interface LeaderboardClientOptions {
+  /** The service's GraphQL endpoint, e.g. `http://127.0.0.1:4000/graphql`. */
+  url: string;
+  /**
+   * A game-server or admin key, sent as `Authorization: Bearer <key>` on every request and in the
+   * graphql-ws connection's payload. Default: none (reads and subscriptions need no key; never
+   * ship a key in a game client).
+   */
+  apiKey?: string;
+  /**
+   * How queries and mutations travel: `post`, `get` (queries over GET, cacheable for a second;
+   * mutations still POST, as GET may not change anything) or `ws` (one graphql-ws socket for
+   * everything). Default: `post`.
+   */
+  transport?: Transport;
+  /** The fetch to use. Default: `globalThis.fetch`. */
+  fetch?: typeof fetch;
+  /**
+   * The WebSocket implementation for graphql-ws: a browser's own, or the `ws` package's on Node 20.
+   * Default: `globalThis.WebSocket`.
+   */
+  webSocketImpl?: unknown;
+}
+
+/** A GraphQL error answered by the service, with the contract's code (`BAD_USER_INPUT`, `UNAVAILABLE`, ...). */
+export class LeaderboardError extends Error {
+  override name = 'LeaderboardError';
+  constructor(
+    /** The first error's `extensions.code`, or undefined when it has none. */
+    readonly code: string | undefined,
+    /** Every error of the answer. */
+    readonly errors: readonly GraphQLFormattedError[],
+  ) {
+    super(errors.map((error) => error.message).join('; '));
+  }
+}
+
+/** Where a board's standings are read: every read takes these; period ALL_TIME and the current bucket when left out. */
+export interface BucketArgs {
+  board: string;
+  period?: TopQueryVariables['period'];
+  bucket?: string | null;
+  region?: string | null;
+}
+
+/** One printed text per document: printing is the costly part of preparing a request. */
+const printed = new WeakMap<DocumentNode, string>();
+function textOf(document: DocumentNode): string {
+  let text = printed.get(document);
+  if (text === undefined) {
+    text = print(document);
+    printed.set(document, text);
+  }
+  return text;
+}
+
+function operationOf(document: DocumentNode): OperationDefinitionNode {
+  const operation = document.definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
+  if (!operation) throw new TypeError('The document holds no operation.');
+  return operation;
+}
+
+function dataOf<R>(result: ExecutionResult<R>): R {
+  if (result.errors?.length) throw new LeaderboardError(result.errors[0]?.extensions?.code as string | undefined, result.errors);
+  if (result.data === null || result.data === undefined) throw new LeaderboardError(undefined, [{ message: 'The answer held no data.' }]);
+  return result.data;
+}
+
+/**
+ * A client of one leaderboard service. Nothing connects until the first request; `close()` closes
+ * the graphql-ws socket if one was opened.
+ */
+export function createLeaderboardClient(options: LeaderboardClientOptions) {
+  const fetchImpl = options.fetch ?? globalThis.fetch.bind(globalThis);
+  const transport = options.transport ?? 'post';
+  const authorization: Record<string, string> = options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {};
+  let ws: WsClient | undefined;
+  const socket = () =>
+    (ws ??= createWsClient({
+      url: options.url.replace(/^http/, 'ws'),
+      webSocketImpl: options.webSocketImpl,
+      connectionParams: options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : undefined,
+      lazy: true,
+    }));
+
+  async function overHttp<R>(document: DocumentNode, variables: unknown): Promise<ExecutionResult<R>> {
+    const operation = operationOf(document);
+    const body = { query: textOf(document), operationName: operation.name?.value, variables };
+    let response: Response;
+    if (transport === 'get' && operation.operation === OperationTypeNode.QUERY) {
+      const url = new globalThis.URL(options.url);
+      url.searchParams.set('query', body.query);
+      if (body.operationName) url.searchParams.set('operationName', body.operationName);
+      url.searchParams.set('variables', JSON.stringify(variables ?? {}));
+      response = await fetchImpl(url, { headers: { accept: 'application/graphql-response+json, application/json', ...authorization } });
+    } else {
+      response = await fetchImpl(options.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json, application/json', ...authorization },
+        body: JSON.stringify(body),
+      });
+    }
+    return (await response.json()) as ExecutionResult<R>;
+  }
+
+  async function overWs<R>(document: DocumentNode, variables: unknown): Promise<ExecutionResult<R>> {
+    const results = socket().iterate<R>({ query: textOf(document), operationName: operationOf(document).name?.value, variables: variables as Record<string, unknown> });
+    for await (const result of results) return result as ExecutionResult<R>;
+    throw new LeaderboardError(undefined, [{ message: 'The socket answered nothing.' }]);
+  }
+
+  /** Sends any operation of the service (queries and mutations) and answers its data, or throws a LeaderboardError. */
+  async function request<R, V>(document: TypedDocumentNode<R, V>, variables: V): Promise<R> {
+    return dataOf(transport === 'ws' ? await overWs<R>(document, variables) : await overHttp<R>(document, variables));
+  }
+
+  const bucket = (args: BucketArgs) => ({ board: args.board, period: args.period ?? 'ALL_TIME', bucket: args.bucket ?? null, region: args.region ?? null });
+
+  /**
+   * The views of a subscription, as an async iterator; `return()` (a `break` out of `for await`)
+   * unsubscribes. Over graphql-ws (default) or server-sent events (`sse`, one HTTP response per
+   * subscription, for networks that block WebSockets).
+   */
+  function subscribe<R, V>(document: TypedDocumentNode<R, V>, variables: V, over: 'ws' | 'sse' = 'ws'): AsyncIterableIterator<R> {
+    const payload = { query: textOf(document), operationName: operationOf(document).name?.value, variables: variables as Record<string, unknown> };
+    const results =
+      over === 'ws'
+        ? socket().iterate<R>(payload)
+        : createSseClient({ url: options.url, fetchFn: fetchImpl, headers: authorization, retryAttempts: 0 }).iterate<R>(payload);
+    return {
+      [Symbol.asyncIterator]() {
+        return this;
+      },
+      async next() {
+        const next = await results.next();
+        return next.done ? { done: true, value: undefined } : { done: false, value: dataOf(next.value as ExecutionResult<R>) };
+      },
+      async return() {
+        await results.return?.();
+        return { done: true, value: undefined };
+      },
+    };
+  }
+
+  return {
+    request,
+    subscribe,
+
+    /** Game servers: records one result; answers the player's standing in every bucket it went to. */
+    submitScore: async (input: SubmitScoreInput) => (await request(SubmitScoreDocument, { input })).submitScore,
+    /** Game servers: up to 1,000 results (every player of a match) in one transaction, answered in order. */
+    submitScores: async (inputs: SubmitScoreInput[]) => (await request(SubmitScoresDocument, { inputs })).submitScores,
+    /** Game servers: creates or updates a player's profile. */
+    upsertPlayer: async (input: PlayerInput) => (await request(UpsertPlayerDocument, { input })).upsertPlayer,
+    /** Game servers: replaces a player's friend list; answers how many friends it holds. */
+    setFriends: async (playerId: string, friendIds: string[]) => (await request(SetFriendsDocument, { playerId, friendIds })).setFriends,
+
+    /** The first `limit` standings (default 10) of a bucket. */
+    top: async (args: BucketArgs & { limit?: number }) => (await request(TopDocument, { ...bucket(args), limit: args.limit ?? 10 })).top,
+    /** One player's standing, or null when they have no score there. */
+    standing: async (args: BucketArgs & Pick<StandingQueryVariables, 'playerId'>) => (await request(StandingDocument, { ...bucket(args), playerId: args.playerId })).standing,
+    /** The player and up to `radius` (default 5) players either side. */
+    around: async (args: BucketArgs & Pick<AroundQueryVariables, 'playerId'> & { radius?: number }) =>
+      (await request(AroundDocument, { ...bucket(args), playerId: args.playerId, radius: args.radius ?? 5 })).around,
+    /** The player and their friends, each with their rank on the whole board. */
+    friends: async (args: BucketArgs & Pick<FriendsQueryVariables, 'playerId'>) => (await request(FriendsDocument, { ...bucket(args), playerId: args.playerId })).friends,
+    /** One page of a bucket's standings (default 50), strictly after `after`. */
+    standings: async (args: BucketArgs & Pick<StandingsQueryVariables, 'after'> & { first?: number }) =>
+      (await request(StandingsDocument, { ...bucket(args), first: args.first ?? 50, after: args.after ?? null })).standings,
+    /** Every page of a bucket's standings, from the first, `first` rows each (default 1,000). */
+    async *standingsPages(args: BucketArgs & { first?: number }): AsyncGenerator<StandingsQuery['standings']> {
+      let after: string | null = null;
+      for (;;) {
+        const page: StandingsQuery['standings'] = (await request(StandingsDocument, { ...bucket(args), first: args.first ?? 1_000, after })).standings;
+        yield page;
+        if (!page.pageInfo.hasNextPage || !page.pageInfo.endCursor) return;
+        after = page.pageInfo.endCursor;
+      }
+    },
+    /** A player's profile, or null. */
+    player: async (id: string) => (await request(PlayerDocument, { id })).player,
+
+    /** The live top of a bucket: the current view at once, then each change; `break` out of the loop to unsubscribe. */
+    async *topChanged(args: BucketArgs & { limit?: number }, over: 'ws' | 'sse' = 'ws'): AsyncGenerator<TopChangedSubscription['topChanged']> {
+      const variables: TopChangedSubscriptionVariables = { ...bucket(args), limit: args.limit ?? 10 };
+      for await (const view of subscribe(TopChangedDocument, variables, over)) yield view.topChanged;
+    },
+
+    /** Closes the graphql-ws socket, if one was opened. */
+    async close(): Promise<void> {
+      await ws?.dispose();
+      ws = undefined;
+    },
+  };
+}
+
+export type LeaderboardClient = ReturnType<typeof createLeaderboardClient>;

@@ -1,0 +1,121 @@
+import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
+import { type DocumentNode, type GraphQLError, Lexer, Source, TokenKind, type ValidationContext } from 'graphql';
+import { type Plugin, createGraphQLError } from 'graphql-yoga';
+
+/** The shape of a document, bounded before it runs (see {@link useDocumentLimits}). */
+export interface DocumentLimits {
+  /** Aliased fields in one operation (its fragments included). Default 20. */
+  aliases?: number;
+  /** Fields nested in one operation, counted through fragments (a spread is not a level). Default 8. */
+  depth?: number;
+  /** Lexical tokens in one document. Default 2,000. */
+  tokens?: number;
+  /** Directives in one operation. Default 10. */
+  directives?: number;
+  /** Armor's cost estimate of one operation, fragments flattened. Default 5,000. */
+  cost?: number;
+}
+
+/** Which limit a refusal names, in `extensions.limit`, beside the maximum and what was found. */
+export type DocumentLimitName = 'aliases' | 'depth' | 'tokens' | 'directives' | 'cost';
+
+const WHAT: Record<DocumentLimitName, (found: string) => string> = {
+  aliases: (found) => `The operation has ${found} aliases`,
+  depth: (found) => `The operation nests fields ${found} deep`,
+  tokens: (found) => `The document has ${found} tokens`,
+  directives: (found) => `The operation has ${found} directives`,
+  cost: (found) => `The operation costs ${found}`,
+};
+
+const format = (n: number) => n.toLocaleString('en-US');
+
+/**
+ * The refusal of a document over one of the limits: `BAD_USER_INPUT` (do not retry it unchanged),
+ * naming the limit and by how much the document is over it. The same on every transport.
+ */
+export function documentLimitError(limit: DocumentLimitName, maximum: number, found: number): GraphQLError {
+  const over = Math.round((found - maximum) * 100) / 100;
+  return createGraphQLError(`${WHAT[limit](format(found))}; the limit is ${format(maximum)} (${format(over)} over).`, {
+    extensions: { code: 'BAD_USER_INPUT', limit, maximum, found },
+  });
+}
+
+/** What Armor found, from its message (`... limit of 8 exceeded, found 9.`): Armor's callbacks get nothing else. */
+function foundIn(error: GraphQLError): number | undefined {
+  const found = /found (\d+(?:\.\d+)?)/.exec(error.message)?.[1];
+  return found === undefined ? undefined : Math.round(Number(found) * 100) / 100;
+}
+
+/**
+ * Armor's rules report their refusal to the validation context instead of throwing it (a thrown
+ * rule error escapes graphql-js's validate, and with it every transport's error handling).
+ */
+function reportAs(limit: DocumentLimitName, maximum: number) {
+  return {
+    propagateOnRejection: false,
+    onReject: [
+      (context: ValidationContext | null, error: GraphQLError) => {
+        context?.reportError(documentLimitError(limit, maximum, foundIn(error) ?? maximum + 1));
+      },
+    ],
+  };
+}
+
+/** Marks Armor's token refusal so that the parse wrapper below can count what it stopped at. */
+class TokenLimitReached extends Error {}
+
+/** The document's tokens, up to the first the lexer cannot read (a syntax error past the limit). */
+function countTokens(source: string | Source): number {
+  const lexer = new Lexer(typeof source === 'string' ? new Source(source) : source);
+  let count = 0;
+  try {
+    while (lexer.advance().kind !== TokenKind.EOF) count += 1;
+  } catch {
+    // Counted as far as it lexes.
+  }
+  return count;
+}
+
+/**
+ * GraphQL Armor's limits on a document's shape (aliases, depth, tokens, directives, cost), set so
+ * that nothing a code generator or a normalising client writes for an operation of the contract is
+ * refused: depth and cost count fields, not fragment spreads (`flattenFragments`), so Relay's and
+ * graphql-codegen's fragment per type, nested, costs what the same selection written inline costs;
+ * `__typename` is a leaf and adds no depth. A refused document is a GraphQL error with
+ * `extensions.code` BAD_USER_INPUT and `extensions.limit`, never Armor's "Syntax Error".
+ *
+ * The token count runs in the parser (Armor stops it at the limit), the others are validation
+ * rules; so the parse and validation caches remember refusals as they remember any other result.
+ */
+export function useDocumentLimits({ aliases = 20, depth = 8, tokens = 2_000, directives = 10, cost = 5_000 }: DocumentLimits = {}): Plugin[] {
+  const armor = EnvelopArmorPlugin({
+    maxAliases: { n: aliases, ...reportAs('aliases', aliases) },
+    maxDepth: { n: depth, flattenFragments: true, ...reportAs('depth', depth) },
+    maxDirectives: { n: directives, ...reportAs('directives', directives) },
+    costLimit: { maxCost: cost, flattenFragments: true, ...reportAs('cost', cost) },
+    maxTokens: {
+      n: tokens,
+      propagateOnRejection: false,
+      onReject: [
+        () => {
+          throw new TokenLimitReached();
+        },
+      ],
+    },
+  });
+  const namedTokenRefusal: Plugin = {
+    // After Armor's onParse (plugins run in order), so parseFn here is Armor's token-counting parser.
+    onParse({ parseFn, setParseFn }) {
+      setParseFn((source: string | Source, options) => {
+        try {
+          return parseFn(source, options) as DocumentNode;
+        } catch (error) {
+          if (!(error instanceof TokenLimitReached)) throw error;
+          // Only a refused document is counted to its end, to say by how much it is over.
+          throw documentLimitError('tokens', tokens, countTokens(source));
+        }
+      });
+    },
+  };
+  return [armor as Plugin, namedTokenRefusal];
+}
