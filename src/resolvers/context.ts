@@ -84,11 +84,23 @@ export interface RequestFacts {
 
 export async function createContext(services: Services, { authorization, client, signal }: RequestFacts): Promise<Context> {
   const key = bearerKey(authorization);
+  const address = client ?? 'unknown';
   return {
     services,
     signal,
-    client: client ?? 'unknown',
-    caller: key ? await services.keyring.identify(key) : null,
+    client: address,
+    caller: key ? await identify(services, key, address) : null,
     loaders: { player: playerLoader(services) },
   };
+}
+
+/**
+ * The key's caller. Unknown keys are budgeted per client (rate-limits.ts): past the budget, a key
+ * that would need a PostgreSQL lookup is refused RATE_LIMITED before it, so guessing keys costs
+ * the database nothing; keys of the environment and cached lookups are answered as always.
+ */
+async function identify(services: Services, key: string, client: string): Promise<Caller | null> {
+  const caller = await services.keyring.identify(key, { beforeLookup: () => services.limits.authFailureAllowed(client) });
+  if (!caller) await services.limits.authFailed(client);
+  return caller;
 }

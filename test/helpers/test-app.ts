@@ -5,6 +5,7 @@ import { type App, buildApp } from '../../src/app.js';
 import { type Database, createDatabase } from '../../src/db/client.js';
 import { createLogger } from '../../src/logger.js';
 import type { RateLimitOptions } from '../../src/http/rate-limits.js';
+import type { RequestLimits } from '../../src/http/request-limits.js';
 import type { IndexCatchUpOptions } from '../../src/jobs/index-catch-up.js';
 import type { IndexRecoveryOptions } from '../../src/jobs/index-recovery.js';
 import type { ResultPartitionsOptions } from '../../src/jobs/result-partitions.js';
@@ -60,6 +61,8 @@ export interface TestAppOptions {
   groupCommit?: GroupCommitOptions;
   /** How the app keeps the score log's partitions ahead. Default: the app's. */
   resultPartitions?: ResultPartitionsOptions;
+  /** What a request, operation and connection may hold. Default: the app's. */
+  requestLimits?: RequestLimits;
 }
 
 /**
@@ -94,12 +97,13 @@ export async function startTestApp(options: TestAppOptions = {}) {
     serverKeys: [SERVER_KEY],
     port: 0,
     now: options.now,
-    rateLimits: options.rateLimits ?? { readsPerSecond: 0, submissionsPerSecond: 0 },
+    rateLimits: options.rateLimits ?? { readsPerSecond: 0, submissionsPerSecond: 0, readRowsPerSecond: 0, authFailuresPerSecond: 0 },
     seasonCloseIntervalMs: options.seasonCloseIntervalMs,
     indexCatchUp: options.indexCatchUp,
     indexRecovery: options.indexRecovery,
     groupCommit: options.groupCommit,
     resultPartitions: options.resultPartitions,
+    requestLimits: options.requestLimits,
   });
   const { url } = await app.start();
 
