@@ -201,6 +201,9 @@ describe('guessed API keys', () => {
     for (let i = 0; i < 10; i += 1) answers.push(await t.gql('{ __typename }', {}, { key: `lb_server_${randomBytes(16).toString('hex')}` }));
     expect(answers.slice(0, 3).map((answer) => answer.errors)).toEqual([undefined, undefined, undefined]);
     expect(answers.slice(3).map((answer) => answer.errors?.[0]?.extensions?.code)).toEqual(Array.from({ length: 7 }, () => 'RATE_LIMITED'));
+    // Yoga's path (GET) names the refusal as well.
+    const overGet = await fetch(`${t.url}/graphql?query=${encodeURIComponent('{ __typename }')}`, { headers: { accept: 'application/json', authorization: `Bearer lb_server_${randomBytes(16).toString('hex')}` } });
+    expect(((await overGet.json()) as GraphQLResponse).errors?.[0]?.extensions?.code).toBe('RATE_LIMITED');
     expect(lookups).toBe(3);
     expect((await t.gql('mutation { upsertPlayer(input: { id: "x" }) { id } }', {}, { key: SERVER_KEY })).errors).toBeUndefined();
     expect((await t.gql('{ __typename }')).errors).toBeUndefined();
