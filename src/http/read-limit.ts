@@ -1,4 +1,4 @@
-import { type DocumentNode, GraphQLError, type GraphQLSchema, OperationTypeNode } from 'graphql';
+import { type DocumentNode, GraphQLError, type GraphQLSchema, OperationTypeNode, getOperationAST } from 'graphql';
 import { type Plugin, isAsyncIterable } from 'graphql-yoga';
 import type { Context } from '../resolvers/context.js';
 import { clientError } from '../resolvers/errors.js';
@@ -35,9 +35,13 @@ export function useReadBudget(limits: RateLimits, { maxOperationRows = 5_000, su
 
   /** The refusal of a read, or undefined when it may run; its budget spent. */
   async function admit(args: RunArgs): Promise<GraphQLError | undefined> {
-    const cost = operationCost(args.schema as GraphQLSchema, args.document as DocumentNode, args.operationName as string | undefined, args.variableValues as Record<string, unknown> | undefined);
+    const document = args.document as DocumentNode;
+    const operationName = args.operationName as string | undefined;
+    // Mutations first, before their variables are coerced a second time (a batch of 1,000 results).
+    if (getOperationAST(document, operationName)?.operation === OperationTypeNode.MUTATION) return undefined;
+    const cost = operationCost(args.schema as GraphQLSchema, document, operationName, args.variableValues as Record<string, unknown> | undefined);
     // Not runnable as it is (no such operation, bad variables): execution answers why.
-    if (!cost || cost.operation.operation === OperationTypeNode.MUTATION) return undefined;
+    if (!cost) return undefined;
     if (cost.rows > maxOperationRows) return documentLimitError('cost', maxOperationRows, cost.rows);
     try {
       await limits.read((args.contextValue as Context).client, cost.rows);
