@@ -5,7 +5,7 @@
  *                                 [--match 10] [--scale 1] [--runtime tsx|dist] [--profile] [--force]
  *                                 [--players 1000000] [--no-quiet-wait]
  *
- * Scenarios: seed, submit, submit-batch, standing, around, top, friends, peak, rebuild, memory,
+ * Scenarios: seed, submit, submit-batch, standing, around, top, friends, peak, abuse, rebuild, memory,
  * sql-rank, or all (every one, in that order); and cluster, which is not part of all: it starts a
  * Redis Cluster of its own, seeds two boards of its own into it and takes ≈ 15 minutes more
  * (bench/scenarios/cluster.ts; --players sets its boards' players). Each service scenario runs the service as a real
@@ -25,6 +25,7 @@ import { BENCH_TARGET, PLAYERS, REDIS_URL } from './lib/env.js';
 import { type Report, publish } from './lib/report.js';
 import { CLUSTER_SCENARIOS, type ClusterScenario, redisPid, runCluster } from './scenarios/cluster.js';
 import type { RunOptions } from './scenarios/common.js';
+import { runAbuse } from './scenarios/abuse.js';
 import { runMemory } from './scenarios/memory.js';
 import { runPeak } from './scenarios/peak.js';
 import { READ_SCENARIOS, runRead } from './scenarios/reads.js';
@@ -34,7 +35,7 @@ import { runWrite } from './scenarios/writes.js';
 import { seed } from './seed.js';
 
 /** What `all` runs, in this order. */
-const ALL = ['seed', 'submit', 'submit-batch', ...READ_SCENARIOS, 'peak', 'rebuild', 'memory', 'sql-rank'] as const;
+const ALL = ['seed', 'submit', 'submit-batch', ...READ_SCENARIOS, 'peak', 'abuse', 'rebuild', 'memory', 'sql-rank'] as const;
 const SCENARIOS = [...ALL, 'cluster'] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
@@ -87,6 +88,8 @@ async function runScenario(scenario: Scenario, base: Omit<RunOptions, 'connectio
       return runWrite(scenario, run);
     case 'peak':
       return runPeak(run);
+    case 'abuse':
+      return runAbuse(run);
     case 'rebuild':
       return runRebuild();
     case 'memory':

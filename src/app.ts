@@ -1,7 +1,7 @@
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { GraphQLError } from 'graphql';
-import { createYoga, maskError } from 'graphql-yoga';
+import { type DocumentNode, GraphQLError } from 'graphql';
+import { createLRUCache, createYoga, maskError } from 'graphql-yoga';
 import { measureIndexDrift } from './jobs/index-drift.js';
 import { type IndexCatchUp, type IndexCatchUpOptions, startIndexCatchUp } from './jobs/index-catch-up.js';
 import { type IndexRecovery, type IndexRecoveryOptions, startIndexRecovery } from './jobs/index-recovery.js';
@@ -13,14 +13,15 @@ import { unavailable } from './resolvers/errors.js';
 import { isStoreUnavailable } from './resolvers/store-errors.js';
 import { attachGraphqlWs } from './live-socket.js';
 import { useTopCacheControl } from './http/cache-control.js';
-import { useDocumentLimits } from './http/document-limits.js';
+import { boundedDocumentCache, useDocumentLimits } from './http/document-limits.js';
 import { type PreparedContext, createFastGraphql } from './http/fast-graphql.js';
 import { refuseOversizedBody } from './http/body-limit.js';
 import { answerHealth, answerReadiness } from './http/health.js';
 import { answerMetrics } from './http/metrics.js';
 import { createMetricsAccess } from './http/metrics-access.js';
 import { useObservability } from './http/observe.js';
-import { useReadRateLimit } from './http/read-limit.js';
+import { useReadBudget } from './http/read-limit.js';
+import { type RequestLimits, requestLimitsOf } from './http/request-limits.js';
 import { useRequestDeadline } from './http/request-deadline.js';
 import { createConsoleRoute } from './console/route.js';
 import { createOverlayRoute } from './overlay/route.js';
@@ -55,6 +56,8 @@ export interface AppDeps extends ServiceDeps {
   metricsOfEveryWorker?: () => Promise<string>;
   /** When set, `/metrics` answers only requests with `Authorization: Bearer <metricsToken>` (401 otherwise). Default: none, so it is open. */
   metricsToken?: string | undefined;
+  /** What one request, operation and connection may hold (see http/request-limits.ts). Default: its defaults. */
+  requestLimits?: RequestLimits;
 }
 
 export interface App {
@@ -80,6 +83,7 @@ export function buildApp(deps: AppDeps): App {
   // topChanged subscribes on a connection of its own; the app makes one when the caller gives none.
   const ownSubscriber = deps.subscriber ? undefined : subscriberFor(deps.redis);
   const services = createServices({ ...deps, subscriber: deps.subscriber ?? ownSubscriber });
+  const limits = requestLimitsOf(deps.requestLimits);
 
   // A store that does not answer is the client's business (retry later); any other unexpected
   // error stays masked and is logged with its stack for us. Yoga and the fast path share it.
@@ -102,14 +106,20 @@ export function buildApp(deps: AppDeps): App {
     batching: { limit: MAX_BATCH_OPERATIONS },
     plugins: [
       // What a document may be, refused before it runs: aliases, depth, tokens, directives, cost.
-      ...useDocumentLimits(),
+      ...useDocumentLimits({ bytes: limits.maxDocumentBytes }),
       useObservability(services.metrics, log),
       useRequestDeadline(),
-      useReadRateLimit(services.limits),
+      // What a read may return (its rows, from its arguments and variables), and its client's budget.
+      useReadBudget(services.limits, limits),
       useTopCacheControl(),
     ],
     // The body limit is enforced in front, from Content-Length (see body-limit.ts).
     maxRequestBodySize: false,
+    // Only short documents are kept: every distinct large one would otherwise stay in memory.
+    parserAndValidationCache: {
+      documentCache: boundedDocumentCache<DocumentNode>(createLRUCache()),
+      errorCache: boundedDocumentCache<Error>(createLRUCache()),
+    },
     // The fast path and graphql-ws build the request context themselves (once per request).
     context: (initial) =>
       'prepared' in initial
@@ -141,21 +151,31 @@ export function buildApp(deps: AppDeps): App {
   const answerOverlay = createOverlayRoute();
   const mayReadMetrics = createMetricsAccess(deps.metricsToken);
   const answerConsole = createConsoleRoute();
-  const server: Server = createServer((req, res) => {
-    if (refuseOversizedBody(req, res, MAX_BODY_BYTES)) return;
-    if (serveFast(req, res)) return;
-    if (answerOverlay(req, res)) return;
-    if (answerConsole(req, res)) return;
-    if (req.url === '/healthz') return answerHealth(res);
-    if (req.url === '/readyz') return void answerReadiness(res, { ...deps, submissions: services.submissionHealth });
-    if (req.url === '/metrics') {
-      if (mayReadMetrics(req, res)) void answerMetrics(res, services.metrics, () => measureIndexDrift(services), deps.metricsOfEveryWorker);
-      return;
-    }
-    void yoga(req, res);
-  });
+  const server: Server = createServer(
+    {
+      // A request (headers and body) arriving slower than this is answered 408 and its connection
+      // closed, so trickling bodies cannot hold connections; checked every second (Node's default: 30 s).
+      requestTimeout: limits.requestTimeoutMs,
+      headersTimeout: limits.requestTimeoutMs,
+      connectionsCheckingInterval: Math.min(1_000, limits.requestTimeoutMs),
+    },
+    (req, res) => {
+      if (refuseOversizedBody(req, res, MAX_BODY_BYTES)) return;
+      if (serveFast(req, res)) return;
+      if (answerOverlay(req, res)) return;
+      if (answerConsole(req, res)) return;
+      if (req.url === '/healthz') return answerHealth(res);
+      if (req.url === '/readyz') return void answerReadiness(res, { ...deps, submissions: services.submissionHealth });
+      if (req.url === '/metrics') {
+        if (mayReadMetrics(req, res)) void answerMetrics(res, services.metrics, () => measureIndexDrift(services), deps.metricsOfEveryWorker);
+        return;
+      }
+      void yoga(req, res);
+    },
+  );
+  server.maxConnections = limits.maxConnections;
 
-  const closeSockets = attachGraphqlWs(server, yoga as never, services);
+  const closeSockets = attachGraphqlWs(server, yoga as never, services, limits);
   let seasonCloser: SeasonCloser | undefined;
   let indexRecovery: IndexRecovery | undefined;
   let indexCatchUp: IndexCatchUp | undefined;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DEFAULT_REQUEST_LIMITS } from './http/request-limits.js';
 import type { RedisTarget } from './redis.js';
 
 /**
@@ -87,6 +88,26 @@ export const configSchema = z.object({
   RATE_LIMIT_SUBMISSIONS_PER_SECOND: z.coerce.number().int().min(0).default(20_000),
   /** Read operations a second one client address may make; 0 turns the limit off. */
   RATE_LIMIT_READS_PER_SECOND: z.coerce.number().int().min(0).default(200),
+  /** Rows a second one client address may be sent by reads, each read charged the rows it can return; 0 turns the limit off. */
+  RATE_LIMIT_READ_ROWS_PER_SECOND: z.coerce.number().int().min(0).default(10_000),
+  /** Authentications with an unknown key a second one client address may make before further ones are refused unlooked-up; 0 turns the limit off. */
+  RATE_LIMIT_AUTH_FAILURES_PER_SECOND: z.coerce.number().int().min(0).default(5),
+  /** The most rows one query or subscription may return (lists at their requested size, aliases each counted). */
+  MAX_OPERATION_ROWS: z.coerce.number().int().min(1).default(DEFAULT_REQUEST_LIMITS.maxOperationRows),
+  /** Bytes one GraphQL document (the query text) may have. */
+  MAX_DOCUMENT_BYTES: z.coerce.number().int().min(1_000).default(DEFAULT_REQUEST_LIMITS.maxDocumentBytes),
+  /** topChanged subscriptions one client address may hold open in one process, over every socket and event stream. */
+  SUBSCRIPTIONS_PER_CLIENT: z.coerce.number().int().min(1).default(DEFAULT_REQUEST_LIMITS.subscriptionsPerClient),
+  /** Subscriptions one WebSocket may hold open. */
+  SUBSCRIPTIONS_PER_SOCKET: z.coerce.number().int().min(1).default(DEFAULT_REQUEST_LIMITS.subscriptionsPerSocket),
+  /** Queries and mutations one WebSocket may have running or waiting to be sent. */
+  WS_OPERATIONS_PER_SOCKET: z.coerce.number().int().min(1).default(DEFAULT_REQUEST_LIMITS.operationsPerSocket),
+  /** Bytes of answers a WebSocket may leave unread before it is closed. */
+  WS_MAX_BUFFERED_BYTES: z.coerce.number().int().min(65_536).default(DEFAULT_REQUEST_LIMITS.maxSocketBufferedBytes),
+  /** How long a client may take to send a whole HTTP request, headers and body. */
+  HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1_000).default(DEFAULT_REQUEST_LIMITS.requestTimeoutMs),
+  /** Connections (HTTP and WebSocket) one process holds at once. */
+  MAX_CONNECTIONS: z.coerce.number().int().min(1).default(DEFAULT_REQUEST_LIMITS.maxConnections),
   /**
    * API processes sharing the port (node:cluster, see src/workers.ts). 1 runs the app in this
    * process, with no primary; more runs a primary that forks and supervises that many.

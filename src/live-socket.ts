@@ -1,13 +1,25 @@
 import type { IncomingMessage, Server } from 'node:http';
-import { type DocumentNode, type ExecutionArgs, GraphQLError, type GraphQLSchema } from 'graphql';
+import { type DocumentNode, type ExecutionArgs, GraphQLError, type GraphQLSchema, OperationTypeNode, getOperationAST } from 'graphql';
 import { CloseCode, type ServerOptions, handleProtocols, makeServer } from 'graphql-ws';
 import type { YogaServerInstance } from 'graphql-yoga';
 import { WebSocket, WebSocketServer } from 'ws';
 import type { PreparedContext } from './http/fast-graphql.js';
+import type { RequestLimits } from './http/request-limits.js';
 import { type Services, createContext } from './resolvers/context.js';
+import { clientError } from './resolvers/errors.js';
 
 type Run = (args: ExecutionArgs) => unknown;
-type Extra = { request: IncomingMessage };
+
+/** What one socket has running: subscriptions and other operations, by operation id, for its caps. */
+interface Running {
+  subscriptions: number;
+  operations: number;
+  kinds: Map<string, 'subscriptions' | 'operations'>;
+}
+type Extra = { request: IncomingMessage; running: Running };
+
+/** The largest message a client may send, as for HTTP bodies (app.ts MAX_BODY_BYTES); ws closes the socket with 1009 past it. */
+const MAX_MESSAGE_BYTES = 1_000_000;
 
 /** How often an idle client is pinged, and how long its pong may take before it is dropped (graphql-ws's useServer default). */
 const KEEP_ALIVE_MS = 12_000;
@@ -34,13 +46,14 @@ export function attachGraphqlWs(
   server: Server,
   yoga: YogaServerInstance<Record<string, unknown>, Record<string, unknown>>,
   services: Services,
+  limits: Required<Pick<RequestLimits, 'subscriptionsPerSocket' | 'operationsPerSocket' | 'maxSocketBufferedBytes'>>,
   path = '/graphql',
 ): () => Promise<void> {
   const options: ServerOptions<Record<string, unknown> | undefined, Extra> = {
     // The envelop pipeline's own execute and subscribe travel in rootValue (see onSubscribe).
     execute: (args) => (args.rootValue as { execute: Run }).execute(args) as never,
     subscribe: (args) => (args.rootValue as { subscribe: Run }).subscribe(args) as never,
-    onSubscribe: (ctx, _id, params) => {
+    onSubscribe: (ctx, id, params) => {
       const authorization = ctx.connectionParams?.authorization;
       // The request context is made here, not from a fetch Request, and only for a valid operation.
       const prepared = () =>
@@ -61,6 +74,16 @@ export function attachGraphqlWs(
       }
       const errors = enveloped.validate(schema, document) as readonly GraphQLError[];
       if (errors.length > 0) return [...errors];
+      // Each socket's share of the process: open subscriptions, and other operations running or
+      // waiting to be sent; past either, the operation is refused and the socket kept.
+      const kind = getOperationAST(document, params.operationName)?.operation === OperationTypeNode.SUBSCRIPTION ? 'subscriptions' : 'operations';
+      const running = ctx.extra.running;
+      const cap = kind === 'subscriptions' ? limits.subscriptionsPerSocket : limits.operationsPerSocket;
+      if (running[kind] >= cap) {
+        return [clientError('RATE_LIMITED', kind === 'subscriptions' ? `This socket has ${cap} subscriptions open, the most allowed; close one first.` : `This socket has ${cap} operations running, the most allowed; wait for their answers.`)];
+      }
+      running[kind] += 1;
+      running.kinds.set(id, kind);
       return Promise.resolve(enveloped.contextFactory()).then((contextValue) => ({
         schema,
         operationName: params.operationName,
@@ -70,9 +93,17 @@ export function attachGraphqlWs(
         rootValue: { execute: enveloped.execute, subscribe: enveloped.subscribe },
       }));
     },
+    // Every operation that onSubscribe let run ends here, however it ends (answered, completed by
+    // the client, failed, or its socket closed).
+    onComplete: (ctx, id) => {
+      const kind = ctx.extra.running.kinds.get(id);
+      if (kind === undefined) return;
+      ctx.extra.running.kinds.delete(id);
+      ctx.extra.running[kind] -= 1;
+    },
   };
   const graphqlWs = makeServer(options);
-  const wsServer = new WebSocketServer({ server, path, handleProtocols });
+  const wsServer = new WebSocketServer({ server, path, handleProtocols, maxPayload: MAX_MESSAGE_BYTES });
 
   wsServer.on('connection', (socket, request) => {
     // The upgraded request's TCP socket is the one `ws` writes to.
@@ -87,6 +118,11 @@ export function attachGraphqlWs(
       socket.close(CloseCode.InternalServerError, 'Internal server error');
     };
     socket.once('error', fail);
+    // The other way out of backpressure (see send): the kernel took everything that was waiting.
+    const resume = () => {
+      if (socket.isPaused && socket.bufferedAmount < SEND_HIGH_WATER_BYTES) socket.resume();
+    };
+    tcp.on('drain', resume);
     let pongWait: NodeJS.Timeout | undefined;
     const pinging = setInterval(() => {
       if (socket.readyState !== WebSocket.OPEN) return;
@@ -99,13 +135,26 @@ export function attachGraphqlWs(
         protocol: socket.protocol,
         send: (data) => {
           if (socket.readyState !== WebSocket.OPEN) return;
+          if (socket.bufferedAmount > limits.maxSocketBufferedBytes) {
+            // Its client has not read megabytes of answers: it is not reading, and holds our memory.
+            services.log.warn({ bufferedBytes: socket.bufferedAmount }, 'closing a WebSocket whose client does not read');
+            return void socket.terminate();
+          }
           if (!corked) {
             corked = true;
             tcp.cork();
             process.nextTick(uncork);
           }
           if (socket.bufferedAmount < SEND_HIGH_WATER_BYTES) return void socket.send(data);
-          return new Promise<void>((resolve, reject) => socket.send(data, (error) => (error ? reject(error) : resolve())));
+          // Backpressure: no new operations from this client until the answers it has are taken.
+          if (!socket.isPaused) socket.pause();
+          return new Promise<void>((resolve, reject) =>
+            socket.send(data, (error) => {
+              // Written to the kernel: read the client's messages again once little is left unsent.
+              resume();
+              return error ? reject(error) : resolve();
+            }),
+          );
         },
         close: (code, reason) => socket.close(code, reason),
         onMessage: (handle) =>
@@ -113,11 +162,12 @@ export function attachGraphqlWs(
             handle(String(message)).catch(fail);
           }),
       },
-      { request },
+      { request, running: { subscriptions: 0, operations: 0, kinds: new Map() } },
     );
     socket.once('close', (code, reason) => {
       clearTimeout(pongWait);
       clearInterval(pinging);
+      tcp.off('drain', resume);
       void closed(code, reason.toString());
     });
   });

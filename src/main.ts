@@ -66,6 +66,18 @@ async function serve(config: Config, log: Logger): Promise<void> {
     rateLimits: {
       submissionsPerSecond: config.RATE_LIMIT_SUBMISSIONS_PER_SECOND,
       readsPerSecond: config.RATE_LIMIT_READS_PER_SECOND,
+      readRowsPerSecond: config.RATE_LIMIT_READ_ROWS_PER_SECOND,
+      authFailuresPerSecond: config.RATE_LIMIT_AUTH_FAILURES_PER_SECOND,
+    },
+    requestLimits: {
+      maxDocumentBytes: config.MAX_DOCUMENT_BYTES,
+      maxOperationRows: config.MAX_OPERATION_ROWS,
+      subscriptionsPerClient: config.SUBSCRIPTIONS_PER_CLIENT,
+      subscriptionsPerSocket: config.SUBSCRIPTIONS_PER_SOCKET,
+      operationsPerSocket: config.WS_OPERATIONS_PER_SOCKET,
+      maxSocketBufferedBytes: config.WS_MAX_BUFFERED_BYTES,
+      requestTimeoutMs: config.HTTP_REQUEST_TIMEOUT_MS,
+      maxConnections: config.MAX_CONNECTIONS,
     },
     metricsOfEveryWorker: workerMetrics?.everyWorker,
     metricsToken: config.METRICS_TOKEN,

@@ -33,6 +33,23 @@ describe('configuration from the environment', () => {
     expect(() => loadConfig({ RATE_LIMIT_READS_PER_SECOND: '-1' })).toThrow(/RATE_LIMIT_READS_PER_SECOND/);
   });
 
+  it('has the documented request limits, each tunable', () => {
+    expect(loadConfig({})).toMatchObject({
+      RATE_LIMIT_READ_ROWS_PER_SECOND: 10_000,
+      RATE_LIMIT_AUTH_FAILURES_PER_SECOND: 5,
+      MAX_OPERATION_ROWS: 5_000,
+      MAX_DOCUMENT_BYTES: 100_000,
+      SUBSCRIPTIONS_PER_CLIENT: 1_000,
+      SUBSCRIPTIONS_PER_SOCKET: 100,
+      WS_OPERATIONS_PER_SOCKET: 32,
+      WS_MAX_BUFFERED_BYTES: 4_194_304,
+      HTTP_REQUEST_TIMEOUT_MS: 10_000,
+      MAX_CONNECTIONS: 10_000,
+    });
+    expect(loadConfig({ MAX_OPERATION_ROWS: '20000', SUBSCRIPTIONS_PER_SOCKET: '5' })).toMatchObject({ MAX_OPERATION_ROWS: 20_000, SUBSCRIPTIONS_PER_SOCKET: 5 });
+    expect(() => loadConfig({ HTTP_REQUEST_TIMEOUT_MS: '10', MAX_CONNECTIONS: '0' })).toThrow(/HTTP_REQUEST_TIMEOUT_MS[\s\S]*MAX_CONNECTIONS/);
+  });
+
   it('reads comma-separated server keys, and treats empty as unset', () => {
     const config = loadConfig({ SERVER_API_KEYS: ' key-number-one-0001 , key-number-two-0002 ', ADMIN_API_KEY: '' });
     expect(config.SERVER_API_KEYS).toEqual(['key-number-one-0001', 'key-number-two-0002']);

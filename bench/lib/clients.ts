@@ -19,10 +19,14 @@ export interface HttpGraphql {
   close(): Promise<void>;
 }
 
-/** An HTTP GraphQL client of `connections` keep-alive connections to `url` (its origin and path). */
-export function httpGraphql(url: string, connections: number, headers: Record<string, string> = {}): HttpGraphql {
+/**
+ * An HTTP GraphQL client of `connections` keep-alive connections to `url` (its origin and path),
+ * from `localAddress` when given (another loopback address, e.g. 127.0.0.2, is another client to
+ * the service's per-client budgets).
+ */
+export function httpGraphql(url: string, connections: number, headers: Record<string, string> = {}, localAddress?: string): HttpGraphql {
   const target = new URL(url);
-  const pool = new Pool(target.origin, { connections, pipelining: 1, keepAliveTimeout: 60_000 });
+  const pool = new Pool(target.origin, { connections, pipelining: 1, keepAliveTimeout: 60_000, ...(localAddress ? { localAddress } : {}) });
   const allHeaders = { 'content-type': 'application/json', accept: 'application/json', ...headers };
   return {
     async post(body) {

@@ -19,6 +19,8 @@ export interface ServiceOptions {
   runtime?: 'tsx' | 'dist';
   /** Write a V8 CPU profile (node --cpu-prof) into this folder when the service exits. */
   cpuProfileDir?: string;
+  /** Variables set over the bench's own (e.g. the per-client budgets, which the bench turns off). Default: none. */
+  env?: Record<string, string>;
 }
 
 export interface ServiceProcess {
@@ -95,9 +97,14 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
       REDIS_KEY_PREFIX: target.keyPrefix,
       ADMIN_API_KEY: BENCH_ADMIN_KEY,
       SERVER_API_KEYS: BENCH_SERVER_KEY,
+      // The load generator is one address standing for thousands of clients: no per-client budgets.
       RATE_LIMIT_SUBMISSIONS_PER_SECOND: '0',
       RATE_LIMIT_READS_PER_SECOND: '0',
+      RATE_LIMIT_READ_ROWS_PER_SECOND: '0',
+      SUBSCRIPTIONS_PER_CLIENT: '1000000',
+      WS_OPERATIONS_PER_SOCKET: '100000',
       LOG_LEVEL: 'warn',
+      ...options.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -23,6 +23,14 @@ export interface KeyringOptions {
   stored?: StoredKeys;
   /** How long a stored key's lookup is trusted when no change is announced. Default 30,000 ms. */
   cacheMs?: number;
+  /** How many stored-key lookups (found or not) are kept; the oldest goes first. Default 10,000. */
+  cacheEntries?: number;
+}
+
+/** What identify() does around a lookup in the stored keys. */
+export interface LookupGuard {
+  /** Runs before a key is looked up in PostgreSQL (not for keys of the environment or cached): throws to refuse. */
+  beforeLookup(): Promise<void>;
 }
 
 export const digestOf = (key: string) => createHash('sha256').update(key, 'utf8').digest();
@@ -38,7 +46,7 @@ export function newApiKey(role: Role): string {
  * with the CLI, found by digest in PostgreSQL. Stored lookups are cached briefly; forget() drops
  * the cache, and the app calls it whenever a key is created or revoked anywhere.
  */
-export function createKeyring({ adminKey, serverKeys = [], stored, cacheMs = 30_000 }: KeyringOptions) {
+export function createKeyring({ adminKey, serverKeys = [], stored, cacheMs = 30_000, cacheEntries = 10_000 }: KeyringOptions) {
   const known: { digest: Buffer; role: Role }[] = [
     ...(adminKey ? [{ digest: digestOf(adminKey), role: 'admin' as const }] : []),
     ...serverKeys.map((key) => ({ digest: digestOf(key), role: 'server' as const })),
@@ -55,14 +63,15 @@ export function createKeyring({ adminKey, serverKeys = [], stored, cacheMs = 30_
   }
 
   return {
-    /** The caller a key belongs to, or null for an unknown or revoked key. O(environment keys), plus one indexed query on a cache miss. */
-    async identify(key: string): Promise<Caller | null> {
+    /** The caller a key belongs to, or null for an unknown or revoked key. O(environment keys), plus one indexed query on a cache miss (after `guard`). */
+    async identify(key: string, guard?: LookupGuard): Promise<Caller | null> {
       const presented = digestOf(key);
       const fromEnv = fromEnvironment(presented);
       if (fromEnv || !stored) return fromEnv;
       const hex = presented.toString('hex');
       const cached = cache.get(hex);
       if (cached && Date.now() - cached.at < cacheMs) return cached.caller;
+      await guard?.beforeLookup();
       const asked = generation;
       const caller = stored.find(hex).then((found) => (found ? { role: found.role, keyId: found.id } : null));
       caller.then(
@@ -72,6 +81,10 @@ export function createKeyring({ adminKey, serverKeys = [], stored, cacheMs = 30_
         },
         () => cache.delete(hex),
       );
+      // Random keys would otherwise grow the cache without bound: a Map keeps insertion order, so
+      // its first key is the oldest lookup.
+      cache.delete(hex);
+      if (cache.size >= cacheEntries) cache.delete(cache.keys().next().value!);
       cache.set(hex, { caller, at: Date.now() });
       return caller;
     },
@@ -79,6 +92,10 @@ export function createKeyring({ adminKey, serverKeys = [], stored, cacheMs = 30_
     forget(): void {
       generation += 1;
       cache.clear();
+    },
+    /** How many stored-key lookups are cached (for tests). */
+    get cachedLookups(): number {
+      return cache.size;
     },
   };
 }

@@ -12,19 +12,24 @@ export interface DocumentLimits {
   tokens?: number;
   /** Directives in one operation. Default 10. */
   directives?: number;
-  /** Armor's cost estimate of one operation, fragments flattened. Default 5,000. */
-  cost?: number;
+  /** Bytes one document may have, checked before it is parsed (or looked up in the parse cache). Default 100,000. */
+  bytes?: number;
 }
 
-/** Which limit a refusal names, in `extensions.limit`, beside the maximum and what was found. */
-export type DocumentLimitName = 'aliases' | 'depth' | 'tokens' | 'directives' | 'cost';
+/**
+ * Which limit a refusal names, in `extensions.limit`, beside the maximum and what was found. The
+ * cost (rows an operation can return) is checked as the operation starts, with its variables (see
+ * read-limit.ts), and refused in the same words.
+ */
+export type DocumentLimitName = 'aliases' | 'depth' | 'tokens' | 'directives' | 'cost' | 'bytes';
 
 const WHAT: Record<DocumentLimitName, (found: string) => string> = {
   aliases: (found) => `The operation has ${found} aliases`,
   depth: (found) => `The operation nests fields ${found} deep`,
   tokens: (found) => `The document has ${found} tokens`,
   directives: (found) => `The operation has ${found} directives`,
-  cost: (found) => `The operation costs ${found}`,
+  cost: (found) => `The operation can return ${found} rows`,
+  bytes: (found) => `The document is ${found} bytes long`,
 };
 
 const format = (n: number) => n.toLocaleString('en-US');
@@ -77,22 +82,24 @@ function countTokens(source: string | Source): number {
 }
 
 /**
- * GraphQL Armor's limits on a document's shape (aliases, depth, tokens, directives, cost), set so
- * that nothing a code generator or a normalising client writes for an operation of the contract is
- * refused: depth and cost count fields, not fragment spreads (`flattenFragments`), so Relay's and
+ * GraphQL Armor's limits on a document's shape (aliases, depth, tokens, directives), set so that
+ * nothing a code generator or a normalising client writes for an operation of the contract is
+ * refused: depth counts fields, not fragment spreads (`flattenFragments`), so Relay's and
  * graphql-codegen's fragment per type, nested, costs what the same selection written inline costs;
  * `__typename` is a leaf and adds no depth. A refused document is a GraphQL error with
  * `extensions.code` BAD_USER_INPUT and `extensions.limit`, never Armor's "Syntax Error".
  *
  * The token count runs in the parser (Armor stops it at the limit), the others are validation
  * rules; so the parse and validation caches remember refusals as they remember any other result.
+ * Armor's cost limit is off: it cannot see variables (a `limit` in one cost nothing) and charges
+ * nesting rather than rows; read-limit.ts counts rows instead.
  */
-export function useDocumentLimits({ aliases = 20, depth = 8, tokens = 2_000, directives = 10, cost = 5_000 }: DocumentLimits = {}): Plugin[] {
+export function useDocumentLimits({ aliases = 20, depth = 8, tokens = 2_000, directives = 10, bytes = 100_000 }: DocumentLimits = {}): Plugin[] {
   const armor = EnvelopArmorPlugin({
     maxAliases: { n: aliases, ...reportAs('aliases', aliases) },
     maxDepth: { n: depth, flattenFragments: true, ...reportAs('depth', depth) },
     maxDirectives: { n: directives, ...reportAs('directives', directives) },
-    costLimit: { maxCost: cost, flattenFragments: true, ...reportAs('cost', cost) },
+    costLimit: { enabled: false },
     maxTokens: {
       n: tokens,
       propagateOnRejection: false,
@@ -103,6 +110,15 @@ export function useDocumentLimits({ aliases = 20, depth = 8, tokens = 2_000, dir
       ],
     },
   });
+  const documentSize: Plugin = {
+    // Before Armor's parser and Yoga's parse cache (which runs after every plugin given to Yoga), so
+    // an oversized document is neither lexed nor kept.
+    onParse({ params }) {
+      const source = params.source as string | Source;
+      const size = Buffer.byteLength(typeof source === 'string' ? source : source.body);
+      if (size > bytes) throw documentLimitError('bytes', bytes, size);
+    },
+  };
   const namedTokenRefusal: Plugin = {
     // After Armor's onParse (plugins run in order), so parseFn here is Armor's token-counting parser.
     onParse({ parseFn, setParseFn }) {
@@ -117,5 +133,26 @@ export function useDocumentLimits({ aliases = 20, depth = 8, tokens = 2_000, dir
       });
     },
   };
-  return [armor as Plugin, namedTokenRefusal];
+  return [documentSize, armor as Plugin, namedTokenRefusal];
+}
+
+/** A document cache (Yoga's parserAndValidationCache) holding only documents up to `maxKeyBytes`. */
+export interface DocumentCache<T> {
+  get(key: string): T | undefined;
+  set(key: string, value: T): unknown;
+}
+
+/**
+ * Yoga's parse caches (documents and parse errors), keeping only documents of up to
+ * `maxCachedDocumentBytes`: what clients send over and over is short (the deepest document a
+ * generated client writes is about 1.5 kB), and a cache of every large document is memory a client
+ * could fill at will. At most `entries` entries, so at most entries × maxCachedDocumentBytes of text.
+ */
+export function boundedDocumentCache<T>(cache: { get(key: string): unknown; set(key: string, value: T): unknown }, maxCachedDocumentBytes = 16_384): DocumentCache<T> {
+  return {
+    get: (key) => cache.get(key) as T | undefined,
+    set: (key, value) => {
+      if (Buffer.byteLength(key) <= maxCachedDocumentBytes) cache.set(key, value);
+    },
+  };
 }

@@ -1,24 +1,87 @@
-import { type DocumentNode, GraphQLError, OperationTypeNode, getOperationAST } from 'graphql';
-import type { Plugin } from 'graphql-yoga';
+import { type DocumentNode, GraphQLError, type GraphQLSchema, OperationTypeNode, getOperationAST } from 'graphql';
+import { type Plugin, isAsyncIterable } from 'graphql-yoga';
 import type { Context } from '../resolvers/context.js';
+import { clientError } from '../resolvers/errors.js';
+import { documentLimitError } from './document-limits.js';
+import { operationCost } from './operation-cost.js';
 import type { RateLimits } from './rate-limits.js';
 
+export interface ReadBudgetOptions {
+  /** The most rows one query or subscription may return (see operation-cost.ts); more is refused with `extensions.limit` "cost". Default 5,000. */
+  maxOperationRows?: number;
+  /** topChanged subscriptions one client address may hold open at once in this process, over every socket and event stream. Default 1,000. */
+  subscriptionsPerClient?: number;
+}
+
+interface RunArgs {
+  schema: unknown;
+  document: unknown;
+  operationName?: unknown;
+  variableValues?: unknown;
+  contextValue: unknown;
+}
+
 /**
- * Every query and subscription spends one read from its client's budget before it runs; a client
- * over its budget gets RATE_LIMITED and costs the stores nothing. Mutations are limited per API key
- * where they are handled (submissions count each result).
+ * What a read may cost, checked as it starts, with its arguments as it will run them (variables
+ * included, so a `limit` in a variable costs what a literal one does): an operation whose rows
+ * pass `maxOperationRows` is refused; any other query or subscription spends one read and its
+ * rows from its client's budgets (rate-limits.ts). A client over its budget gets RATE_LIMITED
+ * and costs the stores nothing. Subscriptions are charged when they start and counted while
+ * open, per client. Mutations are bounded by their own inputs (1,000 results, 1,000 friends) and
+ * limited per API key where they are handled (submissions count each result).
  */
-export function useReadRateLimit(limits: RateLimits): Plugin {
+export function useReadBudget(limits: RateLimits, { maxOperationRows = 5_000, subscriptionsPerClient = 1_000 }: ReadBudgetOptions = {}): Plugin {
+  const openSubscriptions = new Map<string, number>();
+
+  /** The refusal of a read, or undefined when it may run; its budget spent. */
+  async function admit(args: RunArgs): Promise<GraphQLError | undefined> {
+    const document = args.document as DocumentNode;
+    const operationName = args.operationName as string | undefined;
+    // Mutations first, before their variables are coerced a second time (a batch of 1,000 results).
+    if (getOperationAST(document, operationName)?.operation === OperationTypeNode.MUTATION) return undefined;
+    const cost = operationCost(args.schema as GraphQLSchema, document, operationName, args.variableValues as Record<string, unknown> | undefined);
+    // Not runnable as it is (no such operation, bad variables): execution answers why.
+    if (!cost) return undefined;
+    if (cost.rows > maxOperationRows) return documentLimitError('cost', maxOperationRows, cost.rows);
+    try {
+      await limits.read((args.contextValue as Context).client, cost.rows);
+    } catch (error) {
+      if (error instanceof GraphQLError) return error;
+      throw error;
+    }
+    return undefined;
+  }
+
   return {
     async onExecute({ args, setResultAndStopExecution }) {
-      const operation = getOperationAST(args.document as DocumentNode, args.operationName as string | undefined);
-      if (operation?.operation === OperationTypeNode.MUTATION) return;
-      try {
-        await limits.read((args.contextValue as unknown as Context).client);
-      } catch (error) {
-        if (!(error instanceof GraphQLError)) throw error;
-        setResultAndStopExecution({ errors: [error] });
-      }
+      const refusal = await admit(args);
+      if (refusal) setResultAndStopExecution({ errors: [refusal] });
+    },
+    async onSubscribe({ args, setResultAndStopExecution }) {
+      const client = (args.contextValue as unknown as Context).client;
+      const open = openSubscriptions.get(client) ?? 0;
+      const refusal =
+        open >= subscriptionsPerClient
+          ? clientError('RATE_LIMITED', `This client has ${open} subscriptions open, the most allowed; close one first.`)
+          : await admit(args);
+      if (refusal) return setResultAndStopExecution({ errors: [refusal] });
+      openSubscriptions.set(client, (openSubscriptions.get(client) ?? 0) + 1);
+      let released = false;
+      const release = () => {
+        if (released) return;
+        released = true;
+        const left = (openSubscriptions.get(client) ?? 1) - 1;
+        if (left > 0) openSubscriptions.set(client, left);
+        else openSubscriptions.delete(client);
+      };
+      return {
+        onSubscribeResult: ({ result }) => {
+          // A subscription refused as it starts (no such board) never streams, so never ends.
+          if (!isAsyncIterable(result)) return release();
+          return { onEnd: release };
+        },
+        onSubscribeError: release,
+      };
     },
   };
 }

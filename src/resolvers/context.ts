@@ -111,13 +111,25 @@ export interface RequestFacts {
 export async function createContext(services: Services, { authorization, client, signal }: RequestFacts): Promise<Context> {
   const startedAt = performance.now();
   const key = bearerKey(authorization);
+  const address = client ?? 'unknown';
   return {
     services,
     signal,
-    client: client ?? 'unknown',
+    client: address,
     startedAt,
     // A stored key is looked up in PostgreSQL: not past the request's bound (UNAVAILABLE then).
-    caller: key ? await settleBy(services.keyring.identify(key), beforeDeadline(services, startedAt, NAMES_MARGIN_MS)) : null,
+    caller: key ? await settleBy(identify(services, key, address), beforeDeadline(services, startedAt, NAMES_MARGIN_MS)) : null,
     loaders: { player: playerLoader(services, startedAt), achievedAt: achievedAtLoader(services) },
   };
+}
+
+/**
+ * The key's caller. Unknown keys are budgeted per client (rate-limits.ts): past the budget, a key
+ * that would need a PostgreSQL lookup is refused RATE_LIMITED before it, so guessing keys costs
+ * the database nothing; keys of the environment and cached lookups are answered as always.
+ */
+async function identify(services: Services, key: string, client: string): Promise<Caller | null> {
+  const caller = await services.keyring.identify(key, { beforeLookup: () => services.limits.authFailureAllowed(client) });
+  if (!caller) await services.limits.authFailed(client);
+  return caller;
 }

@@ -5,6 +5,7 @@ import { type App, buildApp } from '../../src/app.js';
 import { type Database, createDatabase, sessionTimeoutsFor } from '../../src/db/client.js';
 import { createLogger } from '../../src/logger.js';
 import type { RateLimitOptions } from '../../src/http/rate-limits.js';
+import type { RequestLimits } from '../../src/http/request-limits.js';
 import type { IndexCatchUpOptions } from '../../src/jobs/index-catch-up.js';
 import type { IndexRecoveryOptions } from '../../src/jobs/index-recovery.js';
 import type { ResultPartitionsOptions } from '../../src/jobs/result-partitions.js';
@@ -64,6 +65,8 @@ export interface TestAppOptions {
   requestTimeoutMs?: number;
   /** The token /metrics asks for. Default: none (open). */
   metricsToken?: string;
+  /** What a request, operation and connection may hold. Default: the app's. */
+  requestLimits?: RequestLimits;
 }
 
 /**
@@ -101,7 +104,7 @@ export async function startTestApp(options: TestAppOptions = {}) {
     serverKeys: [SERVER_KEY],
     port: 0,
     now: options.now,
-    rateLimits: options.rateLimits ?? { readsPerSecond: 0, submissionsPerSecond: 0 },
+    rateLimits: options.rateLimits ?? { readsPerSecond: 0, submissionsPerSecond: 0, readRowsPerSecond: 0, authFailuresPerSecond: 0 },
     seasonCloseIntervalMs: options.seasonCloseIntervalMs,
     indexCatchUp: options.indexCatchUp,
     indexRecovery: options.indexRecovery,
@@ -109,6 +112,7 @@ export async function startTestApp(options: TestAppOptions = {}) {
     resultPartitions: options.resultPartitions,
     requestTimeoutMs: options.requestTimeoutMs,
     metricsToken: options.metricsToken,
+    requestLimits: options.requestLimits,
   });
   const { url } = await app.start();
 
