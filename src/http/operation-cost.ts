@@ -50,6 +50,15 @@ export const LIST_LENGTHS: Record<string, ListLength> = {
   'StandingConnection.edges': (_args, parent) => count(parent.first),
   'Mutation.submitScores': (args) => (Array.isArray(args.inputs) ? args.inputs.length : 0),
   'SubmitScorePayload.standings': () => MAX_BUCKETS_PER_RESULT,
+  // The console's admin reads (see src/console/): sized by their own argument, or taken at 100 rows
+  // (a board's buckets and a player's board scores are capped there; key lists are short).
+  'Board.buckets': () => 100,
+  'Player.boardScores': () => 100,
+  'Player.recentResults': (args) => count(args.first),
+  'Query.flaggedPlayers': (args) => count(args.first),
+  'Query.searchPlayers': (args) => count(args.first),
+  'Query.apiKeys': () => 100,
+  'Mutation.revokeApiKey': () => UNSIZED_LIST_ROWS,
 };
 
 interface Walk {
