@@ -1,5 +1,7 @@
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { GraphQLError } from 'graphql';
 import { createYoga, maskError } from 'graphql-yoga';
 import { measureIndexDrift } from './jobs/index-drift.js';
@@ -20,7 +22,8 @@ import { answerHealth, answerReadiness } from './http/health.js';
 import { answerMetrics } from './http/metrics.js';
 import { useObservability } from './http/observe.js';
 import { useReadRateLimit } from './http/read-limit.js';
-import { createOverlayRoute } from './overlay/route.js';
+import { createLandingRoute } from './http/landing.js';
+import { createOverlayRoute, packageRoot } from './overlay/route.js';
 import { schema } from './schema/index.js';
 import { type ServiceDeps, createServices } from './services.js';
 import { subscriberFor } from './pubsub/top-feed.js';
@@ -50,6 +53,8 @@ export interface AppDeps extends ServiceDeps {
    * http/cluster-metrics.ts). Default: none, so `/metrics` serves this process's own.
    */
   metricsOfEveryWorker?: () => Promise<string>;
+  /** Whether `/graphql` serves GraphiQL to a browser (GRAPHIQL). Default true. */
+  graphiql?: boolean;
 }
 
 export interface App {
@@ -139,10 +144,12 @@ export function buildApp(deps: AppDeps): App {
   });
 
   const answerOverlay = createOverlayRoute();
+  const answerLanding = createLandingRoute({ graphiql: deps.graphiql ?? true, packageDir: packageRoot(dirname(fileURLToPath(import.meta.url))) });
   const server: Server = createServer((req, res) => {
     if (refuseOversizedBody(req, res, MAX_BODY_BYTES)) return;
     if (serveFast(req, res)) return;
     if (answerOverlay(req, res)) return;
+    if (answerLanding(req, res)) return;
     if (req.url === '/healthz') return answerHealth(res);
     if (req.url === '/readyz') return void answerReadiness(res, deps);
     if (req.url === '/metrics') return void answerMetrics(res, services.metrics, () => measureIndexDrift(services), deps.metricsOfEveryWorker);

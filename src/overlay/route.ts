@@ -90,7 +90,7 @@ function asset(file: string): Asset {
 }
 
 /** The nearest folder at or above `from` that holds a package.json: the same from src/ (tsx) and dist/ (npm start). */
-function packageRoot(from: string): string {
+export function packageRoot(from: string): string {
   for (let dir = from; ; dir = dirname(dir)) {
     if (existsSync(join(dir, 'package.json'))) return dir;
     if (dirname(dir) === dir) throw new Error(`no package.json above ${from}`);

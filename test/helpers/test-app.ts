@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { inject } from 'vitest';
-import { type App, buildApp } from '../../src/app.js';
+import { type App, type AppDeps, buildApp } from '../../src/app.js';
 import { type Database, createDatabase } from '../../src/db/client.js';
 import { createLogger } from '../../src/logger.js';
 import type { RateLimitOptions } from '../../src/http/rate-limits.js';
@@ -60,6 +60,8 @@ export interface TestAppOptions {
   groupCommit?: GroupCommitOptions;
   /** How the app keeps the score log's partitions ahead. Default: the app's. */
   resultPartitions?: ResultPartitionsOptions;
+  /** HTTP settings, as the environment gives them to the service (GRAPHIQL, INTROSPECTION, ...). Default: the app's. */
+  http?: Pick<AppDeps, 'graphiql'>;
 }
 
 /**
@@ -100,6 +102,7 @@ export async function startTestApp(options: TestAppOptions = {}) {
     indexRecovery: options.indexRecovery,
     groupCommit: options.groupCommit,
     resultPartitions: options.resultPartitions,
+    ...options.http,
   });
   const { url } = await app.start();
 
