@@ -22,6 +22,7 @@ import { answerHealth, answerReadiness } from './http/health.js';
 import { answerMetrics } from './http/metrics.js';
 import { useObservability } from './http/observe.js';
 import { useReadRateLimit } from './http/read-limit.js';
+import { graphiqlOptions, useIntrospection } from './http/graphiql.js';
 import { createLandingRoute } from './http/landing.js';
 import { createOverlayRoute, packageRoot } from './overlay/route.js';
 import { schema } from './schema/index.js';
@@ -53,8 +54,10 @@ export interface AppDeps extends ServiceDeps {
    * http/cluster-metrics.ts). Default: none, so `/metrics` serves this process's own.
    */
   metricsOfEveryWorker?: () => Promise<string>;
-  /** Whether `/graphql` serves GraphiQL to a browser (GRAPHIQL). Default true. */
+  /** Whether `/graphql` serves GraphiQL to a browser (GRAPHIQL), from the service itself, no CDN. Default true. */
   graphiql?: boolean;
+  /** Whether the schema may be introspected (INTROSPECTION). Default true. */
+  introspection?: boolean;
 }
 
 export interface App {
@@ -98,6 +101,7 @@ export function buildApp(deps: AppDeps): App {
     schema,
     graphqlEndpoint: '/graphql',
     landingPage: false,
+    ...graphiqlOptions(deps.graphiql ?? true),
     // A JSON array of operations in one request, each run (and limited, and rate limited) as its own.
     batching: { limit: MAX_BATCH_OPERATIONS },
     plugins: [
@@ -109,6 +113,7 @@ export function buildApp(deps: AppDeps): App {
         maxDirectives: { n: 10 },
         costLimit: { maxCost: 5_000 },
       }),
+      useIntrospection(deps.introspection ?? true),
       useObservability(services.metrics, log),
       useReadRateLimit(services.limits),
       useTopCacheControl(),

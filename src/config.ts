@@ -59,6 +59,13 @@ const clusterNodes = z
     }),
   );
 
+/** A switch: `true`/`false` (or `1`/`0`, `yes`/`no`, `on`/`off`). */
+const flag = (fallback: boolean) =>
+  z
+    .enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'], { message: 'must be true or false' })
+    .transform((value) => ['true', '1', 'yes', 'on'].includes(value))
+    .default(fallback);
+
 export const configSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(4000),
   HOST: z.string().min(1).default('127.0.0.1'),
@@ -84,6 +91,10 @@ export const configSchema = z.object({
    * process, with no primary; more runs a primary that forks and supervises that many.
    */
   WORKERS: z.coerce.number().int().min(1).max(256).default(1),
+  /** Whether `/graphql` serves GraphiQL to a browser. */
+  GRAPHIQL: flag(true),
+  /** Whether the schema may be introspected (`__schema`, `__type`); GraphiQL and code generators need it. */
+  INTROSPECTION: flag(true),
 });
 
 export type Config = z.output<typeof configSchema>;

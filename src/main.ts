@@ -69,6 +69,8 @@ async function serve(config: Config, log: Logger): Promise<void> {
       readsPerSecond: config.RATE_LIMIT_READS_PER_SECOND,
     },
     metricsOfEveryWorker: workerMetrics?.everyWorker,
+    graphiql: config.GRAPHIQL,
+    introspection: config.INTROSPECTION,
   });
   workerMetrics?.share(app.services.metrics.registry);
   await app.start();

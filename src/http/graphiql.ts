@@ -6,8 +6,9 @@ import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
  * GraphiQL's first tab: a real query against the board every fresh database has, so a newcomer's
  * first click on "run" answers something.
  */
-export const FIRST_TAB_QUERY = `# The top ten of the board every fresh database has, with the players' names.
-# Press the run button (or Ctrl-Enter). The Docs panel lists every operation.
+export const FIRST_TAB_QUERY = `# The top ten of the board \`global\`, with names.
+# Run it with the pink button (Ctrl-Enter);
+# the Docs panel (top left) lists every operation.
 query TopOfGlobal {
   top(board: "global", limit: 10) {
     bucket
