@@ -18,6 +18,7 @@ import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import { useTopCacheControl } from './http/cache-control.js';
 import { type PreparedContext, createFastGraphql } from './http/fast-graphql.js';
 import { refuseOversizedBody } from './http/body-limit.js';
+import { createClientAddressOf } from './http/client-address.js';
 import { answerHealth, answerReadiness } from './http/health.js';
 import { answerMetrics } from './http/metrics.js';
 import { useObservability } from './http/observe.js';
@@ -58,6 +59,11 @@ export interface AppDeps extends ServiceDeps {
   graphiql?: boolean;
   /** Whether the schema may be introspected (INTROSPECTION). Default true. */
   introspection?: boolean;
+  /**
+   * Proxies (addresses or CIDR ranges) whose forwarding headers name the client (TRUSTED_PROXIES;
+   * see http/client-address.ts). Default none: the client is the socket's peer.
+   */
+  trustedProxies?: readonly string[];
 }
 
 export interface App {
@@ -83,6 +89,8 @@ export function buildApp(deps: AppDeps): App {
   // topChanged subscribes on a connection of its own; the app makes one when the caller gives none.
   const ownSubscriber = deps.subscriber ? undefined : subscriberFor(deps.redis);
   const services = createServices({ ...deps, subscriber: deps.subscriber ?? ownSubscriber });
+  // Who a request is from, the same for HTTP, server-sent events and graphql-ws.
+  const clientOf = createClientAddressOf(deps.trustedProxies);
 
   // A store that does not answer is the client's business (retry later); any other unexpected
   // error stays masked and is logged with its stack for us. Yoga and the fast path share it.
@@ -126,7 +134,7 @@ export function buildApp(deps: AppDeps): App {
         ? (initial as unknown as PreparedContext).prepared()
         : createContext(services, {
             authorization: initial.request.headers.get('authorization'),
-            client: initial.req.socket.remoteAddress,
+            client: clientOf(initial.req),
             signal: initial.request.signal,
           }),
     logging: {
@@ -143,7 +151,7 @@ export function buildApp(deps: AppDeps): App {
     yoga: yoga as never,
     batchingLimit: MAX_BATCH_OPERATIONS,
     // No abort signal: only subscriptions use one, and they are Yoga's.
-    context: (req) => createContext(services, { authorization: req.headers.authorization, client: req.socket.remoteAddress }),
+    context: (req) => createContext(services, { authorization: req.headers.authorization, client: clientOf(req) }),
     maskError: maskServiceError,
     log,
   });
@@ -161,7 +169,7 @@ export function buildApp(deps: AppDeps): App {
     void yoga(req, res);
   });
 
-  const closeSockets = attachGraphqlWs(server, yoga as never, services);
+  const closeSockets = attachGraphqlWs(server, yoga as never, services, { clientOf });
   let seasonCloser: SeasonCloser | undefined;
   let indexRecovery: IndexRecovery | undefined;
   let indexCatchUp: IndexCatchUp | undefined;

@@ -4,6 +4,7 @@ import { CloseCode, type ServerOptions, handleProtocols, makeServer } from 'grap
 import type { YogaServerInstance } from 'graphql-yoga';
 import { WebSocket, WebSocketServer } from 'ws';
 import type { PreparedContext } from './http/fast-graphql.js';
+import type { ClientAddressOf } from './http/client-address.js';
 import { type Services, createContext } from './resolvers/context.js';
 
 type Run = (args: ExecutionArgs) => unknown;
@@ -34,7 +35,7 @@ export function attachGraphqlWs(
   server: Server,
   yoga: YogaServerInstance<Record<string, unknown>, Record<string, unknown>>,
   services: Services,
-  path = '/graphql',
+  { clientOf, path = '/graphql' }: { /** Who a socket's operations count against (see http/client-address.ts). */ clientOf: ClientAddressOf; /** Default /graphql. */ path?: string },
 ): () => Promise<void> {
   const options: ServerOptions<Record<string, unknown> | undefined, Extra> = {
     // The envelop pipeline's own execute and subscribe travel in rootValue (see onSubscribe).
@@ -46,7 +47,7 @@ export function attachGraphqlWs(
       const prepared = () =>
         createContext(services, {
           authorization: typeof authorization === 'string' ? authorization : ctx.extra.request.headers.authorization,
-          client: ctx.extra.request.socket.remoteAddress,
+          client: clientOf(ctx.extra.request),
         });
       const enveloped = yoga.getEnveloped<PreparedContext>({ prepared });
       const schema = enveloped.schema as GraphQLSchema;

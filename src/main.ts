@@ -71,6 +71,7 @@ async function serve(config: Config, log: Logger): Promise<void> {
     metricsOfEveryWorker: workerMetrics?.everyWorker,
     graphiql: config.GRAPHIQL,
     introspection: config.INTROSPECTION,
+    trustedProxies: config.TRUSTED_PROXIES,
   });
   workerMetrics?.share(app.services.metrics.registry);
   await app.start();
