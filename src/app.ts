@@ -19,6 +19,7 @@ import { useTopCacheControl } from './http/cache-control.js';
 import { type PreparedContext, createFastGraphql } from './http/fast-graphql.js';
 import { refuseOversizedBody } from './http/body-limit.js';
 import { createClientAddressOf } from './http/client-address.js';
+import { type CorsOrigins, useCorsPolicy } from './http/cors.js';
 import { answerHealth, answerReadiness } from './http/health.js';
 import { answerMetrics } from './http/metrics.js';
 import { useObservability } from './http/observe.js';
@@ -64,6 +65,8 @@ export interface AppDeps extends ServiceDeps {
    * see http/client-address.ts). Default none: the client is the socket's peer.
    */
   trustedProxies?: readonly string[];
+  /** Which web pages may call the API from a browser (CORS_ORIGINS; see http/cors.ts). Default '*': any, without credentials. */
+  corsOrigins?: CorsOrigins;
 }
 
 export interface App {
@@ -91,6 +94,7 @@ export function buildApp(deps: AppDeps): App {
   const services = createServices({ ...deps, subscriber: deps.subscriber ?? ownSubscriber });
   // Who a request is from, the same for HTTP, server-sent events and graphql-ws.
   const clientOf = createClientAddressOf(deps.trustedProxies);
+  const corsOrigins = deps.corsOrigins ?? '*';
 
   // A store that does not answer is the client's business (retry later); any other unexpected
   // error stays masked and is logged with its stack for us. Yoga and the fast path share it.
@@ -110,6 +114,8 @@ export function buildApp(deps: AppDeps): App {
     graphqlEndpoint: '/graphql',
     landingPage: false,
     ...graphiqlOptions(deps.graphiql ?? true),
+    // Yoga's own CORS echoes any Origin with credentials allowed; the service's policy replaces it.
+    cors: false,
     // A JSON array of operations in one request, each run (and limited, and rate limited) as its own.
     batching: { limit: MAX_BATCH_OPERATIONS },
     plugins: [
@@ -121,6 +127,7 @@ export function buildApp(deps: AppDeps): App {
         maxDirectives: { n: 10 },
         costLimit: { maxCost: 5_000 },
       }),
+      useCorsPolicy(corsOrigins),
       useIntrospection(deps.introspection ?? true),
       useObservability(services.metrics, log),
       useReadRateLimit(services.limits),
@@ -153,6 +160,7 @@ export function buildApp(deps: AppDeps): App {
     // No abort signal: only subscriptions use one, and they are Yoga's.
     context: (req) => createContext(services, { authorization: req.headers.authorization, client: clientOf(req) }),
     maskError: maskServiceError,
+    corsOrigins,
     log,
   });
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { RedisTarget } from './redis.js';
 import { isAddressOrRange } from './http/client-address.js';
+import { isOrigin } from './http/cors.js';
 
 /** A comma-separated list, blanks dropped. */
 const commaList = z
@@ -101,6 +102,10 @@ export const configSchema = z.object({
   TRUSTED_PROXIES: commaList.pipe(
     z.array(z.string().refine(isAddressOrRange, 'each entry must be an IP address or a CIDR range such as 10.0.0.0/8 or fd00::/8')),
   ),
+  /** Which web pages may call the API from a browser: `*` (any, without credentials) or origins such as `https://game.example`. */
+  CORS_ORIGINS: commaList
+    .pipe(z.array(z.string().refine((origin) => origin === '*' || isOrigin(origin), 'each entry must be * or an origin such as https://game.example (scheme, host and port; no path)')))
+    .transform((origins) => (origins.length === 0 || origins.includes('*') ? ('*' as const) : origins)),
   /** Whether `/graphql` serves GraphiQL to a browser. */
   GRAPHIQL: flag(true),
   /** Whether the schema may be introspected (`__schema`, `__type`); GraphiQL and code generators need it. */

@@ -72,6 +72,7 @@ async function serve(config: Config, log: Logger): Promise<void> {
     graphiql: config.GRAPHIQL,
     introspection: config.INTROSPECTION,
     trustedProxies: config.TRUSTED_PROXIES,
+    corsOrigins: config.CORS_ORIGINS,
   });
   workerMetrics?.share(app.services.metrics.registry);
   await app.start();

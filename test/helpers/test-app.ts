@@ -61,7 +61,7 @@ export interface TestAppOptions {
   /** How the app keeps the score log's partitions ahead. Default: the app's. */
   resultPartitions?: ResultPartitionsOptions;
   /** HTTP settings, as the environment gives them to the service (GRAPHIQL, INTROSPECTION, ...). Default: the app's. */
-  http?: Pick<AppDeps, 'graphiql' | 'introspection' | 'trustedProxies'>;
+  http?: Pick<AppDeps, 'graphiql' | 'introspection' | 'trustedProxies' | 'corsOrigins'>;
 }
 
 /**
