@@ -74,6 +74,8 @@ export function attachGraphqlWs(
   };
   const graphqlWs = makeServer(options);
   const wsServer = new WebSocketServer({ server, path, handleProtocols });
+  // ws re-emits the HTTP server's errors (a port in use) here; the server's own listener reports them.
+  wsServer.on('error', () => undefined);
 
   wsServer.on('connection', (socket, request) => {
     // The upgraded request's TCP socket is the one `ws` writes to.
