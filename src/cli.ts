@@ -129,7 +129,7 @@ const commands: Record<string, Command> = {
     async run(values, ctx, out) {
       const month = monthOption(values);
       const done = await createResultPartition(ctx.services.database.sql, month);
-      out(`${partitionName(month)}: ${done === 'archived' ? 'a detached table of that name exists; left alone' : done}`);
+      out(`${partitionName(month)}: ${done === 'archived' ? 'the month was detached for archiving; left alone (its late results go to the default partition)' : done}`);
     },
   },
   'partitions detach': {
