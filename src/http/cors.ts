@@ -23,7 +23,8 @@ export function isOrigin(value: string): boolean {
  */
 export function corsHeaders(origins: CorsOrigins, headers: IncomingHttpHeaders | Pick<Headers, 'get'>, preflight: boolean): Record<string, string> {
   // Yoga's Headers are @whatwg-node's, not the global class: told apart by their get().
-  const get = (name: string) => (typeof headers.get === 'function' ? ((headers as Pick<Headers, 'get'>).get(name) ?? undefined) : ((headers as IncomingHttpHeaders)[name] as string | undefined));
+  const fetchHeaders = typeof (headers as { get?: unknown }).get === 'function';
+  const get = (name: string) => (fetchHeaders ? ((headers as Pick<Headers, 'get'>).get(name) ?? undefined) : ((headers as IncomingHttpHeaders)[name] as string | undefined));
   const origin = get('origin');
   if (origin === undefined) return {};
   const answer: Record<string, string> = {};
@@ -48,9 +49,10 @@ export function corsHeaders(origins: CorsOrigins, headers: IncomingHttpHeaders |
  */
 export function useCorsPolicy(origins: CorsOrigins): Plugin {
   return {
-    onRequest({ request, fetchAPI, endResponse }) {
+    onRequest(payload) {
+      const { request, fetchAPI } = payload;
       if (request.method !== 'OPTIONS') return;
-      endResponse(new fetchAPI.Response(null, { status: 204, headers: { 'content-length': '0', ...corsHeaders(origins, request.headers, true) } }));
+      payload.endResponse(new fetchAPI.Response(null, { status: 204, headers: { 'content-length': '0', ...corsHeaders(origins, request.headers, true) } }));
     },
     onResponse({ request, response }) {
       if (request.method === 'OPTIONS') return;
