@@ -119,9 +119,18 @@ export async function startTestApp(options: TestAppOptions = {}) {
     return (await response.json()) as GraphQLResponse<T>;
   }
 
+  let stopped = false;
+  const stopApp = async () => {
+    if (stopped) return;
+    stopped = true;
+    await app.stop();
+  };
+
   return {
     url,
     app,
+    /** Stops the app, as stopping its process would; its stores stay (close() removes them). */
+    stop: stopApp,
     database,
     redis,
     keyPrefix,
@@ -134,7 +143,7 @@ export async function startTestApp(options: TestAppOptions = {}) {
     /** With the admin key. */
     admin: <T = Record<string, unknown>>(query: string, variables: Record<string, unknown> = {}) => gql<T>(query, variables, { key: ADMIN_KEY }),
     async close() {
-      await app.stop();
+      await stopApp();
       await database.close();
       await subscriber.quit();
       await redis.quit();
