@@ -1,6 +1,5 @@
 import { NoSchemaIntrospectionCustomRule } from 'graphql';
-import type { Plugin } from 'graphql-yoga';
-import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
+import type { GraphiQLOptions, Plugin } from 'graphql-yoga';
 
 /**
  * GraphiQL's first tab: a real query against the board every fresh database has, so a newcomer's
@@ -30,14 +29,15 @@ query TopOfGlobal {
 /**
  * Yoga's options for GraphiQL on `/graphql`: off, or on with its scripts, styles and editor workers
  * all inlined from `@graphql-yoga/render-graphiql` (nothing loads from a CDN, so it works without
- * internet). The page (about 9 MB) is rendered once, on its first request, not per request.
+ * internet). The package (about 9 MB of script) is loaded on the first request for the page, not
+ * at start-up, and the page rendered once.
  */
-export function graphiqlOptions(enabled: boolean): { graphiql: false } | { graphiql: { title: string; defaultQuery: string }; renderGraphiQL: typeof renderGraphiQL } {
+export function graphiqlOptions(enabled: boolean): { graphiql: false } | { graphiql: GraphiQLOptions; renderGraphiQL: (options: GraphiQLOptions) => Promise<string> } {
   if (!enabled) return { graphiql: false };
-  let page: string | undefined;
+  let page: Promise<string> | undefined;
   return {
     graphiql: { title: 'Leaderboard GraphiQL', defaultQuery: FIRST_TAB_QUERY },
-    renderGraphiQL: (options) => (page ??= renderGraphiQL(options)),
+    renderGraphiQL: (options) => (page ??= import('@graphql-yoga/render-graphiql').then(({ renderGraphiQL }) => renderGraphiQL(options))),
   };
 }
 
