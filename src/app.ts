@@ -1,5 +1,7 @@
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { type DocumentNode, GraphQLError } from 'graphql';
 import { createLRUCache, createYoga, maskError } from 'graphql-yoga';
 import { measureIndexDrift } from './jobs/index-drift.js';
@@ -16,6 +18,8 @@ import { useTopCacheControl } from './http/cache-control.js';
 import { boundedDocumentCache, useDocumentLimits } from './http/document-limits.js';
 import { type PreparedContext, createFastGraphql } from './http/fast-graphql.js';
 import { refuseOversizedBody } from './http/body-limit.js';
+import { createClientAddressOf } from './http/client-address.js';
+import { type CorsOrigins, useCorsPolicy } from './http/cors.js';
 import { answerHealth, answerReadiness } from './http/health.js';
 import { answerMetrics } from './http/metrics.js';
 import { createMetricsAccess } from './http/metrics-access.js';
@@ -23,6 +27,9 @@ import { useObservability } from './http/observe.js';
 import { useReadBudget } from './http/read-limit.js';
 import { type RequestLimits, requestLimitsOf } from './http/request-limits.js';
 import { useRequestDeadline } from './http/request-deadline.js';
+import { graphiqlOptions, useIntrospection } from './http/graphiql.js';
+import { createLandingRoute } from './http/landing.js';
+import { packageRoot } from './http/page-route.js';
 import { createConsoleRoute } from './console/route.js';
 import { createOverlayRoute } from './overlay/route.js';
 import { schema } from './schema/index.js';
@@ -58,6 +65,17 @@ export interface AppDeps extends ServiceDeps {
   metricsToken?: string | undefined;
   /** What one request, operation and connection may hold (see http/request-limits.ts). Default: its defaults. */
   requestLimits?: RequestLimits;
+  /** Whether `/graphql` serves GraphiQL to a browser (GRAPHIQL), from the service itself, no CDN. Default true. */
+  graphiql?: boolean;
+  /** Whether the schema may be introspected (INTROSPECTION). Default true. */
+  introspection?: boolean;
+  /**
+   * Proxies (addresses or CIDR ranges) whose forwarding headers name the client (TRUSTED_PROXIES;
+   * see http/client-address.ts). Default none: the client is the socket's peer.
+   */
+  trustedProxies?: readonly string[];
+  /** Which web pages may call the API from a browser (CORS_ORIGINS; see http/cors.ts). Default '*': any, without credentials. */
+  corsOrigins?: CorsOrigins;
 }
 
 export interface App {
@@ -84,6 +102,9 @@ export function buildApp(deps: AppDeps): App {
   const ownSubscriber = deps.subscriber ? undefined : subscriberFor(deps.redis);
   const services = createServices({ ...deps, subscriber: deps.subscriber ?? ownSubscriber });
   const limits = requestLimitsOf(deps.requestLimits);
+  // Who a request is from, the same for HTTP, server-sent events and graphql-ws.
+  const clientOf = createClientAddressOf(deps.trustedProxies);
+  const corsOrigins = deps.corsOrigins ?? '*';
 
   // A store that does not answer is the client's business (retry later); any other unexpected
   // error stays masked and is logged with its stack for us. Yoga and the fast path share it.
@@ -102,11 +123,16 @@ export function buildApp(deps: AppDeps): App {
     schema,
     graphqlEndpoint: '/graphql',
     landingPage: false,
+    ...graphiqlOptions(deps.graphiql ?? true),
+    // Yoga's own CORS echoes any Origin with credentials allowed; the service's policy replaces it.
+    cors: false,
     // A JSON array of operations in one request, each run (and limited, and rate limited) as its own.
     batching: { limit: MAX_BATCH_OPERATIONS },
     plugins: [
       // What a document may be, refused before it runs: aliases, depth, tokens, directives, cost.
       ...useDocumentLimits({ bytes: limits.maxDocumentBytes }),
+      useCorsPolicy(corsOrigins),
+      useIntrospection(deps.introspection ?? true),
       useObservability(services.metrics, log),
       useRequestDeadline(),
       // What a read may return (its rows, from its arguments and variables), and its client's budget.
@@ -126,7 +152,7 @@ export function buildApp(deps: AppDeps): App {
         ? (initial as unknown as PreparedContext).prepared()
         : createContext(services, {
             authorization: initial.request.headers.get('authorization'),
-            client: initial.req.socket.remoteAddress,
+            client: clientOf(initial.req),
             signal: initial.request.signal,
           }),
     logging: {
@@ -143,14 +169,16 @@ export function buildApp(deps: AppDeps): App {
     yoga: yoga as never,
     batchingLimit: MAX_BATCH_OPERATIONS,
     // No abort signal: only subscriptions use one, and they are Yoga's.
-    context: (req) => createContext(services, { authorization: req.headers.authorization, client: req.socket.remoteAddress }),
+    context: (req) => createContext(services, { authorization: req.headers.authorization, client: clientOf(req) }),
     maskError: maskServiceError,
+    corsOrigins,
     log,
   });
 
   const answerOverlay = createOverlayRoute();
   const mayReadMetrics = createMetricsAccess(deps.metricsToken);
   const answerConsole = createConsoleRoute();
+  const answerLanding = createLandingRoute({ graphiql: deps.graphiql ?? true, packageDir: packageRoot(dirname(fileURLToPath(import.meta.url))) });
   const server: Server = createServer(
     {
       // A request (headers and body) arriving slower than this is answered 408 and its connection
@@ -164,6 +192,7 @@ export function buildApp(deps: AppDeps): App {
       if (serveFast(req, res)) return;
       if (answerOverlay(req, res)) return;
       if (answerConsole(req, res)) return;
+      if (answerLanding(req, res)) return;
       if (req.url === '/healthz') return answerHealth(res);
       if (req.url === '/readyz') return void answerReadiness(res, { ...deps, submissions: services.submissionHealth });
       if (req.url === '/metrics') {
@@ -175,7 +204,7 @@ export function buildApp(deps: AppDeps): App {
   );
   server.maxConnections = limits.maxConnections;
 
-  const closeSockets = attachGraphqlWs(server, yoga as never, services, limits);
+  const closeSockets = attachGraphqlWs(server, yoga as never, services, { ...limits, clientOf });
   let seasonCloser: SeasonCloser | undefined;
   let indexRecovery: IndexRecovery | undefined;
   let indexCatchUp: IndexCatchUp | undefined;

@@ -15,6 +15,7 @@ import {
   listResultPartitions,
   partitionName,
 } from './db/partitions.js';
+import { liveBucketsWithScores } from './jobs/index-recovery.js';
 import { rebuildBucket } from './jobs/rebuild-bucket.js';
 import { createLogger } from './logger.js';
 import { PERIODS, type Period } from './model/board.js';
@@ -86,15 +87,31 @@ const commands: Record<string, Command> = {
     },
   },
   rebuild: {
-    usage: 'rebuild --board ID [--period ALL_TIME|SEASON|MONTHLY|WEEKLY|DAILY] [--bucket LABEL] [--region REGION]',
-    summary: "Rebuilds one bucket's ranking index from PostgreSQL (the current bucket when --bucket is left out) and swaps it in.",
+    usage: 'rebuild --board ID [--period ALL_TIME|SEASON|MONTHLY|WEEKLY|DAILY] [--bucket LABEL] [--region REGION] | rebuild --all',
+    summary:
+      "Rebuilds one bucket's ranking index from PostgreSQL (the current bucket when --bucket is left out) and swaps it in; --all rebuilds every live bucket of every board (after restoring PostgreSQL by hand, say).",
     options: {
+      all: { type: 'boolean', default: false },
       board: { type: 'string' },
       period: { type: 'string', default: 'ALL_TIME' },
       bucket: { type: 'string' },
       region: { type: 'string' },
     },
     async run(values, ctx, out) {
+      if (values.all === true) {
+        if (values.board !== undefined) throw new UsageError('--all rebuilds every board: leave --board out');
+        const buckets = await liveBucketsWithScores(ctx.services);
+        const started = performance.now();
+        let players = 0;
+        // One at a time, most wanted first (ALL_TIME, then the open seasons, then the newest calendar buckets).
+        for (const at of buckets) {
+          const size = await rebuildBucket(ctx.services, at);
+          players += size;
+          out(`rebuilt ${bucketKey(at)}: ${size} players`);
+        }
+        out(`rebuilt ${buckets.length} buckets (${players} rankings) in ${((performance.now() - started) / 1000).toFixed(2)} s`);
+        return;
+      }
       const period = stringOption(values, 'period', true);
       if (!(PERIODS as readonly string[]).includes(period)) throw new UsageError(`--period must be one of ${PERIODS.join(', ')}`);
       const at = await resolveBoardBucket(ctx, {
@@ -126,7 +143,7 @@ const commands: Record<string, Command> = {
     async run(values, ctx, out) {
       const month = monthOption(values);
       const done = await createResultPartition(ctx.services.database.sql, month);
-      out(`${partitionName(month)}: ${done === 'archived' ? 'a detached table of that name exists; left alone' : done}`);
+      out(`${partitionName(month)}: ${done === 'archived' ? 'the month was detached for archiving; left alone (its late results go to the default partition)' : done}`);
     },
   },
   'partitions detach': {

@@ -1,21 +1,21 @@
 import { z } from 'zod';
 import { DEFAULT_REQUEST_LIMITS } from './http/request-limits.js';
 import type { RedisTarget } from './redis.js';
+import { isAddressOrRange } from './http/client-address.js';
+import { isOrigin } from './http/cors.js';
 
-/**
- * Everything the service reads from its environment, parsed once at start-up.
- * The table in the README is the operator's view of this schema.
- */
-const apiKeyList = z
+/** A comma-separated list, blanks dropped. */
+const commaList = z
   .string()
   .optional()
   .transform((raw) =>
     (raw ?? '')
       .split(',')
-      .map((key) => key.trim())
-      .filter((key) => key.length > 0),
-  )
-  .pipe(z.array(z.string().min(16, 'each key must be at least 16 characters long')));
+      .map((item) => item.trim())
+      .filter((item) => item.length > 0),
+  );
+
+const apiKeyList = commaList.pipe(z.array(z.string().min(16, 'each key must be at least 16 characters long')));
 
 const postgresUrl = z
   .string()
@@ -60,6 +60,17 @@ const clusterNodes = z
     }),
   );
 
+/** A switch: `true`/`false` (or `1`/`0`, `yes`/`no`, `on`/`off`). */
+const flag = (fallback: boolean) =>
+  z
+    .enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'], { message: 'must be true or false' })
+    .transform((value) => ['true', '1', 'yes', 'on'].includes(value))
+    .default(fallback);
+
+/**
+ * Everything the service reads from its environment, parsed once at start-up.
+ * The table in the README is the operator's view of this schema.
+ */
 export const configSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(4000),
   HOST: z.string().min(1).default('127.0.0.1'),
@@ -113,6 +124,21 @@ export const configSchema = z.object({
    * process, with no primary; more runs a primary that forks and supervises that many.
    */
   WORKERS: z.coerce.number().int().min(1).max(256).default(1),
+  /**
+   * The proxies (addresses or CIDR ranges) whose X-Forwarded-For / Forwarded is believed: a request
+   * from one of them counts against the rightmost address in that header that is not a trusted proxy.
+   */
+  TRUSTED_PROXIES: commaList.pipe(
+    z.array(z.string().refine(isAddressOrRange, 'each entry must be an IP address or a CIDR range such as 10.0.0.0/8 or fd00::/8')),
+  ),
+  /** Which web pages may call the API from a browser: `*` (any, without credentials) or origins such as `https://game.example`. */
+  CORS_ORIGINS: commaList
+    .pipe(z.array(z.string().refine((origin) => origin === '*' || isOrigin(origin), 'each entry must be * or an origin such as https://game.example (scheme, host and port; no path)')))
+    .transform((origins) => (origins.length === 0 || origins.includes('*') ? ('*' as const) : origins)),
+  /** Whether `/graphql` serves GraphiQL to a browser. */
+  GRAPHIQL: flag(true),
+  /** Whether the schema may be introspected (`__schema`, `__type`); GraphiQL and code generators need it. */
+  INTROSPECTION: flag(true),
 });
 
 export type Config = z.output<typeof configSchema>;

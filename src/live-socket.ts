@@ -5,6 +5,7 @@ import type { YogaServerInstance } from 'graphql-yoga';
 import { WebSocket, WebSocketServer } from 'ws';
 import type { PreparedContext } from './http/fast-graphql.js';
 import type { RequestLimits } from './http/request-limits.js';
+import type { ClientAddressOf } from './http/client-address.js';
 import { type Services, createContext } from './resolvers/context.js';
 import { clientError } from './resolvers/errors.js';
 
@@ -46,8 +47,16 @@ export function attachGraphqlWs(
   server: Server,
   yoga: YogaServerInstance<Record<string, unknown>, Record<string, unknown>>,
   services: Services,
-  limits: Required<Pick<RequestLimits, 'subscriptionsPerSocket' | 'operationsPerSocket' | 'maxSocketBufferedBytes'>>,
-  path = '/graphql',
+  {
+    clientOf,
+    path = '/graphql',
+    ...limits
+  }: Required<Pick<RequestLimits, 'subscriptionsPerSocket' | 'operationsPerSocket' | 'maxSocketBufferedBytes'>> & {
+    /** Who a socket's operations count against (see http/client-address.ts). */
+    clientOf: ClientAddressOf;
+    /** Default /graphql. */
+    path?: string;
+  },
 ): () => Promise<void> {
   const options: ServerOptions<Record<string, unknown> | undefined, Extra> = {
     // The envelop pipeline's own execute and subscribe travel in rootValue (see onSubscribe).
@@ -59,7 +68,7 @@ export function attachGraphqlWs(
       const prepared = () =>
         createContext(services, {
           authorization: typeof authorization === 'string' ? authorization : ctx.extra.request.headers.authorization,
-          client: ctx.extra.request.socket.remoteAddress,
+          client: clientOf(ctx.extra.request),
         });
       const enveloped = yoga.getEnveloped<PreparedContext>({ prepared });
       const schema = enveloped.schema as GraphQLSchema;
@@ -104,6 +113,8 @@ export function attachGraphqlWs(
   };
   const graphqlWs = makeServer(options);
   const wsServer = new WebSocketServer({ server, path, handleProtocols, maxPayload: MAX_MESSAGE_BYTES });
+  // ws re-emits the HTTP server's errors (a port in use) here; the server's own listener reports them.
+  wsServer.on('error', () => undefined);
 
   wsServer.on('connection', (socket, request) => {
     // The upgraded request's TCP socket is the one `ws` writes to.

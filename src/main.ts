@@ -41,15 +41,19 @@ async function serve(config: Config, log: Logger): Promise<void> {
   // A worker's /metrics answers for every worker (see http/cluster-metrics.ts).
   const workerMetrics = cluster.isWorker ? joinWorkerMetrics() : undefined;
 
-  await ensureDatabase(config.DATABASE_URL);
-  await migrateDatabase(config.DATABASE_URL);
+  const postgresFailure = startupFailure(`PostgreSQL at ${postgresAddress(config.DATABASE_URL)}`, 'DATABASE_URL', 'that PostgreSQL is running there and accepts this user and database');
+  await postgresFailure.around(() => ensureDatabase(config.DATABASE_URL));
+  await postgresFailure.around(() => migrateDatabase(config.DATABASE_URL));
   const database = createDatabase(config.DATABASE_URL, { timeouts: sessionTimeoutsFor(config.REQUEST_TIMEOUT_MS) });
   // One node (REDIS_URL) or a Redis Cluster (REDIS_CLUSTER_NODES): everything below works on both.
   const redis: RedisClient = createRedisClient(redisTarget(config), { keyPrefix: config.REDIS_KEY_PREFIX });
-  await redis.connect();
+  const redisFailure = config.REDIS_CLUSTER_NODES
+    ? startupFailure('the Redis Cluster', 'REDIS_CLUSTER_NODES', 'that its nodes are running and reachable from here')
+    : startupFailure(`Redis at ${redisAddress(config.REDIS_URL)}`, 'REDIS_URL', 'that Redis is running there (and its password, if any)');
+  await redisFailure.around(() => connectQuietly(redis));
   // topChanged's own connection: once subscribed it can run nothing else.
   const subscriber = subscriberFor(redis);
-  await subscriber.connect();
+  await redisFailure.around(() => connectQuietly(subscriber));
 
   const app = buildApp({
     database,
@@ -81,9 +85,13 @@ async function serve(config: Config, log: Logger): Promise<void> {
     },
     metricsOfEveryWorker: workerMetrics?.everyWorker,
     metricsToken: config.METRICS_TOKEN,
+    graphiql: config.GRAPHIQL,
+    introspection: config.INTROSPECTION,
+    trustedProxies: config.TRUSTED_PROXIES,
+    corsOrigins: config.CORS_ORIGINS,
   });
   workerMetrics?.share(app.services.metrics.registry);
-  await app.start();
+  await startupFailure(`port ${config.PORT} on ${config.HOST}`, 'PORT', 'that no other process listens there (or set PORT, HOST to a free address)').around(() => app.start());
 
   let stopping = false;
   const shutdown = async (signal: string) => {
@@ -107,7 +115,73 @@ async function serve(config: Config, log: Logger): Promise<void> {
   process.on('SIGINT', () => void shutdown('SIGINT'));
 }
 
+/**
+ * A start-up failure an operator can act on: one line naming what could not be reached, the
+ * setting that points at it and what to check. The stack of its cause is for LOG_LEVEL=debug.
+ */
+class StartupError extends Error {
+  override name = 'StartupError';
+}
+
+function startupFailure(what: string, setting: string, check: string) {
+  return {
+    /** Runs `work`, turning its failure into a {@link StartupError} about `what`. */
+    async around<T>(work: () => Promise<T>): Promise<T> {
+      try {
+        return await work();
+      } catch (error) {
+        throw new StartupError(`${what} (${setting}): ${reasonOf(error)}. Check ${check}.`, { cause: error });
+      }
+    },
+  };
+}
+
+/** The library's own words for a failure, without its stack: `connect ECONNREFUSED 127.0.0.1:5433`, `listen EADDRINUSE ...`. */
+function reasonOf(error: unknown): string {
+  if (error instanceof AggregateError && error.errors.length > 0) return reasonOf(error.errors[0]);
+  if (!(error instanceof Error)) return String(error);
+  const code = (error as { code?: unknown }).code;
+  const message = error.message || (typeof code === 'string' ? code : error.name);
+  return message.split('\n', 1)[0]!.replace(/\.+$/, '');
+}
+
+/** host:port of a postgres:// URL, without its password. */
+function postgresAddress(url: string): string {
+  const parsed = new URL(url);
+  return `${parsed.hostname}:${parsed.port || 5432}${parsed.pathname}`;
+}
+
+/** host:port of a redis:// URL, without its password. */
+function redisAddress(url: string): string {
+  const parsed = new URL(url);
+  return `${parsed.hostname}:${parsed.port || 6379}`;
+}
+
+/**
+ * connect(), with the connection's errors heard meanwhile: without a listener ioredis prints
+ * "Unhandled error event" and a stack for each attempt. Fails with the first error heard (say
+ * `connect ECONNREFUSED 127.0.0.1:6380`), which says more than connect()'s "Connection is closed".
+ */
+async function connectQuietly(redis: { connect(): Promise<void>; on(event: 'error', listener: (error: Error) => void): unknown; off(event: 'error', listener: (error: Error) => void): unknown }): Promise<void> {
+  let first: Error | undefined;
+  const heard = (error: Error) => void (first ??= error);
+  redis.on('error', heard);
+  try {
+    await redis.connect();
+  } catch (error) {
+    throw first ?? error;
+  } finally {
+    redis.off('error', heard);
+  }
+}
+
 main().catch((error: unknown) => {
-  process.stderr.write(`failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  const debug = ['debug', 'trace'].includes(process.env.LOG_LEVEL ?? '');
+  if (error instanceof StartupError) {
+    process.stderr.write(`failed to start: ${error.message}\n`);
+    if (debug && error.cause instanceof Error) process.stderr.write(`${error.cause.stack ?? error.cause.message}\n`);
+  } else {
+    process.stderr.write(`failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  }
   process.exit(1);
 });

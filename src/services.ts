@@ -8,6 +8,7 @@ import { createRebuildJobs } from './jobs/rebuild-jobs.js';
 import { createIndexGeneration, guardReads } from './ranking/generation.js';
 import { createRankingIndex } from './ranking/index.js';
 import { createMetrics } from './http/metrics.js';
+import { timeStoreCalls } from './http/store-timing.js';
 import { type RateLimitOptions, createRateLimits } from './http/rate-limits.js';
 import { createTopCache } from './ranking/top-cache.js';
 import { createTopFeed } from './pubsub/top-feed.js';
@@ -54,11 +55,13 @@ export interface ServiceDeps {
 }
 
 /** What every operation uses, built once per process: by the app, and by the CLI for its commands. */
-export function createServices(deps: ServiceDeps): Services {
+export function createServices(given: ServiceDeps): Services {
+  const metrics = createMetrics();
+  // Every PostgreSQL and Redis call below is timed into leaderboard_store_seconds (see http/store-timing.ts).
+  const deps = timeStoreCalls(given, metrics);
   const indexGeneration = createIndexGeneration(deps.redis);
   const index = guardReads(createRankingIndex(deps.redis), indexGeneration);
   const topCache = createTopCache((at, limit) => index.top(at, limit));
-  const metrics = createMetrics();
   const topFeed = deps.subscriber
     ? createTopFeed({ subscriber: deps.subscriber, topCache, index, log: deps.log, watchers: metrics.topChangedSubscribers })
     : null;

@@ -86,8 +86,9 @@ const LOCK_TIMEOUT = '10s';
 /**
  * Creates and attaches the partition of `month`, moving into it any of its rows the default
  * partition caught meanwhile. Answers 'created'; 'attached' when it exists already; 'archived'
- * when a table of that name exists but is not attached (a month detached for archiving: it is left
- * alone, and its late results stay in the default partition).
+ * when the month was detached for archiving (remembered in archived_result_months, whether its
+ * table is still there or was dumped and dropped) or a table of that name exists but is not
+ * attached: it is left alone, and its late results stay in the default partition.
  *
  * Writes are not held up: the table is created apart and ATTACHed, which takes only a SHARE UPDATE
  * EXCLUSIVE lock on results (several processes doing this take turns; inserts go on). Only results
@@ -103,6 +104,8 @@ export async function createResultPartition(sql: Sql, month: MonthLabel): Promis
     await tx`select set_config('statement_timeout', '0', true)`;
     // The parent first, then the default partition: the order an insert takes them in.
     await tx`lock table results in share update exclusive mode`;
+    const [archived] = await tx`select 1 from archived_result_months where month = ${month}`;
+    if (archived) return 'archived';
     const [found] = await tx<{ attached: boolean }[]>`
       select exists (select 1 from pg_inherits i where i.inhrelid = c.oid and i.inhparent = 'results'::regclass) as attached
       from pg_class c where c.relname = ${name} and c.relnamespace = current_schema()::regnamespace`;
@@ -122,12 +125,13 @@ export async function createResultPartition(sql: Sql, month: MonthLabel): Promis
 
 /**
  * Makes sure the partitions of `now`'s month, the month before and the `monthsAhead` after exist
- * (see createResultPartition); answers the months it created. Reads the catalogue once and touches
- * only missing months, so running it daily in every process costs one query.
+ * (see createResultPartition); answers the months it created. Reads the catalogue and the archived
+ * months once and touches only missing months, so running it daily in every process costs two queries.
  */
 export async function ensureResultPartitions(sql: Sql, now: Date, monthsAhead: number): Promise<MonthLabel[]> {
   const current = monthOf(now);
   const attached = new Set((await listResultPartitions(sql)).map((partition) => partition.month));
+  for (const { month } of await sql<{ month: string }[]>`select month from archived_result_months`) attached.add(month);
   const created: MonthLabel[] = [];
   for (let n = -1; n <= monthsAhead; n += 1) {
     const month = addMonths(current, n);
@@ -139,7 +143,8 @@ export async function ensureResultPartitions(sql: Sql, now: Date, monthsAhead: n
 
 /**
  * Detaches a past month's partition for archiving: the table stays, as a plain table of the same
- * name, outside the score log (dump it, then drop it). Refuses the current month and later ones
+ * name, outside the score log (dump it, then drop it), and the month is remembered as archived, so
+ * it stays detached: no process makes its partition again. Refuses the current month and later ones
  * (their results are still arriving). A late result for a detached month lands in the default
  * partition; a replay of a detached result is still caught (result_keys keeps its key). Board
  * scores, and so every read, rebuild and season freeze, never read the log: nothing else changes.
@@ -158,6 +163,8 @@ export async function detachResultPartition(sql: Sql, month: MonthLabel, now: Da
       where i.inhparent = 'results'::regclass and c.relname = ${name}`;
     if (!found) throw new PartitionError(`${month} has no attached partition (${name})`);
     await tx`alter table results detach partition ${tx(name)}`;
+    // Remembered, so that no process makes the month's partition again once the table is dropped.
+    await tx`insert into archived_result_months (month) values (${month}) on conflict do nothing`;
     return name;
   });
 }

@@ -181,3 +181,14 @@ export const indexBacklog = pgTable('index_backlog', {
   playerId: text().notNull(),
   enqueuedAt: timestamptz().notNull().defaultNow(),
 });
+
+/**
+ * The score-log months detached for archiving (`partitions detach`): remembered so that no process
+ * makes that month's partition again once the detached table is dumped and dropped, and its late
+ * results keep going to the default partition, as the README's archive recipe says.
+ */
+export const archivedResultMonths = pgTable('archived_result_months', {
+  /** `YYYY-MM` (UTC). */
+  month: text().primaryKey(),
+  detachedAt: timestamptz().notNull().defaultNow(),
+});

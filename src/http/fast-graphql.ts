@@ -3,6 +3,7 @@ import { type DocumentNode, type ExecutionResult, GraphQLError, type GraphQLSche
 import { type YogaServerInstance, createGraphQLError, processRegularResult } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import { NOT_CACHEABLE } from './cache-control.js';
+import { type CorsOrigins, corsHeaders } from './cors.js';
 
 /**
  * What Yoga's context factory receives from a transport that builds the request context itself
@@ -23,6 +24,8 @@ export interface FastGraphqlOptions {
   context: (req: IncomingMessage) => Promise<object>;
   /** Yoga's maskedErrors.maskError, for errors thrown outside execution (the context factory). */
   maskError: (error: unknown, message: string) => Error;
+  /** The CORS policy, the same as Yoga's (see cors.ts). Default '*': any origin, without credentials. */
+  corsOrigins?: CorsOrigins;
   log: Logger;
 }
 
@@ -135,8 +138,8 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
  *
  * Why it stays exact: Yoga's own hooks outside the envelop pipeline are request parsing (the JSON
  * parse here), parameter checks (isPlainParams), the batching limit, result processing
- * (processRegularResult itself) and the server adapter's response hooks: CORS (its default:
- * answers echo the Origin) and cache-control.ts (a POST answer is never cacheable). A plugin
+ * (processRegularResult itself) and the server adapter's response hooks: CORS (the
+ * service's policy, http/cors.ts, shared with this path) and cache-control.ts (a POST answer is never cacheable). A plugin
  * added to the app with onRequest, onParams, onExecutionResult or onResponse hooks would be
  * skipped here and must be added to this path too.
  */
@@ -215,12 +218,7 @@ export function createFastGraphql(options: FastGraphqlOptions): (req: IncomingMe
       'content-length': Buffer.byteLength(response.body),
       'cache-control': NOT_CACHEABLE,
     };
-    const origin = req.headers.origin;
-    if (origin !== undefined) {
-      headers['access-control-allow-origin'] = origin;
-      headers.vary = 'Origin';
-      headers['access-control-allow-credentials'] = 'true';
-    }
+    Object.assign(headers, corsHeaders(options.corsOrigins ?? '*', req.headers, false));
     res.writeHead(response.status, headers).end(response.body);
   }
 

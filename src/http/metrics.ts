@@ -10,26 +10,30 @@ const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0
  */
 export function createMetrics() {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: 'leaderboard_' });
+  // Node's default metrics under their standard names (process_cpu_seconds_total, nodejs_*), so
+  // stock Node.js dashboards and alerts find them; only the service's own carry `leaderboard_`.
+  collectDefaultMetrics({ register: registry });
   return {
     registry,
     operationSeconds: new Histogram({
       name: 'leaderboard_operation_seconds',
-      help: 'GraphQL operations by type and root field, from execution start to result.',
+      help:
+        'GraphQL operations, from execution start to result. type: query, mutation or subscription. field: the root fields, comma-separated (top, standing, submitScore, ...). outcome: ok, or the error codes of the answer, comma-separated: BAD_USER_INPUT, UNAUTHENTICATED, FORBIDDEN, NOT_FOUND, RATE_LIMITED, UNAVAILABLE, INTERNAL.',
       labelNames: ['type', 'field', 'outcome'] as const,
       buckets: LATENCY_BUCKETS,
       registers: [registry],
     }),
     storeSeconds: new Histogram({
       name: 'leaderboard_store_seconds',
-      help: 'Calls to PostgreSQL and Redis by what they did.',
+      help:
+        'Every call to a store, from the call to its answer. store: postgres or redis. call: for postgres the statement\'s first keyword (select, insert, update, delete, with, ...) or begin (a whole transaction); for redis the command or script (zadd, hmget, readTop, applyScores, ...). outcome: ok or error.',
       labelNames: ['store', 'call', 'outcome'] as const,
       buckets: LATENCY_BUCKETS,
       registers: [registry],
     }),
     submissions: new Counter({
       name: 'leaderboard_submissions_total',
-      help: 'Submitted results by outcome: accepted, duplicate, rejected (bad input), unavailable.',
+      help: 'Submitted results by outcome: accepted, duplicate (recorded before), rejected (BAD_USER_INPUT or NOT_FOUND), rate_limited, unavailable (a store is down: nothing recorded), failed (an internal error).',
       labelNames: ['outcome'] as const,
       registers: [registry],
     }),
@@ -57,7 +61,7 @@ export function createMetrics() {
     }),
     indexDrift: new Gauge({
       name: 'leaderboard_index_drift',
-      help: "Per live bucket: durable board scores (unflagged) minus the sorted set's size. Not 0 means the index is missing players (or holds extra).",
+      help: "Per live bucket: durable board scores (unflagged) minus the sorted set's size. Not 0 means the index is missing players (or holds extra). board: the board id. period: ALL_TIME, SEASON, MONTHLY, WEEKLY or DAILY. bucket: its label (all, a season id, 2026-11, 2026-W48, 2026-11-29). region: a region of the board, or empty for the global list.",
       labelNames: ['board', 'period', 'bucket', 'region'] as const,
       // Measured by the process that takes the scrape; never summed over workers (see cluster-metrics.ts).
       aggregator: 'omit',

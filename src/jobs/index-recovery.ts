@@ -1,4 +1,5 @@
 import { listsWithBoardScores } from '../db/board-scores.js';
+import { readSourceMark } from '../db/source-mark.js';
 import { isKept, parseBucketLabel } from '../model/buckets.js';
 import { type BoardBucket, RebuildRunningError } from '../ranking/index.js';
 import type { GenerationCheck } from '../ranking/generation.js';
@@ -134,8 +135,16 @@ export function startIndexRecovery(services: Services, options: IndexRecoveryOpt
   function pass(): Promise<void> {
     passing ??= (async () => {
       try {
-        const found = await indexGeneration.check();
+        // PostgreSQL's mark, so that a database restored from a backup (behind the index) is noticed; when it does not answer, Redis alone is checked.
+        const source = await readSourceMark(services.database.sql).catch(() => undefined);
+        const found = await indexGeneration.check(source);
         for (const { address, generation, claimed } of found) {
+          if (claimed === 'restored') {
+            log.warn({ node: address, generation }, 'PostgreSQL went back (restored from a backup, or another database): the index holds what it no longer has; a new generation begins and every live bucket is rebuilt from PostgreSQL');
+            // Before anything is rebuilt or written there (at start, before the process listens): buckets PostgreSQL has no scores for go.
+            const dropped = await indexGeneration.dropUnbacked(address, await liveBucketsWithScores(services));
+            log.warn({ node: address, dropped }, 'dropped the buckets PostgreSQL no longer backs');
+          }
           if (claimed === 'empty') log.warn({ node: address, generation }, 'a Redis node holds no ranking index (restarted empty, flushed, or new): a new generation begins there');
           if (claimed === 'failed-over') log.warn({ node: address, generation }, 'a Redis replica took over a master and may lack its last writes: a new generation begins there');
         }

@@ -3,6 +3,7 @@ import calculateSlot from 'cluster-key-slot';
 import { type RedisClient, isCluster } from '../redis.js';
 import type { RankingIndex } from './index.js';
 import { type BoardBucket, bucketKey, shardKeys } from './keys.js';
+import { dropUnbackedBuckets } from './unbacked.js';
 
 /**
  * The index's generation: how a process tells that Redis lost the index, or the part of it one
@@ -100,11 +101,29 @@ export interface GenerationCheck {
   recovering: boolean;
   /**
    * Why this call set a new generation there: `empty` (no marker: the node lost its data, or never
-   * held an index), `failed-over` (the marker was set by another node: a replica took over), or
+   * held an index), `failed-over` (the marker was set by another node: a replica took over),
+   * `restored` (the system of record went back: restored from a backup, or another database), or
    * null when the generation was in force already.
    */
-  claimed: 'empty' | 'failed-over' | null;
+  claimed: 'empty' | 'failed-over' | 'restored' | null;
 }
+
+/**
+ * What the system of record says of itself, read just before a check (see db/source-mark.ts):
+ * which database it is, and two counters that only grow while it runs, with its clock when read.
+ * A restore (or another database) shows as a different identity or a counter gone back.
+ */
+export interface SourceMark {
+  identity: string;
+  /** Write-ahead log position (bytes): goes back when a physical backup is restored. */
+  lsn: number;
+  /** The outbox sequence, advanced by every committed batch: goes back when any backup is restored. */
+  writes: number;
+  /** The database's clock when read, ms since the epoch. */
+  at: number;
+}
+
+const CLAIMS = [null, 'empty', 'failed-over', 'restored'] as const;
 
 export type IndexGeneration = ReturnType<typeof createIndexGeneration>;
 
@@ -197,20 +216,22 @@ export function createIndexGeneration(redis: RedisClient) {
 
     /**
      * Reads the masters (CLUSTER SLOTS on a Cluster) and each one's marker (setting a new
-     * generation where it is missing or was set by another node) and whether a recovery is
+     * generation where it is missing, was set by another node, or the system of record's `source`
+     * mark says it went back since the marker's) and whether a recovery is
      * pending there, and updates this process's state from it. A master that does not answer is
      * left `unverified` and out of the answer. Concurrent calls share one read. Throws when the
      * masters cannot be listed. O(masters).
      */
-    check(): Promise<GenerationCheck[]> {
+    check(source?: SourceMark): Promise<GenerationCheck[]> {
+      const mark = source ? [source.identity, String(source.lsn), String(source.writes), String(source.at)] : [''];
       checking ??= (async () => {
         try {
           const topology = await readTopology(redis);
           const read = await Promise.allSettled(
             topology.map(async ({ address, slots }): Promise<GenerationCheck> => {
               const marker = markerKey(slots);
-              const [generation, recovering, claimed] = await redis.checkGeneration(marker, randomUUID());
-              return { address, slots, marker, generation, recovering: recovering === 1, claimed: claimed === 1 ? 'empty' : claimed === 2 ? 'failed-over' : null };
+              const [generation, recovering, claimed] = await redis.checkGeneration(marker, randomUUID(), ...mark);
+              return { address, slots, marker, generation, recovering: recovering === 1, claimed: CLAIMS[claimed] };
             }),
           );
           nodes = topology.map(({ address, slots }, i) => {
@@ -256,6 +277,14 @@ export function createIndexGeneration(redis: RedisClient) {
       const left = await redis.scard(pending);
       const node = current(check);
       if (left === 0 && node?.state === 'recovering') node.state = 'ready';
+    },
+
+    /**
+     * After the system of record went back (a `restored` claim), unlinks the bucket sorted sets on
+     * the master at `address` that none of `backed` names: see unbacked.ts. O(keys there).
+     */
+    dropUnbacked(address: string, backed: BoardBucket[]): Promise<number> {
+      return dropUnbackedBuckets(redis, address, backed);
     },
 
     /** Calls `listener` each time the connection is ready again (after a reconnect, or a Cluster's slots change); answers how to stop. */

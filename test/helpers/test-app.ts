@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { inject } from 'vitest';
-import { type App, buildApp } from '../../src/app.js';
+import { type App, type AppDeps, buildApp } from '../../src/app.js';
 import { type Database, createDatabase, sessionTimeoutsFor } from '../../src/db/client.js';
 import { createLogger } from '../../src/logger.js';
 import type { RateLimitOptions } from '../../src/http/rate-limits.js';
@@ -67,6 +67,8 @@ export interface TestAppOptions {
   metricsToken?: string;
   /** What a request, operation and connection may hold. Default: the app's. */
   requestLimits?: RequestLimits;
+  /** HTTP settings, as the environment gives them to the service (GRAPHIQL, INTROSPECTION, ...). Default: the app's. */
+  http?: Pick<AppDeps, 'graphiql' | 'introspection' | 'trustedProxies' | 'corsOrigins'>;
 }
 
 /**
@@ -113,6 +115,7 @@ export async function startTestApp(options: TestAppOptions = {}) {
     requestTimeoutMs: options.requestTimeoutMs,
     metricsToken: options.metricsToken,
     requestLimits: options.requestLimits,
+    ...options.http,
   });
   const { url } = await app.start();
 
@@ -129,9 +132,18 @@ export async function startTestApp(options: TestAppOptions = {}) {
     return (await response.json()) as GraphQLResponse<T>;
   }
 
+  let stopped = false;
+  const stopApp = async () => {
+    if (stopped) return;
+    stopped = true;
+    await app.stop();
+  };
+
   return {
     url,
     app,
+    /** Stops the app, as stopping its process would; its stores stay (close() removes them). */
+    stop: stopApp,
     database,
     redis,
     keyPrefix,
@@ -144,7 +156,7 @@ export async function startTestApp(options: TestAppOptions = {}) {
     /** With the admin key. */
     admin: <T = Record<string, unknown>>(query: string, variables: Record<string, unknown> = {}) => gql<T>(query, variables, { key: ADMIN_KEY }),
     async close() {
-      await app.stop();
+      await stopApp();
       await database.close();
       await subscriber.quit();
       await redis.quit();

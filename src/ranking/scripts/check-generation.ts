@@ -11,12 +11,25 @@
  * process ever sees the new generation without its pending set; the old generation's pending set,
  * if any came over, is dropped.
  *
+ * It also keeps the system of record's mark beside the generation (fields pg_identity, pg_lsn,
+ * pg_writes, pg_at: what the database is, how far its write-ahead log and its outbox sequence had
+ * come, and the database's clock when it said so; see source-mark.ts). The mark kept is replaced
+ * by a newer one only once it is more than a second older; before that, a new mark is compared
+ * with it: another database, or one whose log or sequence went back while its clock went on, was
+ * restored from a backup (or swapped), and the index holds what it no longer has, so a new
+ * generation is set as for a lost index. Comparing only marks a second apart keeps processes that
+ * read the database a moment apart from ever mistaking each other's readings for a step back.
+ *
  * KEYS[1]  the node's generation marker (lb:{generation:v2:<n>}, see markerKey in generation.ts)
  * ARGV[1]  a fresh random generation id, used only when a new generation is set
+ * ARGV[2]  the database's identity, or '' when it could not be read (then nothing is compared)
+ * ARGV[3]  its write-ahead log position (bytes)
+ * ARGV[4]  its outbox sequence's last value
+ * ARGV[5]  the database's clock when read (ms since the epoch)
  *
  * Returns {generation, recovering, claimed}: the generation now in force, 1 while its pending set
  * exists (some bucket is still to be rebuilt), and why this call set it: 0 it did not, 1 the
- * marker was missing, 2 another node had set it.
+ * marker was missing, 2 another node had set it, 3 the database went back (restored).
  *
  * The pending set's name is built here from KEYS[1] (which carries the client's key prefix) as
  * KEYS[1] .. ':' .. generation .. ':pending', the name pendingKey() gives in generation.ts; it
@@ -29,19 +42,31 @@ local myid = redis.pcall('CLUSTER', 'MYID')
 if type(myid) ~= 'string' then
   myid = ''
 end
-local marker = redis.call('HMGET', KEYS[1], 'generation', 'owner')
+local marker = redis.call('HMGET', KEYS[1], 'generation', 'owner', 'pg_identity', 'pg_lsn', 'pg_writes', 'pg_at')
 local generation = marker[1]
 local claimed = 0
+local marked = ARGV[2] ~= nil and ARGV[2] ~= ''
+local newer = false
+if marked and marker[3] then
+  newer = tonumber(ARGV[5]) > tonumber(marker[6]) + 1000
+end
 if not generation then
   claimed = 1
 elseif marker[2] ~= myid then
   claimed = 2
+elseif marked and marker[3] and (marker[3] ~= ARGV[2] or (newer and (tonumber(ARGV[3]) < tonumber(marker[4]) or tonumber(ARGV[4]) < tonumber(marker[5])))) then
+  claimed = 3
+end
+if claimed >= 2 then
   redis.call('DEL', KEYS[1] .. ':' .. generation .. ':pending')
 end
 if claimed ~= 0 then
   generation = ARGV[1]
   redis.call('HSET', KEYS[1], 'generation', generation, 'owner', myid)
   redis.call('SADD', KEYS[1] .. ':' .. generation .. ':pending', '*')
+end
+if marked and (claimed ~= 0 or not marker[3] or newer) then
+  redis.call('HSET', KEYS[1], 'pg_identity', ARGV[2], 'pg_lsn', ARGV[3], 'pg_writes', ARGV[4], 'pg_at', ARGV[5])
 end
 return {generation, redis.call('EXISTS', KEYS[1] .. ':' .. generation .. ':pending'), claimed}
 `;

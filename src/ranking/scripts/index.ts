@@ -59,7 +59,7 @@ declare module 'ioredis' {
     /** See rebuild-remove.ts. Returns 1 when a running rebuild lost (and tombstoned) the member. */
     removeFromRebuild(rebuildKey: string, tombstoneKey: string, playerId: string): Result<number, Context>;
     /** See check-generation.ts. Returns [generation, recovering, claimed]. */
-    checkGeneration(markerKey: string, freshGeneration: string): Result<[string, 0 | 1, 0 | 1 | 2], Context>;
+    checkGeneration(markerKey: string, freshGeneration: string, ...sourceMark: string[]): Result<[string, 0 | 1, 0 | 1 | 2 | 3], Context>;
     /** See plan-recovery.ts. Returns the bucket keys still pending. */
     planRecovery(pendingKey: string, ...bucketKeys: string[]): Result<string[], Context>;
   }

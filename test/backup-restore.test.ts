@@ -1,0 +1,194 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type SourceMark, createIndexGeneration } from '../src/ranking/generation.js';
+import { defineRankingScripts } from '../src/ranking/scripts/index.js';
+import { createRedis, deleteKeysUnder } from '../src/redis.js';
+import { TEST_REDIS_URL } from './helpers/redis-keys.js';
+import { type TestApp, startTestApp } from './helpers/test-app.js';
+
+/**
+ * Backup and restore, as the README tells it: PostgreSQL dumped, more results submitted, PostgreSQL
+ * restored from the dump. The index (Redis) is then ahead of the truth: the service must notice by
+ * itself and rebuild, so that every read equals the restored truth (an oracle of the results
+ * submitted before the dump), never a rank PostgreSQL no longer backs. And `rebuild --all`.
+ */
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const run = promisify(execFile);
+const SUBMIT = `mutation($inputs: [SubmitScoreInput!]!) { submitScores(inputs: $inputs) { duplicate } }`;
+const PERIODS = ['ALL_TIME', 'MONTHLY', 'WEEKLY', 'DAILY'] as const;
+const READ = `query($period: Period!, $player: ID!) {
+  top(board: "global", period: $period, limit: 100) { size entries { rank score player { id } } }
+  standing(board: "global", period: $period, playerId: $player) { rank score }
+}`;
+
+interface Read {
+  top: { size: number; entries: { rank: number; score: number; player: { id: string } }[] };
+  standing: { rank: number; score: number } | null;
+}
+
+/** The board as a plain sort of the best score per player would have it (global: BEST, highest first; scores distinct). */
+function oracle(best: Map<string, number>) {
+  const entries = [...best].sort((a, b) => b[1] - a[1]).map(([id, score], i) => ({ rank: i + 1, score, player: { id } }));
+  return { size: entries.length, entries };
+}
+
+describe('backup and restore of PostgreSQL', () => {
+  let t: TestApp;
+  /** The API process reads and submissions go to: t, then the process started after the restore. */
+  let api: TestApp;
+  let next: TestApp | undefined;
+  const dir = mkdtempSync(join(tmpdir(), 'restore-'));
+  const env = () => ({ PATH: process.env.PATH, DATABASE_URL: t.databaseUrl, REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379', REDIS_KEY_PREFIX: t.keyPrefix, LOG_LEVEL: 'silent' });
+  const sh = (command: string) => run('sh', ['-c', command], { cwd: dir, env: env() });
+  const truth = new Map<string, number>();
+  let match = 0;
+
+  async function submit(scores: [string, number][], into?: Map<string, number>) {
+    const inputs = scores.map(([playerId, score]) => ({ board: 'global', playerId, score, matchId: `m${++match}` }));
+    const answer = await api.server(SUBMIT, { inputs });
+    expect(answer.errors).toBeUndefined();
+    for (const [player, score] of scores) into?.set(player, Math.max(score, into.get(player) ?? 0));
+  }
+
+  /** Every period's top and one player's standing, or null while any answers UNAVAILABLE (a rebuild under way). */
+  async function readAll(player: string) {
+    const reads: Record<string, Read> = {};
+    for (const period of PERIODS) {
+      const answer = await api.gql<Read>(READ, { period, player });
+      if (answer.errors?.some((error) => error.extensions?.code === 'UNAVAILABLE')) return null;
+      expect(answer.errors).toBeUndefined();
+      reads[period] = answer.data!;
+    }
+    return reads;
+  }
+
+  /** Polls (bounded) until every read equals `best`'s oracle, and answers the last reads. */
+  async function untilReadsEqual(best: Map<string, number>, player: string) {
+    const want = oracle(best);
+    const wantStanding = want.entries.find((entry) => entry.player.id === player);
+    let last: Record<string, Read> | null = null;
+    for (let tries = 0; tries < 150; tries++) {
+      last = await readAll(player);
+      const equal = last !== null && PERIODS.every((period) => JSON.stringify(last![period]!.top) === JSON.stringify(want) && JSON.stringify(last![period]!.standing) === JSON.stringify(wantStanding ? { rank: wantStanding.rank, score: wantStanding.score } : null));
+      if (equal) return last;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    return last;
+  }
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    api = t;
+  });
+  afterAll(async () => {
+    await next?.close();
+    await t?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('dump, submit more, restore: the service notices and every read equals the restored truth', { timeout: 120_000 }, async () => {
+    await submit([['ada', 500], ['bob', 400], ['cid', 300], ['dee', 200], ['eve', 100]], truth);
+    await submit([['ünï', 250]], truth);
+    expect(await untilReadsEqual(truth, 'eve')).not.toBeNull();
+
+    // The README's backup.
+    await sh('pg_dump --format=custom --file=leaderboard.dump "$DATABASE_URL"');
+
+    // After the backup: better scores, new players, so the index holds ranks the backup does not.
+    const after = new Map(truth);
+    await submit([['eve', 900], ['fay', 800], ['gus', 450]], after);
+    await submit([['bob', 600]], after);
+    const ahead = await untilReadsEqual(after, 'eve');
+    expect(ahead!.ALL_TIME!.top).toEqual(oracle(after));
+    expect(ahead!.ALL_TIME!.standing).toEqual({ rank: 1, score: 900 });
+    // A bucket only results after the backup made: yesterday's, which the dump holds no score of.
+    const yesterday = new Date(Date.now() - 86_400_000).toISOString();
+    const answer = await api.server(SUBMIT, { inputs: [{ board: 'global', playerId: 'hal', score: 50, matchId: 'late', achievedAt: yesterday }] });
+    expect(answer.errors).toBeUndefined();
+    const DAY = `query($bucket: String) { top(board: "global", period: DAILY, bucket: $bucket) { size entries { player { id } } } }`;
+    const day = yesterday.slice(0, 10);
+    expect((await api.gql<{ top: { size: number } }>(DAY, { bucket: day })).data?.top.size).toBe(1);
+
+    // The README's restore: every API process stopped, the database made again from the dump, the service started.
+    await t.stop();
+    const database = new URL(t.databaseUrl).pathname.slice(1);
+    const maintenance = new URL(t.databaseUrl);
+    maintenance.pathname = '/postgres';
+    await sh(`psql -q "${maintenance.href}" -c 'drop database "${database}" with (force)' -c 'create database "${database}"' && pg_restore --dbname="$DATABASE_URL" leaderboard.dump`);
+    next = await startTestApp({ shareStoresOf: { databaseUrl: t.databaseUrl, keyPrefix: t.keyPrefix } });
+    api = next;
+
+    // Every read equals the restored truth: eve back to 100 and last, fay and gus gone.
+    const restored = await untilReadsEqual(truth, 'eve');
+    expect(restored!.ALL_TIME!.top).toEqual(oracle(truth));
+    expect(restored!.ALL_TIME!.standing).toEqual({ rank: 6, score: 100 });
+    const gone = await api.gql<Read>(READ, { period: 'ALL_TIME', player: 'fay' });
+    expect(gone.data?.standing).toBeNull();
+
+    // Yesterday's bucket, which PostgreSQL no longer backs, is gone from the index too.
+    expect((await api.gql<{ top: { size: number } }>(DAY, { bucket: day })).data?.top).toEqual({ size: 0, entries: [] });
+
+    // Submissions go on from the restored truth.
+    await submit([['fay', 350]], truth);
+    expect(await untilReadsEqual(truth, 'fay')).not.toBeNull();
+  });
+
+  it('rebuild --all rebuilds every live bucket from PostgreSQL', { timeout: 60_000 }, async () => {
+    // An index gone wrong behind the service's back: a member PostgreSQL does not have, in every bucket.
+    // KEYS patterns are not prefixed by ioredis; the keys come back with the prefix.
+    const keys = await t.redis.keys(`${t.keyPrefix}lb:{global:*}`);
+    const bucketKeys = keys.map((key) => key.slice(t.keyPrefix.length)).filter((key) => /^lb:\{global:(ALL_TIME|MONTHLY|WEEKLY|DAILY):[^}]*\}$/.test(key));
+    // One bucket a period: the buckets only results after the backup made went with the restore.
+    expect(bucketKeys.map((key) => key.split(':')[2]).sort()).toEqual(['ALL_TIME', 'DAILY', 'MONTHLY', 'WEEKLY']);
+    for (const key of bucketKeys) await t.redis.zadd(key, 1e15, 'ghost');
+    expect((await api.gql<Read>(READ, { period: 'ALL_TIME', player: 'ghost' })).data?.standing).not.toBeNull();
+
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'rebuild', '--all'], { cwd: ROOT, env: env() });
+    expect(stdout).toMatch(/rebuilt \d+ buckets/);
+    // The top cache serves at most about a second: poll until every read is the truth again.
+    const reads = await untilReadsEqual(truth, 'ghost');
+    expect(reads!.ALL_TIME!.standing).toBeNull();
+    expect(reads!.ALL_TIME!.top).toEqual(oracle(truth));
+  });
+});
+
+describe("the generation check's PostgreSQL mark", () => {
+  const prefix = `lbtest:mark:${Math.random().toString(36).slice(2)}:`;
+  const redis = createRedis(TEST_REDIS_URL, { keyPrefix: prefix });
+  const generation = createIndexGeneration(redis);
+  const mark = (writes: number, lsn: number, at: number, identity = '1.2') => ({ identity, writes, lsn, at });
+  const claimOf = async (source?: SourceMark) => (await generation.check(source))[0]!.claimed;
+
+  beforeAll(async () => {
+    defineRankingScripts(redis);
+    await redis.connect();
+  });
+  afterAll(async () => {
+    await redis.quit();
+    await deleteKeysUnder(TEST_REDIS_URL, prefix);
+  });
+
+  it('sets a new generation when the database is another, or its counters went back while its clock went on', async () => {
+    const t0 = Date.parse('2037-01-01T00:00:00Z');
+    expect(await claimOf(mark(100, 5_000, t0))).toBe('empty');
+    // Moving forward, read by processes a moment apart (a reading older than the kept one is never a step back).
+    expect(await claimOf(mark(140, 6_000, t0 + 1_500))).toBe(null);
+    expect(await claimOf(mark(120, 5_500, t0 + 1_200))).toBe(null);
+    expect(await claimOf(mark(150, 6_500, t0 + 1_900))).toBe(null);
+    expect(await claimOf()).toBe(null);
+    // The outbox sequence back, more than a second after the kept mark: restored from a backup.
+    expect(await claimOf(mark(110, 7_000, t0 + 3_000))).toBe('restored');
+    expect(await claimOf(mark(115, 7_100, t0 + 4_500))).toBe(null);
+    // The write-ahead log back (a physical restore).
+    expect(await claimOf(mark(130, 100, t0 + 6_000))).toBe('restored');
+    // Another database altogether.
+    expect(await claimOf(mark(135, 200, t0 + 6_100, '9.9'))).toBe('restored');
+    expect(await claimOf(mark(136, 300, t0 + 6_200, '9.9'))).toBe(null);
+  });
+});
