@@ -215,6 +215,8 @@ export function buildApp(deps: AppDeps): App {
   return {
     services,
     async start() {
+      // The deployment's shared secrets (the cursor key) are known before the first request.
+      await services.ready();
       // Whether Redis still holds the index is known before the first request: until then no read is trusted.
       indexRecovery = startIndexRecovery(services, deps.indexRecovery);
       await indexRecovery.ready;

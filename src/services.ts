@@ -15,6 +15,7 @@ import { createTopFeed } from './pubsub/top-feed.js';
 import { createBoardDirectory } from './resolvers/board-directory.js';
 import type { Services } from './resolvers/context.js';
 import { createCursorCodec } from './resolvers/cursor.js';
+import { sharedSecret } from './db/service-secrets.js';
 import { createProfileCache } from './resolvers/profile-cache.js';
 import { createSeasonDirectory } from './resolvers/season-directory.js';
 import type { GroupCommitOptions } from './resolvers/group-commit.js';
@@ -38,7 +39,9 @@ export interface ServiceDeps {
   serverKeys?: readonly string[];
   /**
    * The key page cursors are signed with; every process of a deployment needs the same one.
-   * Default: derived from the admin key, which those processes share already.
+   * Default: a random secret the deployment keeps in PostgreSQL (service_secrets), made by its
+   * first process and read by every other at start (see Services.ready): never derived from an API
+   * key, so a cursor, which anyone may hold, gives nothing to test key guesses against.
    */
   cursorSecret?: string | undefined;
   /** The clock. Default: the system's. */
@@ -59,6 +62,7 @@ export function createServices(given: ServiceDeps): Services {
   const metrics = createMetrics();
   // Every PostgreSQL and Redis call below is timed into leaderboard_store_seconds (see http/store-timing.ts).
   const deps = timeStoreCalls(given, metrics);
+  let cursorSecret = deps.cursorSecret;
   const indexGeneration = createIndexGeneration(deps.redis);
   const index = guardReads(createRankingIndex(deps.redis), indexGeneration);
   const topCache = createTopCache((at, limit) => index.top(at, limit));
@@ -83,7 +87,13 @@ export function createServices(given: ServiceDeps): Services {
     }),
     rebuilds: createRebuildJobs(deps.redis),
     probeStores: () => probeStores(deps),
-    cursors: createCursorCodec(deps.cursorSecret ?? `cursor:${deps.adminKey ?? 'leaderboard'}`),
+    cursors: createCursorCodec(() => {
+      if (!cursorSecret) throw new Error('page cursors are signed with a secret loaded by Services.ready(), which has not run');
+      return cursorSecret;
+    }),
+    async ready() {
+      cursorSecret ??= await sharedSecret(deps.database.db, 'cursor');
+    },
     limits: createRateLimits(deps.rateLimits),
     metrics,
     log: deps.log,

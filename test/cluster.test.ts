@@ -152,7 +152,7 @@ describe('the service on a three-master Redis Cluster with a replica each', () =
     await cluster?.stop();
   });
 
-  it('answers every read (top, size, standing, around, friends, pages) exactly as the model, through either process; the buckets spread over every master', async () => {
+  it('answers every read (top, size, standing, around, friends, pages) exactly as the model, through either process; the buckets spread over every master', { timeout: 90_000 }, async () => {
     submitted = [...results(SPREAD, 1, 300, 90, 'p'), ...results(SUMS, 2, 200, 60, 's'), ...results(SPLIT, 3, 250, 80, 'x')];
     await submitAll(t, submitted.slice(0, 400), 50);
     await submitAll(second, submitted.slice(400), 50);
@@ -178,7 +178,7 @@ describe('the service on a three-master Redis Cluster with a replica each', () =
 
     const ready = await fetch(`${t.url}/readyz`);
     expect(ready.status).toBe(200);
-    expect(await ready.json()).toEqual({ postgres: 'up', redis: 'up' });
+    expect(await ready.json()).toEqual({ postgres: 'up', redis: 'up', submissions: 'ok' });
   });
 
   it('topChanged reaches the viewers of both processes, over sharded pub/sub on the masters serving the bucket', async () => {
@@ -237,7 +237,7 @@ describe('the service on a three-master Redis Cluster with a replica each', () =
     const service = startService({ DATABASE_URL: t.databaseUrl, REDIS_CLUSTER_NODES: cluster.nodesSetting, REDIS_KEY_PREFIX: t.keyPrefix, PORT: '0', WORKERS: '1' });
     const url = await service.listening;
     const ready = await fetch(`${url}/readyz`);
-    expect(await ready.json()).toEqual({ postgres: 'up', redis: 'up' });
+    expect(await ready.json()).toEqual({ postgres: 'up', redis: 'up', submissions: 'ok' });
     const response = await fetch(`${url}/graphql`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -393,10 +393,10 @@ describe('a master restarted empty (no replicas): noticed through its own marker
       const response = await fetch(`${t.url}/readyz`);
       return { status: response.status, body: (await response.json()) as unknown };
     };
-    expect(await readiness()).toEqual({ status: 200, body: { postgres: 'up', redis: 'up' } });
+    expect(await readiness()).toEqual({ status: 200, body: { postgres: 'up', redis: 'up', submissions: 'ok' } });
     const [master] = cluster.masters;
     await cluster.kill(master!);
-    await until(async () => JSON.stringify(await readiness()) === JSON.stringify({ status: 503, body: { postgres: 'up', redis: 'down' } }), 20_000, 'readiness down');
+    await until(async () => JSON.stringify(await readiness()) === JSON.stringify({ status: 503, body: { postgres: 'up', redis: 'down', submissions: 'ok' } }), 20_000, 'readiness down');
     await cluster.restart(master!);
     await until(async () => (await readiness()).status === 200, 20_000, 'readiness up again');
   });

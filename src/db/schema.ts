@@ -192,3 +192,13 @@ export const archivedResultMonths = pgTable('archived_result_months', {
   month: text().primaryKey(),
   detachedAt: timestamptz().notNull().defaultNow(),
 });
+
+/**
+ * Secrets the service makes for itself and every process of a deployment shares (the page-cursor
+ * signing key): random, made by the first process that needs one, never derived from an API key.
+ */
+export const serviceSecrets = pgTable('service_secrets', {
+  name: text().primaryKey(),
+  value: text().notNull(),
+  createdAt: timestamptz().notNull().defaultNow(),
+});

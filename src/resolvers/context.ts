@@ -48,6 +48,8 @@ export interface Services {
   /** Asks PostgreSQL and Redis whether they answer (what /readyz and the console's store health show). */
   probeStores(): Promise<StoreProbes>;
   cursors: CursorCodec;
+  /** Loads what the services need from the stores before the first request (the cursor secret). */
+  ready(): Promise<void>;
   limits: RateLimits;
   metrics: Metrics;
   log: Logger;

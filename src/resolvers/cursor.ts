@@ -24,8 +24,13 @@ const MAC_CHARS = 22; // 128 bits of the HMAC
 /** What a signature this codec made looks like: base64url, MAC_CHARS of it (so as many bytes as characters). */
 const SIGNATURE = new RegExp(`^[A-Za-z0-9_-]{${MAC_CHARS}}$`);
 
-export function createCursorCodec(secret: string): CursorCodec {
-  const mac = (payload: string) => createHmac('sha256', secret).update(payload).digest('base64url').slice(0, MAC_CHARS);
+/**
+ * A codec signing with `secret`, or with what `secret()` answers when it is used (a secret the
+ * process loads at start, see Services.ready).
+ */
+export function createCursorCodec(secret: string | (() => string)): CursorCodec {
+  const key = typeof secret === 'string' ? () => secret : secret;
+  const mac = (payload: string) => createHmac('sha256', key()).update(payload).digest('base64url').slice(0, MAC_CHARS);
   const refuse = () => badInput('The cursor is not one this service issued for this list; start again without `after`.');
   return {
     encode(scope, { packed, playerId }) {

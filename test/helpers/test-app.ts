@@ -16,6 +16,8 @@ import type { RedisClusterFixture } from './redis-cluster.js';
 import { TEST_REDIS_URL } from './redis-keys.js';
 
 export const ADMIN_KEY = 'test-admin-key-0123456789';
+/** See TestAppOptions.requestTimeoutMs. */
+const TEST_REQUEST_TIMEOUT_MS = 30_000;
 export const SERVER_KEY = 'test-server-key-0123456789';
 
 export interface GraphQLResponse<T = Record<string, unknown>> {
@@ -61,7 +63,11 @@ export interface TestAppOptions {
   groupCommit?: GroupCommitOptions;
   /** How the app keeps the score log's partitions ahead. Default: the app's. */
   resultPartitions?: ResultPartitionsOptions;
-  /** The app's request bound, from which its PostgreSQL session timeouts follow. Default: the app's (10 s). */
+  /**
+   * The app's request bound, from which its PostgreSQL session timeouts follow. Default 30 s, not
+   * the service's 10 s: the tests check answers, and a loaded machine must not turn a slow group
+   * into UNAVAILABLE (the fault tests, which check the bound itself, set their own).
+   */
   requestTimeoutMs?: number;
   /** The token /metrics asks for. Default: none (open). */
   metricsToken?: string;
@@ -91,7 +97,7 @@ export async function startTestApp(options: TestAppOptions = {}) {
   }
   const database: Database = createDatabase(appDatabaseUrl.toString(), {
     onQuery: options.onQuery,
-    timeouts: sessionTimeoutsFor(options.requestTimeoutMs ?? 10_000),
+    timeouts: sessionTimeoutsFor(options.requestTimeoutMs ?? TEST_REQUEST_TIMEOUT_MS),
   });
   const redis = createRedisClient(redisTarget, { keyPrefix });
   await redis.connect();
@@ -112,7 +118,7 @@ export async function startTestApp(options: TestAppOptions = {}) {
     indexRecovery: options.indexRecovery,
     groupCommit: options.groupCommit,
     resultPartitions: options.resultPartitions,
-    requestTimeoutMs: options.requestTimeoutMs,
+    requestTimeoutMs: options.requestTimeoutMs ?? TEST_REQUEST_TIMEOUT_MS,
     metricsToken: options.metricsToken,
     requestLimits: options.requestLimits,
     ...options.http,
