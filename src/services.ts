@@ -15,7 +15,7 @@ import { createTopFeed } from './pubsub/top-feed.js';
 import { createBoardDirectory } from './resolvers/board-directory.js';
 import type { Services } from './resolvers/context.js';
 import { createCursorCodec } from './resolvers/cursor.js';
-import { sharedSecret } from './db/service-secrets.js';
+import { SecretNotLoadedError, sharedSecret } from './db/service-secrets.js';
 import { createProfileCache } from './resolvers/profile-cache.js';
 import { createSeasonDirectory } from './resolvers/season-directory.js';
 import type { GroupCommitOptions } from './resolvers/group-commit.js';
@@ -88,11 +88,24 @@ export function createServices(given: ServiceDeps): Services {
     rebuilds: createRebuildJobs(deps.redis),
     probeStores: () => probeStores(deps),
     cursors: createCursorCodec(() => {
-      if (!cursorSecret) throw new Error('page cursors are signed with a secret loaded by Services.ready(), which has not run');
+      // PostgreSQL was away when the process started: pages answer UNAVAILABLE until it is back.
+      if (!cursorSecret) throw new SecretNotLoadedError('cursor');
       return cursorSecret;
     }),
     async ready() {
-      cursorSecret ??= await sharedSecret(deps.database.db, 'cursor');
+      // Loaded before the first request when PostgreSQL answers; else tried again each second, and
+      // the process serves everything that needs no cursor meanwhile (as it does reads from Redis).
+      const load = async (): Promise<void> => {
+        try {
+          cursorSecret ??= await sharedSecret(deps.database.db, 'cursor');
+        } catch (error) {
+          // The pool was closed (the process is stopping): nothing to wait for.
+          if ((error as { code?: unknown }).code === 'CONNECTION_ENDED') return;
+          deps.log.warn({ err: error }, 'the page-cursor secret could not be read from PostgreSQL; trying again in a second');
+          setTimeout(() => void load(), 1_000).unref();
+        }
+      };
+      await load();
     },
     limits: createRateLimits(deps.rateLimits),
     metrics,

@@ -3,6 +3,14 @@ import { eq } from 'drizzle-orm';
 import type { Db } from './client.js';
 import { serviceSecrets } from './schema.js';
 
+/** A secret was needed before PostgreSQL answered the process's first request for it. Reaches the client as UNAVAILABLE. */
+export class SecretNotLoadedError extends Error {
+  constructor(readonly secret: string) {
+    super(`the ${secret} secret has not been read from PostgreSQL yet (it was away when this process started)`);
+    this.name = 'SecretNotLoadedError';
+  }
+}
+
 /**
  * The deployment's secret called `name`: made (32 random bytes) by the first process that asks,
  * read by every other, so processes that share the database share it. Two processes asking at once

@@ -31,9 +31,9 @@ const REDIS_DOWN = /Connection is closed|Stream isn't writeable|enableOfflineQue
 
 /**
  * Errors of ours that mean the same: an index bucket not rebuilt yet, a COMMIT whose outcome is not
- * known yet, a store that did not answer within the request's bound.
+ * known yet, a store that did not answer within the request's bound, a shared secret not read yet.
  */
-const OWN_UNAVAILABLE = new Set(['IndexRecoveringError', 'CommitInDoubtError', 'DeadlineExceededError']);
+const OWN_UNAVAILABLE = new Set(['IndexRecoveringError', 'CommitInDoubtError', 'DeadlineExceededError', 'SecretNotLoadedError']);
 
 export function isStoreUnavailable(error: unknown): boolean {
   for (let cause = error, depth = 0; cause instanceof Error && depth < 5; cause = cause.cause, depth++) {
