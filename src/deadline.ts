@@ -12,6 +12,9 @@ export class DeadlineExceededError extends Error {
   }
 }
 
+/** When each signal made by deadlineSignal is due, in performance.now() milliseconds. */
+const dueAt = new WeakMap<AbortSignal, { at: number; what: string; ms: number }>();
+
 /**
  * A signal that aborts `ms` from now with a {@link DeadlineExceededError} for `what`. The timer does
  * not keep the process alive.
@@ -22,7 +25,22 @@ export function deadlineSignal(ms: number, what: string): AbortSignal {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(new DeadlineExceededError(what, Math.round(ms))), ms);
   timer.unref();
+  dueAt.set(controller.signal, { at: performance.now() + ms, what, ms: Math.round(ms) });
   return controller.signal;
+}
+
+/**
+ * Throws the signal's reason once it has aborted, or a {@link DeadlineExceededError} once the
+ * deadline of a deadlineSignal has passed by the clock, though its timer has not run yet.
+ *
+ * Why the clock: a timer fires only when the event loop gets to it, and a busy loop (a burst of
+ * requests, a slow machine) gets to it late, while replies already read keep the work going. A
+ * step that must never happen past the deadline (sending COMMIT) asks the clock.
+ */
+export function throwIfPast(signal: AbortSignal): void {
+  signal.throwIfAborted();
+  const due = dueAt.get(signal);
+  if (due && performance.now() >= due.at) throw new DeadlineExceededError(due.what, due.ms);
 }
 
 /**

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findBoard } from '../src/db/boards.js';
+import { DeadlineExceededError, deadlineSignal, throwIfPast } from '../src/deadline.js';
 import { type ResultEntry, TotalAboveMaxScoreError, recordGroup } from '../src/db/results.js';
 import type { Board } from '../src/model/board.js';
 import { createGroupCommit } from '../src/resolvers/group-commit.js';
@@ -287,15 +288,47 @@ describe('the group commit under a store that hangs', () => {
     expect(ran).toEqual([['stuck'], ['next']]);
   });
 
-  it('a group whose deadline passed while it queued fails at once without running', async () => {
-    let runs = 0;
-    const groups = createGroupCommit<string, string>(async (items, _committed, signal) => {
-      runs += 1;
-      signal.throwIfAborted();
-      return items.map((item) => ({ ok: item }));
-    });
+  it('an item whose deadline passed while it queued fails at once, never runs, and never cuts short the group of items with time left', async () => {
+    const ran: { items: string[]; aborted: boolean }[] = [];
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const groups = createGroupCommit<string, string>(
+      async (items, _committed, signal) => {
+        ran.push({ items, aborted: signal.aborted });
+        if (items.includes('first')) await gate;
+        return items.map((item) => ({ ok: item }));
+      },
+      { maxInFlight: 1 },
+    );
     await expect(groups.submit('late', 1, performance.now() - 1)).rejects.toThrow(/did not answer within/);
-    expect(runs).toBe(1);
+    // Behind a group in flight: a request whose execution resumed after its deadline (a store
+    // that hung) queues between two with time left.
+    const first = groups.submit('first', 1, performance.now() + 5_000);
+    const before = groups.submit('before', 1, performance.now() + 5_000);
+    const resumed = groups.submit('resumed', 1, performance.now() - 1);
+    const after = groups.submit('after', 1, performance.now() + 5_000);
+    open();
+    await expect(resumed).rejects.toThrow(/did not answer within/);
+    expect(await Promise.all([first, before, after])).toEqual(['first', 'before', 'after']);
+    expect(ran).toEqual([
+      { items: ['first'], aborted: false },
+      { items: ['before', 'after'], aborted: false },
+    ]);
+  });
+});
+
+describe('a deadline', () => {
+  it('is past by the clock though the event loop has not yet run its timer', () => {
+    const signal = deadlineSignal(20, 'PostgreSQL');
+    const until = performance.now() + 40;
+    // A busy event loop: replies already read keep work going while the timer waits its turn.
+    while (performance.now() < until);
+    expect(signal.aborted).toBe(false);
+    expect(() => throwIfPast(signal)).toThrow(DeadlineExceededError);
+  });
+
+  it('is not past before it is due', () => {
+    expect(() => throwIfPast(deadlineSignal(10_000, 'PostgreSQL'))).not.toThrow();
   });
 });
 

@@ -1,5 +1,5 @@
 import type { Sql, TransactionSql } from 'postgres';
-import { settleBy } from '../deadline.js';
+import { settleBy, throwIfPast } from '../deadline.js';
 import { type Board, type BoardScore, type Period, combine } from '../model/board.js';
 
 /** One board-score row a result falls in. `region` is '' for the global list. */
@@ -219,14 +219,14 @@ function merge(size: number, rejected: Map<number, unknown>, parts: number[][], 
  * later, and the transaction rolls back then, or at PostgreSQL's idle-in-transaction timeout).
  */
 async function recordOnce(sql: Sql, submissions: ResultEntry[][], commitDoubtMs: number, signal: AbortSignal): Promise<GroupOnce> {
-  signal.throwIfAborted();
+  throwIfPast(signal);
   // Set once the body has run: a failure after it can only be the COMMIT's (see settleCommit).
   let committing: { xid: string | null; group: GroupOnce } | undefined;
   try {
     const transaction = sql.begin(async (tx) => {
       const { group, xid } = await recordInTransaction(tx, submissions, signal);
       // The last moment to give up: COMMIT is sent once this returns.
-      signal.throwIfAborted();
+      throwIfPast(signal);
       committing = { xid, group };
       return group;
     });
@@ -283,7 +283,7 @@ async function recordInTransaction(tx: TransactionSql, submissions: ResultEntry[
   // Pipelined: the log statement is sent at once and runs once the locks are held, so its snapshot
   // (taken when it starts) sees every earlier result and board score of these players.
   const [, logged] = await Promise.all([lockPlayers(tx, candidates), logAndRead(tx, candidates)]);
-  signal.throwIfAborted();
+  throwIfPast(signal);
   const isNew = (entry: ResultEntry, i: number) => firstSeen.get(entryId(entry)) === i && logged.inserted.has(entryId(entry));
 
   // Fold the new results in order: `running` starts from what the database held and tells whether

@@ -12,6 +12,9 @@ import { unavailable } from '../resolvers/errors.js';
  *
  * The write path bounds itself a little earlier (see submitScores), so a submission is answered
  * by it, saying exactly whether anything was recorded; this is the backstop for everything else.
+ * When the backstop answers a mutation, the mutation may have been on its way to COMMIT (an event
+ * loop that was too busy to run the write path's own timer first), so it says "not known" rather
+ * than promise that nothing was recorded.
  * Subscriptions are not bounded: they are meant to last.
  */
 export function useRequestDeadline(): Plugin<Context> {
@@ -38,6 +41,6 @@ export function useRequestDeadline(): Plugin<Context> {
 function lateMessage(document: DocumentNode, operationName: string | null | undefined, ms: number): string {
   const what = `A backing store did not answer within the request's bound of ${ms} ms (REQUEST_TIMEOUT_MS).`;
   return getOperationAST(document, operationName)?.operation === OperationTypeNode.MUTATION
-    ? `${what} The mutation may still take effect; it is safe to send again where it is idempotent (a submission with the same matchId is recorded once).`
+    ? `${what} Whether the mutation took effect is not known; it is safe to send again where it is idempotent (a submission with the same matchId is recorded once, and answers duplicate: true).`
     : `${what} Try again shortly.`;
 }

@@ -12,7 +12,7 @@
  * waiting for: a store that hangs costs its group's callers their answer, never the slots of the
  * groups after it.
  */
-import { deadlineSignal } from '../deadline.js';
+import { DeadlineExceededError, deadlineSignal } from '../deadline.js';
 
 export interface GroupCommitOptions {
   /**
@@ -58,10 +58,19 @@ export function createGroupCommit<T, R>(
   const queue: Waiting<T, R>[] = [];
   let inFlight = 0;
 
+  /**
+   * Answers the items at the head of the queue whose deadline has passed while they waited: they
+   * are never recorded, and never shorten the group of items that still have time.
+   */
+  function dropExpired(): void {
+    const now = performance.now();
+    while (queue.length > 0 && queue[0]!.deadline <= now) queue.shift()!.reject(new DeadlineExceededError('PostgreSQL', 0));
+  }
+
   function takeGroup(): Waiting<T, R>[] {
     const group = [queue.shift()!];
     let weight = group[0]!.weight;
-    while (queue.length > 0 && weight + queue[0]!.weight <= maxGroupWeight) {
+    for (dropExpired(); queue.length > 0 && weight + queue[0]!.weight <= maxGroupWeight; dropExpired()) {
       const next = queue.shift()!;
       weight += next.weight;
       group.push(next);
@@ -96,7 +105,7 @@ export function createGroupCommit<T, R>(
   }
 
   function pump(): void {
-    while (inFlight < maxInFlight && queue.length > 0) {
+    for (dropExpired(); inFlight < maxInFlight && queue.length > 0; dropExpired()) {
       inFlight += 1;
       void commit(takeGroup());
     }
