@@ -10,6 +10,7 @@ import { defineRankingScripts } from '../src/ranking/scripts/index.js';
 import { createRedis, deleteKeysUnder } from '../src/redis.js';
 import { TEST_REDIS_URL } from './helpers/redis-keys.js';
 import { type TestApp, startTestApp } from './helpers/test-app.js';
+import { until } from './helpers/wait.js';
 
 /**
  * Backup and restore, as the README tells it: PostgreSQL dumped, more results submitted, PostgreSQL
@@ -155,6 +156,58 @@ describe('backup and restore of PostgreSQL', () => {
     const reads = await untilReadsEqual(truth, 'ghost');
     expect(reads!.ALL_TIME!.standing).toBeNull();
     expect(reads!.ALL_TIME!.top).toEqual(oracle(truth));
+  });
+});
+
+describe('a restore of the data alone, after moderation alone', () => {
+  let t: TestApp;
+  let next: TestApp | undefined;
+  const dir = mkdtempSync(join(tmpdir(), 'restore-data-'));
+  const env = () => ({ PATH: process.env.PATH, DATABASE_URL: t.databaseUrl, LOG_LEVEL: 'silent' });
+  const sh = (command: string) => run('sh', ['-c', command], { cwd: dir, env: env() });
+  const TOP = `query { top(board: "global", limit: 100) { size entries { rank score player { id } } } }`;
+  const topOf = async (app: TestApp) => {
+    const answer = await app.gql<{ top: Read['top'] }>(TOP);
+    return answer.errors ? null : answer.data!.top;
+  };
+  /** The index's kept mark of the outbox sequence, as the generation check last wrote it. */
+  const keptWrites = async () => {
+    const [marker] = (await t.redis.keys(`${t.keyPrefix}lb:{generation:*`)).filter((key) => !key.endsWith(':pending'));
+    // KEYS answers the keys with the prefix, which the client adds again.
+    return marker ? Number(await t.redis.hget(marker.slice(t.keyPrefix.length), 'pg_writes')) : NaN;
+  };
+
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(async () => {
+    await next?.close();
+    await t?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('a flag and an erasure after the backup, then pg_restore --data-only into the same database: the index follows the restored truth', { timeout: 120_000 }, async () => {
+    const truth = new Map([['ada', 500], ['bob', 400], ['çé', 300], ['dee', 200]]);
+    const inputs = [...truth].map(([playerId, score], i) => ({ board: 'global', playerId, score, matchId: `d${i}` }));
+    expect((await t.server(`mutation($inputs: [SubmitScoreInput!]!) { submitScores(inputs: $inputs) { duplicate } }`, { inputs })).errors).toBeUndefined();
+    await until(async () => (await topOf(t))?.size === 4, 10_000, 'the four players ranked');
+    await sh('pg_dump --format=custom --file=data.dump "$DATABASE_URL"');
+    const dumped = Number((await sh(`psql -tA "$DATABASE_URL" -c 'select last_value from index_backlog_id_seq'`)).stdout);
+
+    // After the backup: moderation only, no submission.
+    expect((await t.admin(`mutation { flagPlayer(playerId: "ada", reason: "cheat") { id } }`)).errors).toBeUndefined();
+    expect((await t.admin(`mutation { deletePlayer(playerId: "çé") }`)).errors).toBeUndefined();
+    await until(async () => (await topOf(t))?.size === 2, 10_000, 'ada hidden and çé erased');
+    // The generation check keeps a mark at most a second old: wait for one taken after the moderation.
+    await until(async () => (await keptWrites()) > dumped, 10_000, 'a mark taken after the moderation');
+
+    // The data alone restored into the same database (its identity unchanged), every process stopped.
+    await t.stop();
+    await sh(`psql -q -v ON_ERROR_STOP=1 "$DATABASE_URL" -c "do \\$\\$ begin execute (select 'truncate ' || string_agg(format('%I.%I', schemaname, tablename), ', ') from pg_tables where schemaname in ('public', 'drizzle')); end \\$\\$" && pg_restore --data-only --disable-triggers --dbname="$DATABASE_URL" data.dump`);
+    next = await startTestApp({ shareStoresOf: { databaseUrl: t.databaseUrl, keyPrefix: t.keyPrefix } });
+
+    const want = oracle(truth);
+    await until(async () => JSON.stringify(await topOf(next!)) === JSON.stringify(want), 30_000, 'the top equals the restored truth, ada and çé back');
   });
 });
 

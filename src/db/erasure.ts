@@ -1,4 +1,5 @@
 import type { Sql } from 'postgres';
+import { advanceSourceMark } from './source-mark.js';
 import { type BoardScoreRow, type PlayerBoardScore, boardScoreColumns, lockPlayerForTransaction, toPlayerBoardScore } from './flags.js';
 
 /**
@@ -19,6 +20,7 @@ export async function erasePlayer(
   return sql.begin(async (tx) => {
     // Flag, unflag and erasure of one player take turns (see withPlayerLock).
     await lockPlayerForTransaction(tx, playerId);
+    await advanceSourceMark(tx);
     const scores = await tx<BoardScoreRow[]>`
       with s as (delete from board_scores where player_id = ${playerId} returning *)
       select ${boardScoreColumns(tx)}

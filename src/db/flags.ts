@@ -1,6 +1,7 @@
 import type { Sql, TransactionSql } from 'postgres';
 import type { Period } from '../model/board.js';
 import type { Player } from './players.js';
+import { advanceSourceMark } from './source-mark.js';
 
 /**
  * The flag, read and written with postgres.js rather than drizzle, so that the same functions run
@@ -17,6 +18,7 @@ const toPlayer = (row: ProfileRow): Player => ({ id: row.id, displayName: row.di
  * replaces the reason. O(1).
  */
 export async function setFlag(sql: Sql, playerId: string, reason: string, now: Date): Promise<Player> {
+  await advanceSourceMark(sql);
   const [row] = await sql<ProfileRow[]>`
     insert into players (id, flagged_at, flag_reason) values (${playerId}, ${now.toISOString()}::timestamptz, ${reason})
     on conflict (id) do update set
@@ -27,6 +29,7 @@ export async function setFlag(sql: Sql, playerId: string, reason: string, now: D
 
 /** Clears a player's flag; answers the profile, or null when the player has none (and so was never flagged). O(1). */
 export async function clearFlag(sql: Sql, playerId: string): Promise<Player | null> {
+  await advanceSourceMark(sql);
   const [row] = await sql<ProfileRow[]>`
     update players set flagged_at = null, flag_reason = null, updated_at = now() where id = ${playerId}
     returning id, display_name, avatar_url`;

@@ -1,5 +1,17 @@
-import type { Sql } from 'postgres';
+import type { Sql, TransactionSql } from 'postgres';
 import type { SourceMark } from '../ranking/generation.js';
+
+/**
+ * Advances the counter the mark reads (the outbox sequence), for a change to what the index holds
+ * that writes no outbox row: a flag, an unflag, an erasure. Without it, a restore of the data alone
+ * (`pg_restore --data-only` into the same database, whose identity stays) after moderation alone
+ * would set back nothing the mark reads, and the index would keep hiding a player the restored
+ * database shows (or show one it has erased). Call it before the change: a sequence is not rolled
+ * back, and an advance that precedes a change that then fails costs nothing. O(1).
+ */
+export async function advanceSourceMark(sql: Sql | TransactionSql): Promise<void> {
+  await sql`select nextval('index_backlog_id_seq')`;
+}
 
 /**
  * What PostgreSQL says of itself, for the index's generation check (see ranking/generation.ts and
