@@ -1,12 +1,8 @@
-import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { addMonths, monthOf, partitionName } from '../src/db/partitions.js';
-import { type TestApp, startTestApp } from './helpers/test-app.js';
+import { operatorSession } from './helpers/operator-session.js';
 
 /**
  * The README's archive recipe, end to end, for the previous month (the one the service keeps a
@@ -15,38 +11,23 @@ import { type TestApp, startTestApp } from './helpers/test-app.js';
  * README says, and a replay of an archived result is still caught.
  */
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const run = promisify(execFile);
 const SUBMIT = `mutation($input: SubmitScoreInput!) { submitScore(input: $input) { duplicate } }`;
 
 describe('the archive recipe for the previous month', () => {
-  let t: TestApp;
-  let next: TestApp | undefined;
-  const dir = mkdtempSync(join(tmpdir(), 'archive-'));
+  const session = operatorSession('archive');
+  const { dir, sh, cli } = session;
   // The service's own clock and the CLI's: the month that just ended is the one archived.
   const month = addMonths(monthOf(new Date()), -1);
   const table = partitionName(month);
   const inMonth = (day: number) => `${month}-${String(day).padStart(2, '0')}T12:00:00.000Z`;
-  const env = () => ({ PATH: process.env.PATH, DATABASE_URL: t.databaseUrl, REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379', REDIS_KEY_PREFIX: t.keyPrefix, LOG_LEVEL: 'silent' });
-  const cli = (...args: string[]) => run(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: ROOT, env: env() });
-  const sh = (command: string) => run('sh', ['-c', command], { cwd: dir, env: env() });
   const submit = async (playerId: string, matchId: string, achievedAt: string) => {
-    const answer = await t.server<{ submitScore: { duplicate: boolean } }>(SUBMIT, { input: { board: 'global', playerId, matchId, score: 100, achievedAt } });
+    const answer = await session.first.server<{ submitScore: { duplicate: boolean } }>(SUBMIT, { input: { board: 'global', playerId, matchId, score: 100, achievedAt } });
     expect(answer.errors).toBeUndefined();
     return answer.data!.submitScore.duplicate;
   };
-  const exists = async (name: string) => (await t.database.sql`select 1 from pg_class where relname = ${name}`).length > 0;
+  const exists = async (name: string) => (await session.first.database.sql`select 1 from pg_class where relname = ${name}`).length > 0;
   const partitionOf = async (matchId: string) =>
-    (await t.database.sql<{ part: string }[]>`select tableoid::regclass::text as part from results where match_id = ${matchId}`).map((row) => row.part);
-
-  beforeAll(async () => {
-    t = await startTestApp();
-  });
-  afterAll(async () => {
-    await next?.close();
-    await t?.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+    (await session.first.database.sql<{ part: string }[]>`select tableoid::regclass::text as part from results where match_id = ${matchId}`).map((row) => row.part);
 
   it('detach, dump, drop: the month stays detached across a restart, its late results go to the default partition', { timeout: 60_000 }, async () => {
     expect(await exists(table)).toBe(true);
@@ -63,7 +44,7 @@ describe('the archive recipe for the previous month', () => {
     expect(await exists(table)).toBe(false);
 
     // The next start of the service (a second process on the same stores) runs its partition pass first.
-    next = await startTestApp({ shareStoresOf: { databaseUrl: t.databaseUrl, keyPrefix: t.keyPrefix } });
+    await session.restart();
     expect(await exists(table)).toBe(false);
     const { stdout: listed } = await cli('partitions', 'list');
     expect(listed).not.toContain(table);
@@ -76,7 +57,7 @@ describe('the archive recipe for the previous month', () => {
     expect(await partitionOf('late')).toEqual(['results_default']);
     expect(await submit('ada', 'archived-1', inMonth(3))).toBe(true);
     // The board still has every score, archived or not.
-    const top = await t.gql<{ top: { size: number } }>('{ top(board: "global") { size } }');
+    const top = await session.first.gql<{ top: { size: number } }>('{ top(board: "global") { size } }');
     expect(top.data?.top.size).toBe(3);
   });
 });

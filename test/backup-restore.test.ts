@@ -1,15 +1,10 @@
-import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SourceMark, createIndexGeneration } from '../src/ranking/generation.js';
 import { defineRankingScripts } from '../src/ranking/scripts/index.js';
 import { createRedis, deleteKeysUnder } from '../src/redis.js';
 import { TEST_REDIS_URL } from './helpers/redis-keys.js';
-import { type TestApp, startTestApp } from './helpers/test-app.js';
+import { operatorSession } from './helpers/operator-session.js';
+import type { TestApp } from './helpers/test-app.js';
 import { until } from './helpers/wait.js';
 
 /**
@@ -19,8 +14,6 @@ import { until } from './helpers/wait.js';
  * submitted before the dump), never a rank PostgreSQL no longer backs. And `rebuild --all`.
  */
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const run = promisify(execFile);
 const SUBMIT = `mutation($inputs: [SubmitScoreInput!]!) { submitScores(inputs: $inputs) { duplicate } }`;
 const PERIODS = ['ALL_TIME', 'MONTHLY', 'WEEKLY', 'DAILY'] as const;
 const READ = `query($period: Period!, $player: ID!) {
@@ -40,19 +33,13 @@ function oracle(best: Map<string, number>) {
 }
 
 describe('backup and restore of PostgreSQL', () => {
-  let t: TestApp;
-  /** The API process reads and submissions go to: t, then the process started after the restore. */
-  let api: TestApp;
-  let next: TestApp | undefined;
-  const dir = mkdtempSync(join(tmpdir(), 'restore-'));
-  const env = () => ({ PATH: process.env.PATH, DATABASE_URL: t.databaseUrl, REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379', REDIS_KEY_PREFIX: t.keyPrefix, LOG_LEVEL: 'silent' });
-  const sh = (command: string) => run('sh', ['-c', command], { cwd: dir, env: env() });
+  const session = operatorSession('restore');
   const truth = new Map<string, number>();
   let match = 0;
 
   async function submit(scores: [string, number][], into?: Map<string, number>) {
     const inputs = scores.map(([playerId, score]) => ({ board: 'global', playerId, score, matchId: `m${++match}` }));
-    const answer = await api.server(SUBMIT, { inputs });
+    const answer = await session.api.server(SUBMIT, { inputs });
     expect(answer.errors).toBeUndefined();
     for (const [player, score] of scores) into?.set(player, Math.max(score, into.get(player) ?? 0));
   }
@@ -61,7 +48,7 @@ describe('backup and restore of PostgreSQL', () => {
   async function readAll(player: string) {
     const reads: Record<string, Read> = {};
     for (const period of PERIODS) {
-      const answer = await api.gql<Read>(READ, { period, player });
+      const answer = await session.api.gql<Read>(READ, { period, player });
       if (answer.errors?.some((error) => error.extensions?.code === 'UNAVAILABLE')) return null;
       expect(answer.errors).toBeUndefined();
       reads[period] = answer.data!;
@@ -83,23 +70,13 @@ describe('backup and restore of PostgreSQL', () => {
     return last;
   }
 
-  beforeAll(async () => {
-    t = await startTestApp();
-    api = t;
-  });
-  afterAll(async () => {
-    await next?.close();
-    await t?.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
-
   it('dump, submit more, restore: the service notices and every read equals the restored truth', { timeout: 120_000 }, async () => {
     await submit([['ada', 500], ['bob', 400], ['cid', 300], ['dee', 200], ['eve', 100]], truth);
     await submit([['ünï', 250]], truth);
     expect(await untilReadsEqual(truth, 'eve')).not.toBeNull();
 
     // The README's backup.
-    await sh('pg_dump --format=custom --file=leaderboard.dump "$DATABASE_URL"');
+    await session.sh('pg_dump --format=custom --file=leaderboard.dump "$DATABASE_URL"');
 
     // After the backup: better scores, new players, so the index holds ranks the backup does not.
     const after = new Map(truth);
@@ -110,30 +87,29 @@ describe('backup and restore of PostgreSQL', () => {
     expect(ahead!.ALL_TIME!.standing).toEqual({ rank: 1, score: 900 });
     // A bucket only results after the backup made: yesterday's, which the dump holds no score of.
     const yesterday = new Date(Date.now() - 86_400_000).toISOString();
-    const answer = await api.server(SUBMIT, { inputs: [{ board: 'global', playerId: 'hal', score: 50, matchId: 'late', achievedAt: yesterday }] });
+    const answer = await session.api.server(SUBMIT, { inputs: [{ board: 'global', playerId: 'hal', score: 50, matchId: 'late', achievedAt: yesterday }] });
     expect(answer.errors).toBeUndefined();
     const DAY = `query($bucket: String) { top(board: "global", period: DAILY, bucket: $bucket) { size entries { player { id } } } }`;
     const day = yesterday.slice(0, 10);
-    expect((await api.gql<{ top: { size: number } }>(DAY, { bucket: day })).data?.top.size).toBe(1);
+    expect((await session.api.gql<{ top: { size: number } }>(DAY, { bucket: day })).data?.top.size).toBe(1);
 
     // The README's restore: every API process stopped, the database made again from the dump, the service started.
-    await t.stop();
-    const database = new URL(t.databaseUrl).pathname.slice(1);
-    const maintenance = new URL(t.databaseUrl);
+    await session.first.stop();
+    const database = new URL(session.first.databaseUrl).pathname.slice(1);
+    const maintenance = new URL(session.first.databaseUrl);
     maintenance.pathname = '/postgres';
-    await sh(`psql -q "${maintenance.href}" -c 'drop database "${database}" with (force)' -c 'create database "${database}"' && pg_restore --dbname="$DATABASE_URL" leaderboard.dump`);
-    next = await startTestApp({ shareStoresOf: { databaseUrl: t.databaseUrl, keyPrefix: t.keyPrefix } });
-    api = next;
+    await session.sh(`psql -q "${maintenance.href}" -c 'drop database "${database}" with (force)' -c 'create database "${database}"' && pg_restore --dbname="$DATABASE_URL" leaderboard.dump`);
+    await session.restart();
 
     // Every read equals the restored truth: eve back to 100 and last, fay and gus gone.
     const restored = await untilReadsEqual(truth, 'eve');
     expect(restored!.ALL_TIME!.top).toEqual(oracle(truth));
     expect(restored!.ALL_TIME!.standing).toEqual({ rank: 6, score: 100 });
-    const gone = await api.gql<Read>(READ, { period: 'ALL_TIME', player: 'fay' });
+    const gone = await session.api.gql<Read>(READ, { period: 'ALL_TIME', player: 'fay' });
     expect(gone.data?.standing).toBeNull();
 
     // Yesterday's bucket, which PostgreSQL no longer backs, is gone from the index too.
-    expect((await api.gql<{ top: { size: number } }>(DAY, { bucket: day })).data?.top).toEqual({ size: 0, entries: [] });
+    expect((await session.api.gql<{ top: { size: number } }>(DAY, { bucket: day })).data?.top).toEqual({ size: 0, entries: [] });
 
     // Submissions go on from the restored truth.
     await submit([['fay', 350]], truth);
@@ -143,14 +119,15 @@ describe('backup and restore of PostgreSQL', () => {
   it('rebuild --all rebuilds every live bucket from PostgreSQL', { timeout: 60_000 }, async () => {
     // An index gone wrong behind the service's back: a member PostgreSQL does not have, in every bucket.
     // KEYS patterns are not prefixed by ioredis; the keys come back with the prefix.
-    const keys = await t.redis.keys(`${t.keyPrefix}lb:{global:*}`);
-    const bucketKeys = keys.map((key) => key.slice(t.keyPrefix.length)).filter((key) => /^lb:\{global:(ALL_TIME|MONTHLY|WEEKLY|DAILY):[^}]*\}$/.test(key));
+    const { redis, keyPrefix } = session.first;
+    const keys = await redis.keys(`${keyPrefix}lb:{global:*}`);
+    const bucketKeys = keys.map((key) => key.slice(keyPrefix.length)).filter((key) => /^lb:\{global:(ALL_TIME|MONTHLY|WEEKLY|DAILY):[^}]*\}$/.test(key));
     // One bucket a period: the buckets only results after the backup made went with the restore.
     expect(bucketKeys.map((key) => key.split(':')[2]).sort()).toEqual(['ALL_TIME', 'DAILY', 'MONTHLY', 'WEEKLY']);
-    for (const key of bucketKeys) await t.redis.zadd(key, 1e15, 'ghost');
-    expect((await api.gql<Read>(READ, { period: 'ALL_TIME', player: 'ghost' })).data?.standing).not.toBeNull();
+    for (const key of bucketKeys) await redis.zadd(key, 1e15, 'ghost');
+    expect((await session.api.gql<Read>(READ, { period: 'ALL_TIME', player: 'ghost' })).data?.standing).not.toBeNull();
 
-    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'rebuild', '--all'], { cwd: ROOT, env: env() });
+    const { stdout } = await session.cli('rebuild', '--all');
     expect(stdout).toMatch(/rebuilt \d+ buckets/);
     // The top cache serves at most about a second: poll until every read is the truth again.
     const reads = await untilReadsEqual(truth, 'ghost');
@@ -160,11 +137,7 @@ describe('backup and restore of PostgreSQL', () => {
 });
 
 describe('a restore of the data alone, after moderation alone', () => {
-  let t: TestApp;
-  let next: TestApp | undefined;
-  const dir = mkdtempSync(join(tmpdir(), 'restore-data-'));
-  const env = () => ({ PATH: process.env.PATH, DATABASE_URL: t.databaseUrl, LOG_LEVEL: 'silent' });
-  const sh = (command: string) => run('sh', ['-c', command], { cwd: dir, env: env() });
+  const session = operatorSession('restore-data');
   const TOP = `query { top(board: "global", limit: 100) { size entries { rank score player { id } } } }`;
   const topOf = async (app: TestApp) => {
     const answer = await app.gql<{ top: Read['top'] }>(TOP);
@@ -172,21 +145,14 @@ describe('a restore of the data alone, after moderation alone', () => {
   };
   /** The index's kept mark of the outbox sequence, as the generation check last wrote it. */
   const keptWrites = async () => {
+    const t = session.first;
     const [marker] = (await t.redis.keys(`${t.keyPrefix}lb:{generation:*`)).filter((key) => !key.endsWith(':pending'));
     // KEYS answers the keys with the prefix, which the client adds again.
     return marker ? Number(await t.redis.hget(marker.slice(t.keyPrefix.length), 'pg_writes')) : NaN;
   };
 
-  beforeAll(async () => {
-    t = await startTestApp();
-  });
-  afterAll(async () => {
-    await next?.close();
-    await t?.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
-
   it('a flag and an erasure after the backup, then pg_restore --data-only into the same database: the index follows the restored truth', { timeout: 120_000 }, async () => {
+    const { first: t, sh } = session;
     const truth = new Map([['ada', 500], ['bob', 400], ['çé', 300], ['dee', 200]]);
     const inputs = [...truth].map(([playerId, score], i) => ({ board: 'global', playerId, score, matchId: `d${i}` }));
     expect((await t.server(`mutation($inputs: [SubmitScoreInput!]!) { submitScores(inputs: $inputs) { duplicate } }`, { inputs })).errors).toBeUndefined();
@@ -204,10 +170,10 @@ describe('a restore of the data alone, after moderation alone', () => {
     // The data alone restored into the same database (its identity unchanged), every process stopped.
     await t.stop();
     await sh(`psql -q -v ON_ERROR_STOP=1 "$DATABASE_URL" -c "do \\$\\$ begin execute (select 'truncate ' || string_agg(format('%I.%I', schemaname, tablename), ', ') from pg_tables where schemaname in ('public', 'drizzle')); end \\$\\$" && pg_restore --data-only --disable-triggers --dbname="$DATABASE_URL" data.dump`);
-    next = await startTestApp({ shareStoresOf: { databaseUrl: t.databaseUrl, keyPrefix: t.keyPrefix } });
+    const next = await session.restart();
 
     const want = oracle(truth);
-    await until(async () => JSON.stringify(await topOf(next!)) === JSON.stringify(want), 30_000, 'the top equals the restored truth, ada and çé back');
+    await until(async () => JSON.stringify(await topOf(next)) === JSON.stringify(want), 30_000, 'the top equals the restored truth, ada and çé back');
   });
 });
 
