@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type SourceMark, createIndexGeneration } from '../src/ranking/generation.js';
+import type { SourceMark } from '../src/model/source-mark.js';
+import { createIndexGeneration } from '../src/ranking/generation.js';
 import { defineRankingScripts } from '../src/ranking/scripts/index.js';
 import { createRedis, deleteKeysUnder } from '../src/redis.js';
 import { TEST_REDIS_URL } from './helpers/redis-keys.js';

@@ -1,5 +1,5 @@
 import type { Sql, TransactionSql } from 'postgres';
-import type { SourceMark } from '../ranking/generation.js';
+import type { SourceMark } from '../model/source-mark.js';
 
 /**
  * Advances the counter the mark reads (the outbox sequence), for a change to what the index holds

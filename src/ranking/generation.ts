@@ -4,6 +4,7 @@ import { type RedisClient, isCluster } from '../redis.js';
 import type { RankingIndex } from './index.js';
 import { type BoardBucket, bucketKey, shardKeys } from './keys.js';
 import { dropUnbackedBuckets } from './unbacked.js';
+import type { SourceMark } from '../model/source-mark.js';
 
 /**
  * The index's generation: how a process tells that Redis lost the index, or the part of it one
@@ -108,20 +109,6 @@ export interface GenerationCheck {
   claimed: 'empty' | 'failed-over' | 'restored' | null;
 }
 
-/**
- * What the system of record says of itself, read just before a check (see db/source-mark.ts):
- * which database it is, and two counters that only grow while it runs, with its clock when read.
- * A restore (or another database) shows as a different identity or a counter gone back.
- */
-export interface SourceMark {
-  identity: string;
-  /** Write-ahead log position (bytes): goes back when a physical backup is restored. */
-  lsn: number;
-  /** The outbox sequence, advanced by every committed batch: goes back when any backup is restored. */
-  writes: number;
-  /** The database's clock when read, ms since the epoch. */
-  at: number;
-}
 
 const CLAIMS = [null, 'empty', 'failed-over', 'restored'] as const;
 
