@@ -95,6 +95,20 @@ describe('the ids studios use', () => {
     expect(response.data!.friends.map((standing) => standing.player.id).sort()).toEqual(['Jürgen', 'dragon🐉', '玩家一'].sort());
   });
 
+  it('numeric ids, sent as JSON numbers and as integer literals, are the same ids as their strings', async () => {
+    // Many studios' player and match ids are integers; GraphQL's ID takes them and means the string.
+    const sent = await t.server(SUBMIT, { input: { board: 'NA-Ranked', playerId: 7_000_001, score: 250, matchId: 9_001, region: 'EU' } });
+    expect(sent.errors).toBeUndefined();
+    const replay = await t.server<{ submitScore: { duplicate: boolean } }>(SUBMIT, { input: { board: 'NA-Ranked', playerId: '7000001', score: 250, matchId: '9001', region: 'EU' } });
+    expect(replay.data?.submitScore.duplicate).toBe(true);
+    const read = await t.gql<{ byVariable: { player: { id: string } } | null; byLiteral: { player: { id: string } } | null }>(
+      `query($p: ID!) { byVariable: standing(board: "NA-Ranked", playerId: $p) { player { id } } byLiteral: standing(board: "NA-Ranked", playerId: 7000001) { player { id } } }`,
+      { p: 7_000_001 },
+    );
+    expect(read.errors).toBeUndefined();
+    expect(read.data).toEqual({ byVariable: { player: { id: '7000001' } }, byLiteral: { player: { id: '7000001' } } });
+  });
+
   describe('anything else is refused, with a message stating the rule', () => {
     const refusedWithRule = async (response: Promise<GraphQLResponse>, rule = NAME_RULE) => {
       const answer = await response;

@@ -59,8 +59,8 @@ builder.mutationFields((t) => ({
     authScopes: { admin: true },
     args: { key: t.arg.id({ required: true, validate: idSchema }) },
     resolve: async (_root, args, ctx) => {
-      const revoked = await revokeApiKey(ctx.services, String(args.key));
-      if (revoked.length === 0) throw notFound(`No live API key has the id or name "${String(args.key)}".`);
+      const revoked = await revokeApiKey(ctx.services, args.key);
+      if (revoked.length === 0) throw notFound(`No live API key has the id or name "${args.key}".`);
       return revoked;
     },
   }),

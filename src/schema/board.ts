@@ -48,7 +48,7 @@ builder.queryFields((t) => ({
     type: BoardRef,
     nullable: true,
     args: { id: t.arg.id({ required: true, validate: boardIdSchema }) },
-    resolve: (_root, args, ctx) => ctx.services.boards.find(String(args.id)),
+    resolve: (_root, args, ctx) => ctx.services.boards.find(args.id),
   }),
 }));
 
@@ -84,13 +84,13 @@ builder.mutationFields((t) => ({
     authScopes: { admin: true },
     args: { input: t.arg({ type: CreateBoardInput, required: true }) },
     resolve: (_root, { input }, ctx) =>
-      createBoard(ctx, { ...input, id: String(input.id), retention: retentionFrom(input.retention), shards: input.shards ?? 1 }),
+      createBoard(ctx, { ...input, id: input.id, retention: retentionFrom(input.retention), shards: input.shards ?? 1 }),
   }),
   rebuildBoard: t.int({
     description:
       "Admin. Rebuilds one bucket's ranking index from the durable store and swaps it in atomically; answers the number of ranked players.",
     authScopes: { admin: true },
     args: bucketArgs(t.arg),
-    resolve: (_root, args, ctx) => rebuildBoard(ctx, { ...args, board: String(args.board) }),
+    resolve: (_root, args, ctx) => rebuildBoard(ctx, { ...args, board: args.board }),
   }),
 }));

@@ -8,7 +8,8 @@ import './auth-before-input.js';
 /** The one schema builder. */
 export const builder = new SchemaBuilder<{
   Context: Context;
-  Scalars: { DateTime: { Input: Date; Output: Date } };
+  // GraphQL's ID parses every input (a string, or an integer a client sends) to a string.
+  Scalars: { ID: { Input: string; Output: string }; DateTime: { Input: Date; Output: Date } };
   AuthScopes: { server: boolean; admin: boolean };
   DefaultFieldNullability: false;
 }>({

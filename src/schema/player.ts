@@ -22,7 +22,7 @@ builder.queryFields((t) => ({
     type: PlayerRef,
     nullable: true,
     args: { id: t.arg.id({ required: true, validate: idSchema }) },
-    resolve: (_root, args, ctx) => findPlayer(ctx, String(args.id)),
+    resolve: (_root, args, ctx) => findPlayer(ctx, args.id),
   }),
   searchPlayers: t.field({
     type: [PlayerRef],
@@ -57,7 +57,7 @@ builder.mutationFields((t) => ({
     description: "Game servers. Creates or updates a player's profile.",
     authScopes: { server: true },
     args: { input: t.arg({ type: PlayerInput, required: true }) },
-    resolve: (_root, { input }, ctx) => upsertPlayer(ctx, { ...input, id: String(input.id) }),
+    resolve: (_root, { input }, ctx) => upsertPlayer(ctx, { ...input, id: input.id }),
   }),
   setFriends: t.int({
     description: "Game servers. Replaces the player's friend list (at most 1,000 ids); answers how many friends it now holds.",
@@ -66,7 +66,7 @@ builder.mutationFields((t) => ({
       playerId: t.arg.id({ required: true, validate: idSchema }),
       friendIds: t.arg.idList({ required: true, validate: z.array(idSchema).max(MAX_FRIENDS, `at most ${MAX_FRIENDS} friends`) }),
     },
-    resolve: (_root, args, ctx) => setFriends(ctx, String(args.playerId), args.friendIds.map(String)),
+    resolve: (_root, args, ctx) => setFriends(ctx, args.playerId, args.friendIds),
   }),
   flagPlayer: t.field({
     type: PlayerRef,
@@ -76,20 +76,20 @@ builder.mutationFields((t) => ({
       playerId: t.arg.id({ required: true, validate: idSchema }),
       reason: t.arg.string({ required: true, validate: z.string().trim().min(1, 'must not be empty').max(500, 'must be at most 500 characters') }),
     },
-    resolve: async (_root, args, ctx) => (await flagPlayer(ctx, String(args.playerId), args.reason.trim())).player,
+    resolve: async (_root, args, ctx) => (await flagPlayer(ctx, args.playerId, args.reason.trim())).player,
   }),
   unflagPlayer: t.field({
     type: PlayerRef,
     description: 'Admin. Shows the player again, with every score they have.',
     authScopes: { admin: true },
     args: { playerId: t.arg.id({ required: true, validate: idSchema }) },
-    resolve: async (_root, args, ctx) => (await unflagPlayer(ctx, String(args.playerId))).player,
+    resolve: async (_root, args, ctx) => (await unflagPlayer(ctx, args.playerId)).player,
   }),
   deletePlayer: t.boolean({
     description:
       'Admin. Erases the player everywhere, for a privacy request: profile, friends, results, board scores and index entries. Answers whether anything was erased.',
     authScopes: { admin: true },
     args: { playerId: t.arg.id({ required: true, validate: idSchema }) },
-    resolve: async (_root, args, ctx) => (await deletePlayer(ctx, String(args.playerId))).erased,
+    resolve: async (_root, args, ctx) => (await deletePlayer(ctx, args.playerId)).erased,
   }),
 }));

@@ -38,7 +38,7 @@ builder.queryFields((t) => ({
       first: t.arg.int({ required: true, defaultValue: 100, validate: intRange(1, MAX_PAGE, 'first') }),
       after: t.arg.string(),
     },
-    resolve: (_root, args, ctx) => readSeasonResults(ctx, { ...args, board: String(args.board), season: String(args.season) }),
+    resolve: (_root, args, ctx) => readSeasonResults(ctx, { ...args, board: args.board, season: args.season }),
   }),
 }));
 
@@ -58,13 +58,13 @@ builder.mutationFields((t) => ({
           "When the season starts: now when left out, or later, to schedule the next season ahead (it then starts by the clock, and the season closer closes the one before at its endsAt). Refused in the past, or overlapping a season not closed yet.",
       }),
     },
-    resolve: (_root, args, ctx) => startSeason(ctx, { ...args, board: String(args.board), name: args.name.trim() }),
+    resolve: (_root, args, ctx) => startSeason(ctx, { ...args, board: args.board, name: args.name.trim() }),
   }),
   closeSeason: t.field({
     type: SeasonRef,
     description: 'Admin. Closes the current season and freezes its final standings; seasonResults serves them from then on.',
     authScopes: { admin: true },
     args: { board: t.arg.id({ required: true, validate: boardIdSchema }) },
-    resolve: (_root, args, ctx) => closeSeason(ctx, String(args.board)),
+    resolve: (_root, args, ctx) => closeSeason(ctx, args.board),
   }),
 }));

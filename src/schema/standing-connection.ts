@@ -41,6 +41,6 @@ builder.queryFields((t) => ({
       first: t.arg.int({ required: true, defaultValue: 50, validate: intRange(1, MAX_PAGE, 'first') }),
       after: t.arg.string(),
     },
-    resolve: (_root, args, ctx) => readStandingsPage(ctx, { ...args, board: String(args.board) }),
+    resolve: (_root, args, ctx) => readStandingsPage(ctx, { ...args, board: args.board }),
   }),
 }));

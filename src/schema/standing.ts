@@ -33,7 +33,7 @@ builder.queryFields((t) => ({
     nullable: true,
     description: "One player's standing, or null when the player has no score there.",
     args: { ...bucketArgs(t.arg), playerId: t.arg.id({ required: true, validate: idSchema }) },
-    resolve: (_root, args, ctx) => readStanding(ctx, { ...args, board: String(args.board), playerId: String(args.playerId) }),
+    resolve: (_root, args, ctx) => readStanding(ctx, { ...args, board: args.board, playerId: args.playerId }),
   }),
   around: t.field({
     type: [StandingRef],
@@ -43,12 +43,12 @@ builder.queryFields((t) => ({
       playerId: t.arg.id({ required: true, validate: idSchema }),
       radius: t.arg.int({ required: true, defaultValue: 5, validate: intRange(0, 50, 'radius') }),
     },
-    resolve: (_root, args, ctx) => readAround(ctx, { ...args, board: String(args.board), playerId: String(args.playerId) }),
+    resolve: (_root, args, ctx) => readAround(ctx, { ...args, board: args.board, playerId: args.playerId }),
   }),
   friends: t.field({
     type: [StandingRef],
     description: "The player and the player's friends who have a score there, in rank order, each with their rank on the whole board.",
     args: { ...bucketArgs(t.arg), playerId: t.arg.id({ required: true, validate: idSchema }) },
-    resolve: (_root, args, ctx) => readFriends(ctx, { ...args, board: String(args.board), playerId: String(args.playerId) }),
+    resolve: (_root, args, ctx) => readFriends(ctx, { ...args, board: args.board, playerId: args.playerId }),
   }),
 }));

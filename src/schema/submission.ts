@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { PeriodStanding } from '../resolvers/standings.js';
-import { MAX_BATCH, type SubmitScoreInput, type SubmitScorePayload, submitScores } from '../resolvers/submit.js';
+import { MAX_BATCH, type SubmitScorePayload, submitScores } from '../resolvers/submit.js';
 import { builder } from './builder.js';
 import { PeriodEnum } from './enums.js';
 import { StandingRef } from './standing.js';
@@ -51,20 +51,13 @@ SubmitScorePayloadRef.implement({
   }),
 });
 
-const toInput = (input: { board: string | number; playerId: string | number; matchId: string | number } & Omit<SubmitScoreInput, 'board' | 'playerId' | 'matchId'>): SubmitScoreInput => ({
-  ...input,
-  board: String(input.board),
-  playerId: String(input.playerId),
-  matchId: String(input.matchId),
-});
-
 builder.mutationFields((t) => ({
   submitScore: t.field({
     type: SubmitScorePayloadRef,
     description: 'Game servers. Recorded durably before it answers.',
     authScopes: { server: true },
     args: { input: t.arg({ type: SubmitScoreInputType, required: true }) },
-    resolve: async (_root, { input }, ctx) => (await submitScores(ctx, [toInput(input)], { batch: false }))[0]!,
+    resolve: async (_root, { input }, ctx) => (await submitScores(ctx, [input], { batch: false }))[0]!,
   }),
   submitScores: t.field({
     type: [SubmitScorePayloadRef],
@@ -78,6 +71,6 @@ builder.mutationFields((t) => ({
         validate: z.array(z.unknown()).max(MAX_BATCH, `at most ${MAX_BATCH} inputs`),
       }),
     },
-    resolve: (_root, { inputs }, ctx) => submitScores(ctx, inputs.map(toInput)),
+    resolve: (_root, { inputs }, ctx) => submitScores(ctx, inputs),
   }),
 }));

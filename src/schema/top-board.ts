@@ -26,7 +26,7 @@ builder.queryFields((t) => ({
     type: TopBoardRef,
     description: 'The first `limit` standings (1 to 1,000). Served from a cache at most about one second old; asOf says how old.',
     args: { ...bucketArgs(t.arg), limit: t.arg.int({ required: true, defaultValue: 10, validate: intRange(1, 1000, 'limit') }) },
-    resolve: (_root, args, ctx) => readTop(ctx, { ...args, board: String(args.board) }),
+    resolve: (_root, args, ctx) => readTop(ctx, { ...args, board: args.board }),
   }),
 }));
 
@@ -36,7 +36,7 @@ builder.subscriptionFields((t) => ({
     description:
       'The top `limit` (1 to board.topSize) of one bucket: the current view at once, then a new view each time its entries change (who, their order, or a score). Bursts are coalesced into at most one event per 100 ms per bucket.',
     args: { ...bucketArgs(t.arg), limit: t.arg.int({ required: true, defaultValue: 10, validate: intRange(1, 100, 'limit') }) },
-    subscribe: (_root, args, ctx) => watchTopChanged(ctx, { ...args, board: String(args.board) }),
+    subscribe: (_root, args, ctx) => watchTopChanged(ctx, { ...args, board: args.board }),
     resolve: (event: TopEvent, _args, ctx) => topChangedView(ctx, event),
   }),
 }));
