@@ -312,39 +312,55 @@ export function createIndexGeneration(redis: RedisClient) {
 }
 
 /**
+ * What each method of the index does to the trust a read needs, so that guardReads can guard every
+ * read by construction: a method added to the index does not compile until it is named here.
+ * `read`: answers from one bucket's sorted sets (its first argument), refused for a bucket that
+ * cannot be trusted yet. `write`: writes, and reads back places, dropped for such a bucket.
+ * `unguarded`: removals, drops, rebuilds and channels, which go through unchanged (a write into a
+ * bucket about to be rebuilt is carried by the rebuild, see rebuild.ts).
+ */
+export const INDEX_METHOD_ROLES = {
+  top: 'read',
+  standings: 'read',
+  around: 'read',
+  page: 'read',
+  size: 'read',
+  writeBoardScores: 'write',
+  removePlayer: 'unguarded',
+  drop: 'unguarded',
+  topChannels: 'unguarded',
+  announceTopChanged: 'unguarded',
+  rebuild: 'unguarded',
+} as const satisfies Record<keyof RankingIndex, 'read' | 'write' | 'unguarded'>;
+
+type ReadMethod = { [K in keyof typeof INDEX_METHOD_ROLES]: (typeof INDEX_METHOD_ROLES)[K] extends 'read' ? K : never }[keyof typeof INDEX_METHOD_ROLES];
+
+/**
  * The index with every read refused (IndexRecoveringError) for a bucket that cannot be trusted
  * yet, and every place a write reads back dropped for such a bucket: an empty or half-rebuilt
- * sorted set must never answer a wrong rank. Writes, removals and rebuilds go through unchanged (a
- * write into a bucket about to be rebuilt is carried by the rebuild, see rebuild.ts). Costs
- * nothing while every master is ready.
+ * sorted set must never answer a wrong rank. See {@link INDEX_METHOD_ROLES}. Costs nothing while
+ * every master is ready.
  */
 export function guardReads(index: RankingIndex, generation: IndexGeneration): RankingIndex {
-  return {
+  const guarded: RankingIndex = {
     ...index,
     async writeBoardScores(writes) {
       const written = await index.writeBoardScores(writes);
       const readable = await generation.readable(writes.map((write) => write.at));
       return written.map((result, i) => (readable[i] ? result : { ...result, place: null }));
     },
-    async top(at, limit) {
-      await generation.assertReadable(at);
-      return index.top(at, limit);
-    },
-    async standings(at, playerIds) {
-      await generation.assertReadable(at);
-      return index.standings(at, playerIds);
-    },
-    async around(at, playerId, radius) {
-      await generation.assertReadable(at);
-      return index.around(at, playerId, radius);
-    },
-    async page(at, after, first) {
-      await generation.assertReadable(at);
-      return index.page(at, after, first);
-    },
-    async size(at) {
-      await generation.assertReadable(at);
-      return index.size(at);
-    },
   };
+  // Every read takes its bucket first; the roles' type names exactly the methods wrapped here.
+  type Read = (at: BoardBucket, ...rest: unknown[]) => Promise<unknown>;
+  const reads = index as unknown as Record<ReadMethod, Read>;
+  const guardedReads = guarded as unknown as Record<ReadMethod, Read>;
+  for (const method of Object.keys(INDEX_METHOD_ROLES) as (keyof typeof INDEX_METHOD_ROLES)[]) {
+    if (INDEX_METHOD_ROLES[method] !== 'read') continue;
+    const read = method as ReadMethod;
+    guardedReads[read] = async (at, ...rest) => {
+      await generation.assertReadable(at);
+      return reads[read](at, ...rest);
+    };
+  }
+  return guarded;
 }

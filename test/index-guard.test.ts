@@ -1,0 +1,65 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Board, DEFAULT_RETENTION } from '../src/model/board.js';
+import { INDEX_METHOD_ROLES, IndexRecoveringError, createIndexGeneration, guardReads } from '../src/ranking/generation.js';
+import { type BoardBucket, createRankingIndex } from '../src/ranking/index.js';
+import { defineRankingScripts } from '../src/ranking/scripts/index.js';
+import { createRedis, deleteKeysUnder } from '../src/redis.js';
+import { TEST_REDIS_URL } from './helpers/redis-keys.js';
+
+/**
+ * The guard against an emptied or failed-over Redis holds for every read of the index by
+ * construction: every method is given a role, and every read refuses a bucket still to be rebuilt.
+ */
+
+const board: Board = {
+  id: 'Guarded-EU',
+  title: 'guarded',
+  order: 'HIGH_FIRST',
+  aggregate: 'BEST',
+  maxScore: 1_000_000,
+  periods: ['ALL_TIME'],
+  regions: [],
+  topSize: 100,
+  retention: DEFAULT_RETENTION,
+  shards: 1,
+  epoch: new Date('2026-01-01T00:00:00Z'),
+  createdAt: new Date('2026-01-01T00:00:00Z'),
+};
+const at: BoardBucket = { board, bucket: { period: 'ALL_TIME', label: 'all', start: board.epoch, end: null }, region: null };
+
+describe('the index guard', () => {
+  const prefix = `lbtest:guard:${Math.random().toString(36).slice(2)}:`;
+  const redis = createRedis(TEST_REDIS_URL, { keyPrefix: prefix });
+
+  beforeAll(async () => {
+    defineRankingScripts(redis);
+    await redis.connect();
+  });
+  afterAll(async () => {
+    await redis.quit();
+    await deleteKeysUnder(TEST_REDIS_URL, prefix);
+  });
+
+  it('names a role for every method the index has', () => {
+    expect(Object.keys(INDEX_METHOD_ROLES).sort()).toEqual(Object.keys(createRankingIndex(redis)).sort());
+  });
+
+  it('refuses every read of a bucket still to be rebuilt, and drops the places a write reads back', async () => {
+    const generation = createIndexGeneration(redis);
+    // A node that holds no marker yet: a new generation, every bucket pending until rebuilt.
+    expect((await generation.check())[0]!.claimed).toBe('empty');
+    const index = guardReads(createRankingIndex(redis), generation);
+    const reads = Object.entries(INDEX_METHOD_ROLES).filter(([, role]) => role === 'read').map(([method]) => method);
+    expect(reads.sort()).toEqual(['around', 'page', 'size', 'standings', 'top']);
+    const calls: Record<string, () => Promise<unknown>> = {
+      top: () => index.top(at, 10),
+      standings: () => index.standings(at, ['ada']),
+      around: () => index.around(at, 'ada', 2),
+      page: () => index.page(at, null, 10),
+      size: () => index.size(at),
+    };
+    for (const method of reads) await expect(calls[method]!(), method).rejects.toBeInstanceOf(IndexRecoveringError);
+    const written = await index.writeBoardScores([{ at, score: { playerId: 'ada', score: 10, reachedAt: new Date('2026-02-01T00:00:00Z') }, expiresAt: null }]);
+    expect(written.map((result) => result.place)).toEqual([null]);
+  });
+});
