@@ -1,13 +1,12 @@
-import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Board, BoardScore } from '../src/model/board.js';
 import { bucketAt } from '../src/model/buckets.js';
 import { type BoardBucket, type Place, type RankingIndex, createRankingIndex } from '../src/ranking/index.js';
 import { shardOf } from '../src/ranking/keys.js';
-import { type RedisClient, createRedis } from '../src/redis.js';
+import { createRedis } from '../src/redis.js';
 import { type OracleBoard, type OracleEntry, rankEntries } from './helpers/oracle.js';
 import { indexTestBoard, seeded } from './helpers/board-views.js';
-import { TEST_REDIS_URL, deleteKeys } from './helpers/redis-keys.js';
+import { TEST_REDIS_URL, scratchRedis } from './helpers/redis-keys.js';
 
 /**
  * The index's write path sends a batch's writes to one sorted set (a shard) as one script call,
@@ -66,9 +65,8 @@ describe.each([
   ['LOW_FIRST', 'SUM', 1],
   ['LOW_FIRST', 'SUM', 4],
 ] as const)('a %s %s bucket of %i shard(s): one call per key answers as writes one by one', (order, aggregate, shards) => {
-  let redis: RedisClient;
-  let index: RankingIndex;
-  const prefix = `${inject('redisRunPrefix')}apply-scores-${randomBytes(4).toString('hex')}:`;
+  const { redis } = scratchRedis('apply-scores');
+  const index: RankingIndex = createRankingIndex(redis);
   const bucketOf = (id: string): BoardBucket => {
     const board = boardOf(`${id}-${order.toLowerCase()}-${shards}`, shards, order, aggregate);
     return { board, bucket: bucketAt(board, 'ALL_TIME', NOW), region: null };
@@ -76,15 +74,6 @@ describe.each([
   const oracleBoard: OracleBoard = { id: 'b', order, aggregate, periods: ['ALL_TIME'] };
   const at = (seconds: number) => new Date(NOW.getTime() - seconds * 1_000);
 
-  beforeAll(async () => {
-    redis = createRedis(TEST_REDIS_URL, { keyPrefix: prefix });
-    await redis.connect();
-    index = createRankingIndex(redis);
-  });
-  afterAll(async () => {
-    await redis.quit();
-    await deleteKeys(prefix);
-  });
 
   it('a batch during a running rebuild, with tombstoned members, answers and swaps in what writes one by one give', async () => {
     const bucket = bucketOf('rebuilding');

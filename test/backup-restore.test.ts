@@ -1,10 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { SourceMark } from '../src/model/source-mark.js';
 import { createIndexGeneration } from '../src/ranking/generation.js';
 import { defineRankingScripts } from '../src/ranking/scripts/index.js';
-import { createRedis, deleteKeysUnder } from '../src/redis.js';
-import { TEST_REDIS_URL } from './helpers/redis-keys.js';
 import { operatorSession } from './helpers/operator-session.js';
+import { scratchRedis } from './helpers/redis-keys.js';
 import type { TestApp } from './helpers/test-app.js';
 import { until } from './helpers/wait.js';
 
@@ -179,20 +178,12 @@ describe('a restore of the data alone, after moderation alone', () => {
 });
 
 describe("the generation check's PostgreSQL mark", () => {
-  const prefix = `lbtest:mark:${Math.random().toString(36).slice(2)}:`;
-  const redis = createRedis(TEST_REDIS_URL, { keyPrefix: prefix });
+  const { redis } = scratchRedis('source-mark');
   const generation = createIndexGeneration(redis);
   const mark = (writes: number, lsn: number, at: number, identity = '1.2') => ({ identity, writes, lsn, at });
   const claimOf = async (source?: SourceMark) => (await generation.check(source))[0]!.claimed;
 
-  beforeAll(async () => {
-    defineRankingScripts(redis);
-    await redis.connect();
-  });
-  afterAll(async () => {
-    await redis.quit();
-    await deleteKeysUnder(TEST_REDIS_URL, prefix);
-  });
+  defineRankingScripts(redis);
 
   it('sets a new generation when the database is another, or its counters went back while its clock went on', async () => {
     const t0 = Date.parse('2037-01-01T00:00:00Z');

@@ -1,10 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type Board, DEFAULT_RETENTION } from '../src/model/board.js';
 import { INDEX_METHOD_ROLES, IndexRecoveringError, createIndexGeneration, guardReads } from '../src/ranking/generation.js';
 import { type BoardBucket, createRankingIndex } from '../src/ranking/index.js';
 import { defineRankingScripts } from '../src/ranking/scripts/index.js';
-import { createRedis, deleteKeysUnder } from '../src/redis.js';
-import { TEST_REDIS_URL } from './helpers/redis-keys.js';
+import { scratchRedis } from './helpers/redis-keys.js';
 
 /**
  * The guard against an emptied or failed-over Redis holds for every read of the index by
@@ -28,17 +27,8 @@ const board: Board = {
 const at: BoardBucket = { board, bucket: { period: 'ALL_TIME', label: 'all', start: board.epoch, end: null }, region: null };
 
 describe('the index guard', () => {
-  const prefix = `lbtest:guard:${Math.random().toString(36).slice(2)}:`;
-  const redis = createRedis(TEST_REDIS_URL, { keyPrefix: prefix });
-
-  beforeAll(async () => {
-    defineRankingScripts(redis);
-    await redis.connect();
-  });
-  afterAll(async () => {
-    await redis.quit();
-    await deleteKeysUnder(TEST_REDIS_URL, prefix);
-  });
+  const { redis } = scratchRedis('index-guard');
+  defineRankingScripts(redis);
 
   it('names a role for every method the index has', () => {
     expect(Object.keys(INDEX_METHOD_ROLES).sort()).toEqual(Object.keys(createRankingIndex(redis)).sort());

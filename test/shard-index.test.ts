@@ -1,12 +1,9 @@
-import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inject } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Board, BoardScore } from '../src/model/board.js';
 import { bucketAt } from '../src/model/buckets.js';
 import { type BoardBucket, type PageKey, type RankingIndex, createRankingIndex } from '../src/ranking/index.js';
-import { type RedisClient, createRedis } from '../src/redis.js';
 import { indexTestBoard, seeded } from './helpers/board-views.js';
-import { deleteKeys } from './helpers/redis-keys.js';
+import { scratchRedis } from './helpers/redis-keys.js';
 
 /**
  * The ranking index itself, without the API: buckets of 3, 8 and 64 shards are written exactly
@@ -28,9 +25,8 @@ describe.each([
   ['HIGH_FIRST', 'BEST'],
   ['LOW_FIRST', 'SUM'],
 ] as const)('a %s %s bucket of 3, 8 and 64 shards answers as one key does', (order, aggregate) => {
-  let redis: RedisClient;
-  let index: RankingIndex;
-  const prefix = `${inject('redisRunPrefix')}shard-index-${randomBytes(4).toString('hex')}:`;
+  const { redis } = scratchRedis('shard-index');
+  const index: RankingIndex = createRankingIndex(redis);
   const [single, ...sharded] = [1, 3, 8, 64].map(
     (shards): BoardBucket => {
       const board = boardOf(`${order.toLowerCase()}-${shards}`, shards, order, aggregate);
@@ -49,20 +45,12 @@ describe.each([
   const writePlaces = new Map<BoardBucket, unknown[]>();
 
   beforeAll(async () => {
-    redis = createRedis(process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379', { keyPrefix: prefix });
-    await redis.connect();
-    index = createRankingIndex(redis);
     for (const at of [single, ...sharded]) {
       const places = [];
       for (const batch of [first.slice(0, 200), second]) places.push(...(await index.writeBoardScores(batch.map((score) => ({ at, score, expiresAt: null })))));
       writePlaces.set(at, places);
     }
   });
-  afterAll(async () => {
-    await redis.quit();
-    await deleteKeys(prefix);
-  });
-
   it('each write of a batch answers the place and size one key answers, as of its own moment', () => {
     for (const at of sharded) expect(writePlaces.get(at)).toEqual(writePlaces.get(single));
   });
