@@ -1,11 +1,12 @@
 import { expect } from 'vitest';
 import { type Board, DEFAULT_RETENTION } from '../../src/model/board.js';
+import { type OracleEntry, foldResults, rankEntries } from './oracle.js';
 import type { TestApp } from './test-app.js';
 
 /**
- * A plain model of what every bucket of a board should show, for the flag and erasure tests:
- * fold the recorded results per bucket, leave out the hidden players, sort. It shares no code with
- * the service. Scores of SUM boards are kept above zero, so a total's time is simply its latest part.
+ * What every bucket of a board should show, read through the app, for the tests that submit
+ * through it: the oracle (oracle.ts) folds the recorded results per bucket and ranks them, the
+ * hidden players left out; the helpers below compare the app's reads with it.
  */
 
 export interface ModelBoard {
@@ -25,71 +26,24 @@ export interface ModelResult {
   achievedAt: Date;
 }
 
-interface Entry {
-  playerId: string;
-  score: number;
-  reachedAt: number;
-}
-
 /** One bucket of a board as the model sees it. */
 export interface ModelBucket {
   board: ModelBoard;
   period: string;
   label: string;
   region: string | null;
-  ranked: Entry[];
+  ranked: OracleEntry[];
 }
 
-const two = (n: number) => String(n).padStart(2, '0');
-
-/** Labels the long way round: the ISO week is the one holding the week's Thursday. */
-function labelOf(period: string, at: Date): string {
-  const [y, m, d] = [at.getUTCFullYear(), at.getUTCMonth() + 1, at.getUTCDate()];
-  if (period === 'ALL_TIME') return 'all';
-  if (period === 'MONTHLY') return `${y}-${two(m)}`;
-  if (period === 'DAILY') return `${y}-${two(m)}-${two(d)}`;
-  const isoDay = at.getUTCDay() || 7;
-  const thursday = new Date(Date.UTC(y, m - 1, d + 4 - isoDay));
-  const jan1 = Date.UTC(thursday.getUTCFullYear(), 0, 1);
-  return `${thursday.getUTCFullYear()}-W${two(Math.ceil(((thursday.getTime() - jan1) / 86_400_000 + 1) / 7))}`;
-}
-
-/** Every bucket of every board the results fall in, each ranked without the hidden players. */
+/** Every bucket of every board the results fall in (the oracle's fold), each ranked without the hidden players. */
 export function modelBuckets(boards: ModelBoard[], results: ModelResult[], hidden: ReadonlySet<string> = new Set()): ModelBucket[] {
-  const out: ModelBucket[] = [];
-  for (const board of boards) {
-    const buckets = new Map<string, { period: string; label: string; region: string | null; entries: Map<string, Entry> }>();
-    for (const result of results.filter((r) => r.board === board.id)) {
-      for (const period of board.periods) {
-        for (const region of result.region ? [null, result.region] : [null]) {
-          const label = labelOf(period, result.achievedAt);
-          const id = `${period}|${label}|${region ?? ''}`;
-          const bucket = buckets.get(id) ?? { period, label, region, entries: new Map<string, Entry>() };
-          buckets.set(id, bucket);
-          const old = bucket.entries.get(result.playerId);
-          const time = result.achievedAt.getTime();
-          const mine = { playerId: result.playerId, score: result.score, reachedAt: time };
-          if (!old) bucket.entries.set(result.playerId, mine);
-          else if (board.aggregate === 'SUM') bucket.entries.set(result.playerId, { ...mine, score: old.score + result.score, reachedAt: Math.max(old.reachedAt, time) });
-          else {
-            const better = board.order === 'HIGH_FIRST' ? result.score > old.score : result.score < old.score;
-            if (better || (result.score === old.score && time < old.reachedAt)) bucket.entries.set(result.playerId, mine);
-          }
-        }
-      }
-    }
-    for (const { period, label, region, entries } of buckets.values()) {
-      const ranked = [...entries.values()]
-        .filter((entry) => !hidden.has(entry.playerId))
-        .sort((a, b) => {
-          if (a.score !== b.score) return board.order === 'HIGH_FIRST' ? b.score - a.score : a.score - b.score;
-          if (a.reachedAt !== b.reachedAt) return a.reachedAt - b.reachedAt;
-          return a.playerId < b.playerId ? 1 : -1;
-        });
-      out.push({ board, period, label, region, ranked });
-    }
-  }
-  return out;
+  return boards.flatMap((board) =>
+    [...foldResults(board, results.filter((result) => result.board === board.id))].map(([id, entries]) => {
+      const [period, label, ...region] = id.split('|');
+      const shown = [...entries.values()].filter((entry) => !hidden.has(entry.playerId));
+      return { board, period: period!, label: label!, region: region.join('|') || null, ranked: rankEntries(board, shown) };
+    }),
+  );
 }
 
 interface Row {
@@ -98,7 +52,7 @@ interface Row {
   player: { id: string };
 }
 const ROW = 'rank score player { id }';
-const rowsOf = (bucket: ModelBucket, entries: Entry[]) =>
+const rowsOf = (bucket: ModelBucket, entries: OracleEntry[]) =>
   entries.map((entry) => ({ rank: bucket.ranked.indexOf(entry) + 1, score: entry.score, player: { id: entry.playerId } }));
 
 export interface ViewProbe {
