@@ -21,6 +21,8 @@ const board: Board = {
   topSize: 100,
   retention: DEFAULT_RETENTION,
   shards: 1,
+  timeZone: 'UTC',
+  regionTimeZones: [],
   epoch: new Date('2026-01-01T00:00:00Z'),
   createdAt: new Date('2026-01-01T00:00:00Z'),
 };

@@ -17,16 +17,18 @@ export type CreateBoardInput = {
   maxScore: number;
   order?: ScoreOrder;
   periods?: Array<Period>;
+  regionTimeZones?: Array<RegionTimeZoneInput>;
   regions?: Array<string>;
   /** How long calendar buckets stay readable; the defaults where left out. */
   retention?: RetentionInput | null | undefined;
   /** How many sorted sets each bucket is split into (1 to 64; default 1), by a stable hash of the player id, so that a bucket too big or too busy for one Redis node spreads over a cluster. Every read answers exactly as one sorted set would; reads cost about one command per shard. Fixed once created. */
   shards?: number | null | undefined;
+  timeZone?: string;
   title: string;
   topSize?: number;
 };
 
-/** Which time bucket of a board to read or write. Buckets are UTC. */
+/** Which time bucket of a board to read or write. Buckets follow the board's time zone (or its region's), UTC by default. */
 export type Period =
   | 'ALL_TIME'
   | 'DAILY'
@@ -40,6 +42,11 @@ export type PlayerInput = {
   avatarUrl?: string | null | undefined;
   displayName?: string | null | undefined;
   id: string;
+};
+
+export type RegionTimeZoneInput = {
+  region: string;
+  timeZone: string;
 };
 
 export type RetentionInput = {

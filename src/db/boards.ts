@@ -18,6 +18,8 @@ function toBoard(row: BoardRow): Board {
     retention: { DAILY: row.dailyRetentionDays, WEEKLY: row.weeklyRetentionDays, MONTHLY: row.monthlyRetentionDays },
     shards: row.shards,
     epoch: row.epoch,
+    timeZone: row.timeZone,
+    regionTimeZones: row.regionTimeZones,
     createdAt: row.createdAt,
   };
 }
@@ -27,8 +29,14 @@ export function boardEpoch(now: Date): Date {
   return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()) - 366 * 86_400_000);
 }
 
-/** A board to create: everything but what the service sets (its epoch, its creation time); `shards` defaults to 1. */
-export type NewBoard = Omit<Board, 'epoch' | 'createdAt' | 'shards'> & { shards?: number | undefined };
+/** A board to create: everything but what the service sets (its epoch, its creation time); `shards` defaults to 1, the zones to UTC. */
+export type NewBoard = Omit<Board, 'epoch' | 'createdAt' | 'shards' | 'timeZone' | 'regionTimeZones'> & {
+  shards?: number | undefined;
+  /** Default 'UTC'. */
+  timeZone?: string | undefined;
+  /** Default none. */
+  regionTimeZones?: Board['regionTimeZones'] | undefined;
+};
 
 /** Inserts a board; answers null when the id is taken. */
 export async function insertBoard(db: Db, board: NewBoard, now = new Date()): Promise<Board | null> {
@@ -47,6 +55,8 @@ export async function insertBoard(db: Db, board: NewBoard, now = new Date()): Pr
       weeklyRetentionDays: board.retention.WEEKLY,
       monthlyRetentionDays: board.retention.MONTHLY,
       shards: board.shards ?? 1,
+      timeZone: board.timeZone ?? 'UTC',
+      regionTimeZones: board.regionTimeZones ?? [],
       epoch: boardEpoch(now),
     })
     .onConflictDoNothing()

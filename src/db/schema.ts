@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigint, check, index, integer, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { bigint, check, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 
 const timestamptz = (name?: string) =>
   name ? timestamp(name, { withTimezone: true, mode: 'date' }) : timestamp({ withTimezone: true, mode: 'date' });
@@ -21,6 +21,10 @@ export const boards = pgTable(
     monthlyRetentionDays: integer().notNull().default(396),
     /** How many sorted sets each bucket is split into (by CRC32 of the player id); fixed at creation. */
     shards: integer().notNull().default(1),
+    /** The IANA zone whose calendar cuts the calendar buckets (canonical name, checked by the service). */
+    timeZone: text().notNull().default('UTC'),
+    /** Regions whose calendar buckets follow a zone of their own: [{ region, timeZone }]. */
+    regionTimeZones: jsonb().$type<{ region: string; timeZone: string }[]>().notNull().default([]),
     epoch: timestamptz().notNull(),
     createdAt: timestamptz().notNull().defaultNow(),
   },

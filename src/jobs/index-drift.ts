@@ -13,12 +13,12 @@ export async function liveBuckets(services: Services, board: Board): Promise<Boa
   const now = services.now();
   const out: BoardBucket[] = [];
   for (const period of board.periods) {
-    const bucket =
-      period === 'SEASON'
-        ? await services.seasons.open(board.id, now).then((season) => (season ? seasonBucket(season) : null))
-        : bucketAt(board, period, now);
-    if (!bucket) continue;
-    for (const region of [null, ...board.regions]) out.push({ board, bucket, region });
+    const season = period === 'SEASON' ? await services.seasons.open(board.id, now) : null;
+    for (const region of [null, ...board.regions]) {
+      // Each region's current bucket is on its own calendar.
+      const bucket = period === 'SEASON' ? (season ? seasonBucket(season) : null) : bucketAt(board, period, now, region);
+      if (bucket) out.push({ board, bucket, region });
+    }
   }
   return out;
 }

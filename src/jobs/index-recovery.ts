@@ -46,7 +46,7 @@ export async function liveBucketsWithScores(services: Services): Promise<BoardBu
       if (season) out.push({ board, bucket: seasonBucket(season), region });
       continue;
     }
-    const bucket = parseBucketLabel(board, list.period, list.bucket);
+    const bucket = parseBucketLabel(board, list.period, list.bucket, region);
     if (bucket && isKept(bucket, board.retention, now, CLOCK_SKEW_MS)) out.push({ board, bucket, region });
   }
   return out.sort(

@@ -31,7 +31,22 @@ export interface Board {
   shards: number;
   /** The origin of ALL_TIME tie-break time: results before it tie on time. */
   epoch: Date;
+  /** The IANA time zone whose calendar cuts its DAILY, WEEKLY and MONTHLY buckets ('UTC' by default). */
+  timeZone: string;
+  /** Regions whose buckets follow a zone of their own; the others (and the global list) follow `timeZone`. */
+  regionTimeZones: RegionTimeZone[];
   createdAt: Date;
+}
+
+/** A region of a board whose calendar buckets follow a time zone of their own. */
+export interface RegionTimeZone {
+  region: string;
+  timeZone: string;
+}
+
+/** The time zone whose calendar cuts a board's buckets for `region` (null: the global list). O(regions). */
+export function timeZoneOf(board: Partial<Pick<Board, 'timeZone' | 'regionTimeZones'>>, region: string | null): string {
+  return (region !== null ? board.regionTimeZones?.find((zone) => zone.region === region)?.timeZone : undefined) ?? board.timeZone ?? 'UTC';
 }
 
 /** A player's score in one bucket and when they reached it: what the index ranks. */

@@ -1,8 +1,12 @@
-import type { Board, Period, Retention } from './board.js';
+import { Temporal } from 'temporal-polyfill';
+import { type Board, type Period, type Retention, timeZoneOf } from './board.js';
 
 /**
  * A bucket is one time slice of a period: the day 2026-11-29, the ISO week 2026-W48, the month
- * 2026-11, or `all`. Every bucket is UTC. Seasons are buckets too, labelled by the season's id.
+ * 2026-11, or `all`. Calendar buckets follow the calendar of a time zone (the board's, or its
+ * region's; UTC by default): a day runs from one local midnight to the next, so a day of a
+ * daylight-saving change lasts 23 or 25 hours, and its label is the local date. Seasons are buckets
+ * too, labelled by the season's id.
  */
 export interface Bucket {
   period: Period;
@@ -13,14 +17,78 @@ export interface Bucket {
   end: Date | null;
 }
 
-const DAY_MS = 86_400_000;
+/** What a bucket is cut by: the board's epoch (for ALL_TIME) and its time zones (for the rest). */
+export type BucketCalendar = Pick<Board, 'epoch'> & Partial<Pick<Board, 'timeZone' | 'regionTimeZones'>>;
 
 function pad(value: number, width = 2): string {
   return String(value).padStart(width, '0');
 }
 
-function utcMidnight(at: Date): number {
-  return Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate());
+/** A date on a calendar, month 1 to 12. */
+interface LocalDate {
+  year: number;
+  month: number;
+  day: number;
+}
+
+const DAY_MS = 86_400_000;
+
+/** Calendar arithmetic is the same in every zone: done on the date's UTC midnight. */
+function utcDate(ms: number): LocalDate {
+  const date = new Date(ms);
+  return { year: date.getUTCFullYear(), month: date.getUTCMonth() + 1, day: date.getUTCDate() };
+}
+const utcMidnight = ({ year, month, day }: LocalDate) => Date.UTC(year, month - 1, day);
+const addDays = (date: LocalDate, days: number) => utcDate(utcMidnight(date) + days * DAY_MS);
+
+const dateFormats = new Map<string, Intl.DateTimeFormat>();
+
+/** The date an instant falls on in `zone`. O(1); a few µs outside UTC (Intl). */
+function localDateOf(ms: number, zone: string): LocalDate {
+  if (zone === 'UTC') return utcDate(ms);
+  let format = dateFormats.get(zone);
+  if (!format) dateFormats.set(zone, (format = new Intl.DateTimeFormat('en-US', { timeZone: zone, year: 'numeric', month: 'numeric', day: 'numeric' })));
+  const parts = format.formatToParts(ms);
+  const part = (type: Intl.DateTimeFormatPartTypes) => Number(parts.find((p) => p.type === type)!.value);
+  return { year: part('year'), month: part('month'), day: part('day') };
+}
+
+/** First instants of local dates, per zone and date: a date's start never changes once known. */
+const dayStarts = new Map<string, number>();
+
+/** The first instant of a local date in `zone`: its midnight, or the first instant after a gap (Temporal knows the zone's rules). */
+function startOf(date: LocalDate, zone: string): Date {
+  if (zone === 'UTC') return new Date(utcMidnight(date));
+  const key = `${zone}|${date.year}-${date.month}-${date.day}`;
+  let start = dayStarts.get(key);
+  if (start === undefined) {
+    // Bounded: a backfill over centuries must not grow it without end.
+    if (dayStarts.size >= 100_000) dayStarts.clear();
+    start = Temporal.PlainDate.from(date).toZonedDateTime({ timeZone: zone }).epochMilliseconds;
+    dayStarts.set(key, start);
+  }
+  return new Date(start);
+}
+
+type CalendarPeriodOf = Exclude<Period, 'SEASON' | 'ALL_TIME'>;
+
+/** The bucket of a calendar period holding the local date `date` in `zone`. */
+function calendarBucket(period: CalendarPeriodOf, date: LocalDate, zone: string): Bucket {
+  switch (period) {
+    case 'DAILY':
+      return { period, label: `${date.year}-${pad(date.month)}-${pad(date.day)}`, start: startOf(date, zone), end: startOf(addDays(date, 1), zone) };
+    case 'WEEKLY': {
+      const monday = addDays(date, -((new Date(utcMidnight(date)).getUTCDay() + 6) % 7));
+      // The ISO year is the year of the week's Thursday; week 1 holds 4 January.
+      const isoYear = addDays(monday, 3).year;
+      const week = Math.round((utcMidnight(monday) - isoWeekOneMonday(isoYear)) / (7 * DAY_MS)) + 1;
+      return { period, label: `${isoYear}-W${pad(week)}`, start: startOf(monday, zone), end: startOf(addDays(monday, 7), zone) };
+    }
+    case 'MONTHLY': {
+      const next = date.month === 12 ? { year: date.year + 1, month: 1, day: 1 } : { year: date.year, month: date.month + 1, day: 1 };
+      return { period, label: `${date.year}-${pad(date.month)}`, start: startOf({ ...date, day: 1 }, zone), end: startOf(next, zone) };
+    }
+  }
 }
 
 /** Monday 00:00 UTC of ISO week 1 of `isoYear`: the Monday of the week holding 4 January. */
@@ -30,40 +98,21 @@ function isoWeekOneMonday(isoYear: number): number {
   return jan4 - weekday * DAY_MS;
 }
 
-function dayBucket(at: Date): Bucket {
-  const start = utcMidnight(at);
-  const day = new Date(start);
-  return {
-    period: 'DAILY',
-    label: `${day.getUTCFullYear()}-${pad(day.getUTCMonth() + 1)}-${pad(day.getUTCDate())}`,
-    start: day,
-    end: new Date(start + DAY_MS),
-  };
-}
+/**
+ * The last bucket answered per zone and period. Nearly every result and read falls in the current
+ * bucket, so this answers it without any calendar arithmetic; a bucket never changes once cut.
+ */
+const lastBucket = new Map<string, Bucket>();
 
-function weekBucket(at: Date): Bucket {
-  const midnight = utcMidnight(at);
-  const monday = midnight - ((new Date(midnight).getUTCDay() + 6) % 7) * DAY_MS;
-  // The ISO year is the year of the week's Thursday.
-  const isoYear = new Date(monday + 3 * DAY_MS).getUTCFullYear();
-  const week = Math.round((monday - isoWeekOneMonday(isoYear)) / (7 * DAY_MS)) + 1;
-  return {
-    period: 'WEEKLY',
-    label: `${isoYear}-W${pad(week)}`,
-    start: new Date(monday),
-    end: new Date(monday + 7 * DAY_MS),
-  };
-}
-
-function monthBucket(at: Date): Bucket {
-  const year = at.getUTCFullYear();
-  const month = at.getUTCMonth();
-  return {
-    period: 'MONTHLY',
-    label: `${year}-${pad(month + 1)}`,
-    start: new Date(Date.UTC(year, month, 1)),
-    end: new Date(Date.UTC(year, month + 1, 1)),
-  };
+/** Whether `zone` is a time zone this service knows; answers its canonical name (Europe/Paris for europe/paris), or null. */
+export function canonicalTimeZone(zone: string): string | null {
+  // A bare offset (+01:00) is no zone: it knows no daylight-saving time.
+  if (/^[+-]/.test(zone)) return null;
+  try {
+    return Temporal.Now.zonedDateTimeISO(zone).timeZoneId;
+  } catch {
+    return null;
+  }
 }
 
 export const ALL_TIME_LABEL = 'all';
@@ -74,18 +123,17 @@ function allTimeBucket(board: Pick<Board, 'epoch'>): Bucket {
 
 export type CalendarOrAllTime = Exclude<Period, 'SEASON'>;
 
-/** The bucket of `period` that holds the instant `at`. O(1). */
-export function bucketAt(board: Pick<Board, 'epoch'>, period: CalendarOrAllTime, at: Date): Bucket {
-  switch (period) {
-    case 'ALL_TIME':
-      return allTimeBucket(board);
-    case 'DAILY':
-      return dayBucket(at);
-    case 'WEEKLY':
-      return weekBucket(at);
-    case 'MONTHLY':
-      return monthBucket(at);
-  }
+/** The bucket of `period` that holds the instant `at`, on the calendar of `region`'s zone. O(1). */
+export function bucketAt(board: BucketCalendar, period: CalendarOrAllTime, at: Date, region: string | null = null): Bucket {
+  if (period === 'ALL_TIME') return allTimeBucket(board);
+  const zone = timeZoneOf(board, region);
+  const memo = `${zone}|${period}`;
+  const last = lastBucket.get(memo);
+  const ms = at.getTime();
+  if (last && last.start.getTime() <= ms && ms < last.end!.getTime()) return last;
+  const bucket = calendarBucket(period, localDateOf(ms, zone), zone);
+  lastBucket.set(memo, bucket);
+  return bucket;
 }
 
 const LABEL_PATTERNS: Record<CalendarOrAllTime, RegExp> = {
@@ -96,20 +144,18 @@ const LABEL_PATTERNS: Record<CalendarOrAllTime, RegExp> = {
 };
 
 /**
- * The bucket a label names, or null when the label is malformed for the period
- * (including dates that do not exist, such as 2026-02-30 or 2026-W54).
+ * The bucket a label names on the calendar of `region`'s zone, or null when the label is malformed
+ * for the period (including dates that do not exist, such as 2026-02-30 or 2026-W54).
  */
-export function parseBucketLabel(board: Pick<Board, 'epoch'>, period: CalendarOrAllTime, label: string): Bucket | null {
+export function parseBucketLabel(board: BucketCalendar, period: CalendarOrAllTime, label: string, region: string | null = null): Bucket | null {
   const match = LABEL_PATTERNS[period].exec(label);
   if (!match) return null;
   if (period === 'ALL_TIME') return allTimeBucket(board);
   const [year, part, day] = match.slice(1).map(Number) as [number, number, number | undefined];
   if (year < 1970) return null;
-  let candidate: Bucket;
-  if (period === 'DAILY') candidate = dayBucket(new Date(Date.UTC(year, part - 1, day ?? 1)));
-  else if (period === 'MONTHLY') candidate = monthBucket(new Date(Date.UTC(year, part - 1, 1)));
-  else candidate = weekBucket(new Date(isoWeekOneMonday(year) + (part - 1) * 7 * DAY_MS));
-  // Round-tripping rejects overflowing parts that Date.UTC would silently carry over.
+  const date = period === 'WEEKLY' ? utcDate(isoWeekOneMonday(year) + (part - 1) * 7 * DAY_MS) : utcDate(Date.UTC(year, part - 1, day ?? 1));
+  const candidate = calendarBucket(period, date, timeZoneOf(board, region));
+  // Round-tripping rejects a week 53 of a year with 52, and any part that would carry over.
   return candidate.label === label ? candidate : null;
 }
 

@@ -43,12 +43,12 @@ export function requireRegion(board: Board, region: string | null | undefined): 
   return region ?? null;
 }
 
-async function requireBucket(ctx: Context, board: Board, period: Period, label: string | null | undefined): Promise<Bucket> {
+async function requireBucket(ctx: Context, board: Board, period: Period, label: string | null | undefined, region: string | null): Promise<Bucket> {
   if (!board.periods.includes(period)) throw notFound(`Board "${board.id}" keeps no ${period} buckets.`);
   if (period === 'SEASON') return requireSeasonBucket(ctx.services, board, label);
   const now = ctx.services.now();
-  if (label === null || label === undefined) return bucketAt(board, period, now);
-  const bucket = parseBucketLabel(board, period, label);
+  if (label === null || label === undefined) return bucketAt(board, period, now, region);
+  const bucket = parseBucketLabel(board, period, label, region);
   if (!bucket) throw badInput(`"${label}" is not a ${period} bucket; write it like ${LABEL_EXAMPLES[period]}.`);
   if (!isKept(bucket, board.retention, now, CLOCK_SKEW_MS)) throw notFound(`Bucket ${period} ${label} of board "${board.id}" is not kept.`);
   return bucket;
@@ -58,7 +58,7 @@ async function requireBucket(ctx: Context, board: Board, period: Period, label: 
 export async function resolveBoardBucket(ctx: Context, args: BucketArgs): Promise<BoardBucket> {
   const board = await requireBoard(ctx, args.board);
   const region = requireRegion(board, args.region);
-  return { board, bucket: await requireBucket(ctx, board, args.period, args.bucket), region };
+  return { board, bucket: await requireBucket(ctx, board, args.period, args.bucket, region), region };
 }
 
 /** A board bucket a result is written to, with the expiry its key takes. */
@@ -68,19 +68,20 @@ export interface ResultBucket extends BoardBucket {
 
 /**
  * Every bucket a result achieved at `achievedAt` falls in: each period the board keeps, globally
- * and, with a region, regionally too. Buckets already past their retention are left out: a late
- * result cannot bring yesterday's board back. A SEASON result goes to the one of the board's live
- * `seasons` whose [startsAt, endsAt) holds achievedAt; its key is kept until the season is closed and
- * frozen (expiresAt null). O(periods).
+ * and, with a region, regionally too (on the region's calendar, which may be another zone's, so the
+ * two days may differ). Buckets already past their retention are left out: a late result cannot
+ * bring yesterday's board back. A SEASON result goes to the one of the board's live `seasons` whose
+ * [startsAt, endsAt) holds achievedAt; its key is kept until the season is closed and frozen
+ * (expiresAt null). O(periods).
  */
 export function bucketsOfResult(board: Board, achievedAt: Date, region: string | null, now: Date, seasons: readonly Season[] = []): ResultBucket[] {
   const out: ResultBucket[] = [];
   for (const period of board.periods) {
-    const bucket = period === 'SEASON' ? seasonBucketHolding(seasons, achievedAt) : bucketAt(board, period, achievedAt);
-    if (!bucket || !isKept(bucket, board.retention, now, CLOCK_SKEW_MS)) continue;
-    const expiresAt = keptUntil(bucket, board.retention);
-    out.push({ board, bucket, region: null, expiresAt });
-    if (region !== null) out.push({ board, bucket, region, expiresAt });
+    for (const list of region === null ? [null] : [null, region]) {
+      const bucket = period === 'SEASON' ? seasonBucketHolding(seasons, achievedAt) : bucketAt(board, period, achievedAt, list);
+      if (!bucket || !isKept(bucket, board.retention, now, CLOCK_SKEW_MS)) continue;
+      out.push({ board, bucket, region: list, expiresAt: keptUntil(bucket, board.retention) });
+    }
   }
   return out;
 }

@@ -16,7 +16,7 @@ export interface HeldBucket extends ResultBucket {
  * so there is nothing in the index to remove or restore).
  */
 function bucketOfRow(row: PlayerBoardScore, board: BoardBucket['board']): Bucket | null {
-  if (row.period !== 'SEASON') return parseBucketLabel(board, row.period, row.bucket);
+  if (row.period !== 'SEASON') return parseBucketLabel(board, row.period, row.bucket, row.region === '' ? null : row.region);
   if (!row.season || row.season.closedAt) return null;
   // A season's tie-break time counts from its start.
   return { period: 'SEASON', label: row.bucket, start: row.season.startsAt, end: row.season.endsAt };

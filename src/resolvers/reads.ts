@@ -2,7 +2,7 @@ import { friendIds } from '../db/players.js';
 import { IndexRecoveringError } from '../ranking/generation.js';
 import { type BucketArgs, resolveBoardBucket } from './buckets.js';
 import type { Context } from './context.js';
-import { type Standing, type TopBoard, toStanding } from './standings.js';
+import { type Standing, type TopBoard, bucketOfAnswer, toStanding } from './standings.js';
 
 /** The most friends a list holds, and so the most a friends read ranks. */
 export const MAX_FRIENDS = 1_000;
@@ -22,9 +22,7 @@ export async function readTop(ctx: Context, args: BucketArgs & { limit: number }
   });
   return {
     boardId: at.board.id,
-    period: at.bucket.period,
-    bucket: at.bucket.label,
-    region: at.region,
+    ...bucketOfAnswer(at),
     entries: view.places.map((place) => toStanding(at, place, view.size)),
     size: view.size,
     asOf: view.asOf,

@@ -32,18 +32,29 @@ export function toStanding(at: BoardBucket, place: Place, size: number, recorded
   };
 }
 
-export interface PeriodStanding {
+/** Which bucket of a board an answer is of, and when that bucket starts and ends. */
+export interface BucketOfAnswer {
   period: Period;
   bucket: string;
   region: string | null;
+  /** The bucket's first instant; null for ALL_TIME. */
+  startsAt: Date | null;
+  /** When the next bucket begins; null for ALL_TIME and an open-ended season. */
+  endsAt: Date | null;
+}
+
+/** The bucket an answer read from `at` is of. */
+export function bucketOfAnswer(at: BoardBucket): BucketOfAnswer {
+  const { period, label, start, end } = at.bucket;
+  return { period, bucket: label, region: at.region, startsAt: period === 'ALL_TIME' ? null : start, endsAt: end };
+}
+
+export interface PeriodStanding extends BucketOfAnswer {
   standing: Standing;
 }
 
-export interface TopBoard {
+export interface TopBoard extends BucketOfAnswer {
   boardId: string;
-  period: Period;
-  bucket: string;
-  region: string | null;
   entries: Standing[];
   size: number;
   asOf: Date;

@@ -19,7 +19,7 @@ import { badInput } from './errors.js';
 import { liveSeasonsOf } from './season-directory.js';
 import { announceTops } from '../pubsub/announce.js';
 import { settleBy } from '../deadline.js';
-import { type PeriodStanding, toStanding } from './standings.js';
+import { type PeriodStanding, bucketOfAnswer, toStanding } from './standings.js';
 
 /** The most results one submitScores call may carry. */
 export const MAX_BATCH = 1_000;
@@ -283,7 +283,7 @@ function standingsOf(entry: PreparedEntry, places: SubmissionRecorded['places'])
   return entry.buckets.flatMap((at, b) => {
     const found = own[b];
     return found
-      ? [{ period: at.bucket.period, bucket: at.bucket.label, region: at.region, standing: toStanding(found.at, found.place, found.size, found.recorded) }]
+      ? [{ ...bucketOfAnswer(at), standing: toStanding(found.at, found.place, found.size, found.recorded) }]
       : [];
   });
 }
@@ -295,7 +295,7 @@ async function readStandings(ctx: Context, buckets: ResultBucket[], playerId: st
     return buckets.flatMap((at, i) => {
       const view = views[i]!;
       const place = view.places[0];
-      return place ? [{ period: at.bucket.period, bucket: at.bucket.label, region: at.region, standing: toStanding(at, place, view.size) }] : [];
+      return place ? [{ ...bucketOfAnswer(at), standing: toStanding(at, place, view.size) }] : [];
     });
   } catch (error) {
     ctx.services.log.error({ err: error }, 'index read failed for a replayed result');

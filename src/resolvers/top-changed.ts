@@ -4,7 +4,7 @@ import type { TopView } from '../ranking/top-cache.js';
 import { type BucketArgs, requireBoard, resolveBoardBucket } from './buckets.js';
 import type { Context, Services } from './context.js';
 import { badInput, unavailable } from './errors.js';
-import { type TopBoard, toStanding } from './standings.js';
+import { type TopBoard, bucketOfAnswer, toStanding } from './standings.js';
 import { isStoreUnavailable } from './store-errors.js';
 
 export type { TopEvent } from '../pubsub/top-feed.js';
@@ -88,9 +88,7 @@ const answers = new WeakMap<TopView, TopBoard>();
 function present({ at, view }: TopEvent, profiles: Map<string, Player>): TopBoard {
   const answer: TopBoard = {
     boardId: at.board.id,
-    period: at.bucket.period,
-    bucket: at.bucket.label,
-    region: at.region,
+    ...bucketOfAnswer(at),
     entries: view.places.map((place) => ({ ...toStanding(at, place, view.size), player: profiles.get(place.playerId) })),
     size: view.size,
     asOf: view.asOf,

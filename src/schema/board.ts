@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Board } from '../model/board.js';
+import type { Board, RegionTimeZone } from '../model/board.js';
 import { MAX_SHARDS } from '../ranking/keys.js';
 import { MAX_BOARD_SCORE } from '../ranking/packing.js';
 import { createBoard } from '../resolvers/boards.js';
@@ -12,6 +12,21 @@ import { AggregateEnum, PeriodEnum, ScoreOrderEnum } from './enums.js';
 import { boardIdSchema, intRange, regionSchema } from './validation.js';
 
 export const BoardRef = builder.objectRef<Board>('Board');
+
+const RegionTimeZoneRef = builder.objectRef<RegionTimeZone>('RegionTimeZone');
+RegionTimeZoneRef.implement({
+  fields: (t) => ({
+    region: t.exposeString('region'),
+    timeZone: t.exposeString('timeZone'),
+  }),
+});
+
+const RegionTimeZoneInput = builder.inputType('RegionTimeZoneInput', {
+  fields: (t) => ({
+    region: t.string({ required: true, validate: regionSchema }),
+    timeZone: t.string({ required: true }),
+  }),
+});
 
 BoardRef.implement({
   fields: (t) => ({
@@ -30,6 +45,11 @@ BoardRef.implement({
     retention: t.expose('retention', { type: RetentionRef }),
     shards: t.exposeInt('shards', {
       description: "How many sorted sets each of this board's buckets is split into, by a stable hash of the player id. Fixed at creation.",
+    }),
+    timeZone: t.exposeString('timeZone', { description: 'An IANA time zone name (e.g. Europe/Paris). DAILY, WEEKLY and MONTHLY buckets follow its calendar.' }),
+    regionTimeZones: t.expose('regionTimeZones', {
+      type: [RegionTimeZoneRef],
+      description: "Regions whose buckets follow a zone of their own; the others follow the board's.",
     }),
     size: t.int({
       description: 'How many players are ranked in that bucket.',
@@ -74,6 +94,8 @@ const CreateBoardInput = builder.inputType('CreateBoardInput', {
       description: `How many sorted sets each bucket is split into (1 to ${MAX_SHARDS}; default 1), by a stable hash of the player id, so that a bucket too big or too busy for one Redis node spreads over a cluster. Every read answers exactly as one sorted set would; reads cost about one command per shard. Fixed once created.`,
       validate: intRange(1, MAX_SHARDS, 'shards').nullish(),
     }),
+    timeZone: t.string({ required: true, defaultValue: 'UTC' }),
+    regionTimeZones: t.field({ type: [RegionTimeZoneInput], required: true, defaultValue: [] }),
   }),
 });
 

@@ -1,7 +1,7 @@
 import { builder } from './builder.js';
 
 export const PeriodEnum = builder.enumType('Period', {
-  description: 'Which time bucket of a board to read or write. Buckets are UTC.',
+  description: "Which time bucket of a board to read or write. Buckets follow the board's time zone (or its region's), UTC by default.",
   values: {
     ALL_TIME: {},
     SEASON: { description: "The board's current season (see startSeason / closeSeason)." },

@@ -35,6 +35,8 @@ PeriodStandingRef.implement({
     period: t.expose('period', { type: PeriodEnum }),
     bucket: t.exposeString('bucket'),
     region: t.exposeString('region', { nullable: true }),
+    startsAt: t.expose('startsAt', { type: 'DateTime', nullable: true }),
+    endsAt: t.expose('endsAt', { type: 'DateTime', nullable: true }),
     standing: t.expose('standing', { type: StandingRef }),
   }),
 });

@@ -15,6 +15,12 @@ TopBoardRef.implement({
     period: t.expose('period', { type: PeriodEnum }),
     bucket: t.exposeString('bucket', { description: "The bucket's label: all, 2026-11, 2026-W48, 2026-11-29, or a season id." }),
     region: t.exposeString('region', { nullable: true }),
+    startsAt: t.expose('startsAt', { type: 'DateTime', nullable: true, description: "The bucket's first instant; null for ALL_TIME." }),
+    endsAt: t.expose('endsAt', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'The instant the bucket ends (the next bucket begins); null for ALL_TIME and an open-ended season.',
+    }),
     entries: t.expose('entries', { type: [StandingRef] }),
     size: t.exposeInt('size', { description: 'How many players are ranked in the bucket.' }),
     asOf: t.expose('asOf', { type: 'DateTime', description: 'When this view was read from the index.' }),

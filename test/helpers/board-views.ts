@@ -232,6 +232,8 @@ export const indexTestBoard = (id: string, shards: number, order: Board['order']
   topSize,
   retention: DEFAULT_RETENTION,
   shards,
+  timeZone: 'UTC',
+  regionTimeZones: [],
   epoch: new Date('2025-11-01T00:00:00.000Z'),
   createdAt,
 });
