@@ -10,7 +10,7 @@ import type { Logger } from 'pino';
  *
  * Why this is safe with the app unchanged: every piece of state shared between requests lives in
  * PostgreSQL or Redis, and what a process keeps for itself is bounded (the top cache, about a
- * second; the open season cache, a second; board definitions, which never change) or told about
+ * second; the open season cache, a second; board definitions, half a second) or told about
  * changes (API keys by NOTIFY, live tops by Redis pub/sub); the rate limits are per worker. Work
  * that must run once per deployment takes a lock in the stores (see the README, "Several API
  * processes").

@@ -178,7 +178,7 @@ describe.skipIf(!hasChromium)('the console', () => {
     await expectKeyNotStored();
   });
 
-  it('lists boards and creates one; its settings are shown read-only', { timeout: 60_000 }, async () => {
+  it('lists boards and creates one; its settings are shown, and edited', { timeout: 60_000 }, async () => {
     await open('#/boards');
     await page.locator(`tr[data-board="${BOARD}"]`).waitFor();
     expect(await page.locator(`tr[data-board="${BOARD}"] td`).allTextContents()).toEqual(['arena', 'Arena', 'high first', 'best', 'ALL_TIME, SEASON, DAILY', 'eu, us', '1', '—']);
@@ -197,6 +197,19 @@ describe.skipIf(!hasChromium)('the console', () => {
     // The API holds it as the form said.
     const stored = await t.admin<{ board: Record<string, unknown> }>(`query { board(id: "sprint-100m") { title order periods regions maxScore } }`);
     expect(stored.data!.board).toEqual({ title: 'Sprint 100 m', order: 'LOW_FIRST', periods: ['ALL_TIME', 'WEEKLY'], regions: ['eu', 'asia'], maxScore: 600_000 });
+
+    // Edited: a new title and a region added are saved; a maxScore this LOW_FIRST board cannot take is refused, saying why.
+    await page.fill('#edit-board [name=title]', 'Sprint 100 m — Finals');
+    await page.fill('#edit-board [name=addRegions]', 'oce');
+    await shot('03b-board-edit');
+    await page.click('#edit-board button[type=submit]');
+    await page.locator('#flash', { hasText: 'Board sprint-100m saved.' }).waitFor();
+    await page.locator('h1', { hasText: 'Sprint 100 m — Finals' }).waitFor();
+    await page.fill('#edit-board [name=maxScore]', '700000');
+    await page.click('#edit-board button[type=submit]');
+    await page.locator('#flash[data-kind=error]', { hasText: 'LOW_FIRST' }).waitFor();
+    const edited = await t.admin<{ board: Record<string, unknown> }>(`query { board(id: "sprint-100m") { title regions maxScore } }`);
+    expect(edited.data!.board).toEqual({ title: 'Sprint 100 m — Finals', regions: ['eu', 'asia', 'oce'], maxScore: 600_000 });
     await expectKeyNotStored();
   });
 

@@ -69,7 +69,7 @@ function socket() {
 
 const F = {
   Board: `fragment ConsoleBoard on Board { __typename id title order aggregate maxScore periods regions topSize shards
-    retention { __typename daily weekly monthly } currentSeason { __typename id name startsAt endsAt closedAt } }`,
+    timeZone regionTimeZones { __typename region timeZone } retention { __typename daily weekly monthly } currentSeason { __typename id name startsAt endsAt closedAt } }`,
   Season: 'fragment ConsoleSeason on Season { __typename id name startsAt endsAt closedAt }',
   Player: 'fragment ConsolePlayer on Player { __typename id displayName }',
   Standing: 'fragment ConsoleStanding on Standing { __typename rank score percentile achievedAt player { __typename id displayName } }',
@@ -101,6 +101,7 @@ const Q = {
   board: doc('query ConsoleBoardDetail($id: ID!) { board(id: $id) { ...ConsoleBoard seasons { ...ConsoleSeason } } }'),
   buckets: doc('query ConsoleBuckets($id: ID!) { board(id: $id) { __typename id buckets { ...ConsoleBucket } } }'),
   createBoard: doc('mutation ConsoleCreateBoard($input: CreateBoardInput!) { createBoard(input: $input) { ...ConsoleBoard } }'),
+  updateBoard: doc('mutation ConsoleUpdateBoard($input: UpdateBoardInput!) { updateBoard(input: $input) { ...ConsoleBoard } }'),
   page: doc(`query ConsolePage($board: ID!, $period: Period!, $bucket: String, $region: String, $first: Int!, $after: String) {
     standings(board: $board, period: $period, bucket: $bucket, region: $region, first: $first, after: $after) {
       __typename edges { __typename cursor node { ...ConsoleStanding } } pageInfo { __typename endCursor hasNextPage } } }`),
@@ -298,7 +299,7 @@ async function boardsView() {
   const form = h(
     'form',
     { class: 'grid-form', id: 'create-board', autocomplete: 'off' },
-    field('Id', h('input', { name: 'id', required: true, placeholder: 'arena', pattern: '[a-z0-9_\\-]{1,64}' }), 'a-z, 0-9, _ and -; fixed'),
+    field('Id', h('input', { name: 'id', required: true, placeholder: 'arena', pattern: '[A-Za-z0-9_.\\-]{1,64}' }), 'letters, digits, _, - and .; fixed'),
     field('Title', h('input', { name: 'title', required: true, placeholder: 'Arena' })),
     field('Max score', h('input', { name: 'maxScore', type: 'number', min: 1, step: 1, required: true, value: 1000000 })),
     field('Order', select('order', [{ value: 'HIGH_FIRST', label: 'Higher scores first' }, { value: 'LOW_FIRST', label: 'Lower scores first (times)' }], 'HIGH_FIRST')),
@@ -306,6 +307,7 @@ async function boardsView() {
     field('Top size', h('input', { name: 'topSize', type: 'number', min: 1, max: 100, value: 10 })),
     field('Shards', h('input', { name: 'shards', type: 'number', min: 1, max: 64, value: 1 }), 'fixed once created'),
     field('Regions', h('input', { name: 'regions', placeholder: 'eu, us' }), 'comma-separated'),
+    field('Time zone', h('input', { name: 'timeZone', value: 'UTC', placeholder: 'Europe/Paris' }), 'IANA name: days, weeks and months reset at its midnight'),
     h(
       'fieldset',
       { class: 'periods' },
@@ -326,7 +328,8 @@ async function boardsView() {
       topSize: Number(v.topSize),
       shards: Number(v.shards),
       periods: v.periods.length ? v.periods : ['ALL_TIME'],
-      regions: v.regions ? v.regions.split(',').map((region) => region.trim()).filter(Boolean) : [],
+      regions: commaList(v.regions),
+      timeZone: v.timeZone || 'UTC',
     };
     const created = await attempt(() => gql(Q.createBoard, { input }), (answer) => `Board ${answer.createBoard.id} created.`);
     if (created) location.hash = `#/boards/${encodeURIComponent(created.createBoard.id)}`;
@@ -384,6 +387,7 @@ async function boardView(id) {
       ['Top size', board.topSize],
       ['Shards', board.shards],
       ['Retention', `daily ${board.retention.daily} d · weekly ${board.retention.weekly} d · monthly ${board.retention.monthly} d`],
+      ['Time zone', [board.timeZone, ...board.regionTimeZones.map((zone) => `${zone.region}: ${zone.timeZone}`)].join(' · ')],
     ].map(([term, value]) => [h('dt', {}, term), h('dd', {}, String(value))]),
   );
 
@@ -469,7 +473,7 @@ async function boardView(id) {
     h('p', { class: 'crumbs' }, h('a', { href: '#/boards' }, 'Boards'), ' / ', board.id),
     h('h1', {}, board.title, h('span', { class: 'muted id' }, board.id)),
     h('div', { class: 'columns' },
-      card('Settings', settings, h('p', { class: 'muted small' }, 'Read-only: the API has no mutation that changes a board yet.')),
+      card('Settings', settings, editBoardForm(board)),
       await seasonsCard(board),
     ),
     card(
@@ -483,6 +487,34 @@ async function boardView(id) {
   watch(picker.value());
   await page(picker.value());
 }
+
+/** The board's editable settings (updateBoard): only what was changed is sent; every process serves it within a second. */
+function editBoardForm(board) {
+  const form = h(
+    'form',
+    { class: 'grid-form', id: 'edit-board', autocomplete: 'off' },
+    field('Title', h('input', { name: 'title', required: true, value: board.title })),
+    field('Top size', h('input', { name: 'topSize', type: 'number', min: 1, max: 100, value: board.topSize })),
+    field('Add regions', h('input', { name: 'addRegions', placeholder: 'latam, oce' }), 'comma-separated; existing ones stay'),
+    field('Max score', h('input', { name: 'maxScore', type: 'number', min: board.maxScore, step: 1, value: board.maxScore }), 'only up, and only where the ranking packs every score as before'),
+    h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'primary' }, 'Save changes')),
+  );
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const v = formValues(form);
+    const input = { id: board.id };
+    if (v.title !== board.title) input.title = v.title;
+    if (Number(v.topSize) !== board.topSize) input.topSize = Number(v.topSize);
+    if (commaList(v.addRegions).length) input.addRegions = commaList(v.addRegions);
+    if (Number(v.maxScore) !== board.maxScore) input.maxScore = Number(v.maxScore);
+    if (Object.keys(input).length === 1) return flash('Nothing changed.');
+    if (await attempt(() => gql(Q.updateBoard, { input }), `Board ${board.id} saved.`)) route();
+  });
+  return form;
+}
+
+/** "eu, us" as ['eu', 'us']. */
+const commaList = (text) => (text ? text.split(',').map((item) => item.trim()).filter(Boolean) : []);
 
 async function seasonsCard(board) {
   if (!board.periods.includes('SEASON')) return card('Seasons', h('p', { class: 'muted' }, 'This board keeps no SEASON buckets; create a board with the SEASON period to run seasons.'));

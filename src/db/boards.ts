@@ -73,3 +73,19 @@ export async function listBoards(db: Db): Promise<Board[]> {
   const rows = await db.select().from(boards).orderBy(asc(boards.id));
   return rows.map(toBoard);
 }
+
+/** What updateBoard may change; a field left out is kept. */
+export interface BoardChanges {
+  title?: string | undefined;
+  topSize?: number | undefined;
+  regions?: string[] | undefined;
+  maxScore?: number | undefined;
+}
+
+/** Writes a board's changed settings; answers the board as stored, or null when there is none. O(1). */
+export async function updateBoardSettings(db: Db, id: string, changes: BoardChanges): Promise<Board | null> {
+  const set = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined)) as BoardChanges;
+  if (Object.keys(set).length === 0) return findBoard(db, id);
+  const [row] = await db.update(boards).set(set).where(eq(boards.id, id)).returning();
+  return row ? toBoard(row) : null;
+}

@@ -19,6 +19,7 @@ import {
   isListType,
   isObjectType,
 } from 'graphql';
+import { MAX_REGIONS } from '../resolvers/boards.js';
 import { MAX_FRIENDS } from '../resolvers/reads.js';
 
 /**
@@ -43,6 +44,8 @@ const count = (value: unknown) => (typeof value === 'number' && Number.isFinite(
 export const LIST_LENGTHS: Record<string, ListLength> = {
   'Query.boards': () => UNSIZED_LIST_ROWS,
   'Board.seasons': () => UNSIZED_LIST_ROWS,
+  // At most one per region.
+  'Board.regionTimeZones': () => MAX_REGIONS,
   'Query.around': (args) => 2 * count(args.radius) + 1,
   // The player and every friend.
   'Query.friends': () => MAX_FRIENDS + 1,

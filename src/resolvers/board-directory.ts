@@ -3,27 +3,54 @@ import { findBoard, listBoards } from '../db/boards.js';
 import type { Board } from '../model/board.js';
 
 /**
- * Board definitions, cached in the process. A definition never changes once created, so a cached
- * one is never stale; a miss is not cached, so a board created by another process is found on the
- * next request.
+ * How old a kept board definition may be before a lookup asks PostgreSQL again (in the
+ * background: the lookup answers with what it kept). Bounds how long another process's
+ * updateBoard goes unseen here: this plus one query. One query per board in use per half second.
  */
-export function createBoardDirectory(db: Db) {
-  const cache = new Map<string, Board>();
+export const BOARD_REFRESH_MS = 500;
+
+interface Kept {
+  board: Board;
+  readAt: number;
+  refreshing: boolean;
+}
+
+/**
+ * Board definitions, kept in the process. A lookup never waits for PostgreSQL once the board is
+ * known: a definition older than {@link BOARD_REFRESH_MS} is read again in the background, so a
+ * change made by updateBoard in any process is served everywhere within a second, and while
+ * PostgreSQL does not answer the last definition read is served (reads go on from Redis). A miss
+ * is not kept, so a board created by another process is found on the next request.
+ */
+export function createBoardDirectory(db: Db, clock: () => number = () => performance.now()) {
+  const kept = new Map<string, Kept>();
   const remember = (board: Board) => {
-    cache.set(board.id, board);
+    kept.set(board.id, { board, readAt: clock(), refreshing: false });
     return board;
   };
+  const refresh = (entry: Kept) => {
+    entry.refreshing = true;
+    findBoard(db, entry.board.id).then(
+      (board) => (board ? remember(board) : kept.delete(entry.board.id)),
+      // Still the last one read; the next lookup tries again.
+      () => (entry.refreshing = false),
+    );
+  };
   return {
-    /** The board, or null when there is none. O(1) once cached. */
+    /** The board, or null when there is none. O(1) once known. */
     async find(id: string): Promise<Board | null> {
-      const cached = cache.get(id);
-      if (cached) return cached;
-      const board = await findBoard(db, id);
-      return board ? remember(board) : null;
+      const entry = kept.get(id);
+      if (!entry) {
+        const board = await findBoard(db, id);
+        return board ? remember(board) : null;
+      }
+      if (!entry.refreshing && clock() - entry.readAt >= BOARD_REFRESH_MS) refresh(entry);
+      return entry.board;
     },
     async list(): Promise<Board[]> {
       return (await listBoards(db)).map(remember);
     },
+    /** Keeps a definition just read or written (by createBoard or updateBoard in this process). */
     remember,
   };
 }

@@ -1,8 +1,8 @@
-import { type NewBoard, insertBoard } from '../db/boards.js';
+import { type NewBoard, findBoard, insertBoard, updateBoardSettings } from '../db/boards.js';
 import { type Board, PERIODS, type RegionTimeZone } from '../model/board.js';
 import { canonicalTimeZone } from '../model/buckets.js';
 import type { Context } from './context.js';
-import { badInput } from './errors.js';
+import { badInput, notFound } from './errors.js';
 
 /** A board as createBoard receives it: everything but what the service sets (its epoch, its creation time). */
 export type CreateBoardInput = NewBoard;
@@ -39,4 +39,64 @@ function requireRegionTimeZones(zones: readonly RegionTimeZone[], regions: reado
     seen.add(region);
     return { region, timeZone: requireTimeZone(timeZone, `regionTimeZones[${i}].timeZone`) };
   });
+}
+
+/** What updateBoard receives: the board's id and the settings to change (a field left out is kept). */
+export interface UpdateBoardInput {
+  id: string;
+  title?: string | null | undefined;
+  topSize?: number | null | undefined;
+  /** Regions to add; existing ones stay. */
+  addRegions?: readonly string[] | null | undefined;
+  maxScore?: number | null | undefined;
+}
+
+/** The most regions a board keeps (createBoard's limit too). */
+export const MAX_REGIONS = 32;
+
+/**
+ * Changes a board's settings. The input type has checked each field's form; this checks them
+ * against the board: maxScore only upwards, and only where every packed value stays as it is (see
+ * maxScoreProblem). Nothing is written when anything is refused. The process serves the change at
+ * once, the others within a second (see board-directory.ts).
+ */
+export async function updateBoard(ctx: Context, input: UpdateBoardInput): Promise<Board> {
+  const { database, boards } = ctx.services;
+  // The stored definition, not a kept one: a change is checked against what it changes.
+  const board = await findBoard(database.db, input.id);
+  if (!board) throw notFound(`No board "${input.id}".`);
+  const regions = input.addRegions ? [...new Set([...board.regions, ...input.addRegions])] : undefined;
+  if (regions && regions.length > MAX_REGIONS) throw badInput(`addRegions: a board keeps at most ${MAX_REGIONS} regions; "${board.id}" would have ${regions.length}.`);
+  if (input.maxScore !== null && input.maxScore !== undefined) {
+    const problem = maxScoreProblem(board, input.maxScore);
+    if (problem) throw badInput(`maxScore: ${problem}`);
+  }
+  const updated = await updateBoardSettings(database.db, board.id, {
+    title: input.title ?? undefined,
+    topSize: input.topSize ?? undefined,
+    regions,
+    maxScore: input.maxScore ?? undefined,
+  });
+  if (!updated) throw notFound(`No board "${input.id}".`);
+  return boards.remember(updated);
+}
+
+/**
+ * Why a board cannot take `maxScore`, or null when it can. Every member of every bucket is stored
+ * as one packed value (ranking/packing.ts): the score above as many bits of tie-break time as the
+ * largest score leaves. A higher maxScore of the same bit length keeps every packed value as it is;
+ * one that needs another bit would take it from the time, and a LOW_FIRST board packs
+ * maxScore - score, so any change there moves every member.
+ */
+export function maxScoreProblem(board: Pick<Board, 'maxScore' | 'order' | 'id'>, maxScore: number): string | null {
+  if (maxScore === board.maxScore) return null;
+  if (maxScore < board.maxScore) return `${maxScore} is below the board's ${board.maxScore}; maxScore only goes up (scores already recorded may reach it).`;
+  if (board.order === 'LOW_FIRST') {
+    return `board "${board.id}" ranks LOW_FIRST, whose index stores maxScore - score, so a new maxScore would move every member of every bucket; create a new board for it.`;
+  }
+  const ceiling = 2 ** Math.floor(board.maxScore).toString(2).length - 1;
+  if (maxScore > ceiling) {
+    return `${maxScore} needs more bits than ${board.maxScore} does, which would take them from the tie-break time every member is stored with; the most this board can take is ${ceiling}.`;
+  }
+  return null;
 }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Board, RegionTimeZone } from '../model/board.js';
 import { MAX_SHARDS } from '../ranking/keys.js';
 import { MAX_BOARD_SCORE } from '../ranking/packing.js';
-import { createBoard } from '../resolvers/boards.js';
+import { MAX_REGIONS, createBoard, updateBoard } from '../resolvers/boards.js';
 import { readSize } from '../resolvers/reads.js';
 import { rebuildBoard } from '../resolvers/rebuild.js';
 import { builder } from './builder.js';
@@ -10,6 +10,13 @@ import { bucketArgs } from './bucket-args.js';
 import { RetentionInput, RetentionRef, retentionFrom } from './retention.js';
 import { AggregateEnum, PeriodEnum, ScoreOrderEnum } from './enums.js';
 import { boardIdSchema, intRange, regionSchema } from './validation.js';
+
+const TITLE = z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters');
+const MAX_SCORE = z
+  .number()
+  .int('must be a whole number')
+  .positive('must be positive')
+  .max(MAX_BOARD_SCORE, `must be at most ${MAX_BOARD_SCORE}, the largest score the ranking packs exactly with its tie-break time`);
 
 export const BoardRef = builder.objectRef<Board>('Board');
 
@@ -75,19 +82,12 @@ builder.queryFields((t) => ({
 const CreateBoardInput = builder.inputType('CreateBoardInput', {
   fields: (t) => ({
     id: t.id({ required: true, validate: boardIdSchema }),
-    title: t.string({ required: true, validate: z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters') }),
+    title: t.string({ required: true, validate: TITLE }),
     order: t.field({ type: ScoreOrderEnum, required: true, defaultValue: 'HIGH_FIRST' }),
     aggregate: t.field({ type: AggregateEnum, required: true, defaultValue: 'BEST' }),
-    maxScore: t.float({
-      required: true,
-      validate: z
-        .number()
-        .int('must be a whole number')
-        .positive('must be positive')
-        .max(MAX_BOARD_SCORE, `must be at most ${MAX_BOARD_SCORE}, the largest score the ranking packs exactly with its tie-break time`),
-    }),
+    maxScore: t.float({ required: true, validate: MAX_SCORE }),
     periods: t.field({ type: [PeriodEnum], required: true, defaultValue: ['ALL_TIME'] }),
-    regions: t.stringList({ required: true, defaultValue: [], validate: z.array(regionSchema).max(32, 'at most 32 regions') }),
+    regions: t.stringList({ required: true, defaultValue: [], validate: z.array(regionSchema).max(MAX_REGIONS, `at most ${MAX_REGIONS} regions`) }),
     topSize: t.int({ required: true, defaultValue: 10, validate: intRange(1, 100, 'topSize') }),
     retention: t.field({ type: RetentionInput, description: 'How long calendar buckets stay readable; the defaults where left out.' }),
     shards: t.int({
@@ -99,7 +99,27 @@ const CreateBoardInput = builder.inputType('CreateBoardInput', {
   }),
 });
 
+const UpdateBoardInput = builder.inputType('UpdateBoardInput', {
+  fields: (t) => ({
+    id: t.id({ required: true, validate: boardIdSchema }),
+    title: t.string({ validate: TITLE.nullish() }),
+    topSize: t.int({ validate: intRange(1, 100, 'topSize').nullish() }),
+    addRegions: t.stringList({ description: 'Regions to add; existing ones stay.', validate: z.array(regionSchema).max(MAX_REGIONS, `at most ${MAX_REGIONS} regions`).nullish() }),
+    maxScore: t.float({
+      description: "Only upwards, and only while every existing bucket's packing stays exact; refused otherwise, saying so.",
+      validate: MAX_SCORE.nullish(),
+    }),
+  }),
+});
+
 builder.mutationFields((t) => ({
+  updateBoard: t.field({
+    type: BoardRef,
+    description: "Admin. Changes a board's settings; every API process serves the change within a second.",
+    authScopes: { admin: true },
+    args: { input: t.arg({ type: UpdateBoardInput, required: true }) },
+    resolve: (_root, { input }, ctx) => updateBoard(ctx, input),
+  }),
   createBoard: t.field({
     type: BoardRef,
     description: 'Admin.',
