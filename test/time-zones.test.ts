@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bucketAt, parseBucketLabel } from '../src/model/buckets.js';
 import { labelsAt, rankEntries } from './helpers/oracle.js';
+import { type RedisClusterFixture, startRedisCluster } from './helpers/redis-cluster.js';
 import { type TestApp, startTestApp } from './helpers/test-app.js';
 
 /**
@@ -75,15 +76,22 @@ interface Top {
   entries: { rank: number; score: number; player: { id: string } }[];
 }
 
-describe.each([1, 8])('a board on Paris time with a New York region (%i shard(s)), through the service', (shards) => {
+describe.each([
+  { shards: 1, cluster: false },
+  { shards: 8, cluster: false },
+  { shards: 8, cluster: true },
+])('a board on Paris time with a New York region ($shards shard(s), on a Redis Cluster: $cluster), through the service', ({ shards, cluster }) => {
   // After every change of 2037; the app sets Redis expiries from its clock, so the clock is ahead of the real one.
   const NOW = new Date('2037-11-02T12:00:00.000Z');
   const BOARD = `Paris-Daily-${shards}`;
   let t: TestApp;
+  let redisCluster: RedisClusterFixture | undefined;
   const submitted: { playerId: string; score: number; region: string | null; achievedAt: number }[] = [];
 
   beforeAll(async () => {
-    t = await startTestApp({ now: () => NOW });
+    // Three masters, no replicas: the buckets' shards spread over every master.
+    if (cluster) redisCluster = await startRedisCluster({ masters: 3, replicasPerMaster: 0 });
+    t = await startTestApp({ now: () => NOW, ...(redisCluster ? { redisCluster } : {}) });
     const created = await t.admin<{ createBoard: { timeZone: string; regionTimeZones: { region: string; timeZone: string }[] } }>(
       `mutation($input: CreateBoardInput!) { createBoard(input: $input) { timeZone regionTimeZones { region timeZone } } }`,
       {
@@ -103,8 +111,11 @@ describe.each([1, 8])('a board on Paris time with a New York region (%i shard(s)
     );
     expect(created.errors).toBeUndefined();
     expect(created.data!.createBoard).toEqual({ timeZone: PARIS, regionTimeZones: [{ region: 'NA', timeZone: NEW_YORK }] });
+  }, 60_000);
+  afterAll(async () => {
+    await t?.close();
+    await redisCluster?.stop();
   });
-  afterAll(() => t?.close());
 
   it('writes each result to its zone-local day, week and month, and serves each bucket with its start and end', { timeout: 60_000 }, async () => {
     // Around each local midnight of the days the clocks change, in both zones: a minute before, at, a minute after.
