@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Board, BoardScore } from '../src/model/board.js';
 import { bucketAt } from '../src/model/buckets.js';
-import { type BoardBucket, type PageKey, type RankingIndex, createRankingIndex } from '../src/ranking/index.js';
+import { type BoardBucket, type Member, type RankingIndex, createRankingIndex } from '../src/ranking/index.js';
 import { indexTestBoard, seeded } from './helpers/board-views.js';
 import { scratchRedis } from './helpers/redis-keys.js';
 
@@ -70,7 +70,7 @@ describe.each([
     const size = await index.size(single);
     for (const at of sharded) {
       for (const first of [1, 7, 1_000]) {
-        let after: PageKey | null = null;
+        let after: Member | null = null;
         let seen = 0;
         for (;;) {
           const page = await index.page(at, after, first);

@@ -32,11 +32,8 @@ export interface BoardScoreWrite {
   expiresAt: Date | null;
 }
 
-/** Where a page starts: strictly after this key in rank order. A page cursor carries it. */
-export interface PageKey {
-  packed: number;
-  playerId: string;
-}
+/** A page starts strictly after a member (its packed score and player id) in rank order; a page cursor carries it. */
+export type { Member } from './shards.js';
 
 /** A place with the packed value it is stored under, so the next page can start after it. */
 export interface PagePlace extends Place {
@@ -289,22 +286,14 @@ export function createRankingIndex(redis: RedisClient) {
     /**
      * Up to `first` places strictly after `after` (from the top when null), found by key rather
      * than by offset, so a place whose score does not change is never skipped nor repeated between
-     * pages. O(log N + first); see read-page.ts for the case where the cursor's own player moved.
-     * Sharded: every shard's `first + 1` places after the same key, merged: O(S (log N + first)).
+     * pages, wherever the cursor's own player went: each shard's `first + 1` members after the same
+     * key (one sorted set is a bucket of one shard), merged (see shards.ts). O(S (log N + first)),
+     * O(S (log T · log N + first)) when T members tie on the cursor's packed value.
      */
-    async page(at: BoardBucket, after: PageKey | null, first: number): Promise<PageView> {
-      if (sharded(at)) {
-        const { size, members } = await shardedPage(redis, at, after, first + 1);
-        const places = members.map((member) => ({ ...placeOfMember(at, member), packed: member.packed }));
-        return { size, places: places.slice(0, first), hasMore: places.length > first };
-      }
-      const [size, firstRank, ...rows] = await redis.readPage(bucketKey(at), first, after ? String(after.packed) : '', after?.playerId ?? '');
-      const places: PagePlace[] = [];
-      for (let i = 0; i + 1 < rows.length; i += 2) {
-        const packed = String(rows[i + 1]);
-        places.push({ ...placeOf(at, String(rows[i]), Number(firstRank) + i / 2, packed), packed: Number(packed) });
-      }
-      return { size: Number(size), places: places.slice(0, first), hasMore: places.length > first };
+    async page(at: BoardBucket, after: Member | null, first: number): Promise<PageView> {
+      const { size, members } = await shardedPage(redis, at, after, first + 1);
+      const places = members.map((member) => ({ ...placeOfMember(at, member), packed: member.packed }));
+      return { size, places: places.slice(0, first), hasMore: places.length > first };
     },
 
     /** How many players are ranked. O(1); sharded: O(S), the sum of the shards' sizes. */

@@ -12,7 +12,10 @@ import { type BoardBucket, shardKey, shardKeys, shardOf } from './keys.js';
  * one and not yet in the other, as it would in a one-key read a moment later or earlier.
  */
 
-/** A member as a shard lists it: a player and the packed score it is stored under. */
+/**
+ * A member of a bucket's sorted set: a player and the packed score it is stored under. Also what
+ * names a place in rank order (where a page starts, what a cursor carries).
+ */
 export interface Member {
   playerId: string;
   packed: number;
@@ -27,12 +30,6 @@ export interface RankedMember extends Member {
 export interface ShardedView<M = RankedMember> {
   size: number;
   members: M[];
-}
-
-/** Where a read starts, strictly after: a page cursor's key. */
-export interface Position {
-  packed: number;
-  playerId: string;
 }
 
 /** Negative when `a` ranks ahead of `b`: a higher packed score, or an equal one and a member later in byte order. */
@@ -179,12 +176,13 @@ export async function shardedAround(redis: RedisClient, at: BoardBucket, playerI
 
 /**
  * Up to `count` members strictly after `after` (from the top when null): the merge of every
- * shard's `count` members after that position (readAfter), so a member whose score does not
+ * shard's `count` members after that position (readAfter; a bucket of one sorted set is read the
+ * same way, as one shard), so a member whose score does not
  * change is never skipped nor repeated between pages, wherever the cursor's own player went. The
  * first member's rank is the number of members at or ahead of the position over all shards.
  * O(S (log N + count)).
  */
-export async function shardedPage(redis: RedisClient, at: BoardBucket, after: Position | null, count: number): Promise<ShardedView> {
+export async function shardedPage(redis: RedisClient, at: BoardBucket, after: Member | null, count: number): Promise<ShardedView> {
   if (after === null) return shardedTop(redis, at, count);
   const replies = await Promise.all(shardKeys(at).map((key) => redis.readAfter(key, count, String(after.packed), after.playerId)));
   return {

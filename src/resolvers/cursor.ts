@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { Member } from '../ranking/index.js';
 import { badInput } from './errors.js';
 
 /**
@@ -8,16 +9,11 @@ import { badInput } from './errors.js';
  *
  * Format: base64url(JSON [scope, packed, playerId]) "." base64url(HMAC-SHA256(secret, payload))[0..22]
  */
-export interface CursorPosition {
-  packed: number;
-  playerId: string;
-}
-
 export interface CursorCodec {
   /** The cursor of a position in the list `scope`. */
-  encode(scope: string, position: CursorPosition): string;
+  encode(scope: string, position: Member): string;
   /** The position a cursor names in `scope`; BAD_USER_INPUT when it is malformed, forged, or of another list. */
-  decode(scope: string, cursor: string): CursorPosition;
+  decode(scope: string, cursor: string): Member;
 }
 
 const MAC_CHARS = 22; // 128 bits of the HMAC

@@ -2,7 +2,6 @@ import type { Result } from 'ioredis';
 import type { RedisClient } from '../../redis.js';
 import { applyScoresLua } from './apply-scores.js';
 import { readAroundLua } from './read-around.js';
-import { readPageLua } from './read-page.js';
 import { readStandingsLua } from './read-standings.js';
 import { readTopLua } from './read-top.js';
 import { removeMemberLua } from './remove-member.js';
@@ -42,8 +41,6 @@ declare module 'ioredis' {
     readAround(key: string, playerId: string, radius: number): Result<(number | string)[], Context>;
     /** See remove-member.ts. Returns the 0-based rank the member held, or null when it was not there. */
     removeMember(key: string, playerId: string): Result<number | null, Context>;
-    /** See read-page.ts. Returns [size, firstRank, id1, packed1, ...] (up to first + 1 members), or [size] when nothing follows. */
-    readPage(key: string, first: number, packed: string, playerId: string): Result<(number | string)[], Context>;
     /** See count-ahead.ts. Returns [size, ahead1, ahead2, ...] for the (packed, id) pairs given. */
     countAhead(key: string, ...packedIdPairs: string[]): Result<number[], Context>;
     /** See read-after.ts. Returns [size, before, id1, packed1, ...]. */
@@ -75,7 +72,6 @@ export function defineRankingScripts(redis: RedisClient): void {
   redis.defineCommand('readTop', { numberOfKeys: 1, lua: readTopLua });
   redis.defineCommand('readAround', { numberOfKeys: 1, lua: readAroundLua });
   redis.defineCommand('removeMember', { numberOfKeys: 1, lua: removeMemberLua });
-  redis.defineCommand('readPage', { numberOfKeys: 1, lua: readPageLua });
   redis.defineCommand('countAhead', { numberOfKeys: 1, lua: countAheadLua });
   redis.defineCommand('readAfter', { numberOfKeys: 1, lua: readAfterLua });
   redis.defineCommand('readNear', { numberOfKeys: 1, lua: readNearLua });

@@ -3,8 +3,8 @@ import { positionLua } from './position.js';
 /**
  * readAfter: the members of one shard that follow a position (packed, id) in REV order, with the
  * shard's size and how many members are at or ahead of the position, read in one atomic step: a
- * sharded bucket's page is the merge of every shard's readAfter, and its first rank the sum of
- * their counts.
+ * bucket's page is the merge of every shard's readAfter (one call for a bucket of one sorted set),
+ * and its first rank the sum of their counts.
  *
  * KEYS[1]  the shard's sorted set
  * ARGV[1]  how many members (at least 1)
