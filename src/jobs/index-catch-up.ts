@@ -1,10 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { Database } from '../db/client.js';
-import { flaggedAmong, withPlayerLock } from '../db/flags.js';
 import { type BacklogBoardScore, boardScoresOf, claimBacklog, countBacklog, deleteBacklog } from '../db/index-backlog.js';
 import type { BoardBucket, BoardScoreWrite } from '../ranking/index.js';
-import { type Services, createContext } from '../resolvers/context.js';
+import type { Services } from '../resolvers/context.js';
+import { takeOutFlaggedMeanwhile } from '../resolvers/flag-recheck.js';
 import { heldBuckets } from '../resolvers/player-buckets.js';
 
 /**
@@ -106,16 +106,14 @@ export interface IndexCatchUp {
  * harmless), and deletes the rows, in one transaction: should Redis fail, the rows stay for the
  * next pass. Answers the rows handled.
  *
- * A player flagged while this runs: the flag commits before flagPlayer removes them, so flags are
- * read again after the write (as the write path does, see keepFlaggedOut in submit.ts), after the
- * commit so that no backlog row lock is held while a player lock is awaited. A player erased
+ * A player flagged while this runs: taken out again after the write, as the write path does (see
+ * flag-recheck.ts), after the commit so that no backlog row lock is held while a player lock is awaited. A player erased
  * while this runs: the erasure deletes the player's backlog rows, which waits for this
  * transaction's row locks, so its removal from the index comes after this write.
  * O(R + S log N) for R rows and S board scores.
  */
 export async function catchUpOnce(services: Services, { graceMs, chunk }: { graceMs: number; chunk: number }): Promise<number> {
   const { database, index, log } = services;
-  const ctx = await createContext(services, { authorization: null, client: 'index-catch-up' });
   const written = new Map<string, BoardBucket[]>();
   const handled = await database.sql.begin(async (tx) => {
     const claimed = await claimBacklog(tx, { graceMs, limit: chunk });
@@ -124,7 +122,7 @@ export async function catchUpOnce(services: Services, { graceMs, chunk }: { grac
     for (const row of await boardScoresOf(tx, claimed)) byPlayer.set(row.playerId, [...(byPlayer.get(row.playerId) ?? []), row]);
     const writes: BoardScoreWrite[] = [];
     for (const [playerId, rows] of byPlayer) {
-      const held = await heldBuckets(ctx, playerId, rows);
+      const held = await heldBuckets(services, playerId, rows);
       written.set(playerId, held);
       for (const { board, bucket, region, expiresAt, score } of held) writes.push({ at: { board, bucket, region }, score, expiresAt });
     }
@@ -134,11 +132,7 @@ export async function catchUpOnce(services: Services, { graceMs, chunk }: { grac
   });
   if (handled === 0) return 0;
   for (const buckets of written.values()) for (const at of buckets) services.topCache.invalidate(at);
-  for (const playerId of await flaggedAmong(database.sql, [...written.keys()])) {
-    await withPlayerLock(database.sql, playerId, async (locked) => {
-      if ((await flaggedAmong(locked, [playerId])).has(playerId)) await index.removePlayer(written.get(playerId) ?? [], playerId);
-    });
-  }
+  await takeOutFlaggedMeanwhile(services, written);
   log.info({ rows: handled, players: written.size }, 'index caught up on committed results');
   return handled;
 }

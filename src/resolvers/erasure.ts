@@ -21,12 +21,12 @@ export interface ErasureOutcome {
  */
 export async function deletePlayer(ctx: Context, playerId: string): Promise<ErasureOutcome> {
   let changedTops: BoardBucket[] = [];
-  await warmBoards(ctx);
+  await warmBoards(ctx.services);
   const erased = await erasePlayer(ctx.services.database.sql, playerId, async (scores) => {
-    const held = await heldBuckets(ctx, playerId, scores);
+    const held = await heldBuckets(ctx.services, playerId, scores);
     const ranks = await ctx.services.index.removePlayer(held, playerId);
     changedTops = held.filter((at, i) => inTop(at, ranks[i]));
-    forgetTops(ctx, held);
+    forgetTops(ctx.services, held);
   });
   // Committed (or nothing was left to erase): no process may show the profile from here on.
   await ctx.services.profiles.changed([playerId]);

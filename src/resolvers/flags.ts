@@ -21,14 +21,14 @@ export interface FlagOutcome {
  */
 export async function flagPlayer(ctx: Context, playerId: string, reason: string): Promise<FlagOutcome> {
   const { database, index } = ctx.services;
-  await warmBoards(ctx);
+  await warmBoards(ctx.services);
   const outcome = await withPlayerLock(database.sql, playerId, async (locked) => {
     const player = await setFlag(locked, playerId, reason, ctx.services.now());
-    const held = await heldBuckets(ctx, playerId, await playerBoardScores(locked, playerId));
+    const held = await heldBuckets(ctx.services, playerId, await playerBoardScores(locked, playerId));
     const ranks = await index.removePlayer(held, playerId);
     return { player, held, changedTops: held.filter((at, i) => inTop(at, ranks[i])) };
   });
-  forgetTops(ctx, outcome.held);
+  forgetTops(ctx.services, outcome.held);
   await announceTops(ctx.services, outcome.changedTops);
   ctx.loaders.player.clear(playerId).prime(playerId, outcome.player);
   return { player: outcome.player, changedTops: outcome.changedTops };
@@ -42,16 +42,16 @@ export async function flagPlayer(ctx: Context, playerId: string, reason: string)
  */
 export async function unflagPlayer(ctx: Context, playerId: string): Promise<FlagOutcome> {
   const { database, index } = ctx.services;
-  await warmBoards(ctx);
+  await warmBoards(ctx.services);
   const outcome = await withPlayerLock(database.sql, playerId, async (locked) => {
     const player = (await clearFlag(locked, playerId)) ?? { id: playerId, displayName: null, avatarUrl: null };
-    const held = await heldBuckets(ctx, playerId, await playerBoardScores(locked, playerId));
+    const held = await heldBuckets(ctx.services, playerId, await playerBoardScores(locked, playerId));
     const written = await index.writeBoardScores(
       held.map(({ board, bucket, region, expiresAt, score }) => ({ at: { board, bucket, region }, score, expiresAt })),
     );
     return { player, held, changedTops: held.filter((at, i) => inTop(at, written[i]?.place?.rank)) };
   });
-  forgetTops(ctx, outcome.held);
+  forgetTops(ctx.services, outcome.held);
   // The write script announced these already; announcing again is harmless (watchers coalesce).
   await announceTops(ctx.services, outcome.changedTops);
   ctx.loaders.player.clear(playerId).prime(playerId, outcome.player);

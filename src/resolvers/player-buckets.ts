@@ -3,7 +3,7 @@ import type { BoardScore } from '../model/board.js';
 import { type Bucket, isKept, keptUntil, parseBucketLabel } from '../model/buckets.js';
 import type { BoardBucket } from '../ranking/index.js';
 import { CLOCK_SKEW_MS, type ResultBucket } from './buckets.js';
-import type { Context } from './context.js';
+import type { Services } from './context.js';
 
 /** A board bucket a player has a board score in, with that score. */
 export interface HeldBucket extends ResultBucket {
@@ -26,8 +26,8 @@ function bucketOfRow(row: PlayerBoardScore, board: BoardBucket['board']): Bucket
  * Loads every board definition into the directory before a player's lock (or transaction) holds a
  * pool connection, so that heldBuckets under it never needs a second one. One small query.
  */
-export async function warmBoards(ctx: Context): Promise<void> {
-  await ctx.services.boards.list();
+export async function warmBoards(services: Services): Promise<void> {
+  await services.boards.list();
 }
 
 /**
@@ -36,14 +36,14 @@ export async function warmBoards(ctx: Context): Promise<void> {
  * Rows of buckets past their retention are left out: their keys have expired, and writing one back
  * would bring an old board back. O(rows); boards come from the directory's cache.
  */
-export async function heldBuckets(ctx: Context, playerId: string, rows: PlayerBoardScore[]): Promise<HeldBucket[]> {
-  const now = ctx.services.now();
+export async function heldBuckets(services: Services, playerId: string, rows: PlayerBoardScore[]): Promise<HeldBucket[]> {
+  const now = services.now();
   const held: HeldBucket[] = [];
   for (const row of rows) {
-    const board = await ctx.services.boards.find(row.boardId);
+    const board = await services.boards.find(row.boardId);
     const bucket = board ? bucketOfRow(row, board) : null;
     if (!board || !bucket) {
-      ctx.services.log.debug({ playerId, row }, 'board score names no live bucket; left alone');
+      services.log.debug({ playerId, row }, 'board score names no live bucket; left alone');
       continue;
     }
     if (!isKept(bucket, board.retention, now, CLOCK_SKEW_MS)) continue;
@@ -65,6 +65,6 @@ export const inTop = (at: BoardBucket, rank: number | null | undefined): boolean
  * Drops this process's cached tops of the buckets a player left or came back to, so its next top
  * read shows the change at once (other processes' caches are at most about a second old). O(k).
  */
-export function forgetTops(ctx: Context, buckets: BoardBucket[]): void {
-  for (const at of buckets) ctx.services.topCache.invalidate(at);
+export function forgetTops(services: Services, buckets: BoardBucket[]): void {
+  for (const at of buckets) services.topCache.invalidate(at);
 }

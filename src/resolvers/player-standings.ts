@@ -25,7 +25,7 @@ export interface PlayerBucketScore {
  * then period, newest bucket first. One query, then one index read per bucket. O(B log N).
  */
 export async function playerBucketScores(ctx: Context, playerId: string): Promise<PlayerBucketScore[]> {
-  const held = await heldBuckets(ctx, playerId, await playerBoardScores(ctx.services.database.sql, playerId));
+  const held = await heldBuckets(ctx.services, playerId, await playerBoardScores(ctx.services.database.sql, playerId));
   held.sort(
     (a, b) =>
       a.board.id.localeCompare(b.board.id) ||

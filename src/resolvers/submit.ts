@@ -1,4 +1,3 @@
-import { flaggedAmong, withPlayerLock } from '../db/flags.js';
 import {
   type RecordOutcome,
   type RecordedGroup,
@@ -16,8 +15,8 @@ import { CLOCK_SKEW_MS, type ResultBucket, bucketsOfResult, regionProblem, requi
 import type { Context, Services } from './context.js';
 import { type GroupCommit, type GroupCommitOptions, type ItemOutcome, createGroupCommit } from './group-commit.js';
 import { badInput } from './errors.js';
+import { takeOutFlaggedMeanwhile } from './flag-recheck.js';
 import { liveSeasonsOf } from './season-directory.js';
-import { announceTops } from '../pubsub/announce.js';
 import { settleBy } from '../deadline.js';
 import { type PeriodStanding, bucketOfAnswer, toStanding } from './standings.js';
 
@@ -192,34 +191,18 @@ async function commitGroup(services: Services, submissions: Submission[], commit
 export type PlaceWithSize = { place: Place; size: number; at: BoardBucket; recorded: Date };
 
 /**
- * Closes the race with a flag that lands while the group is written. The flags were read before the
- * commit, so a player flagged since may have been written into the index just after flagPlayer took
- * them out. flagPlayer commits the flag before it reads the player's board scores and removes them,
- * so reading the flags again after our write settles it: a flag seen now means we take out what we
- * wrote (under the player's lock, so an unflag cannot interleave); a flag not seen now committed
- * after this read, so after our write, and flagPlayer's removal, which reads our committed board
- * scores, comes later still. Either way the index converges. Those flagged meanwhile join `hidden`.
- * One query per group; the lock and a pipeline only for a player flagged meanwhile. (When the
- * index write failed there is nothing to take out: the catch-up job, which leaves flagged players
- * out, writes those board scores later.)
+ * Takes out of the index the players of the group flagged while it was written (see
+ * takeOutFlaggedMeanwhile); those join `hidden`. (When the index write failed there is nothing to
+ * take out: the catch-up job, which leaves flagged players out, writes those board scores later.)
  */
 async function keepFlaggedOut(services: Services, entries: PreparedEntry[], hidden: Set<string>): Promise<void> {
-  const { database, index, log } = services;
-  const written = [...new Set(entries.filter((entry) => entry.buckets.length > 0).map((entry) => entry.playerId))];
-  if (written.length === 0) return;
+  const written = new Map<string, BoardBucket[]>();
+  for (const entry of entries) if (entry.buckets.length > 0) written.set(entry.playerId, [...(written.get(entry.playerId) ?? []), ...entry.buckets]);
+  if (written.size === 0) return;
   try {
-    for (const playerId of await flaggedAmong(database.sql, written)) {
-      hidden.add(playerId);
-      const buckets = entries.filter((entry) => entry.playerId === playerId).flatMap((entry) => entry.buckets);
-      await withPlayerLock(database.sql, playerId, async (locked) => {
-        if ((await flaggedAmong(locked, [playerId])).has(playerId)) await index.removePlayer(buckets, playerId);
-      });
-      for (const at of buckets) services.topCache.invalidate(at);
-      // The write may have announced the player entering a top they are now taken out of.
-      await announceTops(services, buckets);
-    }
+    for (const playerId of await takeOutFlaggedMeanwhile(services, written)) hidden.add(playerId);
   } catch (error) {
-    log.error({ err: error }, 'could not check for players flagged during the write; a rebuild or a new flag corrects the index');
+    services.log.error({ err: error }, 'could not check for players flagged during the write; a rebuild or a new flag corrects the index');
   }
 }
 

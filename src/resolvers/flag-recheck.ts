@@ -1,0 +1,34 @@
+import { flaggedAmong, withPlayerLock } from '../db/flags.js';
+import { announceTops } from '../pubsub/announce.js';
+import type { BoardBucket } from '../ranking/index.js';
+import type { Services } from './context.js';
+
+/**
+ * Closes the race between writing board scores into the index and a flag that lands meanwhile,
+ * for every writer of the index (the write path, the index catch-up): the writer read the flags
+ * before its write, so a player flagged since may have been written back just after flagPlayer took
+ * them out. flagPlayer commits the flag before it reads the player's board scores and removes them,
+ * so reading the flags again after the write settles it: a flag seen now means we take out what we
+ * wrote (under the player's lock, so an unflag cannot interleave), drop this process's cached tops
+ * of those buckets and tell every process's topChanged watchers (the write may have announced the
+ * player entering a top they are now out of); a flag not seen now committed after this read, so
+ * after the write, and flagPlayer's removal, which reads the committed board scores, comes later
+ * still. Either way the index converges.
+ *
+ * `written`: the buckets each player was just written into. Answers the players taken out. One
+ * query; the lock and a removal only for a player flagged meanwhile. Throws when a store does not
+ * answer (the caller logs it: a rebuild or the next flag corrects the index).
+ */
+export async function takeOutFlaggedMeanwhile(services: Services, written: ReadonlyMap<string, BoardBucket[]>): Promise<Set<string>> {
+  const { database, index } = services;
+  const flagged = await flaggedAmong(database.sql, [...written.keys()]);
+  for (const playerId of flagged) {
+    const buckets = written.get(playerId) ?? [];
+    await withPlayerLock(database.sql, playerId, async (locked) => {
+      if ((await flaggedAmong(locked, [playerId])).has(playerId)) await index.removePlayer(buckets, playerId);
+    });
+    for (const at of buckets) services.topCache.invalidate(at);
+    await announceTops(services, buckets);
+  }
+  return flagged;
+}
