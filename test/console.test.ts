@@ -50,14 +50,14 @@ describe('the console files over HTTP', () => {
     }
     for (const [path, type] of [
       ['/console/console.css', 'text/css; charset=utf-8'],
-      ['/console/console.js', 'text/javascript; charset=utf-8'],
+      ...['console', 'session', 'documents', 'dom', 'router', 'boards', 'players', 'operations'].map((module) => [`/console/${module}.js`, 'text/javascript; charset=utf-8']),
       ['/console/graphql-ws/client.js', 'text/javascript; charset=utf-8'],
     ]) {
       const file = await fetch(`${t.url}${path}`);
       expect(file.status, path).toBe(200);
       expect(file.headers.get('content-type')).toBe(type);
     }
-    expect(await (await fetch(`${t.url}/console/console.js`)).text()).toContain("from './graphql-ws/client.js'");
+    expect(await (await fetch(`${t.url}/console/session.js`)).text()).toContain("from './graphql-ws/client.js'");
     expect((await fetch(`${t.url}/console/nope.js`)).status).toBe(404);
     expect((await fetch(`${t.url}/console`, { method: 'POST', body: 'x' })).status).toBe(405);
     // The overlay beside it is unchanged.

@@ -13,17 +13,20 @@ export const CONSOLE_PATH = '/console';
 const PAGE_POLICY =
   "default-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; object-src 'none'; frame-ancestors 'none'";
 
+/** The page's script and the modules it imports (console.js first). */
+const CONSOLE_MODULES = ['console.js', 'session.js', 'documents.js', 'dom.js', 'router.js', 'boards.js', 'players.js', 'operations.js'];
+
 export interface ConsoleRouteOptions {
-  /** The folder holding console.html, console.css and console.js. Default: src/console/ of this package. */
+  /** The folder holding console.html, console.css and the console's modules. Default: src/console/ of this package. */
   pageDir?: string;
 }
 
 /**
- * The operators' console: `/console` serves the page, `/console/console.{css,js}` its files and
+ * The operators' console: `/console` serves the page, `/console/console.css` and its modules its files, and
  * `/console/graphql-ws/*` the graphql-ws browser client (see createPageRoute). It holds no data of
  * its own: everything it shows and does goes through /graphql with the admin key typed into it.
  */
 export function createConsoleRoute(options: ConsoleRouteOptions = {}): PageRoute {
   const pageDir = options.pageDir ?? join(packageRoot(dirname(fileURLToPath(import.meta.url))), 'src', 'console');
-  return createPageRoute({ path: CONSOLE_PATH, pageDir, files: ['console.html', 'console.css', 'console.js'], policy: PAGE_POLICY });
+  return createPageRoute({ path: CONSOLE_PATH, pageDir, files: ['console.html', 'console.css', ...CONSOLE_MODULES], policy: PAGE_POLICY });
 }

@@ -1,0 +1,73 @@
+/**
+ * The console's documents: one fragment per type, __typename on every selection. Fragments are not
+ * nested inside one another: the service's depth and cost limits count each spread as a level.
+ */
+
+const F = {
+  Board: `fragment ConsoleBoard on Board { __typename id title order aggregate maxScore periods regions topSize shards
+    timeZone regionTimeZones { __typename region timeZone } retention { __typename daily weekly monthly } currentSeason { __typename id name startsAt endsAt closedAt } }`,
+  Season: 'fragment ConsoleSeason on Season { __typename id name startsAt endsAt closedAt }',
+  Player: 'fragment ConsolePlayer on Player { __typename id displayName }',
+  Standing: 'fragment ConsoleStanding on Standing { __typename rank score percentile achievedAt player { __typename id displayName } }',
+  Bucket: 'fragment ConsoleBucket on BucketStatus { __typename period bucket region size stored drift }',
+  Rebuild: 'fragment ConsoleRebuild on Rebuild { __typename id state rowsRead rowsTotal size error period bucket region startedAt finishedAt }',
+  Key: 'fragment ConsoleKey on ApiKey { __typename id name role createdAt revokedAt }',
+  Flag: 'fragment ConsoleFlag on PlayerFlag { __typename reason flaggedAt player { __typename id displayName } }',
+  Probe: 'fragment ConsoleProbe on StoreProbe { __typename up latencyMs error }',
+};
+
+/** An operation with every fragment it spreads (nested ones too): a document holds no unused fragment. */
+function doc(operation) {
+  const used = new Set();
+  const visit = (text) => {
+    for (const [, name] of text.matchAll(/\.\.\.Console(\w+)/g)) {
+      if (!used.has(name)) {
+        used.add(name);
+        visit(F[name]);
+      }
+    }
+  };
+  visit(operation);
+  return [operation, ...[...used].map((name) => F[name])].join('\n');
+}
+
+export const Q = {
+  health: doc('query ConsoleHealth { storeHealth { __typename index indexBacklog postgres { ...ConsoleProbe } redis { ...ConsoleProbe } } }'),
+  boards: doc('query ConsoleBoards { boards { ...ConsoleBoard } }'),
+  board: doc('query ConsoleBoardDetail($id: ID!) { board(id: $id) { ...ConsoleBoard seasons { ...ConsoleSeason } } }'),
+  buckets: doc('query ConsoleBuckets($id: ID!) { board(id: $id) { __typename id buckets { ...ConsoleBucket } } }'),
+  createBoard: doc('mutation ConsoleCreateBoard($input: CreateBoardInput!) { createBoard(input: $input) { ...ConsoleBoard } }'),
+  updateBoard: doc('mutation ConsoleUpdateBoard($input: UpdateBoardInput!) { updateBoard(input: $input) { ...ConsoleBoard } }'),
+  page: doc(`query ConsolePage($board: ID!, $period: Period!, $bucket: String, $region: String, $first: Int!, $after: String) {
+    standings(board: $board, period: $period, bucket: $bucket, region: $region, first: $first, after: $after) {
+      __typename edges { __typename cursor node { ...ConsoleStanding } } pageInfo { __typename endCursor hasNextPage } } }`),
+  top: doc(`subscription ConsoleTop($board: ID!, $period: Period!, $bucket: String, $region: String, $limit: Int!) {
+    topChanged(board: $board, period: $period, bucket: $bucket, region: $region, limit: $limit) {
+      __typename asOf size bucket entries { ...ConsoleStanding } } }`),
+  startSeason: doc('mutation ConsoleStartSeason($board: ID!, $name: String!, $endsAt: DateTime) { startSeason(board: $board, name: $name, endsAt: $endsAt) { ...ConsoleSeason } }'),
+  // startsAt (scheduling a season ahead) is sent only when it is given, so that the console works
+  // on a service whose startSeason does not take it yet.
+  scheduleSeason: doc(
+    'mutation ConsoleScheduleSeason($board: ID!, $name: String!, $endsAt: DateTime, $startsAt: DateTime) { startSeason(board: $board, name: $name, endsAt: $endsAt, startsAt: $startsAt) { ...ConsoleSeason } }',
+  ),
+  closeSeason: doc('mutation ConsoleCloseSeason($board: ID!) { closeSeason(board: $board) { ...ConsoleSeason } }'),
+  seasonResults: doc(`query ConsoleSeasonResults($board: ID!, $season: ID!, $first: Int!, $after: String) {
+    seasonResults(board: $board, season: $season, first: $first, after: $after) {
+      __typename edges { __typename cursor node { ...ConsoleStanding } } pageInfo { __typename endCursor hasNextPage } } }`),
+  search: doc('query ConsoleSearch($text: String!) { searchPlayers(text: $text, first: 50) { ...ConsolePlayer flag { __typename reason } } }'),
+  player: doc(`query ConsolePlayerDetail($id: String!) { searchPlayers(text: $id, first: 1) {
+    ...ConsolePlayer avatarUrl flag { __typename reason flaggedAt }
+    boardScores { __typename period bucket region score achievedAt board { __typename id title } standing { __typename rank percentile } }
+    recentResults(first: 25) { __typename matchId score region achievedAt recordedAt board { __typename id title } } } }`),
+  flag: doc('mutation ConsoleFlagPlayer($playerId: ID!, $reason: String!) { flagPlayer(playerId: $playerId, reason: $reason) { ...ConsolePlayer } }'),
+  unflag: doc('mutation ConsoleUnflagPlayer($playerId: ID!) { unflagPlayer(playerId: $playerId) { ...ConsolePlayer } }'),
+  erase: 'mutation ConsoleErasePlayer($playerId: ID!) { deletePlayer(playerId: $playerId) }',
+  flagged: doc('query ConsoleFlagged { flaggedPlayers(first: 100) { ...ConsoleFlag } }'),
+  keys: doc('query ConsoleKeys { apiKeys { ...ConsoleKey } }'),
+  createKey: doc('mutation ConsoleCreateKey($name: String!, $role: ApiKeyRole!) { createApiKey(name: $name, role: $role) { __typename key apiKey { ...ConsoleKey } } }'),
+  revokeKey: doc('mutation ConsoleRevokeKey($key: ID!) { revokeApiKey(key: $key) { ...ConsoleKey } }'),
+  startRebuild: doc(
+    'mutation ConsoleStartRebuild($board: ID!, $period: Period!, $bucket: String, $region: String) { startRebuild(board: $board, period: $period, bucket: $bucket, region: $region) { ...ConsoleRebuild } }',
+  ),
+  rebuild: doc('query ConsoleRebuildProgress($id: ID!) { rebuild(id: $id) { ...ConsoleRebuild } }'),
+};

@@ -1,0 +1,113 @@
+/* global location */
+/** Players (search, a player's standings and results, flag, unflag, erase) and the moderation list. */
+import { gql } from './session.js';
+import { Q } from './documents.js';
+import { attempt, card, confirmAction, field, flash, fmtNumber, fmtTime, formValues, h, playerHref, playerName, table } from './dom.js';
+import { route, show } from './router.js';
+
+export async function playersView() {
+  const input = h('input', { name: 'text', type: 'search', placeholder: 'player id or name', required: true, autofocus: true });
+  const results = h('div', { id: 'search-results' });
+  const form = h('form', { class: 'inline-form', id: 'search', role: 'search' }, field('Find a player', input, 'an id prefix, or part of a display name'), h('button', { type: 'submit', class: 'primary' }, 'Search'));
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const answer = await attempt(() => gql(Q.search, { text: input.value.trim() }));
+    if (!answer) return;
+    results.replaceChildren(
+      table(
+        ['Id', 'Display name', 'Status'],
+        answer.searchPlayers.map((player) =>
+          h('tr', { dataset: { player: player.id } }, h('td', {}, h('a', { href: playerHref(player.id) }, player.id)), h('td', {}, player.displayName ?? '—'), h('td', {}, player.flag ? h('span', { class: 'badge warn' }, 'flagged') : 'shown')),
+        ),
+        { empty: `No player matches “${input.value.trim()}”.`, label: 'Players found' },
+      ),
+    );
+  });
+  show(h('h1', {}, 'Players'), card('Search', form, results));
+  input.focus();
+}
+
+export async function playerView(id) {
+  const { searchPlayers } = await gql(Q.player, { id });
+  const player = searchPlayers[0]?.id === id ? searchPlayers[0] : null;
+  const reload = () => route();
+
+  const flagForm = h('form', { class: 'inline-form', id: 'flag-form', autocomplete: 'off' }, field('Reason', h('input', { name: 'reason', required: true, maxlength: 500, placeholder: 'why they are hidden' })), h('button', { type: 'submit', class: 'warn' }, player?.flag ? 'Update reason' : 'Flag'));
+  flagForm.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    if (await attempt(() => gql(Q.flag, { playerId: id, reason: formValues(flagForm).reason }), `${id} is flagged: hidden from every board.`)) reload();
+  });
+  const unflag = h('button', { type: 'button', id: 'unflag' }, 'Unflag');
+  unflag.addEventListener('click', async () => {
+    if (await attempt(() => gql(Q.unflag, { playerId: id }), `${id} is shown again.`)) reload();
+  });
+  const erase = h('button', { type: 'button', class: 'danger', id: 'erase' }, 'Erase player…');
+  erase.addEventListener('click', async () => {
+    const named = player?.displayName ? `“${player.displayName}” (${id})` : id;
+    const sure = await confirmAction({
+      title: `Erase ${named}?`,
+      text: `This erases ${named} everywhere, for a privacy request: profile, friends, every result and board score, and their places in every index; frozen season results keep the rank without the name. It cannot be undone.`,
+      confirm: 'Erase for good',
+      typed: id,
+    });
+    if (!sure) return;
+    const answer = await attempt(() => gql(Q.erase, { playerId: id }));
+    if (answer) {
+      flash(answer.deletePlayer ? `${id} was erased.` : `Nothing was left to erase for ${id}.`);
+      location.hash = '#/players';
+    }
+  });
+
+  const moderation = card(
+    'Moderation',
+    player?.flag ? h('p', { class: 'flag-note' }, h('span', { class: 'badge warn' }, 'flagged'), ` since ${fmtTime(player.flag.flaggedAt)} UTC: ${player.flag.reason}`) : h('p', { class: 'muted' }, 'Shown on every board.'),
+    flagForm,
+    h('div', { class: 'actions' }, player?.flag ? unflag : null, erase),
+  );
+
+  if (!player) {
+    return show(h('p', { class: 'crumbs' }, h('a', { href: '#/players' }, 'Players'), ' / ', id), h('h1', {}, id), h('p', { class: 'muted' }, 'No profile and no scores under this id.'), moderation);
+  }
+  const scores = player.boardScores.map((row) =>
+    h(
+      'tr',
+      { dataset: { board: row.board.id, period: row.period, bucket: row.bucket, region: row.region ?? '' } },
+      h('td', {}, h('a', { href: `#/boards/${encodeURIComponent(row.board.id)}` }, row.board.title)),
+      h('td', {}, row.period),
+      h('td', {}, row.bucket),
+      h('td', {}, row.region ?? 'global'),
+      h('td', { class: 'num' }, fmtNumber(row.score)),
+      h('td', { class: 'num rank' }, row.standing ? row.standing.rank : '—'),
+      h('td', { class: 'num' }, row.standing ? `${row.standing.percentile.toFixed(1)}%` : '—'),
+      h('td', { class: 'time' }, fmtTime(row.achievedAt)),
+    ),
+  );
+  const results = player.recentResults.map((result) =>
+    h('tr', { dataset: { match: result.matchId } }, h('td', { class: 'time' }, fmtTime(result.achievedAt)), h('td', {}, result.board.title), h('td', {}, result.matchId), h('td', { class: 'num' }, fmtNumber(result.score)), h('td', {}, result.region ?? '—'), h('td', { class: 'time' }, fmtTime(result.recordedAt))),
+  );
+  show(
+    h('p', { class: 'crumbs' }, h('a', { href: '#/players' }, 'Players'), ' / ', id),
+    h('h1', {}, player.displayName ?? id, player.displayName ? h('span', { class: 'muted id' }, id) : null, player.flag ? h('span', { class: 'badge warn' }, 'flagged') : null),
+    moderation,
+    card('Standing in every bucket', table(['Board', 'Period', 'Bucket', 'Region', '#Score', '#Rank', '#Percentile', 'Reached (UTC)'], scores, { empty: 'No board scores in any bucket kept now.', label: 'Standings' }), player.flag ? h('p', { class: 'muted small' }, 'Flagged: their scores are kept but they are ranked nowhere.') : null),
+    card('Recent results', table(['Achieved (UTC)', 'Board', 'Match', '#Score', 'Region', 'Recorded (UTC)'], results, { empty: 'No results.', label: 'Recent results' })),
+  );
+}
+
+export async function moderationView() {
+  const { flaggedPlayers } = await gql(Q.flagged);
+  const rows = flaggedPlayers.map((flag) => {
+    const unflag = h('button', { type: 'button', class: 'small' }, 'Unflag');
+    unflag.addEventListener('click', async () => {
+      if (await attempt(() => gql(Q.unflag, { playerId: flag.player.id }), `${flag.player.id} is shown again.`)) route();
+    });
+    return h('tr', { dataset: { player: flag.player.id } }, h('td', {}, h('a', { href: playerHref(flag.player.id) }, playerName(flag.player)), flag.player.displayName ? h('span', { class: 'muted id' }, flag.player.id) : null), h('td', {}, flag.reason), h('td', { class: 'time' }, fmtTime(flag.flaggedAt)), h('td', {}, unflag));
+  });
+  const form = h('form', { class: 'inline-form', id: 'quick-flag', autocomplete: 'off' }, field('Player id', h('input', { name: 'playerId', required: true })), field('Reason', h('input', { name: 'reason', required: true, maxlength: 500 })), h('button', { type: 'submit', class: 'warn' }, 'Flag'));
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const v = formValues(form);
+    if (await attempt(() => gql(Q.flag, v), `${v.playerId} is flagged.`)) route();
+  });
+  show(h('h1', {}, 'Moderation'), card(`Flagged players (${flaggedPlayers.length})`, table(['Player', 'Reason', 'Flagged (UTC)', ''], rows, { empty: 'Nobody is flagged.', label: 'Flagged players' })), card('Flag a player', form));
+}
