@@ -302,9 +302,12 @@ describe('every operation through real client libraries, over POST, GET and grap
     for (const sender of senders) expect(await sender.send(ops.StandingsDocument, variables), sender.name).toEqual(expected);
   });
 
-  it('createBoard, startSeason and closeSeason, each sender on a board of its own, answer as the plain documents do', async () => {
+  it('createBoard, updateBoard, startSeason and closeSeason, each sender on a board of its own, answer as the plain documents do', async () => {
     const lifecycle = async (sender: Sender, id: string) => [
-      await sender.send(ops.CreateBoardDocument, { input: { id, title: 'Cup', maxScore: 100, periods: ['ALL_TIME', 'SEASON'], regions: ['EU', 'na.west'], topSize: 5, shards: 2, retention: { daily: 3 } } }),
+      await sender.send(ops.CreateBoardDocument, {
+        input: { id, title: 'Cup', maxScore: 100, periods: ['ALL_TIME', 'SEASON', 'DAILY'], regions: ['EU', 'na.west'], topSize: 5, shards: 2, retention: { daily: 3 }, timeZone: 'Europe/Berlin', regionTimeZones: [{ region: 'na.west', timeZone: 'America/Los_Angeles' }] },
+      }),
+      await sender.send(ops.UpdateBoardDocument, { input: { id, title: 'Cup — finals', topSize: 8, addRegions: ['OCE'], maxScore: 127 } }),
       await sender.send(ops.StartSeasonDocument, { board: id, name: 'Opening', startsAt: null, endsAt: new Date(NOW.getTime() + 86_400_000).toISOString() }),
       await sender.send(ops.StartSeasonDocument, { board: id, name: 'Next', startsAt: new Date(NOW.getTime() + 86_400_000).toISOString(), endsAt: null }),
       await sender.send(ops.CloseSeasonDocument, { board: id }),
@@ -313,7 +316,7 @@ describe('every operation through real client libraries, over POST, GET and grap
     for (const [i, sender] of senders.entries()) {
       const id = `cup-${i}`;
       expect(JSON.stringify(await lifecycle(sender, id)).replaceAll(id, 'ID'), sender.name).toBe(expected);
-      for (const operation of ['createBoard', 'startSeason', 'closeSeason']) noteSent(operation, sender);
+      for (const operation of ['createBoard', 'updateBoard', 'startSeason', 'closeSeason']) noteSent(operation, sender);
     }
   });
 
