@@ -106,6 +106,15 @@ describe('updateBoard', () => {
     expect(await settingsOn(second)).toEqual(before);
   });
 
+  it('changes sent at once take turns: regions added by operators on both processes at the same moment are all kept', async () => {
+    const added = Array.from({ length: 12 }, (_, i) => `R${i}`);
+    const answers = await Promise.all(added.map((region, i) => (i % 2 ? first : second).admin(UPDATE, { input: { id: LOW, addRegions: [region] } })));
+    expect(answers.map((answer) => answer.errors)).toEqual(added.map(() => undefined));
+    const want = ['EU', ...added].sort().join();
+    // Each process answered its own change at once, and serves every one within a second.
+    for (const app of [first, second]) await until(async () => (await settingsOn(app, LOW)).regions.sort().join() === want, 1_000, 'every region served', 20);
+  });
+
   it('an unknown board is NOT_FOUND; a game-server key may not change a board', async () => {
     expect((await first.admin(UPDATE, { input: { id: 'arena-ranked', title: 'x' } })).errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
     expect((await first.server(UPDATE, { input: { id: BOARD, title: 'x' } })).errors?.[0]?.extensions?.code).toBe('FORBIDDEN');

@@ -82,10 +82,19 @@ export interface BoardChanges {
   maxScore?: number | undefined;
 }
 
-/** Writes a board's changed settings; answers the board as stored, or null when there is none. O(1). */
-export async function updateBoardSettings(db: Db, id: string, changes: BoardChanges): Promise<Board | null> {
-  const set = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined)) as BoardChanges;
-  if (Object.keys(set).length === 0) return findBoard(db, id);
-  const [row] = await db.update(boards).set(set).where(eq(boards.id, id)).returning();
-  return row ? toBoard(row) : null;
+/**
+ * Changes a board's settings in one transaction, its row locked (FOR UPDATE) so that concurrent
+ * changes take turns: `change` is handed the board as stored and answers what to write (a field
+ * left out is kept), or throws to write nothing. Answers the board as stored after, or null when
+ * there is none. O(1).
+ */
+export async function changeBoard(db: Db, id: string, change: (board: Board) => BoardChanges): Promise<Board | null> {
+  return db.transaction(async (tx) => {
+    const [row] = await tx.select().from(boards).where(eq(boards.id, id)).for('update');
+    if (!row) return null;
+    const set = Object.fromEntries(Object.entries(change(toBoard(row))).filter(([, value]) => value !== undefined)) as BoardChanges;
+    if (Object.keys(set).length === 0) return toBoard(row);
+    const [updated] = await tx.update(boards).set(set).where(eq(boards.id, id)).returning();
+    return toBoard(updated!);
+  });
 }

@@ -30,8 +30,14 @@ export function createBoardDirectory(db: Db, clock: () => number = () => perform
   };
   const refresh = (entry: Kept) => {
     entry.refreshing = true;
-    findBoard(db, entry.board.id).then(
-      (board) => (board ? remember(board) : kept.delete(entry.board.id)),
+    const id = entry.board.id;
+    findBoard(db, id).then(
+      (board) => {
+        // A definition written here meanwhile (updateBoard) is newer than this read: keep it.
+        if (kept.get(id) !== entry) return;
+        if (board) remember(board);
+        else kept.delete(id);
+      },
       // Still the last one read; the next lookup tries again.
       () => (entry.refreshing = false),
     );

@@ -1,4 +1,4 @@
-import { type NewBoard, findBoard, insertBoard, updateBoardSettings } from '../db/boards.js';
+import { type NewBoard, changeBoard, insertBoard } from '../db/boards.js';
 import { type Board, PERIODS, type RegionTimeZone } from '../model/board.js';
 import { canonicalTimeZone } from '../model/buckets.js';
 import type { Context } from './context.js';
@@ -62,20 +62,13 @@ export const MAX_REGIONS = 32;
  */
 export async function updateBoard(ctx: Context, input: UpdateBoardInput): Promise<Board> {
   const { database, boards } = ctx.services;
-  // The stored definition, not a kept one: a change is checked against what it changes.
-  const board = await findBoard(database.db, input.id);
-  if (!board) throw notFound(`No board "${input.id}".`);
-  const regions = input.addRegions ? [...new Set([...board.regions, ...input.addRegions])] : undefined;
-  if (regions && regions.length > MAX_REGIONS) throw badInput(`addRegions: a board keeps at most ${MAX_REGIONS} regions; "${board.id}" would have ${regions.length}.`);
-  if (input.maxScore !== null && input.maxScore !== undefined) {
-    const problem = maxScoreProblem(board, input.maxScore);
+  // Checked against the board as stored, under its row lock: concurrent changes take turns.
+  const updated = await changeBoard(database.db, input.id, (board) => {
+    const regions = input.addRegions ? [...new Set([...board.regions, ...input.addRegions])] : undefined;
+    if (regions && regions.length > MAX_REGIONS) throw badInput(`addRegions: a board keeps at most ${MAX_REGIONS} regions; "${board.id}" would have ${regions.length}.`);
+    const problem = input.maxScore === null || input.maxScore === undefined ? null : maxScoreProblem(board, input.maxScore);
     if (problem) throw badInput(`maxScore: ${problem}`);
-  }
-  const updated = await updateBoardSettings(database.db, board.id, {
-    title: input.title ?? undefined,
-    topSize: input.topSize ?? undefined,
-    regions,
-    maxScore: input.maxScore ?? undefined,
+    return { title: input.title ?? undefined, topSize: input.topSize ?? undefined, regions, maxScore: input.maxScore ?? undefined };
   });
   if (!updated) throw notFound(`No board "${input.id}".`);
   return boards.remember(updated);
