@@ -23,6 +23,7 @@ const board: Board = {
   shards: 1,
   timeZone: 'UTC',
   regionTimeZones: [],
+  rankStyle: 'ORDINAL',
   epoch: new Date('2026-01-01T00:00:00Z'),
   createdAt: new Date('2026-01-01T00:00:00Z'),
 };
@@ -42,13 +43,14 @@ describe('the index guard', () => {
     expect((await generation.check())[0]!.claimed).toBe('empty');
     const index = guardReads(createRankingIndex(redis), generation);
     const reads = Object.entries(INDEX_METHOD_ROLES).filter(([, role]) => role === 'read').map(([method]) => method);
-    expect(reads.sort()).toEqual(['around', 'page', 'size', 'standings', 'top']);
+    expect(reads.sort()).toEqual(['around', 'countBetter', 'page', 'size', 'standings', 'top']);
     const calls: Record<string, () => Promise<unknown>> = {
       top: () => index.top(at, 10),
       standings: () => index.standings(at, ['ada']),
       around: () => index.around(at, 'ada', 2),
       page: () => index.page(at, null, 10),
       size: () => index.size(at),
+      countBetter: () => index.countBetter(at, [10]),
     };
     for (const method of reads) await expect(calls[method]!(), method).rejects.toBeInstanceOf(IndexRecoveringError);
     const written = await index.writeBoardScores([{ at, score: { playerId: 'ada', score: 10, reachedAt: new Date('2026-02-01T00:00:00Z') }, expiresAt: null }]);

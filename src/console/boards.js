@@ -114,6 +114,7 @@ export async function boardView(id) {
       ['Top size', board.topSize],
       ['Shards', board.shards],
       ['Retention', `daily ${board.retention.daily} d · weekly ${board.retention.weekly} d · monthly ${board.retention.monthly} d`],
+      ['Rank style', board.rankStyle === 'COMPETITION' ? 'Ties share a rank (1, 2, 2, 4)' : 'A rank each (1, 2, 3, 4)'],
       ['Time zone', [board.timeZone, ...board.regionTimeZones.map((zone) => `${zone.region}: ${zone.timeZone}`)].join(' · ')],
     ].map(([term, value]) => [h('dt', {}, term), h('dd', {}, String(value))]),
   );
@@ -222,6 +223,7 @@ function editBoardForm(board) {
     { class: 'grid-form', id: 'edit-board', autocomplete: 'off' },
     field('Title', h('input', { name: 'title', required: true, value: board.title })),
     field('Top size', h('input', { name: 'topSize', type: 'number', min: 1, max: 100, value: board.topSize })),
+    field('Rank style', select('rankStyle', [{ value: 'ORDINAL', label: 'A rank each (1, 2, 3, 4)' }, { value: 'COMPETITION', label: 'Ties share a rank (1, 2, 2, 4)' }], board.rankStyle)),
     field('Add regions', h('input', { name: 'addRegions', placeholder: 'latam, oce' }), 'comma-separated; existing ones stay'),
     field('Max score', h('input', { name: 'maxScore', type: 'number', min: board.maxScore, step: 1, value: board.maxScore }), 'only up, and only where the ranking packs every score as before'),
     h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'primary' }, 'Save changes')),
@@ -232,6 +234,7 @@ function editBoardForm(board) {
     const input = { id: board.id };
     if (v.title !== board.title) input.title = v.title;
     if (Number(v.topSize) !== board.topSize) input.topSize = Number(v.topSize);
+    if (v.rankStyle !== board.rankStyle) input.rankStyle = v.rankStyle;
     if (commaList(v.addRegions).length) input.addRegions = commaList(v.addRegions);
     if (Number(v.maxScore) !== board.maxScore) input.maxScore = Number(v.maxScore);
     if (Object.keys(input).length === 1) return flash('Nothing changed.');

@@ -18,6 +18,7 @@ function toBoard(row: BoardRow): Board {
     retention: { DAILY: row.dailyRetentionDays, WEEKLY: row.weeklyRetentionDays, MONTHLY: row.monthlyRetentionDays },
     shards: row.shards,
     epoch: row.epoch,
+    rankStyle: row.rankStyle,
     timeZone: row.timeZone,
     regionTimeZones: row.regionTimeZones,
     createdAt: row.createdAt,
@@ -30,8 +31,10 @@ export function boardEpoch(now: Date): Date {
 }
 
 /** A board to create: everything but what the service sets (its epoch, its creation time); `shards` defaults to 1, the zones to UTC. */
-export type NewBoard = Omit<Board, 'epoch' | 'createdAt' | 'shards' | 'timeZone' | 'regionTimeZones'> & {
+export type NewBoard = Omit<Board, 'epoch' | 'createdAt' | 'shards' | 'timeZone' | 'regionTimeZones' | 'rankStyle'> & {
   shards?: number | undefined;
+  /** Default ORDINAL. */
+  rankStyle?: Board['rankStyle'] | undefined;
   /** Default 'UTC'. */
   timeZone?: string | undefined;
   /** Default none. */
@@ -55,6 +58,7 @@ export async function insertBoard(db: Db, board: NewBoard, now = new Date()): Pr
       weeklyRetentionDays: board.retention.WEEKLY,
       monthlyRetentionDays: board.retention.MONTHLY,
       shards: board.shards ?? 1,
+      rankStyle: board.rankStyle ?? 'ORDINAL',
       timeZone: board.timeZone ?? 'UTC',
       regionTimeZones: board.regionTimeZones ?? [],
       epoch: boardEpoch(now),
@@ -80,6 +84,7 @@ export interface BoardChanges {
   topSize?: number | undefined;
   regions?: string[] | undefined;
   maxScore?: number | undefined;
+  rankStyle?: Board['rankStyle'] | undefined;
 }
 
 /**

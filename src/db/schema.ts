@@ -23,6 +23,8 @@ export const boards = pgTable(
     shards: integer().notNull().default(1),
     /** The IANA zone whose calendar cuts the calendar buckets (canonical name, checked by the service). */
     timeZone: text().notNull().default('UTC'),
+    /** How ranks are served when a read does not say: ORDINAL or COMPETITION. */
+    rankStyle: text({ enum: ['ORDINAL', 'COMPETITION'] }).notNull().default('ORDINAL'),
     /** Regions whose calendar buckets follow a zone of their own: [{ region, timeZone }]. */
     regionTimeZones: jsonb().$type<{ region: string; timeZone: string }[]>().notNull().default([]),
     epoch: timestamptz().notNull(),
@@ -154,7 +156,12 @@ export const seasonResults = pgTable(
     score: bigint({ mode: 'number' }).notNull(),
     reachedAt: timestamptz().notNull(),
   },
-  (table) => [primaryKey({ columns: [table.boardId, table.seasonId, table.rank] }), index('season_results_player_idx').on(table.playerId)],
+  (table) => [
+    primaryKey({ columns: [table.boardId, table.seasonId, table.rank] }),
+    index('season_results_player_idx').on(table.playerId),
+    // A score's first rank (its COMPETITION rank) is one probe: ranks follow scores.
+    index('season_results_score_idx').on(table.boardId, table.seasonId, table.score, table.rank),
+  ],
 );
 
 /** API keys made with the CLI. Only a SHA-256 digest of each key is kept; the key is printed once. */

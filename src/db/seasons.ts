@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, gte, isNotNull, isNull, lte, max, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, gte, inArray, isNotNull, isNull, lte, max, min, sql } from 'drizzle-orm';
 import type { ScoreOrder } from '../model/board.js';
 import type { Db } from './client.js';
 import { boards, seasonResults, seasons } from './schema.js';
@@ -177,4 +177,19 @@ export async function pageSeasonResults(
     size: total?.size ?? 0,
     rows: rows.flatMap((row) => (row.playerId === null ? [] : [{ ...row, playerId: row.playerId }])),
   };
+}
+
+/**
+ * The first frozen rank of each score among a season's standings (erased players' rows included:
+ * they keep their places), which is that score's COMPETITION rank. One probe of
+ * season_results_score_idx per score: O(k log N).
+ */
+export async function firstRanksOfScores(db: Db, args: { boardId: string; seasonId: string; scores: number[] }): Promise<Map<number, number>> {
+  if (args.scores.length === 0) return new Map();
+  const rows = await db
+    .select({ score: seasonResults.score, first: min(seasonResults.rank) })
+    .from(seasonResults)
+    .where(and(eq(seasonResults.boardId, args.boardId), eq(seasonResults.seasonId, args.seasonId), inArray(seasonResults.score, [...new Set(args.scores)])))
+    .groupBy(seasonResults.score);
+  return new Map(rows.map((row) => [row.score, row.first ?? 0]));
 }

@@ -6,6 +6,13 @@ export type Period = (typeof PERIODS)[number];
 export type ScoreOrder = 'HIGH_FIRST' | 'LOW_FIRST';
 export type Aggregate = 'BEST' | 'SUM';
 
+/**
+ * How equal scores share ranks. ORDINAL: a rank each (equal scores ordered by who reached the score
+ * first, then by player id). COMPETITION: equal scores share the best of their ranks, and the next
+ * rank skips (1, 2, 2, 4).
+ */
+export type RankStyle = 'ORDINAL' | 'COMPETITION';
+
 /** Periods whose buckets follow the calendar and expire after the board's retention. */
 export type CalendarPeriod = 'DAILY' | 'WEEKLY' | 'MONTHLY';
 
@@ -31,6 +38,8 @@ export interface Board {
   shards: number;
   /** The origin of ALL_TIME tie-break time: results before it tie on time. */
   epoch: Date;
+  /** How ranks are served when a read does not say. */
+  rankStyle: RankStyle;
   /** The IANA time zone whose calendar cuts its DAILY, WEEKLY and MONTHLY buckets ('UTC' by default). */
   timeZone: string;
   /** Regions whose buckets follow a zone of their own; the others (and the global list) follow `timeZone`. */

@@ -325,6 +325,7 @@ export const INDEX_METHOD_ROLES = {
   around: 'read',
   page: 'read',
   size: 'read',
+  countBetter: 'read',
   writeBoardScores: 'write',
   removePlayer: 'unguarded',
   drop: 'unguarded',

@@ -1,7 +1,7 @@
 import type { RedisClient } from '../redis.js';
 import type { BoardScore } from '../model/board.js';
 import { type BoardBucket, bucketKey, playerShardKey, shardKey, shardKeys, shardOf, shardTopChannel, topChannels } from './keys.js';
-import { pack, packedDirection, packingFor, unpack } from './packing.js';
+import { lowestPackedAbove, pack, packedDirection, packingFor, unpack } from './packing.js';
 import { type RebuildOptions, rebuildKey, rebuildSortedSet, rebuildTombstoneKey } from './rebuild.js';
 import { defineRankingScripts } from './scripts/index.js';
 import { type Member, type RankedMember, aheadElsewhere, rankOrder, shardedAround, shardedPage, shardedSize, shardedStandings, shardedTop } from './shards.js';
@@ -299,6 +299,17 @@ export function createRankingIndex(redis: RedisClient) {
     /** How many players are ranked. O(1); sharded: O(S), the sum of the shards' sizes. */
     async size(at: BoardBucket): Promise<number> {
       return sharded(at) ? shardedSize(redis, at) : redis.zcard(bucketKey(at));
+    },
+
+    /**
+     * For each score, how many players have a strictly better one (whenever they reached it): a
+     * score's COMPETITION rank is one more. One ZCOUNT per score and shard, summed: O(k S log N).
+     */
+    async countBetter(at: BoardBucket, scores: number[]): Promise<number[]> {
+      const packing = packingFor(at.board, at.bucket.period);
+      const floors = scores.map((score) => lowestPackedAbove(at.board, packing, score));
+      const perShard = await Promise.all(shardKeys(at).map((key) => Promise.all(floors.map((floor) => redis.zcount(key, floor, '+inf')))));
+      return floors.map((_, i) => perShard.reduce((total, counts) => total + counts[i]!, 0));
     },
 
     /**

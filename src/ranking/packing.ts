@@ -75,6 +75,15 @@ export function pack(board: PackingBoard, packing: Packing, score: number, reach
   return s * slots + (slots - 1 - t);
 }
 
+/**
+ * The lowest packed value of any score strictly better than `score`, whenever reached: members at
+ * or above it are exactly those with a better score (the score sits above the time bits). O(1).
+ */
+export function lowestPackedAbove(board: PackingBoard, packing: Packing, score: number): number {
+  const s = board.order === 'HIGH_FIRST' ? score : board.maxScore - score;
+  return (s + 1) * 2 ** packing.timeBits;
+}
+
 /** The score and the start of the time unit it was reached in, read back from a packed value. O(1). */
 export function unpack(board: PackingBoard, packing: Packing, packed: number, bucketStart: Date): { score: number; reachedAt: Date } {
   const slots = 2 ** packing.timeBits;

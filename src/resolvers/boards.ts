@@ -1,5 +1,5 @@
 import { type NewBoard, changeBoard, insertBoard } from '../db/boards.js';
-import { type Board, PERIODS, type RegionTimeZone } from '../model/board.js';
+import { type Board, PERIODS, type RankStyle, type RegionTimeZone } from '../model/board.js';
 import { canonicalTimeZone } from '../model/buckets.js';
 import type { Context } from './context.js';
 import { badInput, notFound } from './errors.js';
@@ -49,6 +49,7 @@ export interface UpdateBoardInput {
   /** Regions to add; existing ones stay. */
   addRegions?: readonly string[] | null | undefined;
   maxScore?: number | null | undefined;
+  rankStyle?: RankStyle | null | undefined;
 }
 
 /** The most regions a board keeps (createBoard's limit too). */
@@ -68,7 +69,7 @@ export async function updateBoard(ctx: Context, input: UpdateBoardInput): Promis
     if (regions && regions.length > MAX_REGIONS) throw badInput(`addRegions: a board keeps at most ${MAX_REGIONS} regions; "${board.id}" would have ${regions.length}.`);
     const problem = input.maxScore === null || input.maxScore === undefined ? null : maxScoreProblem(board, input.maxScore);
     if (problem) throw badInput(`maxScore: ${problem}`);
-    return { title: input.title ?? undefined, topSize: input.topSize ?? undefined, regions, maxScore: input.maxScore ?? undefined };
+    return { title: input.title ?? undefined, topSize: input.topSize ?? undefined, regions, maxScore: input.maxScore ?? undefined, rankStyle: input.rankStyle ?? undefined };
   });
   if (!updated) throw notFound(`No board "${input.id}".`);
   return boards.remember(updated);

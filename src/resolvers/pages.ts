@@ -2,6 +2,8 @@ import { bucketKey } from '../ranking/keys.js';
 import { type BucketArgs, resolveBoardBucket } from './buckets.js';
 import type { Context } from './context.js';
 import { type Standing, toStanding } from './standings.js';
+import { styleOf, styledRun } from './rank-styles.js';
+import type { Styled } from './reads.js';
 
 /** The most standings one page holds. */
 export const MAX_PAGE = 1_000;
@@ -28,14 +30,15 @@ export interface StandingConnection {
  */
 export async function readStandingsPage(
   ctx: Context,
-  args: BucketArgs & { first: number; after?: string | null | undefined },
+  args: BucketArgs & Styled & { first: number; after?: string | null | undefined },
 ): Promise<StandingConnection> {
   const at = await resolveBoardBucket(ctx, args);
   const { cursors, index } = ctx.services;
   const scope = bucketKey(at);
   const after = args.after === null || args.after === undefined ? null : cursors.decode(scope, args.after);
   const view = await index.page(at, after, args.first);
-  const edges = view.places.map((place) => ({
+  const places = await styledRun(ctx.services, at, view.places, styleOf(at.board, args.rankStyle));
+  const edges = places.map((place) => ({
     cursor: cursors.encode(scope, { packed: place.packed, playerId: place.playerId }),
     node: toStanding(at, place, view.size),
   }));

@@ -3,6 +3,13 @@ import { IndexRecoveringError } from '../ranking/generation.js';
 import { type BucketArgs, resolveBoardBucket } from './buckets.js';
 import type { Context } from './context.js';
 import { type Standing, type TopBoard, bucketOfAnswer, toStanding } from './standings.js';
+import { styleOf, styledPlaces, styledRun, styledTop } from './rank-styles.js';
+import type { RankStyle } from '../model/board.js';
+
+/** A read that may ask for a rank style (null: its board's). */
+export interface Styled {
+  rankStyle?: RankStyle | null | undefined;
+}
 
 /** The most friends a list holds, and so the most a friends read ranks. */
 export const MAX_FRIENDS = 1_000;
@@ -13,7 +20,7 @@ export const MAX_FRIENDS = 1_000;
  * being rebuilt after it lost the index) the last view this process read is served, with the asOf
  * of when it was read; UNAVAILABLE when it has none.
  */
-export async function readTop(ctx: Context, args: BucketArgs & { limit: number }): Promise<TopBoard> {
+export async function readTop(ctx: Context, args: BucketArgs & Styled & { limit: number }): Promise<TopBoard> {
   const at = await resolveBoardBucket(ctx, args);
   const view = await ctx.services.topCache.top(at, args.limit).catch((error: unknown) => {
     const last = error instanceof IndexRecoveringError ? ctx.services.topCache.peek(at, args.limit) : undefined;
@@ -23,40 +30,38 @@ export async function readTop(ctx: Context, args: BucketArgs & { limit: number }
   return {
     boardId: at.board.id,
     ...bucketOfAnswer(at),
-    entries: view.places.map((place) => toStanding(at, place, view.size)),
+    entries: styledTop(view.places, styleOf(at.board, args.rankStyle)).map((place) => toStanding(at, place, view.size)),
     size: view.size,
     asOf: view.asOf,
   };
 }
 
 /** One player's standing, or null when they have no score there. O(log N). */
-export async function readStanding(ctx: Context, args: BucketArgs & { playerId: string }): Promise<Standing | null> {
+export async function readStanding(ctx: Context, args: BucketArgs & Styled & { playerId: string }): Promise<Standing | null> {
   const at = await resolveBoardBucket(ctx, args);
   const view = await ctx.services.index.standings(at, [args.playerId]);
-  const place = view.places[0];
+  const [place] = await styledPlaces(ctx.services, at, view.places, styleOf(at.board, args.rankStyle));
   return place ? toStanding(at, place, view.size) : null;
 }
 
 /** The player and up to `radius` players either side, cut at the edges. O(log N + radius). */
-export async function readAround(ctx: Context, args: BucketArgs & { playerId: string; radius: number }): Promise<Standing[]> {
+export async function readAround(ctx: Context, args: BucketArgs & Styled & { playerId: string; radius: number }): Promise<Standing[]> {
   const at = await resolveBoardBucket(ctx, args);
   const view = await ctx.services.index.around(at, args.playerId, args.radius);
-  return view.places.map((place) => toStanding(at, place, view.size));
+  return (await styledRun(ctx.services, at, view.places, styleOf(at.board, args.rankStyle))).map((place) => toStanding(at, place, view.size));
 }
 
 /**
  * The player and their friends who have a score there, in rank order, each with their rank on the
  * whole board: one query for the friend list, one script call for every place. O(F log N).
  */
-export async function readFriends(ctx: Context, args: BucketArgs & { playerId: string }): Promise<Standing[]> {
+export async function readFriends(ctx: Context, args: BucketArgs & Styled & { playerId: string }): Promise<Standing[]> {
   const at = await resolveBoardBucket(ctx, args);
   const friends = await friendIds(ctx.services.database.db, args.playerId);
   const ids = [args.playerId, ...friends.filter((id) => id !== args.playerId).slice(0, MAX_FRIENDS)];
   const view = await ctx.services.index.standings(at, ids);
-  return view.places
-    .filter((place) => place !== null)
-    .sort((a, b) => a.rank - b.rank)
-    .map((place) => toStanding(at, place, view.size));
+  const ranked = view.places.filter((place) => place !== null).sort((a, b) => a.rank - b.rank);
+  return (await styledPlaces(ctx.services, at, ranked, styleOf(at.board, args.rankStyle))).map((place) => toStanding(at, place, view.size));
 }
 
 /** How many players are ranked in a bucket. O(1). */

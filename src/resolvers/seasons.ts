@@ -1,10 +1,12 @@
-import { type Season, findSeason, insertSeason, listSeasons as listSeasonRows, pageSeasonResults } from '../db/seasons.js';
+import { type Season, findSeason, firstRanksOfScores, insertSeason, listSeasons as listSeasonRows, pageSeasonResults } from '../db/seasons.js';
 import { closeSeason as closeAndFreeze } from '../jobs/close-season.js';
-import type { Board } from '../model/board.js';
+import type { Board, RankStyle } from '../model/board.js';
 import { requireBoard } from './buckets.js';
 import type { Context } from './context.js';
 import { badInput, notFound } from './errors.js';
 import type { StandingConnection } from './pages.js';
+import type { Standing } from './standings.js';
+import { styleOf } from './rank-styles.js';
 
 const span = (season: Pick<Season, 'id' | 'startsAt' | 'endsAt'>) =>
   `"${season.id}" (${season.startsAt.toISOString()} to ${season.endsAt?.toISOString() ?? 'no end: close it first'})`;
@@ -77,7 +79,7 @@ export async function listSeasons(ctx: Context, board: Board): Promise<Season[]>
  */
 export async function readSeasonResults(
   ctx: Context,
-  args: { board: string; season: string; first: number; after?: string | null | undefined },
+  args: { board: string; season: string; first: number; after?: string | null | undefined; rankStyle?: RankStyle | null | undefined },
 ): Promise<StandingConnection> {
   const board = await requireBoard(ctx, args.board);
   const { services } = ctx;
@@ -92,15 +94,20 @@ export async function readSeasonResults(
     afterRank: after?.packed ?? 0,
     limit: args.first + 1,
   });
-  const edges = page.rows.slice(0, args.first).map((row) => ({
+  const rows = page.rows.slice(0, args.first);
+  // COMPETITION: each score's first frozen rank (an erased player's place still counts).
+  const firstRanks =
+    styleOf(board, args.rankStyle) === 'COMPETITION'
+      ? await firstRanksOfScores(services.database.db, { boardId: board.id, seasonId: season.id, scores: rows.map((row) => row.score) })
+      : null;
+  const edges = rows.map((row) => ({
     cursor: services.cursors.encode(scope, { packed: row.rank, playerId: row.playerId }),
-    node: {
-      playerId: row.playerId,
-      rank: row.rank,
-      score: row.score,
-      percentile: page.size === 0 ? 0 : (100 * (page.size - row.rank)) / page.size,
-      achieved: { recorded: row.reachedAt },
-    },
+    node: frozenStanding(row, firstRanks?.get(row.score) ?? row.rank, page.size),
   }));
   return { edges, pageInfo: { hasNextPage: page.rows.length > args.first, endCursor: edges.at(-1)?.cursor ?? null } };
+}
+
+/** A frozen standing as served, at the rank its style gives it. */
+function frozenStanding(row: { playerId: string; score: number; reachedAt: Date }, rank: number, size: number): Standing {
+  return { playerId: row.playerId, rank, score: row.score, percentile: size === 0 ? 0 : (100 * (size - rank)) / size, achieved: { recorded: row.reachedAt } };
 }

@@ -5,6 +5,8 @@ import { type BucketArgs, requireBoard, resolveBoardBucket } from './buckets.js'
 import type { Context, Services } from './context.js';
 import { badInput, unavailable } from './errors.js';
 import { type TopBoard, bucketOfAnswer, toStanding } from './standings.js';
+import { styleOf, styledTop } from './rank-styles.js';
+import type { RankStyle } from '../model/board.js';
 import { isStoreUnavailable } from './store-errors.js';
 
 export type { TopEvent } from '../pubsub/top-feed.js';
@@ -73,26 +75,27 @@ function profilesOf(services: Services, view: TopView): Profiles {
  * (one read, one limit) shares one answer object, built once; synchronous once the view's profiles
  * are loaded. So the per-viewer cost of a view is GraphQL's execution and the send. O(limit) once.
  */
-export function topChangedView(ctx: Context, event: TopEvent): TopBoard | Promise<TopBoard> {
+export function topChangedView(ctx: Context, event: TopEvent, asked?: RankStyle | null): TopBoard | Promise<TopBoard> {
   ctx.services.metrics.topChangedEvents.inc();
-  const built = answers.get(event.view);
+  const style = styleOf(event.at.board, asked);
+  const built = answers.get(event.view)?.get(style);
   if (built) return built;
   const profiles = profilesOf(ctx.services, event.source);
-  if (profiles.ready) return present(event, profiles.ready);
-  return profiles.loading.then((ready) => present(event, ready));
+  if (profiles.ready) return present(event, profiles.ready, style);
+  return profiles.loading.then((ready) => present(event, ready, style));
 }
 
-/** The answer built for each slice the feed handed out (the feed shares one slice among the viewers of one limit). */
-const answers = new WeakMap<TopView, TopBoard>();
+/** The answers built for each slice the feed handed out (the feed shares one slice among the viewers of one limit), one per rank style. */
+const answers = new WeakMap<TopView, Map<RankStyle, TopBoard>>();
 
-function present({ at, view }: TopEvent, profiles: Map<string, Player>): TopBoard {
+function present({ at, view }: TopEvent, profiles: Map<string, Player>, style: RankStyle): TopBoard {
   const answer: TopBoard = {
     boardId: at.board.id,
     ...bucketOfAnswer(at),
-    entries: view.places.map((place) => ({ ...toStanding(at, place, view.size), player: profiles.get(place.playerId) })),
+    entries: styledTop(view.places, style).map((place) => ({ ...toStanding(at, place, view.size), player: profiles.get(place.playerId) })),
     size: view.size,
     asOf: view.asOf,
   };
-  answers.set(view, answer);
+  answers.set(view, (answers.get(view) ?? new Map<RankStyle, TopBoard>()).set(style, answer));
   return answer;
 }

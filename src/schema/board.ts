@@ -8,7 +8,7 @@ import { rebuildBoard } from '../resolvers/rebuild.js';
 import { builder } from './builder.js';
 import { bucketArgs } from './bucket-args.js';
 import { RetentionInput, RetentionRef, retentionFrom } from './retention.js';
-import { AggregateEnum, PeriodEnum, ScoreOrderEnum } from './enums.js';
+import { AggregateEnum, PeriodEnum, RankStyleEnum, ScoreOrderEnum } from './enums.js';
 import { boardIdSchema, intRange, regionSchema } from './validation.js';
 
 const TITLE = z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters');
@@ -53,6 +53,7 @@ BoardRef.implement({
     shards: t.exposeInt('shards', {
       description: "How many sorted sets each of this board's buckets is split into, by a stable hash of the player id. Fixed at creation.",
     }),
+    rankStyle: t.expose('rankStyle', { type: RankStyleEnum, description: 'How ranks are served when a read does not say.' }),
     timeZone: t.exposeString('timeZone', { description: 'An IANA time zone name (e.g. Europe/Paris). DAILY, WEEKLY and MONTHLY buckets follow its calendar.' }),
     regionTimeZones: t.expose('regionTimeZones', {
       type: [RegionTimeZoneRef],
@@ -94,6 +95,7 @@ const CreateBoardInput = builder.inputType('CreateBoardInput', {
       description: `How many sorted sets each bucket is split into (1 to ${MAX_SHARDS}; default 1), by a stable hash of the player id, so that a bucket too big or too busy for one Redis node spreads over a cluster. Every read answers exactly as one sorted set would; reads cost about one command per shard. Fixed once created.`,
       validate: intRange(1, MAX_SHARDS, 'shards').nullish(),
     }),
+    rankStyle: t.field({ type: RankStyleEnum, required: true, defaultValue: 'ORDINAL' }),
     timeZone: t.string({ required: true, defaultValue: 'UTC' }),
     regionTimeZones: t.field({ type: [RegionTimeZoneInput], required: true, defaultValue: [] }),
   }),
@@ -104,6 +106,7 @@ const UpdateBoardInput = builder.inputType('UpdateBoardInput', {
     id: t.id({ required: true, validate: boardIdSchema }),
     title: t.string({ validate: TITLE.nullish() }),
     topSize: t.int({ validate: intRange(1, 100, 'topSize').nullish() }),
+    rankStyle: t.field({ type: RankStyleEnum, description: 'ORDINAL and COMPETITION may be swapped.' }),
     addRegions: t.stringList({ description: 'Regions to add; existing ones stay.', validate: z.array(regionSchema).max(MAX_REGIONS, `at most ${MAX_REGIONS} regions`).nullish() }),
     maxScore: t.float({
       description: "Only upwards, and only while every existing bucket's packing stays exact; refused otherwise, saying so.",

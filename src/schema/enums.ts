@@ -19,6 +19,17 @@ export const ScoreOrderEnum = builder.enumType('ScoreOrder', {
   } as const,
 });
 
+export const RankStyleEnum = builder.enumType('RankStyle', {
+  description: 'How equal scores share ranks.',
+  values: {
+    ORDINAL: { description: "1, 2, 3, 4: a rank each; equal scores ordered by who reached the score first, then by player id (today's)." },
+    COMPETITION: { description: '1, 2, 2, 4: equal scores share the best of their ranks; the next rank skips.' },
+  } as const,
+});
+
+/** What the optional rankStyle argument of every read that serves ranks says of itself. */
+export const RANK_STYLE_ARG = { type: RankStyleEnum, description: "How equal scores share ranks in this answer; the board's rankStyle when left out." } as const;
+
 export const AggregateEnum = builder.enumType('Aggregate', {
   description: "How a player's submissions in one bucket combine into their board score.",
   values: {

@@ -4,6 +4,7 @@ import { MAX_PAGE } from '../resolvers/pages.js';
 import { closeSeason, currentSeason, listSeasons, readSeasonResults, startSeason } from '../resolvers/seasons.js';
 import { BoardRef } from './board.js';
 import { builder } from './builder.js';
+import { RANK_STYLE_ARG } from './enums.js';
 import { StandingConnectionRef } from './standing-connection.js';
 import { boardIdSchema, intRange, seasonIdSchema } from './validation.js';
 
@@ -37,6 +38,7 @@ builder.queryFields((t) => ({
       season: t.arg.id({ required: true, validate: seasonIdSchema }),
       first: t.arg.int({ required: true, defaultValue: 100, validate: intRange(1, MAX_PAGE, 'first') }),
       after: t.arg.string(),
+      rankStyle: t.arg(RANK_STYLE_ARG),
     },
     resolve: (_root, args, ctx) => readSeasonResults(ctx, { ...args, board: args.board, season: args.season }),
   }),

@@ -1,5 +1,6 @@
 import { MAX_PAGE, type PageInfo, type StandingConnection, type StandingEdge, readStandingsPage } from '../resolvers/pages.js';
 import { builder } from './builder.js';
+import { RANK_STYLE_ARG } from './enums.js';
 import { bucketArgs } from './bucket-args.js';
 import { StandingRef } from './standing.js';
 import { intRange } from './validation.js';
@@ -40,6 +41,7 @@ builder.queryFields((t) => ({
       ...bucketArgs(t.arg),
       first: t.arg.int({ required: true, defaultValue: 50, validate: intRange(1, MAX_PAGE, 'first') }),
       after: t.arg.string(),
+      rankStyle: t.arg(RANK_STYLE_ARG),
     },
     resolve: (_root, args, ctx) => readStandingsPage(ctx, { ...args, board: args.board }),
   }),

@@ -2,6 +2,7 @@ import { achievedAtOf } from '../resolvers/achieved-at.js';
 import { readAround, readFriends, readStanding } from '../resolvers/reads.js';
 import type { Standing } from '../resolvers/standings.js';
 import { builder } from './builder.js';
+import { RANK_STYLE_ARG } from './enums.js';
 import { bucketArgs } from './bucket-args.js';
 import { PlayerRef } from './player.js';
 import { idSchema, intRange } from './validation.js';
@@ -32,7 +33,7 @@ builder.queryFields((t) => ({
     type: StandingRef,
     nullable: true,
     description: "One player's standing, or null when the player has no score there.",
-    args: { ...bucketArgs(t.arg), playerId: t.arg.id({ required: true, validate: idSchema }) },
+    args: { ...bucketArgs(t.arg), playerId: t.arg.id({ required: true, validate: idSchema }), rankStyle: t.arg(RANK_STYLE_ARG) },
     resolve: (_root, args, ctx) => readStanding(ctx, { ...args, board: args.board, playerId: args.playerId }),
   }),
   around: t.field({
@@ -42,13 +43,14 @@ builder.queryFields((t) => ({
       ...bucketArgs(t.arg),
       playerId: t.arg.id({ required: true, validate: idSchema }),
       radius: t.arg.int({ required: true, defaultValue: 5, validate: intRange(0, 50, 'radius') }),
+      rankStyle: t.arg(RANK_STYLE_ARG),
     },
     resolve: (_root, args, ctx) => readAround(ctx, { ...args, board: args.board, playerId: args.playerId }),
   }),
   friends: t.field({
     type: [StandingRef],
     description: "The player and the player's friends who have a score there, in rank order, each with their rank on the whole board.",
-    args: { ...bucketArgs(t.arg), playerId: t.arg.id({ required: true, validate: idSchema }) },
+    args: { ...bucketArgs(t.arg), playerId: t.arg.id({ required: true, validate: idSchema }), rankStyle: t.arg(RANK_STYLE_ARG) },
     resolve: (_root, args, ctx) => readFriends(ctx, { ...args, board: args.board, playerId: args.playerId }),
   }),
 }));

@@ -3,7 +3,7 @@ import type { TopBoard } from '../resolvers/standings.js';
 import { type TopEvent, topChangedView, watchTopChanged } from '../resolvers/top-changed.js';
 import { builder } from './builder.js';
 import { bucketArgs } from './bucket-args.js';
-import { PeriodEnum } from './enums.js';
+import { PeriodEnum, RANK_STYLE_ARG } from './enums.js';
 import { StandingRef } from './standing.js';
 import { intRange } from './validation.js';
 
@@ -31,7 +31,7 @@ builder.queryFields((t) => ({
   top: t.field({
     type: TopBoardRef,
     description: 'The first `limit` standings (1 to 1,000). Served from a cache at most about one second old; asOf says how old.',
-    args: { ...bucketArgs(t.arg), limit: t.arg.int({ required: true, defaultValue: 10, validate: intRange(1, 1000, 'limit') }) },
+    args: { ...bucketArgs(t.arg), limit: t.arg.int({ required: true, defaultValue: 10, validate: intRange(1, 1000, 'limit') }), rankStyle: t.arg(RANK_STYLE_ARG) },
     resolve: (_root, args, ctx) => readTop(ctx, { ...args, board: args.board }),
   }),
 }));
@@ -41,8 +41,8 @@ builder.subscriptionFields((t) => ({
     type: TopBoardRef,
     description:
       'The top `limit` (1 to board.topSize) of one bucket: the current view at once, then a new view each time its entries change (who, their order, or a score). Bursts are coalesced into at most one event per 100 ms per bucket.',
-    args: { ...bucketArgs(t.arg), limit: t.arg.int({ required: true, defaultValue: 10, validate: intRange(1, 100, 'limit') }) },
+    args: { ...bucketArgs(t.arg), limit: t.arg.int({ required: true, defaultValue: 10, validate: intRange(1, 100, 'limit') }), rankStyle: t.arg(RANK_STYLE_ARG) },
     subscribe: (_root, args, ctx) => watchTopChanged(ctx, { ...args, board: args.board }),
-    resolve: (event: TopEvent, _args, ctx) => topChangedView(ctx, event),
+    resolve: (event: TopEvent, args, ctx) => topChangedView(ctx, event, args.rankStyle),
   }),
 }));

@@ -234,6 +234,7 @@ export const indexTestBoard = (id: string, shards: number, order: Board['order']
   shards,
   timeZone: 'UTC',
   regionTimeZones: [],
+  rankStyle: 'ORDINAL',
   epoch: new Date('2025-11-01T00:00:00.000Z'),
   createdAt,
 });
