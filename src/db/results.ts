@@ -144,8 +144,9 @@ const isRetriable = (error: unknown) => {
  * connection) fails the whole group.
  *
  * Four round trips per group, whatever its size: BEGIN; the players' locks and the log statement,
- * pipelined; the board-score upsert; COMMIT. Every statement is set-based (unnest) and has a fixed
- * text, so postgres.js prepares each once per connection.
+ * pipelined; the board-score upsert of the rows the group changes (none, and no round trip, when
+ * every BEST score stands); COMMIT. Every statement is set-based (unnest) and has a fixed text, so
+ * postgres.js prepares each once per connection.
  *
  * Throws when nothing was recorded, never when something was: should the connection break while
  * COMMIT is on the wire, the outcome is asked of PostgreSQL again (for up to `commitDoubtMs`)
@@ -289,7 +290,7 @@ async function recordInTransaction(tx: TransactionSql, submissions: ResultEntry[
   // Fold the new results in order: `running` starts from what the database held and tells whether
   // each result improved the ALL_TIME score; `contribution` is this group's own part, merged in SQL
   // (the player locks make a concurrent change impossible; the merge keeps even that case right).
-  const running = logged.before;
+  const running = new Map(logged.before);
   const contribution = new Map<string, StoredBoardScore>();
   const improved = new Set<number>();
   const after = new Map<number, StoredBoardScore[]>();
@@ -311,8 +312,19 @@ async function recordInTransaction(tx: TransactionSql, submissions: ResultEntry[
   });
 
   const boards = new Map(entries.map(({ entry }) => [entry.board.id, entry.board]));
-  const boardScores = await upsertBoardScores(tx, boards, [...contribution.values()]);
-  for (const stored of boardScores) {
+  // A row the group leaves as it was (a BEST score that stands, the common case) is not written at
+  // all: under the players' locks its stored value is the fold's, so the merge would change nothing.
+  const unchanged: StoredBoardScore[] = [];
+  const changed: StoredBoardScore[] = [];
+  for (const [id, part] of contribution) {
+    const stored = logged.before.get(id);
+    const final = running.get(id)!;
+    if (stored && stored.score === final.score && stored.reachedAt.getTime() === final.reachedAt.getTime()) unchanged.push(stored);
+    else changed.push(part);
+  }
+  const upserted = await upsertBoardScores(tx, boards, changed);
+  const boardScores = [...upserted, ...unchanged];
+  for (const stored of upserted) {
     // The twin of the check above, in case the stored score moved under us after all.
     const board = boards.get(stored.boardId)!;
     if (stored.score <= board.maxScore) continue;
