@@ -69,15 +69,19 @@ function timeDatabase(database: Database, metrics: Metrics): Database {
   return { ...database, sql, db: drizzle({ client: sql, schema, casing: 'snake_case' }) };
 }
 
-/** Calls `first` once, when `query` is first awaited: postgres.js queries are lazy, and a fragment is never awaited. */
-function onFirstThen<Q extends PromiseLike<unknown>>(query: Q, first: (work: PromiseLike<unknown>) => void): Q {
+/**
+ * Calls `first` once, when `query` is first awaited (postgres.js queries are lazy, and a fragment
+ * is never awaited), with a way to follow the query: `work()` makes a promise of it, which the
+ * caller must handle.
+ */
+function onFirstThen<Q extends PromiseLike<unknown>>(query: Q, first: (work: () => PromiseLike<unknown>) => void): Q {
   const then = query.then.bind(query);
   let started = false;
   (query as { then: unknown }).then = (onFulfilled?: (value: unknown) => unknown, onRejected?: (reason: unknown) => unknown) => {
     const result = then(onFulfilled, onRejected);
     if (!started) {
       started = true;
-      first(then());
+      first(() => then());
     }
     return result;
   };
@@ -91,7 +95,7 @@ function onFirstThen<Q extends PromiseLike<unknown>>(query: Q, first: (work: Pro
 function timeQuery<Q extends PromiseLike<unknown>>(query: Q, call: string, observe: Observe, count: () => void): Q {
   return onFirstThen(query, (work) => {
     count();
-    observe(call, work);
+    observe(call, work());
   });
 }
 
@@ -105,12 +109,12 @@ function countSql<S extends Sql>(tx: S, count: () => void): S {
   return new Proxy(tx, {
     apply(target, thisArg, args: unknown[]) {
       const made: unknown = Reflect.apply(target, thisArg, args);
-      return isTemplate(args[0]) ? onFirstThen(made as PromiseLike<unknown>, count) : made;
+      return isTemplate(args[0]) ? onFirstThen(made as PromiseLike<unknown>, () => count()) : made;
     },
     get(target, property, receiver) {
       const value: unknown = Reflect.get(target, property, receiver);
       if (typeof value !== 'function') return value;
-      if (property === 'unsafe') return (...args: unknown[]) => onFirstThen((value as (...a: unknown[]) => PromiseLike<unknown>).apply(target, args), count);
+      if (property === 'unsafe') return (...args: unknown[]) => onFirstThen((value as (...a: unknown[]) => PromiseLike<unknown>).apply(target, args), () => count());
       if (property === 'savepoint') return (...args: unknown[]) => withCountedBody(value as (...a: unknown[]) => Promise<unknown>, target, args, count);
       return (value as (...a: unknown[]) => unknown).bind(target);
     },
