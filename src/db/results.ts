@@ -378,8 +378,8 @@ interface Logged {
 /**
  * The log statement: claims each result's idempotency key (result_keys, see schema.ts), logs the
  * results whose key was new into their month's partition of the score log, queues one
- * index_backlog row per (board, player) with a new result (the outbox costs no round trip of its
- * own), and in the same statement reads what the fold needs: the originals of the replays, the
+ * index_backlog row naming every (board, player) with a new result (the outbox costs no round trip
+ * of its own, and one row per group, not per result), and in the same statement reads what the fold needs: the originals of the replays, the
  * current board scores of the rows the new results touch, and which of the players are flagged.
  * O(k log N) for k entries.
  */
@@ -409,8 +409,9 @@ async function logAndRead(tx: TransactionSql, entries: ResultEntry[]): Promise<L
       select i.board_id, i.player_id, i.match_id, i.score, i.region, i.achieved_at
       from input i join keyed k using (board_id, player_id, match_id)),
     queued as (
-      insert into index_backlog (board_id, player_id)
-      select distinct board_id, player_id from keyed
+      insert into index_backlog (board_ids, player_ids)
+      select array_agg(board_id), array_agg(player_id) from (select distinct board_id, player_id from keyed) as touched
+      having count(*) > 0
       returning id)
     select
       (select coalesce(json_agg(json_build_array(board_id, match_id, player_id)), '[]') from keyed)::text as inserted,

@@ -168,17 +168,21 @@ export const apiKeys = pgTable(
 );
 
 /**
- * The index outbox: one row per (board, player) a committed batch touched, written in the batch's
- * own transaction and deleted once the ranking index holds the batch's board scores. A row that
- * stays (Redis was away, or the process died between the commit and the index write) is
- * re-applied by the catch-up job (src/jobs/index-catch-up.ts) from the player's current board
- * scores, so the index never silently stays behind. Usually nearly empty: rows live for the
- * fraction of a second between a commit and its index write.
+ * The index outbox: one row per committed group (see db/results.ts recordGroup), naming the
+ * (board, player) pairs it touched in two arrays of the same length, written in the group's own
+ * transaction and deleted once the ranking index holds the group's board scores: a row per group,
+ * not per result. A row that stays (Redis was away, or the process died between the commit and
+ * the index write) is re-applied by the catch-up job (src/jobs/index-catch-up.ts) from the
+ * players' current board scores, so the index never silently stays behind. Usually nearly empty:
+ * rows live for the fraction of a second between a commit and its index write. A row of the shape
+ * before 0010 (one pair in boardId and playerId, the arrays null) is still read.
  */
 export const indexBacklog = pgTable('index_backlog', {
   id: bigint({ mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
-  boardId: text().notNull(),
-  playerId: text().notNull(),
+  boardId: text(),
+  playerId: text(),
+  boardIds: text().array(),
+  playerIds: text().array(),
   enqueuedAt: timestamptz().notNull().defaultNow(),
 });
 
