@@ -31,17 +31,26 @@ export const boards = pgTable(
   ],
 );
 
-/** Player profiles. A player may have scores without a profile. */
-export const players = pgTable('players', {
-  id: text().primaryKey(),
-  displayName: text(),
-  avatarUrl: text(),
-  /** Set while the player is hidden from every board; their results are still recorded. */
-  flaggedAt: timestamptz(),
-  flagReason: text(),
-  createdAt: timestamptz().notNull().defaultNow(),
-  updatedAt: timestamptz().notNull().defaultNow(),
-});
+/**
+ * Player profiles. A player may have scores without a profile. The write path asks which of a
+ * group's players are flagged twice a group (in its transaction, and again after its index write):
+ * players_flagged_idx holds only the flagged few, so each asking is a probe of a small index that
+ * stays in memory rather than one random page of the whole table per player.
+ */
+export const players = pgTable(
+  'players',
+  {
+    id: text().primaryKey(),
+    displayName: text(),
+    avatarUrl: text(),
+    /** Set while the player is hidden from every board; their results are still recorded. */
+    flaggedAt: timestamptz(),
+    flagReason: text(),
+    createdAt: timestamptz().notNull().defaultNow(),
+    updatedAt: timestamptz().notNull().defaultNow(),
+  },
+  (table) => [index('players_flagged_idx').on(table.id).where(sql`${table.flaggedAt} is not null`)],
+);
 
 /** Each player's friend list, as the game server last set it (one direction per row). */
 export const friendships = pgTable(
