@@ -135,6 +135,12 @@ describe('deletePlayer', () => {
   });
 
   it('erases the player everywhere and nothing of anyone else', async () => {
+    // Index outbox rows still waiting (dated ahead, so the catch-up job leaves them): a group's,
+    // naming the victim beside another player, and one of the shape before migration 0010.
+    const [group] = await t.database.sql<{ id: number }[]>`
+      insert into index_backlog (board_ids, player_ids, enqueued_at)
+      values (array['arena', 'arena', 'marathon'], array[${VICTIM}, 'p01', ${VICTIM}], now() + interval '1 hour') returning id`;
+    await t.database.sql`insert into index_backlog (board_id, player_id, enqueued_at) values ('arena', ${VICTIM}, now() + interval '1 hour')`;
     const before = await snapshot();
     const response = await t.admin<{ deletePlayer: boolean }>(DELETE, { id: VICTIM });
     expect(response.errors).toBeUndefined();
@@ -148,6 +154,10 @@ describe('deletePlayer', () => {
       const friendOfVictim = FRIENDS[VICTIM]!.includes(id) ? 1 : 0;
       expect(after[id], id).toEqual({ ...before[id]!, friends: before[id]!.friends - friendsWithVictim, friendOf: before[id]!.friendOf - friendOfVictim });
     }
+    // The outbox names the victim no more; the other player of the group's row stays.
+    const waiting = await t.database.sql`select id, board_id, player_id, board_ids, player_ids from index_backlog where enqueued_at > now()`;
+    expect(waiting).toEqual([{ id: group!.id, board_id: null, player_id: null, board_ids: ['arena'], player_ids: ['p01'] }]);
+    await t.database.sql`delete from index_backlog where id = ${group!.id}`;
     const p03 = await t.database.sql<{ friend_id: string }[]>`select friend_id from friendships where player_id = 'p03'`;
     expect(p03.map((row) => row.friend_id)).toEqual(['p04']);
 

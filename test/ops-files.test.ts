@@ -16,7 +16,7 @@ const ENUMERATED_LABELS = ['outcome', 'store', 'type', 'period'];
 
 interface Family {
   help: string;
-  samples: { name: string; labels: Record<string, string> }[];
+  samples: { name: string; labels: Record<string, string>; value: number }[];
 }
 
 function parseMetrics(text: string): Map<string, Family> {
@@ -26,10 +26,10 @@ function parseMetrics(text: string): Map<string, Family> {
     const help = /^# HELP (\S+) (.*)$/.exec(line);
     if (help) families.set(help[1]!, { help: help[2]!, samples: [] });
     if (line.startsWith('#') || line.trim() === '') continue;
-    const sample = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(.*)\})? /.exec(line);
+    const sample = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(.*)\})? (\S+)/.exec(line);
     if (!sample) continue;
     const labels = Object.fromEntries([...(sample[3] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((match) => [match[1]!, match[2]!]));
-    families.get(familyOf(sample[1]!) ?? sample[1]!)?.samples.push({ name: sample[1]!, labels });
+    families.get(familyOf(sample[1]!) ?? sample[1]!)?.samples.push({ name: sample[1]!, labels, value: Number(sample[4]) });
   }
   return families;
 }
@@ -61,6 +61,16 @@ describe('metrics and the ops files', () => {
     expect(ours.length).toBeGreaterThan(5);
     for (const name of ours) expect(name).toMatch(/^leaderboard_/);
     expect([...families.keys()].filter((name) => /^leaderboard_(process|nodejs)_/.test(name))).toEqual([]);
+  });
+
+  it('counts every statement sent to PostgreSQL, those of a transaction included', () => {
+    const [sample] = families.get('leaderboard_postgres_statements_total')!.samples;
+    const transactions = families.get('leaderboard_store_seconds')!.samples.find(
+      (s) => s.name === 'leaderboard_store_seconds_count' && s.labels.store === 'postgres' && s.labels.call === 'begin' && s.labels.outcome === 'ok',
+    );
+    // At least BEGIN, a statement and COMMIT for each transaction (the submission's among them).
+    expect(transactions?.value).toBeGreaterThan(0);
+    expect(sample?.value).toBeGreaterThanOrEqual(3 * transactions!.value);
   });
 
   it('times PostgreSQL and Redis calls by store and operation', () => {

@@ -106,6 +106,25 @@ describe('Redis cut off: results are recorded and answered, and the index catche
     expect((await t.gql(`{ standing(board: "cut", playerId: "crashed") { rank score } }`)).data).toEqual({ standing: { rank: 1, score: 4999 } });
   });
 
+  it("a group's backlog row names every pair it touched, and all of them are applied", async () => {
+    // What a crash right after a group's commit leaves: its results, board scores, and one backlog row.
+    const at = new Date();
+    await direct.begin(async (tx) => {
+      for (const [player, score] of [['crashed-a', 5999], ['crashed-b', 5998]] as const) {
+        await tx`insert into results (board_id, match_id, player_id, score, achieved_at) values ('cut', 'crash-2', ${player}, ${score}, ${at.toISOString()}::timestamptz)`;
+        await tx`insert into board_scores (board_id, period, bucket, region, player_id, score, reached_at)
+                 values ('cut', 'ALL_TIME', 'all', '', ${player}, ${score}, ${at.toISOString()}::timestamptz)`;
+      }
+      await tx`insert into index_backlog (board_ids, player_ids) values (array['cut', 'cut'], array['crashed-a', 'crashed-b'])`;
+    });
+    const standing = async (player: string) =>
+      (await t.gql<{ standing: { rank: number; score: number } | null }>(`{ standing(board: "cut", playerId: "${player}") { rank score } }`)).data?.standing ?? null;
+    await until(async () => (await standing('crashed-a')) !== null && (await standing('crashed-b')) !== null, 10_000, "the crashed group's pairs reached the index");
+    expect(await standing('crashed-a')).toEqual({ rank: 1, score: 5999 });
+    expect(await standing('crashed-b')).toEqual({ rank: 2, score: 5998 });
+    await until(async () => (await direct<{ n: number }[]>`select count(*)::int as n from index_backlog`)[0]!.n === 0, 5_000, 'the row applied is deleted');
+  });
+
   it('a healthy write confirms its own backlog rows: nothing is left for the catch-up', async () => {
     await submitAll(t, results(BOARD, 3, 10, 10, 'h'), 5);
     await until(async () => (await direct<{ n: number }[]>`select count(*)::int as n from index_backlog`)[0]!.n === 0, 1_500, 'confirmed');

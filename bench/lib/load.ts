@@ -96,6 +96,12 @@ export interface WindowOptions {
   seconds: number;
   /** Processes whose CPU use is reported beside the figures, by name. Default: none. */
   watchPids?: Record<string, number | undefined>;
+  /**
+   * Called when the measured window opens and when it closes (while the load still runs, so that
+   * counters another process flushes late, like PostgreSQL's table statistics, lag the same at
+   * both ends). Default: none.
+   */
+  window?: { opened(): void; closed(): void };
 }
 
 export interface ClosedLoopOptions extends WindowOptions {
@@ -118,7 +124,11 @@ export async function closedLoop(options: ClosedLoopOptions): Promise<Measuremen
   const from = started + options.warmupSeconds * 1000;
   const until = from + options.seconds * 1000;
   let cpuAtStart: CpuSample | undefined;
-  const cpuTimer = setTimeout(() => (cpuAtStart = sampleCpu(options.watchPids)), Math.max(0, from - performance.now()));
+  const cpuTimer = setTimeout(() => {
+    cpuAtStart = sampleCpu(options.watchPids);
+    options.window?.opened();
+  }, Math.max(0, from - performance.now()));
+  const closeTimer = setTimeout(() => options.window?.closed(), Math.max(0, until - performance.now()));
 
   async function worker(index: number): Promise<void> {
     for (;;) {
@@ -136,6 +146,7 @@ export async function closedLoop(options: ClosedLoopOptions): Promise<Measuremen
   }
   await Promise.all(Array.from({ length: options.concurrency }, (_, i) => worker(i)));
   clearTimeout(cpuTimer);
+  clearTimeout(closeTimer);
   const measurement = recorder.figures(options.seconds);
   if (cpuAtStart) measurement.cpu = cpuSince(cpuAtStart);
   measurement.quiet = quiet;

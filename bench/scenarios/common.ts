@@ -1,7 +1,7 @@
 /** What the scenarios share: the run's options and the processes they measure. */
 import { type BaselineProcess, startBaselineYoga } from '../lib/baseline-yoga.js';
 import { graphqlBody, httpGraphql, wsGraphql } from '../lib/clients.js';
-import { type Measurement, closedLoop } from '../lib/load.js';
+import { type Measurement, type WindowOptions, closedLoop } from '../lib/load.js';
 import type { BenchTarget } from '../lib/env.js';
 import { type ServiceOptions, type ServiceProcess, startService } from '../lib/service.js';
 
@@ -59,6 +59,7 @@ export async function closedHttp(
   body: () => string,
   pid: number | undefined,
   headers: Record<string, string> = {},
+  window?: WindowOptions['window'],
 ): Promise<Measurement> {
   const client = httpGraphql(url, run.connections, headers);
   try {
@@ -67,6 +68,7 @@ export async function closedHttp(
       warmupSeconds: run.warmup,
       seconds: run.seconds,
       watchPids: { server: pid },
+      ...(window ? { window } : {}),
       operation: () => client.post(body()),
     });
   } finally {
@@ -110,6 +112,12 @@ export async function stockGraphqlWs(run: RunOptions): Promise<Measurement> {
 export const ratio = (a: number, b: number) => (b > 0 ? Math.round((a / b) * 100) / 100 : NaN);
 
 /** Closed loop of an in-process operation (a raw store call): `concurrency` at once. */
-export function closedRaw(run: RunOptions, concurrency: number, operation: () => Promise<unknown>, watchPids: Record<string, number | undefined> = {}) {
-  return closedLoop({ concurrency, warmupSeconds: run.warmup, seconds: run.seconds, watchPids, operation });
+export function closedRaw(
+  run: RunOptions,
+  concurrency: number,
+  operation: () => Promise<unknown>,
+  watchPids: Record<string, number | undefined> = {},
+  window?: WindowOptions['window'],
+) {
+  return closedLoop({ concurrency, warmupSeconds: run.warmup, seconds: run.seconds, watchPids, operation, ...(window ? { window } : {}) });
 }

@@ -24,15 +24,15 @@ type Row = { player_id: string; score: number; reached_ms: number };
  * list. The rows are one consistent snapshot, taken when the first chunk is asked for; nothing is
  * sent to the database before that. Breaking out of the loop closes the cursor.
  *
- * O(N) over the list's rows (an index range scan on the primary key, joined to players).
+ * O(N) over the list's rows (an index range scan on the primary key, anti-joined to the flagged
+ * few of players_flagged_idx rather than joined to every profile).
  */
 export async function* streamBoardScores(sql: Sql, list: BoardScoreList, options: StreamBoardScoresOptions = {}): AsyncGenerator<BoardScore[]> {
   const cursor = sql<Row[]>`
     select s.player_id, s.score, round(extract(epoch from s.reached_at) * 1000)::float8 as reached_ms
     from board_scores s
-    left join players p on p.id = s.player_id
     where s.board_id = ${list.boardId} and s.period = ${list.period} and s.bucket = ${list.bucket} and s.region = ${list.region}
-      and p.flagged_at is null`.cursor(options.chunkSize ?? 10_000);
+      and not exists (select 1 from players p where p.id = s.player_id and p.flagged_at is not null)`.cursor(options.chunkSize ?? 10_000);
   for await (const rows of cursor) {
     yield rows.map((row) => ({ playerId: row.player_id, score: row.score, reachedAt: new Date(row.reached_ms) }));
   }

@@ -1,4 +1,5 @@
 import type { Sql } from 'postgres';
+import { forgetBacklogPlayer } from './index-backlog.js';
 import { advanceSourceMark } from './source-mark.js';
 import { type BoardScoreRow, type PlayerBoardScore, boardScoreColumns, lockPlayerForTransaction, toPlayerBoardScore } from './flags.js';
 
@@ -35,9 +36,9 @@ export async function erasePlayer(
       with keys as (delete from result_keys where board_id = any(array(select id from boards)) and player_id = ${playerId})
       delete from results where board_id = any(array(select id from boards)) and player_id = ${playerId}`;
     const frozen = await tx`update season_results set player_id = null where player_id = ${playerId}`;
-    // The index outbox names the player too. Deleting its rows waits for a catch-up pass holding
+    // The index outbox names the player too. Taking them out of its rows waits for a catch-up pass holding
     // them (see jobs/index-catch-up.ts), so that pass's index write lands before the removal below.
-    await tx`delete from index_backlog where player_id = ${playerId}`;
+    await forgetBacklogPlayer(tx, playerId);
     await beforeCommit(scores.map(toPlayerBoardScore));
     return scores.length + profile.count + friends.count + logged.count + frozen.count > 0;
   });

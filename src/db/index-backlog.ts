@@ -2,18 +2,23 @@ import type { Sql, TransactionSql } from 'postgres';
 import { type BoardScoreRow, type PlayerBoardScore, boardScoreColumns, toPlayerBoardScore } from './flags.js';
 
 /**
- * The index outbox (the index_backlog table): which (board, player) pairs a committed batch
- * touched, until the ranking index confirms it holds their board scores. recordGroup writes the
- * rows in the batch's own transaction (see results.ts); the write path deletes them after its
- * index write; the catch-up job re-applies whatever stays. Rows name no bucket: the job re-reads
- * the player's current board scores on that board, the truth, so a row is never stale.
+ * The index outbox (the index_backlog table): which (board, player) pairs a committed group
+ * touched, until the ranking index confirms it holds their board scores. recordGroup writes one
+ * row per group in the group's own transaction (see results.ts); the write path deletes it after
+ * its index write; the catch-up job re-applies whatever stays. Rows name no bucket: the job
+ * re-reads the players' current board scores on those boards, the truth, so a row is never stale.
  */
 
-/** One backlog row the catch-up job has claimed. */
-export interface BacklogRow {
-  id: number;
+/** One (board, player) pair of a backlog row. */
+export interface BacklogPair {
   boardId: string;
   playerId: string;
+}
+
+/** One backlog row the catch-up job has claimed: a committed group's pairs. */
+export interface BacklogRow {
+  id: number;
+  pairs: BacklogPair[];
 }
 
 /**
@@ -24,13 +29,41 @@ export interface BacklogRow {
  * O(limit log N) on the primary key.
  */
 export async function claimBacklog(tx: TransactionSql, { graceMs, limit }: { graceMs: number; limit: number }): Promise<BacklogRow[]> {
-  const rows = await tx<{ id: number; board_id: string; player_id: string }[]>`
-    select id, board_id, player_id from index_backlog
+  const rows = await tx<{ id: number; board_id: string | null; player_id: string | null; board_ids: string[] | null; player_ids: string[] | null }[]>`
+    select id, board_id, player_id, board_ids, player_ids from index_backlog
     where enqueued_at < now() - ${graceMs}::int * interval '1 millisecond'
     order by id
     limit ${limit}
     for update skip locked`;
-  return rows.map((row) => ({ id: row.id, boardId: row.board_id, playerId: row.player_id }));
+  return rows.map((row) => ({
+    id: row.id,
+    // A row of the shape before migration 0010 (written by a process not yet upgraded) names one pair.
+    pairs:
+      row.board_ids && row.player_ids
+        ? row.board_ids.map((boardId, i) => ({ boardId, playerId: row.player_ids![i]! }))
+        : row.board_id !== null && row.player_id !== null
+          ? [{ boardId: row.board_id, playerId: row.player_id }]
+          : [],
+  }));
+}
+
+/**
+ * Takes a player out of every backlog row (an erasure): waits for a catch-up pass that holds any
+ * of those rows, so that pass's index write lands before the caller's removal. A scan of the
+ * backlog, which is nearly empty but after an outage. O(rows).
+ */
+export async function forgetBacklogPlayer(tx: TransactionSql, playerId: string): Promise<void> {
+  await tx`delete from index_backlog where player_id = ${playerId}`;
+  await tx`
+    update index_backlog b
+    set board_ids = kept.board_ids, player_ids = kept.player_ids
+    from (
+      select id,
+             array(select u.board from unnest(board_ids, player_ids) as u(board, player) where u.player <> ${playerId}) as board_ids,
+             array(select u.player from unnest(board_ids, player_ids) as u(board, player) where u.player <> ${playerId}) as player_ids
+      from index_backlog
+      where ${playerId} = any(player_ids)) as kept
+    where b.id = kept.id`;
 }
 
 /** Deletes backlog rows by id: the index holds what they stood for. One statement. O(k log N). */
@@ -40,9 +73,13 @@ export async function deleteBacklog(sql: Sql | TransactionSql, ids: readonly num
   return deleted.count;
 }
 
-/** How many rows wait, counted up to `cap` so that a long outage's backlog is not scanned whole. O(min(N, cap)). */
-export async function countBacklog(sql: Sql, cap = 100_000): Promise<number> {
-  const [row] = await sql<{ n: number }[]>`select count(*)::int as n from (select 1 from index_backlog limit ${cap}) as waiting`;
+/**
+ * How many (board, player) pairs wait, over the oldest `cap` rows so that a long outage's backlog
+ * is not scanned whole (each row a group of up to maxGroupWeight pairs). O(min(N, cap)).
+ */
+export async function countBacklog(sql: Sql, cap = 1_000): Promise<number> {
+  const [row] = await sql<{ n: number }[]>`
+    select coalesce(sum(coalesce(cardinality(player_ids), 1)), 0)::int as n from (select player_ids from index_backlog limit ${cap}) as waiting`;
   return row?.n ?? 0;
 }
 
@@ -56,7 +93,7 @@ export interface BacklogBoardScore extends PlayerBoardScore {
  * with what a SEASON row needs to name its bucket. One query, one index probe per pair
  * (board_scores_player_idx). O(rows).
  */
-export async function boardScoresOf(sql: Sql | TransactionSql, pairs: readonly { boardId: string; playerId: string }[]): Promise<BacklogBoardScore[]> {
+export async function boardScoresOf(sql: Sql | TransactionSql, pairs: readonly BacklogPair[]): Promise<BacklogBoardScore[]> {
   if (pairs.length === 0) return [];
   const rows = await sql<(BoardScoreRow & { player_id: string })[]>`
     select s.player_id, ${boardScoreColumns(sql)}

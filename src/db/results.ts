@@ -144,8 +144,9 @@ const isRetriable = (error: unknown) => {
  * connection) fails the whole group.
  *
  * Four round trips per group, whatever its size: BEGIN; the players' locks and the log statement,
- * pipelined; the board-score upsert; COMMIT. Every statement is set-based (unnest) and has a fixed
- * text, so postgres.js prepares each once per connection.
+ * pipelined; the board-score upsert of the rows the group changes (none, and no round trip, when
+ * every BEST score stands); COMMIT. Every statement is set-based (unnest) and has a fixed text, so
+ * postgres.js prepares each once per connection.
  *
  * Throws when nothing was recorded, never when something was: should the connection break while
  * COMMIT is on the wire, the outcome is asked of PostgreSQL again (for up to `commitDoubtMs`)
@@ -289,7 +290,7 @@ async function recordInTransaction(tx: TransactionSql, submissions: ResultEntry[
   // Fold the new results in order: `running` starts from what the database held and tells whether
   // each result improved the ALL_TIME score; `contribution` is this group's own part, merged in SQL
   // (the player locks make a concurrent change impossible; the merge keeps even that case right).
-  const running = logged.before;
+  const running = new Map(logged.before);
   const contribution = new Map<string, StoredBoardScore>();
   const improved = new Set<number>();
   const after = new Map<number, StoredBoardScore[]>();
@@ -311,8 +312,19 @@ async function recordInTransaction(tx: TransactionSql, submissions: ResultEntry[
   });
 
   const boards = new Map(entries.map(({ entry }) => [entry.board.id, entry.board]));
-  const boardScores = await upsertBoardScores(tx, boards, [...contribution.values()]);
-  for (const stored of boardScores) {
+  // A row the group leaves as it was (a BEST score that stands, the common case) is not written at
+  // all: under the players' locks its stored value is the fold's, so the merge would change nothing.
+  const unchanged: StoredBoardScore[] = [];
+  const changed: StoredBoardScore[] = [];
+  for (const [id, part] of contribution) {
+    const stored = logged.before.get(id);
+    const final = running.get(id)!;
+    if (stored && stored.score === final.score && stored.reachedAt.getTime() === final.reachedAt.getTime()) unchanged.push(stored);
+    else changed.push(part);
+  }
+  const upserted = await upsertBoardScores(tx, boards, changed);
+  const boardScores = [...upserted, ...unchanged];
+  for (const stored of upserted) {
     // The twin of the check above, in case the stored score moved under us after all.
     const board = boards.get(stored.boardId)!;
     if (stored.score <= board.maxScore) continue;
@@ -366,8 +378,8 @@ interface Logged {
 /**
  * The log statement: claims each result's idempotency key (result_keys, see schema.ts), logs the
  * results whose key was new into their month's partition of the score log, queues one
- * index_backlog row per (board, player) with a new result (the outbox costs no round trip of its
- * own), and in the same statement reads what the fold needs: the originals of the replays, the
+ * index_backlog row naming every (board, player) with a new result (the outbox costs no round trip
+ * of its own, and one row per group, not per result), and in the same statement reads what the fold needs: the originals of the replays, the
  * current board scores of the rows the new results touch, and which of the players are flagged.
  * O(k log N) for k entries.
  */
@@ -397,8 +409,9 @@ async function logAndRead(tx: TransactionSql, entries: ResultEntry[]): Promise<L
       select i.board_id, i.player_id, i.match_id, i.score, i.region, i.achieved_at
       from input i join keyed k using (board_id, player_id, match_id)),
     queued as (
-      insert into index_backlog (board_id, player_id)
-      select distinct board_id, player_id from keyed
+      insert into index_backlog (board_ids, player_ids)
+      select array_agg(board_id), array_agg(player_id) from (select distinct board_id, player_id from keyed) as touched
+      having count(*) > 0
       returning id)
     select
       (select coalesce(json_agg(json_build_array(board_id, match_id, player_id)), '[]') from keyed)::text as inserted,

@@ -37,17 +37,26 @@ export const boards = pgTable(
   ],
 );
 
-/** Player profiles. A player may have scores without a profile. */
-export const players = pgTable('players', {
-  id: text().primaryKey(),
-  displayName: text(),
-  avatarUrl: text(),
-  /** Set while the player is hidden from every board; their results are still recorded. */
-  flaggedAt: timestamptz(),
-  flagReason: text(),
-  createdAt: timestamptz().notNull().defaultNow(),
-  updatedAt: timestamptz().notNull().defaultNow(),
-});
+/**
+ * Player profiles. A player may have scores without a profile. The write path asks which of a
+ * group's players are flagged twice a group (in its transaction, and again after its index write):
+ * players_flagged_idx holds only the flagged few, so each asking is a probe of a small index that
+ * stays in memory rather than one random page of the whole table per player.
+ */
+export const players = pgTable(
+  'players',
+  {
+    id: text().primaryKey(),
+    displayName: text(),
+    avatarUrl: text(),
+    /** Set while the player is hidden from every board; their results are still recorded. */
+    flaggedAt: timestamptz(),
+    flagReason: text(),
+    createdAt: timestamptz().notNull().defaultNow(),
+    updatedAt: timestamptz().notNull().defaultNow(),
+  },
+  (table) => [index('players_flagged_idx').on(table.id).where(sql`${table.flaggedAt} is not null`)],
+);
 
 /** Each player's friend list, as the game server last set it (one direction per row). */
 export const friendships = pgTable(
@@ -179,17 +188,21 @@ export const apiKeys = pgTable(
 );
 
 /**
- * The index outbox: one row per (board, player) a committed batch touched, written in the batch's
- * own transaction and deleted once the ranking index holds the batch's board scores. A row that
- * stays (Redis was away, or the process died between the commit and the index write) is
- * re-applied by the catch-up job (src/jobs/index-catch-up.ts) from the player's current board
- * scores, so the index never silently stays behind. Usually nearly empty: rows live for the
- * fraction of a second between a commit and its index write.
+ * The index outbox: one row per committed group (see db/results.ts recordGroup), naming the
+ * (board, player) pairs it touched in two arrays of the same length, written in the group's own
+ * transaction and deleted once the ranking index holds the group's board scores: a row per group,
+ * not per result. A row that stays (Redis was away, or the process died between the commit and
+ * the index write) is re-applied by the catch-up job (src/jobs/index-catch-up.ts) from the
+ * players' current board scores, so the index never silently stays behind. Usually nearly empty:
+ * rows live for the fraction of a second between a commit and its index write. A row of the shape
+ * before 0010 (one pair in boardId and playerId, the arrays null) is still read.
  */
 export const indexBacklog = pgTable('index_backlog', {
   id: bigint({ mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
-  boardId: text().notNull(),
-  playerId: text().notNull(),
+  boardId: text(),
+  playerId: text(),
+  boardIds: text().array(),
+  playerIds: text().array(),
   enqueuedAt: timestamptz().notNull().defaultNow(),
 });
 

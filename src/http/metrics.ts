@@ -31,6 +31,11 @@ export function createMetrics() {
       buckets: LATENCY_BUCKETS,
       registers: [registry],
     }),
+    postgresStatements: new Counter({
+      name: 'leaderboard_postgres_statements_total',
+      help: 'Statements sent to PostgreSQL, those inside transactions included, a transaction\'s BEGIN and COMMIT (or ROLLBACK) one each: what a studio sizes its PostgreSQL by (divide by leaderboard_submissions_total for statements per result).',
+      registers: [registry],
+    }),
     submissions: new Counter({
       name: 'leaderboard_submissions_total',
       help: 'Submitted results by outcome: accepted, duplicate (recorded before), rejected (BAD_USER_INPUT or NOT_FOUND), rate_limited, unavailable (a store is down: nothing recorded), failed (an internal error).',

@@ -65,43 +65,85 @@ function statementKind(text: string): string {
 
 function timeDatabase(database: Database, metrics: Metrics): Database {
   const observe = observer(metrics, 'postgres');
-  const sql = timeSql(database.sql, observe);
+  const sql = timeSql(database.sql, observe, () => metrics.postgresStatements.inc());
   return { ...database, sql, db: drizzle({ client: sql, schema, casing: 'snake_case' }) };
 }
 
 /**
- * postgres.js queries are lazy (they run when awaited), so each is timed from the first then() on
- * it to its end: the wait for a pooled connection counts, as it does for the caller.
+ * Calls `first` once, when `query` is first awaited (postgres.js queries are lazy, and a fragment
+ * is never awaited), with a way to follow the query: `work()` makes a promise of it, which the
+ * caller must handle.
  */
-function timeQuery<Q extends PromiseLike<unknown>>(query: Q, call: string, observe: Observe): Q {
+function onFirstThen<Q extends PromiseLike<unknown>>(query: Q, first: (work: () => PromiseLike<unknown>) => void): Q {
   const then = query.then.bind(query);
   let started = false;
   (query as { then: unknown }).then = (onFulfilled?: (value: unknown) => unknown, onRejected?: (reason: unknown) => unknown) => {
     const result = then(onFulfilled, onRejected);
     if (!started) {
       started = true;
-      observe(call, then());
+      first(() => then());
     }
     return result;
   };
   return query;
 }
 
-function timeSql(sql: Sql, observe: Observe): Sql {
+/**
+ * postgres.js queries are lazy (they run when awaited), so each is timed from the first then() on
+ * it to its end: the wait for a pooled connection counts, as it does for the caller.
+ */
+function timeQuery<Q extends PromiseLike<unknown>>(query: Q, call: string, observe: Observe, count: () => void): Q {
+  return onFirstThen(query, (work) => {
+    count();
+    observe(call, work());
+  });
+}
+
+const isTemplate = (strings: unknown): strings is TemplateStringsArray => Array.isArray(strings) && 'raw' in strings;
+
+/**
+ * A transaction's (or savepoint's) `tx` whose statements are counted but not timed: the
+ * transaction is timed as one call. SAVEPOINT and RELEASE count one each.
+ */
+function countSql<S extends Sql>(tx: S, count: () => void): S {
+  return new Proxy(tx, {
+    apply(target, thisArg, args: unknown[]) {
+      const made: unknown = Reflect.apply(target, thisArg, args);
+      return isTemplate(args[0]) ? onFirstThen(made as PromiseLike<unknown>, () => count()) : made;
+    },
+    get(target, property, receiver) {
+      const value: unknown = Reflect.get(target, property, receiver);
+      if (typeof value !== 'function') return value;
+      if (property === 'unsafe') return (...args: unknown[]) => onFirstThen((value as (...a: unknown[]) => PromiseLike<unknown>).apply(target, args), () => count());
+      if (property === 'savepoint') return (...args: unknown[]) => withCountedBody(value as (...a: unknown[]) => Promise<unknown>, target, args, count);
+      return (value as (...a: unknown[]) => unknown).bind(target);
+    },
+  });
+}
+
+/** Calls begin or savepoint with its body handed a counting `tx`; counts the two statements around it. */
+function withCountedBody(method: (...a: unknown[]) => Promise<unknown>, target: unknown, args: unknown[], count: () => void): Promise<unknown> {
+  count();
+  count();
+  const wrapped = args.map((arg) => (typeof arg === 'function' ? (tx: Sql) => (arg as (tx: Sql) => unknown)(countSql(tx, count)) : arg));
+  return method.apply(target, wrapped);
+}
+
+function timeSql(sql: Sql, observe: Observe, count: () => void): Sql {
   return new Proxy(sql, {
     // sql`...`: a statement; sql(value) and sql(identifier): a fragment, not timed.
     apply(target, thisArg, args: unknown[]) {
       const made: unknown = Reflect.apply(target, thisArg, args);
       const strings = args[0];
-      if (!Array.isArray(strings) || !('raw' in strings)) return made;
-      return timeQuery(made as PromiseLike<unknown>, statementKind((strings as string[])[0] ?? ''), observe);
+      if (!isTemplate(strings)) return made;
+      return timeQuery(made as PromiseLike<unknown>, statementKind(strings[0] ?? ''), observe, count);
     },
     get(target, property, receiver) {
       const value: unknown = Reflect.get(target, property, receiver);
-      if (property === 'unsafe') return (text: string, ...rest: unknown[]) => timeQuery((value as (...a: unknown[]) => PromiseLike<unknown>).call(target, text, ...rest), statementKind(text), observe);
+      if (property === 'unsafe') return (text: string, ...rest: unknown[]) => timeQuery((value as (...a: unknown[]) => PromiseLike<unknown>).call(target, text, ...rest), statementKind(text), observe, count);
       if (property === 'begin') {
         return (...args: unknown[]) => {
-          const transaction = (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+          const transaction = withCountedBody(value as (...a: unknown[]) => Promise<unknown>, target, args, count);
           observe('begin', transaction);
           return transaction;
         };

@@ -90,7 +90,7 @@ export interface IndexCatchUpOptions {
   intervalMs?: number;
   /** How old a row must be before the job takes it: the write path confirms its own rows within milliseconds. Default 2,000 ms. */
   graceMs?: number;
-  /** Backlog rows per transaction. Default 250. */
+  /** Backlog rows per transaction, each a committed group (up to the group commit's maxGroupWeight pairs). Default 10. */
   chunk?: number;
 }
 
@@ -119,7 +119,7 @@ export async function catchUpOnce(services: Services, { graceMs, chunk }: { grac
     const claimed = await claimBacklog(tx, { graceMs, limit: chunk });
     if (claimed.length === 0) return 0;
     const byPlayer = new Map<string, BacklogBoardScore[]>();
-    for (const row of await boardScoresOf(tx, claimed)) byPlayer.set(row.playerId, [...(byPlayer.get(row.playerId) ?? []), row]);
+    for (const row of await boardScoresOf(tx, claimed.flatMap((claim) => claim.pairs))) byPlayer.set(row.playerId, [...(byPlayer.get(row.playerId) ?? []), row]);
     const writes: BoardScoreWrite[] = [];
     for (const [playerId, rows] of byPlayer) {
       const held = await heldBuckets(services, playerId, rows);
@@ -145,7 +145,7 @@ export async function catchUpOnce(services: Services, { graceMs, chunk }: { grac
 export function startIndexCatchUp(services: Services, options: IndexCatchUpOptions = {}): IndexCatchUp {
   const intervalMs = options.intervalMs ?? 1_000;
   const graceMs = options.graceMs ?? 2_000;
-  const chunk = options.chunk ?? 250;
+  const chunk = options.chunk ?? 10;
   const stopping = new AbortController();
   let failing = false;
 

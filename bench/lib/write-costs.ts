@@ -1,0 +1,115 @@
+/**
+ * What one result costs the stores, over a closed loop's measured window (see WindowOptions.window):
+ * - the PostgreSQL rows written (inserted, updated and deleted, per table, from
+ *   pg_stat_user_tables of the bench database; the score log's monthly partitions count as
+ *   `results`). PostgreSQL flushes a busy backend's counts at most once a second, so both readings
+ *   are taken while the load runs, and lag alike;
+ * - the statements sent: the service's own count (`leaderboard_postgres_statements_total` on its
+ *   /metrics, BEGIN and COMMIT included), or a raw baseline's statements per call;
+ * - the CPU of each process, per result, from the measurement's cpu column.
+ */
+import postgres from 'postgres';
+import type { Measurement } from './load.js';
+
+export interface WriteCosts {
+  /** Rows PostgreSQL wrote (inserted + updated + deleted) per result, over every table. */
+  rows: number;
+  /** The same, per table. */
+  rowsByTable: Record<string, number>;
+  /** Statements sent to PostgreSQL per result, when known. */
+  statements?: number;
+  /** CPU per result, in microseconds, per process (postgres: every backend together). */
+  cpuMicros: Record<string, number>;
+}
+
+export interface WriteCostProbe {
+  /** Hand to the closed loop: reads the counters as its window opens and closes. */
+  window: { opened(): void; closed(): void };
+  /** The costs of the window just measured; `resultsPerRequest` results in each request. */
+  costs(measurement: Measurement, resultsPerRequest: number): Promise<WriteCosts>;
+  close(): Promise<void>;
+}
+
+interface Reading {
+  tables: Map<string, number>;
+  statements: number | undefined;
+}
+
+const tableOf = (name: string) => (/^results_(\d{4}_\d{2}|default)$/.test(name) ? 'results' : name);
+
+/**
+ * A probe on `databaseUrl`. `statements` says how statements are counted: the service's metrics
+ * URL (read at both ends of the window), or a number of statements per request (a raw baseline).
+ */
+export function writeCostProbe(databaseUrl: string, statements: { metricsUrl: string } | { perRequest: number }): WriteCostProbe {
+  const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
+  let opened: Promise<Reading> | undefined;
+  let closed: Promise<Reading> | undefined;
+
+  async function read(): Promise<Reading> {
+    const [rows, statementCount] = await Promise.all([
+      sql<{ name: string; written: string }[]>`select relname as name, (n_tup_ins + n_tup_upd + n_tup_del)::text as written from pg_stat_user_tables`,
+      'metricsUrl' in statements ? serviceStatements(statements.metricsUrl) : Promise.resolve(undefined),
+    ]);
+    const tables = new Map<string, number>();
+    for (const { name, written } of rows) tables.set(tableOf(name), (tables.get(tableOf(name)) ?? 0) + Number(written));
+    return { tables, statements: statementCount };
+  }
+
+  return {
+    window: {
+      opened: () => void (opened = read()),
+      closed: () => void (closed = read()),
+    },
+    async costs(measurement, resultsPerRequest) {
+      const results = measurement.requests * resultsPerRequest;
+      const perSecond = measurement.throughput * resultsPerRequest;
+      const cpuMicros = Object.fromEntries(
+        Object.entries(measurement.cpu ?? {})
+          .filter(([name]) => name !== 'machine' && name !== 'other')
+          .map(([name, cores]) => [name, perSecond > 0 ? Math.round((cores * 1e6) / perSecond) : NaN]),
+      );
+      if (!opened || !closed || results === 0) return { rows: NaN, rowsByTable: {}, cpuMicros };
+      const [start, end] = await Promise.all([opened, closed]);
+      const rowsByTable: Record<string, number> = {};
+      for (const [name, written] of end.tables) {
+        const delta = written - (start.tables.get(name) ?? 0);
+        if (delta > 0) rowsByTable[name] = round(delta / results);
+      }
+      const rows = round(Object.values(rowsByTable).reduce((a, b) => a + b, 0));
+      const statementsPerResult =
+        'perRequest' in statements
+          ? statements.perRequest / resultsPerRequest
+          : start.statements !== undefined && end.statements !== undefined
+            ? (end.statements - start.statements) / results
+            : undefined;
+      return { rows, rowsByTable, ...(statementsPerResult === undefined ? {} : { statements: round(statementsPerResult) }), cpuMicros };
+    },
+    close: () => sql.end(),
+  };
+}
+
+const round = (value: number) => Math.round(value * 1000) / 1000;
+
+/** The service's `leaderboard_postgres_statements_total`. */
+async function serviceStatements(metricsUrl: string): Promise<number | undefined> {
+  try {
+    const text = await (await fetch(metricsUrl)).text();
+    const line = /^leaderboard_postgres_statements_total (\S+)$/m.exec(text);
+    return line ? Number(line[1]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** One line for the report's notes: "<name>: per result, PostgreSQL rows written 9.0 (…), statements 0.05, CPU µs postgres 310 server 150 redis 60". */
+export function costsNote(name: string, costs: WriteCosts): string {
+  const tables = Object.entries(costs.rowsByTable)
+    .sort(([, a], [, b]) => b - a)
+    .map(([table, rows]) => `${table} ${rows.toFixed(2)}`)
+    .join(', ');
+  const cpu = Object.entries(costs.cpuMicros)
+    .map(([process, micros]) => `${process} ${micros}`)
+    .join(' ');
+  return `${name}: per result, PostgreSQL rows written ${costs.rows.toFixed(2)}${tables ? ` (${tables})` : ''}${costs.statements === undefined ? '' : `, statements ${costs.statements.toFixed(3)}`}, CPU µs ${cpu}`;
+}

@@ -1,0 +1,1 @@
+CREATE INDEX "players_flagged_idx" ON "players" USING btree ("id") WHERE "players"."flagged_at" is not null;

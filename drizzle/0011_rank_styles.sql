@@ -1,2 +1,0 @@
-ALTER TABLE "boards" ADD COLUMN "rank_style" text DEFAULT 'ORDINAL' NOT NULL;--> statement-breakpoint
-CREATE INDEX "season_results_score_idx" ON "season_results" USING btree ("board_id","season_id","score","rank");

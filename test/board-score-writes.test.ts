@@ -1,0 +1,76 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type TestApp, startTestApp } from './helpers/test-app.js';
+
+/**
+ * The write path writes a board-score row only when the result changes it: a BEST score that
+ * stands is left as it was (no new row version in PostgreSQL), and the answer still carries the
+ * player's standing in every bucket, as if it had been written.
+ */
+
+const SUBMIT = `mutation($input: SubmitScoreInput!) {
+  submitScore(input: $input) { __typename duplicate improved standings { __typename period bucket standing { __typename rank score } } }
+}`;
+
+interface Answer {
+  submitScore: { duplicate: boolean; improved: boolean; standings: { period: string; standing: { rank: number; score: number } }[] };
+}
+
+describe('board-score writes', () => {
+  let t: TestApp;
+  /** Each row's version (xmin) and score, by period. */
+  const rowsOf = async (board: string, player: string) =>
+    Object.fromEntries(
+      (await t.database.sql<{ period: string; version: string; score: number }[]>`
+        select period, xmin::text as version, score from board_scores where board_id = ${board} and player_id = ${player}`).map((row) => [row.period, row]),
+    );
+  const submit = async (board: string, player: string, score: number, matchId: string) => {
+    const answer = await t.server<Answer>(SUBMIT, { input: { board, playerId: player, score, matchId } });
+    expect(answer.errors).toBeUndefined();
+    return answer.data!.submitScore;
+  };
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    for (const [id, aggregate] of [['Best-EU', 'BEST'], ['Sum-EU', 'SUM']] as const) {
+      const created = await t.admin(`mutation($input: CreateBoardInput!) { createBoard(input: $input) { id } }`, {
+        input: { id, title: id, order: 'HIGH_FIRST', aggregate, periods: ['ALL_TIME', 'DAILY'], regions: [], maxScore: 1_000_000 },
+      });
+      expect(created.errors).toBeUndefined();
+    }
+  }, 60_000);
+  afterAll(() => t?.close());
+
+  it('a BEST score that stands writes no row, and is answered with the standing it keeps', async () => {
+    await submit('Best-EU', 'Zoë', 100, 'm1');
+    const first = await rowsOf('Best-EU', 'Zoë');
+    expect(Object.keys(first).sort()).toEqual(['ALL_TIME', 'DAILY']);
+
+    const worse = await submit('Best-EU', 'Zoë', 50, 'm2');
+    expect(worse).toMatchObject({ duplicate: false, improved: false });
+    expect(worse.standings.map((s) => [s.period, s.standing.score, s.standing.rank])).toEqual([
+      ['ALL_TIME', 100, 1],
+      ['DAILY', 100, 1],
+    ]);
+    expect(await rowsOf('Best-EU', 'Zoë')).toEqual(first);
+
+    const better = await submit('Best-EU', 'Zoë', 150, 'm3');
+    expect(better).toMatchObject({ duplicate: false, improved: true });
+    const after = await rowsOf('Best-EU', 'Zoë');
+    for (const period of ['ALL_TIME', 'DAILY']) {
+      expect(after[period]!.score).toBe(150);
+      expect(after[period]!.version).not.toBe(first[period]!.version);
+    }
+  });
+
+  it('a SUM total moves with every result, so each one is written', async () => {
+    await submit('Sum-EU', 'Zoë', 10, 'm1');
+    const first = await rowsOf('Sum-EU', 'Zoë');
+    const next = await submit('Sum-EU', 'Zoë', 5, 'm2');
+    expect(next.standings.map((s) => s.standing.score)).toEqual([15, 15]);
+    const after = await rowsOf('Sum-EU', 'Zoë');
+    for (const period of ['ALL_TIME', 'DAILY']) {
+      expect(after[period]!.score).toBe(15);
+      expect(after[period]!.version).not.toBe(first[period]!.version);
+    }
+  });
+});
