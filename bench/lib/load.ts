@@ -7,6 +7,7 @@
  */
 import * as hdr from 'hdr-histogram-js';
 import { type CpuSample, cpuSince, sampleCpu, waitForQuiet } from './cpu.js';
+import { type CostPerRequest, type StoreCalls, costPerRequest, readStoreCalls } from './store-calls.js';
 
 /** The figures of one measured operation. Latencies in milliseconds. */
 export interface Measurement {
@@ -28,6 +29,8 @@ export interface Measurement {
   cpu?: Record<string, number>;
   /** False when other jobs kept the machine busy right before the measurement (see waitForQuiet). */
   quiet?: boolean;
+  /** What one request cost the service's stores and CPU, from its /metrics (see store-calls.ts). */
+  cost?: CostPerRequest;
 }
 
 /** Whether each measurement first waits for the machine to be quiet, and how long at most. */
@@ -96,6 +99,8 @@ export interface WindowOptions {
   seconds: number;
   /** Processes whose CPU use is reported beside the figures, by name. Default: none. */
   watchPids?: Record<string, number | undefined>;
+  /** A service's …/graphql address: its store calls and CPU per request are read from its /metrics. Default: none. */
+  costOf?: string;
 }
 
 export interface ClosedLoopOptions extends WindowOptions {
@@ -118,7 +123,11 @@ export async function closedLoop(options: ClosedLoopOptions): Promise<Measuremen
   const from = started + options.warmupSeconds * 1000;
   const until = from + options.seconds * 1000;
   let cpuAtStart: CpuSample | undefined;
-  const cpuTimer = setTimeout(() => (cpuAtStart = sampleCpu(options.watchPids)), Math.max(0, from - performance.now()));
+  let callsAtStart: Promise<StoreCalls | undefined> = Promise.resolve(undefined);
+  const cpuTimer = setTimeout(() => {
+    cpuAtStart = sampleCpu(options.watchPids);
+    if (options.costOf) callsAtStart = readStoreCalls(options.costOf).catch(() => undefined);
+  }, Math.max(0, from - performance.now()));
 
   async function worker(index: number): Promise<void> {
     for (;;) {
@@ -138,6 +147,11 @@ export async function closedLoop(options: ClosedLoopOptions): Promise<Measuremen
   clearTimeout(cpuTimer);
   const measurement = recorder.figures(options.seconds);
   if (cpuAtStart) measurement.cpu = cpuSince(cpuAtStart);
+  const startCalls = await callsAtStart;
+  if (startCalls && options.costOf) {
+    const cost = costPerRequest(startCalls, await readStoreCalls(options.costOf), recorder.requests);
+    if (cost) measurement.cost = cost;
+  }
   measurement.quiet = quiet;
   return measurement;
 }

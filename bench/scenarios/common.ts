@@ -59,6 +59,7 @@ export async function closedHttp(
   body: () => string,
   pid: number | undefined,
   headers: Record<string, string> = {},
+  costOf?: string,
 ): Promise<Measurement> {
   const client = httpGraphql(url, run.connections, headers);
   try {
@@ -67,6 +68,7 @@ export async function closedHttp(
       warmupSeconds: run.warmup,
       seconds: run.seconds,
       watchPids: { server: pid },
+      ...(costOf ? { costOf } : {}),
       operation: () => client.post(body()),
     });
   } finally {
@@ -81,6 +83,7 @@ export async function closedWs(
   query: string,
   variables: (() => Record<string, unknown>) | undefined,
   pid: number | undefined,
+  costOf?: string,
 ): Promise<Measurement> {
   const client = await wsGraphql(url, run.connections);
   try {
@@ -89,6 +92,7 @@ export async function closedWs(
       warmupSeconds: run.warmup,
       seconds: run.seconds,
       watchPids: { server: pid },
+      ...(costOf ? { costOf } : {}),
       operation: (worker) => client.run(worker, query, variables?.()),
     });
   } finally {
