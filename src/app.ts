@@ -22,6 +22,7 @@ import { createClientAddressOf } from './http/client-address.js';
 import { type CorsOrigins, useCorsPolicy } from './http/cors.js';
 import { answerHealth, answerReadiness } from './http/health.js';
 import { answerMetrics } from './http/metrics.js';
+import { useSharedAnswers } from './http/shared-answers.js';
 import { createMetricsAccess } from './http/metrics-access.js';
 import { useObservability } from './http/observe.js';
 import { useReadBudget } from './http/read-limit.js';
@@ -137,6 +138,8 @@ export function buildApp(deps: AppDeps): App {
       useRequestDeadline(),
       // What a read may return (its rows, from its arguments and variables), and its client's budget.
       useReadBudget(services.limits, limits),
+      // A query of shared tops only, answered once per refresh of its views (after the budget charged it).
+      useSharedAnswers({ currentRead: (bucket) => services.topCache.currentRead(bucket), profileChanges: () => services.profiles.changes() }),
       useTopCacheControl(),
     ],
     // The body limit is enforced in front, from Content-Length (see body-limit.ts).

@@ -4,6 +4,7 @@ import { type YogaServerInstance, createGraphQLError, processRegularResult } fro
 import type { Logger } from 'pino';
 import { NOT_CACHEABLE } from './cache-control.js';
 import { type CorsOrigins, corsHeaders } from './cors.js';
+import { isSharedResult } from './shared-answers.js';
 
 /**
  * What Yoga's context factory receives from a transport that builds the request context itself
@@ -45,6 +46,13 @@ interface Prepared {
 /** The parts of a Response processRegularResult builds, without building one. */
 interface PlainResponse {
   body: string;
+  status: number;
+  headers: Record<string, string>;
+}
+
+/** A shared answer's response (see shared-answers.ts), serialised once: the same bytes for every caller. */
+interface Serialised {
+  body: Buffer;
   status: number;
   headers: Record<string, string>;
 }
@@ -145,6 +153,17 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
  */
 export function createFastGraphql(options: FastGraphqlOptions): (req: IncomingMessage, res: ServerResponse) => boolean {
   const { yoga, endpoint = '/graphql', batchingLimit = 0 } = options;
+  const serialised = new WeakMap<object, Serialised>();
+
+  /** The response of a result, as Yoga would write it; a shared answer's is made once and kept with it. */
+  function serialise(results: ExecutionResult | ExecutionResult[]): Serialised {
+    const kept = Array.isArray(results) || !isSharedResult(results) ? undefined : serialised.get(results);
+    if (kept) return kept;
+    const response = processRegularResult(results as never, plainFetch, 'application/json') as unknown as PlainResponse;
+    const made = { body: Buffer.from(response.body), status: response.status, headers: response.headers };
+    if (!Array.isArray(results) && isSharedResult(results)) serialised.set(results, made);
+    return made;
+  }
 
   /** Yoga's handling of an error thrown outside execution (handleError): an AggregateError split, each masked. */
   function thrownErrors(error: unknown): GraphQLError[] {
@@ -211,11 +230,11 @@ export function createFastGraphql(options: FastGraphqlOptions): (req: IncomingMe
       return;
     }
     const results = batch ? await Promise.all(operations.map(run)) : await run(operations[0]!);
-    const response = processRegularResult(results as never, plainFetch, 'application/json') as unknown as PlainResponse;
+    const response = serialise(results);
     if (res.destroyed) return;
     const headers: Record<string, string | number> = {
       ...response.headers,
-      'content-length': Buffer.byteLength(response.body),
+      'content-length': response.body.length,
       'cache-control': NOT_CACHEABLE,
     };
     Object.assign(headers, corsHeaders(options.corsOrigins ?? '*', req.headers, false));

@@ -73,43 +73,48 @@ return kept
 
 /**
  * markProfiles: marks profiles as being changed, before the change commits: readers then ask
- * PostgreSQL and keep nothing for them until the change is settled.
+ * PostgreSQL and keep nothing for them until the change is settled. Rewrites the changes token.
  *
- * KEYS[i]         the profile hash of the i-th id
- * ARGV[1]         a fresh random epoch, for a hash that has none
- * ARGV[2]         how long a hash made now lives, in milliseconds
+ * KEYS[1]            the changes token: rewritten by every change, so answers that named players
+ *                    (shared answers, http/shared-answers.ts) know to be built again
+ * KEYS[i+1]          the profile hash of the i-th id
+ * ARGV[1]            a fresh random token: the hash's epoch when it has none, and the changes token
+ * ARGV[2]            how long a hash made now lives, in milliseconds
  * ARGV[2i+1], [2i+2] the i-th id, and this change's pending mark for it
  *
  * Returns the number of ids marked. O(k).
  */
 export const markProfilesLua = `
-for i = 1, #KEYS do
+redis.call('SET', KEYS[1], ARGV[1])
+for i = 2, #KEYS do
   local key = KEYS[i]
   if redis.call('HSETNX', key, '', ARGV[1]) == 1 then redis.call('PEXPIRE', key, ARGV[2]) end
-  redis.call('HSET', key, ARGV[2 * i + 1], ARGV[2 * i + 2])
+  redis.call('HSET', key, ARGV[2 * i - 1], ARGV[2 * i])
 end
-return #KEYS
+return #KEYS - 1
 `;
 
 /**
  * settleProfiles: after a change committed, its profiles replace its pending marks. Where another
  * change marked the id meanwhile, which of the two committed last is not known here: the id is
  * dropped and its hash given a new epoch (ARGV[1]), so no profile read before either commit is
- * kept, and the next reader keeps what PostgreSQL then holds.
+ * kept, and the next reader keeps what PostgreSQL then holds. Rewrites the changes token.
  *
- * KEYS[i]                  the profile hash of the i-th id
- * ARGV[1]                  a fresh random epoch, for a hash where changes crossed
+ * KEYS[1]                  the changes token (see markProfiles)
+ * KEYS[i+1]                the profile hash of the i-th id
+ * ARGV[1]                  a fresh random token: the changes token, and the new epoch of a hash where changes crossed
  * ARGV[3i-1], [3i], [3i+1] the i-th id, this change's pending mark, the committed encoded profile
  *
  * Returns how many ids were settled with their profile (the others were dropped). O(k).
  */
 export const settleProfilesLua = `
+redis.call('SET', KEYS[1], ARGV[1])
 local settled = 0
-for i = 1, #KEYS do
+for i = 2, #KEYS do
   local key = KEYS[i]
-  local id = ARGV[3 * i - 1]
-  if redis.call('HGET', key, id) == ARGV[3 * i] then
-    redis.call('HSET', key, id, ARGV[3 * i + 1])
+  local id = ARGV[3 * i - 4]
+  if redis.call('HGET', key, id) == ARGV[3 * i - 3] then
+    redis.call('HSET', key, id, ARGV[3 * i - 2])
     settled = settled + 1
   else
     redis.call('HDEL', key, id)

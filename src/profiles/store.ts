@@ -49,6 +49,9 @@ function hashOf(id: string, hashes: number): number {
  */
 export const profileHashKey = (id: string, hashes: number) => `lb:{profiles}:${hashOf(id, hashes)}`;
 
+/** The token every change of a profile rewrites (see markProfilesLua). */
+export const PROFILE_CHANGES_KEY = 'lb:{profiles}:changes';
+
 /** The profile as stored: the name as a JSON string, [name, avatar] when there is an avatar, `null` for no profile. */
 export function encodeProfile({ displayName, avatarUrl }: Profile): string {
   return JSON.stringify(avatarUrl === null ? displayName : [displayName, avatarUrl]);
@@ -95,7 +98,7 @@ export function createProfileStore(redis: RedisClient, options: ProfileStoreOpti
       const distinct = [...new Set(ids)];
       const marks = distinct.map(() => `${PENDING}${randomBytes(9).toString('base64')}`);
       if (distinct.length > 0) {
-        await redis.markProfiles(distinct.length, ...keysOf(distinct), randomUUID(), ttl, ...distinct.flatMap((id, i) => [id, marks[i]!]));
+        await redis.markProfiles(distinct.length + 1, PROFILE_CHANGES_KEY, ...keysOf(distinct), randomUUID(), ttl, ...distinct.flatMap((id, i) => [id, marks[i]!]));
       }
       return { ids: distinct, marks };
     },
@@ -105,7 +108,22 @@ export function createProfileStore(redis: RedisClient, options: ProfileStoreOpti
       if (ids.length === 0) return;
       const none = (id: string): Profile => ({ id, displayName: null, avatarUrl: null });
       const args = ids.flatMap((id, i) => [id, marks[i]!, encodeProfile(profiles.get(id) ?? none(id))]);
-      await redis.settleProfiles(ids.length, ...keysOf(ids), randomUUID(), ...args);
+      await redis.settleProfiles(ids.length + 1, PROFILE_CHANGES_KEY, ...keysOf(ids), randomUUID(), ...args);
+    },
+
+    /**
+     * The token of the last change of any profile: an answer that named players stays right while
+     * it does not change. Null when Redis holds none (new, or emptied: one is set then, for the
+     * next ask) or does not answer. One GET (and a SET the first time).
+     */
+    async changes(): Promise<string | null> {
+      try {
+        const token = await redis.get(PROFILE_CHANGES_KEY);
+        if (token === null) await redis.set(PROFILE_CHANGES_KEY, randomUUID(), 'NX');
+        return token;
+      } catch {
+        return null;
+      }
     },
   };
 }

@@ -73,6 +73,11 @@ export interface Context {
   client: string;
   /** performance.now() when the request came in; its deadline is this plus services.requestTimeoutMs. */
   startedAt: number;
+  /**
+   * Set by a request whose answer may be shared (http/shared-answers.ts): each `top` read appends
+   * the bucket's key and the top cache's read it answered from. Default: unset.
+   */
+  topReads?: [bucket: string, read: number][];
 }
 
 /**

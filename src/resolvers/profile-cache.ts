@@ -74,6 +74,9 @@ export function createProfileCache(redis: RedisClient, database: Database, log: 
       await (await lookUp(ids)).kept;
     },
 
+    /** The token of the last profile change anywhere (see ProfileStore.changes); null when it cannot be trusted now. */
+    changes: () => store.changes(),
+
     /**
      * Runs a change of these players' profiles (a rename, an erasure) so that no process shows
      * the old profiles once it answered: marks them in Redis first (throws, before `commit`

@@ -1,5 +1,6 @@
 import { friendIds } from '../db/players.js';
 import { IndexRecoveringError } from '../ranking/generation.js';
+import { bucketKey } from '../ranking/keys.js';
 import { type BucketArgs, resolveBoardBucket } from './buckets.js';
 import type { Context } from './context.js';
 import { type Standing, type TopBoard, toStanding } from './standings.js';
@@ -20,6 +21,7 @@ export async function readTop(ctx: Context, args: BucketArgs & { limit: number }
     if (!last) throw error;
     return last;
   });
+  ctx.topReads?.push([bucketKey(at), view.read]);
   return {
     boardId: at.board.id,
     period: at.bucket.period,
