@@ -4,6 +4,7 @@ import { type YogaServerInstance, createGraphQLError, processRegularResult } fro
 import type { Logger } from 'pino';
 import { NOT_CACHEABLE } from './cache-control.js';
 import { type CorsOrigins, corsHeaders } from './cors.js';
+import type { PersistedDocuments } from './persisted-documents.js';
 import { isSharedResult } from './shared-answers.js';
 
 /**
@@ -27,6 +28,8 @@ export interface FastGraphqlOptions {
   maskError: (error: unknown, message: string) => Error;
   /** The CORS policy, the same as Yoga's (see cors.ts). Default '*': any origin, without credentials. */
   corsOrigins?: CorsOrigins;
+  /** Registered documents, run by id (see persisted-documents.ts). Default: none, so only queries sent as text are taken here. */
+  documents?: PersistedDocuments;
   log: Logger;
 }
 
@@ -205,6 +208,20 @@ export function createFastGraphql(options: FastGraphqlOptions): (req: IncomingMe
     }
   }
 
+  /**
+   * Parameters naming a registered document, with its text as their query (and the id dropped);
+   * anything else as it came; null for a refusal (an unknown id; a query where only registered
+   * documents run), which Yoga then answers (its plugin refuses it the same way).
+   */
+  function withRegisteredQuery(params: unknown): unknown {
+    if (!options.documents || !isObject(params)) return params;
+    const resolved = options.documents.resolve(params);
+    if (typeof resolved !== 'string') return resolved === undefined ? params : null;
+    if (resolved === params.query) return params;
+    const { documentId: _id, ...rest } = params;
+    return { ...rest, query: resolved };
+  }
+
   async function answer(req: IncomingMessage, res: ServerResponse, body: Buffer): Promise<void> {
     let parsed: unknown;
     try {
@@ -213,7 +230,7 @@ export function createFastGraphql(options: FastGraphqlOptions): (req: IncomingMe
       parsed = undefined;
     }
     const batch = Array.isArray(parsed);
-    const list: unknown[] = batch ? (parsed as unknown[]) : [parsed];
+    const list: unknown[] = (batch ? (parsed as unknown[]) : [parsed]).map(withRegisteredQuery);
     let context: Promise<object> | undefined;
     const prepared = () => (context ??= options.context(req));
     const operations: Prepared[] = [];
