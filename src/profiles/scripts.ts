@@ -137,11 +137,14 @@ declare module 'ioredis' {
   }
 }
 
+const SCRIPTS = { readProfiles: readProfilesLua, fillProfiles: fillProfilesLua, markProfiles: markProfilesLua, settleProfiles: settleProfilesLua };
+
 /** Registers the profile scripts on a client once (their key count varies: it is the first argument). */
 export function defineProfileScripts(redis: RedisClient): void {
   if (Object.hasOwn(redis.scriptsSet, 'readProfiles')) return;
-  redis.defineCommand('readProfiles', { lua: readProfilesLua });
-  redis.defineCommand('fillProfiles', { lua: fillProfilesLua });
-  redis.defineCommand('markProfiles', { lua: markProfilesLua });
-  redis.defineCommand('settleProfiles', { lua: settleProfilesLua });
+  for (const [name, lua] of Object.entries(SCRIPTS)) redis.defineCommand(name, { lua });
+  // A Cluster client's auto-pipelining groups a tick's commands by the slot of their first
+  // argument, which for these is the key count, not a key: sent on their own, they are routed
+  // by their keys (all in the {profiles} slot). One node pipelines them as usual.
+  if (redis.isCluster) redis.options.autoPipeliningIgnoredCommands = [...(redis.options.autoPipeliningIgnoredCommands ?? []), ...Object.keys(SCRIPTS)];
 }
