@@ -82,33 +82,39 @@ export function useSharedAnswers(options: SharedAnswersOptions): Plugin {
   const shareable = new WeakMap<DocumentNode, boolean>();
   const answers = new WeakMap<DocumentNode, Map<string, Shared>>();
 
+  /** Hooks that keep the execution's result when it may be shared: no errors, and every top it read recorded. */
+  function keepAfter(contextValue: unknown, document: DocumentNode, key: string, profiles: string | null) {
+    const reads: Shared['reads'] = [];
+    (contextValue as Context).topReads = reads;
+    return {
+      onExecuteDone({ result }: { result: ExecutionResult | AsyncIterable<ExecutionResult> }) {
+        if (profiles === null || isAsyncIterable(result) || result.errors?.length || reads.length === 0) return;
+        let byKey = answers.get(document);
+        if (!byKey) answers.set(document, (byKey = new Map<string, Shared>()));
+        byKey.delete(key);
+        byKey.set(key, { result, profiles, reads });
+        if (byKey.size > perDocument) byKey.delete(byKey.keys().next().value!);
+        sharedResults.add(result);
+      },
+    };
+  }
+
   return {
-    async onExecute({ args, setResultAndStopExecution }) {
+    onExecute({ args, setResultAndStopExecution }) {
       const document = args.document as DocumentNode;
       let share = shareable.get(document);
       if (share === undefined) shareable.set(document, (share = readsOnlySharedTops(args.schema as GraphQLSchema, document)));
+      // Every other operation passes without a wait (no promise in its pipeline from here).
       if (!share) return undefined;
-      const key = `${args.operationName ?? ''}\n${JSON.stringify(args.variableValues ?? {})}`;
-      const profiles = await options.profileChanges();
-      const kept = answers.get(document)?.get(key);
-      if (kept && profiles !== null && kept.profiles === profiles && kept.reads.every(([bucket, read]) => options.currentRead(bucket) === read)) {
-        setResultAndStopExecution(kept.result);
-        return undefined;
-      }
-      const context = args.contextValue as unknown as Context;
-      const reads: Shared['reads'] = [];
-      context.topReads = reads;
-      return {
-        onExecuteDone({ result }) {
-          if (profiles === null || isAsyncIterable(result) || result.errors?.length || reads.length === 0) return;
-          let byKey = answers.get(document);
-          if (!byKey) answers.set(document, (byKey = new Map<string, Shared>()));
-          byKey.delete(key);
-          byKey.set(key, { result, profiles, reads });
-          if (byKey.size > perDocument) byKey.delete(byKey.keys().next().value!);
-          sharedResults.add(result);
-        },
-      };
+      return options.profileChanges().then((profiles) => {
+        const key = `${args.operationName ?? ''}\n${JSON.stringify(args.variableValues ?? {})}`;
+        const kept = answers.get(document)?.get(key);
+        if (kept && profiles !== null && kept.profiles === profiles && kept.reads.every(([bucket, read]) => options.currentRead(bucket) === read)) {
+          setResultAndStopExecution(kept.result);
+          return undefined;
+        }
+        return keepAfter(args.contextValue, document, key, profiles);
+      });
     },
   };
 }
