@@ -4,6 +4,7 @@ import type { Standing } from '../resolvers/standings.js';
 import { builder } from './builder.js';
 import { bucketArgs } from './bucket-args.js';
 import { PlayerRef } from './player.js';
+import { selectsField } from './selects.js';
 import { idSchema, intRange } from './validation.js';
 
 export const StandingRef = builder.objectRef<Standing>('Standing');
@@ -33,7 +34,8 @@ builder.queryFields((t) => ({
     nullable: true,
     description: "One player's standing, or null when the player has no score there.",
     args: { ...bucketArgs(t.arg), playerId: t.arg.id({ required: true, validate: idSchema }) },
-    resolve: (_root, args, ctx) => readStanding(ctx, { ...args, board: String(args.board), playerId: String(args.playerId) }),
+    resolve: (_root, args, ctx, info) =>
+      readStanding(ctx, { ...args, board: String(args.board), playerId: String(args.playerId), withPlayer: selectsField(info, 'player') }),
   }),
   around: t.field({
     type: [StandingRef],
