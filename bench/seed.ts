@@ -33,7 +33,8 @@ import { type RedisClient, createRedisClient, deleteKeysUnder } from '../src/red
 import type { Services } from '../src/resolvers/context.js';
 import { currentOf, seasonBucket } from '../src/resolvers/season-directory.js';
 import { createServices } from '../src/services.js';
-import { BENCH_TARGET, type BenchTarget, FRIENDS_EACH, FRIEND_READERS, MAX_SCORE, benchDatabaseUrl } from './lib/env.js';
+import { createProfileStore } from '../src/profiles/store.js';
+import { BENCH_TARGET, type BenchTarget, FRIENDS_EACH, FRIEND_READERS, MAX_SCORE, benchDatabaseUrl, playerId } from './lib/env.js';
 
 export interface SeedOptions {
   /** Empty the target's database and keys first. Default false. */
@@ -103,6 +104,25 @@ async function recoverIndex(services: Services, say: (line: string) => void): Pr
   } finally {
     await recovery.stop();
   }
+}
+
+/** How many profiles one warming load reads. */
+const WARM_BATCH = 5_000;
+
+/**
+ * Every player's profile held in Redis, as in a deployment whose players have been read or
+ * renamed since the profiles' hashes were made (they live an hour, see profiles/store.ts): loaded
+ * through the service's own profile cache (a miss reads PostgreSQL and keeps what it read), unless
+ * a random sample shows them held already.
+ */
+async function warmProfiles(services: Services, redis: RedisClient, players: number, say: (line: string) => void): Promise<void> {
+  const sample = Array.from({ length: 200 }, (_, i) => playerId(1 + ((i * 7_919 + Date.now()) % players)));
+  if ((await createProfileStore(redis).read(sample)).every((held) => 'profile' in held)) return;
+  const started = performance.now();
+  for (let from = 1; from <= players; from += WARM_BATCH) {
+    await services.profiles.warm(Array.from({ length: Math.min(WARM_BATCH, players - from + 1) }, (_, i) => playerId(from + i)));
+  }
+  say(`profiles: ${players.toLocaleString('en-US')} held in Redis in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 }
 
 /** Seeds what is missing; see the file's header. Answers in seconds how long it took. */
@@ -233,6 +253,7 @@ export async function seed(options: SeedOptions = {}): Promise<number> {
           say(`index: ${bucketKey(at)} rebuilt with ${ranked.toLocaleString('en-US')} members in ${seconds.toFixed(1)} s (${Math.round(ranked / seconds).toLocaleString('en-US')} members/s)`);
         }
       }
+      await warmProfiles(services, stores.redis, players, say);
     } finally {
       await stores.close();
     }

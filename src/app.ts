@@ -22,6 +22,8 @@ import { createClientAddressOf } from './http/client-address.js';
 import { type CorsOrigins, useCorsPolicy } from './http/cors.js';
 import { answerHealth, answerReadiness } from './http/health.js';
 import { answerMetrics } from './http/metrics.js';
+import { useSharedAnswers } from './http/shared-answers.js';
+import { type PersistedDocumentsOptions, createPersistedDocuments, usePersistedDocuments } from './http/persisted-documents.js';
 import { createMetricsAccess } from './http/metrics-access.js';
 import { useObservability } from './http/observe.js';
 import { useReadBudget } from './http/read-limit.js';
@@ -70,6 +72,11 @@ export interface AppDeps extends ServiceDeps {
   /** Whether the schema may be introspected (INTROSPECTION). Default true. */
   introspection?: boolean;
   /**
+   * The documents run by id (`documentId`, APQ), and whether only they run (PERSISTED_DOCUMENTS_ONLY).
+   * Default: the typed client's operations (client/persisted-documents.json), beside any query.
+   */
+  persistedDocuments?: PersistedDocumentsOptions;
+  /**
    * Proxies (addresses or CIDR ranges) whose forwarding headers name the client (TRUSTED_PROXIES;
    * see http/client-address.ts). Default none: the client is the socket's peer.
    */
@@ -105,6 +112,7 @@ export function buildApp(deps: AppDeps): App {
   // Who a request is from, the same for HTTP, server-sent events and graphql-ws.
   const clientOf = createClientAddressOf(deps.trustedProxies);
   const corsOrigins = deps.corsOrigins ?? '*';
+  const documents = createPersistedDocuments(deps.persistedDocuments);
 
   // A store that does not answer is the client's business (retry later); any other unexpected
   // error stays masked and is logged with its stack for us. Yoga and the fast path share it.
@@ -128,7 +136,11 @@ export function buildApp(deps: AppDeps): App {
     cors: false,
     // A JSON array of operations in one request, each run (and limited, and rate limited) as its own.
     batching: { limit: MAX_BATCH_OPERATIONS },
+    // A registered document's id (see persisted-documents.ts), in a body or a GET's search parameters.
+    extraParamNames: ['documentId'],
     plugins: [
+      // A registered document named by id becomes the request's query, before anything else looks at it.
+      usePersistedDocuments(documents),
       // What a document may be, refused before it runs: aliases, depth, tokens, directives, cost.
       ...useDocumentLimits({ bytes: limits.maxDocumentBytes }),
       useCorsPolicy(corsOrigins),
@@ -137,6 +149,8 @@ export function buildApp(deps: AppDeps): App {
       useRequestDeadline(),
       // What a read may return (its rows, from its arguments and variables), and its client's budget.
       useReadBudget(services.limits, limits),
+      // A query of shared tops only, answered once per refresh of its views (after the budget charged it).
+      useSharedAnswers({ currentRead: (bucket) => services.topCache.currentRead(bucket), profileChanges: () => services.profiles.changes() }),
       useTopCacheControl(),
     ],
     // The body limit is enforced in front, from Content-Length (see body-limit.ts).
@@ -172,8 +186,14 @@ export function buildApp(deps: AppDeps): App {
     context: (req) => createContext(services, { authorization: req.headers.authorization, client: clientOf(req) }),
     maskError: maskServiceError,
     corsOrigins,
+    documents,
     log,
   });
+  // Every registered document parsed and validated once now (Yoga's caches keep them), not on its first request.
+  for (const text of documents.texts()) {
+    const enveloped = yoga.getEnveloped({});
+    enveloped.validate(enveloped.schema, enveloped.parse(text));
+  }
 
   const answerOverlay = createOverlayRoute();
   const mayReadMetrics = createMetricsAccess(deps.metricsToken);
@@ -204,7 +224,7 @@ export function buildApp(deps: AppDeps): App {
   );
   server.maxConnections = limits.maxConnections;
 
-  const closeSockets = attachGraphqlWs(server, yoga as never, services, { ...limits, clientOf });
+  const closeSockets = attachGraphqlWs(server, yoga as never, services, { ...limits, clientOf, documents });
   let seasonCloser: SeasonCloser | undefined;
   let indexRecovery: IndexRecovery | undefined;
   let indexCatchUp: IndexCatchUp | undefined;

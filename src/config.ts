@@ -139,6 +139,8 @@ export const configSchema = z.object({
   GRAPHIQL: flag(true),
   /** Whether the schema may be introspected (`__schema`, `__type`); GraphiQL and code generators need it. */
   INTROSPECTION: flag(true),
+  /** Whether only the typed client's registered documents run (trusted documents): a query sent as text is refused. */
+  PERSISTED_DOCUMENTS_ONLY: flag(false),
 });
 
 export type Config = z.output<typeof configSchema>;

@@ -4,6 +4,7 @@ import { CloseCode, type ServerOptions, handleProtocols, makeServer } from 'grap
 import type { YogaServerInstance } from 'graphql-yoga';
 import { WebSocket, WebSocketServer } from 'ws';
 import type { PreparedContext } from './http/fast-graphql.js';
+import type { PersistedDocuments } from './http/persisted-documents.js';
 import type { RequestLimits } from './http/request-limits.js';
 import type { ClientAddressOf } from './http/client-address.js';
 import { type Services, createContext } from './resolvers/context.js';
@@ -49,11 +50,14 @@ export function attachGraphqlWs(
   services: Services,
   {
     clientOf,
+    documents,
     path = '/graphql',
     ...limits
   }: Required<Pick<RequestLimits, 'subscriptionsPerSocket' | 'operationsPerSocket' | 'maxSocketBufferedBytes'>> & {
     /** Who a socket's operations count against (see http/client-address.ts). */
     clientOf: ClientAddressOf;
+    /** Registered documents, run by id: `documentId` or the APQ extension in the subscribe payload, with an empty `query`. */
+    documents: PersistedDocuments;
     /** Default /graphql. */
     path?: string;
   },
@@ -72,10 +76,13 @@ export function attachGraphqlWs(
         });
       const enveloped = yoga.getEnveloped<PreparedContext>({ prepared });
       const schema = enveloped.schema as GraphQLSchema;
+      // The registered document a payload names, or its own query (refused where only registered ones run).
+      const query = documents.resolve(params);
+      if (query !== undefined && typeof query !== 'string') return [query];
       // Both cached by Yoga's parser and validation cache: a repeated query costs two lookups.
       let document: DocumentNode;
       try {
-        document = enveloped.parse(params.query) as DocumentNode;
+        document = enveloped.parse(query ?? params.query) as DocumentNode;
       } catch (error) {
         // A syntax error is the client's: an error message for the operation, not a closed socket.
         if (error instanceof GraphQLError) return [error];

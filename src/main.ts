@@ -87,6 +87,7 @@ async function serve(config: Config, log: Logger): Promise<void> {
     metricsToken: config.METRICS_TOKEN,
     graphiql: config.GRAPHIQL,
     introspection: config.INTROSPECTION,
+    persistedDocuments: { only: config.PERSISTED_DOCUMENTS_ONLY },
     trustedProxies: config.TRUSTED_PROXIES,
     corsOrigins: config.CORS_ORIGINS,
   });

@@ -77,7 +77,7 @@ export function createServices(given: ServiceDeps): Services {
     submissions: createSubmissionGroups(() => services, deps.groupCommit),
     topCache,
     topFeed,
-    profiles: createProfileCache(deps.redis, deps.database),
+    profiles: createProfileCache(deps.redis, deps.database, deps.log),
     boards: createBoardDirectory(deps.database.db),
     seasons: createSeasonDirectory(deps.database.db, deps.redis),
     keyring: createKeyring({

@@ -68,5 +68,11 @@ describe('a store that does not answer gives UNAVAILABLE, never a false success'
     expect(submitted.data?.submitScore).toEqual({ duplicate: false, standings: [] });
     const rows = await healthy.database.db.execute(sql`select player_id, score from results where match_id = 'down-1'`);
     expect([...rows]).toEqual([{ player_id: 'p', score: 5 }]);
+
+    // A rename is refused before it commits: no process could be told its old profile is stale.
+    const renamed = await post(url, `mutation { upsertPlayer(input: { id: "p", displayName: "Renamed while Redis was away" }) { id } }`, SERVER_KEY);
+    expect(renamed.errors?.[0]?.extensions?.code).toBe('UNAVAILABLE');
+    const profiles = await healthy.database.db.execute(sql`select display_name from players where id = 'p'`);
+    expect([...profiles]).toEqual([]);
   });
 });

@@ -7,6 +7,7 @@
  */
 import * as hdr from 'hdr-histogram-js';
 import { type CpuSample, cpuSince, sampleCpu, waitForQuiet } from './cpu.js';
+import { type CostPerRequest, type StoreCalls, costPerRequest, readStoreCalls } from './store-calls.js';
 
 /** The figures of one measured operation. Latencies in milliseconds. */
 export interface Measurement {
@@ -28,6 +29,8 @@ export interface Measurement {
   cpu?: Record<string, number>;
   /** False when other jobs kept the machine busy right before the measurement (see waitForQuiet). */
   quiet?: boolean;
+  /** What one request cost the service's stores and CPU, from its /metrics (see store-calls.ts). */
+  cost?: CostPerRequest;
 }
 
 /** Whether each measurement first waits for the machine to be quiet, and how long at most. */
@@ -102,6 +105,8 @@ export interface WindowOptions {
    * both ends). Default: none.
    */
   window?: { opened(): void; closed(): void };
+  /** A service's …/graphql address: its store calls and CPU per request are read from its /metrics. Default: none. */
+  costOf?: string;
 }
 
 export interface ClosedLoopOptions extends WindowOptions {
@@ -124,9 +129,11 @@ export async function closedLoop(options: ClosedLoopOptions): Promise<Measuremen
   const from = started + options.warmupSeconds * 1000;
   const until = from + options.seconds * 1000;
   let cpuAtStart: CpuSample | undefined;
+  let callsAtStart: Promise<StoreCalls | undefined> = Promise.resolve(undefined);
   const cpuTimer = setTimeout(() => {
     cpuAtStart = sampleCpu(options.watchPids);
     options.window?.opened();
+    if (options.costOf) callsAtStart = readStoreCalls(options.costOf).catch(() => undefined);
   }, Math.max(0, from - performance.now()));
   const closeTimer = setTimeout(() => options.window?.closed(), Math.max(0, until - performance.now()));
 
@@ -149,6 +156,11 @@ export async function closedLoop(options: ClosedLoopOptions): Promise<Measuremen
   clearTimeout(closeTimer);
   const measurement = recorder.figures(options.seconds);
   if (cpuAtStart) measurement.cpu = cpuSince(cpuAtStart);
+  const startCalls = await callsAtStart;
+  if (startCalls && options.costOf) {
+    const cost = costPerRequest(startCalls, await readStoreCalls(options.costOf), recorder.requests);
+    if (cost) measurement.cost = cost;
+  }
   measurement.quiet = quiet;
   return measurement;
 }

@@ -84,6 +84,14 @@ export function publish(report: Report): void {
   for (const row of report.rows) {
     if (row.firstError) console.log(`  first error of ${row.name}: ${row.firstError}`);
   }
+  for (const row of report.rows) {
+    const serverCores = row.cpu?.server;
+    const cpuUs = serverCores !== undefined && row.throughput ? `${fmt((serverCores * 1e6) / row.throughput)} µs of server CPU a request (/proc)` : undefined;
+    const cost = row.cost
+      ? `${fmt(row.cost.redisCommands, 2)} Redis commands, ${fmt(row.cost.postgresTransactions, 4)} PostgreSQL transactions, ${fmt(row.cost.serviceCpuUs)} µs of service CPU a request (its /metrics)`
+      : undefined;
+    if (cost || cpuUs) console.log(`cost of ${row.name}: ${[cost, cpuUs].filter(Boolean).join('; ')}`);
+  }
   if (report.rows.some((row) => row.quiet === false)) console.log('(!) other jobs kept the machine busy before this measurement: see "other" in its cpu column');
   for (const [name, ratio] of Object.entries(report.ratios ?? {})) console.log(`ratio ${name}: ${fmt(ratio, 2)}×`);
   for (const target of report.targets ?? []) console.log(`target ${target.met ? 'MET   ' : 'MISSED'} ${target.description}: ${target.measured}`);

@@ -59,7 +59,8 @@ export async function closedHttp(
   body: () => string,
   pid: number | undefined,
   headers: Record<string, string> = {},
-  window?: WindowOptions['window'],
+  /** Hooks at the measured window's ends (see WindowOptions), and the service whose costs per request are read. */
+  { window, costOf }: { window?: WindowOptions['window']; costOf?: string } = {},
 ): Promise<Measurement> {
   const client = httpGraphql(url, run.connections, headers);
   try {
@@ -69,6 +70,7 @@ export async function closedHttp(
       seconds: run.seconds,
       watchPids: { server: pid },
       ...(window ? { window } : {}),
+      ...(costOf ? { costOf } : {}),
       operation: () => client.post(body()),
     });
   } finally {
@@ -83,6 +85,7 @@ export async function closedWs(
   query: string,
   variables: (() => Record<string, unknown>) | undefined,
   pid: number | undefined,
+  costOf?: string,
 ): Promise<Measurement> {
   const client = await wsGraphql(url, run.connections);
   try {
@@ -91,6 +94,7 @@ export async function closedWs(
       warmupSeconds: run.warmup,
       seconds: run.seconds,
       watchPids: { server: pid },
+      ...(costOf ? { costOf } : {}),
       operation: (worker) => client.run(worker, query, variables?.()),
     });
   } finally {

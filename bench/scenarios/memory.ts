@@ -4,6 +4,9 @@
  * under the same packed doubles, copied member by member (ZRANGE … WITHSCORES, then ZADD) into a
  * fresh key. Every key of the board's bucket counts towards the index, so anything it kept per
  * member beyond the bare set would show.
+ *
+ * Then the shared player profiles (src/profiles/store.ts) the seed keeps in Redis: every profile
+ * hash counted (MEMORY USAGE of each, SAMPLES 0), divided by the profiles they hold.
  */
 import type { Redis } from 'ioredis';
 import { BENCH_KEY_PREFIX, REDIS_URL } from '../lib/env.js';
@@ -29,6 +32,28 @@ async function keysOfBucket(liveKey: string): Promise<string[]> {
   } while (cursor !== '0');
   await plain.quit();
   return keys.filter((key) => !key.endsWith('#benchcopy'));
+}
+
+/** Bytes and profiles of every profile hash under the bench's prefix (each hash's epoch field is not a profile). */
+async function profileBytes(plain: Redis): Promise<{ bytes: number; profiles: number; hashes: number }> {
+  let bytes = 0;
+  let profiles = 0;
+  let hashes = 0;
+  let cursor = '0';
+  do {
+    const [next, found] = await plain.scan(cursor, 'MATCH', `${BENCH_KEY_PREFIX}lb:{profiles}:*`, 'COUNT', 1000);
+    const hashKeys = found.filter((key) => /:\d+$/.test(key));
+    const pipeline = plain.pipeline();
+    for (const key of hashKeys) pipeline.call('MEMORY', 'USAGE', key, 'SAMPLES', '0').hlen(key);
+    const replies = (await pipeline.exec()) ?? [];
+    for (let i = 0; i < replies.length; i += 2) {
+      bytes += Number(replies[i]![1]);
+      profiles += Math.max(0, Number(replies[i + 1]![1]) - 1);
+    }
+    hashes += hashKeys.length;
+    cursor = next;
+  } while (cursor !== '0');
+  return { bytes, profiles, hashes };
 }
 
 export async function runMemory(): Promise<Report> {
@@ -71,6 +96,17 @@ export async function runMemory(): Promise<Report> {
       rows.push({ name: 'bare sorted set, same ids and packed doubles', role: 'baseline', value: bareBytes / bareMembers, unit: 'bytes/member', extra: { members: bareMembers, bytes: bareBytes } });
       ratioAllTime = indexBytes / bareBytes;
       notes.push(`ALL_TIME: ${indexBytes.toLocaleString('en-US')} bytes in the index, ${bareBytes.toLocaleString('en-US')} in the bare set`);
+    }
+    const profiles = await profileBytes(plain);
+    if (profiles.profiles > 0) {
+      rows.push({
+        name: `player profiles (${profiles.hashes.toLocaleString('en-US')} hashes)`,
+        role: 'service',
+        value: profiles.bytes / profiles.profiles,
+        unit: 'bytes/profile',
+        extra: profiles,
+      });
+      notes.push(`profiles: ${profiles.bytes.toLocaleString('en-US')} bytes for ${profiles.profiles.toLocaleString('en-US')} profiles ("Player 123456", no avatar) in Redis`);
     }
   } finally {
     await plain.quit();

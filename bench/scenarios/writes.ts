@@ -194,7 +194,7 @@ export async function runWrite(scenario: WriteScenario, run: RunOptions): Promis
   }
   const serviceName = scenario === 'submit' ? 'service submitScore (HTTP)' : `service submitScores ×${size} (HTTP)`;
   const service = await withService({ target, runtime: run.runtime, ...(run.profile ? { cpuProfileDir: profileDir } : {}) }, (s) =>
-    costed(serviceName, { metricsUrl: s.url.replace(/\/graphql$/, '/metrics') }, (window) => closedHttp(s.url, run, body, s.pid, auth, window)),
+    costed(serviceName, { metricsUrl: s.url.replace(/\/graphql$/, '/metrics') }, (window) => closedHttp(s.url, run, body, s.pid, auth, { window })),
   );
   const yoga = run.targetOnly ? undefined : await stockYogaHttp(run);
 

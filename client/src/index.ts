@@ -59,6 +59,13 @@ export interface LeaderboardClientOptions {
    * Default: `globalThis.WebSocket`.
    */
   webSocketImpl?: unknown;
+  /**
+   * Send each operation by its registered id (`documentId`; over graphql-ws and server-sent events
+   * the APQ extension) instead of its text: smaller requests, and what a service that runs
+   * registered documents only (PERSISTED_DOCUMENTS_ONLY) takes. The ids are the SHA-256 of each
+   * document's text, as `npm run client:generate` registers them. Default false.
+   */
+  persisted?: boolean;
 }
 
 /** A GraphQL error answered by the service, with the contract's code (`BAD_USER_INPUT`, `UNAVAILABLE`, ...). */
@@ -93,6 +100,30 @@ function textOf(document: DocumentNode): string {
   return text;
 }
 
+/** One id per document: the SHA-256 (hex) of its printed text, as the service registers it. */
+const ids = new WeakMap<DocumentNode, Promise<string>>();
+function idOf(document: DocumentNode): Promise<string> {
+  let id = ids.get(document);
+  if (id === undefined) {
+    id = globalThis.crypto.subtle
+      .digest('SHA-256', new TextEncoder().encode(textOf(document)))
+      .then((digest) => [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, '0')).join(''));
+    ids.set(document, id);
+  }
+  return id;
+}
+
+/** The document of a request: its text, or (persisted) its id, as a POST body or a GET's search parameters name it. */
+async function documentOf(document: DocumentNode, persisted: boolean): Promise<{ query: string } | { documentId: string }> {
+  return persisted ? { documentId: await idOf(document) } : { query: textOf(document) };
+}
+
+/** A graphql-ws or server-sent events payload's document: its text, or (persisted) an empty query and the APQ extension naming it. */
+async function payloadOf(document: DocumentNode, persisted: boolean) {
+  if (!persisted) return { query: textOf(document) };
+  return { query: '', extensions: { persistedQuery: { version: 1, sha256Hash: await idOf(document) } } };
+}
+
 function operationOf(document: DocumentNode): OperationDefinitionNode {
   const operation = document.definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
   if (!operation) throw new TypeError('The document holds no operation.');
@@ -122,13 +153,16 @@ export function createLeaderboardClient(options: LeaderboardClientOptions) {
       lazy: true,
     }));
 
+  const persisted = options.persisted ?? false;
+
   async function overHttp<R>(document: DocumentNode, variables: unknown): Promise<ExecutionResult<R>> {
     const operation = operationOf(document);
-    const body = { query: textOf(document), operationName: operation.name?.value, variables };
+    const body = { ...(await documentOf(document, persisted)), operationName: operation.name?.value, variables };
     let response: Response;
     if (transport === 'get' && operation.operation === OperationTypeNode.QUERY) {
       const url = new globalThis.URL(options.url);
-      url.searchParams.set('query', body.query);
+      if ('query' in body) url.searchParams.set('query', body.query);
+      else url.searchParams.set('documentId', body.documentId);
       if (body.operationName) url.searchParams.set('operationName', body.operationName);
       url.searchParams.set('variables', JSON.stringify(variables ?? {}));
       response = await fetchImpl(url, { headers: { accept: 'application/graphql-response+json, application/json', ...authorization } });
@@ -143,7 +177,8 @@ export function createLeaderboardClient(options: LeaderboardClientOptions) {
   }
 
   async function overWs<R>(document: DocumentNode, variables: unknown): Promise<ExecutionResult<R>> {
-    const results = socket().iterate<R>({ query: textOf(document), operationName: operationOf(document).name?.value, variables: variables as Record<string, unknown> });
+    const payload = { ...(await payloadOf(document, persisted)), operationName: operationOf(document).name?.value, variables: variables as Record<string, unknown> };
+    const results = socket().iterate<R>(payload);
     for await (const result of results) return result as ExecutionResult<R>;
     throw new LeaderboardError(undefined, [{ message: 'The socket answered nothing.' }]);
   }
@@ -161,21 +196,25 @@ export function createLeaderboardClient(options: LeaderboardClientOptions) {
    * subscription, for networks that block WebSockets).
    */
   function subscribe<R, V>(document: TypedDocumentNode<R, V>, variables: V, over: 'ws' | 'sse' = 'ws'): AsyncIterableIterator<R> {
-    const payload = { query: textOf(document), operationName: operationOf(document).name?.value, variables: variables as Record<string, unknown> };
-    const results =
-      over === 'ws'
-        ? socket().iterate<R>(payload)
-        : createSseClient({ url: options.url, fetchFn: fetchImpl, headers: authorization, retryAttempts: 0 }).iterate<R>(payload);
+    // Started at the first next(): the payload (a persisted document's id) is computed asynchronously.
+    let started: AsyncIterableIterator<ExecutionResult<R>> | undefined;
+    const start = async () => {
+      const payload = { ...(await payloadOf(document, persisted)), operationName: operationOf(document).name?.value, variables: variables as Record<string, unknown> };
+      return (started ??=
+        over === 'ws'
+          ? (socket().iterate<R>(payload) as AsyncIterableIterator<ExecutionResult<R>>)
+          : (createSseClient({ url: options.url, fetchFn: fetchImpl, headers: authorization, retryAttempts: 0 }).iterate<R>(payload) as AsyncIterableIterator<ExecutionResult<R>>));
+    };
     return {
       [Symbol.asyncIterator]() {
         return this;
       },
       async next() {
-        const next = await results.next();
-        return next.done ? { done: true, value: undefined } : { done: false, value: dataOf(next.value as ExecutionResult<R>) };
+        const next = await (started ?? (await start())).next();
+        return next.done ? { done: true, value: undefined } : { done: false, value: dataOf(next.value) };
       },
       async return() {
-        await results.return?.();
+        await started?.return?.();
         return { done: true, value: undefined };
       },
     };

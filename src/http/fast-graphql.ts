@@ -4,6 +4,8 @@ import { type YogaServerInstance, createGraphQLError, processRegularResult } fro
 import type { Logger } from 'pino';
 import { NOT_CACHEABLE } from './cache-control.js';
 import { type CorsOrigins, corsHeaders } from './cors.js';
+import type { PersistedDocuments } from './persisted-documents.js';
+import { isSharedResult } from './shared-answers.js';
 
 /**
  * What Yoga's context factory receives from a transport that builds the request context itself
@@ -26,6 +28,8 @@ export interface FastGraphqlOptions {
   maskError: (error: unknown, message: string) => Error;
   /** The CORS policy, the same as Yoga's (see cors.ts). Default '*': any origin, without credentials. */
   corsOrigins?: CorsOrigins;
+  /** Registered documents, run by id (see persisted-documents.ts). Default: none, so only queries sent as text are taken here. */
+  documents?: PersistedDocuments;
   log: Logger;
 }
 
@@ -45,6 +49,13 @@ interface Prepared {
 /** The parts of a Response processRegularResult builds, without building one. */
 interface PlainResponse {
   body: string;
+  status: number;
+  headers: Record<string, string>;
+}
+
+/** A shared answer's response (see shared-answers.ts), serialised once: the same bytes for every caller. */
+interface Serialised {
+  body: Buffer;
   status: number;
   headers: Record<string, string>;
 }
@@ -145,6 +156,17 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
  */
 export function createFastGraphql(options: FastGraphqlOptions): (req: IncomingMessage, res: ServerResponse) => boolean {
   const { yoga, endpoint = '/graphql', batchingLimit = 0 } = options;
+  const serialised = new WeakMap<object, Serialised>();
+
+  /** The response of a result, as Yoga would write it; a shared answer's is made once and kept with it. */
+  function serialise(results: ExecutionResult | ExecutionResult[]): Serialised {
+    const kept = Array.isArray(results) || !isSharedResult(results) ? undefined : serialised.get(results);
+    if (kept) return kept;
+    const response = processRegularResult(results as never, plainFetch, 'application/json') as unknown as PlainResponse;
+    const made = { body: Buffer.from(response.body), status: response.status, headers: response.headers };
+    if (!Array.isArray(results) && isSharedResult(results)) serialised.set(results, made);
+    return made;
+  }
 
   /** Yoga's handling of an error thrown outside execution (handleError): an AggregateError split, each masked. */
   function thrownErrors(error: unknown): GraphQLError[] {
@@ -186,6 +208,20 @@ export function createFastGraphql(options: FastGraphqlOptions): (req: IncomingMe
     }
   }
 
+  /**
+   * Parameters naming a registered document, with its text as their query (and the id dropped);
+   * anything else as it came; null for a refusal (an unknown id; a query where only registered
+   * documents run), which Yoga then answers (its plugin refuses it the same way).
+   */
+  function withRegisteredQuery(params: unknown): unknown {
+    if (!options.documents || !isObject(params)) return params;
+    const resolved = options.documents.resolve(params);
+    if (typeof resolved !== 'string') return resolved === undefined ? params : null;
+    if (resolved === params.query) return params;
+    const { documentId: _id, ...rest } = params;
+    return { ...rest, query: resolved };
+  }
+
   async function answer(req: IncomingMessage, res: ServerResponse, body: Buffer): Promise<void> {
     let parsed: unknown;
     try {
@@ -194,7 +230,7 @@ export function createFastGraphql(options: FastGraphqlOptions): (req: IncomingMe
       parsed = undefined;
     }
     const batch = Array.isArray(parsed);
-    const list: unknown[] = batch ? (parsed as unknown[]) : [parsed];
+    const list: unknown[] = (batch ? (parsed as unknown[]) : [parsed]).map(withRegisteredQuery);
     let context: Promise<object> | undefined;
     const prepared = () => (context ??= options.context(req));
     const operations: Prepared[] = [];
@@ -211,11 +247,11 @@ export function createFastGraphql(options: FastGraphqlOptions): (req: IncomingMe
       return;
     }
     const results = batch ? await Promise.all(operations.map(run)) : await run(operations[0]!);
-    const response = processRegularResult(results as never, plainFetch, 'application/json') as unknown as PlainResponse;
+    const response = serialise(results);
     if (res.destroyed) return;
     const headers: Record<string, string | number> = {
       ...response.headers,
-      'content-length': Buffer.byteLength(response.body),
+      'content-length': response.body.length,
       'cache-control': NOT_CACHEABLE,
     };
     Object.assign(headers, corsHeaders(options.corsOrigins ?? '*', req.headers, false));

@@ -32,6 +32,24 @@ interface RunArgs {
  */
 export function useReadBudget(limits: RateLimits, { maxOperationRows = 5_000, subscriptionsPerClient = 1_000 }: ReadBudgetOptions = {}): Plugin {
   const openSubscriptions = new Map<string, number>();
+  // A document's cost per operation and variables, walked once: the hot reads repeat both (the
+  // same few boards and limits), and Yoga's parse cache hands every repeat the same document.
+  const costs = new WeakMap<DocumentNode, Map<string, ReturnType<typeof operationCost>>>();
+  const COSTS_PER_DOCUMENT = 100;
+  const MAX_KEPT_KEY = 1_000;
+
+  function costOf(schema: GraphQLSchema, document: DocumentNode, operationName: string | undefined, variables: Record<string, unknown> | undefined) {
+    const key = `${operationName ?? ''}\n${JSON.stringify(variables ?? {})}`;
+    // Large variables are walked every time rather than kept.
+    if (key.length > MAX_KEPT_KEY) return operationCost(schema, document, operationName, variables);
+    let byKey = costs.get(document);
+    if (!byKey) costs.set(document, (byKey = new Map<string, ReturnType<typeof operationCost>>()));
+    if (byKey.has(key)) return byKey.get(key);
+    const cost = operationCost(schema, document, operationName, variables);
+    byKey.set(key, cost);
+    if (byKey.size > COSTS_PER_DOCUMENT) byKey.delete(byKey.keys().next().value!);
+    return cost;
+  }
 
   /** The refusal of a read, or undefined when it may run; its budget spent. */
   async function admit(args: RunArgs): Promise<GraphQLError | undefined> {
@@ -39,7 +57,7 @@ export function useReadBudget(limits: RateLimits, { maxOperationRows = 5_000, su
     const operationName = args.operationName as string | undefined;
     // Mutations first, before their variables are coerced a second time (a batch of 1,000 results).
     if (getOperationAST(document, operationName)?.operation === OperationTypeNode.MUTATION) return undefined;
-    const cost = operationCost(args.schema as GraphQLSchema, document, operationName, args.variableValues as Record<string, unknown> | undefined);
+    const cost = costOf(args.schema as GraphQLSchema, document, operationName, args.variableValues as Record<string, unknown> | undefined);
     // Not runnable as it is (no such operation, bad variables): execution answers why.
     if (!cost) return undefined;
     if (cost.rows > maxOperationRows) return documentLimitError('cost', maxOperationRows, cost.rows);

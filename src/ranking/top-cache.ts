@@ -4,6 +4,8 @@ import { bucketKey } from './keys.js';
 /** A view of a bucket's top and when it was read from the index. */
 export interface TopView extends BucketView {
   asOf: Date;
+  /** Which read of the bucket's top this view came from (1, 2, …, per process); slices keep it. */
+  read: number;
 }
 
 export interface TopCacheOptions {
@@ -63,7 +65,7 @@ export function createTopCache(read: (at: BoardBucket, limit: number) => Promise
     const readNumber = ++reads;
     const reading = read(at, limit).then(
       (view) => {
-        const fresh = { ...view, asOf: new Date(now()) };
+        const fresh = { ...view, asOf: new Date(now()), read: readNumber };
         if (readNumber > entry.viewRead) {
           entry.view = fresh;
           entry.viewRead = readNumber;
@@ -130,6 +132,16 @@ export function createTopCache(read: (at: BoardBucket, limit: number) => Promise
     peek(at: BoardBucket, limit: number): TopView | undefined {
       const view = entries.get(bucketKey(at))?.view;
       return view && (view.places.length >= limit || view.places.length === view.size) ? slice(view, limit) : undefined;
+    },
+
+    /**
+     * Which read the view `top` would answer from now, without reading the index, for the bucket
+     * named by its key (bucketKey); undefined when the next ask would read. What a shared answer
+     * (http/shared-answers.ts) checks it was built from. O(1).
+     */
+    currentRead(bucket: string): number | undefined {
+      const view = entries.get(bucket)?.view;
+      return view && now() - view.asOf.getTime() <= maxAgeMs ? view.read : undefined;
     },
 
     /** Drops a bucket's view, so the next ask reads the index (a write that changed the top, say). */

@@ -35,7 +35,7 @@ export interface Services {
   submissions: SubmissionGroups;
   /** The shared top cache: `top` reads go through it. */
   topCache: TopCache;
-  /** Player profiles kept in this process, exact after renames and erasures: the names reads show go through it. */
+  /** Player profiles shared in Redis, exact after renames and erasures: the names reads show go through it, and the changes of them. */
   profiles: ProfileCache;
   /** topChanged's fan-out (one Redis subscription per watched bucket); null where nothing is served (the CLI). */
   topFeed: TopFeed | null;
@@ -73,6 +73,11 @@ export interface Context {
   client: string;
   /** performance.now() when the request came in; its deadline is this plus services.requestTimeoutMs. */
   startedAt: number;
+  /**
+   * Set by a request whose answer may be shared (http/shared-answers.ts): each `top` read appends
+   * the bucket's key and the top cache's read it answered from. Default: unset.
+   */
+  topReads?: [bucket: string, read: number][];
 }
 
 /**
@@ -87,8 +92,8 @@ export const beforeDeadline = (services: Services, startedAt: number, marginMs: 
 const NAMES_MARGIN_MS = 500;
 
 /**
- * One load for every player a response names, through the process's profile cache (a query only
- * for those it does not hold). When PostgreSQL does not answer, players come back with their id
+ * One load for every player a response names, through the shared profile cache (a query only
+ * for those Redis does not hold). When PostgreSQL does not answer, players come back with their id
  * alone: a ranking read from Redis is still worth serving without names.
  */
 function playerLoader(services: Services, startedAt: number) {

@@ -22,14 +22,18 @@ export interface ErasureOutcome {
 export async function deletePlayer(ctx: Context, playerId: string): Promise<ErasureOutcome> {
   let changedTops: BoardBucket[] = [];
   await warmBoards(ctx.services);
-  const erased = await erasePlayer(ctx.services.database.sql, playerId, async (scores) => {
-    const held = await heldBuckets(ctx.services, playerId, scores);
-    const ranks = await ctx.services.index.removePlayer(held, playerId);
-    changedTops = held.filter((at, i) => inTop(at, ranks[i]));
-    forgetTops(ctx.services, held);
-  });
-  // Committed (or nothing was left to erase): no process may show the profile from here on.
-  await ctx.services.profiles.changed([playerId]);
+  // Committed (or nothing was left to erase): no process shows the profile once this answers.
+  const erased = await ctx.services.profiles.change(
+    [playerId],
+    () =>
+      erasePlayer(ctx.services.database.sql, playerId, async (scores) => {
+        const held = await heldBuckets(ctx.services, playerId, scores);
+        const ranks = await ctx.services.index.removePlayer(held, playerId);
+        changedTops = held.filter((at, i) => inTop(at, ranks[i]));
+        forgetTops(ctx.services, held);
+      }),
+    () => [],
+  );
   ctx.loaders.player.clear(playerId);
   await announceTops(ctx.services, changedTops);
   return { erased, changedTops };

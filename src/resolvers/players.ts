@@ -5,9 +5,8 @@ export async function upsertPlayer(
   ctx: Context,
   input: { id: string; displayName?: string | null | undefined; avatarUrl?: string | null | undefined },
 ): Promise<Player> {
-  const player = await upsertPlayerRow(ctx.services.database.db, input);
-  // Committed; every process's kept profile is stale from here, and the answer waits for that to be known.
-  await ctx.services.profiles.changed([player.id]);
+  // Every process shows the new profile once this answers (see profile-cache.ts).
+  const player = await ctx.services.profiles.change([input.id], () => upsertPlayerRow(ctx.services.database.db, input), (row) => [row]);
   ctx.loaders.player.clear(player.id).prime(player.id, player);
   return player;
 }

@@ -1,114 +1,95 @@
+import type { Logger } from 'pino';
 import type { Database } from '../db/client.js';
 import { type Player, findPlayers } from '../db/players.js';
+import { type Profile, type ProfileStoreOptions, createProfileStore } from '../profiles/store.js';
 import type { RedisClient } from '../redis.js';
-import { createVersionTokens } from './version-tokens.js';
+
+export type ProfileCacheOptions = ProfileStoreOptions;
+
+const noProfile = (id: string): Player => ({ id, displayName: null, avatarUrl: null });
 
 /**
- * A Redis hash of version tokens: `epoch`, set once (again after Redis lost it), and one field per
- * slot of players, rewritten with a fresh random token after every change to a profile in the slot.
+ * Player profiles (names, avatars) for the reads that name players, from the profile hashes every
+ * process shares in Redis (profiles/store.ts), with PostgreSQL only the fallback: a read of names
+ * is one Redis script call, and a query only for the ids Redis does not hold.
+ *
+ * It never shows a profile older than the last rename or erasure answered anywhere:
+ * - a change marks its players' profiles pending in Redis before it commits (refused, changing
+ *   nothing, when Redis does not take the mark), and replaces the marks with the committed
+ *   profiles after; while a mark stands, readers ask PostgreSQL and keep nothing. A process that
+ *   dies between the two leaves the mark: reads stay exact, from PostgreSQL, until the hash
+ *   expires;
+ * - a profile read from PostgreSQL is kept only if the id's hash still has the epoch read before
+ *   the query and holds nothing for the id (no mark, no newer profile): a change after the query
+ *   wins, and a Redis emptied meanwhile (new epochs) keeps nothing read before;
+ * - two changes of one player that cross drop its entry (see settleProfilesLua).
+ * When Redis does not answer, profiles are read from PostgreSQL and nothing is kept.
  */
-export const PROFILE_VERSIONS_KEY = 'lb:{profiles}:versions';
+export function createProfileCache(redis: RedisClient, database: Database, log: Logger, options: ProfileCacheOptions = {}) {
+  const store = createProfileStore(redis, options);
 
-export interface ProfileCacheOptions {
-  /** Profiles kept in this process at most; the oldest kept go first. Default 100,000. */
-  maxProfiles?: number;
-  /**
-   * How many slots players are spread over: a change to one profile makes every process read the
-   * profiles of its slot again. Default 1,024.
-   */
-  slots?: number;
-  /**
-   * How long a kept profile is used at most, whatever the tokens say: bounds how long a change made
-   * outside the service (SQL by hand, which writes no token) can go unseen. Default 60,000 ms.
-   */
-  maxAgeMs?: number;
-  /** The clock. Default: the system's. */
-  now?: () => number;
-}
-
-interface Entry {
-  player: Player;
-  /** The epoch and slot token read before the profile was: it stays good while they do not change. */
-  token: string;
-  /** When it was read. */
-  at: number;
-}
-
-/** FNV-1a: a fast, even spread of ids over slots. */
-function slotOf(id: string, slots: number): string {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < id.length; i++) hash = Math.imul(hash ^ id.charCodeAt(i), 0x01000193);
-  return String((hash >>> 0) % slots);
-}
-
-/**
- * Player profiles (names, avatars) kept in this process for the reads that name players (top,
- * around, friends), so that a hot read asks Redis for one small hash read instead of PostgreSQL for
- * the names. It never shows a profile older than the last rename or erasure answered anywhere: a
- * change rewrites the version token of the player's slot before it answers, and a kept profile is
- * used only under the token it was read under (see version-tokens.ts); a change whose token could
- * not be written answers an error, and its retry writes it. When Redis does not answer, profiles
- * are read from PostgreSQL and nothing is kept.
- */
-export function createProfileCache(redis: RedisClient, database: Database, options: ProfileCacheOptions = {}) {
-  const maxProfiles = options.maxProfiles ?? 100_000;
-  const slots = options.slots ?? 1_024;
-  const maxAgeMs = options.maxAgeMs ?? 60_000;
-  const now = options.now ?? Date.now;
-  const kept = new Map<string, Entry>();
-
-  function keep(player: Player, token: string, at: number): void {
-    kept.delete(player.id);
-    kept.set(player.id, { player, token, at });
-    if (kept.size > maxProfiles) kept.delete(kept.keys().next().value!);
+  /** What Redis holds for the ids; every id a miss (kept under no epoch) when Redis does not answer. */
+  async function held(ids: readonly string[]) {
+    try {
+      return await store.read(ids);
+    } catch {
+      return ids.map(() => ({ epoch: null }));
+    }
   }
 
-  const versions = createVersionTokens(redis, PROFILE_VERSIONS_KEY);
-
-  /** The tokens of these ids' slots, by id; undefined when they cannot be trusted (Redis away, no epoch yet). */
-  async function tokensOf(ids: readonly string[]): Promise<Map<string, string> | undefined> {
-    const slotOfId = ids.map((id) => slotOf(id, slots));
-    const distinct = [...new Set(slotOfId)];
-    const tokens = await versions.read(distinct);
-    if (!tokens) return undefined;
-    const bySlot = new Map(distinct.map((slot, i) => [slot, tokens[i]!]));
-    return new Map(ids.map((id, i) => [id, bySlot.get(slotOfId[i]!)!]));
+  /** The profiles of the ids, and (settled once Redis answered) the keeping of those read from PostgreSQL. */
+  async function lookUp(ids: readonly string[]): Promise<{ players: Player[]; kept: Promise<void> }> {
+    const found = await held(ids);
+    const missing = new Map<string, string | null>();
+    found.forEach((entry, i) => {
+      if (!('profile' in entry)) missing.set(ids[i]!, entry.epoch);
+    });
+    if (missing.size === 0) return { players: found.map((entry) => (entry as { profile: Profile }).profile), kept: Promise.resolve() };
+    const read = new Map((await findPlayers(database.db, [...missing.keys()])).map((player) => [player.id, player]));
+    const keep = [...missing].flatMap(([id, epoch]) => (epoch === null ? [] : [{ profile: read.get(id) ?? noProfile(id), epoch }]));
+    return {
+      players: found.map((entry, i) => ('profile' in entry ? entry.profile : (read.get(ids[i]!) ?? noProfile(ids[i]!)))),
+      kept: store.fill(keep),
+    };
   }
 
   return {
     /**
      * The profiles of these ids, in their order; a player without a profile has nulls. One Redis
-     * HMGET, plus one PostgreSQL query for those not kept. Throws what PostgreSQL throws.
+     * script call, plus one PostgreSQL query for those it does not hold (kept for the next read).
+     * Throws what PostgreSQL throws. O(k).
      */
     async load(ids: readonly string[]): Promise<Player[]> {
-      const tokens = await tokensOf(ids);
-      const t = now();
-      const found = new Map<string, Player>();
-      const missing: string[] = [];
-      for (const id of ids) {
-        const entry = kept.get(id);
-        if (tokens && entry && entry.token === tokens.get(id) && t - entry.at <= maxAgeMs) found.set(id, entry.player);
-        else missing.push(id);
-      }
-      if (missing.length > 0) {
-        for (const player of await findPlayers(database.db, missing)) found.set(player.id, player);
-        for (const id of missing) {
-          const player = found.get(id) ?? { id, displayName: null, avatarUrl: null };
-          found.set(id, player);
-          if (tokens) keep(player, tokens.get(id)!, t);
-        }
-      }
-      return ids.map((id) => found.get(id)!);
+      const { players, kept } = await lookUp(ids);
+      // The answer does not wait on keeping: a failed keep only means the next read asks PostgreSQL again.
+      kept.catch((error: unknown) => log.debug({ err: error }, 'player profiles read from PostgreSQL not kept in Redis'));
+      return players;
     },
 
     /**
-     * Marks these players' profiles changed (renamed, erased) in every process: call it after the
-     * change committed and before answering. Throws when Redis does not take it: the change must
-     * then answer an error, so that it is retried. O(players).
+     * Loads these profiles into Redis if it does not hold them (what reads would do, waited for):
+     * for a deployment's first start, or a benchmark. Throws what the stores throw. O(k).
      */
-    async changed(ids: readonly string[]): Promise<void> {
-      for (const id of ids) kept.delete(id);
-      await versions.changed(ids.map((id) => slotOf(id, slots)));
+    async warm(ids: readonly string[]): Promise<void> {
+      await (await lookUp(ids)).kept;
+    },
+
+    /** The token of the last profile change anywhere (see ProfileStore.changes); null when it cannot be trusted now. */
+    changes: () => store.changes(),
+
+    /**
+     * Runs a change of these players' profiles (a rename, an erasure) so that no process shows
+     * the old profiles once it answered: marks them in Redis first (throws, before `commit`
+     * runs, when Redis does not take the marks), then commits, then keeps the committed profiles
+     * (`after`: the profiles of the ids as committed; an id it leaves out has none). O(k).
+     */
+    async change<T>(ids: readonly string[], commit: () => Promise<T>, after: (committed: T) => readonly Player[]): Promise<T> {
+      const marks = await store.mark(ids);
+      const committed = await commit();
+      const profiles = new Map(after(committed).map((player) => [player.id, player]));
+      // Left pending when Redis fails now: reads stay exact (from PostgreSQL) until the hash expires.
+      await store.settle(marks, profiles).catch((error: unknown) => log.warn({ err: error, players: marks.ids }, 'changed player profiles left pending in Redis'));
+      return committed;
     },
   };
 }

@@ -5,6 +5,7 @@ import { builder } from './builder.js';
 import { RANK_STYLE_ARG } from './enums.js';
 import { bucketArgs } from './bucket-args.js';
 import { PlayerRef } from './player.js';
+import { selectsField } from './selects.js';
 import { idSchema, intRange } from './validation.js';
 
 export const StandingRef = builder.objectRef<Standing>('Standing');
@@ -34,7 +35,7 @@ builder.queryFields((t) => ({
     nullable: true,
     description: "One player's standing, or null when the player has no score there.",
     args: { ...bucketArgs(t.arg), playerId: t.arg.id({ required: true, validate: idSchema }), rankStyle: t.arg(RANK_STYLE_ARG) },
-    resolve: (_root, args, ctx) => readStanding(ctx, { ...args, board: args.board, playerId: args.playerId }),
+    resolve: (_root, args, ctx, info) => readStanding(ctx, { ...args, withPlayer: selectsField(info, 'player') }),
   }),
   around: t.field({
     type: [StandingRef],

@@ -74,7 +74,7 @@ export interface TestAppOptions {
   /** What a request, operation and connection may hold. Default: the app's. */
   requestLimits?: RequestLimits;
   /** HTTP settings, as the environment gives them to the service (GRAPHIQL, INTROSPECTION, ...). Default: the app's. */
-  http?: Pick<AppDeps, 'graphiql' | 'introspection' | 'trustedProxies' | 'corsOrigins'>;
+  http?: Pick<AppDeps, 'graphiql' | 'introspection' | 'trustedProxies' | 'corsOrigins' | 'persistedDocuments'>;
 }
 
 /**

@@ -1,0 +1,54 @@
+/**
+ * What one read costs the stores, counted by the service itself: its `/metrics` counts every Redis
+ * command and script it sends and every PostgreSQL statement and transaction it runs
+ * (`leaderboard_store_seconds_count`, see src/http/store-timing.ts), and its own CPU
+ * (`process_cpu_seconds_total`). Sampled at the start and the end of a measured window, the
+ * differences divided by the requests answered give the cost of one read. Background jobs
+ * (catch-up, the season closer) are counted too: a few calls a second, which is noise at
+ * thousands of reads a second.
+ */
+
+/** Totals since the service started. */
+export interface StoreCalls {
+  redis: number;
+  /** Statements outside a transaction plus transactions (each counted once, as BEGIN … COMMIT). */
+  postgres: number;
+  /** Seconds of CPU the service process used (user + system). */
+  cpuSeconds: number;
+}
+
+const COUNT = /^leaderboard_store_seconds_count\{([^}]*)\} (\S+)$/;
+
+/** Reads the totals from a service's `/metrics` (`graphqlUrl` is its …/graphql address). */
+export async function readStoreCalls(graphqlUrl: string): Promise<StoreCalls> {
+  const response = await fetch(new URL('/metrics', graphqlUrl));
+  const text = await response.text();
+  const calls: StoreCalls = { redis: 0, postgres: 0, cpuSeconds: 0 };
+  for (const line of text.split('\n')) {
+    const count = COUNT.exec(line);
+    if (count) {
+      const store = /store="(\w+)"/.exec(count[1]!)?.[1];
+      if (store === 'redis' || store === 'postgres') calls[store] += Number(count[2]);
+    } else if (line.startsWith('process_cpu_seconds_total ')) {
+      calls.cpuSeconds = Number(line.slice('process_cpu_seconds_total '.length));
+    }
+  }
+  return calls;
+}
+
+/** Per request over a window: Redis commands, PostgreSQL transactions, and µs of service CPU. */
+export interface CostPerRequest {
+  redisCommands: number;
+  postgresTransactions: number;
+  serviceCpuUs: number;
+}
+
+export function costPerRequest(start: StoreCalls, end: StoreCalls, requests: number): CostPerRequest | undefined {
+  if (requests <= 0) return undefined;
+  const round = (value: number, digits: number) => Math.round(value * 10 ** digits) / 10 ** digits;
+  return {
+    redisCommands: round((end.redis - start.redis) / requests, 2),
+    postgresTransactions: round((end.postgres - start.postgres) / requests, 4),
+    serviceCpuUs: round(((end.cpuSeconds - start.cpuSeconds) * 1e6) / requests, 0),
+  };
+}

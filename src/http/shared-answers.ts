@@ -1,0 +1,120 @@
+import { BREAK, type DocumentNode, type ExecutionResult, type GraphQLSchema, Kind, OperationTypeNode, TypeInfo, visit, visitWithTypeInfo } from 'graphql';
+import { type Plugin, isAsyncIterable } from 'graphql-yoga';
+import type { Context } from '../resolvers/context.js';
+
+export interface SharedAnswersOptions {
+  /** Which read of a bucket's top the top cache would answer now without reading the index (see TopCache.currentRead). */
+  currentRead(bucket: string): number | undefined;
+  /** The token of the last change of any player's profile (ProfileCache.changes); null when Redis holds none yet or does not answer. */
+  profileChanges(): Promise<string | null>;
+  /** Answers kept per document, one per set of variables; the oldest kept goes first. Default 100. */
+  answersPerDocument?: number;
+}
+
+/** A shared answer: the result, and what it was built from. */
+interface Shared {
+  result: ExecutionResult;
+  /** The profile-change token read before the execution. */
+  profiles: string;
+  /** Per bucket read, the top cache's read it came from. */
+  reads: [bucket: string, read: number][];
+}
+
+/** Results answered from a shared answer: the same object for every caller, so transports may serialise it once (fast-graphql.ts). */
+const sharedResults = new WeakSet<object>();
+
+/** Whether this result is a shared answer, the same object (and bytes) for every caller until its views change. O(1). */
+export const isSharedResult = (result: unknown): boolean => typeof result === 'object' && result !== null && sharedResults.has(result);
+
+/** Whether a field or type is limited to some callers (Pothos scope-auth keeps its scopes in the schema's extensions). */
+const scoped = (thing: { extensions?: unknown } | null | undefined) =>
+  Boolean((thing?.extensions as { pothosOptions?: { authScopes?: unknown } } | undefined)?.pothosOptions?.authScopes);
+
+/**
+ * Whether every operation of a document reads only shared tops: queries whose root fields are
+ * `top` (or `__typename`), selecting nothing limited to some callers. Such an answer depends on
+ * its variables and the views it read, never on who asks. O(document size).
+ */
+function readsOnlySharedTops(schema: GraphQLSchema, document: DocumentNode): boolean {
+  const queryType = schema.getQueryType();
+  const typeInfo = new TypeInfo(schema);
+  let shared = true;
+  visit(
+    document,
+    visitWithTypeInfo(typeInfo, {
+      OperationDefinition(node) {
+        if (node.operation !== OperationTypeNode.QUERY) shared = false;
+        return shared ? undefined : BREAK;
+      },
+      Field(node) {
+        const parent = typeInfo.getParentType();
+        const field = typeInfo.getFieldDef();
+        const root = parent === queryType && node.name.value !== '__typename';
+        if (!field || (root && node.name.value !== 'top') || scoped(field) || scoped(parent)) shared = false;
+        return shared ? undefined : BREAK;
+      },
+      // A directive's arguments come from the variables, which key the answer; the directives themselves are the document's.
+      Directive(node) {
+        if (node.name.value !== 'include' && node.name.value !== 'skip') shared = false;
+        return shared ? undefined : BREAK;
+      },
+    }),
+  );
+  return shared && document.definitions.some((definition) => definition.kind === Kind.OPERATION_DEFINITION);
+}
+
+/**
+ * Shared tops answered once per refresh: a query that reads only the top of buckets (the same
+ * document, operation and variables, nothing limited to some callers) answers every caller the
+ * same, so its result is kept and handed to the next callers, the very same object, for as long
+ * as the top cache would answer each bucket from the same read and no profile changed anywhere
+ * (renames and erasures rewrite a token every process reads per answer: one Redis GET). A
+ * refresh, a topChanged event or the second passing makes the next caller execute it again.
+ *
+ * Runs after the read budget (useReadBudget: it charges and refuses first) and inside the
+ * observability plugin's hooks, so limits, rate limits, metrics and logs see every request; an
+ * answer with errors is never kept (masking applies as always), and after Redis lost the index
+ * no shared answer outlives the view it came from. O(1) per request beside the GET; an execution
+ * that is kept costs one walk of its document the first time.
+ */
+export function useSharedAnswers(options: SharedAnswersOptions): Plugin {
+  const perDocument = options.answersPerDocument ?? 100;
+  const shareable = new WeakMap<DocumentNode, boolean>();
+  const answers = new WeakMap<DocumentNode, Map<string, Shared>>();
+
+  /** Hooks that keep the execution's result when it may be shared: no errors, and every top it read recorded. */
+  function keepAfter(contextValue: unknown, document: DocumentNode, key: string, profiles: string | null) {
+    const reads: Shared['reads'] = [];
+    (contextValue as Context).topReads = reads;
+    return {
+      onExecuteDone({ result }: { result: ExecutionResult | AsyncIterable<ExecutionResult> }) {
+        if (profiles === null || isAsyncIterable(result) || result.errors?.length || reads.length === 0) return;
+        let byKey = answers.get(document);
+        if (!byKey) answers.set(document, (byKey = new Map<string, Shared>()));
+        byKey.delete(key);
+        byKey.set(key, { result, profiles, reads });
+        if (byKey.size > perDocument) byKey.delete(byKey.keys().next().value!);
+        sharedResults.add(result);
+      },
+    };
+  }
+
+  return {
+    onExecute({ args, setResultAndStopExecution }) {
+      const document = args.document as DocumentNode;
+      let share = shareable.get(document);
+      if (share === undefined) shareable.set(document, (share = readsOnlySharedTops(args.schema as GraphQLSchema, document)));
+      // Every other operation passes without a wait (no promise in its pipeline from here).
+      if (!share) return undefined;
+      return options.profileChanges().then((profiles) => {
+        const key = `${args.operationName ?? ''}\n${JSON.stringify(args.variableValues ?? {})}`;
+        const kept = answers.get(document)?.get(key);
+        if (kept && profiles !== null && kept.profiles === profiles && kept.reads.every(([bucket, read]) => options.currentRead(bucket) === read)) {
+          setResultAndStopExecution(kept.result);
+          return undefined;
+        }
+        return keepAfter(args.contextValue, document, key, profiles);
+      });
+    },
+  };
+}
