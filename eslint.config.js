@@ -29,7 +29,14 @@ export default tseslint.config(
     ...tseslint.configs.disableTypeChecked,
   },
   // The arrows of the design (DESIGN.md): the inner folders never import the outer ones.
-  ...layer('src/model/**', 'the model is plain data and rules: it imports nothing of the service', ['**/../**', 'postgres', 'ioredis', 'graphql', 'graphql-*', 'drizzle-orm*']),
+  ...layer('src/model/**', 'the model is plain data and rules: it imports nothing of the service', [
+    '**/../**',
+    'postgres',
+    'ioredis',
+    'graphql',
+    'graphql-*',
+    'drizzle-orm*',
+  ]),
   ...layer('src/ranking/**', 'the ranking index knows no GraphQL and no database', [...OUTER, '**/db/**', '**/pubsub/**', 'postgres', 'drizzle-orm*']),
   ...layer('src/db/**', 'the database layer knows no GraphQL and no Redis', [...OUTER, '**/ranking/**', '**/pubsub/**', '**/redis.js', 'ioredis']),
   ...layer('src/pubsub/**', 'the live feed knows no GraphQL and no database', [...OUTER, '**/db/**', 'postgres', 'drizzle-orm*']),

@@ -49,7 +49,11 @@ function latestResults(): Line[] {
   for (const file of readdirSync(RESULTS_DIR).filter((name) => name.endsWith('.jsonl'))) {
     // A profiled run is slowed by the profiler: the latest run without one is the figure. A peak
     // run at another scale than the design's is a panel of its own.
-    const runs = readFileSync(`${RESULTS_DIR}${file}`, 'utf8').trim().split('\n').filter(Boolean).map((line) => JSON.parse(line) as Line);
+    const runs = readFileSync(`${RESULTS_DIR}${file}`, 'utf8')
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Line);
     if (file === 'cluster.jsonl') {
       lines.push(...clusterPanels(runs));
       continue;
@@ -106,7 +110,9 @@ function panel(result: Line, top: number): { svg: string; height: number } {
     y += BAR + GAP;
   }
   for (const target of result.targets ?? []) {
-    parts.push(`<text x="10" y="${y + 12}" class="${target.met ? 'met' : 'missed'}">${target.met ? '✓' : '✗'} ${escape(`${target.description}: ${target.measured}`)}</text>`);
+    parts.push(
+      `<text x="10" y="${y + 12}" class="${target.met ? 'met' : 'missed'}">${target.met ? '✓' : '✗'} ${escape(`${target.description}: ${target.measured}`)}</text>`,
+    );
     y += 18;
   }
   return { svg: parts.join('\n'), height: y - top + 12 };
@@ -154,7 +160,13 @@ export function renderMarkdown(results: Line[]): string {
       const perUnit = row.extra?.redisCpuUsPerUnit;
       // The cluster run's Redis CPU per request (or result): what its paper estimate starts from.
       const redisCost = typeof perUnit === 'number' ? `; **Redis ${number(perUnit)} µs per ${row.unit === 'results/s' ? 'result' : 'request'}**` : '';
-      const cpu = `${row.cpu ? Object.entries(row.cpu).map(([name, cores]) => `${name} ${cores}`).join(', ') : ''}${redisCost}`;
+      const cpu = `${
+        row.cpu
+          ? Object.entries(row.cpu)
+              .map(([name, cores]) => `${name} ${cores}`)
+              .join(', ')
+          : ''
+      }${redisCost}`;
       out.push(
         `| ${row.role === 'baseline' ? '↳ ' : ''}${row.name}${row.quiet === false ? ' (!)' : ''} | ${number(row.value)}${held} | ${row.unit ?? 'req/s'} | ${cell(row.p50, row.requests !== 0)} | ${cell(row.p95, row.requests !== 0)} | ${cell(row.p99, row.requests !== 0)} | ${cell(row.max, row.requests !== 0)} | ${row.errors ?? ''} | ${cpu} |`,
       );

@@ -101,7 +101,10 @@ async function startService(): Promise<{ child: ChildProcess; url: string; outpu
   for (;;) {
     if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}:\n${output}`);
     if (Date.now() > deadline) throw new Error(`the service did not get ready:\n${output}`);
-    const ready = await fetch(`${url}/readyz`).then((response) => response.ok, () => false);
+    const ready = await fetch(`${url}/readyz`).then(
+      (response) => response.ok,
+      () => false,
+    );
     if (ready) return { child, url, output: () => output };
     await sleep(100);
   }
@@ -295,7 +298,12 @@ async function main(): Promise<void> {
     const { url, child } = service;
     await gql(url, `mutation { createBoard(input: { id: "${BOARD}", title: "fan-out", maxScore: 1000000000, topSize: ${TOP_SIZE} }) { id } }`, {}, ADMIN_KEY);
     for (let i = 0; i < 25; i++) {
-      await gql(url, `mutation($input: PlayerInput!) { upsertPlayer(input: $input) { id } }`, { input: { id: `leader${i}`, displayName: `Leader ${i}` } }, SERVER_KEY);
+      await gql(
+        url,
+        `mutation($input: PlayerInput!) { upsertPlayer(input: $input) { id } }`,
+        { input: { id: `leader${i}`, displayName: `Leader ${i}` } },
+        SERVER_KEY,
+      );
       await gql(url, SUBMIT, { input: { board: BOARD, playerId: `leader${i}`, score: 0, matchId: `seed${i}` } }, SERVER_KEY);
     }
     let score = 1;

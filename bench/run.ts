@@ -66,7 +66,9 @@ function clusterScenarios(text: string): ClusterScenario[] {
 }
 
 function usage(problem: string): never {
-  console.error(`${problem}\nusage: npm run bench -- <${[...SCENARIOS, 'all'].join('|')}> [--seconds 20] [--warmup 5] [--connections 50] [--inflight 4] [--match 10] [--scale 1] [--runtime tsx|dist] [--profile] [--force] [--players 1000000] [--only standing,top,submit-batch] (both cluster only) [--no-quiet-wait]`);
+  console.error(
+    `${problem}\nusage: npm run bench -- <${[...SCENARIOS, 'all'].join('|')}> [--seconds 20] [--warmup 5] [--connections 50] [--inflight 4] [--match 10] [--scale 1] [--runtime tsx|dist] [--profile] [--force] [--players 1000000] [--only standing,top,submit-batch] (both cluster only) [--no-quiet-wait]`,
+  );
   process.exit(2);
 }
 

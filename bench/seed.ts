@@ -63,13 +63,16 @@ export async function openBenchStores(target: BenchTarget = BENCH_TARGET, maxCon
   await redis.connect();
   const board = await findBoard(database.db, target.boardId);
   if (!board) throw new Error(`the bench board ${target.boardId} does not exist: run \`npm run bench -- seed\` first`);
-  if (board.shards !== target.shards) throw new Error(`the bench board ${target.boardId} has ${board.shards} shards, not ${target.shards}: seed it again with --force`);
+  if (board.shards !== target.shards)
+    throw new Error(`the bench board ${target.boardId} has ${board.shards} shards, not ${target.shards}: seed it again with --force`);
   const season = currentOf(await findLiveSeasons(database.db, target.boardId), new Date());
   if (!season) throw new Error('the bench board has no open season: run `npm run bench -- seed` first');
   const now = new Date();
-  const buckets = PERIODS.map(
-    (period): BoardBucket => ({ board, bucket: period === 'SEASON' ? seasonBucket(season) : bucketAt(board, period, now), region: null }),
-  );
+  const buckets = PERIODS.map((period): BoardBucket => ({
+    board,
+    bucket: period === 'SEASON' ? seasonBucket(season) : bucketAt(board, period, now),
+    region: null,
+  }));
   return {
     database,
     redis,
@@ -250,7 +253,9 @@ export async function seed(options: SeedOptions = {}): Promise<number> {
           const t = performance.now();
           const ranked = await rebuildBucket(services, at);
           const seconds = (performance.now() - t) / 1000;
-          say(`index: ${bucketKey(at)} rebuilt with ${ranked.toLocaleString('en-US')} members in ${seconds.toFixed(1)} s (${Math.round(ranked / seconds).toLocaleString('en-US')} members/s)`);
+          say(
+            `index: ${bucketKey(at)} rebuilt with ${ranked.toLocaleString('en-US')} members in ${seconds.toFixed(1)} s (${Math.round(ranked / seconds).toLocaleString('en-US')} members/s)`,
+          );
         }
       }
       await warmProfiles(services, stores.redis, players, say);

@@ -121,7 +121,11 @@ export function buildApp(deps: AppDeps): App {
     if (isStoreUnavailable(original)) {
       // The one UNAVAILABLE that cannot promise "nothing was recorded" (see CommitInDoubtError).
       const inDoubt = original instanceof Error && original.name === 'CommitInDoubtError';
-      return unavailable(inDoubt ? 'PostgreSQL went away while this batch was committed, and whether it was recorded is not known yet. Retry with the same matchIds: a recorded result answers duplicate: true.' : undefined);
+      return unavailable(
+        inDoubt
+          ? 'PostgreSQL went away while this batch was committed, and whether it was recorded is not known yet. Retry with the same matchIds: a recorded result answers duplicate: true.'
+          : undefined,
+      );
     }
     if (!(original instanceof GraphQLError)) log.error({ err: original }, 'unexpected error');
     return maskError(error, message, isDev);

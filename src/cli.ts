@@ -7,14 +7,7 @@ import type { Role } from './auth/keys.js';
 import { issueApiKey, listApiKeys, revokeApiKey } from './resolvers/api-keys.js';
 import { type Config, ConfigError, loadConfig, redisTarget } from './config.js';
 import { createDatabase } from './db/client.js';
-import {
-  PartitionError,
-  createResultPartition,
-  detachResultPartition,
-  isMonthLabel,
-  listResultPartitions,
-  partitionName,
-} from './db/partitions.js';
+import { PartitionError, createResultPartition, detachResultPartition, isMonthLabel, listResultPartitions, partitionName } from './db/partitions.js';
 import { liveBucketsWithScores } from './jobs/index-recovery.js';
 import { rebuildBucket } from './jobs/rebuild-bucket.js';
 import { createLogger } from './logger.js';
@@ -143,7 +136,9 @@ const commands: Record<string, Command> = {
     async run(values, ctx, out) {
       const month = monthOption(values);
       const done = await createResultPartition(ctx.services.database.sql, month);
-      out(`${partitionName(month)}: ${done === 'archived' ? 'the month was detached for archiving; left alone (its late results go to the default partition)' : done}`);
+      out(
+        `${partitionName(month)}: ${done === 'archived' ? 'the month was detached for archiving; left alone (its late results go to the default partition)' : done}`,
+      );
     },
   },
   'partitions detach': {

@@ -17,17 +17,13 @@ const commaList = z
 
 const apiKeyList = commaList.pipe(z.array(z.string().min(16, 'each key must be at least 16 characters long')));
 
-const postgresUrl = z
-  .string()
-  .refine((value) => URL.canParse(value) && /^postgres(ql)?:$/.test(new URL(value).protocol), {
-    message: 'must be a postgres:// URL',
-  });
+const postgresUrl = z.string().refine((value) => URL.canParse(value) && /^postgres(ql)?:$/.test(new URL(value).protocol), {
+  message: 'must be a postgres:// URL',
+});
 
-const redisUrl = z
-  .string()
-  .refine((value) => URL.canParse(value) && /^rediss?:$/.test(new URL(value).protocol), {
-    message: 'must be a redis:// or rediss:// URL',
-  });
+const redisUrl = z.string().refine((value) => URL.canParse(value) && /^rediss?:$/.test(new URL(value).protocol), {
+  message: 'must be a redis:// or rediss:// URL',
+});
 
 const clusterNode = /^([^\s:,]+):(\d{1,5})$/;
 
@@ -133,7 +129,16 @@ export const configSchema = z.object({
   ),
   /** Which web pages may call the API from a browser: `*` (any, without credentials) or origins such as `https://game.example`. */
   CORS_ORIGINS: commaList
-    .pipe(z.array(z.string().refine((origin) => origin === '*' || isOrigin(origin), 'each entry must be * or an origin such as https://game.example (scheme, host and port; no path)')))
+    .pipe(
+      z.array(
+        z
+          .string()
+          .refine(
+            (origin) => origin === '*' || isOrigin(origin),
+            'each entry must be * or an origin such as https://game.example (scheme, host and port; no path)',
+          ),
+      ),
+    )
     .transform((origins) => (origins.length === 0 || origins.includes('*') ? ('*' as const) : origins)),
   /** Whether `/graphql` serves GraphiQL to a browser. */
   GRAPHIQL: flag(true),
@@ -159,9 +164,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== ''));
   const parsed = configSchema.safeParse(present);
   if (!parsed.success) {
-    throw new ConfigError(
-      parsed.error.issues.map((issue) => `${issue.path.join('.') || '(environment)'}: ${issue.message}`),
-    );
+    throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.') || '(environment)'}: ${issue.message}`));
   }
   return parsed.data;
 }

@@ -6,7 +6,10 @@
 
 /** The bound passed before the work was done. Reaches the client as UNAVAILABLE. */
 export class DeadlineExceededError extends Error {
-  constructor(readonly what: string, readonly ms: number) {
+  constructor(
+    readonly what: string,
+    readonly ms: number,
+  ) {
     super(`${what} did not answer within ${ms} ms`);
     this.name = 'DeadlineExceededError';
   }

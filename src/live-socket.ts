@@ -96,7 +96,14 @@ export function attachGraphqlWs(
       const running = ctx.extra.running;
       const cap = kind === 'subscriptions' ? limits.subscriptionsPerSocket : limits.operationsPerSocket;
       if (running[kind] >= cap) {
-        return [clientError('RATE_LIMITED', kind === 'subscriptions' ? `This socket has ${cap} subscriptions open, the most allowed; close one first.` : `This socket has ${cap} operations running, the most allowed; wait for their answers.`)];
+        return [
+          clientError(
+            'RATE_LIMITED',
+            kind === 'subscriptions'
+              ? `This socket has ${cap} subscriptions open, the most allowed; close one first.`
+              : `This socket has ${cap} operations running, the most allowed; wait for their answers.`,
+          ),
+        ];
       }
       running[kind] += 1;
       running.kinds.set(id, kind);

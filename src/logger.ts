@@ -62,7 +62,10 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
     formatters: { log: (object: Record<string, unknown>) => bounded(object) as Record<string, unknown> },
     hooks: {
       logMethod(this: Logger, args: Parameters<Logger['info']>, method: (...args: unknown[]) => void) {
-        method.apply(this, args.map((arg) => (typeof arg === 'string' ? cut(arg) : arg)));
+        method.apply(
+          this,
+          args.map((arg) => (typeof arg === 'string' ? cut(arg) : arg)),
+        );
       },
     },
   };

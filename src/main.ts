@@ -41,7 +41,11 @@ async function serve(config: Config, log: Logger): Promise<void> {
   // A worker's /metrics answers for every worker (see http/cluster-metrics.ts).
   const workerMetrics = cluster.isWorker ? joinWorkerMetrics() : undefined;
 
-  const postgresFailure = startupFailure(`PostgreSQL at ${postgresAddress(config.DATABASE_URL)}`, 'DATABASE_URL', 'that PostgreSQL is running there and accepts this user and database');
+  const postgresFailure = startupFailure(
+    `PostgreSQL at ${postgresAddress(config.DATABASE_URL)}`,
+    'DATABASE_URL',
+    'that PostgreSQL is running there and accepts this user and database',
+  );
   await postgresFailure.around(() => ensureDatabase(config.DATABASE_URL));
   await postgresFailure.around(() => migrateDatabase(config.DATABASE_URL));
   const database = createDatabase(config.DATABASE_URL, { timeouts: sessionTimeoutsFor(config.REQUEST_TIMEOUT_MS) });
@@ -92,7 +96,9 @@ async function serve(config: Config, log: Logger): Promise<void> {
     corsOrigins: config.CORS_ORIGINS,
   });
   workerMetrics?.share(app.services.metrics.registry);
-  await startupFailure(`port ${config.PORT} on ${config.HOST}`, 'PORT', 'that no other process listens there (or set PORT, HOST to a free address)').around(() => app.start());
+  await startupFailure(`port ${config.PORT} on ${config.HOST}`, 'PORT', 'that no other process listens there (or set PORT, HOST to a free address)').around(
+    () => app.start(),
+  );
 
   let stopping = false;
   const shutdown = async (signal: string) => {
@@ -163,7 +169,11 @@ function redisAddress(url: string): string {
  * "Unhandled error event" and a stack for each attempt. Fails with the first error heard (say
  * `connect ECONNREFUSED 127.0.0.1:6380`), which says more than connect()'s "Connection is closed".
  */
-async function connectQuietly(redis: { connect(): Promise<void>; on(event: 'error', listener: (error: Error) => void): unknown; off(event: 'error', listener: (error: Error) => void): unknown }): Promise<void> {
+async function connectQuietly(redis: {
+  connect(): Promise<void>;
+  on(event: 'error', listener: (error: Error) => void): unknown;
+  off(event: 'error', listener: (error: Error) => void): unknown;
+}): Promise<void> {
   let first: Error | undefined;
   const heard = (error: Error) => void (first ??= error);
   redis.on('error', heard);

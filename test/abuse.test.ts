@@ -91,7 +91,9 @@ describe('WebSocket clients are bounded', () => {
 
   it('queries in flight on one socket are capped; past the cap each is refused RATE_LIMITED', async () => {
     const client = await rawSocket(t);
-    client.subscribeAll(Array.from({ length: 20 }, (_, i) => ({ id: `q${i}`, query: '{ top(board: "crowd", limit: 100) { entries { rank player { displayName } } } }' })));
+    client.subscribeAll(
+      Array.from({ length: 20 }, (_, i) => ({ id: `q${i}`, query: '{ top(board: "crowd", limit: 100) { entries { rank player { displayName } } } }' })),
+    );
     await until(() => client.messages.filter((message) => message.type === 'next' || message.type === 'error').length === 20, 'every answer');
     const answered = client.messages.filter((message) => message.type === 'next');
     const refused = client.messages.filter((message) => message.type === 'error');
@@ -107,7 +109,8 @@ describe('WebSocket clients are bounded', () => {
     const client = await rawSocket(t);
     const before = heapMb();
     client.tcp().pause();
-    const query = '{ standings(board: "crowd", first: 1000) { edges { cursor node { rank score achievedAt percentile player { id displayName avatarUrl } } } } }';
+    const query =
+      '{ standings(board: "crowd", first: 1000) { edges { cursor node { rank score achievedAt percentile player { id displayName avatarUrl } } } } }';
     // Four at a time (the cap), each about 200 kB of answer, over and over: today's code answers them all into its buffer.
     for (let round = 0; round < 10; round += 1) client.subscribeAll(Array.from({ length: 4 }, (_, i) => ({ id: `r${round}-${i}`, query })));
     let peak = before;
@@ -121,7 +124,8 @@ describe('WebSocket clients are bounded', () => {
     await until(() => client.closed !== undefined, 'the close');
     // Operations already running when it closed finish and are let go; the heap comes back down.
     let after = heapMb();
-    for (const deadline = Date.now() + 10_000; after - before >= 5 && Date.now() < deadline; after = heapMb()) await new Promise((resolve) => setTimeout(resolve, 100));
+    for (const deadline = Date.now() + 10_000; after - before >= 5 && Date.now() < deadline; after = heapMb())
+      await new Promise((resolve) => setTimeout(resolve, 100));
     report(`non-reading WebSocket (peak ${peak.toFixed(1)} MB)`, before, after);
     expect(client.messages.filter((message) => message.type === 'next').length).toBeLessThan(40);
     expect(client.closed).toBe(1006);
@@ -140,8 +144,16 @@ describe('subscriptions on one socket', () => {
   it('1,000 at once: the socket cap (100) is open, the rest RATE_LIMITED, and the heap stays put', async () => {
     const before = heapMb();
     const client = await rawSocket(t);
-    client.subscribeAll(Array.from({ length: 1_000 }, (_, i) => ({ id: `s${i}`, query: 'subscription { topChanged(board: "crowd") { entries { rank score player { id } } } }' })));
-    await until(() => new Set(client.messages.filter((message) => message.type === 'next').map((message) => message.id)).size === 100 && client.messages.filter((message) => message.type === 'error').length === 900, 'every first answer', 20_000);
+    client.subscribeAll(
+      Array.from({ length: 1_000 }, (_, i) => ({ id: `s${i}`, query: 'subscription { topChanged(board: "crowd") { entries { rank score player { id } } } }' })),
+    );
+    await until(
+      () =>
+        new Set(client.messages.filter((message) => message.type === 'next').map((message) => message.id)).size === 100 &&
+        client.messages.filter((message) => message.type === 'error').length === 900,
+      'every first answer',
+      20_000,
+    );
     expect(new Set(client.messages.filter((message) => message.type === 'error').map(codeOf))).toEqual(new Set(['RATE_LIMITED']));
     const after = heapMb();
     report('1,000 topChanged on one socket', before, after);
@@ -161,7 +173,10 @@ describe('documents', () => {
     const query = `{ __typename } # ${'x'.repeat(150_000)}`;
     const response = await fetch(`${t.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
     const answer = (await response.json()) as GraphQLResponse;
-    expect(answer.errors?.[0]).toMatchObject({ message: 'The document is 150,017 bytes long; the limit is 100,000 (50,017 over).', extensions: { code: 'BAD_USER_INPUT', limit: 'bytes' } });
+    expect(answer.errors?.[0]).toMatchObject({
+      message: 'The document is 150,017 bytes long; the limit is 100,000 (50,017 over).',
+      extensions: { code: 'BAD_USER_INPUT', limit: 'bytes' },
+    });
     const client = await rawSocket(t);
     client.subscribeAll([{ id: 'big', query }]);
     await until(() => client.messages.some((message) => message.id === 'big'), 'the answer');
@@ -204,7 +219,9 @@ describe('guessed API keys', () => {
     expect(answers.slice(0, 3).map((answer) => answer.errors)).toEqual([undefined, undefined, undefined]);
     expect(answers.slice(3).map((answer) => answer.errors?.[0]?.extensions?.code)).toEqual(Array.from({ length: 7 }, () => 'RATE_LIMITED'));
     // Yoga's path (GET) names the refusal as well.
-    const overGet = await fetch(`${t.url}/graphql?query=${encodeURIComponent('{ __typename }')}`, { headers: { accept: 'application/json', authorization: `Bearer lb_server_${randomBytes(16).toString('hex')}` } });
+    const overGet = await fetch(`${t.url}/graphql?query=${encodeURIComponent('{ __typename }')}`, {
+      headers: { accept: 'application/json', authorization: `Bearer lb_server_${randomBytes(16).toString('hex')}` },
+    });
     expect(((await overGet.json()) as GraphQLResponse).errors?.[0]?.extensions?.code).toBe('RATE_LIMITED');
     expect(lookups).toBe(3);
     expect((await t.gql('mutation { upsertPlayer(input: { id: "x" }) { id } }', {}, { key: SERVER_KEY })).errors).toBeUndefined();

@@ -61,7 +61,14 @@ describe('achievedAt is the recorded time, to the millisecond', () => {
     const started = Date.now();
     for (const [i, r] of results.entries()) r.at = started + 1 + i * 7;
     const response = await t.server<{ submitScores: typeof submitted }>(SUBMIT, {
-      inputs: results.map((r, i) => ({ board: BOARD, playerId: r.playerId, score: r.score, matchId: `m${i}`, region: 'EU', achievedAt: new Date(r.at).toISOString() })),
+      inputs: results.map((r, i) => ({
+        board: BOARD,
+        playerId: r.playerId,
+        score: r.score,
+        matchId: `m${i}`,
+        region: 'EU',
+        achievedAt: new Date(r.at).toISOString(),
+      })),
     });
     expect(response.errors).toBeUndefined();
     submitted = response.data!.submitScores;
@@ -98,7 +105,13 @@ describe('achievedAt is the recorded time, to the millisecond', () => {
     for (const period of ['ALL_TIME', 'DAILY', 'SEASON']) {
       for (const region of [null, 'EU']) {
         const where = `board: "${BOARD}", period: ${period}${region ? `, region: "${region}"` : ''}`;
-        const response = await t.gql<{ top: { entries: Served[] }; standing: Served; around: Served[]; friends: Served[]; standings: { edges: { node: Served }[] } }>(`{
+        const response = await t.gql<{
+          top: { entries: Served[] };
+          standing: Served;
+          around: Served[];
+          friends: Served[];
+          standings: { edges: { node: Served }[] };
+        }>(`{
           top(${where}, limit: 10) { entries { ${STANDING} } }
           standing(${where}, playerId: "cyd") { ${STANDING} }
           around(${where}, playerId: "cyd", radius: 2) { ${STANDING} }
@@ -148,7 +161,9 @@ describe('achievedAt is the recorded time, to the millisecond', () => {
 
   it('in seasonResults, once the season is closed', async () => {
     expect((await t.admin(`mutation { closeSeason(board: "${BOARD}") { id } }`)).errors).toBeUndefined();
-    const response = await t.gql<{ seasonResults: { edges: { node: Served }[] } }>(`{ seasonResults(board: "${BOARD}", season: "s1") { edges { node { ${STANDING} } } } }`);
+    const response = await t.gql<{ seasonResults: { edges: { node: Served }[] } }>(
+      `{ seasonResults(board: "${BOARD}", season: "s1") { edges { node { ${STANDING} } } } }`,
+    );
     expectExact(response.data!.seasonResults.edges.map((e) => e.node));
   });
 
@@ -160,7 +175,9 @@ describe('achievedAt is the recorded time, to the millisecond', () => {
       return recordedTimeQueries() - before;
     };
     expect(await count(`{ top(board: "${BOARD}", limit: 10) { entries { rank score player { id displayName } } } }`)).toBe(0);
-    expect(await count(`{ standings(board: "${BOARD}", first: 10) { edges { node { rank score } } } around(board: "${BOARD}", playerId: "cyd") { rank } }`)).toBe(0);
+    expect(
+      await count(`{ standings(board: "${BOARD}", first: 10) { edges { node { rank score } } } around(board: "${BOARD}", playerId: "cyd") { rank } }`),
+    ).toBe(0);
     expect(await count(`{ standings(board: "${BOARD}", first: 10) { edges { node { rank achievedAt } } } }`)).toBe(1);
     expect(await count(`{ friends(board: "${BOARD}", playerId: "dee") { rank achievedAt } }`)).toBe(1);
     // top is served from the shared cache: its view's times were looked up above, and are not again within the view's second.

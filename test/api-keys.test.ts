@@ -51,7 +51,11 @@ describe('API keys made with the CLI', () => {
   it('an admin key made with the CLI administers', async () => {
     const created = await cli('keys', 'create', '--role', 'admin', '--name', 'ops');
     const key = created.stdout.trim().split('\n').at(-1)!;
-    const board = await t.gql<{ createBoard: { id: string } }>(`mutation { createBoard(input: { id: "by-admin-key", title: "x", maxScore: 1 }) { id } }`, {}, { key });
+    const board = await t.gql<{ createBoard: { id: string } }>(
+      `mutation { createBoard(input: { id: "by-admin-key", title: "x", maxScore: 1 }) { id } }`,
+      {},
+      { key },
+    );
     expect(board.data?.createBoard.id).toBe('by-admin-key');
   });
 

@@ -74,7 +74,6 @@ describe.each([
   const oracleBoard: OracleBoard = { id: 'b', order, aggregate, periods: ['ALL_TIME'] };
   const at = (seconds: number) => new Date(NOW.getTime() - seconds * 1_000);
 
-
   it('a batch during a running rebuild, with tombstoned members, answers and swaps in what writes one by one give', async () => {
     const bucket = bucketOf('rebuilding');
     const live = model(oracleBoard);

@@ -21,13 +21,17 @@ describe('the archive recipe for the previous month', () => {
   const table = partitionName(month);
   const inMonth = (day: number) => `${month}-${String(day).padStart(2, '0')}T12:00:00.000Z`;
   const submit = async (playerId: string, matchId: string, achievedAt: string) => {
-    const answer = await session.first.server<{ submitScore: { duplicate: boolean } }>(SUBMIT, { input: { board: 'global', playerId, matchId, score: 100, achievedAt } });
+    const answer = await session.first.server<{ submitScore: { duplicate: boolean } }>(SUBMIT, {
+      input: { board: 'global', playerId, matchId, score: 100, achievedAt },
+    });
     expect(answer.errors).toBeUndefined();
     return answer.data!.submitScore.duplicate;
   };
   const exists = async (name: string) => (await session.first.database.sql`select 1 from pg_class where relname = ${name}`).length > 0;
   const partitionOf = async (matchId: string) =>
-    (await session.first.database.sql<{ part: string }[]>`select tableoid::regclass::text as part from results where match_id = ${matchId}`).map((row) => row.part);
+    (await session.first.database.sql<{ part: string }[]>`select tableoid::regclass::text as part from results where match_id = ${matchId}`).map(
+      (row) => row.part,
+    );
 
   it('detach, dump, drop: the month stays detached across a restart, its late results go to the default partition', { timeout: 60_000 }, async () => {
     expect(await exists(table)).toBe(true);

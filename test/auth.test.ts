@@ -33,7 +33,9 @@ describe('auth: Authorization: Bearer <key>', () => {
   it('checks the key before the input: a caller without one learns nothing of what would be refused', async () => {
     const badSubmission = { input: { board: 'global', playerId: 'p1', score: -1, matchId: 'x'.repeat(500) } };
     expect(codeOf(await t.gql(SUBMIT, badSubmission))).toBe('UNAUTHENTICATED');
-    expect(codeOf(await t.gql(`mutation($inputs: [SubmitScoreInput!]!) { submitScores(inputs: $inputs) { duplicate } }`, { inputs: [badSubmission.input] }))).toBe('UNAUTHENTICATED');
+    expect(
+      codeOf(await t.gql(`mutation($inputs: [SubmitScoreInput!]!) { submitScores(inputs: $inputs) { duplicate } }`, { inputs: [badSubmission.input] })),
+    ).toBe('UNAUTHENTICATED');
     const badBoard = { input: { id: 'bad id!', title: '', maxScore: -5 } };
     expect(codeOf(await t.gql(CREATE, badBoard))).toBe('UNAUTHENTICATED');
     expect(codeOf(await t.server(CREATE, badBoard))).toBe('FORBIDDEN');

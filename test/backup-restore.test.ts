@@ -63,7 +63,13 @@ describe('backup and restore of PostgreSQL', () => {
     let last: Record<string, Read> | null = null;
     for (let tries = 0; tries < 150; tries++) {
       last = await readAll(player);
-      const equal = last !== null && PERIODS.every((period) => JSON.stringify(last![period]!.top) === JSON.stringify(want) && JSON.stringify(last![period]!.standing) === JSON.stringify(wantStanding ? { rank: wantStanding.rank, score: wantStanding.score } : null));
+      const equal =
+        last !== null &&
+        PERIODS.every(
+          (period) =>
+            JSON.stringify(last![period]!.top) === JSON.stringify(want) &&
+            JSON.stringify(last![period]!.standing) === JSON.stringify(wantStanding ? { rank: wantStanding.rank, score: wantStanding.score } : null),
+        );
       if (equal) return last;
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
@@ -71,7 +77,16 @@ describe('backup and restore of PostgreSQL', () => {
   }
 
   it('dump, submit more, restore: the service notices and every read equals the restored truth', { timeout: 120_000 }, async () => {
-    await submit([['ada', 500], ['bob', 400], ['cid', 300], ['dee', 200], ['eve', 100]], truth);
+    await submit(
+      [
+        ['ada', 500],
+        ['bob', 400],
+        ['cid', 300],
+        ['dee', 200],
+        ['eve', 100],
+      ],
+      truth,
+    );
     await submit([['ünï', 250]], truth);
     expect(await untilReadsEqual(truth, 'eve')).not.toBeNull();
 
@@ -80,7 +95,14 @@ describe('backup and restore of PostgreSQL', () => {
 
     // After the backup: better scores, new players, so the index holds ranks the backup does not.
     const after = new Map(truth);
-    await submit([['eve', 900], ['fay', 800], ['gus', 450]], after);
+    await submit(
+      [
+        ['eve', 900],
+        ['fay', 800],
+        ['gus', 450],
+      ],
+      after,
+    );
     await submit([['bob', 600]], after);
     const ahead = await untilReadsEqual(after, 'eve');
     expect(ahead!.ALL_TIME!.top).toEqual(oracle(after));
@@ -98,7 +120,9 @@ describe('backup and restore of PostgreSQL', () => {
     const database = new URL(session.first.databaseUrl).pathname.slice(1);
     const maintenance = new URL(session.first.databaseUrl);
     maintenance.pathname = '/postgres';
-    await session.sh(`psql -q "${maintenance.href}" -c 'drop database "${database}" with (force)' -c 'create database "${database}"' && pg_restore --dbname="$DATABASE_URL" leaderboard.dump`);
+    await session.sh(
+      `psql -q "${maintenance.href}" -c 'drop database "${database}" with (force)' -c 'create database "${database}"' && pg_restore --dbname="$DATABASE_URL" leaderboard.dump`,
+    );
     await session.restart();
 
     // Every read equals the restored truth: eve back to 100 and last, fay and gus gone.
@@ -151,30 +175,41 @@ describe('a restore of the data alone, after moderation alone', () => {
     return marker ? Number(await t.redis.hget(marker.slice(t.keyPrefix.length), 'pg_writes')) : NaN;
   };
 
-  it('a flag and an erasure after the backup, then pg_restore --data-only into the same database: the index follows the restored truth', { timeout: 120_000 }, async () => {
-    const { first: t, sh } = session;
-    const truth = new Map([['ada', 500], ['bob', 400], ['çé', 300], ['dee', 200]]);
-    const inputs = [...truth].map(([playerId, score], i) => ({ board: 'global', playerId, score, matchId: `d${i}` }));
-    expect((await t.server(`mutation($inputs: [SubmitScoreInput!]!) { submitScores(inputs: $inputs) { duplicate } }`, { inputs })).errors).toBeUndefined();
-    await until(async () => (await topOf(t))?.size === 4, 10_000, 'the four players ranked');
-    await sh('pg_dump --format=custom --file=data.dump "$DATABASE_URL"');
-    const dumped = Number((await sh(`psql -tA "$DATABASE_URL" -c 'select last_value from index_backlog_id_seq'`)).stdout);
+  it(
+    'a flag and an erasure after the backup, then pg_restore --data-only into the same database: the index follows the restored truth',
+    { timeout: 120_000 },
+    async () => {
+      const { first: t, sh } = session;
+      const truth = new Map([
+        ['ada', 500],
+        ['bob', 400],
+        ['çé', 300],
+        ['dee', 200],
+      ]);
+      const inputs = [...truth].map(([playerId, score], i) => ({ board: 'global', playerId, score, matchId: `d${i}` }));
+      expect((await t.server(`mutation($inputs: [SubmitScoreInput!]!) { submitScores(inputs: $inputs) { duplicate } }`, { inputs })).errors).toBeUndefined();
+      await until(async () => (await topOf(t))?.size === 4, 10_000, 'the four players ranked');
+      await sh('pg_dump --format=custom --file=data.dump "$DATABASE_URL"');
+      const dumped = Number((await sh(`psql -tA "$DATABASE_URL" -c 'select last_value from index_backlog_id_seq'`)).stdout);
 
-    // After the backup: moderation only, no submission.
-    expect((await t.admin(`mutation { flagPlayer(playerId: "ada", reason: "cheat") { id } }`)).errors).toBeUndefined();
-    expect((await t.admin(`mutation { deletePlayer(playerId: "çé") }`)).errors).toBeUndefined();
-    await until(async () => (await topOf(t))?.size === 2, 10_000, 'ada hidden and çé erased');
-    // The generation check keeps a mark at most a second old: wait for one taken after the moderation.
-    await until(async () => (await keptWrites()) > dumped, 10_000, 'a mark taken after the moderation');
+      // After the backup: moderation only, no submission.
+      expect((await t.admin(`mutation { flagPlayer(playerId: "ada", reason: "cheat") { id } }`)).errors).toBeUndefined();
+      expect((await t.admin(`mutation { deletePlayer(playerId: "çé") }`)).errors).toBeUndefined();
+      await until(async () => (await topOf(t))?.size === 2, 10_000, 'ada hidden and çé erased');
+      // The generation check keeps a mark at most a second old: wait for one taken after the moderation.
+      await until(async () => (await keptWrites()) > dumped, 10_000, 'a mark taken after the moderation');
 
-    // The data alone restored into the same database (its identity unchanged), every process stopped.
-    await t.stop();
-    await sh(`psql -q -v ON_ERROR_STOP=1 "$DATABASE_URL" -c "do \\$\\$ begin execute (select 'truncate ' || string_agg(format('%I.%I', schemaname, tablename), ', ') from pg_tables where schemaname in ('public', 'drizzle')); end \\$\\$" && pg_restore --data-only --disable-triggers --dbname="$DATABASE_URL" data.dump`);
-    const next = await session.restart();
+      // The data alone restored into the same database (its identity unchanged), every process stopped.
+      await t.stop();
+      await sh(
+        `psql -q -v ON_ERROR_STOP=1 "$DATABASE_URL" -c "do \\$\\$ begin execute (select 'truncate ' || string_agg(format('%I.%I', schemaname, tablename), ', ') from pg_tables where schemaname in ('public', 'drizzle')); end \\$\\$" && pg_restore --data-only --disable-triggers --dbname="$DATABASE_URL" data.dump`,
+      );
+      const next = await session.restart();
 
-    const want = oracle(truth);
-    await until(async () => JSON.stringify(await topOf(next)) === JSON.stringify(want), 30_000, 'the top equals the restored truth, ada and çé back');
-  });
+      const want = oracle(truth);
+      await until(async () => JSON.stringify(await topOf(next)) === JSON.stringify(want), 30_000, 'the top equals the restored truth, ada and çé back');
+    },
+  );
 });
 
 describe("the generation check's PostgreSQL mark", () => {

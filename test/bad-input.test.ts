@@ -25,9 +25,11 @@ describe('bad input is refused with the contract code and changes nothing', () =
     // What a reader can see, and what the system of record holds.
     snapshot = async () => ({
       // Uncached reads: `top` is served from a cache up to a second old.
-      read: (await t.gql(`{ a: standings(board: "bad", first: 100) { edges { node { score player { id } } } }
+      read: (
+        await t.gql(`{ a: standings(board: "bad", first: 100) { edges { node { score player { id } } } }
                              b: standings(board: "bad-sum", first: 100) { edges { node { score player { id } } } }
-                             boards { id size } }`)).data,
+                             boards { id size } }`)
+      ).data,
       results: await t.database.db.execute(sql`select board_id, match_id, player_id, score from results order by 1, 2, 3`),
       boardScores: await t.database.db.execute(sql`select * from board_scores order by 1, 2, 3, 4, 5`),
     });
@@ -47,14 +49,20 @@ describe('bad input is refused with the contract code and changes nothing', () =
     it('a negative score', refused('BAD_USER_INPUT', submit({ score: -1 })));
     it('a fractional score', refused('BAD_USER_INPUT', submit({ score: 1.5 })));
     it('a score above maxScore', refused('BAD_USER_INPUT', submit({ score: 1_001 })));
-    it('a non-finite score (JSON has no Infinity: 1e400 overflows)', refused('BAD_USER_INPUT', () =>
-      fetch(`${t.url}/graphql`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: 'Bearer test-server-key-0123456789' },
-        body: `{"query":"mutation { submitScore(input: {board: \\"bad\\", playerId: \\"x\\", score: 1e400, matchId: \\"m\\"}) { duplicate } }"}`,
-      }).then((r) => r.json() as Promise<GraphQLResponse>)));
-    it('a SUM total that would pass maxScore', refused('BAD_USER_INPUT', () =>
-      t.server(SUBMIT, { input: { board: 'bad-sum', playerId: 'summer', score: 41, matchId: 'm2' } })));
+    it(
+      'a non-finite score (JSON has no Infinity: 1e400 overflows)',
+      refused('BAD_USER_INPUT', () =>
+        fetch(`${t.url}/graphql`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: 'Bearer test-server-key-0123456789' },
+          body: `{"query":"mutation { submitScore(input: {board: \\"bad\\", playerId: \\"x\\", score: 1e400, matchId: \\"m\\"}) { duplicate } }"}`,
+        }).then((r) => r.json() as Promise<GraphQLResponse>),
+      ),
+    );
+    it(
+      'a SUM total that would pass maxScore',
+      refused('BAD_USER_INPUT', () => t.server(SUBMIT, { input: { board: 'bad-sum', playerId: 'summer', score: 41, matchId: 'm2' } })),
+    );
     it('an unknown region', refused('BAD_USER_INPUT', submit({ region: 'mars' })));
     it('achievedAt more than 5 minutes ahead', refused('BAD_USER_INPUT', submit({ achievedAt: new Date(NOW.getTime() + 5 * 60_000 + 1_000).toISOString() })));
     it('achievedAt that is not a date-time', refused('BAD_USER_INPUT', submit({ achievedAt: 'yesterday' })));
@@ -66,7 +74,13 @@ describe('bad input is refused with the contract code and changes nothing', () =
     it('an unknown board', refused('NOT_FOUND', submit({ board: 'no-such-board' })));
 
     it('accepts the edges: score 0 and maxScore, achievedAt just under 5 minutes ahead, 128-character ids', async () => {
-      const edge = { ...valid, playerId: 'p'.repeat(128), matchId: 'e'.repeat(128), score: 1_000, achievedAt: new Date(NOW.getTime() + 4 * 60_000).toISOString() };
+      const edge = {
+        ...valid,
+        playerId: 'p'.repeat(128),
+        matchId: 'e'.repeat(128),
+        score: 1_000,
+        achievedAt: new Date(NOW.getTime() + 4 * 60_000).toISOString(),
+      };
       expect(codeOf(await t.server(SUBMIT, { input: edge }))).toBeUndefined();
       expect(codeOf(await t.server(SUBMIT, { input: { ...valid, playerId: 'zero', matchId: 'z', score: 0 } }))).toBeUndefined();
     });
@@ -74,13 +88,30 @@ describe('bad input is refused with the contract code and changes nothing', () =
 
   describe('submitScores: nothing of the batch is recorded when any of it is invalid', () => {
     const good = (i: number) => ({ ...valid, playerId: `batch-${i}`, matchId: `b-${i}` });
-    it('one bad input among good ones', refused('BAD_USER_INPUT', () => t.server(SUBMIT_MANY, { inputs: [good(1), good(2), { ...good(3), score: -3 }, good(4)] })));
-    it('one unknown board among good ones', refused('NOT_FOUND', () => t.server(SUBMIT_MANY, { inputs: [good(1), { ...good(2), board: 'nope' }] })));
-    it('a SUM total passing maxScore within the batch', refused('BAD_USER_INPUT', () =>
-      t.server(SUBMIT_MANY, {
-        inputs: [good(5), { board: 'bad-sum', playerId: 'summer', score: 20, matchId: 'x1' }, { board: 'bad-sum', playerId: 'summer', score: 21, matchId: 'x2' }],
-      })));
-    it('more than 1,000 inputs', refused('BAD_USER_INPUT', () => t.server(SUBMIT_MANY, { inputs: Array.from({ length: 1_001 }, (_, i) => good(i)) })));
+    it(
+      'one bad input among good ones',
+      refused('BAD_USER_INPUT', () => t.server(SUBMIT_MANY, { inputs: [good(1), good(2), { ...good(3), score: -3 }, good(4)] })),
+    );
+    it(
+      'one unknown board among good ones',
+      refused('NOT_FOUND', () => t.server(SUBMIT_MANY, { inputs: [good(1), { ...good(2), board: 'nope' }] })),
+    );
+    it(
+      'a SUM total passing maxScore within the batch',
+      refused('BAD_USER_INPUT', () =>
+        t.server(SUBMIT_MANY, {
+          inputs: [
+            good(5),
+            { board: 'bad-sum', playerId: 'summer', score: 20, matchId: 'x1' },
+            { board: 'bad-sum', playerId: 'summer', score: 21, matchId: 'x2' },
+          ],
+        }),
+      ),
+    );
+    it(
+      'more than 1,000 inputs',
+      refused('BAD_USER_INPUT', () => t.server(SUBMIT_MANY, { inputs: Array.from({ length: 1_001 }, (_, i) => good(i)) })),
+    );
   });
 
   describe('reads', () => {
@@ -104,10 +135,20 @@ describe('bad input is refused with the contract code and changes nothing', () =
   });
 
   describe('players and friends', () => {
-    it('more than 1,000 friends', refused('BAD_USER_INPUT', () =>
-      t.server(`mutation($f: [ID!]!) { setFriends(playerId: "someone", friendIds: $f) }`, { f: Array.from({ length: 1_001 }, (_, i) => `f${i}`) })));
-    it('an empty friend id', refused('BAD_USER_INPUT', () => t.server(`mutation { setFriends(playerId: "someone", friendIds: ["a", ""]) }`)));
-    it('an empty player id in a profile', refused('BAD_USER_INPUT', () => t.server(`mutation { upsertPlayer(input: { id: "" }) { id } }`)));
+    it(
+      'more than 1,000 friends',
+      refused('BAD_USER_INPUT', () =>
+        t.server(`mutation($f: [ID!]!) { setFriends(playerId: "someone", friendIds: $f) }`, { f: Array.from({ length: 1_001 }, (_, i) => `f${i}`) }),
+      ),
+    );
+    it(
+      'an empty friend id',
+      refused('BAD_USER_INPUT', () => t.server(`mutation { setFriends(playerId: "someone", friendIds: ["a", ""]) }`)),
+    );
+    it(
+      'an empty player id in a profile',
+      refused('BAD_USER_INPUT', () => t.server(`mutation { upsertPlayer(input: { id: "" }) { id } }`)),
+    );
   });
 
   describe('createBoard', () => {

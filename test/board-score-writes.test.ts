@@ -20,8 +20,10 @@ describe('board-score writes', () => {
   /** Each row's version (xmin) and score, by period. */
   const rowsOf = async (board: string, player: string) =>
     Object.fromEntries(
-      (await t.database.sql<{ period: string; version: string; score: number }[]>`
-        select period, xmin::text as version, score from board_scores where board_id = ${board} and player_id = ${player}`).map((row) => [row.period, row]),
+      (
+        await t.database.sql<{ period: string; version: string; score: number }[]>`
+        select period, xmin::text as version, score from board_scores where board_id = ${board} and player_id = ${player}`
+      ).map((row) => [row.period, row]),
     );
   const submit = async (board: string, player: string, score: number, matchId: string) => {
     const answer = await t.server<Answer>(SUBMIT, { input: { board, playerId: player, score, matchId } });
@@ -31,7 +33,10 @@ describe('board-score writes', () => {
 
   beforeAll(async () => {
     t = await startTestApp();
-    for (const [id, aggregate] of [['Best-EU', 'BEST'], ['Sum-EU', 'SUM']] as const) {
+    for (const [id, aggregate] of [
+      ['Best-EU', 'BEST'],
+      ['Sum-EU', 'SUM'],
+    ] as const) {
       const created = await t.admin(`mutation($input: CreateBoardInput!) { createBoard(input: $input) { id } }`, {
         input: { id, title: id, order: 'HIGH_FIRST', aggregate, periods: ['ALL_TIME', 'DAILY'], regions: [], maxScore: 1_000_000 },
       });

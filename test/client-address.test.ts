@@ -98,7 +98,10 @@ async function overWebSocket(t: TestApp, forwardedFor: string) {
     // At once, on one socket, so that the budget's one-second window cannot pass between them.
     return await Promise.all(
       Array.from({ length: READS_PER_SECOND + 1 }, async () => {
-        const result = await client.iterate({ query: TOP }).next().catch((errors: unknown) => ({ value: errors }));
+        const result = await client
+          .iterate({ query: TOP })
+          .next()
+          .catch((errors: unknown) => ({ value: errors }));
         return JSON.stringify(result.value);
       }),
     );
@@ -137,7 +140,9 @@ describe('read budgets behind a trusted proxy', () => {
     // One player over budget is limited, whatever address they put left of theirs (sent at once,
     // so that the budget's one-second window cannot pass between them).
     const greedy = '198.51.100.99';
-    const burst = await Promise.all(Array.from({ length: READS_PER_SECOND + 2 }, (_, i) => (i % 2 ? post(t, `6.6.6.${i}, ${greedy}`) : get(t, `for=6.6.6.${i}, for=${greedy}`))));
+    const burst = await Promise.all(
+      Array.from({ length: READS_PER_SECOND + 2 }, (_, i) => (i % 2 ? post(t, `6.6.6.${i}, ${greedy}`) : get(t, `for=6.6.6.${i}, for=${greedy}`))),
+    );
     expect(limited(burst)).toBe(2);
     // graphql-ws: the socket's handshake names the client for every operation on it.
     const socket = await overWebSocket(t, '203.0.113.50');
@@ -157,7 +162,9 @@ describe('read budgets from an untrusted peer', () => {
 
   it('ignores X-Forwarded-For and Forwarded: made-up addresses share the peer budget', async () => {
     // At once, so that the budget's one-second window cannot pass between them.
-    const answers = await Promise.all(Array.from({ length: READS_PER_SECOND + 2 }, (_, i) => (i % 2 ? post(t, `198.51.100.${i}`) : get(t, `for=198.51.100.${i}`))));
+    const answers = await Promise.all(
+      Array.from({ length: READS_PER_SECOND + 2 }, (_, i) => (i % 2 ? post(t, `198.51.100.${i}`) : get(t, `for=198.51.100.${i}`))),
+    );
     expect(limited(answers)).toBe(2);
   });
 });

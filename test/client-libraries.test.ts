@@ -39,8 +39,7 @@ interface Sender {
   sent: string[];
 }
 
-const kindOf = (document: DocumentNode) =>
-  document.definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION)!.operation;
+const kindOf = (document: DocumentNode) => document.definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION)!.operation;
 const answerOf = (result: ExecutionResult | { data?: unknown; errors?: readonly { extensions?: Record<string, unknown> }[] }): Answer => ({
   data: withoutTypenames(result.data ?? null),
   codes: (result.errors ?? []).map((error) => error.extensions?.code as string | undefined),
@@ -118,7 +117,12 @@ function typedClient(url: string, transport: ops.Transport): Sender {
 function apollo(url: string, transport: ops.Transport): Sender {
   const sent: string[] = [];
   const ws = wsClient(url, sent);
-  const http = new HttpLink({ uri: `${url}/graphql`, headers: { authorization: `Bearer ${ADMIN_KEY}` }, useGETForQueries: transport === 'get', fetch: recordingFetch(sent) });
+  const http = new HttpLink({
+    uri: `${url}/graphql`,
+    headers: { authorization: `Bearer ${ADMIN_KEY}` },
+    useGETForQueries: transport === 'get',
+    fetch: recordingFetch(sent),
+  });
   const wsLink = new GraphQLWsLink(ws);
   // Subscriptions over graphql-ws whatever the transport of queries and mutations, as Apollo's docs split them.
   const link = transport === 'ws' ? wsLink : ApolloLink.split((op) => kindOf(op.query) === OperationTypeNode.SUBSCRIPTION, wsLink, http);
@@ -161,7 +165,11 @@ function urql(url: string, transport: ops.Transport): Sender {
     fetch: recordingFetch(sent),
     fetchOptions: { headers: { authorization: `Bearer ${ADMIN_KEY}` } },
     preferGetMethod: transport === 'get' ? 'force' : false,
-    exchanges: [cacheExchange, ...(transport === 'ws' ? [] : [fetchExchange]), subscriptionExchange({ forwardSubscription, enableAllOperations: transport === 'ws' })],
+    exchanges: [
+      cacheExchange,
+      ...(transport === 'ws' ? [] : [fetchExchange]),
+      subscriptionExchange({ forwardSubscription, enableAllOperations: transport === 'ws' }),
+    ],
   });
   const fromUrql = (result: { data?: unknown; error?: { graphQLErrors: { extensions?: Record<string, unknown> }[]; networkError?: Error } }) => {
     if (result.error?.networkError) throw result.error.networkError;
@@ -171,7 +179,10 @@ function urql(url: string, transport: ops.Transport): Sender {
     name: `urql over ${transport}`,
     sent,
     async send(document, variables) {
-      const run = kindOf(document) === OperationTypeNode.MUTATION ? client.mutation(document, variables) : client.query(document, variables, { requestPolicy: 'network-only' });
+      const run =
+        kindOf(document) === OperationTypeNode.MUTATION
+          ? client.mutation(document, variables)
+          : client.query(document, variables, { requestPolicy: 'network-only' });
       return fromUrql(await run.toPromise());
     },
     first: (document, variables) =>
@@ -232,7 +243,11 @@ const results = [
 const CASES: { operation: string; document: DocumentNode; variables: Variables }[] = [
   { operation: 'submitScore', document: ops.SubmitScoreDocument, variables: { input: results[0] } },
   { operation: 'submitScores', document: ops.SubmitScoresDocument, variables: { inputs: results } },
-  { operation: 'upsertPlayer', document: ops.UpsertPlayerDocument, variables: { input: { id: '玩家一', displayName: '玩家 👩‍💻', avatarUrl: 'https://example.com/a.png' } } },
+  {
+    operation: 'upsertPlayer',
+    document: ops.UpsertPlayerDocument,
+    variables: { input: { id: '玩家一', displayName: '玩家 👩‍💻', avatarUrl: 'https://example.com/a.png' } },
+  },
   { operation: 'setFriends', document: ops.SetFriendsDocument, variables: { playerId: 'ada', friendIds: ['bob', 'Jürgen', 'nobody'] } },
   { operation: 'top', document: ops.TopDocument, variables: { ...bucket, limit: 10 } },
   { operation: 'top', document: ops.TopDocument, variables: { ...regional, limit: 3 } },
@@ -269,7 +284,9 @@ describe('every operation through real client libraries, over POST, GET and grap
     });
     expect(create.codes).toEqual([]);
     expect((await oracle.send(ops.StartSeasonDocument, { board: BOARD, name: 'One' })).codes).toEqual([]);
-    expect((await oracle.send(ops.SubmitScoresDocument, { inputs: results.map((r) => ({ ...r, achievedAt: null, matchId: `s-${r.matchId}` })) })).codes).toEqual([]);
+    expect(
+      (await oracle.send(ops.SubmitScoresDocument, { inputs: results.map((r) => ({ ...r, achievedAt: null, matchId: `s-${r.matchId}` })) })).codes,
+    ).toEqual([]);
     expect((await oracle.send(ops.CloseSeasonDocument, { board: BOARD })).codes).toEqual([]);
     // The first time each write is sent, by the oracle; every later send is a replay.
     for (const c of CASES) if (kindOf(c.document) === OperationTypeNode.MUTATION) await oracle.send(c.document, c.variables);
@@ -280,7 +297,12 @@ describe('every operation through real client libraries, over POST, GET and grap
     await oracle?.close();
     await t?.close();
     // The list the closing note asks for: every operation of the contract and the libraries that sent it.
-    console.info([...sentBy].sort().map(([operation, by]) => `${operation}: ${[...by].sort().join(', ')}`).join('\n'));
+    console.info(
+      [...sentBy]
+        .sort()
+        .map(([operation, by]) => `${operation}: ${[...by].sort().join(', ')}`)
+        .join('\n'),
+    );
   });
 
   it('the typed client, Apollo Client and urql answer exactly what the plain document answers', async () => {
@@ -305,7 +327,18 @@ describe('every operation through real client libraries, over POST, GET and grap
   it('createBoard, updateBoard, startSeason and closeSeason, each sender on a board of its own, answer as the plain documents do', async () => {
     const lifecycle = async (sender: Sender, id: string) => [
       await sender.send(ops.CreateBoardDocument, {
-        input: { id, title: 'Cup', maxScore: 100, periods: ['ALL_TIME', 'SEASON', 'DAILY'], regions: ['EU', 'na.west'], topSize: 5, shards: 2, retention: { daily: 3 }, timeZone: 'Europe/Berlin', regionTimeZones: [{ region: 'na.west', timeZone: 'America/Los_Angeles' }] },
+        input: {
+          id,
+          title: 'Cup',
+          maxScore: 100,
+          periods: ['ALL_TIME', 'SEASON', 'DAILY'],
+          regions: ['EU', 'na.west'],
+          topSize: 5,
+          shards: 2,
+          retention: { daily: 3 },
+          timeZone: 'Europe/Berlin',
+          regionTimeZones: [{ region: 'na.west', timeZone: 'America/Los_Angeles' }],
+        },
       }),
       await sender.send(ops.UpdateBoardDocument, { input: { id, title: 'Cup — finals', topSize: 8, addRegions: ['OCE'], maxScore: 127 } }),
       await sender.send(ops.StartSeasonDocument, { board: id, name: 'Opening', startsAt: null, endsAt: new Date(NOW.getTime() + 86_400_000).toISOString() }),
@@ -374,7 +407,9 @@ describe('every operation through real client libraries, over POST, GET and grap
       const top = await game.top({ board: BOARD, region: 'EU', period: 'DAILY', limit: 3 });
       expect(viewOf({ data: top, codes: [] })).toEqual(viewOf({ data: (await data(ops.TopDocument, { ...regional, limit: 3 })).top, codes: [] }));
       expect(await game.standing({ board: BOARD, playerId: 'ada' })).toEqual((await data(ops.StandingDocument, { ...bucket, playerId: 'ada' })).standing);
-      expect(await game.around({ board: BOARD, playerId: 'ada', radius: 1 })).toEqual((await data(ops.AroundDocument, { ...bucket, playerId: 'ada', radius: 1 })).around);
+      expect(await game.around({ board: BOARD, playerId: 'ada', radius: 1 })).toEqual(
+        (await data(ops.AroundDocument, { ...bucket, playerId: 'ada', radius: 1 })).around,
+      );
       expect(await game.friends({ board: BOARD, playerId: 'ada' })).toEqual((await data(ops.FriendsDocument, { ...bucket, playerId: 'ada' })).friends);
       expect(await game.player('ada')).toEqual({ id: 'ada', displayName: 'Ada', avatarUrl: null });
       const pages: ops.StandingsQuery['standings'][] = [];
@@ -403,7 +438,11 @@ describe('every operation through real client libraries, over POST, GET and grap
     for (const name of byName.keys()) {
       const sent = byName.get(name)!;
       if (name.endsWith('over get')) expect(sent, name).toMatch(/^GET .*query=/m);
-      if (name.endsWith('over ws')) expect(sent.split('\n').filter((line) => /^(POST|GET) /.test(line)), name).toEqual([]);
+      if (name.endsWith('over ws'))
+        expect(
+          sent.split('\n').filter((line) => /^(POST|GET) /.test(line)),
+          name,
+        ).toEqual([]);
       if (name.endsWith('over post')) expect(sent, name).toMatch(/^POST /m);
     }
   });

@@ -8,7 +8,19 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { ConfigError, loadConfig, redisTarget } from '../src/config.js';
-import { type ModelBoard, type ModelBucket, type ModelResult, allMatch, bucketRef, expectBucketMatches, expectedRows, modelBuckets, pagesOf, seeded, submitAll } from './helpers/board-views.js';
+import {
+  type ModelBoard,
+  type ModelBucket,
+  type ModelResult,
+  allMatch,
+  bucketRef,
+  expectBucketMatches,
+  expectedRows,
+  modelBuckets,
+  pagesOf,
+  seeded,
+  submitAll,
+} from './helpers/board-views.js';
 import { type ClusterNodeState, type RedisClusterFixture, startRedisCluster } from './helpers/redis-cluster.js';
 import { startService } from './helpers/service-process.js';
 import { type TestApp, startTestApp } from './helpers/test-app.js';
@@ -48,7 +60,17 @@ function results(board: ModelBoard, seed: number, count: number, players: number
 async function createBoard(t: TestApp, board: BoardSpec, extra: Record<string, unknown> = {}) {
   const { shards, ...model } = board;
   const response = await t.admin(CREATE, {
-    input: { id: model.id, title: model.id, order: model.order, aggregate: model.aggregate, maxScore: 5_000, periods: model.periods, regions: model.regions, shards, ...extra },
+    input: {
+      id: model.id,
+      title: model.id,
+      order: model.order,
+      aggregate: model.aggregate,
+      maxScore: 5_000,
+      periods: model.periods,
+      regions: model.regions,
+      shards,
+      ...extra,
+    },
   });
   expect(response.errors).toBeUndefined();
 }
@@ -68,7 +90,6 @@ const serves = (node: ClusterNodeState, key: string) => {
 async function masterOf(cluster: RedisClusterFixture, key: string): Promise<ClusterNodeState> {
   return (await cluster.state()).find((node) => node.role === 'master' && serves(node, key))!;
 }
-
 
 /** Polls `check` every 100 ms until it holds. */
 async function until(check: () => Promise<boolean> | boolean, timeoutMs: number, what: string): Promise<void> {
@@ -119,7 +140,8 @@ function watch(t: TestApp, board: string, limit: number) {
   );
   return {
     views,
-    reach: (rows: [string, number][]) => until(() => views.some((view) => JSON.stringify(view) === JSON.stringify(rows)), 5_000, `view ${JSON.stringify(rows)}`),
+    reach: (rows: [string, number][]) =>
+      until(() => views.some((view) => JSON.stringify(view) === JSON.stringify(rows)), 5_000, `view ${JSON.stringify(rows)}`),
     async close() {
       stop();
       await client.dispose();
@@ -127,7 +149,14 @@ function watch(t: TestApp, board: string, limit: number) {
   };
 }
 
-const SPREAD: BoardSpec = { id: 'spread', order: 'HIGH_FIRST', aggregate: 'BEST', periods: ['ALL_TIME', 'MONTHLY', 'WEEKLY', 'DAILY'], regions: ['eu', 'us'], shards: 1 };
+const SPREAD: BoardSpec = {
+  id: 'spread',
+  order: 'HIGH_FIRST',
+  aggregate: 'BEST',
+  periods: ['ALL_TIME', 'MONTHLY', 'WEEKLY', 'DAILY'],
+  regions: ['eu', 'us'],
+  shards: 1,
+};
 const SUMS: BoardSpec = { id: 'sums', order: 'LOW_FIRST', aggregate: 'SUM', periods: ['ALL_TIME', 'DAILY'], regions: ['eu'], shards: 1 };
 const SPLIT: BoardSpec = { id: 'split', order: 'HIGH_FIRST', aggregate: 'BEST', periods: ['ALL_TIME', 'DAILY'], regions: [], shards: 3 };
 const BOARDS = [SPREAD, SUMS, SPLIT];
@@ -152,34 +181,40 @@ describe('the service on a three-master Redis Cluster with a replica each', () =
     await cluster?.stop();
   });
 
-  it('answers every read (top, size, standing, around, friends, pages) exactly as the model, through either process; the buckets spread over every master', { timeout: 90_000 }, async () => {
-    submitted = [...results(SPREAD, 1, 300, 90, 'p'), ...results(SUMS, 2, 200, 60, 's'), ...results(SPLIT, 3, 250, 80, 'x')];
-    await submitAll(t, submitted.slice(0, 400), 50);
-    await submitAll(second, submitted.slice(400), 50);
-    const friends = { p001: ['p002', 'p010', 'p050', 'nobody'], s003: ['s004', 's005'], x007: ['x001', 'x002', 'x070'] };
-    for (const [id, list] of Object.entries(friends)) {
-      expect((await t.server(`mutation($id: ID!, $f: [ID!]!) { setFriends(playerId: $id, friendIds: $f) }`, { id, f: list })).errors).toBeUndefined();
-    }
+  it(
+    'answers every read (top, size, standing, around, friends, pages) exactly as the model, through either process; the buckets spread over every master',
+    { timeout: 90_000 },
+    async () => {
+      submitted = [...results(SPREAD, 1, 300, 90, 'p'), ...results(SUMS, 2, 200, 60, 's'), ...results(SPLIT, 3, 250, 80, 'x')];
+      await submitAll(t, submitted.slice(0, 400), 50);
+      await submitAll(second, submitted.slice(400), 50);
+      const friends = { p001: ['p002', 'p010', 'p050', 'nobody'], s003: ['s004', 's005'], x007: ['x001', 'x002', 'x070'] };
+      for (const [id, list] of Object.entries(friends)) {
+        expect((await t.server(`mutation($id: ID!, $f: [ID!]!) { setFriends(playerId: $id, friendIds: $f) }`, { id, f: list })).errors).toBeUndefined();
+      }
 
-    const model = buckets();
-    expect(model.length).toBe(12 + 4 + 2);
-    for (const bucket of model) {
-      const players = bucket.ranked.length ? [bucket.ranked[0]!.playerId, bucket.ranked[Math.floor(bucket.ranked.length / 2)]!.playerId, bucket.ranked.at(-1)!.playerId, 'absent'] : ['absent'];
-      const probe = { players, friendsOf: Object.fromEntries(Object.entries(friends).filter(([id]) => id[0] === bucket.board.id[0])) };
-      await expectBucketMatches(t, bucket, probe);
-      await expectBucketMatches(second, bucket, probe);
-    }
+      const model = buckets();
+      expect(model.length).toBe(12 + 4 + 2);
+      for (const bucket of model) {
+        const players = bucket.ranked.length
+          ? [bucket.ranked[0]!.playerId, bucket.ranked[Math.floor(bucket.ranked.length / 2)]!.playerId, bucket.ranked.at(-1)!.playerId, 'absent']
+          : ['absent'];
+        const probe = { players, friendsOf: Object.fromEntries(Object.entries(friends).filter(([id]) => id[0] === bucket.board.id[0])) };
+        await expectBucketMatches(t, bucket, probe);
+        await expectBucketMatches(second, bucket, probe);
+      }
 
-    // Different buckets (and a sharded bucket's shards) land on different masters.
-    const masters = new Set<string>();
-    for (const bucket of model) for (const key of keysOf(bucket, shardsOf(bucket.board.id))) masters.add((await masterOf(cluster, key)).id);
-    expect(masters.size).toBe(3);
-    for (const node of cluster.masters) expect(await onNode(node, (redis) => redis.dbsize())).toBeGreaterThan(0);
+      // Different buckets (and a sharded bucket's shards) land on different masters.
+      const masters = new Set<string>();
+      for (const bucket of model) for (const key of keysOf(bucket, shardsOf(bucket.board.id))) masters.add((await masterOf(cluster, key)).id);
+      expect(masters.size).toBe(3);
+      for (const node of cluster.masters) expect(await onNode(node, (redis) => redis.dbsize())).toBeGreaterThan(0);
 
-    const ready = await fetch(`${t.url}/readyz`);
-    expect(ready.status).toBe(200);
-    expect(await ready.json()).toEqual({ postgres: 'up', redis: 'up', submissions: 'ok' });
-  });
+      const ready = await fetch(`${t.url}/readyz`);
+      expect(ready.status).toBe(200);
+      expect(await ready.json()).toEqual({ postgres: 'up', redis: 'up', submissions: 'ok' });
+    },
+  );
 
   it('topChanged reaches the viewers of both processes, over sharded pub/sub on the masters serving the bucket', async () => {
     await createBoard(t, { id: 'live', order: 'HIGH_FIRST', aggregate: 'BEST', periods: ['ALL_TIME'], regions: [], shards: 1 }, { topSize: 3 });
@@ -198,14 +233,24 @@ describe('the service on a three-master Redis Cluster with a replica each', () =
       }
 
       const submit = (app: TestApp, playerId: string, score: number) =>
-        app.server(`mutation($input: SubmitScoreInput!) { submitScore(input: $input) { duplicate } }`, { input: { board, playerId, score, matchId: `${board}-${playerId}-${score}` } });
+        app.server(`mutation($input: SubmitScoreInput!) { submitScore(input: $input) { duplicate } }`, {
+          input: { board, playerId, score, matchId: `${board}-${playerId}-${score}` },
+        });
       await submit(t, 'ann', 7);
       await onSecond.reach([['ann', 7]]);
       await submit(second, 'bob', 9);
       await submit(second, 'cid', 8);
       await submit(t, 'dan', 1);
-      await onFirst.reach([['bob', 9], ['cid', 8], ['ann', 7]]);
-      await onSecond.reach([['bob', 9], ['cid', 8], ['ann', 7]]);
+      await onFirst.reach([
+        ['bob', 9],
+        ['cid', 8],
+        ['ann', 7],
+      ]);
+      await onSecond.reach([
+        ['bob', 9],
+        ['cid', 8],
+        ['ann', 7],
+      ]);
       await onFirst.close();
       await onSecond.close();
     }
@@ -224,17 +269,33 @@ describe('the service on a three-master Redis Cluster with a replica each', () =
     const daily = model.find((b) => b.board.id === 'split' && b.period === 'DAILY')!;
     for (const shardKey of keysOf(daily, 3)) await t.redis.zadd(shardKey, 1, `ghost-${shardKey}`);
     expect(await allMatch(t, [daily])).toBe(false);
-    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'rebuild', '--board', 'split', '--period', 'DAILY', '--bucket', daily.label], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH, DATABASE_URL: t.databaseUrl, REDIS_CLUSTER_NODES: cluster.nodesSetting, REDIS_KEY_PREFIX: t.keyPrefix, LOG_LEVEL: 'silent' },
-    });
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['--import', 'tsx', 'src/cli.ts', 'rebuild', '--board', 'split', '--period', 'DAILY', '--bucket', daily.label],
+      {
+        cwd: ROOT,
+        env: {
+          PATH: process.env.PATH,
+          DATABASE_URL: t.databaseUrl,
+          REDIS_CLUSTER_NODES: cluster.nodesSetting,
+          REDIS_KEY_PREFIX: t.keyPrefix,
+          LOG_LEVEL: 'silent',
+        },
+      },
+    );
     expect(stdout).toMatch(new RegExp(`: ${daily.ranked.length} players ranked in \\d+\\.\\d\\d s\\n$`));
     await expectBucketMatches(t, daily, { players: [daily.ranked[0]!.playerId], friendsOf: {} });
   }, 60_000);
 
   it('the service process (npm start) runs on the cluster with REDIS_CLUSTER_NODES, and stops cleanly', { timeout: 60_000 }, async () => {
     const allTime = buckets().find((b) => b.board.id === 'sums' && b.period === 'ALL_TIME' && b.region === null)!;
-    const service = startService({ DATABASE_URL: t.databaseUrl, REDIS_CLUSTER_NODES: cluster.nodesSetting, REDIS_KEY_PREFIX: t.keyPrefix, PORT: '0', WORKERS: '1' });
+    const service = startService({
+      DATABASE_URL: t.databaseUrl,
+      REDIS_CLUSTER_NODES: cluster.nodesSetting,
+      REDIS_KEY_PREFIX: t.keyPrefix,
+      PORT: '0',
+      WORKERS: '1',
+    });
     const url = await service.listening;
     const ready = await fetch(`${url}/readyz`);
     expect(await ready.json()).toEqual({ postgres: 'up', redis: 'up', submissions: 'ok' });
@@ -246,77 +307,92 @@ describe('the service on a three-master Redis Cluster with a replica each', () =
     const top = (await response.json()) as { data: { top: { size: number; entries: { rank: number; score: number; player: { id: string } }[] } } };
     expect(top.data.top).toEqual({
       size: allTime.ranked.length,
-      entries: expectedRows(allTime).slice(0, 5).map((row) => ({ rank: row.rank, score: row.score, player: { id: row.player } })),
+      entries: expectedRows(allTime)
+        .slice(0, 5)
+        .map((row) => ({ rank: row.rank, score: row.score, player: { id: row.player } })),
     });
     service.child.kill('SIGTERM');
     expect(await service.exited).toBe(0);
   });
 
-  it('a master killed: its replica takes over, the buckets with a key on it are rebuilt, and no acknowledged result is lost', { timeout: 120_000 }, async () => {
-    const target = await masterOf(cluster, keysOf({ board: SPREAD, period: 'ALL_TIME', label: 'all', region: null }, 1)[0]!);
-    const before = new Map(t.app.services.indexGeneration.nodes().map((node) => [node.marker, node.generation]));
-    expect([...before.values()].every((generation) => generation !== null)).toBe(true);
-    // A viewer of a bucket on that master, subscribed (SSUBSCRIBE) there before it dies.
-    const viewer = watch(second, 'spread', 3);
-    await until(() => viewer.views.length > 0, 5_000, 'the first view');
+  it(
+    'a master killed: its replica takes over, the buckets with a key on it are rebuilt, and no acknowledged result is lost',
+    { timeout: 120_000 },
+    async () => {
+      const target = await masterOf(cluster, keysOf({ board: SPREAD, period: 'ALL_TIME', label: 'all', region: null }, 1)[0]!);
+      const before = new Map(t.app.services.indexGeneration.nodes().map((node) => [node.marker, node.generation]));
+      expect([...before.values()].every((generation) => generation !== null)).toBe(true);
+      // A viewer of a bucket on that master, subscribed (SSUBSCRIBE) there before it dies.
+      const viewer = watch(second, 'spread', 3);
+      await until(() => viewer.views.length > 0, 5_000, 'the first view');
 
-    // Submissions go on, ten batches of five at a time through both processes, while the master dies.
-    const during = [...results(SPREAD, 11, 150, 120, 'p'), ...results(SUMS, 12, 100, 70, 's'), ...results(SPLIT, 13, 150, 90, 'x')]
-      .map((r) => ({ ...r, matchId: `${r.matchId}-failover` }))
-      .sort((a, b) => a.achievedAt.getTime() - b.achievedAt.getTime());
-    const acknowledged: ModelResult[] = [];
-    let next = 0;
-    const lanes = [t, second, t, second].map(async (app) => {
-      while (next < during.length) {
-        const batch = during.slice(next, next + 5);
-        next += 5;
-        const response = await app.server<{ submitScores: unknown[] }>(
-          `mutation($inputs: [SubmitScoreInput!]!) { submitScores(inputs: $inputs) { duplicate } }`,
-          { inputs: batch.map((r) => ({ board: r.board, playerId: r.playerId, matchId: r.matchId, score: r.score, region: r.region, achievedAt: r.achievedAt.toISOString() })) },
-        );
-        // Redis trouble never refuses a submission: it is recorded and answered from PostgreSQL.
-        expect(response.errors).toBeUndefined();
-        acknowledged.push(...batch);
-      }
-    });
-    const failover = (async () => {
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      return cluster.failOverSlot(target.slots[0]![0]);
-    })();
-    const [{ promoted }] = await Promise.all([failover, ...lanes]);
-    expect(promoted.id).not.toBe(target.id);
-    submitted = [...submitted, ...acknowledged];
+      // Submissions go on, ten batches of five at a time through both processes, while the master dies.
+      const during = [...results(SPREAD, 11, 150, 120, 'p'), ...results(SUMS, 12, 100, 70, 's'), ...results(SPLIT, 13, 150, 90, 'x')]
+        .map((r) => ({ ...r, matchId: `${r.matchId}-failover` }))
+        .sort((a, b) => a.achievedAt.getTime() - b.achievedAt.getTime());
+      const acknowledged: ModelResult[] = [];
+      let next = 0;
+      const lanes = [t, second, t, second].map(async (app) => {
+        while (next < during.length) {
+          const batch = during.slice(next, next + 5);
+          next += 5;
+          const response = await app.server<{ submitScores: unknown[] }>(
+            `mutation($inputs: [SubmitScoreInput!]!) { submitScores(inputs: $inputs) { duplicate } }`,
+            {
+              inputs: batch.map((r) => ({
+                board: r.board,
+                playerId: r.playerId,
+                matchId: r.matchId,
+                score: r.score,
+                region: r.region,
+                achievedAt: r.achievedAt.toISOString(),
+              })),
+            },
+          );
+          // Redis trouble never refuses a submission: it is recorded and answered from PostgreSQL.
+          expect(response.errors).toBeUndefined();
+          acknowledged.push(...batch);
+        }
+      });
+      const failover = (async () => {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        return cluster.failOverSlot(target.slots[0]![0]);
+      })();
+      const [{ promoted }] = await Promise.all([failover, ...lanes]);
+      expect(promoted.id).not.toBe(target.id);
+      submitted = [...submitted, ...acknowledged];
 
-    // Every acknowledged result is in PostgreSQL...
-    const logged = await loggedResults(t.databaseUrl);
-    for (const r of acknowledged) expect(logged.has(`${r.board}/${r.matchId}/${r.playerId}`), r.matchId).toBe(true);
+      // Every acknowledged result is in PostgreSQL...
+      const logged = await loggedResults(t.databaseUrl);
+      for (const r of acknowledged) expect(logged.has(`${r.board}/${r.matchId}/${r.playerId}`), r.matchId).toBe(true);
 
-    // ...and, once healed, in the index with the right rank, through both processes.
-    const model = buckets();
-    await until(async () => (await allMatch(t, model)) && (await allMatch(second, model)), 60_000, 'the index healed');
-    // Pages are read uncached; `top` comes through each process's top cache, which may serve a
-    // view up to a second old (read before the catch-up's last writes): wait that bound out.
-    await new Promise((resolve) => setTimeout(resolve, 1_100));
-    for (const bucket of model) await expectBucketMatches(second, bucket, { players: bucket.ranked.slice(0, 2).map((e) => e.playerId), friendsOf: {} });
+      // ...and, once healed, in the index with the right rank, through both processes.
+      const model = buckets();
+      await until(async () => (await allMatch(t, model)) && (await allMatch(second, model)), 60_000, 'the index healed');
+      // Pages are read uncached; `top` comes through each process's top cache, which may serve a
+      // view up to a second old (read before the catch-up's last writes): wait that bound out.
+      await new Promise((resolve) => setTimeout(resolve, 1_100));
+      for (const bucket of model) await expectBucketMatches(second, bucket, { players: bucket.ranked.slice(0, 2).map((e) => e.playerId), friendsOf: {} });
 
-    // The promoted master got a new generation (its buckets were rebuilt); the others kept theirs.
-    await until(() => t.app.services.indexGeneration.state() === 'ready' && second.app.services.indexGeneration.state() === 'ready', 10_000, 'ready again');
-    const after = t.app.services.indexGeneration.nodes();
-    const moved = after.find((node) => node.address.endsWith(`:${promoted.port}`))!;
-    expect(moved.generation).not.toBe(before.get(moved.marker));
-    for (const node of after.filter((n) => n !== moved)) expect(node.generation).toBe(before.get(node.marker));
+      // The promoted master got a new generation (its buckets were rebuilt); the others kept theirs.
+      await until(() => t.app.services.indexGeneration.state() === 'ready' && second.app.services.indexGeneration.state() === 'ready', 10_000, 'ready again');
+      const after = t.app.services.indexGeneration.nodes();
+      const moved = after.find((node) => node.address.endsWith(`:${promoted.port}`))!;
+      expect(moved.generation).not.toBe(before.get(moved.marker));
+      for (const node of after.filter((n) => n !== moved)) expect(node.generation).toBe(before.get(node.marker));
 
-    // The old master, back empty, rejoins as a replica; nothing changes for the index.
-    await cluster.restart(target);
-    await expectBucketMatches(t, model[0]!, { players: [], friendsOf: {} });
+      // The old master, back empty, rejoins as a replica; nothing changes for the index.
+      await cluster.restart(target);
+      await expectBucketMatches(t, model[0]!, { players: [], friendsOf: {} });
 
-    // The viewer's subscription moved to the promoted master: a new leader reaches it.
-    const champion = { board: 'spread', playerId: 'champion', matchId: 'champion-1', score: 4_999, region: null, achievedAt: new Date() };
-    await submitAll(t, [champion]);
-    await until(() => viewer.views.at(-1)?.[0]?.[0] === 'champion', 5_000, 'the new leader, seen by the viewer');
-    expect(viewer.views.at(-1)![0]).toEqual(['champion', 4_999]);
-    await viewer.close();
-  });
+      // The viewer's subscription moved to the promoted master: a new leader reaches it.
+      const champion = { board: 'spread', playerId: 'champion', matchId: 'champion-1', score: 4_999, region: null, achievedAt: new Date() };
+      await submitAll(t, [champion]);
+      await until(() => viewer.views.at(-1)?.[0]?.[0] === 'champion', 5_000, 'the new leader, seen by the viewer');
+      expect(viewer.views.at(-1)![0]).toEqual(['champion', 4_999]);
+      await viewer.close();
+    },
+  );
 });
 
 describe('a master restarted empty (no replicas): noticed through its own marker, only its buckets rebuilt', () => {
@@ -342,51 +418,56 @@ describe('a master restarted empty (no replicas): noticed through its own marker
     await cluster?.stop();
   });
 
-  it('reads of its buckets are refused until rebuilt, the other masters\' buckets answer throughout, and every result is back', { timeout: 120_000 }, async () => {
-    const submitted = [...results(SPREAD, 21, 300, 90, 'p'), ...results(SUMS, 22, 200, 60, 's'), ...results(SPLIT, 23, 250, 80, 'x')];
-    await submitAll(t, submitted, 50);
-    const model = modelBuckets(BOARDS, submitted);
-    expect(await allMatch(t, model)).toBe(true);
+  it(
+    "reads of its buckets are refused until rebuilt, the other masters' buckets answer throughout, and every result is back",
+    { timeout: 120_000 },
+    async () => {
+      const submitted = [...results(SPREAD, 21, 300, 90, 'p'), ...results(SUMS, 22, 200, 60, 's'), ...results(SPLIT, 23, 250, 80, 'x')];
+      await submitAll(t, submitted, 50);
+      const model = modelBuckets(BOARDS, submitted);
+      expect(await allMatch(t, model)).toBe(true);
 
-    const target = await masterOf(cluster, keysOf({ board: SPREAD, period: 'ALL_TIME', label: 'all', region: null }, 1)[0]!);
-    const holds = (bucket: ModelBucket) => keysOf(bucket, shardsOf(bucket.board.id)).some((key) => serves(target, key));
-    const lost = model.filter(holds);
-    const kept = model.filter((bucket) => !holds(bucket));
-    expect(lost.length).toBeGreaterThan(0);
-    expect(kept.length).toBeGreaterThan(0);
-    const before = new Map(t.app.services.indexGeneration.nodes().map((node) => [node.marker, node.generation]));
+      const target = await masterOf(cluster, keysOf({ board: SPREAD, period: 'ALL_TIME', label: 'all', region: null }, 1)[0]!);
+      const holds = (bucket: ModelBucket) => keysOf(bucket, shardsOf(bucket.board.id)).some((key) => serves(target, key));
+      const lost = model.filter(holds);
+      const kept = model.filter((bucket) => !holds(bucket));
+      expect(lost.length).toBeGreaterThan(0);
+      expect(kept.length).toBeGreaterThan(0);
+      const before = new Map(t.app.services.indexGeneration.nodes().map((node) => [node.marker, node.generation]));
 
-    // The recovery waits on its lock while the test holds it, as it would behind another process.
-    await lock`select pg_advisory_lock(7361203)`;
-    await cluster.restartMasterEmpty(target.slots[0]![0]);
-    const address = `${target.host}:${target.port}`;
-    const states = (app: TestApp) => app.app.services.indexGeneration.nodes().map((node) => (node.address === address ? node.state : `other:${node.state}`));
-    await until(
-      () => [t, second].every((app) => JSON.stringify(states(app).sort()) === JSON.stringify(['other:ready', 'other:ready', 'recovering'])),
-      10_000,
-      'both apps noticed, on that master alone',
-    );
+      // The recovery waits on its lock while the test holds it, as it would behind another process.
+      await lock`select pg_advisory_lock(7361203)`;
+      await cluster.restartMasterEmpty(target.slots[0]![0]);
+      const address = `${target.host}:${target.port}`;
+      const states = (app: TestApp) => app.app.services.indexGeneration.nodes().map((node) => (node.address === address ? node.state : `other:${node.state}`));
+      await until(
+        () => [t, second].every((app) => JSON.stringify(states(app).sort()) === JSON.stringify(['other:ready', 'other:ready', 'recovering'])),
+        10_000,
+        'both apps noticed, on that master alone',
+      );
 
-    // The restarted master's buckets are refused (never read from the empty node); the others answer, right.
-    for (const app of [t, second]) {
-      for (const bucket of lost) expect((await pagesOf(app, bucketRef(bucket))).code, `${bucket.board.id} ${bucket.period} ${bucket.region}`).toBe('UNAVAILABLE');
-      expect(await allMatch(app, kept)).toBe(true);
-    }
+      // The restarted master's buckets are refused (never read from the empty node); the others answer, right.
+      for (const app of [t, second]) {
+        for (const bucket of lost)
+          expect((await pagesOf(app, bucketRef(bucket))).code, `${bucket.board.id} ${bucket.period} ${bucket.region}`).toBe('UNAVAILABLE');
+        expect(await allMatch(app, kept)).toBe(true);
+      }
 
-    // Results keep being recorded meanwhile; the rebuild carries them.
-    const meanwhile = [...results(SPREAD, 24, 60, 120, 'p'), ...results(SPLIT, 25, 60, 90, 'x')].map((r) => ({ ...r, matchId: `${r.matchId}-meanwhile` }));
-    await submitAll(second, meanwhile, 20);
-    const all = modelBuckets(BOARDS, [...submitted, ...meanwhile]);
+      // Results keep being recorded meanwhile; the rebuild carries them.
+      const meanwhile = [...results(SPREAD, 24, 60, 120, 'p'), ...results(SPLIT, 25, 60, 90, 'x')].map((r) => ({ ...r, matchId: `${r.matchId}-meanwhile` }));
+      await submitAll(second, meanwhile, 20);
+      const all = modelBuckets(BOARDS, [...submitted, ...meanwhile]);
 
-    await lock`select pg_advisory_unlock(7361203)`;
-    await until(async () => (await allMatch(t, all)) && (await allMatch(second, all)), 30_000, 'every bucket back');
-    await until(() => t.app.services.indexGeneration.state() === 'ready' && second.app.services.indexGeneration.state() === 'ready', 10_000, 'ready again');
+      await lock`select pg_advisory_unlock(7361203)`;
+      await until(async () => (await allMatch(t, all)) && (await allMatch(second, all)), 30_000, 'every bucket back');
+      await until(() => t.app.services.indexGeneration.state() === 'ready' && second.app.services.indexGeneration.state() === 'ready', 10_000, 'ready again');
 
-    // Only the restarted master got a new generation.
-    const after = t.app.services.indexGeneration.nodes();
-    expect(after.filter((node) => node.generation !== before.get(node.marker)).map((node) => node.address)).toEqual([address]);
-    for (const bucket of all.slice(0, 4)) await expectBucketMatches(t, bucket, { players: bucket.ranked.slice(0, 2).map((e) => e.playerId), friendsOf: {} });
-  });
+      // Only the restarted master got a new generation.
+      const after = t.app.services.indexGeneration.nodes();
+      expect(after.filter((node) => node.generation !== before.get(node.marker)).map((node) => node.address)).toEqual([address]);
+      for (const bucket of all.slice(0, 4)) await expectBucketMatches(t, bucket, { players: bucket.ranked.slice(0, 2).map((e) => e.playerId), friendsOf: {} });
+    },
+  );
 
   it('/readyz says Redis is down while a master with no replica is away, and up once it is back', { timeout: 60_000 }, async () => {
     const readiness = async () => {
@@ -396,7 +477,11 @@ describe('a master restarted empty (no replicas): noticed through its own marker
     expect(await readiness()).toEqual({ status: 200, body: { postgres: 'up', redis: 'up', submissions: 'ok' } });
     const [master] = cluster.masters;
     await cluster.kill(master!);
-    await until(async () => JSON.stringify(await readiness()) === JSON.stringify({ status: 503, body: { postgres: 'up', redis: 'down', submissions: 'ok' } }), 20_000, 'readiness down');
+    await until(
+      async () => JSON.stringify(await readiness()) === JSON.stringify({ status: 503, body: { postgres: 'up', redis: 'down', submissions: 'ok' } }),
+      20_000,
+      'readiness down',
+    );
     await cluster.restart(master!);
     await until(async () => (await readiness()).status === 200, 20_000, 'readiness up again');
   });

@@ -15,7 +15,14 @@ describe('configuration from the environment', () => {
   it('lists every bad variable at once', () => {
     let error: unknown;
     try {
-      loadConfig({ PORT: 'eighty', DATABASE_URL: 'mysql://x', REDIS_URL: 'nope', ADMIN_API_KEY: 'short', SERVER_API_KEYS: 'a-long-enough-key-1,tiny', LOG_LEVEL: 'loud' });
+      loadConfig({
+        PORT: 'eighty',
+        DATABASE_URL: 'mysql://x',
+        REDIS_URL: 'nope',
+        ADMIN_API_KEY: 'short',
+        SERVER_API_KEYS: 'a-long-enough-key-1,tiny',
+        LOG_LEVEL: 'loud',
+      });
     } catch (caught) {
       error = caught;
     }
@@ -46,7 +53,10 @@ describe('configuration from the environment', () => {
       HTTP_REQUEST_TIMEOUT_MS: 10_000,
       MAX_CONNECTIONS: 10_000,
     });
-    expect(loadConfig({ MAX_OPERATION_ROWS: '20000', SUBSCRIPTIONS_PER_SOCKET: '5' })).toMatchObject({ MAX_OPERATION_ROWS: 20_000, SUBSCRIPTIONS_PER_SOCKET: 5 });
+    expect(loadConfig({ MAX_OPERATION_ROWS: '20000', SUBSCRIPTIONS_PER_SOCKET: '5' })).toMatchObject({
+      MAX_OPERATION_ROWS: 20_000,
+      SUBSCRIPTIONS_PER_SOCKET: 5,
+    });
     expect(() => loadConfig({ HTTP_REQUEST_TIMEOUT_MS: '10', MAX_CONNECTIONS: '0' })).toThrow(/HTTP_REQUEST_TIMEOUT_MS[\s\S]*MAX_CONNECTIONS/);
   });
 

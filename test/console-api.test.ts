@@ -69,7 +69,9 @@ const FLAG = gql(`mutation ConsoleFlag($playerId: ID!, $reason: String!) { flagP
 const UNFLAG = gql(`mutation ConsoleUnflag($playerId: ID!) { unflagPlayer(playerId: $playerId) { ...ConsolePlayer } }`);
 const FLAGGED = gql(`query ConsoleFlagged { flaggedPlayers { ...ConsoleFlag } }`);
 const KEYS = gql(`query ConsoleKeys { apiKeys { ...ConsoleKey } }`);
-const CREATE_KEY = gql(`mutation ConsoleCreateKey($name: String!, $role: ApiKeyRole!) { createApiKey(name: $name, role: $role) { __typename key apiKey { ...ConsoleKey } } }`);
+const CREATE_KEY = gql(
+  `mutation ConsoleCreateKey($name: String!, $role: ApiKeyRole!) { createApiKey(name: $name, role: $role) { __typename key apiKey { ...ConsoleKey } } }`,
+);
 const REVOKE_KEY = gql(`mutation ConsoleRevokeKey($key: ID!) { revokeApiKey(key: $key) { ...ConsoleKey } }`);
 const HEALTH = gql(`query ConsoleHealth { storeHealth { __typename index indexBacklog postgres { ...ConsoleProbe } redis { ...ConsoleProbe } } }`);
 const SUBMIT = `mutation Submit($input: SubmitScoreInput!) { submitScore(input: $input) { __typename duplicate } }`;
@@ -118,15 +120,24 @@ describe('the console’s admin operations', () => {
 
   beforeAll(async () => {
     t = await startTestApp({ now: () => NOW });
-    const created = await t.admin(`mutation { createBoard(input: { id: "${BOARD}", title: "Arena", maxScore: 1000000, periods: [ALL_TIME, DAILY], regions: ["eu"] }) { id } }`);
+    const created = await t.admin(
+      `mutation { createBoard(input: { id: "${BOARD}", title: "Arena", maxScore: 1000000, periods: [ALL_TIME, DAILY], regions: ["eu"] }) { id } }`,
+    );
     expect(created.errors).toBeUndefined();
-    for (const [id, displayName] of names) expect((await t.server(`mutation($input: PlayerInput!) { upsertPlayer(input: $input) { id } }`, { input: { id, displayName } })).errors).toBeUndefined();
+    for (const [id, displayName] of names)
+      expect((await t.server(`mutation($input: PlayerInput!) { upsertPlayer(input: $input) { id } }`, { input: { id, displayName } })).errors).toBeUndefined();
     // 'ghost' plays without a profile.
     const players = [...names.keys(), 'ghost'];
     let match = 0;
     for (let i = 0; i < 15; i++) {
       const playerId = players[i % players.length]!;
-      await submit({ playerId, matchId: `m${++match}`, score: 100 + ((i * 37) % 200), region: i % 3 === 0 ? 'eu' : null, achievedAt: new Date(NOW.getTime() - (15 - i) * 60_000) });
+      await submit({
+        playerId,
+        matchId: `m${++match}`,
+        score: 100 + ((i * 37) % 200),
+        region: i % 3 === 0 ? 'eu' : null,
+        achievedAt: new Date(NOW.getTime() - (15 - i) * 60_000),
+      });
     }
   }, 60_000);
 
@@ -135,7 +146,9 @@ describe('the console’s admin operations', () => {
   });
 
   it('lists each live bucket with its size in Redis and in PostgreSQL, and the drift between them', async () => {
-    const answer = await t.admin<{ board: { buckets: { period: string; bucket: string; region: string | null; size: number; stored: number; drift: number }[] } }>(BUCKETS, { id: BOARD });
+    const answer = await t.admin<{
+      board: { buckets: { period: string; bucket: string; region: string | null; size: number; stored: number; drift: number }[] };
+    }>(BUCKETS, { id: BOARD });
     expect(answer.errors).toBeUndefined();
     const expected = [
       { period: 'ALL_TIME', bucket: 'all', region: null, rows: sent },
@@ -153,11 +166,23 @@ describe('the console’s admin operations', () => {
     const drifted = await t.admin<{ board: { buckets: { period: string; region: string | null; drift: number; size: number }[] } }>(BUCKETS, { id: BOARD });
     const allTime = drifted.data!.board.buckets.find((bucket) => bucket.period === 'ALL_TIME' && bucket.region === null)!;
     expect(allTime.drift).toBe(1);
-    expect((await t.admin<{ standing: unknown }>(`query($p: ID!) { standing(board: "${BOARD}", playerId: $p) { rank } }`, { p: lost })).data!.standing).toBeNull();
+    expect(
+      (await t.admin<{ standing: unknown }>(`query($p: ID!) { standing(board: "${BOARD}", playerId: $p) { rank } }`, { p: lost })).data!.standing,
+    ).toBeNull();
 
-    const started = await t.admin<{ startRebuild: { id: string; state: string; rowsTotal: number; board: { id: string } } }>(START_REBUILD, { board: BOARD, period: 'ALL_TIME' });
+    const started = await t.admin<{ startRebuild: { id: string; state: string; rowsTotal: number; board: { id: string } } }>(START_REBUILD, {
+      board: BOARD,
+      period: 'ALL_TIME',
+    });
     expect(started.errors).toBeUndefined();
-    expect(started.data!.startRebuild).toMatchObject({ __typename: 'Rebuild', board: { __typename: 'Board', id: BOARD }, period: 'ALL_TIME', bucket: 'all', region: null, rowsTotal: ranked(sent).length });
+    expect(started.data!.startRebuild).toMatchObject({
+      __typename: 'Rebuild',
+      board: { __typename: 'Board', id: BOARD },
+      period: 'ALL_TIME',
+      bucket: 'all',
+      region: null,
+      rowsTotal: ranked(sent).length,
+    });
     const { id } = started.data!.startRebuild;
     type Job = { state: string; rowsRead: number; rowsTotal: number; size: number | null; finishedAt: string | null };
     let job: Job | undefined;
@@ -186,7 +211,17 @@ describe('the console’s admin operations', () => {
 
   it('answers a rebuild whose process stopped beating as FAILED rather than RUNNING for ever', async () => {
     const jobs = createRebuildJobs(t.redis, { staleMs: 200 });
-    await t.redis.hset('rebuild-job:orphan', { boardId: BOARD, period: 'ALL_TIME', bucket: 'all', region: '', state: 'RUNNING', rowsRead: 3, rowsTotal: 9, startedAt: Date.now(), beatAt: Date.now() });
+    await t.redis.hset('rebuild-job:orphan', {
+      boardId: BOARD,
+      period: 'ALL_TIME',
+      bucket: 'all',
+      region: '',
+      state: 'RUNNING',
+      rowsRead: 3,
+      rowsTotal: 9,
+      startedAt: Date.now(),
+      beatAt: Date.now(),
+    });
     expect(await jobs.find('orphan')).toMatchObject({ state: 'RUNNING', rowsRead: 3, rowsTotal: 9, error: null });
     await expect.poll(async () => (await jobs.find('orphan'))?.state, { timeout: 5_000, interval: 50 }).toBe('FAILED');
     expect((await jobs.find('orphan'))!.error).toContain('stopped');
@@ -194,7 +229,8 @@ describe('the console’s admin operations', () => {
   });
 
   it('finds players by id prefix, by a piece of their name in any case, and by the exact id of one without a profile', async () => {
-    const search = async (text: string) => (await t.admin<{ searchPlayers: { id: string; displayName: string | null }[] }>(SEARCH, { text, first: 20 })).data!.searchPlayers;
+    const search = async (text: string) =>
+      (await t.admin<{ searchPlayers: { id: string; displayName: string | null }[] }>(SEARCH, { text, first: 20 })).data!.searchPlayers;
     expect(await search('p-')).toEqual([
       { __typename: 'Player', id: 'p-ada', displayName: 'Ada Lovelace' },
       { __typename: 'Player', id: 'p-grace', displayName: 'Grace Hopper' },
@@ -225,9 +261,15 @@ describe('the console’s admin operations', () => {
       const rank = order.findIndex((row) => row.playerId === playerId);
       return rank < 0 ? [] : [{ ...at, score: order[rank]!.score, standing: { rank: rank + 1, score: order[rank]!.score } }];
     });
-    expect(detail.boardScores.map(({ period, bucket, region, score, standing }) => ({ period, bucket, region, score, standing: standing && { rank: standing.rank, score: standing.score } }))).toEqual(
-      expect.arrayContaining(buckets),
-    );
+    expect(
+      detail.boardScores.map(({ period, bucket, region, score, standing }) => ({
+        period,
+        bucket,
+        region,
+        score,
+        standing: standing && { rank: standing.rank, score: standing.score },
+      })),
+    ).toEqual(expect.arrayContaining(buckets));
     expect(detail.boardScores).toHaveLength(buckets.length);
     const latest = sent
       .filter((row) => row.playerId === playerId)
@@ -242,9 +284,17 @@ describe('the console’s admin operations', () => {
     expect((await t.admin(FLAG, { playerId: 'p-ada', reason: '  impossible lap times  ' })).errors).toBeUndefined();
     const flagged = await t.admin<{ flaggedPlayers: unknown[] }>(FLAGGED);
     expect(flagged.data!.flaggedPlayers).toEqual([
-      { __typename: 'PlayerFlag', reason: 'impossible lap times', flaggedAt: NOW.toISOString(), player: { __typename: 'Player', id: 'p-ada', displayName: 'Ada Lovelace' } },
+      {
+        __typename: 'PlayerFlag',
+        reason: 'impossible lap times',
+        flaggedAt: NOW.toISOString(),
+        player: { __typename: 'Player', id: 'p-ada', displayName: 'Ada Lovelace' },
+      },
     ]);
-    const detail = await t.admin<{ searchPlayers: { flag: { reason: string } | null; boardScores: { standing: unknown }[] }[] }>(PLAYER, { id: 'p-ada', first: 1 });
+    const detail = await t.admin<{ searchPlayers: { flag: { reason: string } | null; boardScores: { standing: unknown }[] }[] }>(PLAYER, {
+      id: 'p-ada',
+      first: 1,
+    });
     expect(detail.data!.searchPlayers[0]!.flag).toMatchObject({ reason: 'impossible lap times' });
     // Hidden from every bucket, their board scores kept.
     expect(detail.data!.searchPlayers[0]!.boardScores.length).toBeGreaterThan(0);
@@ -254,7 +304,10 @@ describe('the console’s admin operations', () => {
   });
 
   it('makes an API key shown once, lists keys without the key, and revokes it so that it is refused at once', { timeout: 20_000 }, async () => {
-    const created = await t.admin<{ createApiKey: { key: string; apiKey: { id: string; name: string; role: string; revokedAt: string | null } } }>(CREATE_KEY, { name: 'EU game servers', role: 'SERVER' });
+    const created = await t.admin<{ createApiKey: { key: string; apiKey: { id: string; name: string; role: string; revokedAt: string | null } } }>(CREATE_KEY, {
+      name: 'EU game servers',
+      role: 'SERVER',
+    });
     expect(created.errors).toBeUndefined();
     const { key, apiKey } = created.data!.createApiKey;
     expect(key).toMatch(/^lb_server_[A-Za-z0-9_-]{43}$/);

@@ -50,7 +50,10 @@ describe('the console files over HTTP', () => {
     }
     for (const [path, type] of [
       ['/console/console.css', 'text/css; charset=utf-8'],
-      ...['console', 'session', 'documents', 'dom', 'router', 'boards', 'players', 'operations'].map((module) => [`/console/${module}.js`, 'text/javascript; charset=utf-8']),
+      ...['console', 'session', 'documents', 'dom', 'router', 'boards', 'players', 'operations'].map((module) => [
+        `/console/${module}.js`,
+        'text/javascript; charset=utf-8',
+      ]),
       ['/console/graphql-ws/client.js', 'text/javascript; charset=utf-8'],
     ]) {
       const file = await fetch(`${t.url}${path}`);
@@ -126,7 +129,9 @@ describe.skipIf(!hasChromium)('the console', () => {
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
     t = await startTestApp({ seasonCloseIntervalMs: 60_000 });
-    const created = await t.admin(`mutation { createBoard(input: { id: "${BOARD}", title: "Arena", maxScore: 1000000, periods: [ALL_TIME, DAILY, SEASON], regions: ["eu", "us"] }) { id } }`);
+    const created = await t.admin(
+      `mutation { createBoard(input: { id: "${BOARD}", title: "Arena", maxScore: 1000000, periods: [ALL_TIME, DAILY, SEASON], regions: ["eu", "us"] }) { id } }`,
+    );
     expect(created.errors).toBeUndefined();
     for (const [id, displayName] of [
       ['p01', 'Ada Lovelace'],
@@ -181,7 +186,16 @@ describe.skipIf(!hasChromium)('the console', () => {
   it('lists boards and creates one; its settings are shown, and edited', { timeout: 60_000 }, async () => {
     await open('#/boards');
     await page.locator(`tr[data-board="${BOARD}"]`).waitFor();
-    expect(await page.locator(`tr[data-board="${BOARD}"] td`).allTextContents()).toEqual(['arena', 'Arena', 'high first', 'best', 'ALL_TIME, SEASON, DAILY', 'eu, us', '1', '—']);
+    expect(await page.locator(`tr[data-board="${BOARD}"] td`).allTextContents()).toEqual([
+      'arena',
+      'Arena',
+      'high first',
+      'best',
+      'ALL_TIME, SEASON, DAILY',
+      'eu, us',
+      '1',
+      '—',
+    ]);
     await page.fill('#create-board [name=id]', 'sprint-100m');
     await page.fill('#create-board [name=title]', 'Sprint 100 m');
     await page.fill('#create-board [name=maxScore]', '600000');
@@ -193,10 +207,18 @@ describe.skipIf(!hasChromium)('the console', () => {
     await page.waitForURL(/#\/boards\/sprint-100m$/);
     await page.locator('.settings').waitFor();
     const settings = await page.$$eval('.settings dt, .settings dd', (cells) => cells.map((cell) => cell.textContent));
-    expect(settings).toEqual(expect.arrayContaining(['Order', 'Lower scores first', 'Periods', 'ALL_TIME, WEEKLY', 'Regions', 'eu, asia', 'Max score', '600,000']));
+    expect(settings).toEqual(
+      expect.arrayContaining(['Order', 'Lower scores first', 'Periods', 'ALL_TIME, WEEKLY', 'Regions', 'eu, asia', 'Max score', '600,000']),
+    );
     // The API holds it as the form said.
     const stored = await t.admin<{ board: Record<string, unknown> }>(`query { board(id: "sprint-100m") { title order periods regions maxScore } }`);
-    expect(stored.data!.board).toEqual({ title: 'Sprint 100 m', order: 'LOW_FIRST', periods: ['ALL_TIME', 'WEEKLY'], regions: ['eu', 'asia'], maxScore: 600_000 });
+    expect(stored.data!.board).toEqual({
+      title: 'Sprint 100 m',
+      order: 'LOW_FIRST',
+      periods: ['ALL_TIME', 'WEEKLY'],
+      regions: ['eu', 'asia'],
+      maxScore: 600_000,
+    });
 
     // Edited: a new title and a region added are saved; a maxScore this LOW_FIRST board cannot take is refused, saying why.
     await page.fill('#edit-board [name=title]', 'Sprint 100 m — Finals');
@@ -250,7 +272,9 @@ describe.skipIf(!hasChromium)('the console', () => {
 
     // Another bucket from the picker: the eu list, live and paged.
     await page.selectOption('.bucket-picker [name=region]', 'eu');
-    await expect.poll(async () => (await standingRows('.live-top')).length, { timeout: 10_000 }).toBe(Math.min(10, ranked(sent.filter((row) => row.region === 'eu')).length));
+    await expect
+      .poll(async () => (await standingRows('.live-top')).length, { timeout: 10_000 })
+      .toBe(Math.min(10, ranked(sent.filter((row) => row.region === 'eu')).length));
     await expect.poll(() => standingRows('.live-top')).toEqual(ranked(sent.filter((row) => row.region === 'eu')).slice(0, 10));
     await shot('05-board-live-top-eu');
     await expectKeyNotStored();
@@ -288,7 +312,9 @@ describe.skipIf(!hasChromium)('the console', () => {
     // Scheduling (on a board of its own, since a season scheduled ahead cannot be closed before it
     // starts and no season may overlap it) sends startsAt, and the season is scheduled.
     const AHEAD = 'Ahead-EU';
-    expect((await t.admin(`mutation { createBoard(input: { id: "${AHEAD}", title: "Ahead", maxScore: 1000, periods: [ALL_TIME, SEASON] }) { id } }`)).errors).toBeUndefined();
+    expect(
+      (await t.admin(`mutation { createBoard(input: { id: "${AHEAD}", title: "Ahead", maxScore: 1000, periods: [ALL_TIME, SEASON] }) { id } }`)).errors,
+    ).toBeUndefined();
     await open(`#/boards/${AHEAD}`);
     await page.locator('#start-season').waitFor();
     const scheduled = page.waitForRequest((request) => request.url().endsWith('/graphql') && (request.postData() ?? '').includes('ConsoleScheduleSeason'));
@@ -297,9 +323,13 @@ describe.skipIf(!hasChromium)('the console', () => {
     await page.click('#start-season button[type=submit]');
     const body = JSON.parse((await scheduled).postData()!) as { variables: Record<string, unknown> };
     expect(body.variables).toMatchObject({ board: AHEAD, name: 'Scheduled cup', startsAt: '2036-01-05T18:00:00.000Z', endsAt: null });
-    await expect.poll(async () => (await t.admin<{ board: { seasons: { name: string; startsAt: string }[] } }>(`query { board(id: "${AHEAD}") { seasons { name startsAt } } }`)).data!.board.seasons).toEqual([
-      { name: 'Scheduled cup', startsAt: '2036-01-05T18:00:00.000Z' },
-    ]);
+    await expect
+      .poll(
+        async () =>
+          (await t.admin<{ board: { seasons: { name: string; startsAt: string }[] } }>(`query { board(id: "${AHEAD}") { seasons { name startsAt } } }`)).data!
+            .board.seasons,
+      )
+      .toEqual([{ name: 'Scheduled cup', startsAt: '2036-01-05T18:00:00.000Z' }]);
 
     const start = page.waitForRequest((request) => (request.postData() ?? '').includes('ConsoleStartSeason'));
     await open(`#/boards/${BOARD}`);
@@ -309,21 +339,26 @@ describe.skipIf(!hasChromium)('the console', () => {
     expect((JSON.parse((await start).postData()!) as { variables: Record<string, unknown> }).variables).not.toHaveProperty('startsAt');
     await page.locator('.current-season').waitFor();
     expect(await page.locator('.current-season').textContent()).toContain('Winter cup');
-    const { board } = (await t.admin<{ board: { currentSeason: { id: string; startsAt: string } } }>(`query { board(id: "${BOARD}") { currentSeason { id startsAt } } }`)).data!;
+    const { board } = (
+      await t.admin<{ board: { currentSeason: { id: string; startsAt: string } } }>(`query { board(id: "${BOARD}") { currentSeason { id startsAt } } }`)
+    ).data!;
 
     // Results achieved in the season (it opens a moment after it is started).
     const opens = new Date(board.currentSeason.startsAt).getTime();
     await expect.poll(() => Date.now() >= opens, { timeout: 5_000, interval: 50 }).toBe(true);
     const inSeason: Sent[] = [];
-    for (const [playerId, score] of [['p02', 5_000], ['p03', 7_000], ['p04', 6_000], ['p02', 9_000]] as const) {
+    for (const [playerId, score] of [
+      ['p02', 5_000],
+      ['p03', 7_000],
+      ['p04', 6_000],
+      ['p02', 9_000],
+    ] as const) {
       await submit(playerId, score);
       inSeason.push(sent.at(-1)!);
     }
     // The season's bucket: counted in the buckets (after a refresh), and live in the picker.
     await page.click('#refresh-buckets');
-    await expect
-      .poll(() => page.locator('#buckets tr[data-period="SEASON"][data-region=""] td').nth(3).textContent())
-      .toBe(String(ranked(inSeason).length));
+    await expect.poll(() => page.locator('#buckets tr[data-period="SEASON"][data-region=""] td').nth(3).textContent()).toBe(String(ranked(inSeason).length));
     await page.selectOption('.bucket-picker [name=period]', 'SEASON');
     await expect.poll(() => standingRows('.live-top'), { timeout: 10_000 }).toEqual(ranked(inSeason));
     await shot('08-board-season-open');
@@ -339,7 +374,7 @@ describe.skipIf(!hasChromium)('the console', () => {
     await expectKeyNotStored();
   });
 
-  it("finds a player, shows their standing in every bucket and recent results, flags and unflags them", { timeout: 60_000 }, async () => {
+  it('finds a player, shows their standing in every bucket and recent results, flags and unflags them', { timeout: 60_000 }, async () => {
     await page.click('a[data-section=players]');
     await page.fill('#search [name=text]', 'bob');
     await page.click('#search button[type=submit]');
@@ -355,7 +390,12 @@ describe.skipIf(!hasChromium)('the console', () => {
     const globalAllTime = rankOf(sent);
     const euAllTime = rankOf(sent.filter((row) => row.region === 'eu'));
     const shown = await page.$$eval('table[aria-label="Standings"] tbody tr', (rows) =>
-      rows.map((row) => ({ period: (row as HTMLElement).dataset.period, region: (row as HTMLElement).dataset.region, score: row.children[4]!.textContent, rank: row.children[5]!.textContent })),
+      rows.map((row) => ({
+        period: (row as HTMLElement).dataset.period,
+        region: (row as HTMLElement).dataset.region,
+        score: row.children[4]!.textContent,
+        rank: row.children[5]!.textContent,
+      })),
     );
     expect(shown).toEqual(
       expect.arrayContaining([
@@ -372,7 +412,12 @@ describe.skipIf(!hasChromium)('the console', () => {
     await page.fill('#flag-form [name=reason]', 'Impossible scores in the eu arena');
     await page.click('#flag-form button[type=submit]');
     await expect.poll(() => page.locator('.flag-note').textContent()).toContain('Impossible scores in the eu arena');
-    expect(await page.$$eval('table[aria-label="Standings"] tbody tr', (rows) => rows.map((row) => row.children[5]!.textContent))).toEqual(['—', '—', '—', '—']);
+    expect(await page.$$eval('table[aria-label="Standings"] tbody tr', (rows) => rows.map((row) => row.children[5]!.textContent))).toEqual([
+      '—',
+      '—',
+      '—',
+      '—',
+    ]);
     await shot('13-player-flagged');
 
     await page.click('a[data-section=moderation]');

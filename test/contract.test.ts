@@ -15,7 +15,12 @@ describe('the public contract', () => {
   it('the contract holds every type and field of the shared design it was kept from', () => {
     // The repository's copy only ever adds to what the service was designed against: nothing removed or retyped.
     const contract = buildSchema(readFileSync(contractUrl, 'utf8'));
-    expect(contract.getMutationType()?.getFields().startSeason?.args.map((arg) => arg.name)).toEqual(['board', 'name', 'endsAt', 'startsAt']);
+    expect(
+      contract
+        .getMutationType()
+        ?.getFields()
+        .startSeason?.args.map((arg) => arg.name),
+    ).toEqual(['board', 'name', 'endsAt', 'startsAt']);
     for (const type of ['Board', 'Season', 'Player', 'Standing', 'TopBoard', 'StandingConnection', 'SubmitScorePayload', 'Query', 'Mutation', 'Subscription']) {
       expect(contract.getType(type), type).toBeDefined();
     }

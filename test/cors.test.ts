@@ -18,7 +18,11 @@ const cors = (response: Response) => ({
 function threeWays(t: TestApp, origin: string) {
   return Promise.all([
     fetch(`${t.url}/graphql`, { method: 'POST', headers: { origin, 'content-type': 'application/json' }, body: JSON.stringify({ query: QUERY }) }),
-    fetch(`${t.url}/graphql`, { method: 'POST', headers: { origin, 'content-type': 'application/graphql+json', accept: 'application/graphql-response+json' }, body: JSON.stringify({ query: QUERY }) }),
+    fetch(`${t.url}/graphql`, {
+      method: 'POST',
+      headers: { origin, 'content-type': 'application/graphql+json', accept: 'application/graphql-response+json' },
+      body: JSON.stringify({ query: QUERY }),
+    }),
     fetch(`${t.url}/graphql?query=${encodeURIComponent(QUERY)}`, { headers: { origin } }),
   ]);
 }

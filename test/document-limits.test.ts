@@ -110,10 +110,9 @@ describe('documents a generated client makes', () => {
   beforeAll(async () => {
     t = await startTestApp();
     ws = createClient({ url: `${t.url.replace('http', 'ws')}/graphql`, webSocketImpl: WebSocket, retryAttempts: 0, connectionParams: auth });
-    const created = await t.admin(
-      `mutation($input: CreateBoardInput!) { createBoard(input: $input) { id } }`,
-      { input: { id: 'arena', title: 'Arena', maxScore: 1_000_000, periods: ['ALL_TIME', 'SEASON', 'MONTHLY', 'WEEKLY', 'DAILY'], regions: ['eu'] } },
-    );
+    const created = await t.admin(`mutation($input: CreateBoardInput!) { createBoard(input: $input) { id } }`, {
+      input: { id: 'arena', title: 'Arena', maxScore: 1_000_000, periods: ['ALL_TIME', 'SEASON', 'MONTHLY', 'WEEKLY', 'DAILY'], regions: ['eu'] },
+    });
     expect(created.errors).toBeUndefined();
     const started = await t.admin<{ startSeason: { id: string } }>(`mutation { startSeason(board: "arena", name: "One") { id } }`);
     seasonId = started.data!.startSeason.id;
@@ -187,10 +186,9 @@ describe('documents a generated client makes', () => {
           pageInfo { endCursor hasNextPage } } }`,
       variables,
     );
-    const strip = (value: unknown): unknown =>
-      JSON.parse(JSON.stringify(value), (key, inner: unknown) => (key === '__typename' ? undefined : inner));
+    const strip = (value: unknown): unknown => JSON.parse(JSON.stringify(value), (key, inner: unknown) => (key === '__typename' ? undefined : inner));
     expect(strip(deep.data)).toEqual({ standings: (plain.data as { standings: unknown }).standings });
-    expect(((plain.data as { standings: { edges: unknown[] } }).standings.edges).length).toBe(4);
+    expect((plain.data as { standings: { edges: unknown[] } }).standings.edges.length).toBe(4);
   });
 
   /** Documents over each limit, and what each must say. */
@@ -236,7 +234,10 @@ describe('the depth limit', () => {
     }),
     plugins: [...useDocumentLimits({ depth: 4 })],
   });
-  const ask = async (query: string) => (await (await yoga.fetch('http://yoga/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) })).json()) as Answer;
+  const ask = async (query: string) =>
+    (await (
+      await yoga.fetch('http://yoga/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) })
+    ).json()) as Answer;
 
   it('counts fields through nested fragments and inline fragments, not the spreads', async () => {
     const query = `{ __typename node { __typename ...A } }

@@ -22,8 +22,14 @@ describe.skipIf(!hasChromium)('GraphiQL in Chromium, without internet', () => {
   let browser: Browser;
   beforeAll(async () => {
     t = await startTestApp();
-    expect((await t.server('mutation { submitScore(input: {board: "global", playerId: "ada", score: 4200, matchId: "m1"}) { duplicate } }')).errors).toBeUndefined();
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+    expect(
+      (await t.server('mutation { submitScore(input: {board: "global", playerId: "ada", score: 4200, matchId: "m1"}) { duplicate } }')).errors,
+    ).toBeUndefined();
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
   }, 60_000);
   afterAll(async () => {
     await browser?.close();
@@ -86,10 +92,15 @@ describe('GRAPHIQL=false and INTROSPECTION=false', () => {
     expect(get.errors?.[0]?.extensions?.code).toBe('GRAPHQL_VALIDATION_FAILED');
     const client = createClient({ url: `${t.url.replace('http', 'ws')}/graphql`, webSocketImpl: WebSocket, retryAttempts: 0 });
     // graphql-ws hands validation errors to the subscriber as its error: the iterator rejects with them.
-    const overWs: unknown = await client.iterate({ query: INTROSPECT }).next().catch((errors: unknown) => errors);
+    const overWs: unknown = await client
+      .iterate({ query: INTROSPECT })
+      .next()
+      .catch((errors: unknown) => errors);
     await client.dispose();
     expect(JSON.stringify(overWs)).toMatch(/introspection has been disabled/i);
-    expect(await t.gql('{ __typename top(board: "global") { __typename size } }')).toEqual({ data: { __typename: 'Query', top: { __typename: 'TopBoard', size: 0 } } });
+    expect(await t.gql('{ __typename top(board: "global") { __typename size } }')).toEqual({
+      data: { __typename: 'Query', top: { __typename: 'TopBoard', size: 0 } },
+    });
   });
 });
 

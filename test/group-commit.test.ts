@@ -35,7 +35,14 @@ interface Answer {
   standings: { period: string; bucket: string; region: string | null; standing: { rank: number; score: number } }[];
 }
 
-const toInput = (r: ModelResult) => ({ board: r.board, playerId: r.playerId, matchId: r.matchId, score: r.score, region: r.region, achievedAt: r.achievedAt.toISOString() });
+const toInput = (r: ModelResult) => ({
+  board: r.board,
+  playerId: r.playerId,
+  matchId: r.matchId,
+  score: r.score,
+  region: r.region,
+  achievedAt: r.achievedAt.toISOString(),
+});
 const keyOf = (r: ModelResult) => `${r.board}/${r.matchId}/${r.playerId}`;
 
 /** One call: a single submitScore, or a batch; answers one Answer per result, or the call's error code. */
@@ -63,7 +70,15 @@ describe('group commit', () => {
     });
     for (const board of BOARDS) {
       const created = await t.admin(`mutation($input: CreateBoardInput!) { createBoard(input: $input) { id } }`, {
-        input: { id: board.id, title: board.id, order: board.order, aggregate: board.aggregate, maxScore: MAX_SCORE, periods: board.periods, regions: board.regions },
+        input: {
+          id: board.id,
+          title: board.id,
+          order: board.order,
+          aggregate: board.aggregate,
+          maxScore: MAX_SCORE,
+          periods: board.periods,
+          regions: board.regions,
+        },
       });
       expect(created.errors).toBeUndefined();
     }
@@ -89,7 +104,7 @@ describe('group commit', () => {
     // Calls: singles and batches of up to 40; about one result in six is sent again by another
     // call at the same time, and some batches hold the same result twice.
     const calls: { results: ModelResult[]; single: boolean }[] = [];
-    for (let i = 0; i < originals.length; ) {
+    for (let i = 0; i < originals.length;) {
       const single = next() < 0.4;
       const size = single ? 1 : 1 + Math.floor(next() * 40);
       const results = originals.slice(i, i + size);
@@ -121,7 +136,10 @@ describe('group commit', () => {
         // own part (the board score after its write).
         const board = BOARDS.find((b) => b.id === result.board)!;
         const day = result.achievedAt.toISOString().slice(0, 10);
-        const expected = [['ALL_TIME', 'all'], ['DAILY', day]].flatMap(([period, bucket]) => [null, result.region].filter((r, i) => i === 0 || r).map((region) => `${period}|${bucket}|${region ?? ''}`));
+        const expected = [
+          ['ALL_TIME', 'all'],
+          ['DAILY', day],
+        ].flatMap(([period, bucket]) => [null, result.region].filter((r, i) => i === 0 || r).map((region) => `${period}|${bucket}|${region ?? ''}`));
         expect(payload.standings.map((s) => `${s.period}|${s.bucket}|${s.region ?? ''}`).sort(), keyOf(result)).toEqual(expected.sort());
         for (const { standing } of payload.standings) {
           if (board.aggregate === 'SUM' || board.order === 'HIGH_FIRST') expect(standing.score).toBeGreaterThanOrEqual(result.score);
@@ -152,11 +170,15 @@ describe('group commit', () => {
     });
 
     // PostgreSQL holds exactly the model's board scores, and every view of the index shows them.
-    const rows = await t.database.sql<{ board_id: string; period: string; bucket: string; region: string; player_id: string; score: number; reached_ms: number }[]>`
+    const rows = await t.database.sql<
+      { board_id: string; period: string; bucket: string; region: string; player_id: string; score: number; reached_ms: number }[]
+    >`
       select board_id, period, bucket, region, player_id, score, round(extract(epoch from reached_at) * 1000)::float8 as reached_ms
       from board_scores where board_id like 'gc-%'`;
     const stored = rows.map((r) => `${r.board_id}|${r.period}|${r.bucket}|${r.region}|${r.player_id}|${r.score}|${r.reached_ms}`).sort();
-    const modelled = buckets.flatMap((b) => b.ranked.map((e) => `${b.board.id}|${b.period}|${b.label}|${b.region ?? ''}|${e.playerId}|${e.score}|${e.reachedAt}`)).sort();
+    const modelled = buckets
+      .flatMap((b) => b.ranked.map((e) => `${b.board.id}|${b.period}|${b.label}|${b.region ?? ''}|${e.playerId}|${e.score}|${e.reachedAt}`))
+      .sort();
     expect(stored).toEqual(modelled);
     for (const bucket of buckets) await expectBucketMatches(t, bucket, { players: [], friendsOf: {} });
     const [logged] = await t.database.sql<{ n: number }[]>`select count(*)::int as n from results where board_id like 'gc-%'`;
@@ -256,11 +278,14 @@ describe('the group commit itself', () => {
 
   it('a group that throws fails its items only; the next group runs', async () => {
     let calls = 0;
-    const commits = createGroupCommit<number, number>(async (items) => {
-      calls += 1;
-      if (calls === 1) throw new Error('store away');
-      return items.map((item) => ({ ok: item * 2 }));
-    }, { maxInFlight: 1 });
+    const commits = createGroupCommit<number, number>(
+      async (items) => {
+        calls += 1;
+        if (calls === 1) throw new Error('store away');
+        return items.map((item) => ({ ok: item * 2 }));
+      },
+      { maxInFlight: 1 },
+    );
     const failed = commits.submit(1, 1);
     const next = commits.submit(2, 1);
     await expect(failed).rejects.toThrow('store away');
@@ -276,7 +301,8 @@ describe('the group commit under a store that hangs', () => {
       async (items, _committed, signal) => {
         ran.push(items);
         // The first group's store never answers; it gives up when its signal fires.
-        if (items.includes('stuck')) await Promise.race([hung, new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason as Error)))]);
+        if (items.includes('stuck'))
+          await Promise.race([hung, new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason as Error)))]);
         return items.map((item) => ({ ok: `${item} done` }));
       },
       { maxInFlight: 1 },
@@ -347,25 +373,33 @@ describe('a batch answers each result as of its own moment', () => {
 
   it.each(BOARDS)('$aggregate $order: the score and rank after each result, not after the whole batch', async (board) => {
     const id = `${board.id}-moment`;
-    const results: [string, number][] = [['ana', 10], ['bo', 25], ['ana', 20], ['cy', 5], ['ana', 1], ['bo', 3]];
+    const results: [string, number][] = [
+      ['ana', 10],
+      ['bo', 25],
+      ['ana', 20],
+      ['cy', 5],
+      ['ana', 1],
+      ['bo', 3],
+    ];
     // The plain fold: each player's score after each result, and their rank among those seen so far.
     const scores = new Map<string, { score: number; at: number }>();
     const better = (a: { score: number; at: number }, b: { score: number; at: number }) =>
       a.score !== b.score ? (board.order === 'HIGH_FIRST' ? a.score > b.score : a.score < b.score) : a.at < b.at;
     const expected = results.map(([player, score], i) => {
       const old = scores.get(player);
-      const next =
-        board.aggregate === 'SUM'
-          ? { score: (old?.score ?? 0) + score, at: i }
-          : !old || better({ score, at: i }, old)
-            ? { score, at: i }
-            : old;
+      const next = board.aggregate === 'SUM' ? { score: (old?.score ?? 0) + score, at: i } : !old || better({ score, at: i }, old) ? { score, at: i } : old;
       scores.set(player, next);
       const rank = 1 + [...scores.entries()].filter(([other, entry]) => other !== player && better(entry, next)).length;
       return { rank, score: next.score };
     });
     const response = await t.server<{ submitScores: Answer[] }>(SUBMIT_MANY, {
-      inputs: results.map(([playerId, score], i) => ({ board: id, playerId, score, matchId: `m${i}`, achievedAt: new Date(NOW.getTime() - 60_000 + i * 1_000).toISOString() })),
+      inputs: results.map(([playerId, score], i) => ({
+        board: id,
+        playerId,
+        score,
+        matchId: `m${i}`,
+        achievedAt: new Date(NOW.getTime() - 60_000 + i * 1_000).toISOString(),
+      })),
     });
     expect(response.errors).toBeUndefined();
     expect(response.data!.submitScores.map((answer) => answer.standings.find((s) => s.period === 'ALL_TIME')!.standing)).toEqual(expected);

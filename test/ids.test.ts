@@ -10,7 +10,7 @@ const NAME_RULE = 'letters (A-Z, a-z), digits, _, - and . (case-sensitive)';
 const codeOf = (response: GraphQLResponse) => response.errors?.[0]?.extensions?.code;
 
 /** The ids studios use: mixed-case boards and regions, and player ids in any script. */
-const players = ['Jürgen', '玩家一', 'Ωmega', 'dragon🐉', 'O\'Brien', 'ascii-player', 'Zoë.K'];
+const players = ['Jürgen', '玩家一', 'Ωmega', 'dragon🐉', "O'Brien", 'ascii-player', 'Zoë.K'];
 
 describe('the ids studios use', () => {
   let t: TestApp;
@@ -55,13 +55,16 @@ describe('the ids studios use', () => {
         standing: { rank: number } | null;
         around: { player: { id: string } }[];
         board: { size: number };
-      }>(`query($p: ID!) {
+      }>(
+        `query($p: ID!) {
         top(${args}, limit: 100) { entries { rank score player { id } } }
         standings(${args}, first: 100) { edges { node { player { id } } } }
         standing(${args}, playerId: $p) { rank }
         around(${args}, playerId: $p, radius: 1) { player { id } }
         board(id: "NA-Ranked") { size(period: WEEKLY${region ? `, region: "${region}"` : ''}) }
-      }`, { p: '玩家一' });
+      }`,
+        { p: '玩家一' },
+      );
       expect(response.errors).toBeUndefined();
       expect(response.data!.top.entries.map((entry) => entry.player.id)).toEqual(expected.map((entry) => entry.id));
       expect(response.data!.standings.edges.map((edge) => edge.node.player.id)).toEqual(expected.map((entry) => entry.id));
@@ -96,7 +99,9 @@ describe('the ids studios use', () => {
     // Many studios' player and match ids are integers; GraphQL's ID takes them and means the string.
     const sent = await t.server(SUBMIT, { input: { board: 'NA-Ranked', playerId: 7_000_001, score: 250, matchId: 9_001, region: 'EU' } });
     expect(sent.errors).toBeUndefined();
-    const replay = await t.server<{ submitScore: { duplicate: boolean } }>(SUBMIT, { input: { board: 'NA-Ranked', playerId: '7000001', score: 250, matchId: '9001', region: 'EU' } });
+    const replay = await t.server<{ submitScore: { duplicate: boolean } }>(SUBMIT, {
+      input: { board: 'NA-Ranked', playerId: '7000001', score: 250, matchId: '9001', region: 'EU' },
+    });
     expect(replay.data?.submitScore.duplicate).toBe(true);
     const read = await t.gql<{ byVariable: { player: { id: string } } | null; byLiteral: { player: { id: string } } | null }>(
       `query($p: ID!) { byVariable: standing(board: "NA-Ranked", playerId: $p) { player { id } } byLiteral: standing(board: "NA-Ranked", playerId: 7000001) { player { id } } }`,
@@ -139,19 +144,33 @@ describe('the ids studios use', () => {
       const printable = 'printable characters only';
       await refusedWithRule(t.gql(`query($p: ID!) { player(id: $p) { id } }`, { p: 'a\u0000b' }), printable);
       await refusedWithRule(t.gql(`query($p: ID!) { standing(board: "NA-Ranked", playerId: $p) { rank } }`, { p: 'a\u0000b' }), printable);
-      await refusedWithRule(t.gql(`query($s: ID!) { seasonResults(board: "NA-Ranked", season: $s) { pageInfo { hasNextPage } } }`, { s: 's1\u0000' }), 'season id');
+      await refusedWithRule(
+        t.gql(`query($s: ID!) { seasonResults(board: "NA-Ranked", season: $s) { pageInfo { hasNextPage } } }`, { s: 's1\u0000' }),
+        'season id',
+      );
     });
     it('a player id with a bidirectional override, and a display name with one', async () => {
       await refusedWithRule(t.server(SUBMIT, { input: { board: 'NA-Ranked', playerId: 'evil\u202Eenip', score: 1, matchId: 'm' } }), 'bidirectional');
       for (const name of ['\u202Enimda', 'ad\u2066min', 'a\u200Fb', 'tab\tname']) {
-        await refusedWithRule(t.server(`mutation($n: String) { upsertPlayer(input: { id: "spoofer", displayName: $n }) { id } }`, { n: name }), 'bidirectional');
+        await refusedWithRule(
+          t.server(`mutation($n: String) { upsertPlayer(input: { id: "spoofer", displayName: $n }) { id } }`, { n: name }),
+          'bidirectional',
+        );
       }
       expect((await t.gql<{ player: null }>(`{ player(id: "spoofer") { id } }`)).data?.player).toBeNull();
     });
   });
 
   describe('date-times not on the calendar are refused, not rolled over', () => {
-    for (const when of ['2037-02-30T12:00:00Z', '2037-02-29T12:00:00Z', '2037-11-28T24:00:00Z', '2037-11-28T23:60:00Z', '2037-13-01T00:00:00Z', '2037-11-28T12:00:60Z', '2037-11-00T12:00:00Z']) {
+    for (const when of [
+      '2037-02-30T12:00:00Z',
+      '2037-02-29T12:00:00Z',
+      '2037-11-28T24:00:00Z',
+      '2037-11-28T23:60:00Z',
+      '2037-13-01T00:00:00Z',
+      '2037-11-28T12:00:60Z',
+      '2037-11-00T12:00:00Z',
+    ]) {
       it(when, async () => {
         const answer = await t.server(SUBMIT, { input: { board: 'weeklyHighScore', playerId: 'dated', score: 1, matchId: when, achievedAt: when } });
         expect(codeOf(answer), JSON.stringify(answer)).toBe('BAD_USER_INPUT');

@@ -42,7 +42,9 @@ describe('the index guard', () => {
     // A node that holds no marker yet: a new generation, every bucket pending until rebuilt.
     expect((await generation.check())[0]!.claimed).toBe('empty');
     const index = guardReads(createRankingIndex(redis), generation);
-    const reads = Object.entries(INDEX_METHOD_ROLES).filter(([, role]) => role === 'read').map(([method]) => method);
+    const reads = Object.entries(INDEX_METHOD_ROLES)
+      .filter(([, role]) => role === 'read')
+      .map(([method]) => method);
     expect(reads.sort()).toEqual(['around', 'countBetter', 'page', 'size', 'standings', 'top']);
     const calls: Record<string, () => Promise<unknown>> = {
       top: () => index.top(at, 10),

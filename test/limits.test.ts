@@ -41,7 +41,9 @@ describe('limits on what a request may cost', () => {
   it('refuses a chunked body without a declared length with 411', async () => {
     const { request } = await import('node:http');
     const status = await new Promise<number>((resolve, reject) => {
-      const req = request(`${t.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' } }, (res) => resolve(res.statusCode ?? 0));
+      const req = request(`${t.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' } }, (res) =>
+        resolve(res.statusCode ?? 0),
+      );
       req.on('error', reject);
       req.write(JSON.stringify({ query: '{ boards { id } }' }));
       req.end();

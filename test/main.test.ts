@@ -28,7 +28,9 @@ describe('the entry: config, clients, app; and back on SIGTERM', () => {
     const boards = (await (await fetch(`${url}/graphql?query=${encodeURIComponent('{ boards { id order aggregate periods } }')}`)).json()) as {
       data: { boards: unknown[] };
     };
-    expect(boards.data.boards).toEqual([{ id: 'global', order: 'HIGH_FIRST', aggregate: 'BEST', periods: ['ALL_TIME', 'SEASON', 'MONTHLY', 'WEEKLY', 'DAILY'] }]);
+    expect(boards.data.boards).toEqual([
+      { id: 'global', order: 'HIGH_FIRST', aggregate: 'BEST', periods: ['ALL_TIME', 'SEASON', 'MONTHLY', 'WEEKLY', 'DAILY'] },
+    ]);
 
     const exited = new Promise<number | null>((resolve) => service.child.once('exit', resolve));
     const started = Date.now();

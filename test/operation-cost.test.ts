@@ -14,7 +14,11 @@ const BUCKET = { board: 'crowd', period: 'ALL_TIME', bucket: null, region: null 
 const PLAYERS = 1_000;
 
 async function post(t: TestApp, body: unknown): Promise<{ status: number; json: GraphQLResponse | GraphQLResponse[] }> {
-  const response = await fetch(`${t.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${SERVER_KEY}` }, body: JSON.stringify(body) });
+  const response = await fetch(`${t.url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${SERVER_KEY}` },
+    body: JSON.stringify(body),
+  });
   return { status: response.status, json: (await response.json()) as GraphQLResponse };
 }
 const one = async (t: TestApp, body: unknown) => {
@@ -61,7 +65,10 @@ describe('every operation of the contract at its documented maximum', () => {
   });
 
   it('standings(first: 200) with an ordinary selection is accepted on the JSON path', async () => {
-    const answer = await one(t, { query: '{ standings(board: "crowd", first: 200) { edges { cursor node { rank score achievedAt player { id displayName } } } pageInfo { endCursor hasNextPage } } }' });
+    const answer = await one(t, {
+      query:
+        '{ standings(board: "crowd", first: 200) { edges { cursor node { rank score achievedAt player { id displayName } } } pageInfo { endCursor hasNextPage } } }',
+    });
     expect(answer.errors).toBeUndefined();
     expect((answer.data as { standings: { edges: unknown[] } }).standings.edges).toHaveLength(200);
   });
@@ -79,7 +86,14 @@ describe('every operation of the contract at its documented maximum', () => {
       expect(answer.errors, name).toBeUndefined();
       expect(rows(answer.data!), name).toBe(expected[name]);
     }
-    const inputs = Array.from({ length: 1_000 }, (_, i) => ({ board: 'crowd', playerId: `p${i}`, score: i * 7 + 1, matchId: 'max', region: null, achievedAt: null }));
+    const inputs = Array.from({ length: 1_000 }, (_, i) => ({
+      board: 'crowd',
+      playerId: `p${i}`,
+      score: i * 7 + 1,
+      matchId: 'max',
+      region: null,
+      achievedAt: null,
+    }));
     const submitted = await one(t, { query: generated('SubmitScoresRelay').query, operationName: 'SubmitScoresRelay', variables: { inputs } });
     expect(submitted.errors).toBeUndefined();
     expect((submitted.data as { submitScores: unknown[] }).submitScores).toHaveLength(1_000);
@@ -89,7 +103,11 @@ describe('every operation of the contract at its documented maximum', () => {
     const result = await new Promise<GraphQLResponse>((resolve) => {
       const stop = ws.subscribe(
         { query: generated('TopChangedRelay').query, operationName: 'TopChangedRelay', variables: { ...BUCKET, limit: 100 } },
-        { next: (value) => (resolve(value as GraphQLResponse), queueMicrotask(stop)), error: (error) => resolve({ errors: error as GraphQLResponse['errors'] }), complete: () => {} },
+        {
+          next: (value) => (resolve(value as GraphQLResponse), queueMicrotask(stop)),
+          error: (error) => resolve({ errors: error as GraphQLResponse['errors'] }),
+          complete: () => {},
+        },
       );
     });
     expect(result.errors).toBeUndefined();
@@ -103,7 +121,10 @@ describe('every operation of the contract at its documented maximum', () => {
       expect(answer.data ?? null).toBeNull();
       // Three tops of 1,000 entries and their players: 3 × (1 + 1,000 + 1,000).
       expect(answer.errors).toEqual([
-        expect.objectContaining({ message: 'The operation can return 6,003 rows; the limit is 5,000 (1,003 over).', extensions: { code: 'BAD_USER_INPUT', limit: 'cost', maximum: 5_000, found: 6_003 } }),
+        expect.objectContaining({
+          message: 'The operation can return 6,003 rows; the limit is 5,000 (1,003 over).',
+          extensions: { code: 'BAD_USER_INPUT', limit: 'cost', maximum: 5_000, found: 6_003 },
+        }),
       ]);
     }
     expect((await one(t, { query: viaVariables, variables: { n: 10 } })).errors).toBeUndefined();
@@ -114,7 +135,10 @@ describe('every operation of the contract at its documented maximum', () => {
   it('a refused cost answers the same over graphql-ws and over GET', async () => {
     const query = `query($n: Int!) { ${['a', 'b', 'c'].map((alias) => `${alias}: standings(board: "crowd", first: $n) { edges { node { rank player { id } } } }`).join(' ')} }`;
     const overWs = await new Promise<GraphQLResponse>((resolve) => {
-      ws.subscribe({ query, variables: { n: 1_000 } }, { next: (value) => resolve(value as GraphQLResponse), error: (error) => resolve({ errors: error as GraphQLResponse['errors'] }), complete: () => {} });
+      ws.subscribe(
+        { query, variables: { n: 1_000 } },
+        { next: (value) => resolve(value as GraphQLResponse), error: (error) => resolve({ errors: error as GraphQLResponse['errors'] }), complete: () => {} },
+      );
     });
     expect(overWs.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', limit: 'cost', found: 9_003 });
     const search = new URLSearchParams({ query, variables: JSON.stringify({ n: 1_000 }) });
@@ -134,7 +158,10 @@ describe('the read budget is charged by rows', () => {
   it('a batch of heavy reads spends the rows of each, and is refused past the budget', async () => {
     // Each costs 1 + 1,000 + 1,000 = 2,001 rows: two fit in 5,000 a second, the rest do not.
     const heavy = { query: 'query($n: Int!) { top(board: "crowd", limit: $n) { entries { rank player { displayName } } } }', variables: { n: 1_000 } };
-    const { json } = await post(t, Array.from({ length: 10 }, () => heavy));
+    const { json } = await post(
+      t,
+      Array.from({ length: 10 }, () => heavy),
+    );
     const codes = (json as GraphQLResponse[]).map((answer) => answer.errors?.[0]?.extensions?.code ?? 'ok');
     expect(codes.filter((code) => code === 'ok')).toHaveLength(2);
     expect(codes.filter((code) => code === 'RATE_LIMITED')).toHaveLength(8);
@@ -154,7 +181,11 @@ describe('subscriptions are charged and capped', () => {
     new Promise<{ first: GraphQLResponse; stop: () => void }>((resolve) => {
       const stop = client.subscribe(
         { query: 'subscription($l: Int!) { topChanged(board: "crowd", limit: $l) { entries { rank player { id } } } }', variables: { l: limit } },
-        { next: (value) => resolve({ first: value as GraphQLResponse, stop }), error: (error) => resolve({ first: { errors: error as GraphQLResponse['errors'] }, stop }), complete: () => {} },
+        {
+          next: (value) => resolve({ first: value as GraphQLResponse, stop }),
+          error: (error) => resolve({ first: { errors: error as GraphQLResponse['errors'] }, stop }),
+          complete: () => {},
+        },
       );
     });
   beforeAll(async () => {
@@ -179,7 +210,9 @@ describe('subscriptions are charged and capped', () => {
     expect(onB.map(({ first }) => first.errors?.[0]?.extensions?.code ?? 'ok')).toEqual(['ok', 'ok', 'RATE_LIMITED']);
     expect(onB[2]!.first.errors?.[0]?.message).toMatch(/client has 5 subscriptions open/);
     // Over server-sent events too: the client's cap is the process's, whatever the transport.
-    const sse = await fetch(`${t.url}/graphql?query=${encodeURIComponent('subscription { topChanged(board: "crowd", limit: 1) { size } }')}`, { headers: { accept: 'text/event-stream' } });
+    const sse = await fetch(`${t.url}/graphql?query=${encodeURIComponent('subscription { topChanged(board: "crowd", limit: 1) { size } }')}`, {
+      headers: { accept: 'text/event-stream' },
+    });
     const text = await sse.text();
     expect(text).toContain('RATE_LIMITED');
     onA[0]!.stop();
@@ -211,9 +244,20 @@ describe('subscriptions spend the read budget', () => {
     // limit 10 with players: 1 + 10 + 10 = 21 rows; four fit in 100 a second, the fifth does not.
     const query = 'subscription { topChanged(board: "crowd", limit: 10) { entries { rank player { id } } } }';
     const firsts = await Promise.all(
-      Array.from({ length: 5 }, () => new Promise<GraphQLResponse>((resolve) => {
-        client.subscribe({ query }, { next: (value) => resolve(value as GraphQLResponse), error: (error) => resolve({ errors: error as GraphQLResponse['errors'] }), complete: () => {} });
-      })),
+      Array.from(
+        { length: 5 },
+        () =>
+          new Promise<GraphQLResponse>((resolve) => {
+            client.subscribe(
+              { query },
+              {
+                next: (value) => resolve(value as GraphQLResponse),
+                error: (error) => resolve({ errors: error as GraphQLResponse['errors'] }),
+                complete: () => {},
+              },
+            );
+          }),
+      ),
     );
     const codes = firsts.map((first) => first.errors?.[0]?.extensions?.code ?? 'ok');
     expect(codes.filter((code) => code === 'ok')).toHaveLength(4);

@@ -19,7 +19,10 @@ describe('health, readiness and metrics', () => {
 
   it('/metrics counts submissions by outcome, times operations, and shows no drift on a healthy index', async () => {
     const submit = (matchId: string, score: number) =>
-      t.server(`mutation($m: ID!, $s: Float!) { submitScore(input: { board: "global", playerId: "m1", score: $s, matchId: $m }) { duplicate } }`, { m: matchId, s: score });
+      t.server(`mutation($m: ID!, $s: Float!) { submitScore(input: { board: "global", playerId: "m1", score: $s, matchId: $m }) { duplicate } }`, {
+        m: matchId,
+        s: score,
+      });
     await submit('a', 5);
     await submit('a', 5);
     await submit('b', -1);

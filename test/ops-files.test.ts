@@ -21,7 +21,8 @@ interface Family {
 
 function parseMetrics(text: string): Map<string, Family> {
   const families = new Map<string, Family>();
-  const familyOf = (sample: string) => [...families.keys()].find((name) => sample === name || new RegExp(`^${name}_(bucket|sum|count|total|created)$`).test(sample));
+  const familyOf = (sample: string) =>
+    [...families.keys()].find((name) => sample === name || new RegExp(`^${name}_(bucket|sum|count|total|created)$`).test(sample));
   for (const line of text.split('\n')) {
     const help = /^# HELP (\S+) (.*)$/.exec(line);
     if (help) families.set(help[1]!, { help: help[2]!, samples: [] });
@@ -44,7 +45,9 @@ describe('metrics and the ops files', () => {
 
   beforeAll(async () => {
     t = await startTestApp();
-    expect((await t.server('mutation { submitScore(input: {board: "global", playerId: "ada", score: 10, matchId: "m1"}) { duplicate } }')).errors).toBeUndefined();
+    expect(
+      (await t.server('mutation { submitScore(input: {board: "global", playerId: "ada", score: 10, matchId: "m1"}) { duplicate } }')).errors,
+    ).toBeUndefined();
     expect((await t.gql('{ top(board: "global") { size } standing(board: "global", playerId: "ada") { rank } }')).errors).toBeUndefined();
     expect((await t.gql('{ top(board: "nope") { size } }')).errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
     const text = await (await fetch(`${t.url}/metrics`)).text();
@@ -56,7 +59,8 @@ describe('metrics and the ops files', () => {
   });
 
   it("keeps Node's default metrics under their standard names and prefixes only the service's own", () => {
-    for (const name of ['process_cpu_seconds_total', 'process_resident_memory_bytes', 'nodejs_heap_size_used_bytes', 'nodejs_eventloop_lag_p99_seconds']) expect(names, name).toContain(name);
+    for (const name of ['process_cpu_seconds_total', 'process_resident_memory_bytes', 'nodejs_heap_size_used_bytes', 'nodejs_eventloop_lag_p99_seconds'])
+      expect(names, name).toContain(name);
     const ours = [...families.keys()].filter((name) => !name.startsWith('process_') && !name.startsWith('nodejs_'));
     expect(ours.length).toBeGreaterThan(5);
     for (const name of ours) expect(name).toMatch(/^leaderboard_/);
@@ -65,9 +69,11 @@ describe('metrics and the ops files', () => {
 
   it('counts every statement sent to PostgreSQL, those of a transaction included', () => {
     const [sample] = families.get('leaderboard_postgres_statements_total')!.samples;
-    const transactions = families.get('leaderboard_store_seconds')!.samples.find(
-      (s) => s.name === 'leaderboard_store_seconds_count' && s.labels.store === 'postgres' && s.labels.call === 'begin' && s.labels.outcome === 'ok',
-    );
+    const transactions = families
+      .get('leaderboard_store_seconds')!
+      .samples.find(
+        (s) => s.name === 'leaderboard_store_seconds_count' && s.labels.store === 'postgres' && s.labels.call === 'begin' && s.labels.outcome === 'ok',
+      );
     // At least BEGIN, a statement and COMMIT for each transaction (the submission's among them).
     expect(transactions?.value).toBeGreaterThan(0);
     expect(sample?.value).toBeGreaterThanOrEqual(3 * transactions!.value);

@@ -164,7 +164,12 @@ describe.skipIf(!hasChromium)('the overlay in Chromium', () => {
   beforeAll(async () => {
     t = await startTestApp();
     expect((await t.admin(CREATE, { input: { id: BOARD, title: 'Arena', maxScore: 1_000_000 } })).errors).toBeUndefined();
-    for (const [id, displayName] of [['p01', 'Ada'], ['p02', 'Grace Hopper'], ['p05', 'Линус'], ['p07', '<b>Bobby</b> Tables']] as const) {
+    for (const [id, displayName] of [
+      ['p01', 'Ada'],
+      ['p02', 'Grace Hopper'],
+      ['p05', 'Линус'],
+      ['p07', '<b>Bobby</b> Tables'],
+    ] as const) {
       expect((await t.server(UPSERT, { input: { id, displayName } })).errors).toBeUndefined();
       names.set(id, displayName);
     }

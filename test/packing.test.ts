@@ -26,7 +26,7 @@ describe('packing a score and its time into one double', () => {
 
   it('orders exactly like (score, then earlier time) for random data at every scale', () => {
     let seed = 7;
-    const next = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+    const next = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
     for (const maxScore of [1, 100, 8_000, 1_000_000_000, MAX_BOARD_SCORE]) {
       for (const order of ['HIGH_FIRST', 'LOW_FIRST'] as const) {
         const b = board(maxScore, order);

@@ -73,7 +73,6 @@ interface Connection {
   pageInfo: { hasNextPage: boolean; endCursor: string | null };
 }
 
-
 let t: TestApp;
 let matches = 0;
 
@@ -212,7 +211,12 @@ describe('standings: pages while others climb', () => {
     expect(moved.cursor).toBeGreaterThan(2);
     const steady = seen.filter((id) => !movers.has(id));
     expect(new Set(steady).size).toBe(steady.length);
-    expect(steady).toEqual(rank('HIGH_FIRST', rows.filter((row) => !movers.has(row.playerId))).map((row) => row.playerId));
+    expect(steady).toEqual(
+      rank(
+        'HIGH_FIRST',
+        rows.filter((row) => !movers.has(row.playerId)),
+      ).map((row) => row.playerId),
+    );
   });
 
   it("the cursor's own player leaves its place: the next page still starts right after where it was", async () => {
@@ -284,7 +288,8 @@ describe('standings: bad input', () => {
     for (const after of ['', 'garbage', 'a.b', '...', `${cursor}.x`, cursor.split('.')[0]!]) await refused({ board: 'other-a', after });
     // A signature of the right length in characters but not in bytes (once an internal error).
     const payload = cursor.split('.')[0]!;
-    for (const signature of ['é'.repeat(22), '🎮'.repeat(11), '\u0000'.repeat(22), '+/='.repeat(7) + 'x']) await refused({ board: 'other-a', after: `${payload}.${signature}` });
+    for (const signature of ['é'.repeat(22), '🎮'.repeat(11), '\u0000'.repeat(22), '+/='.repeat(7) + 'x'])
+      await refused({ board: 'other-a', after: `${payload}.${signature}` });
   });
 
   it('refuses a cursor of another board, bucket or region', async () => {

@@ -33,13 +33,27 @@ describe('the score log partitioned by month', () => {
   const cli = (args: string[]) =>
     promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
       cwd: ROOT,
-      env: { PATH: process.env.PATH, DATABASE_URL: t.databaseUrl, REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379', REDIS_KEY_PREFIX: t.keyPrefix, LOG_LEVEL: 'silent' },
+      env: {
+        PATH: process.env.PATH,
+        DATABASE_URL: t.databaseUrl,
+        REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
+        REDIS_KEY_PREFIX: t.keyPrefix,
+        LOG_LEVEL: 'silent',
+      },
     });
 
   beforeAll(async () => {
     t = await startTestApp({ now: () => clock, onQuery: (statement) => statements.push(statement) });
     const created = await t.admin(`mutation($input: CreateBoardInput!) { createBoard(input: $input) { id } }`, {
-      input: { id: 'logged', title: 'logged', order: 'HIGH_FIRST', aggregate: 'BEST', maxScore: 1_000_000, periods: ['ALL_TIME', 'MONTHLY', 'SEASON'], regions: [] },
+      input: {
+        id: 'logged',
+        title: 'logged',
+        order: 'HIGH_FIRST',
+        aggregate: 'BEST',
+        maxScore: 1_000_000,
+        periods: ['ALL_TIME', 'MONTHLY', 'SEASON'],
+        regions: [],
+      },
     });
     expect(created.errors).toBeUndefined();
   });

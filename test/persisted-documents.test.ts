@@ -18,7 +18,11 @@ const TRANSPORTS: client.Transport[] = ['post', 'get', 'ws'];
 const codeOf = (response: GraphQLResponse<unknown>) => response.errors?.[0]?.extensions?.code;
 
 async function post(app: TestApp, body: unknown, path = '/graphql') {
-  const response = await fetch(`${app.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify(body) });
+  const response = await fetch(`${app.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json' },
+    body: JSON.stringify(body),
+  });
   return (await response.json()) as GraphQLResponse<Record<string, unknown>>;
 }
 
@@ -41,7 +45,9 @@ async function overSocket(app: TestApp, payload: Record<string, unknown>): Promi
 }
 
 async function seed(app: TestApp) {
-  const created = await app.admin('mutation($input: CreateBoardInput!) { createBoard(input: $input) { id } }', { input: { id: BOARD, title: 'Arena (EU)', maxScore: 1e9 } });
+  const created = await app.admin('mutation($input: CreateBoardInput!) { createBoard(input: $input) { id } }', {
+    input: { id: BOARD, title: 'Arena (EU)', maxScore: 1e9 },
+  });
   expect(created.errors).toBeUndefined();
   const inputs = ['Ann', 'Bo', 'Ünïcode-玩家', 'Cy'].map((playerId, i) => ({ board: BOARD, playerId, score: 100 * (i + 1), matchId: 'm1' }));
   expect((await app.server('mutation($inputs: [SubmitScoreInput!]!) { submitScores(inputs: $inputs) { duplicate } }', { inputs })).errors).toBeUndefined();

@@ -35,7 +35,9 @@ describe('players: profiles through one DataLoader per request', () => {
   });
 
   it('upsertPlayer keeps what it is not given and clears what is given as null', async () => {
-    const updated = await t.server<{ upsertPlayer: unknown }>(`mutation { upsertPlayer(input: { id: "pl0", displayName: "Zero" }) { id displayName avatarUrl } }`);
+    const updated = await t.server<{ upsertPlayer: unknown }>(
+      `mutation { upsertPlayer(input: { id: "pl0", displayName: "Zero" }) { id displayName avatarUrl } }`,
+    );
     expect(updated.data?.upsertPlayer).toEqual({ id: 'pl0', displayName: 'Zero', avatarUrl: 'https://cdn.example/0.png' });
     const cleared = await t.server<{ upsertPlayer: unknown }>(`mutation { upsertPlayer(input: { id: "pl0", avatarUrl: null }) { id displayName avatarUrl } }`);
     expect(cleared.data?.upsertPlayer).toEqual({ id: 'pl0', displayName: 'Zero', avatarUrl: null });
@@ -47,10 +49,13 @@ describe('players: profiles through one DataLoader per request', () => {
   });
 
   it('setFriends replaces the list and answers its size, without the player or repeats', async () => {
-    const set = (friendIds: string[]) => t.server<{ setFriends: number }>(`mutation($f: [ID!]!) { setFriends(playerId: "pl10", friendIds: $f) }`, { f: friendIds });
+    const set = (friendIds: string[]) =>
+      t.server<{ setFriends: number }>(`mutation($f: [ID!]!) { setFriends(playerId: "pl10", friendIds: $f) }`, { f: friendIds });
     expect((await set(['pl1', 'pl2', 'pl2', 'pl10', 'pl250'])).data?.setFriends).toBe(3);
     expect((await set(['pl5'])).data?.setFriends).toBe(1);
-    const friends = await t.gql<{ friends: { rank: number; player: { id: string } }[] }>(`{ friends(board: "global", playerId: "pl10") { rank player { id } } }`);
+    const friends = await t.gql<{ friends: { rank: number; player: { id: string } }[] }>(
+      `{ friends(board: "global", playerId: "pl10") { rank player { id } } }`,
+    );
     expect(friends.data?.friends.map((f) => f.player.id)).toEqual(['pl10', 'pl5']);
     expect((await set([])).data?.setFriends).toBe(0);
   });

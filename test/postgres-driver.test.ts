@@ -72,7 +72,7 @@ describe('the patched postgres.js, with its connection cut under a transaction',
     expect((await direct<{ n: number }[]>`select count(*)::int as n from driver_probe`)[0]!.n).toBe(0);
   });
 
-  it("a statement queued inside a transaction (behind one still running) settles when the connection is cut", async () => {
+  it('a statement queued inside a transaction (behind one still running) settles when the connection is cut', async () => {
     let queued!: Promise<unknown>;
     let running!: Promise<unknown>;
     let sent!: () => void;

@@ -66,12 +66,23 @@ describe('a flapping, then hanging PostgreSQL under ten submitting game servers'
           headers: { 'content-type': 'application/json', authorization: `Bearer ${SERVER_KEY}` },
           body: JSON.stringify({
             query: `mutation($input: SubmitScoreInput!) { submitScore(input: $input) { duplicate } }`,
-            variables: { input: { board: result.board, playerId: result.playerId, matchId: result.matchId, score: result.score, achievedAt: result.achievedAt.toISOString() } },
+            variables: {
+              input: {
+                board: result.board,
+                playerId: result.playerId,
+                matchId: result.matchId,
+                score: result.score,
+                achievedAt: result.achievedAt.toISOString(),
+              },
+            },
           }),
           // Far past the bound: a request still open then has hung.
           signal: AbortSignal.timeout(60_000),
         });
-        const body = (await response.json()) as { data?: { submitScore: { duplicate: boolean } } | null; errors?: { message: string; extensions?: { code?: string } }[] };
+        const body = (await response.json()) as {
+          data?: { submitScore: { duplicate: boolean } } | null;
+          errors?: { message: string; extensions?: { code?: string } }[];
+        };
         const error = body.errors?.[0];
         if (!error && body.data?.submitScore.duplicate === false) outcome = 'recorded';
         else if (error?.extensions?.code === 'UNAVAILABLE') outcome = /not known/.test(error.message) ? 'in-doubt' : 'unavailable';
@@ -190,7 +201,14 @@ describe('a flapping, then hanging PostgreSQL under ten submitting game servers'
     // The index ranks exactly what the log holds (the catch-up re-applies what a fault left out).
     const log = await direct<{ player_id: string; match_id: string; score: number; achieved_at: Date }[]>`
       select player_id, match_id, score::int as score, achieved_at from results where board_id = ${BOARD.id}`;
-    const truth: ModelResult[] = log.map((r) => ({ board: BOARD.id, playerId: r.player_id, matchId: r.match_id, score: r.score, region: null, achievedAt: r.achieved_at }));
+    const truth: ModelResult[] = log.map((r) => ({
+      board: BOARD.id,
+      playerId: r.player_id,
+      matchId: r.match_id,
+      score: r.score,
+      region: null,
+      achievedAt: r.achieved_at,
+    }));
     const buckets = modelBuckets([BOARD], truth);
     await until(() => allMatch(t, buckets), 20_000, 'every bucket equals the model of the log');
   });

@@ -45,14 +45,30 @@ describe.each([
     if (cluster) redisCluster = await startRedisCluster({ masters: 3, replicasPerMaster: 0 });
     t = await startTestApp(redisCluster ? { redisCluster } : {});
     const created = await t.admin<{ createBoard: { rankStyle: string } }>(`mutation($input: CreateBoardInput!) { createBoard(input: $input) { rankStyle } }`, {
-      input: { id: BOARD.id, title: 'Ties', order: 'LOW_FIRST', maxScore: 1_000, periods: ['ALL_TIME', 'SEASON'], topSize: 30, shards, rankStyle: 'COMPETITION' },
+      input: {
+        id: BOARD.id,
+        title: 'Ties',
+        order: 'LOW_FIRST',
+        maxScore: 1_000,
+        periods: ['ALL_TIME', 'SEASON'],
+        topSize: 30,
+        shards,
+        rankStyle: 'COMPETITION',
+      },
     });
     expect(created.data?.createBoard.rankStyle).toBe('COMPETITION');
     expect((await t.admin(`mutation($b: ID!) { startSeason(board: $b, name: "Ties") { id } }`, { b: BOARD.id })).errors).toBeUndefined();
     const next = seeded(shards * 7 + (cluster ? 1 : 0));
     // 120 players over 6 distinct times (a race): runs of about 20 ties each.
     for (let i = 0; i < 120; i++) {
-      results.push({ board: BOARD.id, playerId: `läufer-${String(i).padStart(3, '0')}`, matchId: `m${i}`, score: 100 + 10 * Math.floor(next() * 6), region: null, achievedAt: new Date(Date.now() + i) });
+      results.push({
+        board: BOARD.id,
+        playerId: `läufer-${String(i).padStart(3, '0')}`,
+        matchId: `m${i}`,
+        score: 100 + 10 * Math.floor(next() * 6),
+        region: null,
+        achievedAt: new Date(Date.now() + i),
+      });
     }
     await submitAll(t, results, 40);
     const [allTime] = modelBuckets([BOARD], results).filter((bucket) => bucket.period === 'ALL_TIME');
@@ -70,8 +86,15 @@ describe.each([
   };
 
   it('top: the board says COMPETITION; ORDINAL when asked', async () => {
-    for (const [style, arg] of [['COMPETITION', null], ['ORDINAL', 'ORDINAL'], ['COMPETITION', 'COMPETITION']] as const) {
-      const data = await read<{ top: { entries: Row[] } }>(`query($b: ID!, $s: RankStyle) { top(board: $b, limit: 1000, rankStyle: $s) { entries { ${ROW} } } }`, { s: arg });
+    for (const [style, arg] of [
+      ['COMPETITION', null],
+      ['ORDINAL', 'ORDINAL'],
+      ['COMPETITION', 'COMPETITION'],
+    ] as const) {
+      const data = await read<{ top: { entries: Row[] } }>(
+        `query($b: ID!, $s: RankStyle) { top(board: $b, limit: 1000, rankStyle: $s) { entries { ${ROW} } } }`,
+        { s: arg },
+      );
       expect(data.top.entries, `${style} (${arg})`).toEqual(expected(style));
     }
   });
@@ -80,7 +103,10 @@ describe.each([
     for (const style of ['ORDINAL', 'COMPETITION'] as const) {
       for (const [i, entry] of ordinal.entries()) {
         if (i % 7 !== 0) continue;
-        const data = await read<{ standing: Row }>(`query($b: ID!, $p: ID!, $s: RankStyle) { standing(board: $b, playerId: $p, rankStyle: $s) { ${ROW} } }`, { p: entry.playerId, s: style });
+        const data = await read<{ standing: Row }>(`query($b: ID!, $p: ID!, $s: RankStyle) { standing(board: $b, playerId: $p, rankStyle: $s) { ${ROW} } }`, {
+          p: entry.playerId,
+          s: style,
+        });
         expect(data.standing, `${style} ${entry.playerId}`).toEqual(expected(style, i, i + 1)[0]);
       }
     }
@@ -93,16 +119,21 @@ describe.each([
   });
 
   it('around, at both edges of every run of ties and inside it', async () => {
-    const edges = ordinal.flatMap((entry, i) => (i === 0 || ordinal[i - 1]!.score !== entry.score ? [i - 1, i, i + 1] : [])).filter((i) => i >= 0 && i < ordinal.length);
+    const edges = ordinal
+      .flatMap((entry, i) => (i === 0 || ordinal[i - 1]!.score !== entry.score ? [i - 1, i, i + 1] : []))
+      .filter((i) => i >= 0 && i < ordinal.length);
     for (const i of [...new Set([...edges, 60, 119])]) {
       for (const radius of [0, 2]) {
-        const data = await read<{ around: Row[] }>(`query($b: ID!, $p: ID!, $r: Int!) { around(board: $b, playerId: $p, radius: $r) { ${ROW} } }`, { p: ordinal[i]!.playerId, r: radius });
+        const data = await read<{ around: Row[] }>(`query($b: ID!, $p: ID!, $r: Int!) { around(board: $b, playerId: $p, radius: $r) { ${ROW} } }`, {
+          p: ordinal[i]!.playerId,
+          r: radius,
+        });
         expect(data.around, `around ${i} radius ${radius}`).toEqual(expected('COMPETITION', Math.max(0, i - radius), i + radius + 1));
       }
     }
   });
 
-  it('pages that split runs of ties: nothing skipped or repeated, every rank the oracle\'s', async () => {
+  it("pages that split runs of ties: nothing skipped or repeated, every rank the oracle's", async () => {
     for (const first of [7, 20]) {
       const rows: Row[] = [];
       let after: string | null = null;
@@ -120,9 +151,15 @@ describe.each([
   });
 
   it('updateBoard swaps ORDINAL and COMPETITION, served at once', async () => {
-    expect((await t.admin(`mutation($b: ID!) { updateBoard(input: { id: $b, rankStyle: ORDINAL }) { rankStyle } }`, { b: BOARD.id })).data).toEqual({ updateBoard: { rankStyle: 'ORDINAL' } });
-    expect((await read<{ top: { entries: Row[] } }>(`query($b: ID!) { top(board: $b, limit: 1000) { entries { ${ROW} } } }`, {})).top.entries).toEqual(expected('ORDINAL'));
-    expect((await t.admin(`mutation($b: ID!) { updateBoard(input: { id: $b, rankStyle: COMPETITION }) { rankStyle } }`, { b: BOARD.id })).errors).toBeUndefined();
+    expect((await t.admin(`mutation($b: ID!) { updateBoard(input: { id: $b, rankStyle: ORDINAL }) { rankStyle } }`, { b: BOARD.id })).data).toEqual({
+      updateBoard: { rankStyle: 'ORDINAL' },
+    });
+    expect((await read<{ top: { entries: Row[] } }>(`query($b: ID!) { top(board: $b, limit: 1000) { entries { ${ROW} } } }`, {})).top.entries).toEqual(
+      expected('ORDINAL'),
+    );
+    expect(
+      (await t.admin(`mutation($b: ID!) { updateBoard(input: { id: $b, rankStyle: COMPETITION }) { rankStyle } }`, { b: BOARD.id })).errors,
+    ).toBeUndefined();
   });
 
   it("a closed season's frozen results, with an erased player's place still counted", async () => {
@@ -131,7 +168,10 @@ describe.each([
     const secondRun = ordinal.findIndex((entry) => entry.score !== ordinal[0]!.score);
     const erased = ordinal[secondRun]!.playerId;
     expect((await t.admin(`mutation($p: ID!) { deletePlayer(playerId: $p) }`, { p: erased })).errors).toBeUndefined();
-    for (const [style, arg] of [['COMPETITION', null], ['ORDINAL', 'ORDINAL']] as const) {
+    for (const [style, arg] of [
+      ['COMPETITION', null],
+      ['ORDINAL', 'ORDINAL'],
+    ] as const) {
       const rows: Row[] = [];
       let after: string | null = null;
       for (;;) {
@@ -163,7 +203,13 @@ describe.each([
         await client.dispose();
       }
     };
-    await until(async () => (await read<{ top: { entries: Row[] } }>(`query($b: ID!) { top(board: $b, limit: 1) { entries { ${ROW} } } }`, {})).top.entries[0]?.player.id === ordinal[0]!.playerId, 3_000, 'the top without the erased player');
+    await until(
+      async () =>
+        (await read<{ top: { entries: Row[] } }>(`query($b: ID!) { top(board: $b, limit: 1) { entries { ${ROW} } } }`, {})).top.entries[0]?.player.id ===
+        ordinal[0]!.playerId,
+      3_000,
+      'the top without the erased player',
+    );
     expect(await first(null)).toEqual(expected('COMPETITION', 0, 30));
     expect(await first('ORDINAL')).toEqual(expected('ORDINAL', 0, 30));
   });

@@ -39,7 +39,7 @@ interface Submission extends OracleResult {
 
 function generate(board: OracleBoard, seed: number): { originals: Submission[]; replays: Submission[] } {
   const next = random(seed);
-  const pick = <T,>(items: T[]) => items[Math.floor(next() * items.length)]!;
+  const pick = <T>(items: T[]) => items[Math.floor(next() * items.length)]!;
   const players = Array.from({ length: PLAYERS }, (_, i) => `p${String(i).padStart(3, '0')}`);
   const originals: Submission[] = [];
   const used = new Set<string>();
@@ -117,7 +117,7 @@ describe('ranks against an oracle', () => {
       const streams = [0, 1, 2, 3].map((s) => originals.filter((_, k) => k % 4 === s));
       await Promise.all(
         streams.map(async (stream) => {
-          for (let k = 0; k < stream.length; ) {
+          for (let k = 0; k < stream.length;) {
             const size = 1 + ((k * 7) % 120);
             const batch = stream.slice(k, k + size);
             k += size;
@@ -197,7 +197,13 @@ describe('ranks against an oracle', () => {
 
   it('friends: the player and friends with a score there, in rank order, with their rank on the whole board', async () => {
     const board = BOARDS[0]!;
-    const all = rankEntries(board, expected.get(board.id)!.get(bucketId('ALL_TIME', 'all', null))!.values());
+    const all = rankEntries(
+      board,
+      expected
+        .get(board.id)!
+        .get(bucketId('ALL_TIME', 'all', null))!
+        .values(),
+    );
     const me = all[17]!;
     const friendIds = [all[3]!.playerId, all[40]!.playerId, all[2]!.playerId, 'has-no-score', me.playerId];
     const set = await t.server<{ setFriends: number }>(`mutation($p: ID!, $f: [ID!]!) { setFriends(playerId: $p, friendIds: $f) }`, {

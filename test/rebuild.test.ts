@@ -44,7 +44,6 @@ interface Submission extends OracleResult {
   matchId: string;
 }
 
-
 const RACE: OracleBoard = { id: 'race', order: 'LOW_FIRST', aggregate: 'BEST', periods: ['ALL_TIME', 'WEEKLY'] };
 const POINTS: OracleBoard = { id: 'points', order: 'HIGH_FIRST', aggregate: 'SUM', periods: ['ALL_TIME'] };
 
@@ -75,11 +74,19 @@ async function submit(t: TestApp, submissions: Submission[]): Promise<void> {
 /** The oracle's ranking of one bucket, without the given players. */
 function expected(board: OracleBoard, submissions: Submission[], period: string, label: string, region: string | null, without: string[] = []): OracleEntry[] {
   const bucket = foldResults(board, submissions).get(bucketId(period, label, region)) ?? new Map<string, OracleEntry>();
-  return rankEntries(board, [...bucket.values()].filter((entry) => !without.includes(entry.playerId)));
+  return rankEntries(
+    board,
+    [...bucket.values()].filter((entry) => !without.includes(entry.playerId)),
+  );
 }
 
 /** Every read of one bucket (top, size, standing, around) against the oracle's ranking. */
-async function expectBucket(t: TestApp, args: { board: string; period: string; bucket: string; region: string | null }, ranking: OracleEntry[], absent: string[] = []) {
+async function expectBucket(
+  t: TestApp,
+  args: { board: string; period: string; bucket: string; region: string | null },
+  ranking: OracleEntry[],
+  absent: string[] = [],
+) {
   expect(ranking.length).toBeGreaterThan(3);
   const rows = ranking.map((entry, i) => ({ rank: i + 1, score: entry.score, player: { id: entry.playerId } }));
   const middle = ranking[Math.floor(ranking.length / 2)]!.playerId;

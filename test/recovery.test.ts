@@ -3,7 +3,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BoardScore } from '../src/model/board.js';
 import { bucketAt } from '../src/model/buckets.js';
 import { pendingKey } from '../src/ranking/generation.js';
-import { type ModelBoard, type ModelResult, allMatch, expectBucketMatches, expectedRows, modelBuckets, pagesOf, seeded, submitAll } from './helpers/board-views.js';
+import {
+  type ModelBoard,
+  type ModelResult,
+  allMatch,
+  expectBucketMatches,
+  expectedRows,
+  modelBuckets,
+  pagesOf,
+  seeded,
+  submitAll,
+} from './helpers/board-views.js';
 import { type OwnRedis, startOwnRedis } from './helpers/redis-server.js';
 import { type TcpProxy, startTcpProxy } from './helpers/tcp-proxy.js';
 import { type TestApp, startTestApp } from './helpers/test-app.js';
@@ -32,13 +42,24 @@ function results(board: ModelBoard, seed: number, count: number, players: number
     score: score(),
     region: board.regions.length && next() < 0.5 ? board.regions[0]! : null,
     // Within this UTC day, so that the DAILY bucket is today's.
-    achievedAt: new Date(Math.max(now - Math.floor(next() * 3_600_000), Date.UTC(new Date(now).getUTCFullYear(), new Date(now).getUTCMonth(), new Date(now).getUTCDate())) + i),
+    achievedAt: new Date(
+      Math.max(now - Math.floor(next() * 3_600_000), Date.UTC(new Date(now).getUTCFullYear(), new Date(now).getUTCMonth(), new Date(now).getUTCDate())) + i,
+    ),
   }));
 }
 
 async function createBoard(t: TestApp, board: ModelBoard, extra: Record<string, unknown> = {}) {
   const response = await t.admin(CREATE, {
-    input: { id: board.id, title: board.id, order: board.order, aggregate: board.aggregate, maxScore: 5_000, periods: board.periods, regions: board.regions, ...extra },
+    input: {
+      id: board.id,
+      title: board.id,
+      order: board.order,
+      aggregate: board.aggregate,
+      maxScore: 5_000,
+      periods: board.periods,
+      regions: board.regions,
+      ...extra,
+    },
   });
   expect(response.errors).toBeUndefined();
 }
@@ -99,7 +120,9 @@ describe('Redis cut off: results are recorded and answered, and the index catche
       await tx`insert into index_backlog (board_id, player_id) values ('cut', 'crashed')`;
     });
     await until(
-      async () => ((await t.gql<{ standing: { rank: number } | null }>(`{ standing(board: "cut", playerId: "crashed") { rank score } }`)).data?.standing ?? null) !== null,
+      async () =>
+        ((await t.gql<{ standing: { rank: number } | null }>(`{ standing(board: "cut", playerId: "crashed") { rank score } }`)).data?.standing ?? null) !==
+        null,
       10_000,
       'the crashed batch reached the index',
     );
@@ -110,7 +133,10 @@ describe('Redis cut off: results are recorded and answered, and the index catche
     // What a crash right after a group's commit leaves: its results, board scores, and one backlog row.
     const at = new Date();
     await direct.begin(async (tx) => {
-      for (const [player, score] of [['crashed-a', 5999], ['crashed-b', 5998]] as const) {
+      for (const [player, score] of [
+        ['crashed-a', 5999],
+        ['crashed-b', 5998],
+      ] as const) {
         await tx`insert into results (board_id, match_id, player_id, score, achieved_at) values ('cut', 'crash-2', ${player}, ${score}, ${at.toISOString()}::timestamptz)`;
         await tx`insert into board_scores (board_id, period, bucket, region, player_id, score, reached_at)
                  values ('cut', 'ALL_TIME', 'all', '', ${player}, ${score}, ${at.toISOString()}::timestamptz)`;
@@ -118,8 +144,13 @@ describe('Redis cut off: results are recorded and answered, and the index catche
       await tx`insert into index_backlog (board_ids, player_ids) values (array['cut', 'cut'], array['crashed-a', 'crashed-b'])`;
     });
     const standing = async (player: string) =>
-      (await t.gql<{ standing: { rank: number; score: number } | null }>(`{ standing(board: "cut", playerId: "${player}") { rank score } }`)).data?.standing ?? null;
-    await until(async () => (await standing('crashed-a')) !== null && (await standing('crashed-b')) !== null, 10_000, "the crashed group's pairs reached the index");
+      (await t.gql<{ standing: { rank: number; score: number } | null }>(`{ standing(board: "cut", playerId: "${player}") { rank score } }`)).data?.standing ??
+      null;
+    await until(
+      async () => (await standing('crashed-a')) !== null && (await standing('crashed-b')) !== null,
+      10_000,
+      "the crashed group's pairs reached the index",
+    );
     expect(await standing('crashed-a')).toEqual({ rank: 1, score: 5999 });
     expect(await standing('crashed-b')).toEqual({ rank: 2, score: 5998 });
     await until(async () => (await direct<{ n: number }[]>`select count(*)::int as n from index_backlog`)[0]!.n === 0, 5_000, 'the row applied is deleted');
@@ -163,7 +194,9 @@ describe('Redis comes back empty: noticed, every live bucket rebuilt, reads refu
     const buckets = () => modelBuckets([BOARD, SUMS], all);
     let all = first;
     for (const bucket of buckets()) await expectBucketMatches(t, bucket, PROBE);
-    const lastTop = await t.gql<{ top: { asOf: string; entries: { player: { id: string } }[] } }>(`{ top(board: "lost", limit: 5) { asOf entries { player { id } } } }`);
+    const lastTop = await t.gql<{ top: { asOf: string; entries: { player: { id: string } }[] } }>(
+      `{ top(board: "lost", limit: 5) { asOf entries { player { id } } } }`,
+    );
     // One node: one marker, holding every slot.
     const nodes = t.app.services.indexGeneration.nodes();
     expect(nodes.map((node) => node.slots)).toEqual([[[0, 16383]]]);
@@ -177,7 +210,11 @@ describe('Redis comes back empty: noticed, every live bucket rebuilt, reads refu
     const lostAt = Date.now();
     await redis.start();
 
-    await until(() => t.app.services.indexGeneration.state() === 'recovering' && second.app.services.indexGeneration.state() === 'recovering', 5_000, 'both apps noticed');
+    await until(
+      () => t.app.services.indexGeneration.state() === 'recovering' && second.app.services.indexGeneration.state() === 'recovering',
+      5_000,
+      'both apps noticed',
+    );
     const next = await t.redis.hget(marker, 'generation');
     expect(next).not.toBe(generation);
     expect(await t.redis.smembers(pendingKey(marker, next!))).toEqual(['*']);
@@ -189,7 +226,9 @@ describe('Redis comes back empty: noticed, every live bucket rebuilt, reads refu
       expect(codeOf(await app.gql(`{ board(id: "lost") { size(period: DAILY, region: "eu") } }`))).toBe('UNAVAILABLE');
       expect((await pagesOf(app, { board: 'lost', period: 'ALL_TIME', label: 'all', region: null })).code).toBe('UNAVAILABLE');
     }
-    const stale = await t.gql<{ top: { asOf: string; entries: { player: { id: string } }[] } }>(`{ top(board: "lost", limit: 5) { asOf entries { player { id } } } }`);
+    const stale = await t.gql<{ top: { asOf: string; entries: { player: { id: string } }[] } }>(
+      `{ top(board: "lost", limit: 5) { asOf entries { player { id } } } }`,
+    );
     expect(stale.errors).toBeUndefined();
     expect(stale.data!.top.entries).toEqual(lastTop.data!.top.entries);
     expect(new Date(stale.data!.top.asOf).getTime()).toBeLessThan(lostAt);
@@ -246,7 +285,9 @@ describe('PostgreSQL cut off: submissions UNAVAILABLE with nothing written, read
     const season = await t.admin<{ startSeason: { id: string } }>(`mutation { startSeason(board: "pg", name: "one") { id } }`);
     seasonId = season.data!.startSeason.id;
     for (const id of ['p000', 'p001', 'p002']) {
-      expect((await t.server(`mutation($id: ID!, $name: String) { upsertPlayer(input: { id: $id, displayName: $name }) { id } }`, { id, name: id })).errors).toBeUndefined();
+      expect(
+        (await t.server(`mutation($id: ID!, $name: String) { upsertPlayer(input: { id: $id, displayName: $name }) { id } }`, { id, name: id })).errors,
+      ).toBeUndefined();
     }
     submitted = results(BOARD, 8, 80, 30, 'p').map((r) => ({ ...r, achievedAt: new Date() }));
     await submitAll(t, submitted, 20);
@@ -299,7 +340,9 @@ describe('PostgreSQL cut off: submissions UNAVAILABLE with nothing written, read
     expect(retried.errors).toBeUndefined();
     expect(retried.data!.submitScore.duplicate).toBe(false);
     expect(retried.data!.submitScore.standings.length).toBe(2);
-    const again = await t.server<{ submitScore: { duplicate: boolean } }>(`mutation { submitScore(input: { board: "pg", playerId: "p000", score: 4999, matchId: "retry-1" }) { duplicate } }`);
+    const again = await t.server<{ submitScore: { duplicate: boolean } }>(
+      `mutation { submitScore(input: { board: "pg", playerId: "p000", score: 4999, matchId: "retry-1" }) { duplicate } }`,
+    );
     expect(again.data!.submitScore.duplicate).toBe(true);
     const [once] = await direct<{ n: number }[]>`select count(*)::int as n from results where match_id = 'retry-1'`;
     expect(once!.n).toBe(1);
@@ -327,7 +370,9 @@ describe('PostgreSQL cut off: submissions UNAVAILABLE with nothing written, read
     const response = await answer;
     expect(response.errors).toBeUndefined();
     expect(response.data!.submitScore.duplicate).toBe(false);
-    const again = await t.server<{ submitScore: { duplicate: boolean } }>(`mutation { submitScore(input: { board: "pg", playerId: "doubt", score: 4321, matchId: "doubt-1" }) { duplicate } }`);
+    const again = await t.server<{ submitScore: { duplicate: boolean } }>(
+      `mutation { submitScore(input: { board: "pg", playerId: "doubt", score: 4321, matchId: "doubt-1" }) { duplicate } }`,
+    );
     expect(again.data!.submitScore.duplicate).toBe(true);
   });
 });
@@ -337,7 +382,17 @@ describe('a flag or an erasure while a bucket is rebuilt is not undone by the sw
   beforeAll(async () => {
     t = await startTestApp();
     await createBoard(t, { id: 'tomb', order: 'HIGH_FIRST', aggregate: 'BEST', periods: ['ALL_TIME'], regions: [] });
-    await submitAll(t, ['cheat', 'erased', 'back', 'honest'].map((playerId, i) => ({ board: 'tomb', playerId, matchId: `t${i}`, score: 100 + i, region: null, achievedAt: new Date() })));
+    await submitAll(
+      t,
+      ['cheat', 'erased', 'back', 'honest'].map((playerId, i) => ({
+        board: 'tomb',
+        playerId,
+        matchId: `t${i}`,
+        score: 100 + i,
+        region: null,
+        achievedAt: new Date(),
+      })),
+    );
   });
   afterAll(() => t?.close());
 

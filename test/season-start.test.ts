@@ -27,7 +27,9 @@ type Submitted = GraphQLResponse<{ submitScore: { standings: { period: string; b
 const codeOf = (response: GraphQLResponse) => response.errors?.[0]?.extensions?.code;
 const seasonOf = (response: Submitted) => response.data?.submitScore.standings.find((s) => s.period === 'SEASON' && s.region === null)?.bucket ?? null;
 const playersIn = async (t: TestApp, board: string, bucket?: string) =>
-  (await t.gql<{ standings: { edges: { node: { player: { id: string } } }[] } }>(SEASON_PAGE, { board, bucket })).data?.standings.edges.map((e) => e.node.player.id).sort();
+  (await t.gql<{ standings: { edges: { node: { player: { id: string } } }[] } }>(SEASON_PAGE, { board, bucket })).data?.standings.edges
+    .map((e) => e.node.player.id)
+    .sort();
 
 describe('a season starts when startSeason answers, in every process', () => {
   let a: TestApp;
@@ -62,13 +64,19 @@ describe('a season starts when startSeason answers, in every process', () => {
     expect((await b.gql(CURRENT, { id: board })).data).toMatchObject({ board: { currentSeason: { id: season.id } } });
     for (const t of [a, b]) expect(await playersIn(t, board)).toEqual(['at-start', 'right-after']);
     // One a millisecond before startsAt is not.
-    const before = await b.server(SUBMIT, { input: { board, playerId: 'just-before', score: 9, matchId: 'm3', achievedAt: new Date(Date.parse(season.startsAt) - 1).toISOString() } });
+    const before = await b.server(SUBMIT, {
+      input: { board, playerId: 'just-before', score: 9, matchId: 'm3', achievedAt: new Date(Date.parse(season.startsAt) - 1).toISOString() },
+    });
     expect(seasonOf(before as Submitted)).toBeNull();
 
     // And a close is seen by the other process at once too: the next result there goes in no season.
     expect((await a.admin(CLOSE, { board })).errors).toBeUndefined();
     expect(seasonOf(await b.server(SUBMIT, { input: { board, playerId: 'after-close', score: 3, matchId: 'm4' } }))).toBeNull();
-    expect((await b.gql<{ seasonResults: { edges: { node: { player: { id: string } } }[] } }>(FROZEN, { board, season: season.id })).data?.seasonResults.edges.map((e) => e.node.player.id)).toEqual(['at-start', 'right-after']);
+    expect(
+      (await b.gql<{ seasonResults: { edges: { node: { player: { id: string } } }[] } }>(FROZEN, { board, season: season.id })).data?.seasonResults.edges.map(
+        (e) => e.node.player.id,
+      ),
+    ).toEqual(['at-start', 'right-after']);
   });
 });
 
@@ -112,7 +120,14 @@ describe('a next season scheduled ahead with startsAt', () => {
     expect((await a.admin(START, { board, name: 'Three', startsAt: at(20) })).errors).toBeUndefined();
     expect(codeOf(await a.admin(START, { board, name: 'Four', startsAt: at(600) }))).toBe('BAD_USER_INPUT');
     expect((await b.gql(CURRENT, { id: board })).data).toEqual({
-      board: { currentSeason: { id: 's1' }, seasons: [{ id: 's1', closedAt: null }, { id: 's2', closedAt: null }, { id: 's3', closedAt: null }] },
+      board: {
+        currentSeason: { id: 's1' },
+        seasons: [
+          { id: 's1', closedAt: null },
+          { id: 's2', closedAt: null },
+          { id: 's3', closedAt: null },
+        ],
+      },
     });
   });
 
@@ -120,7 +135,13 @@ describe('a next season scheduled ahead with startsAt', () => {
     expect(seasonOf(await b.server(SUBMIT, { input: { board, playerId: 'early', score: 10, matchId: 'e1' } }))).toBe('s1');
     clock = new Date(at(10));
     expect(seasonOf(await b.server(SUBMIT, { input: { board, playerId: 'late', score: 20, matchId: 'l1' } }))).toBe('s2');
-    expect(seasonOf(await a.server(SUBMIT, { input: { board, playerId: 'last-of-one', score: 30, matchId: 'x1', achievedAt: new Date(T0 + 10 * 60_000 - 1).toISOString() } }))).toBe('s1');
+    expect(
+      seasonOf(
+        await a.server(SUBMIT, {
+          input: { board, playerId: 'last-of-one', score: 30, matchId: 'x1', achievedAt: new Date(T0 + 10 * 60_000 - 1).toISOString() },
+        }),
+      ),
+    ).toBe('s1');
     for (const t of [a, b]) {
       expect((await t.gql(CURRENT, { id: board })).data).toMatchObject({ board: { currentSeason: { id: 's2' } } });
       expect(await playersIn(t, board)).toEqual(['late']);
@@ -130,12 +151,18 @@ describe('a next season scheduled ahead with startsAt', () => {
     const closer = await startTestApp({ now: () => clock, seasonCloseIntervalMs: 50, shareStoresOf: a });
     try {
       await expect
-        .poll(async () => (await a.gql<{ board: { seasons: Season[] } }>(CURRENT, { id: board })).data?.board.seasons.map((s) => s.closedAt !== null), { timeout: 10_000 })
+        .poll(async () => (await a.gql<{ board: { seasons: Season[] } }>(CURRENT, { id: board })).data?.board.seasons.map((s) => s.closedAt !== null), {
+          timeout: 10_000,
+        })
         .toEqual([true, false, false]);
     } finally {
       await closer.close();
     }
-    expect((await b.gql<{ seasonResults: { edges: { node: { player: { id: string } } }[] } }>(FROZEN, { board, season: 's1' })).data?.seasonResults.edges.map((e) => e.node.player.id)).toEqual(['last-of-one', 'early']);
+    expect(
+      (await b.gql<{ seasonResults: { edges: { node: { player: { id: string } } }[] } }>(FROZEN, { board, season: 's1' })).data?.seasonResults.edges.map(
+        (e) => e.node.player.id,
+      ),
+    ).toEqual(['last-of-one', 'early']);
     // closeSeason closes the current season, never the one scheduled after it.
     expect((await b.admin<{ closeSeason: { id: string } }>(CLOSE, { board })).data?.closeSeason.id).toBe('s2');
     expect((await a.gql(CURRENT, { id: board })).data).toMatchObject({ board: { currentSeason: null } });

@@ -80,9 +80,7 @@ function oracle(order: Order, results: Result[], from: number, to: number, regio
   const unit = (row: Row) => Math.floor((row.reachedAt - from) / unitMs);
   return [...best.values()].sort(
     (a, b) =>
-      (order === 'HIGH_FIRST' ? b.score - a.score : a.score - b.score) ||
-      unit(a) - unit(b) ||
-      Buffer.compare(Buffer.from(b.playerId), Buffer.from(a.playerId)),
+      (order === 'HIGH_FIRST' ? b.score - a.score : a.score - b.score) || unit(a) - unit(b) || Buffer.compare(Buffer.from(b.playerId), Buffer.from(a.playerId)),
   );
 }
 
@@ -101,8 +99,17 @@ function seedResults(seed: number, startsAt: number, count: number, prefix = 'm'
 }
 
 async function submit(t: TestApp, board: string, results: Result[]) {
-  const inputs = results.map((r) => ({ board, playerId: r.playerId, matchId: r.matchId, score: r.score, region: r.region, achievedAt: new Date(r.achievedAt).toISOString() }));
-  const response = await t.server<{ submitScores: { duplicate: boolean; standings: { period: string; bucket: string; region: string | null }[] }[] }>(SUBMIT, { inputs });
+  const inputs = results.map((r) => ({
+    board,
+    playerId: r.playerId,
+    matchId: r.matchId,
+    score: r.score,
+    region: r.region,
+    achievedAt: new Date(r.achievedAt).toISOString(),
+  }));
+  const response = await t.server<{ submitScores: { duplicate: boolean; standings: { period: string; bucket: string; region: string | null }[] }[] }>(SUBMIT, {
+    inputs,
+  });
   expect(response.errors).toBeUndefined();
   return response.data!.submitScores;
 }
@@ -126,7 +133,12 @@ async function frozen(t: TestApp, board: string, season: string, first: number):
   const out: Page['edges'][number]['node'][] = [];
   let after: string | null = null;
   for (;;) {
-    const response: { data?: { seasonResults: Page } | null; errors?: unknown } = await t.gql<{ seasonResults: Page }>(RESULTS, { board, season, first, after });
+    const response: { data?: { seasonResults: Page } | null; errors?: unknown } = await t.gql<{ seasonResults: Page }>(RESULTS, {
+      board,
+      season,
+      first,
+      after,
+    });
     expect(response.errors).toBeUndefined();
     const page = response.data!.seasonResults;
     expect(page.edges.length).toBeLessThanOrEqual(first);
@@ -373,7 +385,9 @@ describe('the season closer, with two API processes on one database', () => {
     expect(freezes).toEqual([]);
 
     clock = new Date(Date.parse(season.endsAt!) + 1);
-    await expect.poll(async () => (await a.gql<{ board: { seasons: Season[] } }>(SEASONS, { id: board })).data!.board.seasons[0]!.closedAt, { timeout: 10_000 }).toBe(clock.toISOString());
+    await expect
+      .poll(async () => (await a.gql<{ board: { seasons: Season[] } }>(SEASONS, { id: board })).data!.board.seasons[0]!.closedAt, { timeout: 10_000 })
+      .toBe(clock.toISOString());
     // Several more passes of both closers.
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(freezes).toHaveLength(1);

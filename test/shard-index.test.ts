@@ -27,12 +27,10 @@ describe.each([
 ] as const)('a %s %s bucket of 3, 8 and 64 shards answers as one key does', (order, aggregate) => {
   const { redis } = scratchRedis('shard-index');
   const index: RankingIndex = createRankingIndex(redis);
-  const [single, ...sharded] = [1, 3, 8, 64].map(
-    (shards): BoardBucket => {
-      const board = boardOf(`${order.toLowerCase()}-${shards}`, shards, order, aggregate);
-      return { board, bucket: bucketAt(board, 'ALL_TIME', NOW), region: null };
-    },
-  ) as [BoardBucket, ...BoardBucket[]];
+  const [single, ...sharded] = [1, 3, 8, 64].map((shards): BoardBucket => {
+    const board = boardOf(`${order.toLowerCase()}-${shards}`, shards, order, aggregate);
+    return { board, bucket: bucketAt(board, 'ALL_TIME', NOW), region: null };
+  }) as [BoardBucket, ...BoardBucket[]];
   const next = seeded(order === 'HIGH_FIRST' ? 11 : 12);
   // The odd ids tie on score and time, so their order (over different shards) is their bytes alone.
   const first: BoardScore[] = IDS.map((playerId, i) =>
@@ -41,7 +39,11 @@ describe.each([
       : { playerId, score: Math.floor(next() * 5), reachedAt: new Date(NOW.getTime() - Math.floor(next() * 3) * 60_000) },
   );
   // A second batch: the rest of the players, then some of the first ones again (moving them), some twice.
-  const second: BoardScore[] = [...first.slice(200), ...first.slice(0, 60).map((score, i) => ({ ...score, score: score.score + (i % 3) })), ...first.slice(0, 5)];
+  const second: BoardScore[] = [
+    ...first.slice(200),
+    ...first.slice(0, 60).map((score, i) => ({ ...score, score: score.score + (i % 3) })),
+    ...first.slice(0, 5),
+  ];
   const writePlaces = new Map<BoardBucket, unknown[]>();
 
   beforeAll(async () => {

@@ -46,11 +46,10 @@ interface Submission extends OracleResult {
   matchId: string;
 }
 
-
 /** Matches of 1 to 6 players over three days, most sharing the match's minute, on 25 distinct scores. */
 function generate(seed: number): Submission[] {
   const next = seeded(seed);
-  const pick = <T,>(items: readonly T[]) => items[Math.floor(next() * items.length)]!;
+  const pick = <T>(items: readonly T[]) => items[Math.floor(next() * items.length)]!;
   // One match of the odd ids alone, five days back (a DAILY bucket of its own), all on one score
   // at one time: there their order is decided by the bytes of their ids alone, across shards.
   const out: Submission[] = ODD_IDS.map((playerId) => ({
@@ -461,7 +460,9 @@ describe.each(TARGETS)('on $name', ({ cluster }) => {
         }
         for (const at of buckets) {
           for (const shards of SHARDS) {
-            const data = await ok(t.admin<{ rebuildBoard: number }>(`mutation(${BUCKET_VARS}) { rebuildBoard(${BUCKET_ARGS}) }`, vars(boardOf(config, shards), at)));
+            const data = await ok(
+              t.admin<{ rebuildBoard: number }>(`mutation(${BUCKET_VARS}) { rebuildBoard(${BUCKET_ARGS}) }`, vars(boardOf(config, shards), at)),
+            );
             expect(data.rebuildBoard).toBe(at.ranked.length);
           }
         }

@@ -46,13 +46,17 @@ async function calls(app: TestApp, call: string): Promise<number> {
 }
 
 async function createArena(app: TestApp, players: number) {
-  const created = await app.admin('mutation($input: CreateBoardInput!) { createBoard(input: $input) { id } }', { input: { id: BOARD, title: 'Arena (EU)', maxScore: 1e9 } });
+  const created = await app.admin('mutation($input: CreateBoardInput!) { createBoard(input: $input) { id } }', {
+    input: { id: BOARD, title: 'Arena (EU)', maxScore: 1e9 },
+  });
   expect(created.errors).toBeUndefined();
   const ids = Array.from({ length: players }, (_, i) => (i === 3 ? 'Ünïcode-玩家' : `Pl-${String(i).padStart(2, '0')}`));
   const inputs = ids.map((playerId, i) => ({ board: BOARD, playerId, score: 1_000 + 10 * i, matchId: 'opening' }));
   expect((await app.server('mutation($inputs: [SubmitScoreInput!]!) { submitScores(inputs: $inputs) { duplicate } }', { inputs })).errors).toBeUndefined();
   for (const id of ids) {
-    expect((await app.server('mutation($input: PlayerInput!) { upsertPlayer(input: $input) { id } }', { input: { id, displayName: `Name of ${id}` } })).errors).toBeUndefined();
+    expect(
+      (await app.server('mutation($input: PlayerInput!) { upsertPlayer(input: $input) { id } }', { input: { id, displayName: `Name of ${id}` } })).errors,
+    ).toBeUndefined();
   }
   return ids;
 }
@@ -82,7 +86,9 @@ describe('shared tops: one execution per refresh, the same bytes for every calle
         const third = await post(reader, TOP, variables);
         const shared = second.text === first.text && third.text === first.text;
         // A view older than the second (a slow machine) is read again: then try once more.
-        return shared && (await calls(reader, 'readTop')) === tops && (await calls(reader, 'readProfiles')) === names && (await calls(reader, 'get')) === gets + 2;
+        return (
+          shared && (await calls(reader, 'readTop')) === tops && (await calls(reader, 'readProfiles')) === names && (await calls(reader, 'get')) === gets + 2
+        );
       },
       10_000,
       'two answers from one execution',
@@ -98,7 +104,9 @@ describe('shared tops: one execution per refresh, the same bytes for every calle
   it('a change to the top is visible within the documented second, and asOf says when the view was read', async () => {
     const before = JSON.parse((await post(reader, TOP, variables)).text) as GraphQLResponse<TopAnswer>;
     expect(before.data!.top.entries[0]!.player.id).toBe('Pl-11');
-    const submitted = await writer.server('mutation { submitScore(input: { board: "Arena-EU", playerId: "Pl-00", score: 5000, matchId: "comeback" }) { duplicate } }');
+    const submitted = await writer.server(
+      'mutation { submitScore(input: { board: "Arena-EU", playerId: "Pl-00", score: 5000, matchId: "comeback" }) { duplicate } }',
+    );
     expect(submitted.errors).toBeUndefined();
     const answeredAt = Date.now();
     let seen: TopAnswer | undefined;
@@ -124,7 +132,10 @@ describe('shared tops: one execution per refresh, the same bytes for every calle
   it('a rename or an erasure answered by another process shows in the very next shared answer', async () => {
     const leader = 'Pl-00';
     await post(reader, TOP, variables);
-    expect((await writer.server('mutation($input: PlayerInput!) { upsertPlayer(input: $input) { id } }', { input: { id: leader, displayName: 'Comeback Kid' } })).errors).toBeUndefined();
+    expect(
+      (await writer.server('mutation($input: PlayerInput!) { upsertPlayer(input: $input) { id } }', { input: { id: leader, displayName: 'Comeback Kid' } }))
+        .errors,
+    ).toBeUndefined();
     const renamed = JSON.parse((await post(reader, TOP, variables)).text) as GraphQLResponse<TopAnswer>;
     const [row] = await writer.database.sql<{ display_name: string }[]>`select display_name from players where id = ${leader}`;
     expect(renamed.data!.top.entries[0]!.player).toEqual({ __typename: 'Player', id: leader, displayName: row!.display_name });
@@ -158,7 +169,10 @@ describe('shared tops keep the limits', () => {
   let t: TestApp;
 
   beforeAll(async () => {
-    t = await startTestApp({ rateLimits: { readsPerSecond: 3, readRowsPerSecond: 10_000, submissionsPerSecond: 0, authFailuresPerSecond: 0 }, requestLimits: { maxOperationRows: 30 } });
+    t = await startTestApp({
+      rateLimits: { readsPerSecond: 3, readRowsPerSecond: 10_000, submissionsPerSecond: 0, authFailuresPerSecond: 0 },
+      requestLimits: { maxOperationRows: 30 },
+    });
     await createArena(t, 12);
   });
   afterAll(() => t?.close());
@@ -222,7 +236,11 @@ describe('shared tops after Redis lost the index', () => {
     await redis.kill();
     const lostAt = Date.now();
     await redis.start();
-    await until(() => t.app.services.indexGeneration.state() === 'recovering' && second.app.services.indexGeneration.state() === 'recovering', 5_000, 'the loss noticed');
+    await until(
+      () => t.app.services.indexGeneration.state() === 'recovering' && second.app.services.indexGeneration.state() === 'recovering',
+      5_000,
+      'the loss noticed',
+    );
 
     const none = JSON.parse((await post(second, TOP, variables)).text) as GraphQLResponse<unknown>;
     expect(codeOf(none)).toBe('UNAVAILABLE');

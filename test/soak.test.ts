@@ -43,7 +43,15 @@ describe.skipIf(process.env.SKIP_SOAK)('soak: concurrent submissions while Redis
     for (const board of BOARDS) {
       const response = await t.admin(`mutation($input: CreateBoardInput!) { createBoard(input: $input) { id } }`, {
         // maxScore below 8,192: every tie is broken to the millisecond, as the oracle breaks it.
-        input: { id: board.id, title: board.id, order: board.order, aggregate: board.aggregate, maxScore: 5_000, periods: board.periods, regions: board.regions },
+        input: {
+          id: board.id,
+          title: board.id,
+          order: board.order,
+          aggregate: board.aggregate,
+          maxScore: 5_000,
+          periods: board.periods,
+          regions: board.regions,
+        },
       });
       expect(response.errors).toBeUndefined();
     }
@@ -57,118 +65,126 @@ describe.skipIf(process.env.SKIP_SOAK)('soak: concurrent submissions while Redis
     await postgresProxy?.close();
   });
 
-  it(
-    'loses nothing accepted, records nothing refused, and ranks every accepted result exactly',
-    async () => {
-      const accepted: Sent[] = [];
-      const refused: Sent[] = [];
-      const unexpected: string[] = [];
-      const started = Date.now();
-      const elapsed = () => (Date.now() - started) / 1000;
+  it('loses nothing accepted, records nothing refused, and ranks every accepted result exactly', async () => {
+    const accepted: Sent[] = [];
+    const refused: Sent[] = [];
+    const unexpected: string[] = [];
+    const started = Date.now();
+    const elapsed = () => (Date.now() - started) / 1000;
 
-      async function client(n: number): Promise<void> {
-        const next = seeded(1_000 + n);
-        for (let call = 0; elapsed() < SECONDS; call++) {
-          const batch: Sent[] = Array.from({ length: 1 + Math.floor(next() * 4) }, (_, i) => {
-            const board = BOARDS[Math.floor(next() * BOARDS.length)]!;
-            return {
-              board: board.id,
-              matchId: `c${n}-${call}-${i}`,
-              playerId: `p${String(Math.floor(next() * 300)).padStart(3, '0')}`,
-              score: Math.floor(next() * 5_001),
-              region: next() < 0.5 ? board.regions[Math.floor(next() * board.regions.length)]! : null,
-              achievedAt: new Date(Date.now() - Math.floor(next() * 10_000)),
-            };
-          });
-          const response = await t.server(`mutation($inputs: [SubmitScoreInput!]!) { submitScores(inputs: $inputs) { duplicate } }`, {
-            inputs: batch.map((s) => ({ ...s, achievedAt: s.achievedAt.toISOString() })),
-          });
-          if (!response.errors) accepted.push(...batch);
-          else if (codeOf(response) === 'UNAVAILABLE') refused.push(...batch);
-          else unexpected.push(JSON.stringify(response.errors));
-          await new Promise((resolve) => setTimeout(resolve, 20 + Math.floor(next() * 40)));
-        }
+    async function client(n: number): Promise<void> {
+      const next = seeded(1_000 + n);
+      for (let call = 0; elapsed() < SECONDS; call++) {
+        const batch: Sent[] = Array.from({ length: 1 + Math.floor(next() * 4) }, (_, i) => {
+          const board = BOARDS[Math.floor(next() * BOARDS.length)]!;
+          return {
+            board: board.id,
+            matchId: `c${n}-${call}-${i}`,
+            playerId: `p${String(Math.floor(next() * 300)).padStart(3, '0')}`,
+            score: Math.floor(next() * 5_001),
+            region: next() < 0.5 ? board.regions[Math.floor(next() * board.regions.length)]! : null,
+            achievedAt: new Date(Date.now() - Math.floor(next() * 10_000)),
+          };
+        });
+        const response = await t.server(`mutation($inputs: [SubmitScoreInput!]!) { submitScores(inputs: $inputs) { duplicate } }`, {
+          inputs: batch.map((s) => ({ ...s, achievedAt: s.achievedAt.toISOString() })),
+        });
+        if (!response.errors) accepted.push(...batch);
+        else if (codeOf(response) === 'UNAVAILABLE') refused.push(...batch);
+        else unexpected.push(JSON.stringify(response.errors));
+        await new Promise((resolve) => setTimeout(resolve, 20 + Math.floor(next() * 40)));
       }
+    }
 
-      async function faults(): Promise<void> {
-        const at = (second: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, started + second * 1000 - Date.now())));
-        await at(REDIS_CUT.from);
-        redisProxy.cut();
-        await at(REDIS_CUT.to);
-        await redisProxy.restore();
-        await at(POSTGRES_CUT.from);
-        postgresProxy.cut();
-        await at(POSTGRES_CUT.to);
-        await postgresProxy.restore();
-      }
+    async function faults(): Promise<void> {
+      const at = (second: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, started + second * 1000 - Date.now())));
+      await at(REDIS_CUT.from);
+      redisProxy.cut();
+      await at(REDIS_CUT.to);
+      await redisProxy.restore();
+      await at(POSTGRES_CUT.from);
+      postgresProxy.cut();
+      await at(POSTGRES_CUT.to);
+      await postgresProxy.restore();
+    }
 
-      await Promise.all([faults(), ...Array.from({ length: CLIENTS }, (_, n) => client(n))]);
-      expect(unexpected).toEqual([]);
+    await Promise.all([faults(), ...Array.from({ length: CLIENTS }, (_, n) => client(n))]);
+    expect(unexpected).toEqual([]);
 
-      // PostgreSQL: every accepted result once, nothing refused.
-      const key = (s: { board: string; matchId: string; playerId: string }) => `${s.board}|${s.matchId}|${s.playerId}`;
-      const rows = await direct<{ board_id: string; match_id: string; player_id: string }[]>`
+    // PostgreSQL: every accepted result once, nothing refused.
+    const key = (s: { board: string; matchId: string; playerId: string }) => `${s.board}|${s.matchId}|${s.playerId}`;
+    const rows = await direct<{ board_id: string; match_id: string; player_id: string }[]>`
         select board_id, match_id, player_id from results where board_id like 'soak-%'`;
-      const recorded = new Set(rows.map((row) => key({ board: row.board_id, matchId: row.match_id, playerId: row.player_id })));
-      const lost = accepted.filter((s) => !recorded.has(key(s)));
-      const refusedButRecorded = refused.filter((s) => recorded.has(key(s)));
-      const counts = { accepted: accepted.length, unavailable: refused.length, lost: lost.length, unavailableButRecorded: refusedButRecorded.length };
-      console.log(`soak: ${JSON.stringify(counts)}`);
-      expect(counts.lost).toBe(0);
-      expect(counts.unavailableButRecorded).toBe(0);
-      expect(recorded.size).toBe(accepted.length);
-      // Both outages were felt: the counts above are not those of a quiet run.
-      expect(refused.length).toBeGreaterThan(0);
-      expect(accepted.length).toBeGreaterThan(refused.length);
+    const recorded = new Set(rows.map((row) => key({ board: row.board_id, matchId: row.match_id, playerId: row.player_id })));
+    const lost = accepted.filter((s) => !recorded.has(key(s)));
+    const refusedButRecorded = refused.filter((s) => recorded.has(key(s)));
+    const counts = { accepted: accepted.length, unavailable: refused.length, lost: lost.length, unavailableButRecorded: refusedButRecorded.length };
+    console.log(`soak: ${JSON.stringify(counts)}`);
+    expect(counts.lost).toBe(0);
+    expect(counts.unavailableButRecorded).toBe(0);
+    expect(recorded.size).toBe(accepted.length);
+    // Both outages were felt: the counts above are not those of a quiet run.
+    expect(refused.length).toBeGreaterThan(0);
+    expect(accepted.length).toBeGreaterThan(refused.length);
 
-      // The index: every bucket the accepted results fall in, read page by page, equals the oracle.
-      const expected = BOARDS.flatMap((board) =>
-        [...foldResults(board, accepted.filter((s) => s.board === board.id))].map(([id, entries]) => {
-          const [period, label, region] = id.split('|') as [string, string, string];
-          const ranking = rankEntries(board, entries.values()).map((entry, i) => ({ rank: i + 1, score: entry.score, player: entry.playerId }));
-          return { board: board.id, period, label, region: region || null, ranking };
-        }),
-      );
-      const mismatched = async () => {
-        const wrong: string[] = [];
-        for (const bucket of expected) {
-          const read: { rank: number; score: number; player: string }[] = [];
-          let after: string | null = null;
-          for (;;) {
-            const page: { data?: { standings: { edges: { node: { rank: number; score: number; player: { id: string } } }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } } } | null; errors?: unknown[] } =
-              await t.gql(
-                `query($b: ID!, $p: Period!, $k: String, $r: String, $after: String) {
+    // The index: every bucket the accepted results fall in, read page by page, equals the oracle.
+    const expected = BOARDS.flatMap((board) =>
+      [
+        ...foldResults(
+          board,
+          accepted.filter((s) => s.board === board.id),
+        ),
+      ].map(([id, entries]) => {
+        const [period, label, region] = id.split('|') as [string, string, string];
+        const ranking = rankEntries(board, entries.values()).map((entry, i) => ({ rank: i + 1, score: entry.score, player: entry.playerId }));
+        return { board: board.id, period, label, region: region || null, ranking };
+      }),
+    );
+    const mismatched = async () => {
+      const wrong: string[] = [];
+      for (const bucket of expected) {
+        const read: { rank: number; score: number; player: string }[] = [];
+        let after: string | null = null;
+        for (;;) {
+          const page: {
+            data?: {
+              standings: {
+                edges: { node: { rank: number; score: number; player: { id: string } } }[];
+                pageInfo: { hasNextPage: boolean; endCursor: string | null };
+              };
+            } | null;
+            errors?: unknown[];
+          } = await t.gql(
+            `query($b: ID!, $p: Period!, $k: String, $r: String, $after: String) {
                   standings(board: $b, period: $p, bucket: $k, region: $r, first: 100, after: $after) {
                     edges { node { rank score player { id } } } pageInfo { hasNextPage endCursor } } }`,
-                { b: bucket.board, p: bucket.period, k: bucket.label, r: bucket.region, after },
-              );
-            if (page.errors) {
-              wrong.push(`${bucket.board} ${bucket.period} ${bucket.label} ${bucket.region}: ${JSON.stringify(page.errors)}`);
-              break;
-            }
-            read.push(...page.data!.standings.edges.map(({ node }) => ({ rank: node.rank, score: node.score, player: node.player.id })));
-            if (!page.data!.standings.pageInfo.hasNextPage) break;
-            after = page.data!.standings.pageInfo.endCursor;
+            { b: bucket.board, p: bucket.period, k: bucket.label, r: bucket.region, after },
+          );
+          if (page.errors) {
+            wrong.push(`${bucket.board} ${bucket.period} ${bucket.label} ${bucket.region}: ${JSON.stringify(page.errors)}`);
+            break;
           }
-          if (JSON.stringify(read) !== JSON.stringify(bucket.ranking)) wrong.push(`${bucket.board} ${bucket.period} ${bucket.label} ${bucket.region}`);
+          read.push(...page.data!.standings.edges.map(({ node }) => ({ rank: node.rank, score: node.score, player: node.player.id })));
+          if (!page.data!.standings.pageInfo.hasNextPage) break;
+          after = page.data!.standings.pageInfo.endCursor;
         }
-        return wrong;
-      };
-      const settleBy = Date.now() + 20_000;
-      let wrong = await mismatched();
-      while (wrong.length > 0 && Date.now() < settleBy) {
-        await new Promise((resolve) => setTimeout(resolve, 500));
-        wrong = await mismatched();
+        if (JSON.stringify(read) !== JSON.stringify(bucket.ranking)) wrong.push(`${bucket.board} ${bucket.period} ${bucket.label} ${bucket.region}`);
       }
-      expect(wrong).toEqual([]);
-      // And nothing is left waiting to be applied.
-      let waiting = -1;
-      for (let tries = 0; tries < 50 && waiting !== 0; tries++) {
-        if (tries > 0) await new Promise((resolve) => setTimeout(resolve, 200));
-        waiting = (await direct<{ n: number }[]>`select count(*)::int as n from index_backlog`)[0]!.n;
-      }
-      expect(waiting).toBe(0);
-    },
-    180_000,
-  );
+      return wrong;
+    };
+    const settleBy = Date.now() + 20_000;
+    let wrong = await mismatched();
+    while (wrong.length > 0 && Date.now() < settleBy) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      wrong = await mismatched();
+    }
+    expect(wrong).toEqual([]);
+    // And nothing is left waiting to be applied.
+    let waiting = -1;
+    for (let tries = 0; tries < 50 && waiting !== 0; tries++) {
+      if (tries > 0) await new Promise((resolve) => setTimeout(resolve, 200));
+      waiting = (await direct<{ n: number }[]>`select count(*)::int as n from index_backlog`)[0]!.n;
+    }
+    expect(waiting).toBe(0);
+  }, 180_000);
 });

@@ -49,7 +49,11 @@ describe('start-up failures', () => {
 
   it('PostgreSQL unreachable: one line naming it and DATABASE_URL, exit 1, no stack', { timeout: 30_000 }, async () => {
     const port = await freePort();
-    const { code, lines } = await failedStart({ PORT: '0', DATABASE_URL: `postgres://postgres@127.0.0.1:${port}/leaderboard`, REDIS_KEY_PREFIX: stores.keyPrefix });
+    const { code, lines } = await failedStart({
+      PORT: '0',
+      DATABASE_URL: `postgres://postgres@127.0.0.1:${port}/leaderboard`,
+      REDIS_KEY_PREFIX: stores.keyPrefix,
+    });
     expect(code).toBe(1);
     expect(lines).toEqual([
       `failed to start: PostgreSQL at 127.0.0.1:${port}/leaderboard (DATABASE_URL): connect ECONNREFUSED 127.0.0.1:${port}. Check that PostgreSQL is running there and accepts this user and database.`,
@@ -58,7 +62,12 @@ describe('start-up failures', () => {
 
   it('Redis unreachable: one line naming it and REDIS_URL, exit 1, no stack', { timeout: 30_000 }, async () => {
     const port = await freePort();
-    const { code, lines } = await failedStart({ PORT: '0', DATABASE_URL: stores.databaseUrl, REDIS_URL: `redis://127.0.0.1:${port}`, REDIS_KEY_PREFIX: stores.keyPrefix });
+    const { code, lines } = await failedStart({
+      PORT: '0',
+      DATABASE_URL: stores.databaseUrl,
+      REDIS_URL: `redis://127.0.0.1:${port}`,
+      REDIS_KEY_PREFIX: stores.keyPrefix,
+    });
     expect(code).toBe(1);
     expect(lines).toEqual([
       `failed to start: Redis at 127.0.0.1:${port} (REDIS_URL): connect ECONNREFUSED 127.0.0.1:${port}. Check that Redis is running there (and its password, if any).`,
@@ -75,7 +84,13 @@ describe('start-up failures', () => {
 
   it('at LOG_LEVEL=debug, the same line followed by the cause with its stack', { timeout: 30_000 }, async () => {
     const port = await freePort();
-    const { code, lines } = await failedStart({ LOG_LEVEL: 'debug', PORT: '0', DATABASE_URL: stores.databaseUrl, REDIS_URL: `redis://127.0.0.1:${port}`, REDIS_KEY_PREFIX: stores.keyPrefix });
+    const { code, lines } = await failedStart({
+      LOG_LEVEL: 'debug',
+      PORT: '0',
+      DATABASE_URL: stores.databaseUrl,
+      REDIS_URL: `redis://127.0.0.1:${port}`,
+      REDIS_KEY_PREFIX: stores.keyPrefix,
+    });
     expect(code).toBe(1);
     expect(lines[0]).toMatch(/^failed to start: Redis at .* \(REDIS_URL\)/);
     expect(lines.slice(1).some((line) => STACK_FRAME.test(line))).toBe(true);

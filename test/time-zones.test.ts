@@ -40,26 +40,30 @@ function zonedLabels(ms: number, zone: string): Record<string, string> {
 }
 
 describe('calendar buckets follow a time zone', () => {
-  it.each([PARIS, NEW_YORK])('%s: every quarter hour of the weeks its clocks change lands in the oracle day, which runs from local midnight to local midnight', (zone) => {
-    const calendar = { epoch: new Date('2036-01-01T00:00:00Z'), timeZone: zone };
-    for (const change of CHANGES[zone]!) {
-      const from = Date.parse(`${change}T00:00:00Z`) - 3 * 24 * HOUR;
-      for (let at = from; at < from + 7 * 24 * HOUR; at += HOUR / 4) {
-        const labels = zonedLabels(at, zone);
-        const day = localDate(at, zone);
-        const daily = bucketAt(calendar, 'DAILY', new Date(at));
-        expect(daily.label).toBe(labels.DAILY);
-        expect([daily.start.getTime(), daily.end!.getTime()]).toEqual([firstInstant(day, zone), firstInstant(nextDate(day), zone)]);
-        expect(bucketAt(calendar, 'WEEKLY', new Date(at)).label).toBe(labels.WEEKLY);
-        expect(bucketAt(calendar, 'MONTHLY', new Date(at)).label).toBe(labels.MONTHLY);
-        for (const period of ['DAILY', 'WEEKLY', 'MONTHLY'] as const) expect(parseBucketLabel(calendar, period, labels[period]!)).toEqual(bucketAt(calendar, period, new Date(at)));
+  it.each([PARIS, NEW_YORK])(
+    '%s: every quarter hour of the weeks its clocks change lands in the oracle day, which runs from local midnight to local midnight',
+    (zone) => {
+      const calendar = { epoch: new Date('2036-01-01T00:00:00Z'), timeZone: zone };
+      for (const change of CHANGES[zone]!) {
+        const from = Date.parse(`${change}T00:00:00Z`) - 3 * 24 * HOUR;
+        for (let at = from; at < from + 7 * 24 * HOUR; at += HOUR / 4) {
+          const labels = zonedLabels(at, zone);
+          const day = localDate(at, zone);
+          const daily = bucketAt(calendar, 'DAILY', new Date(at));
+          expect(daily.label).toBe(labels.DAILY);
+          expect([daily.start.getTime(), daily.end!.getTime()]).toEqual([firstInstant(day, zone), firstInstant(nextDate(day), zone)]);
+          expect(bucketAt(calendar, 'WEEKLY', new Date(at)).label).toBe(labels.WEEKLY);
+          expect(bucketAt(calendar, 'MONTHLY', new Date(at)).label).toBe(labels.MONTHLY);
+          for (const period of ['DAILY', 'WEEKLY', 'MONTHLY'] as const)
+            expect(parseBucketLabel(calendar, period, labels[period]!)).toEqual(bucketAt(calendar, period, new Date(at)));
+        }
+        const [spring, fall] = CHANGES[zone]!;
+        const length = (date: string) => parseBucketLabel(calendar, 'DAILY', date)!;
+        expect(length(spring!).end!.getTime() - length(spring!).start.getTime()).toBe(23 * HOUR);
+        expect(length(fall!).end!.getTime() - length(fall!).start.getTime()).toBe(25 * HOUR);
       }
-      const [spring, fall] = CHANGES[zone]!;
-      const length = (date: string) => parseBucketLabel(calendar, 'DAILY', date)!;
-      expect(length(spring!).end!.getTime() - length(spring!).start.getTime()).toBe(23 * HOUR);
-      expect(length(fall!).end!.getTime() - length(fall!).start.getTime()).toBe(25 * HOUR);
-    }
-  });
+    },
+  );
 
   it('a region of its own zone: the same instant is in another day there', () => {
     const board = { epoch: new Date('2036-01-01T00:00:00Z'), timeZone: PARIS, regionTimeZones: [{ region: 'NA', timeZone: NEW_YORK }] };
@@ -130,10 +134,9 @@ describe.each([
         return { board: BOARD, playerId: result.playerId, score: result.score, region, matchId: `m-${i}-${r}`, achievedAt: new Date(at).toISOString() };
       }),
     );
-    const answer = await t.server<{ submitScores: { standings: { period: string; bucket: string; region: string | null; startsAt: string; endsAt: string }[] }[] }>(
-      `mutation($inputs: [SubmitScoreInput!]!) { submitScores(inputs: $inputs) { standings { period bucket region startsAt endsAt } } }`,
-      { inputs },
-    );
+    const answer = await t.server<{
+      submitScores: { standings: { period: string; bucket: string; region: string | null; startsAt: string; endsAt: string }[] }[];
+    }>(`mutation($inputs: [SubmitScoreInput!]!) { submitScores(inputs: $inputs) { standings { period bucket region startsAt endsAt } } }`, { inputs });
     expect(answer.errors).toBeUndefined();
 
     const zoneOf = (region: string | null) => (region === 'NA' ? NEW_YORK : PARIS);
@@ -151,7 +154,10 @@ describe.each([
     });
 
     // Every bucket the oracle knows, read back: its entries ranked as a plain sort ranks them, and its bounds.
-    const buckets = new Map<string, { period: string; label: string; region: string | null; entries: Map<string, { playerId: string; score: number; reachedAt: number }> }>();
+    const buckets = new Map<
+      string,
+      { period: string; label: string; region: string | null; entries: Map<string, { playerId: string; score: number; reachedAt: number }> }
+    >();
     for (const result of submitted) {
       for (const region of result.region ? [null, result.region] : [null]) {
         const labels = zonedLabels(result.achievedAt, zoneOf(region));
@@ -170,17 +176,32 @@ describe.each([
       );
       expect(read.errors, `${period} ${label} ${region}`).toBeUndefined();
       const ranked = rankEntries({ id: BOARD, order: 'HIGH_FIRST', aggregate: 'BEST', periods: [period] }, entries.values());
-      expect(read.data!.top.entries.map((entry) => [entry.player.id, entry.score]), `${period} ${label} ${region}`).toEqual(ranked.map((entry) => [entry.playerId, entry.score]));
+      expect(
+        read.data!.top.entries.map((entry) => [entry.player.id, entry.score]),
+        `${period} ${label} ${region}`,
+      ).toEqual(ranked.map((entry) => [entry.playerId, entry.score]));
       if (period === 'DAILY') {
         const zone = zoneOf(region);
-        expect([Date.parse(read.data!.top.startsAt!), Date.parse(read.data!.top.endsAt!)]).toEqual([firstInstant(label, zone), firstInstant(nextDate(label), zone)]);
+        expect([Date.parse(read.data!.top.startsAt!), Date.parse(read.data!.top.endsAt!)]).toEqual([
+          firstInstant(label, zone),
+          firstInstant(nextDate(label), zone),
+        ]);
       }
     }
     // The spring-forward and fall-back days, as the service serves them: 23 and 25 hours.
-    for (const [zone, region] of [[PARIS, 'EU'], [NEW_YORK, 'NA']] as const) {
+    for (const [zone, region] of [
+      [PARIS, 'EU'],
+      [NEW_YORK, 'NA'],
+    ] as const) {
       const [spring, fall] = CHANGES[zone]!;
-      for (const [date, hours] of [[spring!, 23], [fall!, 25]] as const) {
-        const read = await t.gql<{ top: Top }>(`query($b: ID!, $d: String, $r: String) { top(board: $b, period: DAILY, bucket: $d, region: $r) { startsAt endsAt } }`, { b: BOARD, d: date, r: region });
+      for (const [date, hours] of [
+        [spring!, 23],
+        [fall!, 25],
+      ] as const) {
+        const read = await t.gql<{ top: Top }>(
+          `query($b: ID!, $d: String, $r: String) { top(board: $b, period: DAILY, bucket: $d, region: $r) { startsAt endsAt } }`,
+          { b: BOARD, d: date, r: region },
+        );
         expect(Date.parse(read.data!.top.endsAt!) - Date.parse(read.data!.top.startsAt!), `${zone} ${date}`).toBe(hours * HOUR);
       }
     }

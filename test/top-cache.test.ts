@@ -81,7 +81,11 @@ describe('top over HTTP', () => {
     expect((await get('{ boards { id } }')).headers.get('cache-control')).toBe('no-store');
     expect((await get('{ top(board: "global") { size } boards { id } }')).headers.get('cache-control')).toBe('no-store');
     expect((await get('{ top(board: "nope") { size } }')).headers.get('cache-control')).toBe('no-store');
-    const post = await fetch(`${t.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ top(board: "global") { size } }' }) });
+    const post = await fetch(`${t.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ top(board: "global") { size } }' }),
+    });
     expect(post.headers.get('cache-control')).toBe('no-store');
   });
 

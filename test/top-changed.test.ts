@@ -338,14 +338,19 @@ describe('topChanged player profiles', () => {
 
   it('are read once per view for every viewer of the process, and a rename shows with the next view', async () => {
     const query = `subscription { topChanged(board: "names", limit: 3) { entries { score player { id displayName } } } }`;
-    const clients = Array.from({ length: 20 }, () => createClient({ url: `${t.url.replace('http', 'ws')}/graphql`, webSocketImpl: WebSocket, retryAttempts: 0 }));
+    const clients = Array.from({ length: 20 }, () =>
+      createClient({ url: `${t.url.replace('http', 'ws')}/graphql`, webSocketImpl: WebSocket, retryAttempts: 0 }),
+    );
     const views: { entries: { score: number; player: { id: string; displayName: string | null } }[] }[][] = clients.map(() => []);
     const stops = clients.map((client, i) =>
-      client.subscribe<{ topChanged: (typeof views)[number][number] }>({ query }, {
-        next: (result) => void (result.data && views[i]!.push(result.data.topChanged)),
-        error: () => undefined,
-        complete: () => undefined,
-      }),
+      client.subscribe<{ topChanged: (typeof views)[number][number] }>(
+        { query },
+        {
+          next: (result) => void (result.data && views[i]!.push(result.data.topChanged)),
+          error: () => undefined,
+          complete: () => undefined,
+        },
+      ),
     );
     await until(() => views.every((list) => list.length === 1), 5_000, 'every first view');
     expect(views[0]![0]!.entries).toEqual([{ score: 10, player: { id: 'ann', displayName: 'Ann' } }]);
@@ -390,11 +395,20 @@ describe('topChanged across two processes', () => {
     await submit(a, 'duo', 'x', 7);
     await onB.reach([['x', 7]]);
     await submit(b, 'duo', 'y', 9);
-    await onA.reach([['y', 9], ['x', 7]]);
-    await onB.reach([['y', 9], ['x', 7]]);
+    await onA.reach([
+      ['y', 9],
+      ['x', 7],
+    ]);
+    await onB.reach([
+      ['y', 9],
+      ['x', 7],
+    ]);
     // B's shared top cache was refreshed by the event: its `top` readers see the change at once.
     const top = await b.gql<{ top: { entries: Entry[] } }>(`{ top(board: "duo", limit: 3) { entries { score player { id } } } }`);
-    expect(top.data!.top.entries.map((entry) => [entry.player.id, entry.score])).toEqual([['y', 9], ['x', 7]]);
+    expect(top.data!.top.entries.map((entry) => [entry.player.id, entry.score])).toEqual([
+      ['y', 9],
+      ['x', 7],
+    ]);
     await onA.close();
     await onB.close();
   });
@@ -450,7 +464,10 @@ describe('topChanged over server-sent events', () => {
     expect(views[0]).toEqual([['first', 1]]);
     await submit(t, 'sse', 'second', 5);
     await until(() => views.length === 2, 2_000, 'the second view');
-    expect(views[1]).toEqual([['second', 5], ['first', 1]]);
+    expect(views[1]).toEqual([
+      ['second', 5],
+      ['first', 1],
+    ]);
 
     abort.abort();
     await reading;

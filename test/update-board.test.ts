@@ -32,12 +32,16 @@ describe('updateBoard', () => {
 
   const settingsOn = async (app: TestApp, id = BOARD) => (await app.gql<{ board: Settings }>(READ, { id })).data!.board;
   /** Polls the second process until `check` holds for what it serves; answers how long that took. */
-  const seenBySecond = (check: (board: Settings) => boolean, what: string) => until(async () => check(await settingsOn(second)), 1_000, `the second process serves ${what}`, 20);
+  const seenBySecond = (check: (board: Settings) => boolean, what: string) =>
+    until(async () => check(await settingsOn(second)), 1_000, `the second process serves ${what}`, 20);
 
   beforeAll(async () => {
     first = await startTestApp();
     second = await startTestApp({ shareStoresOf: { databaseUrl: first.databaseUrl, keyPrefix: first.keyPrefix } });
-    for (const [id, order] of [[BOARD, 'HIGH_FIRST'], [LOW, 'LOW_FIRST']] as const) {
+    for (const [id, order] of [
+      [BOARD, 'HIGH_FIRST'],
+      [LOW, 'LOW_FIRST'],
+    ] as const) {
       const created = await first.admin(`mutation($input: CreateBoardInput!) { createBoard(input: $input) { id } }`, {
         input: { id, title: 'Arena', order, maxScore: 1_000, periods: ['ALL_TIME', 'DAILY'], regions: ['EU'], topSize: 10 },
       });
@@ -72,16 +76,31 @@ describe('updateBoard', () => {
     await seenBySecond((board) => board.topSize === 25, 'topSize 25');
 
     // A region added is taken by the second process's submissions within a second; EU stays.
-    expect((await second.server(SUBMIT, { input: { board: BOARD, playerId: 'ana', matchId: 'latam-0', score: 5, region: 'LATAM' } })).errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    expect(
+      (await second.server(SUBMIT, { input: { board: BOARD, playerId: 'ana', matchId: 'latam-0', score: 5, region: 'LATAM' } })).errors?.[0]?.extensions?.code,
+    ).toBe('BAD_USER_INPUT');
     const added = await first.admin<{ updateBoard: Settings }>(UPDATE, { input: { id: BOARD, addRegions: ['LATAM', 'EU'] } });
     expect(added.data!.updateBoard.regions).toEqual(['EU', 'LATAM']);
-    await until(async () => !(await second.server(SUBMIT, { input: { board: BOARD, playerId: 'ana', matchId: 'latam-1', score: 5, region: 'LATAM' } })).errors, 1_000, 'the second process takes a LATAM result', 20);
-    const latam = await second.gql<{ top: { entries: { player: { id: string } }[] } }>(`query($b: ID!) { top(board: $b, region: "LATAM") { entries { player { id } } } }`, { b: BOARD });
+    await until(
+      async () => !(await second.server(SUBMIT, { input: { board: BOARD, playerId: 'ana', matchId: 'latam-1', score: 5, region: 'LATAM' } })).errors,
+      1_000,
+      'the second process takes a LATAM result',
+      20,
+    );
+    const latam = await second.gql<{ top: { entries: { player: { id: string } }[] } }>(
+      `query($b: ID!) { top(board: $b, region: "LATAM") { entries { player { id } } } }`,
+      { b: BOARD },
+    );
     expect(latam.data!.top.entries.map((entry) => entry.player.id)).toEqual(['ana']);
 
     // maxScore up within the same bit length (1,000 takes 10 bits: up to 1,023): a score above the old maximum is taken.
     expect((await first.admin(UPDATE, { input: { id: BOARD, maxScore: 1_023 } })).errors).toBeUndefined();
-    await until(async () => !(await second.server(SUBMIT, { input: { board: BOARD, playerId: 'bo', matchId: 'max-1', score: 1_020 } })).errors, 1_000, 'the second process takes 1,020', 20);
+    await until(
+      async () => !(await second.server(SUBMIT, { input: { board: BOARD, playerId: 'bo', matchId: 'max-1', score: 1_020 } })).errors,
+      1_000,
+      'the second process takes 1,020',
+      20,
+    );
     expect(loadErrors).toEqual([]);
   });
 

@@ -194,18 +194,29 @@ describe('several API processes on one database and one Redis prefix', () => {
     expect(new Set(workers.map((line) => line.pid)).size).toBe(2);
     expect(workers.map((line) => line.pid)).not.toContain(a.child.pid);
     expect(new Set(workers.map((line) => line.url))).toEqual(new Set([urlA]));
-    expect(b.lines().filter(isListening).map((line) => line.pid)).toEqual([b.child.pid]);
+    expect(
+      b
+        .lines()
+        .filter(isListening)
+        .map((line) => line.pid),
+    ).toEqual([b.child.pid]);
     expect(b.lines().some((line) => line.msg === 'worker started')).toBe(false);
   });
 
-  it('concurrent submissions for the same players through either process end in the oracle\'s standings, read through both', async () => {
+  it("concurrent submissions for the same players through either process end in the oracle's standings, read through both", async () => {
     const board: OracleBoard = { id: 'sum-both', order: 'HIGH_FIRST', aggregate: 'SUM', periods: ['ALL_TIME'] };
     await createBoard(urlA, { id: board.id, aggregate: 'SUM' });
     const base = Date.now() - 60_000;
     const results: (OracleResult & { matchId: string })[] = [];
     for (let player = 0; player < 8; player++) {
       for (let match = 0; match < 20; match++) {
-        results.push({ playerId: `p${player}`, score: Math.floor(Math.random() * 1_000), region: null, achievedAt: new Date(base + results.length), matchId: `m${match}` });
+        results.push({
+          playerId: `p${player}`,
+          score: Math.floor(Math.random() * 1_000),
+          region: null,
+          achievedAt: new Date(base + results.length),
+          matchId: `m${match}`,
+        });
       }
     }
     // Distinct totals, so the order does not hang on the tie-break's time resolution.
@@ -222,12 +233,23 @@ describe('several API processes on one database and one Redis prefix', () => {
     // Every player's results alternate between the processes, all in flight at once.
     const duplicates = await Promise.all(
       results.map((result, i) =>
-        submit(i % 2 === 0 ? urlA : urlB, { board: board.id, playerId: result.playerId, score: result.score, matchId: result.matchId, achievedAt: result.achievedAt.toISOString() }),
+        submit(i % 2 === 0 ? urlA : urlB, {
+          board: board.id,
+          playerId: result.playerId,
+          score: result.score,
+          matchId: result.matchId,
+          achievedAt: result.achievedAt.toISOString(),
+        }),
       ),
     );
     expect(duplicates.every((duplicate) => !duplicate)).toBe(true);
 
-    const expected = rankEntries(board, foldResults(board, results).get(bucketId('ALL_TIME', 'all', null))!.values()).map((entry, i) => [i + 1, entry.playerId, entry.score]);
+    const expected = rankEntries(
+      board,
+      foldResults(board, results)
+        .get(bucketId('ALL_TIME', 'all', null))!
+        .values(),
+    ).map((entry, i) => [i + 1, entry.playerId, entry.score]);
     for (const url of [urlA, urlA, urlB]) {
       const standings = await gql<{ standings: { edges: { node: Row }[] } }>(url, STANDINGS, { board: board.id });
       expect(standings.errors).toBeUndefined();
@@ -315,7 +337,10 @@ describe('several API processes on one database and one Redis prefix', () => {
   });
 
   it('the primary replaces a killed worker, and SIGTERM stops every worker cleanly with exit code 0', async () => {
-    const first = a.lines().filter(isListening).map((line) => line.pid as number);
+    const first = a
+      .lines()
+      .filter(isListening)
+      .map((line) => line.pid as number);
     const killed = first[0]!;
     process.kill(killed, 'SIGKILL');
     const died = await a.logged((line) => line.msg === 'worker died unexpectedly; replacing it');
@@ -336,7 +361,12 @@ describe('several API processes on one database and one Redis prefix', () => {
       expect(a.lines().some((line) => line.pid === pid && line.msg === 'stopped')).toBe(true);
       expect(alive(pid)).toBe(false);
     }
-    expect(a.lines().filter((line) => line.msg === 'worker stopped').map((line) => line.code)).toEqual([0, 0]);
+    expect(
+      a
+        .lines()
+        .filter((line) => line.msg === 'worker stopped')
+        .map((line) => line.code),
+    ).toEqual([0, 0]);
     expect(a.lines().at(-1)).toMatchObject({ msg: 'every worker stopped', code: 0 });
     expect(b.lines().some((line) => line.msg === 'stopped')).toBe(true);
     await until(() => viewer.closed.code !== undefined);

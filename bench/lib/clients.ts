@@ -104,7 +104,9 @@ async function openSocket(url: string, connectionParams: Record<string, unknown>
       const id = String(++nextId);
       return new Promise((resolve, reject) => {
         pending.set(id, { resolve, reject });
-        socket.send(`{"id":"${id}","type":"subscribe","payload":{"query":${JSON.stringify(query)}${variables ? `,"variables":${JSON.stringify(variables)}` : ''}}}`);
+        socket.send(
+          `{"id":"${id}","type":"subscribe","payload":{"query":${JSON.stringify(query)}${variables ? `,"variables":${JSON.stringify(variables)}` : ''}}}`,
+        );
       });
     },
     close: () =>

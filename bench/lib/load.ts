@@ -130,11 +130,14 @@ export async function closedLoop(options: ClosedLoopOptions): Promise<Measuremen
   const until = from + options.seconds * 1000;
   let cpuAtStart: CpuSample | undefined;
   let callsAtStart: Promise<StoreCalls | undefined> = Promise.resolve(undefined);
-  const cpuTimer = setTimeout(() => {
-    cpuAtStart = sampleCpu(options.watchPids);
-    options.window?.opened();
-    if (options.costOf) callsAtStart = readStoreCalls(options.costOf).catch(() => undefined);
-  }, Math.max(0, from - performance.now()));
+  const cpuTimer = setTimeout(
+    () => {
+      cpuAtStart = sampleCpu(options.watchPids);
+      options.window?.opened();
+      if (options.costOf) callsAtStart = readStoreCalls(options.costOf).catch(() => undefined);
+    },
+    Math.max(0, from - performance.now()),
+  );
   const closeTimer = setTimeout(() => options.window?.closed(), Math.max(0, until - performance.now()));
 
   async function worker(index: number): Promise<void> {

@@ -68,15 +68,19 @@ export function publish(report: Report): void {
     // No answer in the window: there is no latency to show.
     const ms = (value: number | undefined) => (row.requests === 0 ? '—' : msOf(value));
     return [
-    `${row.role === 'baseline' ? '  ' : ''}${row.name}${row.quiet === false ? ' (!)' : ''}`,
-    fmt(row.value, row.value < 100 ? 1 : 0),
-    row.unit ?? 'req/s',
-    ms(row.p50),
-    ms(row.p95),
-    ms(row.p99),
-    ms(row.max),
-    row.errors === undefined ? '' : String(row.errors),
-    row.cpu ? Object.entries(row.cpu).map(([name, cores]) => `${name} ${cores}`).join(' ') : '',
+      `${row.role === 'baseline' ? '  ' : ''}${row.name}${row.quiet === false ? ' (!)' : ''}`,
+      fmt(row.value, row.value < 100 ? 1 : 0),
+      row.unit ?? 'req/s',
+      ms(row.p50),
+      ms(row.p95),
+      ms(row.p99),
+      ms(row.max),
+      row.errors === undefined ? '' : String(row.errors),
+      row.cpu
+        ? Object.entries(row.cpu)
+            .map(([name, cores]) => `${name} ${cores}`)
+            .join(' ')
+        : '',
     ];
   });
   console.log(`\n== ${report.scenario} ${JSON.stringify(report.params)}`);
@@ -92,7 +96,8 @@ export function publish(report: Report): void {
       : undefined;
     if (cost || cpuUs) console.log(`cost of ${row.name}: ${[cost, cpuUs].filter(Boolean).join('; ')}`);
   }
-  if (report.rows.some((row) => row.quiet === false)) console.log('(!) other jobs kept the machine busy before this measurement: see "other" in its cpu column');
+  if (report.rows.some((row) => row.quiet === false))
+    console.log('(!) other jobs kept the machine busy before this measurement: see "other" in its cpu column');
   for (const [name, ratio] of Object.entries(report.ratios ?? {})) console.log(`ratio ${name}: ${fmt(ratio, 2)}×`);
   for (const target of report.targets ?? []) console.log(`target ${target.met ? 'MET   ' : 'MISSED'} ${target.description}: ${target.measured}`);
   for (const note of report.notes ?? []) console.log(`note: ${note}`);

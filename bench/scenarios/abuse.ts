@@ -50,7 +50,11 @@ export async function runAbuse(run: RunOptions): Promise<Report> {
   });
   const { alone, probe, abuser } = figures;
   const targets: Target[] = [
-    { description: 'probe p99 beside the abusive client < 50 ms', measured: `${probe.p99.toFixed(1)} ms (alone: ${alone.p99.toFixed(1)} ms)`, met: probe.requests > 0 && probe.p99 < 50 && probe.errors === 0 },
+    {
+      description: 'probe p99 beside the abusive client < 50 ms',
+      measured: `${probe.p99.toFixed(1)} ms (alone: ${alone.p99.toFixed(1)} ms)`,
+      met: probe.requests > 0 && probe.p99 < 50 && probe.errors === 0,
+    },
     {
       description: `the abusive client is held to its rows budget (${ROWS_PER_SECOND.toLocaleString('en-US')} a second)`,
       measured: `${(abuser.requests / run.seconds).toFixed(2)} heaviest reads a second answered (${Math.round((abuser.requests * HEAVIEST_ROWS) / run.seconds).toLocaleString('en-US')} rows/s), ${abuser.errors} refused`,

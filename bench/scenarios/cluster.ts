@@ -122,7 +122,15 @@ function onInterrupt(stop: () => Promise<void>): () => void {
 export async function runCluster(run: RunOptions, options: ClusterRunOptions): Promise<Report[]> {
   const say = (line: string) => console.log(`cluster: ${line}`);
   const { players } = options;
-  const single: BenchTarget = { label: 'single node', database: CLUSTER_DATABASE, redis: REDIS_URL, keyPrefix: CLUSTER_KEY_PREFIX, boardId: BOARD_ID, shards: 1, players };
+  const single: BenchTarget = {
+    label: 'single node',
+    database: CLUSTER_DATABASE,
+    redis: REDIS_URL,
+    keyPrefix: CLUSTER_KEY_PREFIX,
+    boardId: BOARD_ID,
+    shards: 1,
+    players,
+  };
   const dropSingleNodeKeys = () => deleteKeysUnder(REDIS_URL, CLUSTER_KEY_PREFIX, { commandTimeoutMs: 60_000 });
 
   say(`starting a local Redis Cluster of ${MASTERS} masters, no replicas`);
@@ -169,7 +177,8 @@ export async function runCluster(run: RunOptions, options: ClusterRunOptions): P
         const clusterRaws = raws(onCluster);
         const ratios: Record<string, number> = { [`service: ${target.label} / single node`]: ratio(service(onCluster).value, service(onSingle).value) };
         if (target.shards === 1) ratios['raw: cluster / single node'] = ratio(clusterRaws[0]!.value, singleRaw!.value);
-        else if (clusterRaws.length === 1) ratios[`raw with the scatter over ${SHARDS} shards: cluster / single node, one key`] = ratio(clusterRaws[0]!.value, singleRaw!.value);
+        else if (clusterRaws.length === 1)
+          ratios[`raw with the scatter over ${SHARDS} shards: cluster / single node, one key`] = ratio(clusterRaws[0]!.value, singleRaw!.value);
         else {
           // Reads: the one-shard cost, then the scatter over every shard.
           ratios['raw on one shard: cluster / single node'] = ratio(clusterRaws[0]!.value, singleRaw!.value);
@@ -199,7 +208,7 @@ export async function runCluster(run: RunOptions, options: ClusterRunOptions): P
           notes: [
             `one database (${CLUSTER_DATABASE}) and the same players and scores for every target; board ${target.boardId} has ${target.shards} shard${target.shards === 1 ? '' : 's'}`,
             'extra.redisCpuUsPerUnit: Redis CPU (single node: its process; cluster: the masters together) per request, or per result for submit-batch; unitsPerRedisCore: what one busy Redis core would serve at that cost',
-            ...onCluster.notes ?? [],
+            ...(onCluster.notes ?? []),
           ],
         };
         for (const row of report.rows) {

@@ -93,7 +93,13 @@ export async function runMemory(): Promise<Report> {
       const bareBytes = await bytesOf(plain, `${BENCH_KEY_PREFIX}${bare}`);
       const bareMembers = await stores.redis.zcard(bare);
       await stores.redis.unlink(bare);
-      rows.push({ name: 'bare sorted set, same ids and packed doubles', role: 'baseline', value: bareBytes / bareMembers, unit: 'bytes/member', extra: { members: bareMembers, bytes: bareBytes } });
+      rows.push({
+        name: 'bare sorted set, same ids and packed doubles',
+        role: 'baseline',
+        value: bareBytes / bareMembers,
+        unit: 'bytes/member',
+        extra: { members: bareMembers, bytes: bareBytes },
+      });
       ratioAllTime = indexBytes / bareBytes;
       notes.push(`ALL_TIME: ${indexBytes.toLocaleString('en-US')} bytes in the index, ${bareBytes.toLocaleString('en-US')} in the bare set`);
     }
@@ -106,7 +112,9 @@ export async function runMemory(): Promise<Report> {
         unit: 'bytes/profile',
         extra: profiles,
       });
-      notes.push(`profiles: ${profiles.bytes.toLocaleString('en-US')} bytes for ${profiles.profiles.toLocaleString('en-US')} profiles ("Player 123456", no avatar) in Redis`);
+      notes.push(
+        `profiles: ${profiles.bytes.toLocaleString('en-US')} bytes for ${profiles.profiles.toLocaleString('en-US')} profiles ("Player 123456", no avatar) in Redis`,
+      );
     }
   } finally {
     await plain.quit();

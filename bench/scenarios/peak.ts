@@ -17,7 +17,8 @@ import { matchInputs } from './writes.js';
 /** The design's rates, per second. */
 export const PEAK = { submissions: 5_800, standing: 5_800, boardOpens: 1_750 };
 
-const SUBMIT_BATCH = 'mutation SubmitBatch($inputs: [SubmitScoreInput!]!) { submitScores(inputs: $inputs) { duplicate improved standings { period standing { rank } } } }';
+const SUBMIT_BATCH =
+  'mutation SubmitBatch($inputs: [SubmitScoreInput!]!) { submitScores(inputs: $inputs) { duplicate improved standings { period standing { rank } } } }';
 const STANDING = 'query MyRank($board: ID!, $playerId: ID!) { standing(board: $board, playerId: $playerId) { rank score percentile } }';
 const BOARD_OPEN = `query BoardOpen($board: ID!, $playerId: ID!) {
   top(board: $board, limit: 10) { size entries { rank score player { id displayName } } }

@@ -34,13 +34,14 @@ interface ReadSpec {
   raw: (stores: BenchStores, at: BoardBucket, players: number) => RawOperation[];
 }
 
-const names = (stores: BenchStores, ids: string[]) => stores.database.sql`select id, display_name from players where id = any(${stores.database.sql.array(ids)})`;
+const names = (stores: BenchStores, ids: string[]) =>
+  stores.database.sql`select id, display_name from players where id = any(${stores.database.sql.array(ids)})`;
 
 /** [id, packed, id, packed, …] → ids. */
 const idsOf = (rows: string[]) => rows.filter((_v, i) => i % 2 === 0);
 
 const sharded = (at: BoardBucket) => at.board.shards > 1;
-const shardWords = (at: BoardBucket) => (sharded(at) ? ' on the player\'s shard' : '');
+const shardWords = (at: BoardBucket) => (sharded(at) ? " on the player's shard" : '');
 
 /** ZREVRANK+ZSCORE+ZCARD of a random player on the sorted set holding it, pipelined: answers its packed score. */
 async function ownShardStanding(stores: BenchStores, at: BoardBucket, players: number): Promise<{ id: string; packed: string | null }> {
@@ -91,8 +92,7 @@ const SPECS: Record<ReadScenario, ReadSpec> = {
     },
   },
   around: {
-    query:
-      'query Around($board: ID!, $playerId: ID!) { around(board: $board, playerId: $playerId, radius: 5) { rank score player { id displayName } } }',
+    query: 'query Around($board: ID!, $playerId: ID!) { around(board: $board, playerId: $playerId, radius: 5) { rank score player { id displayName } } }',
     variables: (target) => ({ board: target.boardId, playerId: randomPlayer(target.players) }),
     raw: (stores, at, players) => [
       {
@@ -108,8 +108,7 @@ const SPECS: Record<ReadScenario, ReadSpec> = {
     ],
   },
   'standing-named': {
-    query:
-      'query StandingNamed($board: ID!, $playerId: ID!) { standing(board: $board, playerId: $playerId) { rank score percentile player { displayName } } }',
+    query: 'query StandingNamed($board: ID!, $playerId: ID!) { standing(board: $board, playerId: $playerId) { rank score percentile player { displayName } } }',
     variables: (target) => ({ board: target.boardId, playerId: randomPlayer(target.players) }),
     raw: (stores, at, players) => [
       {
@@ -140,7 +139,10 @@ const SPECS: Record<ReadScenario, ReadSpec> = {
     raw: (stores, at) => {
       const keys = shardKeys(at);
       const operations: RawOperation[] = [
-        { name: `raw ZRANGE 0 9 REV + ZCARD${sharded(at) ? ' on one shard' : ''}, PG names`, run: async () => names(stores, idsOf(await topTen(stores, keys[0]!))) },
+        {
+          name: `raw ZRANGE 0 9 REV + ZCARD${sharded(at) ? ' on one shard' : ''}, PG names`,
+          run: async () => names(stores, idsOf(await topTen(stores, keys[0]!))),
+        },
       ];
       if (sharded(at)) {
         operations.push({
@@ -151,7 +153,10 @@ const SPECS: Record<ReadScenario, ReadSpec> = {
               .flatMap((pairs) => idsOf(pairs).map((id, i) => ({ id, packed: Number(pairs[2 * i + 1]) })))
               .sort((a, b) => b.packed - a.packed)
               .slice(0, 10);
-            return names(stores, merged.map((member) => member.id));
+            return names(
+              stores,
+              merged.map((member) => member.id),
+            );
           },
         });
       }
@@ -231,13 +236,25 @@ export async function runRead(scenario: ReadScenario, run: RunOptions): Promise<
   if ((scenario === 'standing' || scenario === 'standing-named') && yoga && ws) {
     const wsRatio = ratio(ws.throughput, yoga.throughput);
     targets.push(
-      { description: `${scenario} over HTTP p99 < 50 ms at ${run.connections} connections`, measured: `${http.p99.toFixed(1)} ms`, met: http.requests > 0 && http.p99 < 50 },
+      {
+        description: `${scenario} over HTTP p99 < 50 ms at ${run.connections} connections`,
+        measured: `${http.p99.toFixed(1)} ms`,
+        met: http.requests > 0 && http.p99 < 50,
+      },
       { description: `${scenario} over graphql-ws ≥ 5× stock Yoga {__typename} (HTTP)`, measured: `${wsRatio}×`, met: wsRatio >= 5 },
     );
   }
   if (scenario === 'standing-named') {
-    for (const [transport, m] of [['HTTP', http], ['graphql-ws', ws]] as const) {
-      if (m?.cost) targets.push({ description: `${scenario} over ${transport}: PostgreSQL transactions a read < 0.01`, measured: String(m.cost.postgresTransactions), met: m.cost.postgresTransactions < 0.01 });
+    for (const [transport, m] of [
+      ['HTTP', http],
+      ['graphql-ws', ws],
+    ] as const) {
+      if (m?.cost)
+        targets.push({
+          description: `${scenario} over ${transport}: PostgreSQL transactions a read < 0.01`,
+          measured: String(m.cost.postgresTransactions),
+          met: m.cost.postgresTransactions < 0.01,
+        });
     }
   }
   const notes: string[] = ws ? [`graphql-ws: ${run.connections} sockets × ${run.inflight} operations in flight`] : [];

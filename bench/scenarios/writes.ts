@@ -41,7 +41,12 @@ function randomPlayers(count: number, players = PLAYERS): string[] {
 }
 
 /** The results of one match: `size` players of a target's board (default the bench board), one matchId. */
-export function matchInputs(run: string, match: number, size: number, target: Pick<BenchTarget, 'boardId' | 'players'> = { boardId: BOARD_ID, players: PLAYERS }) {
+export function matchInputs(
+  run: string,
+  match: number,
+  size: number,
+  target: Pick<BenchTarget, 'boardId' | 'players'> = { boardId: BOARD_ID, players: PLAYERS },
+) {
   const matchId = `${run}-${match}`;
   return randomPlayers(size, target.players).map((id) => ({ board: target.boardId, playerId: id, score: randomScore(), matchId }));
 }
@@ -126,7 +131,12 @@ function rawRedis(redis: RedisClient, copies: ShardCopy[], size: number, players
     const ids = randomPlayers(size, players);
     const buckets = [...packings.keys()];
     // Per bucket, each player's shard and packed score.
-    const writes = new Map(buckets.map((at) => [at, ids.map((id) => ({ id, shard: shardOf(id, at.board.shards), packed: pack(at.board, packings.get(at)!, randomScore(), now, at.bucket.start) }))]));
+    const writes = new Map(
+      buckets.map((at) => [
+        at,
+        ids.map((id) => ({ id, shard: shardOf(id, at.board.shards), packed: pack(at.board, packings.get(at)!, randomScore(), now, at.bucket.start) })),
+      ]),
+    );
     return Promise.all(
       copies.map(({ at, shard, key }) => {
         const pipeline = redis.pipeline();
@@ -151,12 +161,20 @@ function writeTargets(scenario: WriteScenario, service: Measurement, costs: Writ
   });
   if (scenario === 'submit') {
     return [
-      { description: 'submit ≥ 5,800 results/s', measured: `${Math.round(service.throughput).toLocaleString('en-US')} results/s`, met: service.throughput >= 5_800 },
+      {
+        description: 'submit ≥ 5,800 results/s',
+        measured: `${Math.round(service.throughput).toLocaleString('en-US')} results/s`,
+        met: service.throughput >= 5_800,
+      },
       { description: 'submit p99 < 50 ms', measured: ms(service.p99), met: service.requests > 0 && service.p99 < 50 },
     ];
   }
   return [
-    { description: 'submit-batch ≥ 20,000 results/s', measured: `${Math.round(service.throughput * 100).toLocaleString('en-US')} results/s`, met: service.throughput * 100 >= 20_000 },
+    {
+      description: 'submit-batch ≥ 20,000 results/s',
+      measured: `${Math.round(service.throughput * 100).toLocaleString('en-US')} results/s`,
+      met: service.throughput * 100 >= 20_000,
+    },
     { description: 'submit-batch p99 < 500 ms', measured: ms(service.p99), met: service.requests > 0 && service.p99 < 500 },
     cpu('postgres', 'PostgreSQL'),
     cpu('server', 'service'),
@@ -208,7 +226,9 @@ export async function runWrite(scenario: WriteScenario, run: RunOptions): Promis
   const copies: ShardCopy[] = stores.buckets.flatMap((at) => shardKeys(at).map((live, shard) => ({ at, shard, key: `${live}#benchcopy` })));
   try {
     if (!run.targetOnly) {
-      log = await costed(logName, { perRequest: RAW_LOG_STATEMENTS }, (window) => closedRaw(run, run.connections, rawLog(stores, size, runId, target), {}, window));
+      log = await costed(logName, { perRequest: RAW_LOG_STATEMENTS }, (window) =>
+        closedRaw(run, run.connections, rawLog(stores, size, runId, target), {}, window),
+      );
       postgres = await costed(postgresName, { perRequest: RAW_TRANSACTION_STATEMENTS }, (window) =>
         closedRaw(run, run.connections, rawPostgres(stores, size, runId, target), {}, window),
       );
@@ -261,6 +281,7 @@ export async function runWrite(scenario: WriteScenario, run: RunOptions): Promis
     notes: [
       ...(run.profile ? profileNote(profileDir, startedAt) : []),
       ...costs.map(({ name, costs: found }) => costsNote(name, found)),
-      `each call's results are ${size === 1 ? 'one random player' : `${size} distinct random players of one match`}; the service writes ${buckets} buckets per result (every period, no region)`],
+      `each call's results are ${size === 1 ? 'one random player' : `${size} distinct random players of one match`}; the service writes ${buckets} buckets per result (every period, no region)`,
+    ],
   };
 }

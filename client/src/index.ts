@@ -177,7 +177,11 @@ export function createLeaderboardClient(options: LeaderboardClientOptions) {
   }
 
   async function overWs<R>(document: DocumentNode, variables: unknown): Promise<ExecutionResult<R>> {
-    const payload = { ...(await payloadOf(document, persisted)), operationName: operationOf(document).name?.value, variables: variables as Record<string, unknown> };
+    const payload = {
+      ...(await payloadOf(document, persisted)),
+      operationName: operationOf(document).name?.value,
+      variables: variables as Record<string, unknown>,
+    };
     const results = socket().iterate<R>(payload);
     for await (const result of results) return result as ExecutionResult<R>;
     throw new LeaderboardError(undefined, [{ message: 'The socket answered nothing.' }]);
@@ -199,11 +203,17 @@ export function createLeaderboardClient(options: LeaderboardClientOptions) {
     // Started at the first next(): the payload (a persisted document's id) is computed asynchronously.
     let started: AsyncIterableIterator<ExecutionResult<R>> | undefined;
     const start = async () => {
-      const payload = { ...(await payloadOf(document, persisted)), operationName: operationOf(document).name?.value, variables: variables as Record<string, unknown> };
+      const payload = {
+        ...(await payloadOf(document, persisted)),
+        operationName: operationOf(document).name?.value,
+        variables: variables as Record<string, unknown>,
+      };
       return (started ??=
         over === 'ws'
           ? (socket().iterate<R>(payload) as AsyncIterableIterator<ExecutionResult<R>>)
-          : (createSseClient({ url: options.url, fetchFn: fetchImpl, headers: authorization, retryAttempts: 0 }).iterate<R>(payload) as AsyncIterableIterator<ExecutionResult<R>>));
+          : (createSseClient({ url: options.url, fetchFn: fetchImpl, headers: authorization, retryAttempts: 0 }).iterate<R>(payload) as AsyncIterableIterator<
+              ExecutionResult<R>
+            >));
     };
     return {
       [Symbol.asyncIterator]() {
@@ -236,12 +246,14 @@ export function createLeaderboardClient(options: LeaderboardClientOptions) {
     /** The first `limit` standings (default 10) of a bucket. */
     top: async (args: BucketArgs & { limit?: number }) => (await request(TopDocument, { ...bucket(args), limit: args.limit ?? 10 })).top,
     /** One player's standing, or null when they have no score there. */
-    standing: async (args: BucketArgs & Pick<StandingQueryVariables, 'playerId'>) => (await request(StandingDocument, { ...bucket(args), playerId: args.playerId })).standing,
+    standing: async (args: BucketArgs & Pick<StandingQueryVariables, 'playerId'>) =>
+      (await request(StandingDocument, { ...bucket(args), playerId: args.playerId })).standing,
     /** The player and up to `radius` (default 5) players either side. */
     around: async (args: BucketArgs & Pick<AroundQueryVariables, 'playerId'> & { radius?: number }) =>
       (await request(AroundDocument, { ...bucket(args), playerId: args.playerId, radius: args.radius ?? 5 })).around,
     /** The player and their friends, each with their rank on the whole board. */
-    friends: async (args: BucketArgs & Pick<FriendsQueryVariables, 'playerId'>) => (await request(FriendsDocument, { ...bucket(args), playerId: args.playerId })).friends,
+    friends: async (args: BucketArgs & Pick<FriendsQueryVariables, 'playerId'>) =>
+      (await request(FriendsDocument, { ...bucket(args), playerId: args.playerId })).friends,
     /** One page of a bucket's standings (default 50), strictly after `after`. */
     standings: async (args: BucketArgs & Pick<StandingsQueryVariables, 'after'> & { first?: number }) =>
       (await request(StandingsDocument, { ...bucket(args), first: args.first ?? 50, after: args.after ?? null })).standings,

@@ -2,7 +2,23 @@
 /** The boards: their list and creation, a board's settings and edits, buckets, live top, pages and seasons; rebuilds. */
 import { gql, socket } from './session.js';
 import { Q } from './documents.js';
-import { attempt, card, commaList, confirmAction, field, flash, fmtNumber, fmtTime, formValues, h, instant, playerHref, playerName, select, table } from './dom.js';
+import {
+  attempt,
+  card,
+  commaList,
+  confirmAction,
+  field,
+  flash,
+  fmtNumber,
+  fmtTime,
+  formValues,
+  h,
+  instant,
+  playerHref,
+  playerName,
+  select,
+  table,
+} from './dom.js';
 import { onLeave, route, show } from './router.js';
 
 export const PERIODS = ['ALL_TIME', 'SEASON', 'MONTHLY', 'WEEKLY', 'DAILY'];
@@ -29,8 +45,28 @@ export async function boardsView() {
     field('Id', h('input', { name: 'id', required: true, placeholder: 'arena', pattern: '[A-Za-z0-9_.\\-]{1,64}' }), 'letters, digits, _, - and .; fixed'),
     field('Title', h('input', { name: 'title', required: true, placeholder: 'Arena' })),
     field('Max score', h('input', { name: 'maxScore', type: 'number', min: 1, step: 1, required: true, value: 1000000 })),
-    field('Order', select('order', [{ value: 'HIGH_FIRST', label: 'Higher scores first' }, { value: 'LOW_FIRST', label: 'Lower scores first (times)' }], 'HIGH_FIRST')),
-    field('Aggregate', select('aggregate', [{ value: 'BEST', label: 'Best submission' }, { value: 'SUM', label: 'Sum of submissions' }], 'BEST')),
+    field(
+      'Order',
+      select(
+        'order',
+        [
+          { value: 'HIGH_FIRST', label: 'Higher scores first' },
+          { value: 'LOW_FIRST', label: 'Lower scores first (times)' },
+        ],
+        'HIGH_FIRST',
+      ),
+    ),
+    field(
+      'Aggregate',
+      select(
+        'aggregate',
+        [
+          { value: 'BEST', label: 'Best submission' },
+          { value: 'SUM', label: 'Sum of submissions' },
+        ],
+        'BEST',
+      ),
+    ),
     field('Top size', h('input', { name: 'topSize', type: 'number', min: 1, max: 100, value: 10 })),
     field('Shards', h('input', { name: 'shards', type: 'number', min: 1, max: 64, value: 1 }), 'fixed once created'),
     field('Regions', h('input', { name: 'regions', placeholder: 'eu, us' }), 'comma-separated'),
@@ -39,7 +75,9 @@ export async function boardsView() {
       'fieldset',
       { class: 'periods' },
       h('legend', {}, 'Periods'),
-      PERIODS.map((period) => h('label', { class: 'check' }, h('input', { type: 'checkbox', name: 'periods', value: period, checked: period === 'ALL_TIME' }), period)),
+      PERIODS.map((period) =>
+        h('label', { class: 'check' }, h('input', { type: 'checkbox', name: 'periods', value: period, checked: period === 'ALL_TIME' }), period),
+      ),
     ),
     h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'primary' }, 'Create board')),
   );
@@ -58,12 +96,21 @@ export async function boardsView() {
       regions: commaList(v.regions),
       timeZone: v.timeZone || 'UTC',
     };
-    const created = await attempt(() => gql(Q.createBoard, { input }), (answer) => `Board ${answer.createBoard.id} created.`);
+    const created = await attempt(
+      () => gql(Q.createBoard, { input }),
+      (answer) => `Board ${answer.createBoard.id} created.`,
+    );
     if (created) location.hash = `#/boards/${encodeURIComponent(created.createBoard.id)}`;
   });
   show(
     h('h1', {}, 'Boards'),
-    card('All boards', table(['Id', 'Title', 'Order', 'Aggregate', 'Periods', 'Regions', '#Shards', 'Current season'], rows, { empty: 'No boards yet: create the first below.', label: 'Boards' })),
+    card(
+      'All boards',
+      table(['Id', 'Title', 'Order', 'Aggregate', 'Periods', 'Regions', '#Shards', 'Current season'], rows, {
+        empty: 'No boards yet: create the first below.',
+        label: 'Boards',
+      }),
+    ),
     card('New board', form),
   );
 }
@@ -73,7 +120,14 @@ function bucketPicker(board, onChange) {
   const period = select('period', board.periods, board.periods[0]);
   const region = select('region', [{ value: '', label: 'global' }, ...board.regions], '');
   const bucket = h('input', { name: 'bucket', placeholder: 'current', size: 12 });
-  const form = h('form', { class: 'inline-form bucket-picker' }, field('Period', period), field('Bucket', bucket, 'label, or empty for the current one'), field('Region', region), h('button', { type: 'submit' }, 'Show'));
+  const form = h(
+    'form',
+    { class: 'inline-form bucket-picker' },
+    field('Period', period),
+    field('Bucket', bucket, 'label, or empty for the current one'),
+    field('Region', region),
+    h('button', { type: 'submit' }, 'Show'),
+  );
   const value = () => ({ board: board.id, period: period.value, bucket: bucket.value.trim() || null, region: region.value || null });
   form.addEventListener('submit', (event) => {
     event.preventDefault();
@@ -89,7 +143,12 @@ function standingRow(standing) {
     'tr',
     { dataset: { player: standing.player.id } },
     h('td', { class: 'num rank' }, standing.rank),
-    h('td', {}, h('a', { href: playerHref(standing.player.id) }, playerName(standing.player)), standing.player.displayName ? h('span', { class: 'muted id' }, standing.player.id) : null),
+    h(
+      'td',
+      {},
+      h('a', { href: playerHref(standing.player.id) }, playerName(standing.player)),
+      standing.player.displayName ? h('span', { class: 'muted id' }, standing.player.id) : null,
+    ),
     h('td', { class: 'num' }, fmtNumber(standing.score)),
     h('td', { class: 'num' }, `${standing.percentile.toFixed(1)}%`),
     h('td', { class: 'time' }, fmtTime(standing.achievedAt)),
@@ -128,7 +187,9 @@ export async function boardView(id) {
         answer.board.buckets.map((bucket) => {
           const progress = h('span', { class: 'progress-slot' });
           const rebuild = h('button', { type: 'button', class: 'small' }, 'Rebuild');
-          rebuild.addEventListener('click', () => runRebuild({ board: id, period: bucket.period, bucket: bucket.bucket, region: bucket.region }, progress, rebuild, loadBuckets));
+          rebuild.addEventListener('click', () =>
+            runRebuild({ board: id, period: bucket.period, bucket: bucket.bucket, region: bucket.region }, progress, rebuild, loadBuckets),
+          );
           return h(
             'tr',
             { dataset: { period: bucket.period, bucket: bucket.bucket, region: bucket.region ?? '' } },
@@ -137,7 +198,15 @@ export async function boardView(id) {
             h('td', {}, bucket.region ?? 'global'),
             h('td', { class: 'num' }, fmtNumber(bucket.size)),
             h('td', { class: 'num' }, fmtNumber(bucket.stored)),
-            h('td', { class: 'num' }, h('span', { class: `badge ${bucket.drift === 0 ? 'ok' : 'warn'}`, dataset: { drift: bucket.drift } }, bucket.drift === 0 ? '0' : fmtNumber(bucket.drift))),
+            h(
+              'td',
+              { class: 'num' },
+              h(
+                'span',
+                { class: `badge ${bucket.drift === 0 ? 'ok' : 'warn'}`, dataset: { drift: bucket.drift } },
+                bucket.drift === 0 ? '0' : fmtNumber(bucket.drift),
+              ),
+            ),
             h('td', { class: 'row-actions' }, rebuild, progress),
           );
         }),
@@ -187,7 +256,11 @@ export async function boardView(id) {
     const first = h('button', { type: 'button', disabled: pageNumber === 1 }, '← First page');
     first.addEventListener('click', () => page(at));
     pagesBox.replaceChildren(
-      table(STANDING_HEADERS, edges.map((edge) => standingRow(edge.node)), { empty: 'Nobody is ranked here.', label: 'Standings page' }),
+      table(
+        STANDING_HEADERS,
+        edges.map((edge) => standingRow(edge.node)),
+        { empty: 'Nobody is ranked here.', label: 'Standings page' },
+      ),
       h('div', { class: 'pager' }, first, h('span', { class: 'muted', dataset: { page: pageNumber } }, `page ${pageNumber}`), next),
     );
   };
@@ -200,16 +273,26 @@ export async function boardView(id) {
   show(
     h('p', { class: 'crumbs' }, h('a', { href: '#/boards' }, 'Boards'), ' / ', board.id),
     h('h1', {}, board.title, h('span', { class: 'muted id' }, board.id)),
-    h('div', { class: 'columns' },
-      card('Settings', settings, editBoardForm(board)),
-      await seasonsCard(board),
-    ),
+    h('div', { class: 'columns' }, card('Settings', settings, editBoardForm(board)), await seasonsCard(board)),
     card(
       'Buckets',
-      h('div', { class: 'card-head' }, h('p', { class: 'muted small' }, 'Drift is what PostgreSQL holds minus what Redis ranks (the leaderboard_index_drift gauge): anything but 0 calls for a rebuild.'), h('button', { type: 'button', class: 'small', id: 'refresh-buckets', onclick: () => attempt(loadBuckets) }, 'Refresh')),
+      h(
+        'div',
+        { class: 'card-head' },
+        h(
+          'p',
+          { class: 'muted small' },
+          'Drift is what PostgreSQL holds minus what Redis ranks (the leaderboard_index_drift gauge): anything but 0 calls for a rebuild.',
+        ),
+        h('button', { type: 'button', class: 'small', id: 'refresh-buckets', onclick: () => attempt(loadBuckets) }, 'Refresh'),
+      ),
       bucketsBox,
     ),
-    card('Live top and pages', picker.form, h('div', { class: 'columns' }, h('div', {}, h('h3', {}, 'Live top ', topStatus), topBox), h('div', {}, h('h3', {}, 'Pages'), pagesBox))),
+    card(
+      'Live top and pages',
+      picker.form,
+      h('div', { class: 'columns' }, h('div', {}, h('h3', {}, 'Live top ', topStatus), topBox), h('div', {}, h('h3', {}, 'Pages'), pagesBox)),
+    ),
   );
   await loadBuckets();
   watch(picker.value());
@@ -223,9 +306,23 @@ function editBoardForm(board) {
     { class: 'grid-form', id: 'edit-board', autocomplete: 'off' },
     field('Title', h('input', { name: 'title', required: true, value: board.title })),
     field('Top size', h('input', { name: 'topSize', type: 'number', min: 1, max: 100, value: board.topSize })),
-    field('Rank style', select('rankStyle', [{ value: 'ORDINAL', label: 'A rank each (1, 2, 3, 4)' }, { value: 'COMPETITION', label: 'Ties share a rank (1, 2, 2, 4)' }], board.rankStyle)),
+    field(
+      'Rank style',
+      select(
+        'rankStyle',
+        [
+          { value: 'ORDINAL', label: 'A rank each (1, 2, 3, 4)' },
+          { value: 'COMPETITION', label: 'Ties share a rank (1, 2, 2, 4)' },
+        ],
+        board.rankStyle,
+      ),
+    ),
     field('Add regions', h('input', { name: 'addRegions', placeholder: 'latam, oce' }), 'comma-separated; existing ones stay'),
-    field('Max score', h('input', { name: 'maxScore', type: 'number', min: board.maxScore, step: 1, value: board.maxScore }), 'only up, and only where the ranking packs every score as before'),
+    field(
+      'Max score',
+      h('input', { name: 'maxScore', type: 'number', min: board.maxScore, step: 1, value: board.maxScore }),
+      'only up, and only where the ranking packs every score as before',
+    ),
     h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'primary' }, 'Save changes')),
   );
   form.addEventListener('submit', async (event) => {
@@ -243,16 +340,20 @@ function editBoardForm(board) {
   return form;
 }
 
-
 async function seasonsCard(board) {
-  if (!board.periods.includes('SEASON')) return card('Seasons', h('p', { class: 'muted' }, 'This board keeps no SEASON buckets; create a board with the SEASON period to run seasons.'));
+  if (!board.periods.includes('SEASON'))
+    return card('Seasons', h('p', { class: 'muted' }, 'This board keeps no SEASON buckets; create a board with the SEASON period to run seasons.'));
   const current = board.currentSeason;
   const resultsBox = h('div', { class: 'season-results' });
   const reload = () => route();
 
   const closeButton = current ? h('button', { type: 'button', class: 'danger', id: 'close-season' }, 'Close season') : null;
   closeButton?.addEventListener('click', async () => {
-    const sure = await confirmAction({ title: `Close “${current.name}”?`, text: `Season ${current.id} of ${board.id} closes now and its final standings are frozen. This cannot be undone.`, confirm: 'Close season' });
+    const sure = await confirmAction({
+      title: `Close “${current.name}”?`,
+      text: `Season ${current.id} of ${board.id} closes now and its final standings are frozen. This cannot be undone.`,
+      confirm: 'Close season',
+    });
     if (sure && (await attempt(() => gql(Q.closeSeason, { board: board.id }), `Season ${current.id} closed; its results are frozen.`))) reload();
   });
 
@@ -284,20 +385,45 @@ async function seasonsCard(board) {
     more.addEventListener('click', () => browse(season, pageInfo.endCursor));
     resultsBox.replaceChildren(
       h('h3', {}, `Final standings of “${season.name}”`),
-      table(STANDING_HEADERS, edges.map((edge) => standingRow(edge.node)), { empty: 'Nobody was ranked in this season.', label: 'Season results' }),
+      table(
+        STANDING_HEADERS,
+        edges.map((edge) => standingRow(edge.node)),
+        { empty: 'Nobody was ranked in this season.', label: 'Season results' },
+      ),
       h('div', { class: 'pager' }, more),
     );
   };
   const rows = [...board.seasons].reverse().map((season) => {
     const open = season.closedAt ? h('button', { type: 'button', class: 'small' }, 'Results') : h('span', { class: 'badge ok' }, 'open');
     if (season.closedAt) open.addEventListener('click', () => browse(season));
-    return h('tr', { dataset: { season: season.id } }, h('td', {}, season.id), h('td', {}, season.name), h('td', { class: 'time' }, fmtTime(season.startsAt)), h('td', { class: 'time' }, fmtTime(season.endsAt)), h('td', { class: 'time' }, fmtTime(season.closedAt)), h('td', {}, open));
+    return h(
+      'tr',
+      { dataset: { season: season.id } },
+      h('td', {}, season.id),
+      h('td', {}, season.name),
+      h('td', { class: 'time' }, fmtTime(season.startsAt)),
+      h('td', { class: 'time' }, fmtTime(season.endsAt)),
+      h('td', { class: 'time' }, fmtTime(season.closedAt)),
+      h('td', {}, open),
+    );
   });
 
   return card(
     'Seasons',
     current
-      ? h('div', { class: 'current-season' }, h('p', {}, 'Current: ', h('strong', {}, current.name), ` (${current.id}) since ${fmtTime(current.startsAt)} UTC`, current.endsAt ? `, ends ${fmtTime(current.endsAt)} UTC` : ', no end set'), closeButton)
+      ? h(
+          'div',
+          { class: 'current-season' },
+          h(
+            'p',
+            {},
+            'Current: ',
+            h('strong', {}, current.name),
+            ` (${current.id}) since ${fmtTime(current.startsAt)} UTC`,
+            current.endsAt ? `, ends ${fmtTime(current.endsAt)} UTC` : ', no end set',
+          ),
+          closeButton,
+        )
       : startForm,
     table(['Id', 'Name', 'Starts (UTC)', 'Ends (UTC)', 'Closed (UTC)', ''], rows, { empty: 'No seasons yet.', label: 'Seasons' }),
     resultsBox,
@@ -322,7 +448,11 @@ export async function runRebuild(at, slot, button, after) {
     bar.max = Math.max(job.rowsTotal, 1);
     bar.value = job.state === 'DONE' ? bar.max : job.rowsRead;
     label.textContent =
-      job.state === 'RUNNING' ? `${fmtNumber(job.rowsRead)} / ${fmtNumber(job.rowsTotal)} read` : job.state === 'DONE' ? `done: ${fmtNumber(job.size)} ranked` : `failed: ${job.error}`;
+      job.state === 'RUNNING'
+        ? `${fmtNumber(job.rowsRead)} / ${fmtNumber(job.rowsTotal)} read`
+        : job.state === 'DONE'
+          ? `done: ${fmtNumber(job.size)} ranked`
+          : `failed: ${job.error}`;
     slot.dataset.state = job.state;
     if (job.state !== 'RUNNING') {
       button.disabled = false;

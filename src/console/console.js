@@ -44,7 +44,11 @@ document.getElementById('sign-in-form').addEventListener('submit', async (event)
     await gql(Q.health, {}, key);
   } catch (failure) {
     error.textContent =
-      failure.code === 'UNAUTHENTICATED' ? 'This key is not known (or was revoked).' : failure.code === 'FORBIDDEN' ? 'This is a game-server key; the console needs an admin key.' : failure.message;
+      failure.code === 'UNAUTHENTICATED'
+        ? 'This key is not known (or was revoked).'
+        : failure.code === 'FORBIDDEN'
+          ? 'This is a game-server key; the console needs an admin key.'
+          : failure.message;
     error.hidden = false;
     return;
   }
@@ -52,7 +56,10 @@ document.getElementById('sign-in-form').addEventListener('submit', async (event)
   input.value = '';
   error.hidden = true;
   // The header's store health is kept fresh while signed in.
-  beginSession(key, setInterval(() => void refreshHealthPill(), 30_000));
+  beginSession(
+    key,
+    setInterval(() => void refreshHealthPill(), 30_000),
+  );
   document.getElementById('sign-in').hidden = true;
   document.getElementById('shell').hidden = false;
   // Setting the hash routes (hashchange); an address that has one is routed here.

@@ -44,7 +44,9 @@ export const Q = {
   top: doc(`subscription ConsoleTop($board: ID!, $period: Period!, $bucket: String, $region: String, $limit: Int!) {
     topChanged(board: $board, period: $period, bucket: $bucket, region: $region, limit: $limit) {
       __typename asOf size bucket entries { ...ConsoleStanding } } }`),
-  startSeason: doc('mutation ConsoleStartSeason($board: ID!, $name: String!, $endsAt: DateTime) { startSeason(board: $board, name: $name, endsAt: $endsAt) { ...ConsoleSeason } }'),
+  startSeason: doc(
+    'mutation ConsoleStartSeason($board: ID!, $name: String!, $endsAt: DateTime) { startSeason(board: $board, name: $name, endsAt: $endsAt) { ...ConsoleSeason } }',
+  ),
   // startsAt (scheduling a season ahead) is sent only when it is given, so that the console works
   // on a service whose startSeason does not take it yet.
   scheduleSeason: doc(
@@ -64,7 +66,9 @@ export const Q = {
   erase: 'mutation ConsoleErasePlayer($playerId: ID!) { deletePlayer(playerId: $playerId) }',
   flagged: doc('query ConsoleFlagged { flaggedPlayers(first: 100) { ...ConsoleFlag } }'),
   keys: doc('query ConsoleKeys { apiKeys { ...ConsoleKey } }'),
-  createKey: doc('mutation ConsoleCreateKey($name: String!, $role: ApiKeyRole!) { createApiKey(name: $name, role: $role) { __typename key apiKey { ...ConsoleKey } } }'),
+  createKey: doc(
+    'mutation ConsoleCreateKey($name: String!, $role: ApiKeyRole!) { createApiKey(name: $name, role: $role) { __typename key apiKey { ...ConsoleKey } } }',
+  ),
   revokeKey: doc('mutation ConsoleRevokeKey($key: ID!) { revokeApiKey(key: $key) { ...ConsoleKey } }'),
   startRebuild: doc(
     'mutation ConsoleStartRebuild($board: ID!, $period: Period!, $bucket: String, $region: String) { startRebuild(board: $board, period: $period, bucket: $bucket, region: $region) { ...ConsoleRebuild } }',

@@ -22,7 +22,13 @@ export function h(tag, attrs = {}, ...children) {
 const numbers = new Intl.NumberFormat('en-US', { maximumFractionDigits: 3 });
 export const fmtNumber = (value) => (value === null || value === undefined ? '—' : numbers.format(value));
 /** Times are shown in UTC, as the API and the buckets count them; column headers say so. */
-export const fmtTime = (iso) => (iso ? new Date(iso).toISOString().replace('T', ' ').replace(/\.\d+Z$/, '') : '—');
+export const fmtTime = (iso) =>
+  iso
+    ? new Date(iso)
+        .toISOString()
+        .replace('T', ' ')
+        .replace(/\.\d+Z$/, '')
+    : '—';
 export const playerName = (player) => player?.displayName ?? player?.id ?? '(erased)';
 export const playerHref = (id) => `#/players/${encodeURIComponent(id)}`;
 
@@ -35,7 +41,15 @@ export function table(headers, rows, { empty = 'Nothing yet.', label } = {}) {
   return h(
     'table',
     { 'aria-label': label },
-    h('thead', {}, h('tr', {}, headers.map((header) => h('th', { class: header.startsWith('#') ? 'num' : undefined }, header.replace(/^#/, ''))))),
+    h(
+      'thead',
+      {},
+      h(
+        'tr',
+        {},
+        headers.map((header) => h('th', { class: header.startsWith('#') ? 'num' : undefined }, header.replace(/^#/, ''))),
+      ),
+    ),
     h('tbody', {}, rows),
   );
 }
@@ -45,7 +59,11 @@ export function field(label, input, hint) {
 }
 
 export function select(name, options, value) {
-  return h('select', { name }, options.map((option) => h('option', { value: option.value ?? option, selected: (option.value ?? option) === value }, option.label ?? option)));
+  return h(
+    'select',
+    { name },
+    options.map((option) => h('option', { value: option.value ?? option, selected: (option.value ?? option) === value }, option.label ?? option)),
+  );
 }
 
 /** A message on the page: success in green, failures in red. */
@@ -116,4 +134,10 @@ export function formValues(form) {
 export const instant = (local) => (local ? new Date(local).toISOString() : null);
 
 /** "eu, us" as ['eu', 'us']. */
-export const commaList = (text) => (text ? text.split(',').map((item) => item.trim()).filter(Boolean) : []);
+export const commaList = (text) =>
+  text
+    ? text
+        .split(',')
+        .map((item) => item.trim())
+        .filter(Boolean)
+    : [];

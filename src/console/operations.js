@@ -7,7 +7,13 @@ import { route, show } from './router.js';
 import { PERIODS, runRebuild } from './boards.js';
 
 function probeCell(name, probe) {
-  return h('div', { class: 'probe', dataset: { store: name, up: probe.up } }, h('span', { class: `dot ${probe.up ? 'up' : 'down'}` }), h('strong', {}, name), h('span', {}, probe.up ? `up · ${probe.latencyMs.toFixed(1)} ms` : `down: ${probe.error}`));
+  return h(
+    'div',
+    { class: 'probe', dataset: { store: name, up: probe.up } },
+    h('span', { class: `dot ${probe.up ? 'up' : 'down'}` }),
+    h('strong', {}, name),
+    h('span', {}, probe.up ? `up · ${probe.latencyMs.toFixed(1)} ms` : `down: ${probe.error}`),
+  );
 }
 
 export async function refreshHealthPill() {
@@ -30,8 +36,20 @@ export async function operationsView() {
           { class: 'probes' },
           probeCell('PostgreSQL', health.postgres),
           probeCell('Redis', health.redis),
-          h('div', { class: 'probe', dataset: { store: 'index' } }, h('span', { class: `dot ${health.index === 'READY' ? 'up' : 'down'}` }), h('strong', {}, 'Index'), h('span', {}, health.index.toLowerCase())),
-          h('div', { class: 'probe', dataset: { store: 'backlog' } }, h('span', { class: `dot ${health.indexBacklog === 0 ? 'up' : 'down'}` }), h('strong', {}, 'Index backlog'), h('span', {}, health.indexBacklog === null ? 'unknown' : `${fmtNumber(health.indexBacklog)} waiting`)),
+          h(
+            'div',
+            { class: 'probe', dataset: { store: 'index' } },
+            h('span', { class: `dot ${health.index === 'READY' ? 'up' : 'down'}` }),
+            h('strong', {}, 'Index'),
+            h('span', {}, health.index.toLowerCase()),
+          ),
+          h(
+            'div',
+            { class: 'probe', dataset: { store: 'backlog' } },
+            h('span', { class: `dot ${health.indexBacklog === 0 ? 'up' : 'down'}` }),
+            h('strong', {}, 'Index backlog'),
+            h('span', {}, health.indexBacklog === null ? 'unknown' : `${fmtNumber(health.indexBacklog)} waiting`),
+          ),
         )
       : h('p', { class: 'error' }, 'Store health could not be read.'),
     h('button', { type: 'button', onclick: () => route() }, 'Refresh'),
@@ -39,7 +57,23 @@ export async function operationsView() {
 
   const { keys, boards } = await Promise.all([gql(Q.keys), gql(Q.boards)]).then(([k, b]) => ({ keys: k.apiKeys, boards: b.boards }));
   const shownOnce = h('div', { id: 'new-key' });
-  const keyForm = h('form', { class: 'inline-form', id: 'create-key', autocomplete: 'off' }, field('Name', h('input', { name: 'name', required: true, placeholder: 'EU game servers' })), field('Role', select('role', [{ value: 'SERVER', label: 'server (game servers)' }, { value: 'ADMIN', label: 'admin (operators)' }], 'SERVER')), h('button', { type: 'submit', class: 'primary' }, 'Create key'));
+  const keyForm = h(
+    'form',
+    { class: 'inline-form', id: 'create-key', autocomplete: 'off' },
+    field('Name', h('input', { name: 'name', required: true, placeholder: 'EU game servers' })),
+    field(
+      'Role',
+      select(
+        'role',
+        [
+          { value: 'SERVER', label: 'server (game servers)' },
+          { value: 'ADMIN', label: 'admin (operators)' },
+        ],
+        'SERVER',
+      ),
+    ),
+    h('button', { type: 'submit', class: 'primary' }, 'Create key'),
+  );
   keyForm.addEventListener('submit', async (event) => {
     event.preventDefault();
     const answer = await attempt(() => gql(Q.createKey, formValues(keyForm)));
@@ -48,11 +82,27 @@ export async function operationsView() {
     keyForm.reset();
     await renderKeys();
     const copy = h('button', { type: 'button', class: 'small' }, 'Copy');
-    copy.addEventListener('click', () => navigator.clipboard?.writeText(key).then(() => (copy.textContent = 'Copied'), () => (copy.textContent = 'Select and copy it')));
+    copy.addEventListener('click', () =>
+      navigator.clipboard?.writeText(key).then(
+        () => (copy.textContent = 'Copied'),
+        () => (copy.textContent = 'Select and copy it'),
+      ),
+    );
     const dismiss = h('button', { type: 'button', class: 'small' }, 'I have saved it');
     dismiss.addEventListener('click', () => shownOnce.replaceChildren());
     shownOnce.replaceChildren(
-      h('div', { class: 'once' }, h('p', {}, h('strong', {}, `Key ${apiKey.id} (${apiKey.role.toLowerCase()}, “${apiKey.name}”)`), ' — shown this once; only its digest is stored, so it cannot be read again.'), h('code', { class: 'secret', id: 'new-key-value' }, key), h('div', { class: 'actions' }, copy, dismiss)),
+      h(
+        'div',
+        { class: 'once' },
+        h(
+          'p',
+          {},
+          h('strong', {}, `Key ${apiKey.id} (${apiKey.role.toLowerCase()}, “${apiKey.name}”)`),
+          ' — shown this once; only its digest is stored, so it cannot be read again.',
+        ),
+        h('code', { class: 'secret', id: 'new-key-value' }, key),
+        h('div', { class: 'actions' }, copy, dismiss),
+      ),
     );
   });
   const keysBox = h('div', { id: 'keys' });
@@ -64,10 +114,27 @@ export async function operationsView() {
         all.map((stored) => {
           const revoke = stored.revokedAt ? null : h('button', { type: 'button', class: 'small danger' }, 'Revoke');
           revoke?.addEventListener('click', async () => {
-            const sure = await confirmAction({ title: `Revoke “${stored.name}”?`, text: `Key ${stored.id} (${stored.role.toLowerCase()}) is refused by every process from now on.`, confirm: 'Revoke key' });
+            const sure = await confirmAction({
+              title: `Revoke “${stored.name}”?`,
+              text: `Key ${stored.id} (${stored.role.toLowerCase()}) is refused by every process from now on.`,
+              confirm: 'Revoke key',
+            });
             if (sure && (await attempt(() => gql(Q.revokeKey, { key: stored.id }), `Key ${stored.id} revoked.`))) await renderKeys();
           });
-          return h('tr', { dataset: { key: stored.id } }, h('td', {}, h('code', {}, stored.id)), h('td', {}, stored.name), h('td', {}, stored.role.toLowerCase()), h('td', { class: 'time' }, fmtTime(stored.createdAt)), h('td', {}, stored.revokedAt ? h('span', { class: 'badge muted' }, `revoked ${fmtTime(stored.revokedAt)}`) : h('span', { class: 'badge ok' }, 'live')), h('td', {}, revoke));
+          return h(
+            'tr',
+            { dataset: { key: stored.id } },
+            h('td', {}, h('code', {}, stored.id)),
+            h('td', {}, stored.name),
+            h('td', {}, stored.role.toLowerCase()),
+            h('td', { class: 'time' }, fmtTime(stored.createdAt)),
+            h(
+              'td',
+              {},
+              stored.revokedAt ? h('span', { class: 'badge muted' }, `revoked ${fmtTime(stored.revokedAt)}`) : h('span', { class: 'badge ok' }, 'live'),
+            ),
+            h('td', {}, revoke),
+          );
         }),
         { empty: 'No keys made yet (the environment’s ADMIN_API_KEY and SERVER_API_KEYS are not listed).', label: 'API keys' },
       ),
@@ -75,22 +142,47 @@ export async function operationsView() {
   };
   await renderKeys(keys);
 
-  const boardSelect = select('board', boards.map((board) => board.id), boards[0]?.id);
+  const boardSelect = select(
+    'board',
+    boards.map((board) => board.id),
+    boards[0]?.id,
+  );
   const periodSelect = select('period', PERIODS, 'ALL_TIME');
   const regionInput = h('input', { name: 'region', placeholder: 'global', size: 8 });
   const bucketInput = h('input', { name: 'bucket', placeholder: 'current', size: 12 });
   const slot = h('span', { class: 'progress-slot', id: 'rebuild-progress' });
   const rebuildButton = h('button', { type: 'submit', class: 'primary' }, 'Rebuild');
-  const rebuildForm = h('form', { class: 'inline-form', id: 'rebuild-form' }, field('Board', boardSelect), field('Period', periodSelect), field('Bucket', bucketInput), field('Region', regionInput), rebuildButton, slot);
+  const rebuildForm = h(
+    'form',
+    { class: 'inline-form', id: 'rebuild-form' },
+    field('Board', boardSelect),
+    field('Period', periodSelect),
+    field('Bucket', bucketInput),
+    field('Region', regionInput),
+    rebuildButton,
+    slot,
+  );
   rebuildForm.addEventListener('submit', (event) => {
     event.preventDefault();
-    void runRebuild({ board: boardSelect.value, period: periodSelect.value, bucket: bucketInput.value.trim() || null, region: regionInput.value.trim() || null }, slot, rebuildButton);
+    void runRebuild(
+      { board: boardSelect.value, period: periodSelect.value, bucket: bucketInput.value.trim() || null, region: regionInput.value.trim() || null },
+      slot,
+      rebuildButton,
+    );
   });
 
   show(
     h('h1', {}, 'Operations'),
     healthCard,
-    card('Rebuild a bucket', h('p', { class: 'muted small' }, 'Reads the bucket’s board scores from PostgreSQL into a new sorted set and swaps it in at once; readers see the old one until then. Each board’s page lists its buckets with their drift.'), boards.length ? rebuildForm : h('p', { class: 'empty' }, 'No boards yet.')),
+    card(
+      'Rebuild a bucket',
+      h(
+        'p',
+        { class: 'muted small' },
+        'Reads the bucket’s board scores from PostgreSQL into a new sorted set and swaps it in at once; readers see the old one until then. Each board’s page lists its buckets with their drift.',
+      ),
+      boards.length ? rebuildForm : h('p', { class: 'empty' }, 'No boards yet.'),
+    ),
     card('API keys', keyForm, shownOnce, keysBox),
   );
 }

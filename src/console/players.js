@@ -8,7 +8,12 @@ import { route, show } from './router.js';
 export async function playersView() {
   const input = h('input', { name: 'text', type: 'search', placeholder: 'player id or name', required: true, autofocus: true });
   const results = h('div', { id: 'search-results' });
-  const form = h('form', { class: 'inline-form', id: 'search', role: 'search' }, field('Find a player', input, 'an id prefix, or part of a display name'), h('button', { type: 'submit', class: 'primary' }, 'Search'));
+  const form = h(
+    'form',
+    { class: 'inline-form', id: 'search', role: 'search' },
+    field('Find a player', input, 'an id prefix, or part of a display name'),
+    h('button', { type: 'submit', class: 'primary' }, 'Search'),
+  );
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     const answer = await attempt(() => gql(Q.search, { text: input.value.trim() }));
@@ -17,7 +22,13 @@ export async function playersView() {
       table(
         ['Id', 'Display name', 'Status'],
         answer.searchPlayers.map((player) =>
-          h('tr', { dataset: { player: player.id } }, h('td', {}, h('a', { href: playerHref(player.id) }, player.id)), h('td', {}, player.displayName ?? '—'), h('td', {}, player.flag ? h('span', { class: 'badge warn' }, 'flagged') : 'shown')),
+          h(
+            'tr',
+            { dataset: { player: player.id } },
+            h('td', {}, h('a', { href: playerHref(player.id) }, player.id)),
+            h('td', {}, player.displayName ?? '—'),
+            h('td', {}, player.flag ? h('span', { class: 'badge warn' }, 'flagged') : 'shown'),
+          ),
         ),
         { empty: `No player matches “${input.value.trim()}”.`, label: 'Players found' },
       ),
@@ -32,7 +43,12 @@ export async function playerView(id) {
   const player = searchPlayers[0]?.id === id ? searchPlayers[0] : null;
   const reload = () => route();
 
-  const flagForm = h('form', { class: 'inline-form', id: 'flag-form', autocomplete: 'off' }, field('Reason', h('input', { name: 'reason', required: true, maxlength: 500, placeholder: 'why they are hidden' })), h('button', { type: 'submit', class: 'warn' }, player?.flag ? 'Update reason' : 'Flag'));
+  const flagForm = h(
+    'form',
+    { class: 'inline-form', id: 'flag-form', autocomplete: 'off' },
+    field('Reason', h('input', { name: 'reason', required: true, maxlength: 500, placeholder: 'why they are hidden' })),
+    h('button', { type: 'submit', class: 'warn' }, player?.flag ? 'Update reason' : 'Flag'),
+  );
   flagForm.addEventListener('submit', async (event) => {
     event.preventDefault();
     if (await attempt(() => gql(Q.flag, { playerId: id, reason: formValues(flagForm).reason }), `${id} is flagged: hidden from every board.`)) reload();
@@ -60,13 +76,20 @@ export async function playerView(id) {
 
   const moderation = card(
     'Moderation',
-    player?.flag ? h('p', { class: 'flag-note' }, h('span', { class: 'badge warn' }, 'flagged'), ` since ${fmtTime(player.flag.flaggedAt)} UTC: ${player.flag.reason}`) : h('p', { class: 'muted' }, 'Shown on every board.'),
+    player?.flag
+      ? h('p', { class: 'flag-note' }, h('span', { class: 'badge warn' }, 'flagged'), ` since ${fmtTime(player.flag.flaggedAt)} UTC: ${player.flag.reason}`)
+      : h('p', { class: 'muted' }, 'Shown on every board.'),
     flagForm,
     h('div', { class: 'actions' }, player?.flag ? unflag : null, erase),
   );
 
   if (!player) {
-    return show(h('p', { class: 'crumbs' }, h('a', { href: '#/players' }, 'Players'), ' / ', id), h('h1', {}, id), h('p', { class: 'muted' }, 'No profile and no scores under this id.'), moderation);
+    return show(
+      h('p', { class: 'crumbs' }, h('a', { href: '#/players' }, 'Players'), ' / ', id),
+      h('h1', {}, id),
+      h('p', { class: 'muted' }, 'No profile and no scores under this id.'),
+      moderation,
+    );
   }
   const scores = player.boardScores.map((row) =>
     h(
@@ -83,14 +106,39 @@ export async function playerView(id) {
     ),
   );
   const results = player.recentResults.map((result) =>
-    h('tr', { dataset: { match: result.matchId } }, h('td', { class: 'time' }, fmtTime(result.achievedAt)), h('td', {}, result.board.title), h('td', {}, result.matchId), h('td', { class: 'num' }, fmtNumber(result.score)), h('td', {}, result.region ?? '—'), h('td', { class: 'time' }, fmtTime(result.recordedAt))),
+    h(
+      'tr',
+      { dataset: { match: result.matchId } },
+      h('td', { class: 'time' }, fmtTime(result.achievedAt)),
+      h('td', {}, result.board.title),
+      h('td', {}, result.matchId),
+      h('td', { class: 'num' }, fmtNumber(result.score)),
+      h('td', {}, result.region ?? '—'),
+      h('td', { class: 'time' }, fmtTime(result.recordedAt)),
+    ),
   );
   show(
     h('p', { class: 'crumbs' }, h('a', { href: '#/players' }, 'Players'), ' / ', id),
-    h('h1', {}, player.displayName ?? id, player.displayName ? h('span', { class: 'muted id' }, id) : null, player.flag ? h('span', { class: 'badge warn' }, 'flagged') : null),
+    h(
+      'h1',
+      {},
+      player.displayName ?? id,
+      player.displayName ? h('span', { class: 'muted id' }, id) : null,
+      player.flag ? h('span', { class: 'badge warn' }, 'flagged') : null,
+    ),
     moderation,
-    card('Standing in every bucket', table(['Board', 'Period', 'Bucket', 'Region', '#Score', '#Rank', '#Percentile', 'Reached (UTC)'], scores, { empty: 'No board scores in any bucket kept now.', label: 'Standings' }), player.flag ? h('p', { class: 'muted small' }, 'Flagged: their scores are kept but they are ranked nowhere.') : null),
-    card('Recent results', table(['Achieved (UTC)', 'Board', 'Match', '#Score', 'Region', 'Recorded (UTC)'], results, { empty: 'No results.', label: 'Recent results' })),
+    card(
+      'Standing in every bucket',
+      table(['Board', 'Period', 'Bucket', 'Region', '#Score', '#Rank', '#Percentile', 'Reached (UTC)'], scores, {
+        empty: 'No board scores in any bucket kept now.',
+        label: 'Standings',
+      }),
+      player.flag ? h('p', { class: 'muted small' }, 'Flagged: their scores are kept but they are ranked nowhere.') : null,
+    ),
+    card(
+      'Recent results',
+      table(['Achieved (UTC)', 'Board', 'Match', '#Score', 'Region', 'Recorded (UTC)'], results, { empty: 'No results.', label: 'Recent results' }),
+    ),
   );
 }
 
@@ -101,13 +149,38 @@ export async function moderationView() {
     unflag.addEventListener('click', async () => {
       if (await attempt(() => gql(Q.unflag, { playerId: flag.player.id }), `${flag.player.id} is shown again.`)) route();
     });
-    return h('tr', { dataset: { player: flag.player.id } }, h('td', {}, h('a', { href: playerHref(flag.player.id) }, playerName(flag.player)), flag.player.displayName ? h('span', { class: 'muted id' }, flag.player.id) : null), h('td', {}, flag.reason), h('td', { class: 'time' }, fmtTime(flag.flaggedAt)), h('td', {}, unflag));
+    return h(
+      'tr',
+      { dataset: { player: flag.player.id } },
+      h(
+        'td',
+        {},
+        h('a', { href: playerHref(flag.player.id) }, playerName(flag.player)),
+        flag.player.displayName ? h('span', { class: 'muted id' }, flag.player.id) : null,
+      ),
+      h('td', {}, flag.reason),
+      h('td', { class: 'time' }, fmtTime(flag.flaggedAt)),
+      h('td', {}, unflag),
+    );
   });
-  const form = h('form', { class: 'inline-form', id: 'quick-flag', autocomplete: 'off' }, field('Player id', h('input', { name: 'playerId', required: true })), field('Reason', h('input', { name: 'reason', required: true, maxlength: 500 })), h('button', { type: 'submit', class: 'warn' }, 'Flag'));
+  const form = h(
+    'form',
+    { class: 'inline-form', id: 'quick-flag', autocomplete: 'off' },
+    field('Player id', h('input', { name: 'playerId', required: true })),
+    field('Reason', h('input', { name: 'reason', required: true, maxlength: 500 })),
+    h('button', { type: 'submit', class: 'warn' }, 'Flag'),
+  );
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     const v = formValues(form);
     if (await attempt(() => gql(Q.flag, v), `${v.playerId} is flagged.`)) route();
   });
-  show(h('h1', {}, 'Moderation'), card(`Flagged players (${flaggedPlayers.length})`, table(['Player', 'Reason', 'Flagged (UTC)', ''], rows, { empty: 'Nobody is flagged.', label: 'Flagged players' })), card('Flag a player', form));
+  show(
+    h('h1', {}, 'Moderation'),
+    card(
+      `Flagged players (${flaggedPlayers.length})`,
+      table(['Player', 'Reason', 'Flagged (UTC)', ''], rows, { empty: 'Nobody is flagged.', label: 'Flagged players' }),
+    ),
+    card('Flag a player', form),
+  );
 }

@@ -41,4 +41,3 @@ export function leave() {
 
 /** Something the current view must stop when it is left (a subscription, a poll). */
 export const onLeave = (stop) => leaving.push(stop);
-

@@ -74,4 +74,3 @@ export function endSession() {
 export function whenKeyRejected(handler) {
   keyRejected = handler;
 }
-

@@ -13,10 +13,7 @@ const storedColumns = { id: apiKeys.id, name: apiKeys.name, role: apiKeys.role, 
 export const KEYS_CHANGED_CHANNEL = 'leaderboard_api_keys_changed';
 
 export async function insertApiKey(db: Db, sql: Sql, key: { id: string; name: string; role: 'admin' | 'server'; digest: string }): Promise<StoredKey> {
-  const [row] = await db
-    .insert(apiKeys)
-    .values(key)
-    .returning(storedColumns);
+  const [row] = await db.insert(apiKeys).values(key).returning(storedColumns);
   await sql.notify(KEYS_CHANGED_CHANNEL, key.id);
   return row!;
 }
@@ -31,10 +28,7 @@ export async function findLiveKey(db: Db, digest: string): Promise<{ id: string;
 }
 
 export async function listApiKeys(db: Db): Promise<StoredKey[]> {
-  return db
-    .select(storedColumns)
-    .from(apiKeys)
-    .orderBy(asc(apiKeys.createdAt));
+  return db.select(storedColumns).from(apiKeys).orderBy(asc(apiKeys.createdAt));
 }
 
 /** Revokes the live keys with this id or name; answers them as revoked. Every process forgets them at once. */
@@ -61,16 +55,18 @@ export function listenForKeyChanges(database: Database, changed: () => void, log
   let retry: NodeJS.Timeout | undefined;
   let stopped = false;
   const listen = () => {
-    database.sql.listen(KEYS_CHANGED_CHANNEL, changed, () => changed()).then(
-      (active) => {
-        if (stopped) void active.unlisten();
-        else listener = active;
-      },
-      (error: unknown) => {
-        log.warn({ err: error }, 'cannot listen for API key changes yet; retrying');
-        if (!stopped) retry = setTimeout(listen, LISTEN_RETRY_MS);
-      },
-    );
+    database.sql
+      .listen(KEYS_CHANGED_CHANNEL, changed, () => changed())
+      .then(
+        (active) => {
+          if (stopped) void active.unlisten();
+          else listener = active;
+        },
+        (error: unknown) => {
+          log.warn({ err: error }, 'cannot listen for API key changes yet; retrying');
+          if (!stopped) retry = setTimeout(listen, LISTEN_RETRY_MS);
+        },
+      );
   };
   return {
     start: listen,

@@ -13,11 +13,7 @@ import { type BoardScoreRow, type PlayerBoardScore, boardScoreColumns, lockPlaye
  *
  * Every statement follows an index on the player id: O(rows erased · log N).
  */
-export async function erasePlayer(
-  sql: Sql,
-  playerId: string,
-  beforeCommit: (scores: PlayerBoardScore[]) => Promise<void>,
-): Promise<boolean> {
+export async function erasePlayer(sql: Sql, playerId: string, beforeCommit: (scores: PlayerBoardScore[]) => Promise<void>): Promise<boolean> {
   return sql.begin(async (tx) => {
     // Flag, unflag and erasure of one player take turns (see withPlayerLock).
     await lockPlayerForTransaction(tx, playerId);

@@ -112,8 +112,7 @@ export interface RecordGroupOptions {
 
 const NEVER = new AbortController().signal;
 
-const rowId = (boardId: string, row: ScoreRowKey, playerId: string) =>
-  `${boardId}\u0000${row.period}\u0000${row.bucket}\u0000${row.region}\u0000${playerId}`;
+const rowId = (boardId: string, row: ScoreRowKey, playerId: string) => `${boardId}\u0000${row.period}\u0000${row.bucket}\u0000${row.region}\u0000${playerId}`;
 const resultId = (boardId: string, matchId: string, playerId: string) => `${boardId}\u0000${matchId}\u0000${playerId}`;
 const entryId = (entry: ResultEntry) => resultId(entry.board.id, entry.matchId, entry.playerId);
 
@@ -158,7 +157,12 @@ export async function recordGroup(sql: Sql, submissions: ResultEntry[][], option
   for (let attempt = 0; ; attempt += 1) {
     if (active.length === 0) return assemble(submissions.length, rejected, emptyGroup());
     try {
-      const done = await recordOnce(sql, active.map((i) => submissions[i]!), options.commitDoubtMs ?? COMMIT_DOUBT_TIMEOUT_MS, options.signal ?? NEVER);
+      const done = await recordOnce(
+        sql,
+        active.map((i) => submissions[i]!),
+        options.commitDoubtMs ?? COMMIT_DOUBT_TIMEOUT_MS,
+        options.signal ?? NEVER,
+      );
       return assemble(submissions.length, rejected, done, active);
     } catch (error) {
       if (isRetriable(error) && attempt < (options.retries ?? 3)) continue;
@@ -174,7 +178,14 @@ export async function recordGroup(sql: Sql, submissions: ResultEntry[][], option
         const half = Math.ceil(active.length / 2);
         const parts = [active.slice(0, half), active.slice(half)];
         const done = [];
-        for (const part of parts) done.push(await recordGroup(sql, part.map((i) => submissions[i]!), options));
+        for (const part of parts)
+          done.push(
+            await recordGroup(
+              sql,
+              part.map((i) => submissions[i]!),
+              options,
+            ),
+          );
         return merge(submissions.length, rejected, parts, done);
       } else {
         throw error;
@@ -335,7 +346,12 @@ async function recordInTransaction(tx: TransactionSql, submissions: ResultEntry[
   const outcomes: RecordOutcome[][] = submissions.map(() => []);
   entries.forEach(({ entry, submission }, i) => {
     if (isNew(entry, i)) {
-      outcomes[submission]!.push({ duplicate: false, improved: improved.has(i), recorded: { achievedAt: entry.achievedAt, region: entry.region }, after: after.get(i)! });
+      outcomes[submission]!.push({
+        duplicate: false,
+        improved: improved.has(i),
+        recorded: { achievedAt: entry.achievedAt, region: entry.region },
+        after: after.get(i)!,
+      });
       return;
     }
     const first = entries[firstSeen.get(entryId(entry))!]!.entry;
@@ -464,7 +480,8 @@ const mergeKind = (board: Board) => `${board.aggregate} ${board.order}`;
  */
 async function upsertBoardScores(tx: TransactionSql, boards: Map<string, Board>, rows: StoredBoardScore[]): Promise<StoredBoardScore[]> {
   if (rows.length === 0) return [];
-  const column = <K extends keyof StoredBoardScore>(key: K, as: (value: StoredBoardScore[K]) => string | null = String) => tx.array(rows.map((r) => as(r[key])));
+  const column = <K extends keyof StoredBoardScore>(key: K, as: (value: StoredBoardScore[K]) => string | null = String) =>
+    tx.array(rows.map((r) => as(r[key])));
   // Fresh fragments for each use: the merges are the SQL twins of ranksAhead() and combine().
   const ahead = (order: Board['order']) =>
     order === 'HIGH_FIRST'

@@ -1,8 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { bigint, check, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 
-const timestamptz = (name?: string) =>
-  name ? timestamp(name, { withTimezone: true, mode: 'date' }) : timestamp({ withTimezone: true, mode: 'date' });
+const timestamptz = (name?: string) => (name ? timestamp(name, { withTimezone: true, mode: 'date' }) : timestamp({ withTimezone: true, mode: 'date' }));
 
 /** Board definitions. A board's packing follows from maxScore and epoch, which never change. */
 export const boards = pgTable(
@@ -24,7 +23,9 @@ export const boards = pgTable(
     /** The IANA zone whose calendar cuts the calendar buckets (canonical name, checked by the service). */
     timeZone: text().notNull().default('UTC'),
     /** How ranks are served when a read does not say: ORDINAL or COMPETITION. */
-    rankStyle: text({ enum: ['ORDINAL', 'COMPETITION'] }).notNull().default('ORDINAL'),
+    rankStyle: text({ enum: ['ORDINAL', 'COMPETITION'] })
+      .notNull()
+      .default('ORDINAL'),
     /** Regions whose calendar buckets follow a zone of their own: [{ region, timeZone }]. */
     regionTimeZones: jsonb().$type<{ region: string; timeZone: string }[]>().notNull().default([]),
     epoch: timestamptz().notNull(),
@@ -55,7 +56,11 @@ export const players = pgTable(
     createdAt: timestamptz().notNull().defaultNow(),
     updatedAt: timestamptz().notNull().defaultNow(),
   },
-  (table) => [index('players_flagged_idx').on(table.id).where(sql`${table.flaggedAt} is not null`)],
+  (table) => [
+    index('players_flagged_idx')
+      .on(table.id)
+      .where(sql`${table.flaggedAt} is not null`),
+  ],
 );
 
 /** Each player's friend list, as the game server last set it (one direction per row). */
@@ -151,7 +156,12 @@ export const seasons = pgTable(
     endsAt: timestamptz(),
     closedAt: timestamptz(),
   },
-  (table) => [primaryKey({ columns: [table.boardId, table.id] }), index('seasons_live_idx').on(table.boardId, table.startsAt).where(sql`${table.closedAt} is null`)],
+  (table) => [
+    primaryKey({ columns: [table.boardId, table.id] }),
+    index('seasons_live_idx')
+      .on(table.boardId, table.startsAt)
+      .where(sql`${table.closedAt} is null`),
+  ],
 );
 
 /** A closed season's final standings, frozen in rank order. playerId is null once the player is erased. */

@@ -171,7 +171,10 @@ export async function pageSeasonResults(
       .orderBy(asc(seasonResults.rank))
       .limit(args.limit),
     // Ranks run 1..N without gaps when frozen, so the last rank is the size: one index probe.
-    db.select({ size: max(seasonResults.rank) }).from(seasonResults).where(ofSeason),
+    db
+      .select({ size: max(seasonResults.rank) })
+      .from(seasonResults)
+      .where(ofSeason),
   ]);
   return {
     size: total?.size ?? 0,

@@ -17,7 +17,10 @@ export class SecretNotLoadedError extends Error {
  * agree: the second insert does nothing, and both read the first's.
  */
 export async function sharedSecret(db: Db, name: string): Promise<string> {
-  await db.insert(serviceSecrets).values({ name, value: randomBytes(32).toString('base64url') }).onConflictDoNothing();
+  await db
+    .insert(serviceSecrets)
+    .values({ name, value: randomBytes(32).toString('base64url') })
+    .onConflictDoNothing();
   const [row] = await db.select({ value: serviceSecrets.value }).from(serviceSecrets).where(eq(serviceSecrets.name, name));
   if (!row) throw new Error(`the service secret ${name} could not be read back`);
   return row.value;

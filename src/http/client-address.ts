@@ -56,7 +56,12 @@ function forwardedChain(headers: IncomingMessage['headers']): string[] {
   // RFC 7239: `for=192.0.2.60;proto=http, for="[2001:db8::1]:4711"`; elements by commas, pairs by semicolons.
   return forwarded.split(',').map((element) => {
     const pair = element.split(';').find((part) => /^\s*for\s*=/i.test(part));
-    return pair ? pair.slice(pair.indexOf('=') + 1).trim().replace(/^"(.*)"$/, '$1') : '';
+    return pair
+      ? pair
+          .slice(pair.indexOf('=') + 1)
+          .trim()
+          .replace(/^"(.*)"$/, '$1')
+      : '';
   });
 }
 

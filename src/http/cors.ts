@@ -24,7 +24,8 @@ export function isOrigin(value: string): boolean {
 export function corsHeaders(origins: CorsOrigins, headers: IncomingHttpHeaders | Pick<Headers, 'get'>, preflight: boolean): Record<string, string> {
   // Yoga's Headers are @whatwg-node's, not the global class: told apart by their get().
   const fetchHeaders = typeof (headers as { get?: unknown }).get === 'function';
-  const get = (name: string) => (fetchHeaders ? ((headers as Pick<Headers, 'get'>).get(name) ?? undefined) : ((headers as IncomingHttpHeaders)[name] as string | undefined));
+  const get = (name: string) =>
+    fetchHeaders ? ((headers as Pick<Headers, 'get'>).get(name) ?? undefined) : ((headers as IncomingHttpHeaders)[name] as string | undefined);
   const origin = get('origin');
   if (origin === undefined) return {};
   const answer: Record<string, string> = {};

@@ -148,7 +148,10 @@ export interface DocumentCache<T> {
  * generated client writes is about 1.5 kB), and a cache of every large document is memory a client
  * could fill at will. At most `entries` entries, so at most entries × maxCachedDocumentBytes of text.
  */
-export function boundedDocumentCache<T>(cache: { get(key: string): unknown; set(key: string, value: T): unknown }, maxCachedDocumentBytes = 16_384): DocumentCache<T> {
+export function boundedDocumentCache<T>(
+  cache: { get(key: string): unknown; set(key: string, value: T): unknown },
+  maxCachedDocumentBytes = 16_384,
+): DocumentCache<T> {
   return {
     get: (key) => cache.get(key) as T | undefined,
     set: (key, value) => {

@@ -266,13 +266,15 @@ export function createFastGraphql(options: FastGraphqlOptions): (req: IncomingMe
     if (headers['access-control-request-method'] !== undefined || headers['access-control-request-headers'] !== undefined) return false;
     // An empty body is Yoga's to refuse (and its stream is Yoga's to read).
     if (!(Number(headers['content-length']) > 0)) return false;
-    readBody(req).then(
-      (body) => answer(req, res, body),
-      () => res.destroy(),
-    ).catch((error: unknown) => {
-      options.log.error({ err: error }, 'unexpected error answering a request');
-      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' }).end('{"errors":[{"message":"Unexpected error."}]}');
-    });
+    readBody(req)
+      .then(
+        (body) => answer(req, res, body),
+        () => res.destroy(),
+      )
+      .catch((error: unknown) => {
+        options.log.error({ err: error }, 'unexpected error answering a request');
+        if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' }).end('{"errors":[{"message":"Unexpected error."}]}');
+      });
     return true;
   };
 }

@@ -32,7 +32,9 @@ query TopOfGlobal {
  * internet). The package (about 9 MB of script) is loaded on the first request for the page, not
  * at start-up, and the page rendered once.
  */
-export function graphiqlOptions(enabled: boolean): { graphiql: false } | { graphiql: GraphiQLOptions; renderGraphiQL: (options: GraphiQLOptions) => Promise<string> } {
+export function graphiqlOptions(
+  enabled: boolean,
+): { graphiql: false } | { graphiql: GraphiQLOptions; renderGraphiQL: (options: GraphiQLOptions) => Promise<string> } {
   if (!enabled) return { graphiql: false };
   let page: Promise<string> | undefined;
   return {

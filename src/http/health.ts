@@ -13,10 +13,7 @@ export function answerHealth(res: ServerResponse): void {
  * `/readyz`: 200 when PostgreSQL commits a transaction, Redis (every master of a Cluster) answers,
  * and submissions have not been failing (see SubmissionHealth); 503, saying which is not, otherwise.
  */
-export async function answerReadiness(
-  res: ServerResponse,
-  stores: { database: Database; redis: RedisClient; submissions: SubmissionHealth },
-): Promise<void> {
+export async function answerReadiness(res: ServerResponse, stores: { database: Database; redis: RedisClient; submissions: SubmissionHealth }): Promise<void> {
   const { postgres, redis } = await probeStores(stores);
   const failing = stores.submissions.problem();
   const body = {

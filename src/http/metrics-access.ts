@@ -14,7 +14,9 @@ export function createMetricsAccess(token: string | undefined): (req: IncomingMe
   return (req, res) => {
     const given = req.headers.authorization;
     if (given !== undefined && timingSafeEqual(digest(given), expected)) return true;
-    res.writeHead(401, { 'content-type': 'text/plain', 'cache-control': 'no-store', 'www-authenticate': 'Bearer realm="metrics"' }).end('metrics need Authorization: Bearer <METRICS_TOKEN>\n');
+    res
+      .writeHead(401, { 'content-type': 'text/plain', 'cache-control': 'no-store', 'www-authenticate': 'Bearer realm="metrics"' })
+      .end('metrics need Authorization: Bearer <METRICS_TOKEN>\n');
     return false;
   };
 }

@@ -17,23 +17,21 @@ export function createMetrics() {
     registry,
     operationSeconds: new Histogram({
       name: 'leaderboard_operation_seconds',
-      help:
-        'GraphQL operations, from execution start to result. type: query, mutation or subscription. field: the root fields, comma-separated (top, standing, submitScore, ...). outcome: ok, or the error codes of the answer, comma-separated: BAD_USER_INPUT, UNAUTHENTICATED, FORBIDDEN, NOT_FOUND, RATE_LIMITED, UNAVAILABLE, INTERNAL.',
+      help: 'GraphQL operations, from execution start to result. type: query, mutation or subscription. field: the root fields, comma-separated (top, standing, submitScore, ...). outcome: ok, or the error codes of the answer, comma-separated: BAD_USER_INPUT, UNAUTHENTICATED, FORBIDDEN, NOT_FOUND, RATE_LIMITED, UNAVAILABLE, INTERNAL.',
       labelNames: ['type', 'field', 'outcome'] as const,
       buckets: LATENCY_BUCKETS,
       registers: [registry],
     }),
     storeSeconds: new Histogram({
       name: 'leaderboard_store_seconds',
-      help:
-        'Every call to a store, from the call to its answer. store: postgres or redis. call: for postgres the statement\'s first keyword (select, insert, update, delete, with, ...) or begin (a whole transaction); for redis the command or script (zadd, hmget, readTop, applyScores, ...). outcome: ok or error.',
+      help: "Every call to a store, from the call to its answer. store: postgres or redis. call: for postgres the statement's first keyword (select, insert, update, delete, with, ...) or begin (a whole transaction); for redis the command or script (zadd, hmget, readTop, applyScores, ...). outcome: ok or error.",
       labelNames: ['store', 'call', 'outcome'] as const,
       buckets: LATENCY_BUCKETS,
       registers: [registry],
     }),
     postgresStatements: new Counter({
       name: 'leaderboard_postgres_statements_total',
-      help: 'Statements sent to PostgreSQL, those inside transactions included, a transaction\'s BEGIN and COMMIT (or ROLLBACK) one each: what a studio sizes its PostgreSQL by (divide by leaderboard_submissions_total for statements per result).',
+      help: "Statements sent to PostgreSQL, those inside transactions included, a transaction's BEGIN and COMMIT (or ROLLBACK) one each: what a studio sizes its PostgreSQL by (divide by leaderboard_submissions_total for statements per result).",
       registers: [registry],
     }),
     submissions: new Counter({

@@ -41,7 +41,13 @@ function countSubmissions(metrics: Metrics, carried: number, result: ExecutionRe
     metrics.submissions.inc({ outcome: 'duplicate' }, repeated);
     return;
   }
-  const label = /BAD_USER_INPUT|NOT_FOUND/.test(outcome) ? 'rejected' : /UNAVAILABLE/.test(outcome) ? 'unavailable' : /RATE_LIMITED/.test(outcome) ? 'rate_limited' : 'failed';
+  const label = /BAD_USER_INPUT|NOT_FOUND/.test(outcome)
+    ? 'rejected'
+    : /UNAVAILABLE/.test(outcome)
+      ? 'unavailable'
+      : /RATE_LIMITED/.test(outcome)
+        ? 'rate_limited'
+        : 'failed';
   metrics.submissions.inc({ outcome: label }, carried);
 }
 

@@ -113,7 +113,12 @@ export interface OperationCost {
  * variables and the schema's defaults alike). O(size of the document). Undefined when the
  * operation or its variables are not valid: execution refuses those itself.
  */
-export function operationCost(schema: GraphQLSchema, document: DocumentNode, operationName: string | null | undefined, rawVariables: Args | null | undefined): OperationCost | undefined {
+export function operationCost(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName: string | null | undefined,
+  rawVariables: Args | null | undefined,
+): OperationCost | undefined {
   const operation = getOperationAST(document, operationName ?? undefined);
   if (!operation) return undefined;
   const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], rawVariables ?? {});

@@ -11,7 +11,10 @@ export type PersistedManifest = Record<string, string>;
 export const documentIdOf = (text: string) => createHash('sha256').update(text).digest('hex');
 
 const isOperationDocument = (value: unknown): value is DocumentNode =>
-  typeof value === 'object' && value !== null && (value as DocumentNode).kind === Kind.DOCUMENT && (value as DocumentNode).definitions.some((d) => d.kind === Kind.OPERATION_DEFINITION);
+  typeof value === 'object' &&
+  value !== null &&
+  (value as DocumentNode).kind === Kind.DOCUMENT &&
+  (value as DocumentNode).definitions.some((d) => d.kind === Kind.OPERATION_DEFINITION);
 
 /** The manifest of these operation documents (anything else in the list, fragments alone included, is skipped), sorted by id. */
 export function persistedManifest(documents: readonly unknown[]): PersistedManifest {
@@ -78,7 +81,8 @@ export function createPersistedDocuments(options: PersistedDocumentsOptions = {}
       const id = requestedId(params);
       const text = typeof params.query === 'string' && params.query !== '' ? params.query : undefined;
       if (id === undefined) {
-        if (only && text !== undefined) return clientError('BAD_USER_INPUT', 'This service runs registered documents only: send the documentId of one of the client’s operations.');
+        if (only && text !== undefined)
+          return clientError('BAD_USER_INPUT', 'This service runs registered documents only: send the documentId of one of the client’s operations.');
         return text;
       }
       const registered = manifest.get(id);

@@ -20,7 +20,12 @@ export interface RateLimitOptions {
  * Per-process token buckets (rate-limiter-flexible, in memory): cheap, and with N processes behind
  * a balancer the effective limit is about N times the setting, which the README says.
  */
-export function createRateLimits({ submissionsPerSecond = 20_000, readsPerSecond = 200, readRowsPerSecond = 10_000, authFailuresPerSecond = 5 }: RateLimitOptions = {}) {
+export function createRateLimits({
+  submissionsPerSecond = 20_000,
+  readsPerSecond = 200,
+  readRowsPerSecond = 10_000,
+  authFailuresPerSecond = 5,
+}: RateLimitOptions = {}) {
   const limiter = (points: number) => (points > 0 ? new RateLimiterMemory({ points, duration: 1 }) : null);
   const submissions = limiter(submissionsPerSecond);
   const reads = limiter(readsPerSecond);

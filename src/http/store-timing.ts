@@ -114,7 +114,8 @@ function countSql<S extends Sql>(tx: S, count: () => void): S {
     get(target, property, receiver) {
       const value: unknown = Reflect.get(target, property, receiver);
       if (typeof value !== 'function') return value;
-      if (property === 'unsafe') return (...args: unknown[]) => onFirstThen((value as (...a: unknown[]) => PromiseLike<unknown>).apply(target, args), () => count());
+      if (property === 'unsafe')
+        return (...args: unknown[]) => onFirstThen((value as (...a: unknown[]) => PromiseLike<unknown>).apply(target, args), () => count());
       if (property === 'savepoint') return (...args: unknown[]) => withCountedBody(value as (...a: unknown[]) => Promise<unknown>, target, args, count);
       return (value as (...a: unknown[]) => unknown).bind(target);
     },
@@ -140,7 +141,9 @@ function timeSql(sql: Sql, observe: Observe, count: () => void): Sql {
     },
     get(target, property, receiver) {
       const value: unknown = Reflect.get(target, property, receiver);
-      if (property === 'unsafe') return (text: string, ...rest: unknown[]) => timeQuery((value as (...a: unknown[]) => PromiseLike<unknown>).call(target, text, ...rest), statementKind(text), observe, count);
+      if (property === 'unsafe')
+        return (text: string, ...rest: unknown[]) =>
+          timeQuery((value as (...a: unknown[]) => PromiseLike<unknown>).call(target, text, ...rest), statementKind(text), observe, count);
       if (property === 'begin') {
         return (...args: unknown[]) => {
           const transaction = withCountedBody(value as (...a: unknown[]) => Promise<unknown>, target, args, count);

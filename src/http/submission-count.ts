@@ -28,7 +28,7 @@ export function duplicatesIn(result: ExecutionResult): boolean[] {
   const flags: boolean[] = [];
   for (const value of Object.values(result.data ?? {})) {
     for (const payload of (Array.isArray(value) ? value : [value]) as unknown[]) {
-      if (payload && typeof payload === 'object' && 'duplicate' in payload) flags.push((payload).duplicate === true);
+      if (payload && typeof payload === 'object' && 'duplicate' in payload) flags.push(payload.duplicate === true);
     }
   }
   return flags;

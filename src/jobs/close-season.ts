@@ -50,9 +50,11 @@ export async function closeSeason(services: Services, board: Board, seasonId: st
   if (!closed) return null;
   // Every process stops writing into it from here (see season-directory.ts); were Redis away, they
   // would within SEASON_CACHE_MAX_AGE_MS, and the season closer drops the keys again.
-  await services.seasons.changed(board.id).catch((error: unknown) =>
-    services.log.error({ err: error, board: board.id }, 'could not mark the seasons changed; other processes see the close within a second'),
-  );
+  await services.seasons
+    .changed(board.id)
+    .catch((error: unknown) =>
+      services.log.error({ err: error, board: board.id }, 'could not mark the seasons changed; other processes see the close within a second'),
+    );
   await dropSeasonKeys(services, board, closed.season);
   // Its watchers see the season's lists go empty (seasonResults serves the final order from now on).
   await announceTops(services, seasonBuckets(board, closed.season));

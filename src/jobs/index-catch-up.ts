@@ -119,7 +119,11 @@ export async function catchUpOnce(services: Services, { graceMs, chunk }: { grac
     const claimed = await claimBacklog(tx, { graceMs, limit: chunk });
     if (claimed.length === 0) return 0;
     const byPlayer = new Map<string, BacklogBoardScore[]>();
-    for (const row of await boardScoresOf(tx, claimed.flatMap((claim) => claim.pairs))) byPlayer.set(row.playerId, [...(byPlayer.get(row.playerId) ?? []), row]);
+    for (const row of await boardScoresOf(
+      tx,
+      claimed.flatMap((claim) => claim.pairs),
+    ))
+      byPlayer.set(row.playerId, [...(byPlayer.get(row.playerId) ?? []), row]);
     const writes: BoardScoreWrite[] = [];
     for (const [playerId, rows] of byPlayer) {
       const held = await heldBuckets(services, playerId, rows);
@@ -127,7 +131,10 @@ export async function catchUpOnce(services: Services, { graceMs, chunk }: { grac
       for (const { board, bucket, region, expiresAt, score } of held) writes.push({ at: { board, bucket, region }, score, expiresAt });
     }
     await index.writeBoardScores(writes);
-    await deleteBacklog(tx, claimed.map((row) => row.id));
+    await deleteBacklog(
+      tx,
+      claimed.map((row) => row.id),
+    );
     return claimed.length;
   });
   if (handled === 0) return 0;
@@ -151,7 +158,7 @@ export function startIndexCatchUp(services: Services, options: IndexCatchUpOptio
 
   async function pass(): Promise<void> {
     try {
-      for (let handled = chunk; handled === chunk && !stopping.signal.aborted; ) {
+      for (let handled = chunk; handled === chunk && !stopping.signal.aborted;) {
         handled = await catchUpOnce(services, { graceMs, chunk });
       }
       services.metrics.indexBacklog.set(await countBacklog(services.database.sql));

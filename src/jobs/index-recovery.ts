@@ -140,13 +140,18 @@ export function startIndexRecovery(services: Services, options: IndexRecoveryOpt
         const found = await indexGeneration.check(source);
         for (const { address, generation, claimed } of found) {
           if (claimed === 'restored') {
-            log.warn({ node: address, generation }, 'PostgreSQL went back (restored from a backup, or another database): the index holds what it no longer has; a new generation begins and every live bucket is rebuilt from PostgreSQL');
+            log.warn(
+              { node: address, generation },
+              'PostgreSQL went back (restored from a backup, or another database): the index holds what it no longer has; a new generation begins and every live bucket is rebuilt from PostgreSQL',
+            );
             // Before anything is rebuilt or written there (at start, before the process listens): buckets PostgreSQL has no scores for go.
             const dropped = await indexGeneration.dropUnbacked(address, await liveBucketsWithScores(services));
             log.warn({ node: address, dropped }, 'dropped the buckets PostgreSQL no longer backs');
           }
-          if (claimed === 'empty') log.warn({ node: address, generation }, 'a Redis node holds no ranking index (restarted empty, flushed, or new): a new generation begins there');
-          if (claimed === 'failed-over') log.warn({ node: address, generation }, 'a Redis replica took over a master and may lack its last writes: a new generation begins there');
+          if (claimed === 'empty')
+            log.warn({ node: address, generation }, 'a Redis node holds no ranking index (restarted empty, flushed, or new): a new generation begins there');
+          if (claimed === 'failed-over')
+            log.warn({ node: address, generation }, 'a Redis replica took over a master and may lack its last writes: a new generation begins there');
         }
         const lost = found.filter((node) => node.recovering);
         if (lost.length === 0 || recovering || stopping.signal.aborted) return;

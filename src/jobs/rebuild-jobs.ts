@@ -55,7 +55,11 @@ export function createRebuildJobs(redis: RedisClient, options: RebuildJobsOption
   const staleMs = options.staleMs ?? 30_000;
 
   const save = (id: string, fields: Record<string, string | number>) =>
-    redis.multi().hset(jobKey(id), { ...fields, beatAt: Date.now() }).expire(jobKey(id), keepSeconds).exec();
+    redis
+      .multi()
+      .hset(jobKey(id), { ...fields, beatAt: Date.now() })
+      .expire(jobKey(id), keepSeconds)
+      .exec();
 
   return {
     /**
@@ -111,13 +115,15 @@ export function createRebuildJobs(redis: RedisClient, options: RebuildJobsOption
         await redis.del(jobKey(job.id));
         throw error;
       });
-      run.then(
-        (size) => finish({ state: 'DONE', size }),
-        (error: unknown) => {
-          deps.log?.warn({ err: error, job: job.id }, 'rebuild failed');
-          return finish({ state: 'FAILED', error: error instanceof Error ? error.message : String(error) });
-        },
-      ).catch((error: unknown) => deps.log?.warn({ err: error, job: job.id }, 'rebuild job record not saved'));
+      run
+        .then(
+          (size) => finish({ state: 'DONE', size }),
+          (error: unknown) => {
+            deps.log?.warn({ err: error, job: job.id }, 'rebuild failed');
+            return finish({ state: 'FAILED', error: error instanceof Error ? error.message : String(error) });
+          },
+        )
+        .catch((error: unknown) => deps.log?.warn({ err: error, job: job.id }, 'rebuild job record not saved'));
       return job;
     },
 

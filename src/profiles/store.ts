@@ -98,7 +98,14 @@ export function createProfileStore(redis: RedisClient, options: ProfileStoreOpti
       const distinct = [...new Set(ids)];
       const marks = distinct.map(() => `${PENDING}${randomBytes(9).toString('base64')}`);
       if (distinct.length > 0) {
-        await redis.markProfiles(distinct.length + 1, PROFILE_CHANGES_KEY, ...keysOf(distinct), randomUUID(), ttl, ...distinct.flatMap((id, i) => [id, marks[i]!]));
+        await redis.markProfiles(
+          distinct.length + 1,
+          PROFILE_CHANGES_KEY,
+          ...keysOf(distinct),
+          randomUUID(),
+          ttl,
+          ...distinct.flatMap((id, i) => [id, marks[i]!]),
+        );
       }
       return { ids: distinct, marks };
     },

@@ -109,7 +109,6 @@ export interface GenerationCheck {
   claimed: 'empty' | 'failed-over' | 'restored' | null;
 }
 
-
 const CLAIMS = [null, 'empty', 'failed-over', 'restored'] as const;
 
 export type IndexGeneration = ReturnType<typeof createIndexGeneration>;

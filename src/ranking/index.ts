@@ -262,9 +262,7 @@ export function createRankingIndex(redis: RedisClient) {
       const places = playerIds.map((playerId, i) => {
         const rank = pairs[2 * i];
         const packed = pairs[2 * i + 1];
-        return rank === null || rank === undefined || packed === null || packed === undefined
-          ? null
-          : placeOf(at, playerId, Number(rank), String(packed));
+        return rank === null || rank === undefined || packed === null || packed === undefined ? null : placeOf(at, playerId, Number(rank), String(packed));
       });
       return { size: Number(size), places };
     },

@@ -94,7 +94,12 @@ export async function aheadElsewhere(
  * rank in its own shard plus the members ahead of it in every other shard. `sizes` holds shard
  * sizes read already; the bucket's size is the sum of every shard's. O(S · k log N).
  */
-export async function bucketRanks(redis: RedisClient, at: BoardBucket, found: ShardPlace[], sizes: Map<number, number>): Promise<{ size: number; ranks: number[] }> {
+export async function bucketRanks(
+  redis: RedisClient,
+  at: BoardBucket,
+  found: ShardPlace[],
+  sizes: Map<number, number>,
+): Promise<{ size: number; ranks: number[] }> {
   const elsewhere = await aheadElsewhere(redis, at, found, (shard) => !sizes.has(shard));
   for (const [shard, size] of elsewhere.sizes) sizes.set(shard, size);
   return { size: sum([...sizes.values()]), ranks: found.map((place, i) => place.shardRank + elsewhere.ahead[i]!) };

@@ -29,7 +29,8 @@ import { isStoreUnavailable } from './store-errors.js';
 export function recordedTimeOf(at: BoardBucket, place: Place, score: BoardScore | null | undefined): Date {
   if (!score || score.score !== place.score) return place.reachedAt;
   const packing = packingFor(at.board, at.bucket.period);
-  const same = pack(at.board, packing, score.score, score.reachedAt, at.bucket.start) === pack(at.board, packing, place.score, place.reachedAt, at.bucket.start);
+  const same =
+    pack(at.board, packing, score.score, score.reachedAt, at.bucket.start) === pack(at.board, packing, place.score, place.reachedAt, at.bucket.start);
   return same ? score.reachedAt : place.reachedAt;
 }
 

@@ -17,7 +17,12 @@ export interface IssuedKey {
 export async function issueApiKey(services: Pick<Services, 'database'>, input: { name: string; role: Role }): Promise<IssuedKey> {
   const key = newApiKey(input.role);
   const id = `key_${randomBytes(6).toString('hex')}`;
-  const stored = await insertApiKey(services.database.db, services.database.sql, { id, name: input.name, role: input.role, digest: digestOf(key).toString('hex') });
+  const stored = await insertApiKey(services.database.db, services.database.sql, {
+    id,
+    name: input.name,
+    role: input.role,
+    digest: digestOf(key).toString('hex'),
+  });
   return { key, stored };
 }
 

@@ -66,10 +66,17 @@ export async function updateBoard(ctx: Context, input: UpdateBoardInput): Promis
   // Checked against the board as stored, under its row lock: concurrent changes take turns.
   const updated = await changeBoard(database.db, input.id, (board) => {
     const regions = input.addRegions ? [...new Set([...board.regions, ...input.addRegions])] : undefined;
-    if (regions && regions.length > MAX_REGIONS) throw badInput(`addRegions: a board keeps at most ${MAX_REGIONS} regions; "${board.id}" would have ${regions.length}.`);
+    if (regions && regions.length > MAX_REGIONS)
+      throw badInput(`addRegions: a board keeps at most ${MAX_REGIONS} regions; "${board.id}" would have ${regions.length}.`);
     const problem = input.maxScore === null || input.maxScore === undefined ? null : maxScoreProblem(board, input.maxScore);
     if (problem) throw badInput(`maxScore: ${problem}`);
-    return { title: input.title ?? undefined, topSize: input.topSize ?? undefined, regions, maxScore: input.maxScore ?? undefined, rankStyle: input.rankStyle ?? undefined };
+    return {
+      title: input.title ?? undefined,
+      topSize: input.topSize ?? undefined,
+      regions,
+      maxScore: input.maxScore ?? undefined,
+      rankStyle: input.rankStyle ?? undefined,
+    };
   });
   if (!updated) throw notFound(`No board "${input.id}".`);
   return boards.remember(updated);

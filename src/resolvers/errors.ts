@@ -9,5 +9,4 @@ export function clientError(code: ErrorCode, message: string) {
 
 export const badInput = (message: string) => clientError('BAD_USER_INPUT', message);
 export const notFound = (message: string) => clientError('NOT_FOUND', message);
-export const unavailable = (message = 'A backing store is not answering; nothing was recorded. Retry later.') =>
-  clientError('UNAVAILABLE', message);
+export const unavailable = (message = 'A backing store is not answering; nothing was recorded. Retry later.') => clientError('UNAVAILABLE', message);

@@ -90,7 +90,11 @@ export function createGroupCommit<T, R>(
     const signal = Number.isFinite(deadline) ? deadlineSignal(deadline - performance.now(), 'PostgreSQL') : new AbortController().signal;
     signal.addEventListener('abort', release, { once: true });
     try {
-      const outcomes = await run(group.map((waiting) => waiting.item), release, signal);
+      const outcomes = await run(
+        group.map((waiting) => waiting.item),
+        release,
+        signal,
+      );
       group.forEach((waiting, i) => {
         const outcome = outcomes[i]!;
         if ('ok' in outcome) waiting.resolve(outcome.ok);

@@ -6,7 +6,11 @@ export async function upsertPlayer(
   input: { id: string; displayName?: string | null | undefined; avatarUrl?: string | null | undefined },
 ): Promise<Player> {
   // Every process shows the new profile once this answers (see profile-cache.ts).
-  const player = await ctx.services.profiles.change([input.id], () => upsertPlayerRow(ctx.services.database.db, input), (row) => [row]);
+  const player = await ctx.services.profiles.change(
+    [input.id],
+    () => upsertPlayerRow(ctx.services.database.db, input),
+    (row) => [row],
+  );
   ctx.loaders.player.clear(player.id).prime(player.id, player);
   return player;
 }

@@ -71,7 +71,9 @@ export function createProfileCache(redis: RedisClient, database: Database, log: 
      * for a deployment's first start, or a benchmark. Throws what the stores throw. O(k).
      */
     async warm(ids: readonly string[]): Promise<void> {
-      await (await lookUp(ids)).kept;
+      await (
+        await lookUp(ids)
+      ).kept;
     },
 
     /** The token of the last profile change anywhere (see ProfileStore.changes); null when it cannot be trusted now. */
@@ -88,7 +90,9 @@ export function createProfileCache(redis: RedisClient, database: Database, log: 
       const committed = await commit();
       const profiles = new Map(after(committed).map((player) => [player.id, player]));
       // Left pending when Redis fails now: reads stay exact (from PostgreSQL) until the hash expires.
-      await store.settle(marks, profiles).catch((error: unknown) => log.warn({ err: error, players: marks.ids }, 'changed player profiles left pending in Redis'));
+      await store
+        .settle(marks, profiles)
+        .catch((error: unknown) => log.warn({ err: error, players: marks.ids }, 'changed player profiles left pending in Redis'));
       return committed;
     },
   };

@@ -33,7 +33,12 @@ export function competitionRun<P extends Place>(places: readonly P[], firstRank:
 export const styledTop = <P extends Place>(places: readonly P[], style: RankStyle): readonly P[] => (style === 'ORDINAL' ? places : competitionRun(places, 1));
 
 /** Places read one by one (standings, friends), with the ranks of `style`: each score counted once. O(distinct scores) index calls. */
-export async function styledPlaces<P extends Place | null>(services: Pick<Services, 'index'>, at: BoardBucket, places: readonly P[], style: RankStyle): Promise<P[]> {
+export async function styledPlaces<P extends Place | null>(
+  services: Pick<Services, 'index'>,
+  at: BoardBucket,
+  places: readonly P[],
+  style: RankStyle,
+): Promise<P[]> {
   if (style === 'ORDINAL') return [...places];
   const scores = [...new Set(places.flatMap((place) => (place ? [place.score] : [])))];
   if (scores.length === 0) return [...places];

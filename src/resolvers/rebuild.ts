@@ -38,7 +38,12 @@ function refusedWhileRunning(error: unknown): unknown {
 export async function startRebuild(ctx: Context, args: BucketArgs): Promise<RebuildJob> {
   const at = await resolveBoardBucket(ctx, args);
   const { services } = ctx;
-  const total = await countRankable(services.database.sql, { boardId: at.board.id, period: at.bucket.period, bucket: at.bucket.label, region: at.region ?? '' });
+  const total = await countRankable(services.database.sql, {
+    boardId: at.board.id,
+    period: at.bucket.period,
+    bucket: at.bucket.label,
+    region: at.region ?? '',
+  });
   try {
     return await services.rebuilds.start(services, at, total);
   } catch (error) {

@@ -46,9 +46,11 @@ export async function startSeason(
     );
   }
   // Before answering: from here every process's next lookup sees the season (see season-directory.ts).
-  await services.seasons.changed(board.id).catch((error: unknown) =>
-    services.log.error({ err: error, board: board.id }, 'could not mark the seasons changed; other processes see the new season within a second'),
-  );
+  await services.seasons
+    .changed(board.id)
+    .catch((error: unknown) =>
+      services.log.error({ err: error, board: board.id }, 'could not mark the seasons changed; other processes see the new season within a second'),
+    );
   return inserted.season;
 }
 

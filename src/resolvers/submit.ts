@@ -48,8 +48,7 @@ export interface PreparedEntry extends ResultEntry {
 }
 
 const rowKey = (at: ResultBucket): ScoreRowKey => ({ period: at.bucket.period, bucket: at.bucket.label, region: at.region ?? '' });
-const placeId = (boardId: string, row: ScoreRowKey, playerId: string) =>
-  [boardId, row.period, row.bucket, row.region, playerId].join('\u0000');
+const placeId = (boardId: string, row: ScoreRowKey, playerId: string) => [boardId, row.period, row.bucket, row.region, playerId].join('\u0000');
 
 /** Checks one input against its board; everything the input type cannot check alone. */
 function prepare(input: SubmitScoreInput, board: Board, seasons: readonly Season[], now: Date, where: string): PreparedEntry {
@@ -148,8 +147,8 @@ export async function submitScores(ctx: Context, inputs: SubmitScoreInput[], { b
       const standings = hidden.has(entry.playerId)
         ? []
         : outcome.duplicate
-        ? await readStandings(ctx, bucketsOfResult(entry.board, outcome.recorded.achievedAt, outcome.recorded.region, now, entry.seasons), entry.playerId)
-        : standingsOf(entry, places);
+          ? await readStandings(ctx, bucketsOfResult(entry.board, outcome.recorded.achievedAt, outcome.recorded.region, now, entry.seasons), entry.playerId)
+          : standingsOf(entry, places);
       return { duplicate: outcome.duplicate, improved: outcome.improved, standings };
     }),
   );
@@ -161,7 +160,12 @@ export async function submitScores(ctx: Context, inputs: SubmitScoreInput[], { b
  * index in one pipeline, then checks the flags once more (see keepFlaggedOut). Throws only when
  * nothing was recorded for anyone (PostgreSQL away).
  */
-async function commitGroup(services: Services, submissions: Submission[], committed: () => void, signal: AbortSignal): Promise<ItemOutcome<SubmissionRecorded>[]> {
+async function commitGroup(
+  services: Services,
+  submissions: Submission[],
+  committed: () => void,
+  signal: AbortSignal,
+): Promise<ItemOutcome<SubmissionRecorded>[]> {
   let recorded: RecordedGroup;
   try {
     recorded = await recordGroup(services.database.sql, submissions, { signal });
@@ -183,7 +187,15 @@ async function commitGroup(services: Services, submissions: Submission[], commit
   const places = await writeIndex(services, shown, stored, recorded.backlogIds);
   // Recorded already: past the deadline the answer goes out without waiting for the check (which
   // goes on, and logs what it could not do).
-  if (places) await settleBy(keepFlaggedOut(services, shown.map(({ entry }) => entry), hidden), signal).catch(() => {});
+  if (places)
+    await settleBy(
+      keepFlaggedOut(
+        services,
+        shown.map(({ entry }) => entry),
+        hidden,
+      ),
+      signal,
+    ).catch(() => {});
   return recorded.submissions.map((done) => ('ok' in done ? { ok: { outcomes: done.ok.outcomes, hidden, places: places ?? new Map() } } : done));
 }
 
@@ -265,9 +277,7 @@ function standingsOf(entry: PreparedEntry, places: SubmissionRecorded['places'])
   const own = places.get(entry) ?? [];
   return entry.buckets.flatMap((at, b) => {
     const found = own[b];
-    return found
-      ? [{ ...bucketOfAnswer(at), standing: toStanding(found.at, found.place, found.size, found.recorded) }]
-      : [];
+    return found ? [{ ...bucketOfAnswer(at), standing: toStanding(found.at, found.place, found.size, found.recorded) }] : [];
   });
 }
 

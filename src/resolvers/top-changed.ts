@@ -58,7 +58,12 @@ async function loadProfiles(services: Services, ids: string[]): Promise<Map<stri
 function profilesOf(services: Services, view: TopView): Profiles {
   let profiles = profilesByView.get(view);
   if (!profiles) {
-    const entry: Profiles = { loading: loadProfiles(services, view.places.map((place) => place.playerId)) };
+    const entry: Profiles = {
+      loading: loadProfiles(
+        services,
+        view.places.map((place) => place.playerId),
+      ),
+    };
     entry.loading.then(
       (ready) => (entry.ready = ready),
       () => profilesByView.delete(view),

@@ -18,7 +18,9 @@ export class AuthBeforeInputPlugin<Types extends SchemaTypes> extends BasePlugin
     if (!scopes || typeof scopes === 'function' || fieldConfig.argMappers.length === 0) return resolver;
     const unauthorized = this.builder.options.scopeAuth.unauthorizedError;
     return async (parent, args, context, info) => {
-      await this.builder.runAuthScopes(context, scopes as never, (result) => (unauthorized ? unauthorized(parent as never, context, info, result) : result.message));
+      await this.builder.runAuthScopes(context, scopes as never, (result) =>
+        unauthorized ? unauthorized(parent as never, context, info, result) : result.message,
+      );
       return resolver(parent, args, context, info);
     };
   }

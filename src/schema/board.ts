@@ -107,7 +107,10 @@ const UpdateBoardInput = builder.inputType('UpdateBoardInput', {
     title: t.string({ validate: TITLE.nullish() }),
     topSize: t.int({ validate: intRange(1, 100, 'topSize').nullish() }),
     rankStyle: t.field({ type: RankStyleEnum, description: 'ORDINAL and COMPETITION may be swapped.' }),
-    addRegions: t.stringList({ description: 'Regions to add; existing ones stay.', validate: z.array(regionSchema).max(MAX_REGIONS, `at most ${MAX_REGIONS} regions`).nullish() }),
+    addRegions: t.stringList({
+      description: 'Regions to add; existing ones stay.',
+      validate: z.array(regionSchema).max(MAX_REGIONS, `at most ${MAX_REGIONS} regions`).nullish(),
+    }),
     maxScore: t.float({
       description: "Only upwards, and only while every existing bucket's packing stays exact; refused otherwise, saying so.",
       validate: MAX_SCORE.nullish(),
@@ -128,12 +131,10 @@ builder.mutationFields((t) => ({
     description: 'Admin.',
     authScopes: { admin: true },
     args: { input: t.arg({ type: CreateBoardInput, required: true }) },
-    resolve: (_root, { input }, ctx) =>
-      createBoard(ctx, { ...input, id: input.id, retention: retentionFrom(input.retention), shards: input.shards ?? 1 }),
+    resolve: (_root, { input }, ctx) => createBoard(ctx, { ...input, id: input.id, retention: retentionFrom(input.retention), shards: input.shards ?? 1 }),
   }),
   rebuildBoard: t.int({
-    description:
-      "Admin. Rebuilds one bucket's ranking index from the durable store and swaps it in atomically; answers the number of ranked players.",
+    description: "Admin. Rebuilds one bucket's ranking index from the durable store and swaps it in atomically; answers the number of ranked players.",
     authScopes: { admin: true },
     args: bucketArgs(t.arg),
     resolve: (_root, args, ctx) => rebuildBoard(ctx, { ...args, board: args.board }),

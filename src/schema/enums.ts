@@ -28,7 +28,10 @@ export const RankStyleEnum = builder.enumType('RankStyle', {
 });
 
 /** What the optional rankStyle argument of every read that serves ranks says of itself. */
-export const RANK_STYLE_ARG = { type: RankStyleEnum, description: "How equal scores share ranks in this answer; the board's rankStyle when left out." } as const;
+export const RANK_STYLE_ARG = {
+  type: RankStyleEnum,
+  description: "How equal scores share ranks in this answer; the board's rankStyle when left out.",
+} as const;
 
 export const AggregateEnum = builder.enumType('Aggregate', {
   description: "How a player's submissions in one bucket combine into their board score.",

@@ -57,7 +57,7 @@ builder.mutationFields((t) => ({
       startsAt: t.arg({
         type: 'DateTime',
         description:
-          "When the season starts: now when left out, or later, to schedule the next season ahead (it then starts by the clock, and the season closer closes the one before at its endsAt). Refused in the past, or overlapping a season not closed yet.",
+          'When the season starts: now when left out, or later, to schedule the next season ahead (it then starts by the clock, and the season closer closes the one before at its endsAt). Refused in the past, or overlapping a season not closed yet.',
       }),
     },
     resolve: (_root, args, ctx) => startSeason(ctx, { ...args, board: args.board, name: args.name.trim() }),

@@ -15,7 +15,10 @@ const IndexStateEnum = builder.enumType('IndexState', {
   values: {
     READY: { value: 'ready', description: 'Redis holds the index this process knows; reads are served.' },
     RECOVERING: { value: 'recovering', description: 'Redis lost the index; buckets are being rebuilt, and reads of those not back yet answer UNAVAILABLE.' },
-    UNVERIFIED: { value: 'unverified', description: 'Not known yet whether Redis still holds the index (it has not answered since start-up or since it went away).' },
+    UNVERIFIED: {
+      value: 'unverified',
+      description: 'Not known yet whether Redis still holds the index (it has not answered since start-up or since it went away).',
+    },
   } as const,
 });
 
@@ -35,7 +38,7 @@ const StoreHealthRef = builder.objectRef<StoreStatus>('StoreHealth').implement({
 builder.queryFields((t) => ({
   storeHealth: t.field({
     type: StoreHealthRef,
-    description: 'Admin. PostgreSQL and Redis probed now, this process\'s view of the index, and the index outbox; what /readyz says, with the detail.',
+    description: "Admin. PostgreSQL and Redis probed now, this process's view of the index, and the index outbox; what /readyz says, with the detail.",
     authScopes: { admin: true },
     resolve: (_root, _args, ctx) => storeStatus(ctx),
   }),

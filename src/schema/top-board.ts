@@ -31,7 +31,11 @@ builder.queryFields((t) => ({
   top: t.field({
     type: TopBoardRef,
     description: 'The first `limit` standings (1 to 1,000). Served from a cache at most about one second old; asOf says how old.',
-    args: { ...bucketArgs(t.arg), limit: t.arg.int({ required: true, defaultValue: 10, validate: intRange(1, 1000, 'limit') }), rankStyle: t.arg(RANK_STYLE_ARG) },
+    args: {
+      ...bucketArgs(t.arg),
+      limit: t.arg.int({ required: true, defaultValue: 10, validate: intRange(1, 1000, 'limit') }),
+      rankStyle: t.arg(RANK_STYLE_ARG),
+    },
     resolve: (_root, args, ctx) => readTop(ctx, { ...args, board: args.board }),
   }),
 }));
@@ -41,7 +45,11 @@ builder.subscriptionFields((t) => ({
     type: TopBoardRef,
     description:
       'The top `limit` (1 to board.topSize) of one bucket: the current view at once, then a new view each time its entries change (who, their order, or a score). Bursts are coalesced into at most one event per 100 ms per bucket.',
-    args: { ...bucketArgs(t.arg), limit: t.arg.int({ required: true, defaultValue: 10, validate: intRange(1, 100, 'limit') }), rankStyle: t.arg(RANK_STYLE_ARG) },
+    args: {
+      ...bucketArgs(t.arg),
+      limit: t.arg.int({ required: true, defaultValue: 10, validate: intRange(1, 100, 'limit') }),
+      rankStyle: t.arg(RANK_STYLE_ARG),
+    },
     subscribe: (_root, args, ctx) => watchTopChanged(ctx, { ...args, board: args.board }),
     resolve: (event: TopEvent, args, ctx) => topChangedView(ctx, event, args.rankStyle),
   }),

@@ -38,7 +38,12 @@ export interface ModelBucket {
 /** Every bucket of every board the results fall in (the oracle's fold), each ranked without the hidden players. */
 export function modelBuckets(boards: ModelBoard[], results: ModelResult[], hidden: ReadonlySet<string> = new Set()): ModelBucket[] {
   return boards.flatMap((board) =>
-    [...foldResults(board, results.filter((result) => result.board === board.id))].map(([id, entries]) => {
+    [
+      ...foldResults(
+        board,
+        results.filter((result) => result.board === board.id),
+      ),
+    ].map(([id, entries]) => {
       const [period, label, ...region] = id.split('|');
       const shown = [...entries.values()].filter((entry) => !hidden.has(entry.playerId));
       return { board, period: period!, label: label!, region: region.join('|') || null, ranked: rankEntries(board, shown) };
@@ -94,16 +99,24 @@ export async function expectBucketMatches(t: TestApp, bucket: ModelBucket, probe
   });
   // One friends read a request: each may return up to 1,001 rows, so a few in one operation pass MAX_OPERATION_ROWS.
   for (const [id, list] of Object.entries(probe.friendsOf)) {
-    const friends = await t.gql<{ friends: Row[] }>(`query($b: ID!, $p: Period!, $k: String, $r: String, $id: ID!) { friends(${where}, playerId: $id) { ${ROW} } }`, {
-      b: bucket.board.id,
-      p: bucket.period,
-      k: bucket.label,
-      r: bucket.region,
-      id,
-    });
+    const friends = await t.gql<{ friends: Row[] }>(
+      `query($b: ID!, $p: Period!, $k: String, $r: String, $id: ID!) { friends(${where}, playerId: $id) { ${ROW} } }`,
+      {
+        b: bucket.board.id,
+        p: bucket.period,
+        k: bucket.label,
+        r: bucket.region,
+        id,
+      },
+    );
     expect(friends.errors, `${name} friends of ${id}`).toBeUndefined();
     const circle = new Set([id, ...list]);
-    expect(friends.data!.friends, `${name} friends of ${id}`).toEqual(rowsOf(bucket, ranked.filter((entry) => circle.has(entry.playerId))));
+    expect(friends.data!.friends, `${name} friends of ${id}`).toEqual(
+      rowsOf(
+        bucket,
+        ranked.filter((entry) => circle.has(entry.playerId)),
+      ),
+    );
   }
 
   // Pages, walked by cursor to the end.
@@ -185,7 +198,9 @@ export const bucketRef = (bucket: ModelBucket): BucketRef => ({ board: bucket.bo
 
 /** Reads every page of a bucket (uncached, 100 a page); the rows, or the error code when a read is refused. */
 export async function pagesOf(t: TestApp, bucket: BucketRef) {
-  type Page = { standings: { edges: { node: { rank: number; score: number; player: { id: string } } }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } } };
+  type Page = {
+    standings: { edges: { node: { rank: number; score: number; player: { id: string } } }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } };
+  };
   const rows: { rank: number; score: number; player: string }[] = [];
   let after: string | null = null;
   for (;;) {

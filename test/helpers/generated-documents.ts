@@ -7,53 +7,150 @@
  */
 
 const PLAYER = /* GraphQL */ `
-fragment PlayerFields on Player { __typename id displayName avatarUrl }`;
+  fragment PlayerFields on Player {
+    __typename
+    id
+    displayName
+    avatarUrl
+  }
+`;
 
 const STANDING = /* GraphQL */ `
-fragment StandingFields on Standing {
-  __typename rank score percentile achievedAt
-  player { __typename ...PlayerFields ... on Player { __typename id } }
-}${PLAYER}`;
+  fragment StandingFields on Standing {
+    __typename
+    rank
+    score
+    percentile
+    achievedAt
+    player {
+      __typename
+      ...PlayerFields
+      ... on Player {
+        __typename
+        id
+      }
+    }
+  }
+  ${PLAYER}
+`;
 
 const PERIOD_STANDING = /* GraphQL */ `
-fragment PeriodStandingFields on PeriodStanding {
-  __typename bucket period region
-  standing { __typename ...StandingFields }
-}${STANDING}`;
+  fragment PeriodStandingFields on PeriodStanding {
+    __typename
+    bucket
+    period
+    region
+    standing {
+      __typename
+      ...StandingFields
+    }
+  }
+  ${STANDING}
+`;
 
 const SUBMIT_PAYLOAD = /* GraphQL */ `
-fragment SubmitScorePayloadFields on SubmitScorePayload {
-  __typename duplicate improved
-  standings { __typename ...PeriodStandingFields }
-}${PERIOD_STANDING}`;
+  fragment SubmitScorePayloadFields on SubmitScorePayload {
+    __typename
+    duplicate
+    improved
+    standings {
+      __typename
+      ...PeriodStandingFields
+    }
+  }
+  ${PERIOD_STANDING}
+`;
 
 const TOP_BOARD = /* GraphQL */ `
-fragment TopBoardFields on TopBoard {
-  __typename boardId period bucket region size asOf
-  entries { __typename ...StandingFields }
-}${STANDING}`;
+  fragment TopBoardFields on TopBoard {
+    __typename
+    boardId
+    period
+    bucket
+    region
+    size
+    asOf
+    entries {
+      __typename
+      ...StandingFields
+    }
+  }
+  ${STANDING}
+`;
 
 const CONNECTION = /* GraphQL */ `
-fragment StandingEdgeFields on StandingEdge { __typename cursor node { __typename ...StandingFields } }
-fragment PageInfoFields on PageInfo { __typename endCursor hasNextPage }
-fragment StandingConnectionFields on StandingConnection {
-  __typename
-  edges { __typename ...StandingEdgeFields }
-  pageInfo { __typename ...PageInfoFields }
-}${STANDING}`;
+  fragment StandingEdgeFields on StandingEdge {
+    __typename
+    cursor
+    node {
+      __typename
+      ...StandingFields
+    }
+  }
+  fragment PageInfoFields on PageInfo {
+    __typename
+    endCursor
+    hasNextPage
+  }
+  fragment StandingConnectionFields on StandingConnection {
+    __typename
+    edges {
+      __typename
+      ...StandingEdgeFields
+    }
+    pageInfo {
+      __typename
+      ...PageInfoFields
+    }
+  }
+  ${STANDING}
+`;
 
 const SEASON = /* GraphQL */ `
-fragment SeasonFields on Season { __typename id name startsAt endsAt closedAt }`;
+  fragment SeasonFields on Season {
+    __typename
+    id
+    name
+    startsAt
+    endsAt
+    closedAt
+  }
+`;
 
 const BOARD = /* GraphQL */ `
-fragment RetentionFields on Retention { __typename daily weekly monthly }
-fragment BoardFields on Board {
-  __typename id title order aggregate maxScore periods regions topSize shards
-  size(period: $period, bucket: $bucket, region: $region)
-  retention { __typename ...RetentionFields }
-  currentSeason { __typename ...SeasonFields }
-  seasons { __typename ...SeasonFields }
-}${SEASON}`;
+  fragment RetentionFields on Retention {
+    __typename
+    daily
+    weekly
+    monthly
+  }
+  fragment BoardFields on Board {
+    __typename
+    id
+    title
+    order
+    aggregate
+    maxScore
+    periods
+    regions
+    topSize
+    shards
+    size(period: $period, bucket: $bucket, region: $region)
+    retention {
+      __typename
+      ...RetentionFields
+    }
+    currentSeason {
+      __typename
+      ...SeasonFields
+    }
+    seasons {
+      __typename
+      ...SeasonFields
+    }
+  }
+  ${SEASON}
+`;
 
 /** Variables every bucket read takes, all of them given (as a generated client sends them). */
 const BUCKET_VARIABLES = '$board: ID!, $period: Period!, $bucket: String, $region: String';
@@ -92,15 +189,51 @@ function both(operation: string, kind: GeneratedDocument['kind'], variables: str
 /** The deepest documents generated clients make, for every read, the submissions and topChanged. */
 export const GENERATED_DOCUMENTS: GeneratedDocument[] = [
   ...both('submitScore', 'mutation', '$input: SubmitScoreInput!', 'submitScore(input: $input) { __typename ...SubmitScorePayloadFields }', SUBMIT_PAYLOAD),
-  ...both('submitScores', 'mutation', '$inputs: [SubmitScoreInput!]!', 'submitScores(inputs: $inputs) { __typename ...SubmitScorePayloadFields }', SUBMIT_PAYLOAD),
+  ...both(
+    'submitScores',
+    'mutation',
+    '$inputs: [SubmitScoreInput!]!',
+    'submitScores(inputs: $inputs) { __typename ...SubmitScorePayloadFields }',
+    SUBMIT_PAYLOAD,
+  ),
   ...both('top', 'query', `${BUCKET_VARIABLES}, $limit: Int!`, `top(${BUCKET_ARGS}, limit: $limit) { __typename ...TopBoardFields }`, TOP_BOARD),
-  ...both('standing', 'query', `${BUCKET_VARIABLES}, $playerId: ID!`, `standing(${BUCKET_ARGS}, playerId: $playerId) { __typename ...StandingFields }`, STANDING),
-  ...both('around', 'query', `${BUCKET_VARIABLES}, $playerId: ID!, $radius: Int!`, `around(${BUCKET_ARGS}, playerId: $playerId, radius: $radius) { __typename ...StandingFields }`, STANDING),
+  ...both(
+    'standing',
+    'query',
+    `${BUCKET_VARIABLES}, $playerId: ID!`,
+    `standing(${BUCKET_ARGS}, playerId: $playerId) { __typename ...StandingFields }`,
+    STANDING,
+  ),
+  ...both(
+    'around',
+    'query',
+    `${BUCKET_VARIABLES}, $playerId: ID!, $radius: Int!`,
+    `around(${BUCKET_ARGS}, playerId: $playerId, radius: $radius) { __typename ...StandingFields }`,
+    STANDING,
+  ),
   ...both('friends', 'query', `${BUCKET_VARIABLES}, $playerId: ID!`, `friends(${BUCKET_ARGS}, playerId: $playerId) { __typename ...StandingFields }`, STANDING),
-  ...both('standings', 'query', `${BUCKET_VARIABLES}, $first: Int!, $after: String`, `standings(${BUCKET_ARGS}, first: $first, after: $after) { __typename ...StandingConnectionFields }`, CONNECTION),
-  ...both('seasonResults', 'query', '$board: ID!, $season: ID!, $first: Int!, $after: String', 'seasonResults(board: $board, season: $season, first: $first, after: $after) { __typename ...StandingConnectionFields }', CONNECTION),
+  ...both(
+    'standings',
+    'query',
+    `${BUCKET_VARIABLES}, $first: Int!, $after: String`,
+    `standings(${BUCKET_ARGS}, first: $first, after: $after) { __typename ...StandingConnectionFields }`,
+    CONNECTION,
+  ),
+  ...both(
+    'seasonResults',
+    'query',
+    '$board: ID!, $season: ID!, $first: Int!, $after: String',
+    'seasonResults(board: $board, season: $season, first: $first, after: $after) { __typename ...StandingConnectionFields }',
+    CONNECTION,
+  ),
   ...both('board', 'query', `$id: ID!, $period: Period!, $bucket: String, $region: String`, 'board(id: $id) { __typename ...BoardFields }', BOARD),
   ...both('boards', 'query', `$period: Period!, $bucket: String, $region: String`, 'boards { __typename ...BoardFields }', BOARD),
   ...both('player', 'query', '$id: ID!', 'player(id: $id) { __typename ...PlayerFields }', PLAYER),
-  ...both('topChanged', 'subscription', `${BUCKET_VARIABLES}, $limit: Int!`, `topChanged(${BUCKET_ARGS}, limit: $limit) { __typename ...TopBoardFields }`, TOP_BOARD),
+  ...both(
+    'topChanged',
+    'subscription',
+    `${BUCKET_VARIABLES}, $limit: Int!`,
+    `topChanged(${BUCKET_ARGS}, limit: $limit) { __typename ...TopBoardFields }`,
+    TOP_BOARD,
+  ),
 ];

@@ -8,9 +8,7 @@ import { type DocumentNode, type FieldNode, type FragmentDefinitionNode, Kind, t
  */
 export function withoutFragments(document: DocumentNode | string): string {
   const parsed = typeof document === 'string' ? parse(document) : document;
-  const fragments = new Map(
-    parsed.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((d) => [d.name.value, d]),
-  );
+  const fragments = new Map(parsed.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((d) => [d.name.value, d]));
   const flatten = (sets: readonly SelectionSetNode[]): SelectionSetNode => {
     const byKey = new Map<string, { field: FieldNode; sub: SelectionSetNode[] }>();
     const add = (set: SelectionSetNode) => {
@@ -39,7 +37,11 @@ export function withoutFragments(document: DocumentNode | string): string {
 export function withoutTypenames(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutTypenames);
   if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).filter(([key]) => key !== '__typename').map(([key, v]) => [key, withoutTypenames(v)]));
+    return Object.fromEntries(
+      Object.entries(value)
+        .filter(([key]) => key !== '__typename')
+        .map(([key, v]) => [key, withoutTypenames(v)]),
+    );
   }
   return value;
 }

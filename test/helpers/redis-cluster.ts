@@ -79,7 +79,15 @@ const WAIT_MS = 30_000;
 
 /** A short-lived client of one node: it never retries, so a dead node answers at once. */
 async function withNode<T>({ host, port }: ClusterAddress, use: (node: Redis) => Promise<T>): Promise<T> {
-  const node = new Redis({ host, port, lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false, retryStrategy: () => null, connectTimeout: 1_000 });
+  const node = new Redis({
+    host,
+    port,
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    enableOfflineQueue: false,
+    retryStrategy: () => null,
+    connectTimeout: 1_000,
+  });
   node.on('error', () => {});
   try {
     await node.connect();
@@ -152,16 +160,26 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
     const child = spawn(
       'redis-server',
       [
-        '--port', String(port),
-        '--cluster-port', String(buses.get(port)),
-        '--bind', '127.0.0.1',
-        '--cluster-enabled', 'yes',
-        '--cluster-config-file', join(dir, `nodes-${port}.conf`),
-        '--cluster-node-timeout', String(nodeTimeoutMs),
-        '--dir', dir,
-        '--save', '',
-        '--appendonly', 'no',
-        '--daemonize', 'no',
+        '--port',
+        String(port),
+        '--cluster-port',
+        String(buses.get(port)),
+        '--bind',
+        '127.0.0.1',
+        '--cluster-enabled',
+        'yes',
+        '--cluster-config-file',
+        join(dir, `nodes-${port}.conf`),
+        '--cluster-node-timeout',
+        String(nodeTimeoutMs),
+        '--dir',
+        dir,
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+        '--daemonize',
+        'no',
       ],
       { stdio: 'ignore' },
     );
@@ -182,10 +200,11 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
     await gone;
   }
 
-  const live = () => nodes.filter(({ port }) => {
-    const child = children.get(port);
-    return child !== undefined && child.exitCode === null && child.signalCode === null;
-  });
+  const live = () =>
+    nodes.filter(({ port }) => {
+      const child = children.get(port);
+      return child !== undefined && child.exitCode === null && child.signalCode === null;
+    });
 
   async function state(): Promise<ClusterNodeState[]> {
     for (const address of live()) {
@@ -218,7 +237,12 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
       const covered = view!.nodes.reduce((sum, node) => sum + node.slots.reduce((n, [from, to]) => n + to - from + 1, 0), 0);
       if (covered !== SLOTS) return false;
     }
-    const masters = (view: (typeof views)[number] | undefined) => view!.nodes.filter((node) => node.role === 'master').map((node) => node.id).sort().join();
+    const masters = (view: (typeof views)[number] | undefined) =>
+      view!.nodes
+        .filter((node) => node.role === 'master')
+        .map((node) => node.id)
+        .sort()
+        .join();
     return views.every((view) => masters(view) === masters(views[0]));
   }
 

@@ -84,9 +84,7 @@ export interface TestAppOptions {
  */
 export async function startTestApp(options: TestAppOptions = {}) {
   const shared = options.shareStoresOf;
-  const redisTarget: RedisTarget = options.redisCluster
-    ? { cluster: options.redisCluster.nodes }
-    : (options.redisUrl ?? TEST_REDIS_URL);
+  const redisTarget: RedisTarget = options.redisCluster ? { cluster: options.redisCluster.nodes } : (options.redisUrl ?? TEST_REDIS_URL);
   const stores = shared ? undefined : await createTestStores({ redis: redisTarget });
   const databaseUrl = new URL(shared?.databaseUrl ?? stores!.databaseUrl);
   const keyPrefix = shared?.keyPrefix ?? stores!.keyPrefix;
