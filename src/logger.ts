@@ -72,3 +72,13 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
   // Standard output unless a test gives a stream to read the lines from.
   return destination ? pino(options, destination) : pino(options);
 }
+
+/**
+ * Exits with `code` once every line logged so far is written. Why: pino writes asynchronously, so a
+ * line logged just before process.exit (the last words of a shutdown) would be lost. Exits anyway
+ * after a second should the flush never finish (a standard output that blocks).
+ */
+export function exitAfterFlush(log: Logger, code: number): void {
+  log.flush(() => process.exit(code));
+  setTimeout(() => process.exit(code), 1_000).unref();
+}

@@ -4,7 +4,7 @@ import type { RedisClient } from './redis.js';
 import { buildApp } from './app.js';
 import { type Config, ConfigError, loadConfig, redisTarget } from './config.js';
 import { createDatabase, ensureDatabase, migrateDatabase, sessionTimeoutsFor } from './db/client.js';
-import { createLogger } from './logger.js';
+import { createLogger, exitAfterFlush } from './logger.js';
 import { createRedisClient } from './redis.js';
 import { subscriberFor } from './pubsub/top-feed.js';
 import { superviseWorkers } from './workers.js';
@@ -31,7 +31,8 @@ async function main(): Promise<void> {
     // A worker's own deadline is SHUTDOWN_TIMEOUT_MS + 5 s (below); the primary waits a little longer.
     const code = await superviseWorkers({ workers: config.WORKERS, log, stopTimeoutMs: config.SHUTDOWN_TIMEOUT_MS + 10_000 });
     log.info({ code }, 'every worker stopped');
-    process.exit(code);
+    exitAfterFlush(log, code);
+    return;
   }
   await serve(config, cluster.isWorker ? log.child({ worker: cluster.worker?.id }) : log);
 }
@@ -107,14 +108,14 @@ async function serve(config: Config, log: Logger): Promise<void> {
     log.info({ signal }, 'shutting down');
     const deadline = setTimeout(() => {
       log.error('shutdown took too long; exiting');
-      process.exit(1);
+      exitAfterFlush(log, 1);
     }, config.SHUTDOWN_TIMEOUT_MS + 5_000);
     deadline.unref();
     await app.stop();
     await database.close();
     await subscriber.quit();
     await redis.quit();
-    process.exit(0);
+    exitAfterFlush(log, 0);
   };
   // `on`, not `once`: a worker may get a signal twice (from a terminal's Ctrl-C, or systemd, and
   // again from its primary), and a second one must not fall back to the default of dying at once.
