@@ -39,6 +39,7 @@ export default tseslint.config(
   ]),
   ...layer('src/ranking/**', 'the ranking index knows no GraphQL and no database', [...OUTER, '**/db/**', '**/pubsub/**', 'postgres', 'drizzle-orm*']),
   ...layer('src/db/**', 'the database layer knows no GraphQL and no Redis', [...OUTER, '**/ranking/**', '**/pubsub/**', '**/redis.js', 'ioredis']),
+  ...layer('src/profiles/**', 'the profiles kept in Redis know no GraphQL and no database', [...OUTER, '**/db/**', 'postgres', 'drizzle-orm*']),
   ...layer('src/pubsub/**', 'the live feed knows no GraphQL and no database', [...OUTER, '**/db/**', 'postgres', 'drizzle-orm*']),
   ...layer('src/auth/**', 'keys are checked without GraphQL, Redis or the index', [...OUTER, '**/ranking/**', '**/pubsub/**', 'ioredis']),
 );
