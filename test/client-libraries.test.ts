@@ -264,6 +264,17 @@ const CASES: { operation: string; document: DocumentNode; variables: Variables }
   { operation: 'flagPlayer', document: ops.FlagPlayerDocument, variables: { playerId: 'cheater', reason: 'aimbot' } },
   { operation: 'unflagPlayer', document: ops.UnflagPlayerDocument, variables: { playerId: 'bob' } },
   { operation: 'deletePlayer', document: ops.DeletePlayerDocument, variables: { playerId: 'nobody-at-all' } },
+  // Ranks as a board shares them among equal scores, asked for by the read.
+  { operation: 'top', document: ops.TopDocument, variables: { ...bucket, limit: 10, rankStyle: 'COMPETITION' } },
+  { operation: 'standing', document: ops.StandingDocument, variables: { ...bucket, playerId: 'ada', rankStyle: 'COMPETITION' } },
+  { operation: 'around', document: ops.AroundDocument, variables: { ...regional, playerId: 'Jürgen', radius: 1, rankStyle: 'COMPETITION' } },
+  { operation: 'friends', document: ops.FriendsDocument, variables: { ...bucket, playerId: 'ada', rankStyle: 'ORDINAL' } },
+  { operation: 'standings', document: ops.StandingsDocument, variables: { ...bucket, first: 2, after: null, rankStyle: 'COMPETITION' } },
+  {
+    operation: 'seasonResults',
+    document: ops.SeasonResultsDocument,
+    variables: { board: BOARD, season: 's1', first: 10, after: null, rankStyle: 'COMPETITION' },
+  },
   // Refused alike by every sender: the same code.
   { operation: 'top', document: ops.TopDocument, variables: { ...bucket, board: 'no-such-board', limit: 10 } },
 ];
