@@ -69,8 +69,10 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
       },
     },
   };
-  // Standard output unless a test gives a stream to read the lines from.
-  return destination ? pino(options, destination) : pino(options);
+  // Standard output unless a test gives a stream to read the lines from. Written synchronously:
+  // pino's asynchronous standard output can reorder lines when a pipe is full (a retried write
+  // overtaken by a flush), and the service logs little per request.
+  return pino(options, destination ?? pino.destination({ dest: 1, sync: true }));
 }
 
 /**
