@@ -19,7 +19,12 @@ const config: CodegenConfig = {
         useTypeImports: true,
         enumsAsTypes: true,
         avoidOptionals: { field: true, inputValue: false, object: true },
-        scalars: { DateTime: { input: 'string', output: 'string' }, ID: { input: 'string', output: 'string' } },
+        // JSON is only ever entry metadata: an object.
+        scalars: {
+          DateTime: { input: 'string', output: 'string' },
+          ID: { input: 'string', output: 'string' },
+          JSON: { input: 'Record<string, unknown>', output: 'Record<string, unknown>' },
+        },
         dedupeFragments: true,
       },
     },

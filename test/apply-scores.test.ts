@@ -37,7 +37,7 @@ function model(board: OracleBoard) {
     players,
     /** Applies one write and answers what it should: the player's place and the bucket's size right after it. */
     write({ playerId, score, reachedAt }: BoardScore): Answer {
-      const next: OracleEntry = { playerId, score, reachedAt: reachedAt.getTime() };
+      const next: OracleEntry = { playerId, score, reachedAt: reachedAt.getTime(), metadata: null };
       const old = players.get(playerId);
       if (!old || (rankEntries(board, [old, next])[0] === next) === keepsAhead) players.set(playerId, next);
       const order = ranked();

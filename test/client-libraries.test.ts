@@ -226,14 +226,23 @@ function plain(url: string): Sender & { ws: WsClient } {
 
 const bucket = { board: BOARD, period: 'ALL_TIME', bucket: null, region: null };
 const regional = { board: BOARD, period: 'DAILY', bucket: null, region: 'EU' };
+// Entry metadata on most results: objects as games send them (nested, unicode); one sends none.
 const results = [
-  { playerId: '玩家一', score: 900, minutes: 50 },
-  { playerId: 'Jürgen', score: 700, minutes: 40 },
-  { playerId: 'ada', score: 700, minutes: 30 },
-  { playerId: 'bob', score: 500, minutes: 20 },
-  { playerId: 'cheater', score: 999, minutes: 10 },
+  { playerId: '玩家一', score: 900, minutes: 50, metadata: { car: 'R8', replay: 'rp-玩家一', laps: [61.2, 60.9] } },
+  { playerId: 'Jürgen', score: 700, minutes: 40, metadata: { deck: { hero: 'Jürgen', cards: ['fire', 'ice'] } } },
+  { playerId: 'ada', score: 700, minutes: 30, metadata: null },
+  { playerId: 'bob', score: 500, minutes: 20, metadata: { emoji: '👩‍💻' } },
+  { playerId: 'cheater', score: 999, minutes: 10, metadata: { car: 'hack' } },
   { playerId: 'cyd', score: 100, minutes: 5 },
-].map((r, i) => ({ board: BOARD, playerId: r.playerId, score: r.score, matchId: `match-${i}`, region: 'EU', achievedAt: at(r.minutes) }));
+].map((r, i) => ({
+  board: BOARD,
+  playerId: r.playerId,
+  score: r.score,
+  matchId: `match-${i}`,
+  region: 'EU',
+  achievedAt: at(r.minutes),
+  ...('metadata' in r ? { metadata: r.metadata } : {}),
+}));
 
 /**
  * Each operation of the contract with the variables it is sent with; every one answers the same
@@ -275,6 +284,15 @@ const CASES: { operation: string; document: DocumentNode; variables: Variables }
     document: ops.SeasonResultsDocument,
     variables: { board: BOARD, season: 's1', first: 10, after: null, rankStyle: 'COMPETITION' },
   },
+  // With each standing's entry metadata, asked for by $withMetadata (the fragments' @include).
+  { operation: 'submitScore', document: ops.SubmitScoreDocument, variables: { input: results[1], withMetadata: true } },
+  { operation: 'submitScores', document: ops.SubmitScoresDocument, variables: { inputs: results, withMetadata: true } },
+  { operation: 'top', document: ops.TopDocument, variables: { ...bucket, limit: 10, withMetadata: true } },
+  { operation: 'standing', document: ops.StandingDocument, variables: { ...bucket, playerId: '玩家一', withMetadata: true } },
+  { operation: 'around', document: ops.AroundDocument, variables: { ...regional, playerId: 'Jürgen', radius: 1, withMetadata: true } },
+  { operation: 'friends', document: ops.FriendsDocument, variables: { ...bucket, playerId: 'ada', withMetadata: true } },
+  { operation: 'standings', document: ops.StandingsDocument, variables: { ...bucket, first: 2, after: null, withMetadata: true } },
+  { operation: 'seasonResults', document: ops.SeasonResultsDocument, variables: { board: BOARD, season: 's1', first: 10, after: null, withMetadata: true } },
   // Refused alike by every sender: the same code.
   { operation: 'top', document: ops.TopDocument, variables: { ...bucket, board: 'no-such-board', limit: 10 } },
 ];
@@ -365,12 +383,19 @@ describe('every operation through real client libraries, over POST, GET and grap
   });
 
   it('topChanged: the first view, over graphql-ws by every library and over SSE by the typed client', async () => {
-    const variables = { ...bucket, limit: 5 };
-    const expected = await oracle.first(ops.TopChangedDocument, variables);
-    expect((expected.data as ops.TopChangedSubscription).topChanged.entries.length).toBe(5);
-    for (const sender of senders) {
-      expect(viewOf(await sender.first(ops.TopChangedDocument, variables)), sender.name).toEqual(viewOf(expected));
-      noteSent('topChanged', sender);
+    for (const variables of [
+      { ...bucket, limit: 5, withMetadata: false },
+      { ...bucket, limit: 5, withMetadata: true },
+    ]) {
+      const expected = await oracle.first(ops.TopChangedDocument, variables);
+      const { entries } = (expected.data as ops.TopChangedSubscription).topChanged;
+      expect(entries.length).toBe(5);
+      // Selected only when asked for; then the 玩家一 the oracle holds carries the car it was sent with.
+      expect(entries.some((entry) => 'metadata' in entry)).toBe(variables.withMetadata);
+      for (const sender of senders) {
+        expect(viewOf(await sender.first(ops.TopChangedDocument, variables)), sender.name).toEqual(viewOf(expected));
+        noteSent('topChanged', sender);
+      }
     }
   });
 
@@ -423,6 +448,12 @@ describe('every operation through real client libraries, over POST, GET and grap
       );
       expect(await game.friends({ board: BOARD, playerId: 'ada' })).toEqual((await data(ops.FriendsDocument, { ...bucket, playerId: 'ada' })).friends);
       expect(await game.player('ada')).toEqual({ id: 'ada', displayName: 'Ada', avatarUrl: null });
+      // Entry metadata when asked for: the object 玩家一's best result was sent with; none for ada's.
+      expect((await game.standing({ board: BOARD, playerId: '玩家一', withMetadata: true }))?.metadata).toEqual(results[0]!.metadata);
+      expect((await game.standing({ board: BOARD, playerId: 'ada', withMetadata: true }))?.metadata).toBeNull();
+      expect(await game.standing({ board: BOARD, playerId: '玩家一' })).not.toHaveProperty('metadata');
+      const [answered] = await server.submitScores([results[0]!], { withMetadata: true });
+      expect(answered!.standings.find((s) => s.period === 'ALL_TIME')!.standing.metadata).toEqual(results[0]!.metadata);
       const pages: ops.StandingsQuery['standings'][] = [];
       for await (const page of game.standingsPages({ board: BOARD, first: 2 })) pages.push(page);
       const all = (await data(ops.StandingsDocument, { ...bucket, first: 100, after: null })).standings as ops.StandingsQuery['standings'];

@@ -4,7 +4,7 @@ import { DeadlineExceededError, deadlineSignal, throwIfPast } from '../src/deadl
 import { type ResultEntry, TotalAboveMaxScoreError, recordGroup } from '../src/db/results.js';
 import type { Board } from '../src/model/board.js';
 import { createGroupCommit } from '../src/resolvers/group-commit.js';
-import { type ModelBoard, type ModelResult, expectBucketMatches, modelBuckets, seeded } from './helpers/board-views.js';
+import { type ModelBoard, type ModelResult, createModelBoards, expectBucketMatches, modelBuckets, seeded } from './helpers/board-views.js';
 import { type TestApp, startTestApp } from './helpers/test-app.js';
 
 /**
@@ -68,20 +68,10 @@ describe('group commit', () => {
         if (/^\s*begin/i.test(statement)) begins += 1;
       },
     });
-    for (const board of BOARDS) {
-      const created = await t.admin(`mutation($input: CreateBoardInput!) { createBoard(input: $input) { id } }`, {
-        input: {
-          id: board.id,
-          title: board.id,
-          order: board.order,
-          aggregate: board.aggregate,
-          maxScore: MAX_SCORE,
-          periods: board.periods,
-          regions: board.regions,
-        },
-      });
-      expect(created.errors).toBeUndefined();
-    }
+    await createModelBoards(
+      t,
+      BOARDS.map((board) => ({ ...board, maxScore: MAX_SCORE })),
+    );
   });
   afterAll(() => t?.close());
 
@@ -216,6 +206,7 @@ describe('group commit', () => {
       score,
       region: null,
       achievedAt: NOW,
+      metadata: null,
       rows: [{ period: 'ALL_TIME', bucket: 'all', region: '' }],
     });
     const sumBoard = (await findBoard(t.database.db, 'gc-sum-low'))!;

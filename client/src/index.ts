@@ -87,6 +87,14 @@ export interface BucketArgs {
   period?: TopQueryVariables['period'];
   bucket?: string | null;
   region?: string | null;
+  /** Whether each standing carries its entry metadata (`metadata`, read from PostgreSQL only then). Default false. */
+  withMetadata?: boolean;
+}
+
+/** How a submission is answered. */
+export interface SubmitOptions {
+  /** Whether the answered standings carry their entry metadata. Default false. */
+  withMetadata?: boolean;
 }
 
 /** One printed text per document: printing is the costly part of preparing a request. */
@@ -192,7 +200,13 @@ export function createLeaderboardClient(options: LeaderboardClientOptions) {
     return dataOf(transport === 'ws' ? await overWs<R>(document, variables) : await overHttp<R>(document, variables));
   }
 
-  const bucket = (args: BucketArgs) => ({ board: args.board, period: args.period ?? 'ALL_TIME', bucket: args.bucket ?? null, region: args.region ?? null });
+  const bucket = (args: BucketArgs) => ({
+    board: args.board,
+    period: args.period ?? 'ALL_TIME',
+    bucket: args.bucket ?? null,
+    region: args.region ?? null,
+    withMetadata: args.withMetadata ?? false,
+  });
 
   /**
    * The views of a subscription, as an async iterator; `return()` (a `break` out of `for await`)
@@ -235,9 +249,11 @@ export function createLeaderboardClient(options: LeaderboardClientOptions) {
     subscribe,
 
     /** Game servers: records one result; answers the player's standing in every bucket it went to. */
-    submitScore: async (input: SubmitScoreInput) => (await request(SubmitScoreDocument, { input })).submitScore,
+    submitScore: async (input: SubmitScoreInput, options: SubmitOptions = {}) =>
+      (await request(SubmitScoreDocument, { input, withMetadata: options.withMetadata ?? false })).submitScore,
     /** Game servers: up to 1,000 results (every player of a match) in one transaction, answered in order. */
-    submitScores: async (inputs: SubmitScoreInput[]) => (await request(SubmitScoresDocument, { inputs })).submitScores,
+    submitScores: async (inputs: SubmitScoreInput[], options: SubmitOptions = {}) =>
+      (await request(SubmitScoresDocument, { inputs, withMetadata: options.withMetadata ?? false })).submitScores,
     /** Game servers: creates or updates a player's profile. */
     upsertPlayer: async (input: PlayerInput) => (await request(UpsertPlayerDocument, { input })).upsertPlayer,
     /** Game servers: replaces a player's friend list; answers how many friends it holds. */

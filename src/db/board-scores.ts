@@ -1,5 +1,5 @@
 import type { Sql } from 'postgres';
-import type { BoardScore } from '../model/board.js';
+import type { BoardScore, RecordedBoardScore } from '../model/board.js';
 import type { ScoreRowKey } from './results.js';
 
 /** One ranked list's rows in board_scores: a bucket of a board, with `region` '' for the global list. */
@@ -77,21 +77,29 @@ export interface BoardScoreKey extends BoardScoreList {
   playerId: string;
 }
 
+export interface FindBoardScoresOptions {
+  /** Whether to read each board score's metadata; when not, every one answers null. Default false. */
+  metadata?: boolean;
+}
+
 /**
  * The board scores of these (list, player) keys, in their order; null where there is none. One
- * query however many keys: a primary-key probe per key, O(k log N).
+ * query however many keys: a primary-key probe per key, O(k log N). The metadata column (up to a
+ * kilobyte a row) is read only when asked for.
  */
-export async function findBoardScores(sql: Sql, keys: readonly BoardScoreKey[]): Promise<(BoardScore | null)[]> {
+export async function findBoardScores(sql: Sql, keys: readonly BoardScoreKey[], options: FindBoardScoresOptions = {}): Promise<(RecordedBoardScore | null)[]> {
   if (keys.length === 0) return [];
   const column = (pick: (key: BoardScoreKey) => string) => sql.array(keys.map(pick));
-  const rows = await sql<{ ord: number; score: number; reached_ms: number }[]>`
-    select i.ord::int as ord, s.score, round(extract(epoch from s.reached_at) * 1000)::float8 as reached_ms
+  const metadata = options.metadata ? sql`s.metadata::text` : sql`null::text`;
+  const rows = await sql<{ ord: number; score: number; reached_ms: number; metadata: string | null }[]>`
+    select i.ord::int as ord, s.score, round(extract(epoch from s.reached_at) * 1000)::float8 as reached_ms, ${metadata} as metadata
     from unnest(${column((k) => k.boardId)}::text[], ${column((k) => k.period)}::text[], ${column((k) => k.bucket)}::text[],
                 ${column((k) => k.region)}::text[], ${column((k) => k.playerId)}::text[])
          with ordinality as i(board_id, period, bucket, region, player_id, ord)
     join board_scores s
       on s.board_id = i.board_id and s.period = i.period and s.bucket = i.bucket and s.region = i.region and s.player_id = i.player_id`;
-  const found: (BoardScore | null)[] = keys.map(() => null);
-  for (const row of rows) found[row.ord - 1] = { playerId: keys[row.ord - 1]!.playerId, score: row.score, reachedAt: new Date(row.reached_ms) };
+  const found: (RecordedBoardScore | null)[] = keys.map(() => null);
+  for (const row of rows)
+    found[row.ord - 1] = { playerId: keys[row.ord - 1]!.playerId, score: row.score, reachedAt: new Date(row.reached_ms), metadata: row.metadata };
   return found;
 }

@@ -1,5 +1,5 @@
 import type { Sql, TransactionSql } from 'postgres';
-import type { Period } from '../model/board.js';
+import type { EntryMetadata, Period } from '../model/board.js';
 import type { Player } from './players.js';
 import { advanceSourceMark } from './source-mark.js';
 
@@ -53,6 +53,8 @@ export interface PlayerBoardScore {
   region: string;
   score: number;
   reachedAt: Date;
+  /** The entry metadata of the result that set the score (JSON text); null when it had none. */
+  metadata: EntryMetadata | null;
   /** For a SEASON row whose season exists: its dates. Null otherwise. */
   season: { startsAt: Date; endsAt: Date | null; closedAt: Date | null } | null;
 }
@@ -65,6 +67,7 @@ export type BoardScoreRow = {
   region: string;
   score: number;
   reached_ms: number;
+  metadata: EntryMetadata | null;
   starts_ms: number | null;
   ends_ms: number | null;
   closed_ms: number | null;
@@ -80,6 +83,7 @@ export function toPlayerBoardScore(row: BoardScoreRow): PlayerBoardScore {
     region: row.region,
     score: row.score,
     reachedAt: new Date(row.reached_ms),
+    metadata: row.metadata,
     season: row.starts_ms === null ? null : { startsAt: new Date(row.starts_ms), endsAt: date(row.ends_ms), closedAt: date(row.closed_ms) },
   };
 }
@@ -88,6 +92,7 @@ export function toPlayerBoardScore(row: BoardScoreRow): PlayerBoardScore {
 export const boardScoreColumns = (sql: Sql | TransactionSql) => sql`
   s.board_id, s.period, s.bucket, s.region, s.score,
   round(extract(epoch from s.reached_at) * 1000)::float8 as reached_ms,
+  s.metadata::text as metadata,
   round(extract(epoch from z.starts_at) * 1000)::float8 as starts_ms,
   round(extract(epoch from z.ends_at) * 1000)::float8 as ends_ms,
   round(extract(epoch from z.closed_at) * 1000)::float8 as closed_ms`;

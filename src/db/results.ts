@@ -1,6 +1,6 @@
 import type { Sql, TransactionSql } from 'postgres';
 import { settleBy, throwIfPast } from '../deadline.js';
-import { type Board, type BoardScore, type Period, combine } from '../model/board.js';
+import { type Board, type EntryMetadata, type Period, type RecordedBoardScore, combine } from '../model/board.js';
 
 /** One board-score row a result falls in. `region` is '' for the global list. */
 export interface ScoreRowKey {
@@ -16,6 +16,8 @@ export interface ResultEntry {
   score: number;
   region: string | null;
   achievedAt: Date;
+  /** The result's entry metadata (JSON text, checked by the caller); null when none was sent. */
+  metadata: EntryMetadata | null;
   /** Every bucket the result is written to; improvement is judged on (ALL_TIME, '') */
   rows: ScoreRowKey[];
 }
@@ -35,7 +37,7 @@ export interface RecordOutcome {
   after: StoredBoardScore[];
 }
 
-export interface StoredBoardScore extends ScoreRowKey, BoardScore {
+export interface StoredBoardScore extends ScoreRowKey, RecordedBoardScore {
   boardId: string;
 }
 
@@ -307,7 +309,7 @@ async function recordInTransaction(tx: TransactionSql, submissions: ResultEntry[
   const after = new Map<number, StoredBoardScore[]>();
   entries.forEach(({ entry, submission }, i) => {
     if (!isNew(entry, i)) return;
-    const result: BoardScore = { playerId: entry.playerId, score: entry.score, reachedAt: entry.achievedAt };
+    const result: RecordedBoardScore = { playerId: entry.playerId, score: entry.score, reachedAt: entry.achievedAt, metadata: entry.metadata };
     const own: StoredBoardScore[] = [];
     after.set(i, own);
     for (const row of entry.rows) {
@@ -413,16 +415,17 @@ async function logAndRead(tx: TransactionSql, entries: ResultEntry[]): Promise<L
         ${tx.array(entries.map((e) => e.matchId))}::text[],
         ${tx.array(entries.map((e) => String(e.score)))}::int8[],
         ${tx.array(entries.map((e) => e.region))}::text[],
-        ${tx.array(entries.map((e) => e.achievedAt.toISOString()))}::timestamptz[])
-        as i(board_id, player_id, match_id, score, region, achieved_at)),
+        ${tx.array(entries.map((e) => e.achievedAt.toISOString()))}::timestamptz[],
+        ${tx.array(entries.map((e) => e.metadata))}::json[])
+        as i(board_id, player_id, match_id, score, region, achieved_at, metadata)),
     keyed as (
       insert into result_keys (board_id, player_id, match_id, achieved_at, region)
       select board_id, player_id, match_id, achieved_at, region from input
       on conflict do nothing
       returning board_id, player_id, match_id),
     logged as (
-      insert into results (board_id, player_id, match_id, score, region, achieved_at)
-      select i.board_id, i.player_id, i.match_id, i.score, i.region, i.achieved_at
+      insert into results (board_id, player_id, match_id, score, region, achieved_at, metadata)
+      select i.board_id, i.player_id, i.match_id, i.score, i.region, i.achieved_at, i.metadata
       from input i join keyed k using (board_id, player_id, match_id)),
     queued as (
       insert into index_backlog (board_ids, player_ids)
@@ -433,7 +436,7 @@ async function logAndRead(tx: TransactionSql, entries: ResultEntry[]): Promise<L
       (select coalesce(json_agg(json_build_array(board_id, match_id, player_id)), '[]') from keyed)::text as inserted,
       (select coalesce(json_agg(json_build_array(r.board_id, r.match_id, r.player_id, round(extract(epoch from r.achieved_at) * 1000), r.region)), '[]')
        from result_keys r join input i using (board_id, player_id, match_id))::text as originals,
-      (select coalesce(json_agg(json_build_array(s.board_id, s.period, s.bucket, s.region, s.player_id, s.score, round(extract(epoch from s.reached_at) * 1000))), '[]')
+      (select coalesce(json_agg(json_build_array(s.board_id, s.period, s.bucket, s.region, s.player_id, s.score, round(extract(epoch from s.reached_at) * 1000), s.metadata::text)), '[]')
        from board_scores s
        join unnest(
          ${tx.array(rows.map((k) => k.boardId))}::text[],
@@ -450,14 +453,15 @@ async function logAndRead(tx: TransactionSql, entries: ResultEntry[]): Promise<L
   const inserted = JSON.parse(found!.inserted) as [string, string, string][];
   // The statement's snapshot shows the keys committed before it, not those this statement added.
   const originals = JSON.parse(found!.originals) as [string, string, string, number, string | null][];
-  const before = JSON.parse(found!.before) as [string, Period, string, string, string, number, number][];
+  // Metadata comes as its text (::text above), so it is served as it was sent.
+  const before = JSON.parse(found!.before) as [string, Period, string, string, string, number, number, EntryMetadata | null][];
   return {
     inserted: new Set(inserted.map(([board, match, player]) => resultId(board, match, player))),
     originals: new Map(originals.map(([board, match, player, ms, region]) => [resultId(board, match, player), { achievedAt: new Date(ms), region }])),
     before: new Map(
-      before.map(([boardId, period, bucket, region, playerId, score, ms]) => [
+      before.map(([boardId, period, bucket, region, playerId, score, ms, metadata]) => [
         rowId(boardId, { period, bucket, region }, playerId),
-        { boardId, period, bucket, region, playerId, score, reachedAt: new Date(ms) },
+        { boardId, period, bucket, region, playerId, score, reachedAt: new Date(ms), metadata },
       ]),
     ),
     backlogIds: found!.backlog_ids.map(Number),
@@ -467,7 +471,16 @@ async function logAndRead(tx: TransactionSql, entries: ResultEntry[]): Promise<L
 }
 
 /** drizzle takes over the client's timestamp parsing, so the statements here read times as epoch milliseconds. */
-type StoredRow = { board_id: string; period: Period; bucket: string; region: string; player_id: string; score: number; reached_ms: number };
+type StoredRow = {
+  board_id: string;
+  period: Period;
+  bucket: string;
+  region: string;
+  player_id: string;
+  score: number;
+  reached_ms: number;
+  metadata: EntryMetadata | null;
+};
 
 /** How a board merges a new part into a stored board score: one of the four upserts below. */
 const mergeKind = (board: Board) => `${board.aggregate} ${board.order}`;
@@ -487,32 +500,36 @@ async function upsertBoardScores(tx: TransactionSql, boards: Map<string, Board>,
     order === 'HIGH_FIRST'
       ? tx`(excluded.score > s.score or (excluded.score = s.score and excluded.reached_at < s.reached_at))`
       : tx`(excluded.score < s.score or (excluded.score = s.score and excluded.reached_at < s.reached_at))`;
+  // The metadata follows the part that sets the score (combine()): the one kept, or the latest non-zero part.
   const best = (order: Board['order']) => tx`
     score = case when ${ahead(order)} then excluded.score else s.score end,
-    reached_at = case when ${ahead(order)} then excluded.reached_at else s.reached_at end`;
+    reached_at = case when ${ahead(order)} then excluded.reached_at else s.reached_at end,
+    metadata = case when ${ahead(order)} then excluded.metadata else s.metadata end`;
   const sum = (order: Board['order']) => tx`
     score = s.score + excluded.score,
     reached_at = case when s.score > 0 and excluded.score > 0 then greatest(s.reached_at, excluded.reached_at)
                       when excluded.score > 0 then excluded.reached_at
                       when s.score > 0 then s.reached_at
-                      else ${order === 'HIGH_FIRST' ? tx`least` : tx`greatest`}(s.reached_at, excluded.reached_at) end`;
+                      else ${order === 'HIGH_FIRST' ? tx`least` : tx`greatest`}(s.reached_at, excluded.reached_at) end,
+    metadata = case when excluded.score > 0 and (s.score = 0 or excluded.reached_at > s.reached_at) then excluded.metadata else s.metadata end`;
   const upsert = (kind: string, merge: ReturnType<typeof best>) => tx`
-    insert into board_scores as s (board_id, period, bucket, region, player_id, score, reached_at)
-    select board_id, period, bucket, region, player_id, score, reached_at from incoming where kind = ${kind}
+    insert into board_scores as s (board_id, period, bucket, region, player_id, score, reached_at, metadata)
+    select board_id, period, bucket, region, player_id, score, reached_at, metadata from incoming where kind = ${kind}
     on conflict (board_id, period, bucket, region, player_id) do update set ${merge}
-    returning s.board_id, s.period, s.bucket, s.region, s.player_id, s.score, s.reached_at`;
+    returning s.board_id, s.period, s.bucket, s.region, s.player_id, s.score, s.reached_at, s.metadata`;
   const stored = await tx<StoredRow[]>`
     with incoming as (
       select * from unnest(
         ${tx.array(rows.map((r) => mergeKind(boards.get(r.boardId)!)))}::text[],
         ${column('boardId')}::text[], ${column('period')}::text[], ${column('bucket')}::text[], ${column('region')}::text[],
-        ${column('playerId')}::text[], ${column('score')}::int8[], ${column('reachedAt', (at) => at.toISOString())}::timestamptz[])
-        as i(kind, board_id, period, bucket, region, player_id, score, reached_at)),
+        ${column('playerId')}::text[], ${column('score')}::int8[], ${column('reachedAt', (at) => at.toISOString())}::timestamptz[],
+        ${column('metadata', (metadata) => metadata)}::json[])
+        as i(kind, board_id, period, bucket, region, player_id, score, reached_at, metadata)),
     best_high as (${upsert('BEST HIGH_FIRST', best('HIGH_FIRST'))}),
     best_low as (${upsert('BEST LOW_FIRST', best('LOW_FIRST'))}),
     sum_high as (${upsert('SUM HIGH_FIRST', sum('HIGH_FIRST'))}),
     sum_low as (${upsert('SUM LOW_FIRST', sum('LOW_FIRST'))})
-    select board_id, period, bucket, region, player_id, score, round(extract(epoch from reached_at) * 1000)::float8 as reached_ms
+    select board_id, period, bucket, region, player_id, score, round(extract(epoch from reached_at) * 1000)::float8 as reached_ms, metadata::text as metadata
     from (select * from best_high union all select * from best_low union all select * from sum_high union all select * from sum_low) as merged`;
   return stored.map((row) => ({
     boardId: row.board_id,
@@ -522,5 +539,6 @@ async function upsertBoardScores(tx: TransactionSql, boards: Map<string, Board>,
     playerId: row.player_id,
     score: row.score,
     reachedAt: new Date(row.reached_ms),
+    metadata: row.metadata,
   }));
 }

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigint, check, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { bigint, check, index, integer, json, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 
 const timestamptz = (name?: string) => (name ? timestamp(name, { withTimezone: true, mode: 'date' }) : timestamp({ withTimezone: true, mode: 'date' }));
 
@@ -93,6 +93,8 @@ export const results = pgTable(
     region: text(),
     achievedAt: timestamptz().notNull(),
     recordedAt: timestamptz().notNull().defaultNow(),
+    /** The entry metadata the game sent (a JSON object of at most 1,024 bytes), as sent; null when none was. */
+    metadata: json(),
   },
   (table) => [primaryKey({ columns: [table.boardId, table.playerId, table.matchId, table.achievedAt] })],
 );
@@ -133,6 +135,8 @@ export const boardScores = pgTable(
     playerId: text().notNull(),
     score: bigint({ mode: 'number' }).notNull(),
     reachedAt: timestamptz().notNull(),
+    /** The metadata of the result that set this score (BEST: the best; SUM: the latest non-zero part; see combine()). */
+    metadata: json(),
   },
   (table) => [
     primaryKey({ columns: [table.boardId, table.period, table.bucket, table.region, table.playerId] }),
@@ -174,6 +178,8 @@ export const seasonResults = pgTable(
     playerId: text(),
     score: bigint({ mode: 'number' }).notNull(),
     reachedAt: timestamptz().notNull(),
+    /** The frozen board score's metadata; null once the player is erased. */
+    metadata: json(),
   },
   (table) => [
     primaryKey({ columns: [table.boardId, table.seasonId, table.rank] }),

@@ -1,5 +1,5 @@
 import { and, asc, eq, gt, gte, inArray, isNotNull, isNull, lte, max, min, sql } from 'drizzle-orm';
-import type { ScoreOrder } from '../model/board.js';
+import type { EntryMetadata, ScoreOrder } from '../model/board.js';
 import type { Db } from './client.js';
 import { boards, seasonResults, seasons } from './schema.js';
 
@@ -12,6 +12,8 @@ export interface FrozenStanding {
   playerId: string;
   score: number;
   reachedAt: Date;
+  /** The frozen board score's entry metadata (JSON text); null when it had none, or when it was not asked for. */
+  metadata: EntryMetadata | null;
 }
 
 /** Seasons in the order they were started: s2 before s10. */
@@ -136,12 +138,12 @@ export async function closeAndFreezeSeason(db: Db, args: CloseSeasonArgs): Promi
     const scoreOrder = args.order === 'HIGH_FIRST' ? sql`score desc` : sql`score asc`;
     // collate "C": byte order, as Redis orders members, whatever the database's collation.
     const inserted = await tx.execute(sql`
-      insert into season_results (board_id, season_id, rank, player_id, score, reached_at)
+      insert into season_results (board_id, season_id, rank, player_id, score, reached_at, metadata)
       select ${season.boardId}, ${season.id},
              row_number() over (order by ${scoreOrder}, tie asc, player_id collate "C" desc),
-             player_id, score, reached_at
+             player_id, score, reached_at, metadata
       from (
-        select s.player_id, s.score, s.reached_at,
+        select s.player_id, s.score, s.reached_at, s.metadata,
                least(date_bin(${args.tie.unitMs}::int * interval '1 millisecond', s.reached_at, ${startsAt}::timestamptz), ${lastUnit}::timestamptz) as tie
         from board_scores s
         where s.board_id = ${season.boardId} and s.period = 'SEASON' and s.bucket = ${season.id} and s.region = ''
@@ -160,12 +162,14 @@ export async function closeAndFreezeSeason(db: Db, args: CloseSeasonArgs): Promi
  */
 export async function pageSeasonResults(
   db: Db,
-  args: { boardId: string; seasonId: string; afterRank: number; limit: number },
+  args: { boardId: string; seasonId: string; afterRank: number; limit: number; metadata: boolean },
 ): Promise<{ size: number; rows: FrozenStanding[] }> {
   const ofSeason = and(eq(seasonResults.boardId, args.boardId), eq(seasonResults.seasonId, args.seasonId));
+  // As its text, served as it was sent (drizzle would parse it); read only when asked for.
+  const metadata = args.metadata ? sql<EntryMetadata | null>`${seasonResults.metadata}::text` : sql<null>`null::text`;
   const [rows, [total]] = await Promise.all([
     db
-      .select({ rank: seasonResults.rank, playerId: seasonResults.playerId, score: seasonResults.score, reachedAt: seasonResults.reachedAt })
+      .select({ rank: seasonResults.rank, playerId: seasonResults.playerId, score: seasonResults.score, reachedAt: seasonResults.reachedAt, metadata })
       .from(seasonResults)
       .where(and(ofSeason, gt(seasonResults.rank, args.afterRank), isNotNull(seasonResults.playerId)))
       .orderBy(asc(seasonResults.rank))

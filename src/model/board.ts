@@ -72,14 +72,33 @@ export function ranksAhead(order: ScoreOrder, a: BoardScore, b: BoardScore): boo
 }
 
 /**
+ * Entry metadata: what a game attaches to a result (the car, the deck, the replay id), as the JSON
+ * text of an object of at most {@link MAX_METADATA_BYTES} bytes. It is kept as the text it was sent
+ * in, never parsed on the write path; only a read that selects it parses it.
+ */
+export type EntryMetadata = string;
+
+/** The most bytes (as UTF-8) an entry's metadata may take as JSON. */
+export const MAX_METADATA_BYTES = 1_024;
+
+/** A board score as PostgreSQL records it: with the metadata of the result that set it (null when that one had none). */
+export interface RecordedBoardScore extends BoardScore {
+  metadata: EntryMetadata | null;
+}
+
+/**
  * Folds one accepted result (or another partial board score) into a player's board score for one
  * bucket. BEST keeps the one that ranks ahead. SUM adds, and a total was reached when its latest
  * non-zero part was. A total of zero was reached at its first zero on a HIGH_FIRST board and at its
  * last on a LOW_FIRST one: the index only ever moves a SUM member one way (see packedDirection), and
  * this is the way. Both rules are associative and commutative, so the board score does not depend
  * on the order results arrive in.
+ *
+ * Whatever else a part carries (its metadata) comes from the part that set the board score: BEST,
+ * the one kept; SUM, the latest non-zero part (the one held when a new part is zero, or reached at
+ * the same millisecond, so between parts of one millisecond the first to arrive wins).
  */
-export function combine(board: Pick<Board, 'aggregate' | 'order'>, current: BoardScore | undefined, result: BoardScore): BoardScore {
+export function combine<S extends BoardScore>(board: Pick<Board, 'aggregate' | 'order'>, current: S | undefined, result: S): S {
   if (!current) return result;
   if (board.aggregate === 'BEST') return ranksAhead(board.order, result, current) ? result : current;
   const reachedAt =
@@ -92,7 +111,8 @@ export function combine(board: Pick<Board, 'aggregate' | 'order'>, current: Boar
           : board.order === 'HIGH_FIRST'
             ? min(current.reachedAt, result.reachedAt)
             : max(current.reachedAt, result.reachedAt);
-  return { playerId: current.playerId, score: current.score + result.score, reachedAt };
+  const setter = result.score > 0 && (current.score === 0 || result.reachedAt.getTime() > current.reachedAt.getTime()) ? result : current;
+  return { ...setter, playerId: current.playerId, score: current.score + result.score, reachedAt };
 }
 
 const max = (a: Date, b: Date) => (a.getTime() >= b.getTime() ? a : b);

@@ -15,7 +15,7 @@ import type { BoardDirectory } from './board-directory.js';
 import type { CursorCodec } from './cursor.js';
 import type { ProfileCache } from './profile-cache.js';
 import type { SeasonDirectory } from './season-directory.js';
-import { achievedAtLoader } from './achieved-at.js';
+import { recordedScoreLoader } from './recorded-scores.js';
 import { isStoreUnavailable } from './store-errors.js';
 import type { StoreProbes } from './store-health.js';
 import type { SubmissionGroups } from './submit.js';
@@ -66,7 +66,7 @@ export interface Context {
   services: Services;
   /** Null for anonymous callers and for keys nobody issued. */
   caller: Caller | null;
-  loaders: { player: DataLoader<string, Player>; achievedAt: ReturnType<typeof achievedAtLoader> };
+  loaders: { player: DataLoader<string, Player>; recorded: ReturnType<typeof recordedScoreLoader> };
   /** Aborted when the client goes away. */
   signal?: AbortSignal | undefined;
   /** The client's address, for per-client limits. */
@@ -126,7 +126,7 @@ export async function createContext(services: Services, { authorization, client,
     startedAt,
     // A stored key is looked up in PostgreSQL: not past the request's bound (UNAVAILABLE then).
     caller: key ? await settleBy(identify(services, key, address), beforeDeadline(services, startedAt, NAMES_MARGIN_MS)) : null,
-    loaders: { player: playerLoader(services, startedAt), achievedAt: achievedAtLoader(services) },
+    loaders: { player: playerLoader(services, startedAt), recorded: recordedScoreLoader(services) },
   };
 }
 

@@ -1,5 +1,5 @@
 import type { PlayerBoardScore } from '../db/flags.js';
-import type { BoardScore } from '../model/board.js';
+import type { RecordedBoardScore } from '../model/board.js';
 import { type Bucket, isKept, keptUntil, parseBucketLabel } from '../model/buckets.js';
 import type { BoardBucket } from '../ranking/index.js';
 import { CLOCK_SKEW_MS, type ResultBucket } from './buckets.js';
@@ -7,7 +7,7 @@ import type { Services } from './context.js';
 
 /** A board bucket a player has a board score in, with that score. */
 export interface HeldBucket extends ResultBucket {
-  score: BoardScore;
+  score: RecordedBoardScore;
 }
 
 /**
@@ -52,7 +52,7 @@ export async function heldBuckets(services: Services, playerId: string, rows: Pl
       bucket,
       region: row.region === '' ? null : row.region,
       expiresAt: keptUntil(bucket, board.retention),
-      score: { playerId, score: row.score, reachedAt: row.reachedAt },
+      score: { playerId, score: row.score, reachedAt: row.reachedAt, metadata: row.metadata },
     });
   }
   return held;

@@ -5,7 +5,7 @@ import { PERIODS } from '../model/board.js';
 import type { Context } from './context.js';
 import { heldBuckets } from './player-buckets.js';
 import { type Standing, toStanding } from './standings.js';
-import { recordedTimeOf } from './achieved-at.js';
+import { recordedOf } from './recorded-scores.js';
 
 /** One bucket a player holds a board score in: the score PostgreSQL keeps, and their standing in the index. */
 export interface PlayerBucketScore {
@@ -44,8 +44,8 @@ export async function playerBucketScores(ctx: Context, playerId: string): Promis
         region: at.region,
         score: at.score.score,
         reachedAt: at.score.reachedAt,
-        // The board score read from PostgreSQL holds the recorded time, where it is the one the index holds.
-        standing: place ? toStanding(at, place, view.size, recordedTimeOf(at, place, at.score)) : null,
+        // The board score read from PostgreSQL is the recorded one, where it is the one the index holds.
+        standing: place ? toStanding(at, place, view.size, recordedOf(at, place, at.score)) : null,
       };
     }),
   );

@@ -1,6 +1,6 @@
 import { type Season, findSeason, firstRanksOfScores, insertSeason, listSeasons as listSeasonRows, pageSeasonResults } from '../db/seasons.js';
 import { closeSeason as closeAndFreeze } from '../jobs/close-season.js';
-import type { Board, RankStyle } from '../model/board.js';
+import type { Board, EntryMetadata, RankStyle } from '../model/board.js';
 import { requireBoard } from './buckets.js';
 import type { Context } from './context.js';
 import { badInput, notFound } from './errors.js';
@@ -81,7 +81,15 @@ export async function listSeasons(ctx: Context, board: Board): Promise<Season[]>
  */
 export async function readSeasonResults(
   ctx: Context,
-  args: { board: string; season: string; first: number; after?: string | null | undefined; rankStyle?: RankStyle | null | undefined },
+  args: {
+    board: string;
+    season: string;
+    first: number;
+    after?: string | null | undefined;
+    rankStyle?: RankStyle | null | undefined;
+    /** Whether the selection asks for the standings' metadata (read from PostgreSQL only then). */
+    withMetadata: boolean;
+  },
 ): Promise<StandingConnection> {
   const board = await requireBoard(ctx, args.board);
   const { services } = ctx;
@@ -95,6 +103,7 @@ export async function readSeasonResults(
     seasonId: season.id,
     afterRank: after?.packed ?? 0,
     limit: args.first + 1,
+    metadata: args.withMetadata,
   });
   const rows = page.rows.slice(0, args.first);
   // COMPETITION: each score's first frozen rank (an erased player's place still counts).
@@ -110,6 +119,12 @@ export async function readSeasonResults(
 }
 
 /** A frozen standing as served, at the rank its style gives it. */
-function frozenStanding(row: { playerId: string; score: number; reachedAt: Date }, rank: number, size: number): Standing {
-  return { playerId: row.playerId, rank, score: row.score, percentile: size === 0 ? 0 : (100 * (size - rank)) / size, achieved: { recorded: row.reachedAt } };
+function frozenStanding(row: { playerId: string; score: number; reachedAt: Date; metadata: EntryMetadata | null }, rank: number, size: number): Standing {
+  return {
+    playerId: row.playerId,
+    rank,
+    score: row.score,
+    percentile: size === 0 ? 0 : (100 * (size - rank)) / size,
+    source: { recorded: { reachedAt: row.reachedAt, metadata: row.metadata } },
+  };
 }

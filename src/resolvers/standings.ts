@@ -1,6 +1,7 @@
 import type { Player } from '../db/players.js';
 import type { Period } from '../model/board.js';
 import type { BoardBucket, Place } from '../ranking/index.js';
+import type { RecordedScore } from './recorded-scores.js';
 
 /** A Standing as the schema serves it: a place and the size it is a place in. */
 export interface Standing {
@@ -9,11 +10,11 @@ export interface Standing {
   score: number;
   percentile: number;
   /**
-   * When the score was reached: recorded, when the read holds it (submit payloads, frozen season
-   * results); otherwise the place it was read as, whose recorded time is looked up only when a
-   * selection asks for it (see achieved-at.ts).
+   * Where its achievedAt and metadata come from: the recorded board score, when the read holds it
+   * (submit payloads, frozen season results); otherwise the place it was read as, whose recorded
+   * board score is looked up only when a selection asks for either (see recorded-scores.ts).
    */
-  achieved: { recorded: Date } | { at: BoardBucket; place: Place };
+  source: { recorded: RecordedScore } | { at: BoardBucket; place: Place };
   /**
    * The player's profile when the read has it already (topChanged loads each view's profiles once
    * for all its viewers); otherwise the request's player loader fetches it.
@@ -21,14 +22,14 @@ export interface Standing {
   player?: Player | undefined;
 }
 
-/** A place read from the index in bucket `at`, as a Standing; `recorded` when the read holds the recorded time already. */
-export function toStanding(at: BoardBucket, place: Place, size: number, recorded?: Date): Standing {
+/** A place read from the index in bucket `at`, as a Standing; `recorded` when the read holds the recorded board score already. */
+export function toStanding(at: BoardBucket, place: Place, size: number, recorded?: RecordedScore): Standing {
   return {
     playerId: place.playerId,
     rank: place.rank,
     score: place.score,
     percentile: size === 0 ? 0 : (100 * (size - place.rank)) / size,
-    achieved: recorded ? { recorded } : { at, place },
+    source: recorded ? { recorded } : { at, place },
   };
 }
 

@@ -8,9 +8,9 @@ import {
   recordGroup,
 } from '../db/results.js';
 import type { Season } from '../db/seasons.js';
-import type { Board } from '../model/board.js';
+import { type Board, type EntryMetadata, MAX_METADATA_BYTES } from '../model/board.js';
 import type { BoardBucket, BoardScoreWrite, Place } from '../ranking/index.js';
-import { recordedTimeOf } from './achieved-at.js';
+import { type RecordedScore, recordedOf } from './recorded-scores.js';
 import { CLOCK_SKEW_MS, type ResultBucket, bucketsOfResult, regionProblem, requireBoard } from './buckets.js';
 import type { Context, Services } from './context.js';
 import { type GroupCommit, type GroupCommitOptions, type ItemOutcome, createGroupCommit } from './group-commit.js';
@@ -33,6 +33,8 @@ export interface SubmitScoreInput {
   matchId: string;
   region?: string | null | undefined;
   achievedAt?: Date | null | undefined;
+  /** Any JSON value as parsed; only an object of at most MAX_METADATA_BYTES is taken (see metadataText). */
+  metadata?: unknown;
 }
 
 export interface SubmitScorePayload {
@@ -50,6 +52,25 @@ export interface PreparedEntry extends ResultEntry {
 const rowKey = (at: ResultBucket): ScoreRowKey => ({ period: at.bucket.period, bucket: at.bucket.label, region: at.region ?? '' });
 const placeId = (boardId: string, row: ScoreRowKey, playerId: string) => [boardId, row.period, row.bucket, row.region, playerId].join('\u0000');
 
+/**
+ * The JSON text an entry's metadata is kept as, or null when none was sent; refused unless it is an
+ * object of at most MAX_METADATA_BYTES as UTF-8 (JSON.stringify's compact form is what is measured and kept).
+ */
+function metadataText(metadata: unknown, where: string): EntryMetadata | null {
+  if (metadata === null || metadata === undefined) return null;
+  if (typeof metadata !== 'object' || Array.isArray(metadata)) {
+    throw badInput(`${where}metadata must be a JSON object, such as {"car": "R8"}; this is ${Array.isArray(metadata) ? 'an array' : `a ${typeof metadata}`}.`);
+  }
+  const text = JSON.stringify(metadata);
+  const bytes = Buffer.byteLength(text, 'utf8');
+  if (bytes > MAX_METADATA_BYTES) {
+    throw badInput(
+      `${where}metadata is ${bytes.toLocaleString('en-US')} bytes as JSON (UTF-8); at most ${MAX_METADATA_BYTES.toLocaleString('en-US')} are kept.`,
+    );
+  }
+  return text;
+}
+
 /** Checks one input against its board; everything the input type cannot check alone. */
 function prepare(input: SubmitScoreInput, board: Board, seasons: readonly Season[], now: Date, where: string): PreparedEntry {
   if (input.score > board.maxScore) {
@@ -62,6 +83,7 @@ function prepare(input: SubmitScoreInput, board: Board, seasons: readonly Season
   if (achievedAt.getTime() > now.getTime() + CLOCK_SKEW_MS) {
     throw badInput(`${where}achievedAt ${achievedAt.toISOString()} is more than 5 minutes ahead of the server's clock.`);
   }
+  const metadata = metadataText(input.metadata, where);
   const buckets = bucketsOfResult(board, achievedAt, region, now, seasons);
   return {
     board,
@@ -71,6 +93,7 @@ function prepare(input: SubmitScoreInput, board: Board, seasons: readonly Season
     score: input.score,
     region,
     achievedAt,
+    metadata,
     buckets,
     rows: buckets.map(rowKey),
   };
@@ -200,7 +223,7 @@ async function commitGroup(
 }
 
 /** A board score's place in its bucket after the write, with the bucket's size. */
-export type PlaceWithSize = { place: Place; size: number; at: BoardBucket; recorded: Date };
+export type PlaceWithSize = { place: Place; size: number; at: BoardBucket; recorded: RecordedScore };
 
 /**
  * Takes out of the index the players of the group flagged while it was written (see
@@ -234,14 +257,14 @@ async function writeIndex(
   backlogIds: number[],
 ): Promise<SubmissionRecorded['places'] | null> {
   const writes: BoardScoreWrite[] = [];
-  const owners: { entry: PreparedEntry; bucket: number }[] = [];
+  const owners: { entry: PreparedEntry; bucket: number; score: StoredBoardScore }[] = [];
   const lastWrite = new Map<string, BoardScoreWrite>();
   for (const { entry, outcome } of shown) {
     outcome.after.forEach((score, b) => {
       const at = entry.buckets[b]!;
       const write = { at, score, expiresAt: at.expiresAt };
       writes.push(write);
-      owners.push({ entry, bucket: b });
+      owners.push({ entry, bucket: b, score });
       lastWrite.set(placeId(entry.board.id, rowKey(at), entry.playerId), write);
     });
   }
@@ -257,12 +280,12 @@ async function writeIndex(
   try {
     const placed = await services.index.writeBoardScores(writes);
     services.backlog.confirm(backlogIds);
-    owners.forEach(({ entry, bucket }, i) => {
+    owners.forEach(({ entry, bucket, score }, i) => {
       const { place, size } = placed[i]!;
-      const write = writes[i]!;
+      const { at } = writes[i]!;
       const own = places.get(entry) ?? [];
-      // The recorded time of the board score written, where it is the one the index now holds.
-      own[bucket] = place ? { place, size, at: write.at, recorded: recordedTimeOf(write.at, place, write.score) } : null;
+      // The board score written, as recorded, where it is the one the index now holds.
+      own[bucket] = place ? { place, size, at, recorded: recordedOf(at, place, score) } : null;
       places.set(entry, own);
     });
     return places;

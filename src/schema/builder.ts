@@ -9,7 +9,7 @@ import './auth-before-input.js';
 export const builder = new SchemaBuilder<{
   Context: Context;
   // GraphQL's ID parses every input (a string, or an integer a client sends) to a string.
-  Scalars: { ID: { Input: string; Output: string }; DateTime: { Input: Date; Output: Date } };
+  Scalars: { ID: { Input: string; Output: string }; DateTime: { Input: Date; Output: Date }; JSON: { Input: unknown; Output: unknown } };
   AuthScopes: { server: boolean; admin: boolean };
   DefaultFieldNullability: false;
 }>({

@@ -1,3 +1,4 @@
+import { valueFromASTUntyped } from 'graphql';
 import { builder } from './builder.js';
 import { badInput } from '../resolvers/errors.js';
 
@@ -30,4 +31,13 @@ builder.scalarType('DateTime', {
     if (parsed) return parsed;
     throw badInput(`${JSON.stringify(value)} is not an ISO-8601 date-time on the calendar, such as 2026-11-29T18:00:00.000Z.`);
   },
+});
+
+// Any JSON value, as a literal in the document or in the variables; what a field takes of it (entry
+// metadata: an object of at most 1,024 bytes) is that field's check, so the message can name the field.
+builder.scalarType('JSON', {
+  description: 'A JSON value. Entry metadata is a JSON object of at most 1,024 bytes as UTF-8.',
+  serialize: (value) => value,
+  parseValue: (value) => value,
+  parseLiteral: (node, variables) => valueFromASTUntyped(node, variables),
 });

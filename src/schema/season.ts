@@ -5,6 +5,7 @@ import { closeSeason, currentSeason, listSeasons, readSeasonResults, startSeason
 import { BoardRef } from './board.js';
 import { builder } from './builder.js';
 import { RANK_STYLE_ARG } from './enums.js';
+import { selectsField } from './selects.js';
 import { StandingConnectionRef } from './standing-connection.js';
 import { boardIdSchema, intRange, seasonIdSchema } from './validation.js';
 
@@ -40,7 +41,8 @@ builder.queryFields((t) => ({
       after: t.arg.string(),
       rankStyle: t.arg(RANK_STYLE_ARG),
     },
-    resolve: (_root, args, ctx) => readSeasonResults(ctx, { ...args, board: args.board, season: args.season }),
+    resolve: (_root, args, ctx, info) =>
+      readSeasonResults(ctx, { ...args, board: args.board, season: args.season, withMetadata: selectsField(info, 'edges', 'node', 'metadata') }),
   }),
 }));
 

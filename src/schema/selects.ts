@@ -1,15 +1,16 @@
 import { type GraphQLResolveInfo, Kind, type SelectionSetNode } from 'graphql';
 
 /**
- * Whether the field being resolved selects `name` directly (through fragments too, whatever their
- * directives say: an answer to "might it be asked for", for a prefetch). O(selection size).
+ * Whether the field being resolved selects the field at `path` (one name: a field it selects
+ * directly; more: nested, e.g. 'edges', 'node', 'metadata'), through fragments too, whatever their
+ * directives say: an answer to "might it be asked for", for a prefetch. O(selection size).
  */
-export function selectsField(info: GraphQLResolveInfo, name: string): boolean {
-  const within = (set: SelectionSetNode | undefined): boolean =>
+export function selectsField(info: GraphQLResolveInfo, ...path: [string, ...string[]]): boolean {
+  const within = (set: SelectionSetNode | undefined, [name, ...rest]: string[]): boolean =>
     (set?.selections ?? []).some((selection) => {
-      if (selection.kind === Kind.FIELD) return selection.name.value === name;
-      if (selection.kind === Kind.INLINE_FRAGMENT) return within(selection.selectionSet);
-      return within(info.fragments[selection.name.value]?.selectionSet);
+      if (selection.kind === Kind.FIELD) return selection.name.value === name && (rest.length === 0 || within(selection.selectionSet, rest));
+      if (selection.kind === Kind.INLINE_FRAGMENT) return within(selection.selectionSet, [name!, ...rest]);
+      return within(info.fragments[selection.name.value]?.selectionSet, [name!, ...rest]);
     });
-  return info.fieldNodes.some((node) => within(node.selectionSet));
+  return info.fieldNodes.some((node) => within(node.selectionSet, path));
 }

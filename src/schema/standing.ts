@@ -1,4 +1,4 @@
-import { achievedAtOf } from '../resolvers/achieved-at.js';
+import { achievedAtOf, metadataOf } from '../resolvers/recorded-scores.js';
 import { readAround, readFriends, readStanding } from '../resolvers/reads.js';
 import type { Standing } from '../resolvers/standings.js';
 import { builder } from './builder.js';
@@ -24,6 +24,12 @@ StandingRef.implement({
       type: 'DateTime',
       description: 'When the player reached this score, as recorded, to the millisecond.',
       resolve: (standing, _args, ctx) => achievedAtOf(ctx, standing),
+    }),
+    metadata: t.field({
+      type: 'JSON',
+      nullable: true,
+      description: 'The metadata of the result that set this score (BEST: the best result; SUM: the latest non-zero one); null when none was sent.',
+      resolve: (standing, _args, ctx) => metadataOf(ctx, standing),
     }),
     player: t.field({ type: PlayerRef, resolve: (standing, _args, ctx) => standing.player ?? ctx.loaders.player.load(standing.playerId) }),
   }),

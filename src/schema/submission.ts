@@ -26,6 +26,11 @@ const SubmitScoreInputType = builder.inputType('SubmitScoreInput', {
       description:
         'When the score was achieved; defaults to when the server received it. It decides the bucket and breaks ties. At most 5 minutes in the future.',
     }),
+    metadata: t.field({
+      type: 'JSON',
+      description:
+        'What the game attaches to the result (the car, the deck, the replay id): a JSON object of at most 1,024 bytes as UTF-8. Served as Standing.metadata while this result sets the score; a replay keeps the first.',
+    }),
   }),
 });
 

@@ -26,6 +26,19 @@ export interface ModelResult {
   achievedAt: Date;
 }
 
+/** Creates these boards through the app (admin key), each titled by its id; fails the test on any error. */
+export async function createModelBoards(
+  t: TestApp,
+  boards: (Pick<ModelBoard, 'id' | 'order' | 'aggregate' | 'regions'> & { periods: readonly string[]; maxScore: number; shards?: number })[],
+): Promise<void> {
+  for (const { id, order, aggregate, maxScore, periods, regions, shards } of boards) {
+    const created = await t.admin(`mutation($input: CreateBoardInput!) { createBoard(input: $input) { id } }`, {
+      input: { id, title: id, order, aggregate, maxScore, periods, regions, ...(shards === undefined ? {} : { shards }) },
+    });
+    expect(created.errors, id).toBeUndefined();
+  }
+}
+
 /** One bucket of a board as the model sees it. */
 export interface ModelBucket {
   board: ModelBoard;

@@ -15,12 +15,16 @@ export interface OracleResult {
   score: number;
   region: string | null;
   achievedAt: Date;
+  /** The entry metadata sent with it, if any. */
+  metadata?: unknown;
 }
 
 export interface OracleEntry {
   playerId: string;
   score: number;
   reachedAt: number;
+  /** The metadata of the result that set the score; null when it had none. */
+  metadata: unknown;
 }
 
 const pad = (n: number) => String(n).padStart(2, '0');
@@ -75,18 +79,25 @@ export function foldResults(board: OracleBoard, results: OracleResult[]): Map<st
 /**
  * BEST: the best score, reached at the earliest time it was achieved. SUM: the total, reached when
  * its latest non-zero part was (a total of zero: at the first zero when higher wins, the last when lower wins).
+ * The metadata is that of the result that set the score: BEST, the first submitted of the best
+ * score at its earliest time; SUM, the latest non-zero part (the first submitted of its time), or
+ * the first result when every part is zero. `list` is in the order the results were submitted.
  */
 function boardScore(board: OracleBoard, playerId: string, list: OracleResult[]): OracleEntry {
   const times = (rs: OracleResult[]) => rs.map((r) => r.achievedAt.getTime());
+  const metadataOf = (r: OracleResult | undefined) => r?.metadata ?? null;
   if (board.aggregate === 'SUM') {
     const score = list.reduce((sum, r) => sum + r.score, 0);
     const nonZero = list.filter((r) => r.score > 0);
     const zeroTime = board.order === 'HIGH_FIRST' ? Math.min(...times(list)) : Math.max(...times(list));
-    return { playerId, score, reachedAt: nonZero.length ? Math.max(...times(nonZero)) : zeroTime };
+    const latest = nonZero.length ? Math.max(...times(nonZero)) : zeroTime;
+    const setter = nonZero.length ? nonZero.find((r) => r.achievedAt.getTime() === latest) : list[0];
+    return { playerId, score, reachedAt: latest, metadata: metadataOf(setter) };
   }
   const scores = list.map((r) => r.score);
   const best = board.order === 'HIGH_FIRST' ? Math.max(...scores) : Math.min(...scores);
-  return { playerId, score: best, reachedAt: Math.min(...times(list.filter((r) => r.score === best))) };
+  const reachedAt = Math.min(...times(list.filter((r) => r.score === best)));
+  return { playerId, score: best, reachedAt, metadata: metadataOf(list.find((r) => r.score === best && r.achievedAt.getTime() === reachedAt)) };
 }
 
 /**
@@ -94,7 +105,7 @@ function boardScore(board: OracleBoard, playerId: string, list: OracleResult[]):
  * a REV read) the larger player id in UTF-8 byte order, which is not JavaScript's string order for
  * characters beyond U+FFFF.
  */
-export function rankEntries(board: OracleBoard, entries: Iterable<OracleEntry>): OracleEntry[] {
+export function rankEntries<E extends Omit<OracleEntry, 'metadata'>>(board: OracleBoard, entries: Iterable<E>): E[] {
   return [...entries].sort((a, b) => {
     if (a.score !== b.score) return board.order === 'HIGH_FIRST' ? b.score - a.score : a.score - b.score;
     if (a.reachedAt !== b.reachedAt) return a.reachedAt - b.reachedAt;

@@ -1,0 +1,115 @@
+import DataLoader from 'dataloader';
+import { findBoardScores } from '../db/board-scores.js';
+import type { EntryMetadata, RecordedBoardScore } from '../model/board.js';
+import type { BoardBucket, Place } from '../ranking/index.js';
+import { pack, packingFor } from '../ranking/packing.js';
+import type { Context, Services } from './context.js';
+import type { Standing } from './standings.js';
+import { isStoreUnavailable } from './store-errors.js';
+
+/**
+ * What a Standing serves of the board score as PostgreSQL recorded it: Standing.achievedAt, the
+ * time the player reached the score, to the millisecond, and Standing.metadata, the entry metadata
+ * of the result that set it.
+ *
+ * The index holds only the packed score, whose time is the start of the packing's tie-break unit
+ * (ranking/packing.ts): up to about two minutes early on a board with large scores, and no
+ * metadata at all. Both are the board score's in PostgreSQL (board_scores.reached_at and
+ * .metadata). Reads that already hold it (submit payloads, frozen season results) serve it as is.
+ * Index reads look it up only when a selection asks for achievedAt or metadata, in one query per
+ * request for every standing it serves (the request's loader; the metadata column is read only
+ * when some standing of the batch asks for it), and remember it per place read, so that the views
+ * the top cache and topChanged share among their readers are looked up once per view, not once per
+ * reader.
+ *
+ * The recorded part is served only when it is the board score the index ranks (the same packed
+ * value): the index is written after the commit, so for a moment PostgreSQL may hold a newer board
+ * score than the one read from the index; the unit's start and no metadata are served then, which
+ * never contradicts the served rank. When PostgreSQL does not answer, the same is served, as names
+ * are left out: a ranking read from Redis is still worth serving.
+ */
+
+/** What PostgreSQL recorded of the board score a standing shows. */
+export interface RecordedScore {
+  reachedAt: Date;
+  /** The metadata's JSON text; null when the result that set the score sent none. */
+  metadata: EntryMetadata | null;
+}
+
+/** What is served for a place whose recorded board score is not known: the start of its time unit, and no metadata. */
+const unrecorded = (place: Place): RecordedScore => ({ reachedAt: place.reachedAt, metadata: null });
+
+/** The recorded part of `score` when it is the board score the index holds as `place`; else the place's own (see above). */
+export function recordedOf(at: BoardBucket, place: Place, score: RecordedBoardScore | null | undefined): RecordedScore {
+  if (!score || score.score !== place.score) return unrecorded(place);
+  const packing = packingFor(at.board, at.bucket.period);
+  const same =
+    pack(at.board, packing, score.score, score.reachedAt, at.bucket.start) === pack(at.board, packing, place.score, place.reachedAt, at.bucket.start);
+  return same ? { reachedAt: score.reachedAt, metadata: score.metadata } : unrecorded(place);
+}
+
+/** One look-up of the request's loader: a place read from the index, and whether its metadata is asked for. */
+interface RecordedRead {
+  at: BoardBucket;
+  place: Place;
+  metadata: boolean;
+}
+
+/** The request's loader of recorded board scores: one PostgreSQL query for every standing a request serves. */
+export function recordedScoreLoader(services: Services) {
+  return new DataLoader<RecordedRead, RecordedScore>(
+    async (reads) => {
+      try {
+        const scores = await findBoardScores(
+          services.database.sql,
+          reads.map(({ at, place }) => ({
+            boardId: at.board.id,
+            period: at.bucket.period,
+            bucket: at.bucket.label,
+            region: at.region ?? '',
+            playerId: place.playerId,
+          })),
+          { metadata: reads.some((read) => read.metadata) },
+        );
+        return reads.map(({ at, place }, i) => recordedOf(at, place, scores[i]));
+      } catch (error) {
+        if (!isStoreUnavailable(error)) throw error;
+        services.log.warn({ err: error }, 'recorded board scores unavailable; answering the tie-break unit and no metadata');
+        return reads.map(({ place }) => unrecorded(place));
+      }
+    },
+    // Remembered per place object instead (see below), which lives as long as its view.
+    { cache: false },
+  );
+}
+
+/** The recorded times and (parsed) metadata of places read from the index, remembered per place object (see above). */
+const rememberedTimes = new WeakMap<Place, Promise<Date>>();
+const rememberedMetadata = new WeakMap<Place, Promise<unknown>>();
+
+/** Looks `place` up once for all of its readers: the first reader's request loads it, and a failure is forgotten. */
+function remembered<T>(memory: WeakMap<Place, Promise<T>>, place: Place, load: () => Promise<T>): Promise<T> {
+  let value = memory.get(place);
+  if (!value) {
+    value = load();
+    memory.set(place, value);
+    value.catch(() => memory.delete(place));
+  }
+  return value;
+}
+
+/** A standing's achievedAt: as held, remembered, or looked up with the request's loader. */
+export function achievedAtOf(ctx: Context, standing: Standing): Date | Promise<Date> {
+  const { source } = standing;
+  if ('recorded' in source) return source.recorded.reachedAt;
+  return remembered(rememberedTimes, source.place, async () => (await ctx.loaders.recorded.load({ ...source, metadata: false })).reachedAt);
+}
+
+/** A standing's metadata, parsed: as held, remembered, or looked up with the request's loader; null when none was sent. */
+export function metadataOf(ctx: Context, standing: Standing): unknown {
+  const { source } = standing;
+  if ('recorded' in source) return parseMetadata(source.recorded.metadata);
+  return remembered(rememberedMetadata, source.place, async () => parseMetadata((await ctx.loaders.recorded.load({ ...source, metadata: true })).metadata));
+}
+
+const parseMetadata = (text: EntryMetadata | null): unknown => (text === null ? null : JSON.parse(text));
