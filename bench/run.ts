@@ -2,7 +2,7 @@
  * The benchmark harness, run by hand, never by npm test:
  *
  *     npm run bench -- <scenario> [--seconds 20] [--warmup 5] [--connections 50] [--inflight 4]
- *                                 [--match 10] [--scale 1] [--runtime tsx|dist] [--profile] [--force]
+ *                                 [--match 10] [--scale 1] [--runtime tsx|dist] [--profile] [--metadata] [--force]
  *                                 [--players 1000000] [--no-quiet-wait]
  *
  * Scenarios: seed, submit, submit-batch, standing, standing-named, around, top, open, friends, peak, abuse, rebuild, memory,
@@ -50,6 +50,7 @@ const { values, positionals } = parseArgs({
     scale: { type: 'string', default: '1' },
     runtime: { type: 'string', default: 'tsx' },
     profile: { type: 'boolean', default: false },
+    metadata: { type: 'boolean', default: false },
     force: { type: 'boolean', default: false },
     players: { type: 'string' },
     only: { type: 'string' },
@@ -67,7 +68,7 @@ function clusterScenarios(text: string): ClusterScenario[] {
 
 function usage(problem: string): never {
   console.error(
-    `${problem}\nusage: npm run bench -- <${[...SCENARIOS, 'all'].join('|')}> [--seconds 20] [--warmup 5] [--connections 50] [--inflight 4] [--match 10] [--scale 1] [--runtime tsx|dist] [--profile] [--force] [--players 1000000] [--only standing,top,submit-batch] (both cluster only) [--no-quiet-wait]`,
+    `${problem}\nusage: npm run bench -- <${[...SCENARIOS, 'all'].join('|')}> [--seconds 20] [--warmup 5] [--connections 50] [--inflight 4] [--match 10] [--scale 1] [--runtime tsx|dist] [--profile] [--metadata] [--force] [--players 1000000] [--only standing,top,submit-batch] (both cluster only) [--no-quiet-wait]`,
   );
   process.exit(2);
 }
@@ -125,6 +126,7 @@ async function main(): Promise<void> {
     scale: positive('scale', values.scale),
     runtime: values.runtime,
     profile: values.profile,
+    metadata: values.metadata,
     target: BENCH_TARGET,
     targetOnly: false,
   };

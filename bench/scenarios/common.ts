@@ -19,6 +19,12 @@ export interface RunOptions {
   /** Multiplies the peak scenario's rates. */
   scale: number;
   runtime: 'tsx' | 'dist';
+  /**
+   * Entry metadata in use: each result carries a small object, and every Standing selection asks for
+   * `metadata` (reads and submit payloads), to show what the feature costs when used. Default false:
+   * nothing sent or selected, the figures to compare with those before the feature.
+   */
+  metadata: boolean;
   /** Write a CPU profile of the service during the HTTP phase (standing, around, top, friends). */
   profile: boolean;
   /** Where it runs: database, Redis, board, players. The runner sets BENCH_TARGET; the cluster run others. */

@@ -199,7 +199,8 @@ const SPECS: Record<ReadScenario, ReadSpec> = {
  * the raw Redis operations alone (the cluster run).
  */
 export async function runRead(scenario: ReadScenario, run: RunOptions): Promise<Report> {
-  const spec = SPECS[scenario];
+  // --metadata: every Standing selection asks for its entry metadata too.
+  const spec = run.metadata ? { ...SPECS[scenario], query: SPECS[scenario].query.replaceAll('rank score', 'rank score metadata') } : SPECS[scenario];
   const { target } = run;
   const body = graphqlBody(spec.query);
   const variables = () => spec.variables(target);

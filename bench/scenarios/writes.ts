@@ -27,9 +27,12 @@ import { type RunOptions, closedHttp, closedRaw, ratio, stockYogaHttp, withServi
 
 export type WriteScenario = 'submit' | 'submit-batch';
 
-const PAYLOAD = 'duplicate improved standings { period bucket standing { rank score } }';
-const SUBMIT = `mutation Submit($input: SubmitScoreInput!) { submitScore(input: $input) { ${PAYLOAD} } }`;
-const SUBMIT_BATCH = `mutation SubmitBatch($inputs: [SubmitScoreInput!]!) { submitScores(inputs: $inputs) { ${PAYLOAD} } }`;
+const PAYLOAD = 'duplicate improved standings { period bucket standing { rank score metadata @include(if: $withMetadata) } }';
+const SUBMIT = `mutation Submit($input: SubmitScoreInput!, $withMetadata: Boolean!) { submitScore(input: $input) { ${PAYLOAD} } }`;
+const SUBMIT_BATCH = `mutation SubmitBatch($inputs: [SubmitScoreInput!]!, $withMetadata: Boolean!) { submitScores(inputs: $inputs) { ${PAYLOAD} } }`;
+
+/** What `--metadata` attaches to each result: a car and a replay id, about 50 bytes, as a racing game would. */
+const entryMetadata = (match: number) => ({ car: 'R8 LMS', replay: `rp-${match.toString(36)}-5f1c2a`, laps: 12 });
 
 const randomScore = () => Math.floor(Math.random() * (MAX_SCORE + 1));
 
@@ -188,10 +191,21 @@ export async function runWrite(scenario: WriteScenario, run: RunOptions): Promis
   let match = 0;
   const submit = graphqlBody(SUBMIT);
   const batch = graphqlBody(SUBMIT_BATCH);
+  const withMetadata = run.metadata;
+  const metadataOf = (m: number) => (withMetadata ? { metadata: entryMetadata(m) } : {});
   const body =
     scenario === 'submit'
-      ? () => submit({ input: { board: target.boardId, playerId: randomPlayer(target.players), score: randomScore(), matchId: `${runId}-${match++}` } })
-      : () => batch({ inputs: matchInputs(runId, match++, size, target) });
+      ? () => {
+          const m = match++;
+          return submit({
+            input: { board: target.boardId, playerId: randomPlayer(target.players), score: randomScore(), matchId: `${runId}-${m}`, ...metadataOf(m) },
+            withMetadata,
+          });
+        }
+      : () => {
+          const m = match++;
+          return batch({ inputs: matchInputs(runId, m, size, target).map((input) => ({ ...input, ...metadataOf(m) })), withMetadata });
+        };
   const auth = { authorization: `Bearer ${BENCH_SERVER_KEY}` };
 
   const startedAt = Date.now();
@@ -273,6 +287,7 @@ export async function runWrite(scenario: WriteScenario, run: RunOptions): Promis
       players: target.players,
       runtime: run.runtime,
       profiled: run.profile,
+      metadata: run.metadata,
       ...(target.boardId === BOARD_ID && shards === 1 ? {} : { board: target.boardId, shards }),
     },
     rows,
