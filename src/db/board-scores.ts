@@ -1,6 +1,6 @@
 import type { Sql } from 'postgres';
 import type { BoardScore, RecordedBoardScore } from '../model/board.js';
-import type { ScoreRowKey } from './results.js';
+import type { ScoreRowKey } from './result-entries.js';
 
 /** One ranked list's rows in board_scores: a bucket of a board, with `region` '' for the global list. */
 export interface BoardScoreList extends ScoreRowKey {
@@ -14,7 +14,7 @@ export interface StreamBoardScoresOptions {
 
 /**
  * drizzle takes over the client's timestamp parsing, so times are read as epoch milliseconds
- * (as in results.ts).
+ * (as in result-statements.ts).
  */
 type Row = { player_id: string; score: number; reached_ms: number };
 

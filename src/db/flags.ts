@@ -6,7 +6,7 @@ import { advanceSourceMark } from './source-mark.js';
 /**
  * The flag, read and written with postgres.js rather than drizzle, so that the same functions run
  * on the pool and on the one connection that holds a player's lock (see withPlayerLock). As in
- * results.ts, times are read as epoch milliseconds (drizzle takes over timestamp parsing).
+ * result-statements.ts, times are read as epoch milliseconds (drizzle takes over timestamp parsing).
  */
 
 type ProfileRow = { id: string; display_name: string | null; avatar_url: string | null };

@@ -4,7 +4,7 @@ import { type BoardScoreRow, type PlayerBoardScore, boardScoreColumns, toPlayerB
 /**
  * The index outbox (the index_backlog table): which (board, player) pairs a committed group
  * touched, until the ranking index confirms it holds their board scores. recordGroup writes one
- * row per group in the group's own transaction (see results.ts); the write path deletes it after
+ * row per group in the group's own transaction (see result-statements.ts); the write path deletes it after
  * its index write; the catch-up job re-applies whatever stays. Rows name no bucket: the job
  * re-reads the players' current board scores on those boards, the truth, so a row is never stale.
  */

@@ -1,0 +1,98 @@
+import type { TransactionSql } from 'postgres';
+import { throwIfPast } from '../deadline.js';
+import { type RecordedBoardScore, combine } from '../model/board.js';
+import { type GroupOnce, type RecordOutcome, type ResultEntry, type StoredBoardScore, TotalAboveMaxScoreError, entryId, rowId } from './result-entries.js';
+import { lockPlayers, logAndRead, upsertBoardScores } from './result-statements.js';
+
+/**
+ * The body of a group's transaction (recordOnce in commit-doubt.ts runs it): the statements of
+ * result-statements.ts, and between them the fold of the group's new results, in order, into every
+ * board score they touch.
+ */
+
+/** An entry of the group with the submission it came in. */
+interface GroupEntry {
+  entry: ResultEntry;
+  submission: number;
+}
+
+/** The body of the group's transaction; answers the group and the transaction's id (null when nothing was written). */
+export async function recordInTransaction(
+  tx: TransactionSql,
+  submissions: ResultEntry[][],
+  signal: AbortSignal,
+): Promise<{ group: GroupOnce; xid: string | null }> {
+  const entries: GroupEntry[] = submissions.flatMap((entries, submission) => entries.map((entry) => ({ entry, submission })));
+  const firstSeen = new Map<string, number>();
+  entries.forEach(({ entry }, i) => {
+    if (!firstSeen.has(entryId(entry))) firstSeen.set(entryId(entry), i);
+  });
+  const candidates = [...firstSeen.values()].map((i) => entries[i]!.entry);
+  // Pipelined: the log statement is sent at once and runs once the locks are held, so its snapshot
+  // (taken when it starts) sees every earlier result and board score of these players.
+  const [, logged] = await Promise.all([lockPlayers(tx, candidates), logAndRead(tx, candidates)]);
+  throwIfPast(signal);
+  const isNew = (entry: ResultEntry, i: number) => firstSeen.get(entryId(entry)) === i && logged.inserted.has(entryId(entry));
+
+  // Fold the new results in order: `running` starts from what the database held and tells whether
+  // each result improved the ALL_TIME score; `contribution` is this group's own part, merged in SQL
+  // (the player locks make a concurrent change impossible; the merge keeps even that case right).
+  const running = new Map(logged.before);
+  const contribution = new Map<string, StoredBoardScore>();
+  const improved = new Set<number>();
+  const after = new Map<number, StoredBoardScore[]>();
+  entries.forEach(({ entry, submission }, i) => {
+    if (!isNew(entry, i)) return;
+    const result: RecordedBoardScore = { playerId: entry.playerId, score: entry.score, reachedAt: entry.achievedAt, metadata: entry.metadata };
+    const own: StoredBoardScore[] = [];
+    after.set(i, own);
+    for (const row of entry.rows) {
+      const id = rowId(entry.board.id, row, entry.playerId);
+      const old = running.get(id);
+      const next = { boardId: entry.board.id, ...row, ...combine(entry.board, old, result) };
+      if (next.score > entry.board.maxScore) throw new TotalAboveMaxScoreError(entry.playerId, next.score, entry.board.maxScore, submission);
+      running.set(id, next);
+      own.push(next);
+      contribution.set(id, { boardId: entry.board.id, ...row, ...combine(entry.board, contribution.get(id), result) });
+      if (row.period === 'ALL_TIME' && row.region === '' && old?.score !== next.score) improved.add(i);
+    }
+  });
+
+  const boards = new Map(entries.map(({ entry }) => [entry.board.id, entry.board]));
+  // A row the group leaves as it was (a BEST score that stands, the common case) is not written at
+  // all: under the players' locks its stored value is the fold's, so the merge would change nothing.
+  const unchanged: StoredBoardScore[] = [];
+  const changed: StoredBoardScore[] = [];
+  for (const [id, part] of contribution) {
+    const stored = logged.before.get(id);
+    const final = running.get(id)!;
+    if (stored && stored.score === final.score && stored.reachedAt.getTime() === final.reachedAt.getTime()) unchanged.push(stored);
+    else changed.push(part);
+  }
+  const upserted = await upsertBoardScores(tx, boards, changed);
+  const boardScores = [...upserted, ...unchanged];
+  for (const stored of upserted) {
+    // The twin of the check above, in case the stored score moved under us after all.
+    const board = boards.get(stored.boardId)!;
+    if (stored.score <= board.maxScore) continue;
+    const first = entries.findIndex(({ entry }, i) => entry.board.id === stored.boardId && entry.playerId === stored.playerId && isNew(entry, i));
+    throw new TotalAboveMaxScoreError(stored.playerId, stored.score, board.maxScore, entries[first]?.submission ?? 0);
+  }
+
+  const outcomes: RecordOutcome[][] = submissions.map(() => []);
+  entries.forEach(({ entry, submission }, i) => {
+    if (isNew(entry, i)) {
+      outcomes[submission]!.push({
+        duplicate: false,
+        improved: improved.has(i),
+        recorded: { achievedAt: entry.achievedAt, region: entry.region },
+        after: after.get(i)!,
+      });
+      return;
+    }
+    const first = entries[firstSeen.get(entryId(entry))!]!.entry;
+    const recorded = logged.originals.get(entryId(entry)) ?? { achievedAt: first.achievedAt, region: first.region };
+    outcomes[submission]!.push({ duplicate: true, improved: false, recorded, after: [] });
+  });
+  return { group: { outcomes, boardScores, backlogIds: logged.backlogIds, flagged: logged.flagged }, xid: logged.xid };
+}

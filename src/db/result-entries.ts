@@ -1,0 +1,73 @@
+import type { Board, EntryMetadata, Period, RecordedBoardScore } from '../model/board.js';
+
+/**
+ * The write path's vocabulary in the database layer: a result as it is recorded, and what
+ * recording it answers. recordGroup (results.ts) records a group of them.
+ */
+
+/** One board-score row a result falls in. `region` is '' for the global list. */
+export interface ScoreRowKey {
+  period: Period;
+  bucket: string;
+  region: string;
+}
+
+export interface ResultEntry {
+  board: Board;
+  matchId: string;
+  playerId: string;
+  score: number;
+  region: string | null;
+  achievedAt: Date;
+  /** The result's entry metadata (JSON text, checked by the caller); null when none was sent. */
+  metadata: EntryMetadata | null;
+  /** Every bucket the result is written to; improvement is judged on (ALL_TIME, '') */
+  rows: ScoreRowKey[];
+}
+
+export interface RecordOutcome {
+  /** True when (board, matchId, playerId) had been recorded before: nothing changed. */
+  duplicate: boolean;
+  /** True when the player's ALL_TIME board score changed. */
+  improved: boolean;
+  /** What was recorded under this idempotency key: this entry, or for a duplicate the original. */
+  recorded: { achievedAt: Date; region: string | null };
+  /**
+   * The player's board score in each of the entry's rows right after this result, in the order of
+   * `rows`: what the result itself is answered with, however many results of the same player its
+   * group holds after it. Empty for a duplicate.
+   */
+  after: StoredBoardScore[];
+}
+
+export interface StoredBoardScore extends ScoreRowKey, RecordedBoardScore {
+  boardId: string;
+}
+
+/** A SUM total would pass the board's maxScore; nothing of the submission was recorded. */
+export class TotalAboveMaxScoreError extends Error {
+  constructor(
+    readonly playerId: string,
+    readonly total: number,
+    readonly maxScore: number,
+    /** Which submission of the group it belongs to. */
+    readonly submission = 0,
+  ) {
+    super(`player ${playerId} would reach a total of ${total}, above the board's maxScore of ${maxScore}`);
+    this.name = 'TotalAboveMaxScoreError';
+  }
+}
+
+/** What one transaction of a group recorded: an outcome per entry of each submission, and what the index needs. */
+export interface GroupOnce {
+  outcomes: RecordOutcome[][];
+  boardScores: StoredBoardScore[];
+  backlogIds: number[];
+  flagged: Set<string>;
+}
+
+/** A (board, bucket, region, player) row's key, and a result's idempotency key, as map keys. */
+export const rowId = (boardId: string, row: ScoreRowKey, playerId: string) =>
+  `${boardId}\u0000${row.period}\u0000${row.bucket}\u0000${row.region}\u0000${playerId}`;
+export const resultId = (boardId: string, matchId: string, playerId: string) => `${boardId}\u0000${matchId}\u0000${playerId}`;
+export const entryId = (entry: ResultEntry) => resultId(entry.board.id, entry.matchId, entry.playerId);
