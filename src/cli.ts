@@ -17,7 +17,7 @@ import { bucketKey } from './ranking/keys.js';
 import { createRedisClient } from './redis.js';
 import { createServices } from './services.js';
 import { resolveBoardBucket } from './resolvers/buckets.js';
-import { type Context, type Services, createContext } from './resolvers/context.js';
+import type { Services } from './resolvers/context.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 type Values = Record<string, string | boolean | (string | boolean)[] | undefined>;
@@ -27,7 +27,7 @@ interface Command {
   usage: string;
   summary: string;
   options: Options;
-  run(values: Values, ctx: Context, out: (line: string) => void): Promise<void>;
+  run(values: Values, services: Services, out: (line: string) => void): Promise<void>;
 }
 
 /** Wrong arguments: the usage is printed and the exit code is 2. */
@@ -49,11 +49,11 @@ const commands: Record<string, Command> = {
     usage: 'keys create --role server|admin --name NAME',
     summary: 'Makes an API key and prints it once; only its SHA-256 digest is stored.',
     options: { role: { type: 'string', default: 'server' }, name: { type: 'string' } },
-    async run(values, ctx, out) {
+    async run(values, services, out) {
       const role = stringOption(values, 'role', true);
       if (!(ROLES as readonly string[]).includes(role)) throw new UsageError('--role must be server or admin');
       const name = stringOption(values, 'name', true);
-      const { key, stored } = await issueApiKey(ctx.services, { name, role: role as Role });
+      const { key, stored } = await issueApiKey(services, { name, role: role as Role });
       out(`created ${stored.id} (${role}, "${name}"). The key, shown this once:`);
       out(key);
     },
@@ -62,8 +62,8 @@ const commands: Record<string, Command> = {
     usage: 'keys list',
     summary: 'Lists the keys made with the CLI (never the keys themselves).',
     options: {},
-    async run(_values, ctx, out) {
-      for (const key of await listApiKeys(ctx.services)) {
+    async run(_values, services, out) {
+      for (const key of await listApiKeys(services)) {
         const state = key.revokedAt ? `revoked ${key.revokedAt.toISOString()}` : 'live';
         out(`${key.id}\t${key.role}\t${key.name}\tcreated ${key.createdAt.toISOString()}\t${state}`);
       }
@@ -73,8 +73,8 @@ const commands: Record<string, Command> = {
     usage: 'keys revoke --key ID_OR_NAME',
     summary: 'Revokes a key; every running process refuses it at once.',
     options: { key: { type: 'string' } },
-    async run(values, ctx, out) {
-      const count = (await revokeApiKey(ctx.services, stringOption(values, 'key', true))).length;
+    async run(values, services, out) {
+      const count = (await revokeApiKey(services, stringOption(values, 'key', true))).length;
       if (count === 0) throw new UsageError('no live key has that id or name');
       out(`revoked ${count} key${count === 1 ? '' : 's'}`);
     },
@@ -90,15 +90,15 @@ const commands: Record<string, Command> = {
       bucket: { type: 'string' },
       region: { type: 'string' },
     },
-    async run(values, ctx, out) {
+    async run(values, services, out) {
       if (values.all === true) {
         if (values.board !== undefined) throw new UsageError('--all rebuilds every board: leave --board out');
-        const buckets = await liveBucketsWithScores(ctx.services);
+        const buckets = await liveBucketsWithScores(services);
         const started = performance.now();
         let players = 0;
         // One at a time, most wanted first (ALL_TIME, then the open seasons, then the newest calendar buckets).
         for (const at of buckets) {
-          const size = await rebuildBucket(ctx.services, at);
+          const size = await rebuildBucket(services, at);
           players += size;
           out(`rebuilt ${bucketKey(at)}: ${size} players`);
         }
@@ -107,14 +107,14 @@ const commands: Record<string, Command> = {
       }
       const period = stringOption(values, 'period', true);
       if (!(PERIODS as readonly string[]).includes(period)) throw new UsageError(`--period must be one of ${PERIODS.join(', ')}`);
-      const at = await resolveBoardBucket(ctx, {
+      const at = await resolveBoardBucket(services, {
         board: stringOption(values, 'board', true),
         period: period as Period,
         bucket: stringOption(values, 'bucket'),
         region: stringOption(values, 'region'),
       });
       const started = performance.now();
-      const size = await rebuildBucket(ctx.services, at);
+      const size = await rebuildBucket(services, at);
       const seconds = (performance.now() - started) / 1000;
       out(`rebuilt ${bucketKey(at)}: ${size} players ranked in ${seconds.toFixed(2)} s`);
     },
@@ -123,8 +123,8 @@ const commands: Record<string, Command> = {
     usage: 'partitions list',
     summary: "Lists the score log's monthly partitions with their estimated rows (the default partition's counted).",
     options: {},
-    async run(_values, ctx, out) {
-      for (const partition of await listResultPartitions(ctx.services.database.sql)) {
+    async run(_values, services, out) {
+      for (const partition of await listResultPartitions(services.database.sql)) {
         out(`${partition.name}\t${partition.month ?? 'default'}\t${partition.rows === null ? 'rows unknown' : `${Math.round(partition.rows)} rows`}`);
       }
     },
@@ -133,9 +133,9 @@ const commands: Record<string, Command> = {
     usage: 'partitions create --month YYYY-MM',
     summary: "Creates a month's partition of the score log now (the service keeps the coming months ready by itself).",
     options: { month: { type: 'string' } },
-    async run(values, ctx, out) {
+    async run(values, services, out) {
       const month = monthOption(values);
-      const done = await createResultPartition(ctx.services.database.sql, month);
+      const done = await createResultPartition(services.database.sql, month);
       out(
         `${partitionName(month)}: ${done === 'archived' ? 'the month was detached for archiving; left alone (its late results go to the default partition)' : done}`,
       );
@@ -145,8 +145,8 @@ const commands: Record<string, Command> = {
     usage: 'partitions detach --month YYYY-MM',
     summary: "Detaches a past month's partition from the score log for archiving; the table stays (dump it, then drop it).",
     options: { month: { type: 'string' } },
-    async run(values, ctx, out) {
-      const name = await detachResultPartition(ctx.services.database.sql, monthOption(values), ctx.services.now());
+    async run(values, services, out) {
+      const name = await detachResultPartition(services.database.sql, monthOption(values), services.now());
       out(`detached ${name}; archive it with: pg_dump --table=${name} "$DATABASE_URL" > ${name}.sql, then drop table ${name}`);
     },
   },
@@ -205,7 +205,7 @@ async function main(argv: string[]): Promise<number> {
   try {
     const { values } = parseArgs({ args, options: command.options, strict: true, allowPositionals: false });
     services = await openServices(loadConfig());
-    await command.run(values, await createContext(services.services, { authorization: null, client: 'cli' }), (line) => process.stdout.write(`${line}\n`));
+    await command.run(values, services.services, (line) => process.stdout.write(`${line}\n`));
     return 0;
   } catch (error) {
     if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {

@@ -3,7 +3,7 @@ import type { Board, Period } from '../model/board.js';
 import { type Bucket, bucketAt, isKept, keptUntil, parseBucketLabel } from '../model/buckets.js';
 import type { BoardBucket } from '../ranking/index.js';
 import { badInput, notFound } from './errors.js';
-import type { Context } from './context.js';
+import type { Services } from './context.js';
 import { requireSeasonBucket, seasonBucketHolding } from './season-directory.js';
 
 /** How far ahead of the server's clock an achievedAt (and so a bucket) may be. */
@@ -24,8 +24,8 @@ export interface BucketArgs {
   region?: string | null | undefined;
 }
 
-export async function requireBoard(ctx: Context, id: string): Promise<Board> {
-  const board = await ctx.services.boards.find(id);
+export async function requireBoard(services: Pick<Services, 'boards'>, id: string): Promise<Board> {
+  const board = await services.boards.find(id);
   if (!board) throw notFound(`No board "${id}".`);
   return board;
 }
@@ -43,10 +43,10 @@ export function requireRegion(board: Board, region: string | null | undefined): 
   return region ?? null;
 }
 
-async function requireBucket(ctx: Context, board: Board, period: Period, label: string | null | undefined, region: string | null): Promise<Bucket> {
+async function requireBucket(services: Services, board: Board, period: Period, label: string | null | undefined, region: string | null): Promise<Bucket> {
   if (!board.periods.includes(period)) throw notFound(`Board "${board.id}" keeps no ${period} buckets.`);
-  if (period === 'SEASON') return requireSeasonBucket(ctx.services, board, label);
-  const now = ctx.services.now();
+  if (period === 'SEASON') return requireSeasonBucket(services, board, label);
+  const now = services.now();
   if (label === null || label === undefined) return bucketAt(board, period, now, region);
   const bucket = parseBucketLabel(board, period, label, region);
   if (!bucket) throw badInput(`"${label}" is not a ${period} bucket; write it like ${LABEL_EXAMPLES[period]}.`);
@@ -55,10 +55,10 @@ async function requireBucket(ctx: Context, board: Board, period: Period, label: 
 }
 
 /** The board bucket a read names, checked: NOT_FOUND for what does not exist, BAD_USER_INPUT for what is malformed. */
-export async function resolveBoardBucket(ctx: Context, args: BucketArgs): Promise<BoardBucket> {
-  const board = await requireBoard(ctx, args.board);
+export async function resolveBoardBucket(services: Services, args: BucketArgs): Promise<BoardBucket> {
+  const board = await requireBoard(services, args.board);
   const region = requireRegion(board, args.region);
-  return { board, bucket: await requireBucket(ctx, board, args.period, args.bucket, region), region };
+  return { board, bucket: await requireBucket(services, board, args.period, args.bucket, region), region };
 }
 
 /** A board bucket a result is written to, with the expiry its key takes. */

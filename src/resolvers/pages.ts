@@ -32,7 +32,7 @@ export async function readStandingsPage(
   ctx: Context,
   args: BucketArgs & Styled & { first: number; after?: string | null | undefined },
 ): Promise<StandingConnection> {
-  const at = await resolveBoardBucket(ctx, args);
+  const at = await resolveBoardBucket(ctx.services, args);
   const { cursors, index } = ctx.services;
   const scope = bucketKey(at);
   const after = args.after === null || args.after === undefined ? null : cursors.decode(scope, args.after);

@@ -22,7 +22,7 @@ export const MAX_FRIENDS = 1_000;
  * of when it was read; UNAVAILABLE when it has none.
  */
 export async function readTop(ctx: Context, args: BucketArgs & Styled & { limit: number }): Promise<TopBoard> {
-  const at = await resolveBoardBucket(ctx, args);
+  const at = await resolveBoardBucket(ctx.services, args);
   const view = await ctx.services.topCache.top(at, args.limit).catch((error: unknown) => {
     const last = error instanceof IndexRecoveringError ? ctx.services.topCache.peek(at, args.limit) : undefined;
     if (!last) throw error;
@@ -44,7 +44,7 @@ export async function readTop(ctx: Context, args: BucketArgs & Styled & { limit:
  * write, rather than the name a round trip after the rank. O(log N).
  */
 export async function readStanding(ctx: Context, args: BucketArgs & Styled & { playerId: string; withPlayer?: boolean }): Promise<Standing | null> {
-  const at = await resolveBoardBucket(ctx, args);
+  const at = await resolveBoardBucket(ctx.services, args);
   // Its errors are the player field's to answer, when it is resolved.
   if (args.withPlayer) ctx.loaders.player.load(args.playerId).catch(() => undefined);
   const view = await ctx.services.index.standings(at, [args.playerId]);
@@ -54,7 +54,7 @@ export async function readStanding(ctx: Context, args: BucketArgs & Styled & { p
 
 /** The player and up to `radius` players either side, cut at the edges. O(log N + radius). */
 export async function readAround(ctx: Context, args: BucketArgs & Styled & { playerId: string; radius: number }): Promise<Standing[]> {
-  const at = await resolveBoardBucket(ctx, args);
+  const at = await resolveBoardBucket(ctx.services, args);
   const view = await ctx.services.index.around(at, args.playerId, args.radius);
   return (await styledRun(ctx.services, at, view.places, styleOf(at.board, args.rankStyle))).map((place) => toStanding(at, place, view.size));
 }
@@ -64,7 +64,7 @@ export async function readAround(ctx: Context, args: BucketArgs & Styled & { pla
  * whole board: one query for the friend list, one script call for every place. O(F log N).
  */
 export async function readFriends(ctx: Context, args: BucketArgs & Styled & { playerId: string }): Promise<Standing[]> {
-  const at = await resolveBoardBucket(ctx, args);
+  const at = await resolveBoardBucket(ctx.services, args);
   const friends = await friendIds(ctx.services.database.db, args.playerId);
   const ids = [args.playerId, ...friends.filter((id) => id !== args.playerId).slice(0, MAX_FRIENDS)];
   const view = await ctx.services.index.standings(at, ids);
@@ -74,6 +74,6 @@ export async function readFriends(ctx: Context, args: BucketArgs & Styled & { pl
 
 /** How many players are ranked in a bucket. O(1). */
 export async function readSize(ctx: Context, args: BucketArgs): Promise<number> {
-  const at = await resolveBoardBucket(ctx, args);
+  const at = await resolveBoardBucket(ctx.services, args);
   return ctx.services.index.size(at);
 }

@@ -13,7 +13,7 @@ import { clientError } from './errors.js';
  * while another rebuild of the same bucket runs. O(N log N) for N board scores.
  */
 export async function rebuildBoard(ctx: Context, args: BucketArgs): Promise<number> {
-  const at = await resolveBoardBucket(ctx, args);
+  const at = await resolveBoardBucket(ctx.services, args);
   const started = performance.now();
   try {
     const size = await rebuildBucket(ctx.services, at);
@@ -36,7 +36,7 @@ function refusedWhileRunning(error: unknown): unknown {
  * bucket takes longer than a request should. Refused as rebuildBoard is.
  */
 export async function startRebuild(ctx: Context, args: BucketArgs): Promise<RebuildJob> {
-  const at = await resolveBoardBucket(ctx, args);
+  const at = await resolveBoardBucket(ctx.services, args);
   const { services } = ctx;
   const total = await countRankable(services.database.sql, {
     boardId: at.board.id,

@@ -24,7 +24,7 @@ export async function startSeason(
   ctx: Context,
   args: { board: string; name: string; startsAt?: Date | null | undefined; endsAt?: Date | null | undefined },
 ): Promise<Season> {
-  const board = await requireBoard(ctx, args.board);
+  const board = await requireBoard(ctx.services, args.board);
   if (!board.periods.includes('SEASON')) {
     throw badInput(`Board "${board.id}" keeps no SEASON buckets; a season there would rank nobody.`);
   }
@@ -56,7 +56,7 @@ export async function startSeason(
 
 /** Closes the board's current season and freezes its final standings; NOT_FOUND when none is open. */
 export async function closeSeason(ctx: Context, boardId: string): Promise<Season> {
-  const board = await requireBoard(ctx, boardId);
+  const board = await requireBoard(ctx.services, boardId);
   const current = await ctx.services.seasons.open(board.id, ctx.services.now());
   const season = current ? await closeAndFreeze(ctx.services, board, current.id) : null;
   if (!season) throw notFound(`Board "${board.id}" has no open season.`);
@@ -91,7 +91,7 @@ export async function readSeasonResults(
     withMetadata: boolean;
   },
 ): Promise<StandingConnection> {
-  const board = await requireBoard(ctx, args.board);
+  const board = await requireBoard(ctx.services, args.board);
   const { services } = ctx;
   const scope = `season:${board.id}:${args.season}`;
   const after = args.after === null || args.after === undefined ? null : services.cursors.decode(scope, args.after);

@@ -145,7 +145,7 @@ export async function submitScores(ctx: Context, inputs: SubmitScoreInput[], { b
   const seasonsByBoard = new Map<string, Promise<Season[]>>();
   for (const [i, input] of inputs.entries()) {
     const where = batch ? `inputs[${i}]: ` : '';
-    const board = await requireBoard(ctx, input.board);
+    const board = await requireBoard(ctx.services, input.board);
     if (!seasonsByBoard.has(board.id)) seasonsByBoard.set(board.id, liveSeasonsOf(services, board));
     entries.push(prepare(input, board, await seasonsByBoard.get(board.id)!, now, where));
   }

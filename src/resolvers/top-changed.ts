@@ -19,9 +19,9 @@ export type { TopEvent } from '../pubsub/top-feed.js';
  * the process is stopping. O(limit) per view.
  */
 export async function watchTopChanged(ctx: Context, args: BucketArgs & { limit: number }): Promise<AsyncIterable<TopEvent>> {
-  const board = await requireBoard(ctx, args.board);
+  const board = await requireBoard(ctx.services, args.board);
   if (args.limit > board.topSize) throw badInput(`limit must be at most board "${board.id}"'s topSize of ${board.topSize}.`);
-  const at = await resolveBoardBucket(ctx, args);
+  const at = await resolveBoardBucket(ctx.services, args);
   const feed = ctx.services.topFeed;
   if (!feed) throw unavailable('This process serves no subscriptions.');
   try {

@@ -11,7 +11,7 @@ export const PlayerResultRef = builder.objectRef<LoggedResult>('PlayerResult');
 PlayerResultRef.implement({
   description: 'One accepted result of the score log.',
   fields: (t) => ({
-    board: t.field({ type: BoardRef, resolve: (result, _args, ctx) => requireBoard(ctx, result.boardId) }),
+    board: t.field({ type: BoardRef, resolve: (result, _args, ctx) => requireBoard(ctx.services, result.boardId) }),
     matchId: t.exposeID('matchId'),
     score: t.exposeFloat('score'),
     region: t.exposeString('region', { nullable: true }),

@@ -20,7 +20,7 @@ RebuildRef.implement({
   description: "A rebuild of one bucket's ranking index from PostgreSQL, run in the background (see startRebuild).",
   fields: (t) => ({
     id: t.exposeID('id'),
-    board: t.field({ type: BoardRef, resolve: (job, _args, ctx) => requireBoard(ctx, job.boardId) }),
+    board: t.field({ type: BoardRef, resolve: (job, _args, ctx) => requireBoard(ctx.services, job.boardId) }),
     period: t.expose('period', { type: PeriodEnum }),
     bucket: t.exposeString('bucket'),
     region: t.exposeString('region', { nullable: true }),
