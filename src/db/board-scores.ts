@@ -72,34 +72,31 @@ export async function countRankable(sql: Sql, list: BoardScoreList): Promise<num
   return row?.n ?? 0;
 }
 
-/** One player's board score in one list. */
-export interface BoardScoreKey extends BoardScoreList {
-  playerId: string;
-}
-
 export interface FindBoardScoresOptions {
   /** Whether to read each board score's metadata; when not, every one answers null. Default false. */
   metadata?: boolean;
 }
 
 /**
- * The board scores of these (list, player) keys, in their order; null where there is none. One
- * query however many keys: a primary-key probe per key, O(k log N). The metadata column (up to a
- * kilobyte a row) is read only when asked for.
+ * The board scores these players hold in one list, by player id (a player without one is left
+ * out). One query however many players: a primary-key probe per player, O(k log N), with the
+ * players sent as one array (a page of a thousand costs a thousand-element parameter, not five).
+ * The metadata column (up to a kilobyte a row) is read only when asked for.
  */
-export async function findBoardScores(sql: Sql, keys: readonly BoardScoreKey[], options: FindBoardScoresOptions = {}): Promise<(RecordedBoardScore | null)[]> {
-  if (keys.length === 0) return [];
-  const column = (pick: (key: BoardScoreKey) => string) => sql.array(keys.map(pick));
+export async function findBoardScores(
+  sql: Sql,
+  list: BoardScoreList,
+  playerIds: readonly string[],
+  options: FindBoardScoresOptions = {},
+): Promise<Map<string, RecordedBoardScore>> {
+  const found = new Map<string, RecordedBoardScore>();
+  if (playerIds.length === 0) return found;
   const metadata = options.metadata ? sql`s.metadata::text` : sql`null::text`;
-  const rows = await sql<{ ord: number; score: number; reached_ms: number; metadata: string | null }[]>`
-    select i.ord::int as ord, s.score, round(extract(epoch from s.reached_at) * 1000)::float8 as reached_ms, ${metadata} as metadata
-    from unnest(${column((k) => k.boardId)}::text[], ${column((k) => k.period)}::text[], ${column((k) => k.bucket)}::text[],
-                ${column((k) => k.region)}::text[], ${column((k) => k.playerId)}::text[])
-         with ordinality as i(board_id, period, bucket, region, player_id, ord)
-    join board_scores s
-      on s.board_id = i.board_id and s.period = i.period and s.bucket = i.bucket and s.region = i.region and s.player_id = i.player_id`;
-  const found: (RecordedBoardScore | null)[] = keys.map(() => null);
-  for (const row of rows)
-    found[row.ord - 1] = { playerId: keys[row.ord - 1]!.playerId, score: row.score, reachedAt: new Date(row.reached_ms), metadata: row.metadata };
+  const rows = await sql<{ player_id: string; score: number; reached_ms: number; metadata: string | null }[]>`
+    select s.player_id, s.score, round(extract(epoch from s.reached_at) * 1000)::float8 as reached_ms, ${metadata} as metadata
+    from board_scores s
+    where s.board_id = ${list.boardId} and s.period = ${list.period} and s.bucket = ${list.bucket} and s.region = ${list.region}
+      and s.player_id = any(${sql.array([...new Set(playerIds)])}::text[])`;
+  for (const row of rows) found.set(row.player_id, { playerId: row.player_id, score: row.score, reachedAt: new Date(row.reached_ms), metadata: row.metadata });
   return found;
 }

@@ -43,7 +43,9 @@ export async function boardBuckets(ctx: Context, board: Board): Promise<BucketSt
   const buckets = [...live];
   for (const list of stored) {
     if (buckets.length >= MAX_LISTED_BUCKETS) break;
-    const at = await resolveBoardBucket(ctx.services, { board: board.id, period: list.period, bucket: list.bucket, region: list.region || null }).catch(notKept);
+    const at = await resolveBoardBucket(ctx.services, { board: board.id, period: list.period, bucket: list.bucket, region: list.region || null }).catch(
+      notKept,
+    );
     if (at && !buckets.some((known) => sameBucket(known, at))) buckets.push(at);
   }
   return Promise.all(

@@ -5,7 +5,8 @@ import { closeSeason, currentSeason, listSeasons, readSeasonResults, startSeason
 import { BoardRef } from './board.js';
 import { builder } from './builder.js';
 import { RANK_STYLE_ARG } from './enums.js';
-import { selectsField } from './selects.js';
+import { standingNeeds } from './selects.js';
+import { prefetchStandings } from '../resolvers/recorded-scores.js';
 import { StandingConnectionRef } from './standing-connection.js';
 import { boardIdSchema, intRange, seasonIdSchema } from './validation.js';
 
@@ -41,8 +42,16 @@ builder.queryFields((t) => ({
       after: t.arg.string(),
       rankStyle: t.arg(RANK_STYLE_ARG),
     },
-    resolve: (_root, args, ctx, info) =>
-      readSeasonResults(ctx, { ...args, board: args.board, season: args.season, withMetadata: selectsField(info, 'edges', 'node', 'metadata') }),
+    resolve: async (_root, args, ctx, info) => {
+      const needs = standingNeeds(info, 'edges', 'node');
+      const page = await readSeasonResults(ctx, { ...args, board: args.board, season: args.season, withMetadata: needs.metadata });
+      await prefetchStandings(
+        ctx,
+        page.edges.map((edge) => edge.node),
+        needs,
+      );
+      return page;
+    },
   }),
 }));
 

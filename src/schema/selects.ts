@@ -1,11 +1,12 @@
 import { type GraphQLResolveInfo, Kind, type SelectionSetNode } from 'graphql';
+import type { StandingNeeds } from '../resolvers/recorded-scores.js';
 
 /**
  * Whether the field being resolved selects the field at `path` (one name: a field it selects
  * directly; more: nested, e.g. 'edges', 'node', 'metadata'), through fragments too, whatever their
  * directives say: an answer to "might it be asked for", for a prefetch. O(selection size).
  */
-export function selectsField(info: GraphQLResolveInfo, ...path: [string, ...string[]]): boolean {
+export function selectsField(info: GraphQLResolveInfo, ...path: string[]): boolean {
   const within = (set: SelectionSetNode | undefined, [name, ...rest]: string[]): boolean =>
     (set?.selections ?? []).some((selection) => {
       if (selection.kind === Kind.FIELD) return selection.name.value === name && (rest.length === 0 || within(selection.selectionSet, rest));
@@ -13,4 +14,10 @@ export function selectsField(info: GraphQLResolveInfo, ...path: [string, ...stri
       return within(info.fragments[selection.name.value]?.selectionSet, [name!, ...rest]);
     });
   return info.fieldNodes.some((node) => within(node.selectionSet, path));
+}
+
+/** What the standings at `path` under the field being resolved may be asked for (none: the field's own value is the Standing list). */
+export function standingNeeds(info: GraphQLResolveInfo, ...path: string[]): StandingNeeds {
+  const metadata = selectsField(info, ...path, 'metadata');
+  return { recorded: metadata || selectsField(info, ...path, 'achievedAt'), metadata, player: selectsField(info, ...path, 'player') };
 }

@@ -1,4 +1,6 @@
 import { MAX_PAGE, type PageInfo, type StandingConnection, type StandingEdge, readStandingsPage } from '../resolvers/pages.js';
+import { prefetchStandings } from '../resolvers/recorded-scores.js';
+import { standingNeeds } from './selects.js';
 import { builder } from './builder.js';
 import { RANK_STYLE_ARG } from './enums.js';
 import { bucketArgs } from './bucket-args.js';
@@ -43,6 +45,14 @@ builder.queryFields((t) => ({
       after: t.arg.string(),
       rankStyle: t.arg(RANK_STYLE_ARG),
     },
-    resolve: (_root, args, ctx) => readStandingsPage(ctx, { ...args, board: args.board }),
+    resolve: async (_root, args, ctx, info) => {
+      const page = await readStandingsPage(ctx, { ...args, board: args.board });
+      await prefetchStandings(
+        ctx,
+        page.edges.map((edge) => edge.node),
+        standingNeeds(info, 'edges', 'node'),
+      );
+      return page;
+    },
   }),
 }));

@@ -1,11 +1,11 @@
-import { achievedAtOf, metadataOf } from '../resolvers/recorded-scores.js';
+import { achievedAtOf, metadataOf, prefetchStandings } from '../resolvers/recorded-scores.js';
 import { readAround, readFriends, readStanding } from '../resolvers/reads.js';
 import type { Standing } from '../resolvers/standings.js';
 import { builder } from './builder.js';
 import { RANK_STYLE_ARG } from './enums.js';
 import { bucketArgs } from './bucket-args.js';
 import { PlayerRef } from './player.js';
-import { selectsField } from './selects.js';
+import { selectsField, standingNeeds } from './selects.js';
 import { idSchema, intRange } from './validation.js';
 
 export const StandingRef = builder.objectRef<Standing>('Standing');
@@ -58,6 +58,10 @@ builder.queryFields((t) => ({
     type: [StandingRef],
     description: "The player and the player's friends who have a score there, in rank order, each with their rank on the whole board.",
     args: { ...bucketArgs(t.arg), playerId: t.arg.id({ required: true, validate: idSchema }), rankStyle: t.arg(RANK_STYLE_ARG) },
-    resolve: (_root, args, ctx) => readFriends(ctx, { ...args, board: args.board, playerId: args.playerId }),
+    resolve: async (_root, args, ctx, info) => {
+      const friends = await readFriends(ctx, { ...args, board: args.board, playerId: args.playerId });
+      await prefetchStandings(ctx, friends, standingNeeds(info));
+      return friends;
+    },
   }),
 }));

@@ -1,7 +1,9 @@
 import { readTop } from '../resolvers/reads.js';
 import type { TopBoard } from '../resolvers/standings.js';
 import { type TopEvent, topChangedView, watchTopChanged } from '../resolvers/top-changed.js';
+import { prefetchStandings } from '../resolvers/recorded-scores.js';
 import { builder } from './builder.js';
+import { standingNeeds } from './selects.js';
 import { bucketArgs } from './bucket-args.js';
 import { PeriodEnum, RANK_STYLE_ARG } from './enums.js';
 import { StandingRef } from './standing.js';
@@ -36,7 +38,12 @@ builder.queryFields((t) => ({
       limit: t.arg.int({ required: true, defaultValue: 10, validate: intRange(1, 1000, 'limit') }),
       rankStyle: t.arg(RANK_STYLE_ARG),
     },
-    resolve: (_root, args, ctx) => readTop(ctx, { ...args, board: args.board }),
+    resolve: async (_root, args, ctx, info) => {
+      const top = await readTop(ctx, { ...args, board: args.board });
+      // The players only: a view's recorded times are looked up once for all its readers (recorded-scores.ts).
+      await prefetchStandings(ctx, top.entries, { ...standingNeeds(info, 'entries'), recorded: false, metadata: false });
+      return top;
+    },
   }),
 }));
 
