@@ -1,6 +1,7 @@
 import type { RedisClient } from '../redis.js';
 import type { BoardScore } from '../model/board.js';
-import { type BoardBucket, bucketKey, playerShardKey, shardKey, shardKeys, shardOf, shardTopChannel, topChannels } from './keys.js';
+import { type BoardBucket, bucketKey, indexKeys, playerShardKey, shardKey, shardKeys, shardOf, shardTopChannel, topChannels } from './keys.js';
+import { type MemberChange, applyDenseDeltas, countDistinctBetter, denseDeltas, recountDense } from './dense.js';
 import { lowestPackedAbove, pack, packedDirection, packingFor, unpack } from './packing.js';
 import { type RebuildOptions, rebuildKey, rebuildSortedSet, rebuildTombstoneKey } from './rebuild.js';
 import { defineRankingScripts } from './scripts/index.js';
@@ -55,6 +56,12 @@ function placeOf(at: BoardBucket, playerId: string, rank: number, packed: string
 const placeOfMember = (at: BoardBucket, { playerId, rank, packed }: RankedMember): Place => placeOf(at, playerId, rank, packed);
 
 const sharded = (at: BoardBucket) => at.board.shards > 1;
+
+/** Whether a bucket's board counts its distinct scores (see dense.ts). */
+const dense = (at: BoardBucket) => at.board.rankStyle === 'DENSE';
+
+/** A write's expiry as the scripts take it: unix seconds, 0 for a key kept until dropped. */
+const expireAtOf = (expiresAt: Date | null) => (expiresAt ? Math.ceil(expiresAt.getTime() / 1000) : 0);
 
 /** What apply-scores.ts answers for each write: [rank, packed, size, changed, packedBefore]. */
 type ApplyReply = [number | null, string | null, number, 0 | 1, string | null];
@@ -119,7 +126,7 @@ export function createRankingIndex(redis: RedisClient) {
       const key = playerShardKey(at, score.playerId);
       const packed = String(pack(at.board, packingFor(at.board, at.bucket.period), score.score, score.reachedAt, at.bucket.start));
       const direction = packedDirection(at.board);
-      const expireAt = expiresAt ? Math.ceil(expiresAt.getTime() / 1000) : 0;
+      const expireAt = expireAtOf(expiresAt);
       const calls = callsByKey.get(key) ?? [];
       if (calls.length === 0) callsByKey.set(key, calls);
       let call = calls.at(-1);
@@ -180,6 +187,27 @@ export function createRankingIndex(redis: RedisClient) {
     });
   }
 
+  /**
+   * Moves the distinct-score counts of the DENSE buckets written by each write's old → new packed
+   * value as the write script reported it: one applyDense call per bucket (and expiry). Nothing
+   * for other boards. O(k log D).
+   */
+  async function countDenseWrites(writes: BoardScoreWrite[], replies: ApplyReply[]): Promise<void> {
+    const byBucket = new Map<string, { at: BoardBucket; expireAt: number; changes: MemberChange[] }>();
+    writes.forEach(({ at, expiresAt }, i) => {
+      if (!dense(at)) return;
+      const expireAt = expireAtOf(expiresAt);
+      const name = `${bucketKey(at)}\u0000${expireAt}`;
+      const group = byBucket.get(name) ?? { at, expireAt, changes: [] };
+      if (group.changes.push([replies[i]![4], replies[i]![1]]) === 1) byBucket.set(name, group);
+    });
+    await Promise.all(
+      [...byBucket.values()].map(({ at, expireAt, changes }) =>
+        applyDenseDeltas(redis, at, denseDeltas(packingFor(at.board, at.bucket.period), changes), expireAt),
+      ),
+    );
+  }
+
   /** The places after the writes: as the write script read them, or placed on the whole bucket when it is sharded. */
   async function placesAfter(writes: BoardScoreWrite[], replies: ApplyReply[]): Promise<{ size: number; place: Place | null }[]> {
     const out = replies.map(([rank, packed, size], i) => {
@@ -213,7 +241,8 @@ export function createRankingIndex(redis: RedisClient) {
     async writeBoardScores(writes: BoardScoreWrite[]): Promise<{ size: number; place: Place | null }[]> {
       if (writes.length === 0) return [];
       const replies = await applyWrites(writes);
-      return placesAfter(writes, replies);
+      const [places] = await Promise.all([placesAfter(writes, replies), countDenseWrites(writes, replies)]);
+      return places;
     },
 
     /**
@@ -233,7 +262,11 @@ export function createRankingIndex(redis: RedisClient) {
           // rebuild-remove.ts). Nothing is created when no rebuild runs.
           const outOfRebuild = redis.removeFromRebuild(rebuildKey(key), rebuildTombstoneKey(key), playerId);
           const removed = redis.removeMember(key, playerId);
-          const [, rank] = await Promise.all([outOfRebuild, removed]);
+          const [, [rank, packed]] = await Promise.all([outOfRebuild, removed]);
+          if (dense(bucket) && packed !== null) {
+            // The bucket's expiry stays as it is (0: not renewed): the key expires when its bucket's sorted sets do.
+            await applyDenseDeltas(redis, bucket, denseDeltas(packingFor(bucket.board, bucket.bucket.period), [[packed, null]]), 0);
+          }
           return rank === null ? null : rank + 1;
         }),
       );
@@ -311,13 +344,24 @@ export function createRankingIndex(redis: RedisClient) {
     },
 
     /**
-     * Drops the sorted sets of the given board buckets (a closed season's), every shard; answers
-     * how many keys existed. UNLINK frees the members in the background, so a large set does not
+     * For each score, how many distinct scores held in a DENSE board's bucket are strictly better
+     * (whoever holds them): a score's DENSE rank is one more. One ZCOUNT per score on the bucket's
+     * distinct scores (see dense.ts), whatever its shards: O(k log D) for D distinct scores. A
+     * bucket of a board that is not DENSE counts none.
+     */
+    async countDistinctBetter(at: BoardBucket, scores: number[]): Promise<number[]> {
+      if (!dense(at)) throw new RangeError(`board "${at.board.id}" is not DENSE: its buckets do not count distinct scores`);
+      return countDistinctBetter(redis, at, scores);
+    },
+
+    /**
+     * Drops the sorted sets of the given board buckets (a closed season's), every shard, and a DENSE
+     * board's distinct-score keys; answers how many keys existed. UNLINK frees the members in the background, so a large set does not
      * block Redis. One UNLINK per key, since each bucket (and shard) is a hash tag, and so maybe a
      * Cluster node, of its own. O(k · S) here.
      */
     async drop(at: BoardBucket[]): Promise<number> {
-      const unlinked = await Promise.all(at.flatMap(shardKeys).map((key) => redis.unlink(key)));
+      const unlinked = await Promise.all(at.flatMap(indexKeys).map((key) => redis.unlink(key)));
       return unlinked.reduce((total, n) => total + n, 0);
     },
 
@@ -345,11 +389,14 @@ export function createRankingIndex(redis: RedisClient) {
 
     /**
      * Replaces a bucket's sorted sets (every shard) with `chunks` of board scores, each shard in
-     * one atomic swap; answers the number of players ranked after it. See rebuild.ts. O(N log N)
+     * one atomic swap; answers the number of players ranked after it. See rebuild.ts. A DENSE
+     * board's distinct scores are then recounted from the swapped sets (see recountDense). O(N log N)
      * for N members.
      */
     async rebuild(at: BoardBucket, chunks: AsyncIterable<BoardScore[]>, options: RebuildOptions): Promise<number> {
-      return rebuildSortedSet(redis, at, chunks, options);
+      const size = await rebuildSortedSet(redis, at, chunks, options);
+      if (dense(at)) await recountDense(redis, at, options.expiresAt);
+      return size;
     },
   };
 }

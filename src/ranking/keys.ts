@@ -73,3 +73,25 @@ export function shardTopChannel(key: string): string {
 export function topChannels(at: BoardBucket): string[] {
   return shardKeys(at).map(shardTopChannel);
 }
+
+/**
+ * A DENSE board's count of distinct scores in one bucket (see dense.ts): a sorted set of the
+ * distinct scores held, e.g. `lb:{race:WEEKLY:2026-W48:eu}#dense`, and a hash of how many members
+ * hold each, `...#dense:counts`. One pair per bucket whatever its shards: both follow the bucket's
+ * own hash tag (on a one-shard board, its sorted set's slot; on a sharded one, a slot of their own).
+ * O(1).
+ */
+export function denseKeys(at: BoardBucket): { scores: string; counts: string } {
+  const scores = `${bucketKey(at)}#dense`;
+  return { scores, counts: `${scores}:counts` };
+}
+
+/**
+ * Every key that holds a bucket's index: its shards' sorted sets, and on a DENSE board its
+ * distinct-score keys. What a lost node may have taken with it (see generation.ts). O(shards).
+ */
+export function indexKeys(at: BoardBucket): string[] {
+  if (at.board.rankStyle !== 'DENSE') return shardKeys(at);
+  const { scores, counts } = denseKeys(at);
+  return [...shardKeys(at), scores, counts];
+}

@@ -14,6 +14,8 @@ import { swapRebuiltLua } from './rebuild-swap.js';
 import { countAheadLua } from './count-ahead.js';
 import { readAfterLua } from './read-after.js';
 import { readNearLua } from './read-near.js';
+import { applyDenseLua } from './dense-apply.js';
+import { swapDenseLua } from './dense-swap.js';
 
 /** A member's place as a script reports it: 0-based rank and packed score as Redis prints it, or nulls. */
 export type RawPlace = [rank: number | null, packed: string | null];
@@ -39,8 +41,12 @@ declare module 'ioredis' {
     readTop(key: string, limit: number): Result<(number | string)[], Context>;
     /** See read-around.ts. Returns [size, firstRank, id1, packed1, ...], or [size] when the player is not ranked. */
     readAround(key: string, playerId: string, radius: number): Result<(number | string)[], Context>;
-    /** See remove-member.ts. Returns the 0-based rank the member held, or null when it was not there. */
-    removeMember(key: string, playerId: string): Result<number | null, Context>;
+    /** See remove-member.ts. Returns [rank, packed]: the 0-based rank and packed score the member held, or nulls when it was not there. */
+    removeMember(key: string, playerId: string): Result<RawPlace, Context>;
+    /** See dense-apply.ts. Returns the number of distinct scores listed. */
+    applyDense(scoresKey: string, countsKey: string, expireAt: number, ...valueDeltaPairs: string[]): Result<number, Context>;
+    /** See dense-swap.ts. Returns the number of distinct scores now live. */
+    swapDense(scoresKey: string, countsKey: string, freshScoresKey: string, freshCountsKey: string, expireAt: number): Result<number, Context>;
     /** See count-ahead.ts. Returns [size, ahead1, ahead2, ...] for the (packed, id) pairs given. */
     countAhead(key: string, ...packedIdPairs: string[]): Result<number[], Context>;
     /** See read-after.ts. Returns [size, before, id1, packed1, ...]. */
@@ -81,4 +87,6 @@ export function defineRankingScripts(redis: RedisClient): void {
   redis.defineCommand('removeFromRebuild', { numberOfKeys: 2, lua: removeFromRebuildLua });
   redis.defineCommand('checkGeneration', { numberOfKeys: 1, lua: checkGenerationLua });
   redis.defineCommand('planRecovery', { numberOfKeys: 1, lua: planRecoveryLua });
+  redis.defineCommand('applyDense', { numberOfKeys: 2, lua: applyDenseLua });
+  redis.defineCommand('swapDense', { numberOfKeys: 4, lua: swapDenseLua });
 }
