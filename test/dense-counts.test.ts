@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Board, BoardScore } from '../src/model/board.js';
 import { bucketAt } from '../src/model/buckets.js';
 import { type BoardBucket, createRankingIndex } from '../src/ranking/index.js';
-import { denseKeys } from '../src/ranking/keys.js';
+import { bucketKey, denseKeys } from '../src/ranking/keys.js';
 import { indexTestBoard, seeded } from './helpers/board-views.js';
 import { scratchRedis } from './helpers/redis-keys.js';
 
@@ -91,6 +91,17 @@ describe('a DENSE bucket counts its distinct scores', () => {
       await index.drop([at]);
       expect(await redis.exists(scores, counts)).toBe(0);
     });
+  });
+
+  it("the counts expire with their bucket's sorted set, and a removal keeps that expiry", async () => {
+    const at = bucketOf(denseBoard('expiring', 1, 'HIGH_FIRST', 'BEST'));
+    const expiresAt = new Date(Date.now() + 3_600_000);
+    await index.writeBoardScores(['a', 'b'].map((playerId, i) => ({ at, score: { playerId, score: i, reachedAt: NOW }, expiresAt })));
+    await index.removePlayer([at], 'a');
+    const { scores, counts } = denseKeys(at);
+    const expiry = async (key: string) => Number(await redis.call('EXPIRETIME', key));
+    const want = Math.ceil(expiresAt.getTime() / 1000);
+    expect([await expiry(bucketKey(at)), await expiry(scores), await expiry(counts)]).toEqual([want, want, want]);
   });
 
   it('a change that arrives before the one it follows leaves a negative count and its score unlisted, until both are in', async () => {
