@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Board, BoardScore } from '../src/model/board.js';
 import { bucketAt } from '../src/model/buckets.js';
 import { type BoardBucket, createRankingIndex } from '../src/ranking/index.js';
+import { applyDenseDeltas } from '../src/ranking/dense.js';
 import { bucketKey, denseKeys } from '../src/ranking/keys.js';
 import { indexTestBoard, seeded } from './helpers/board-views.js';
 import { scratchRedis } from './helpers/redis-keys.js';
@@ -104,13 +105,61 @@ describe('a DENSE bucket counts its distinct scores', () => {
     expect([await expiry(bucketKey(at)), await expiry(scores), await expiry(counts)]).toEqual([want, want, want]);
   });
 
+  describe.each([
+    [1, 'LOW_FIRST', 'BEST'],
+    [8, 'HIGH_FIRST', 'SUM'],
+  ] as const)('a recount with writes and removals racing it (%i shard(s), %s %s)', (shards, order, aggregate) => {
+    it('ends on the counts of what the sorted sets hold, rebuild after rebuild', async () => {
+      const at = bucketOf(denseBoard(`racing-${shards}-${order}`, shards, order, aggregate));
+      const next = seeded(shards * 97);
+      const players = Array.from({ length: 300 }, (_, i) => `läufer-${i}`);
+      const held = new Map<string, number>();
+      const write = (playerIds: string[]) =>
+        index.writeBoardScores(
+          playerIds.map((playerId) => {
+            // A player's score only moves the board's way (a BEST improves, a SUM grows), as the service writes them.
+            const step = Math.floor(next() * 4);
+            const score = aggregate === 'SUM' ? Math.min(50, (held.get(playerId) ?? 0) + step) : Math.max(0, (held.get(playerId) ?? 50) - step);
+            held.set(playerId, score);
+            return { at, score: { playerId, score, reachedAt: NOW }, expiresAt: null };
+          }),
+        );
+      await write(players);
+      for (let round = 0; round < 3; round++) {
+        let rebuilding = true;
+        const members = (await index.top(at, 1_000)).places.map(({ playerId, score, reachedAt }) => ({ playerId, score, reachedAt }));
+        async function* chunks() {
+          yield members;
+        }
+        const rebuilt = index.rebuild(at, chunks(), { expiresAt: null, membersPerRecount: 4 }).finally(() => (rebuilding = false));
+        let raced = 0;
+        while (rebuilding) {
+          const some = Array.from({ length: 3 }, () => players[Math.floor(next() * players.length)]!);
+          await Promise.all([write(some), next() < 0.3 ? index.removePlayer([at], some[0]!) : null]);
+          raced++;
+        }
+        await rebuilt;
+        expect(raced, 'writes raced the recount').toBeGreaterThan(3);
+        const { counts, listed, want, wantListed } = await countsOf(at);
+        expect(counts, `round ${round}`).toEqual(want);
+        expect(listed, `round ${round}`).toEqual(wantListed);
+      }
+    });
+  });
+
   it('a change that arrives before the one it follows leaves a negative count and its score unlisted, until both are in', async () => {
-    const { scores, counts } = denseKeys(bucketOf(denseBoard('early', 1, 'HIGH_FIRST', 'BEST')));
+    const at = bucketOf(denseBoard('early', 1, 'HIGH_FIRST', 'BEST'));
+    const { scores, counts } = denseKeys(at);
+    const apply = (deltas: [number, number][]) =>
+      applyDenseDeltas(redis, at, '', new Map(deltas.map(([value, delta]) => [value, { live: delta, counted: delta }])), 0);
     // A member's move 7 → 9 arrives before the write that put it at 7.
-    await redis.applyDense(scores, counts, 0, '7', '-1', '9', '1');
+    await apply([
+      [7, -1],
+      [9, 1],
+    ]);
     expect(await redis.hgetall(counts)).toEqual({ '7': '-1', '9': '1' });
     expect(await redis.zrange(scores, 0, -1)).toEqual(['9']);
-    await redis.applyDense(scores, counts, 0, '7', '1');
+    await apply([[7, 1]]);
     expect(await redis.hgetall(counts)).toEqual({ '9': '1' });
     expect(await redis.zrange(scores, 0, -1)).toEqual(['9']);
   });

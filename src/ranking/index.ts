@@ -1,6 +1,17 @@
 import type { RedisClient } from '../redis.js';
 import type { BoardScore } from '../model/board.js';
-import { type BoardBucket, bucketKey, indexKeys, playerShardKey, shardKey, shardKeys, shardOf, shardTopChannel, topChannels } from './keys.js';
+import {
+  type BoardBucket,
+  bucketKey,
+  indexKeys,
+  playerShardKey,
+  recountPositionKey,
+  shardKey,
+  shardKeys,
+  shardOf,
+  shardTopChannel,
+  topChannels,
+} from './keys.js';
 import { type MemberChange, applyDenseDeltas, countDistinctBetter, denseDeltas, recountDense } from './dense.js';
 import { lowestPackedAbove, pack, packedDirection, packingFor, unpack } from './packing.js';
 import { type RebuildOptions, rebuildKey, rebuildSortedSet, rebuildTombstoneKey } from './rebuild.js';
@@ -69,6 +80,16 @@ type ApplyReply = [number | null, string | null, number, 0 | 1, string | null];
 /** How many values apply-scores.ts answers per write. */
 const REPLY_LENGTH = 5;
 
+/** How many its DENSE variant answers per write: two more, whether a running recount had counted the member before and after. */
+const DENSE_REPLY_LENGTH = 7;
+
+/** What a DENSE shard's script says beside a change: what a running recount had counted of it, and which recount. */
+interface RecountReply {
+  countedBefore: boolean;
+  countedAfter: boolean;
+  epoch: string;
+}
+
 /**
  * The most writes one applyScores call carries (two ARGV strings each), so that a huge batch is
  * neither one huge command for the client to build nor one long script blocking Redis.
@@ -78,6 +99,8 @@ const WRITES_PER_CALL = 1_000;
 /** One applyScores call: a run of a batch's writes to one sorted set that share its arguments. */
 interface ApplyCall {
   key: string;
+  /** A DENSE board's shard: written by the DENSE variant (see apply-scores.ts). */
+  dense: boolean;
   direction: 'GT' | 'LT';
   expireAt: number;
   topSize: number;
@@ -120,7 +143,7 @@ export function createRankingIndex(redis: RedisClient) {
    * batch's order. Why one call per key rather than per write: the client's cost per command, not
    * Redis's work, is what dominated a batch's CPU. O(k log N) in about one call per key.
    */
-  async function applyWrites(writes: BoardScoreWrite[]): Promise<ApplyReply[]> {
+  async function applyWrites(writes: BoardScoreWrite[]): Promise<{ replies: ApplyReply[]; recounts: (RecountReply | undefined)[] }> {
     const callsByKey = new Map<string, ApplyCall[]>();
     writes.forEach(({ at, score, expiresAt }, i) => {
       const key = playerShardKey(at, score.playerId);
@@ -132,20 +155,40 @@ export function createRankingIndex(redis: RedisClient) {
       let call = calls.at(-1);
       // A write whose arguments differ from the run's (another expiry, say) starts a call of its own after it.
       if (!call || call.indexes.length >= WRITES_PER_CALL || call.direction !== direction || call.expireAt !== expireAt || call.topSize !== at.board.topSize) {
-        call = { key, direction, expireAt, topSize: at.board.topSize, pairs: [], indexes: [] };
+        call = { key, dense: dense(at), direction, expireAt, topSize: at.board.topSize, pairs: [], indexes: [] };
         calls.push(call);
       }
       call.pairs.push(score.playerId, packed);
       call.indexes.push(i);
     });
     const replies: ApplyReply[] = new Array<ApplyReply>(writes.length);
+    const recounts: (RecountReply | undefined)[] = new Array<RecountReply | undefined>(writes.length);
     await Promise.all(
-      [...callsByKey.values()].flat().map(async ({ key, direction, expireAt, topSize, pairs, indexes }) => {
-        const flat = await redis.applyScores(key, rebuildKey(key), rebuildTombstoneKey(key), direction, expireAt, topSize, ...pairs);
-        indexes.forEach((i, k) => (replies[i] = flat.slice(REPLY_LENGTH * k, REPLY_LENGTH * (k + 1)) as ApplyReply));
+      [...callsByKey.values()].flat().map(async ({ key, dense, direction, expireAt, topSize, pairs, indexes }) => {
+        if (!dense) {
+          const flat = await redis.applyScores(key, rebuildKey(key), rebuildTombstoneKey(key), direction, expireAt, topSize, ...pairs);
+          indexes.forEach((i, k) => (replies[i] = flat.slice(REPLY_LENGTH * k, REPLY_LENGTH * (k + 1)) as ApplyReply));
+          return;
+        }
+        const flat = await redis.applyDenseScores(
+          key,
+          rebuildKey(key),
+          rebuildTombstoneKey(key),
+          recountPositionKey(key),
+          direction,
+          expireAt,
+          topSize,
+          ...pairs,
+        );
+        const epoch = String(flat.at(-1));
+        indexes.forEach((i, k) => {
+          const reply = flat.slice(DENSE_REPLY_LENGTH * k, DENSE_REPLY_LENGTH * (k + 1));
+          replies[i] = reply.slice(0, REPLY_LENGTH) as ApplyReply;
+          recounts[i] = { countedBefore: reply[5] === 1, countedAfter: reply[6] === 1, epoch };
+        });
       }),
     );
-    return replies;
+    return { replies, recounts };
   }
 
   /**
@@ -189,21 +232,25 @@ export function createRankingIndex(redis: RedisClient) {
 
   /**
    * Moves the distinct-score counts of the DENSE buckets written by each write's old → new packed
-   * value as the write script reported it: one applyDense call per bucket (and expiry). Nothing
-   * for other boards. O(k log D).
+   * value as the write script reported it, with the part a running recount had counted (see
+   * dense.ts): one applyDense call per bucket (and expiry, and recount read against). Nothing for
+   * other boards. O(k log D).
    */
-  async function countDenseWrites(writes: BoardScoreWrite[], replies: ApplyReply[]): Promise<void> {
-    const byBucket = new Map<string, { at: BoardBucket; expireAt: number; changes: MemberChange[] }>();
+  async function countDenseWrites(writes: BoardScoreWrite[], replies: ApplyReply[], recounts: (RecountReply | undefined)[]): Promise<void> {
+    const byBucket = new Map<string, { at: BoardBucket; expireAt: number; epoch: string; changes: MemberChange[] }>();
     writes.forEach(({ at, expiresAt }, i) => {
-      if (!dense(at)) return;
+      const recount = recounts[i];
+      if (!recount) return;
       const expireAt = expireAtOf(expiresAt);
-      const name = `${bucketKey(at)}\u0000${expireAt}`;
-      const group = byBucket.get(name) ?? { at, expireAt, changes: [] };
-      if (group.changes.push([replies[i]![4], replies[i]![1]]) === 1) byBucket.set(name, group);
+      // Changes read against different recounts (shards a recount reached or not yet) go apart.
+      const name = [bucketKey(at), expireAt, recount.epoch].join('\u0000');
+      const group = byBucket.get(name) ?? { at, expireAt, epoch: recount.epoch, changes: [] };
+      const change = { before: replies[i]![4], after: replies[i]![1], countedBefore: recount.countedBefore, countedAfter: recount.countedAfter };
+      if (group.changes.push(change) === 1) byBucket.set(name, group);
     });
     await Promise.all(
-      [...byBucket.values()].map(({ at, expireAt, changes }) =>
-        applyDenseDeltas(redis, at, denseDeltas(packingFor(at.board, at.bucket.period), changes), expireAt),
+      [...byBucket.values()].map(({ at, expireAt, epoch, changes }) =>
+        applyDenseDeltas(redis, at, epoch, denseDeltas(packingFor(at.board, at.bucket.period), changes), expireAt),
       ),
     );
   }
@@ -240,8 +287,8 @@ export function createRankingIndex(redis: RedisClient) {
      */
     async writeBoardScores(writes: BoardScoreWrite[]): Promise<{ size: number; place: Place | null }[]> {
       if (writes.length === 0) return [];
-      const replies = await applyWrites(writes);
-      const [places] = await Promise.all([placesAfter(writes, replies), countDenseWrites(writes, replies)]);
+      const { replies, recounts } = await applyWrites(writes);
+      const [places] = await Promise.all([placesAfter(writes, replies), countDenseWrites(writes, replies, recounts)]);
       return places;
     },
 
@@ -250,7 +297,8 @@ export function createRankingIndex(redis: RedisClient) {
      * Answers, per bucket, the 1-based rank the player held just before within their shard (the
      * bucket's rank on a one-shard board), or null where they were not ranked. A rank within a
      * shard is never larger than the rank in the whole bucket, so one outside the watched top
-     * means that top did not change. Two script calls per bucket: O(k log N).
+     * means that top did not change. Two script calls per bucket (three on a DENSE board, whose
+     * counts lose the score removed): O(k log N).
      */
     async removePlayer(at: BoardBucket[], playerId: string): Promise<(number | null)[]> {
       return Promise.all(
@@ -261,12 +309,14 @@ export function createRankingIndex(redis: RedisClient) {
           // rebuild's snapshot read before this removal cannot bring them back either (see
           // rebuild-remove.ts). Nothing is created when no rebuild runs.
           const outOfRebuild = redis.removeFromRebuild(rebuildKey(key), rebuildTombstoneKey(key), playerId);
-          const removed = redis.removeMember(key, playerId);
-          const [, [rank, packed]] = await Promise.all([outOfRebuild, removed]);
-          if (dense(bucket) && packed !== null) {
-            // The bucket's expiry stays as it is (0: not renewed): the key expires when its bucket's sorted sets do.
-            await applyDenseDeltas(redis, bucket, denseDeltas(packingFor(bucket.board, bucket.bucket.period), [[packed, null]]), 0);
+          if (!dense(bucket)) {
+            const [, rank] = await Promise.all([outOfRebuild, redis.removeMember(key, playerId)]);
+            return rank === null ? null : rank + 1;
           }
+          const [, [rank, packed, counted, epoch]] = await Promise.all([outOfRebuild, redis.removeDenseMember(key, recountPositionKey(key), playerId)]);
+          const change = { before: packed, after: null, countedBefore: counted === 1, countedAfter: false };
+          // The counts' expiry stays as it is (0): they expire when their bucket's sorted sets do.
+          await applyDenseDeltas(redis, bucket, epoch, denseDeltas(packingFor(bucket.board, bucket.bucket.period), [change]), 0);
           return rank === null ? null : rank + 1;
         }),
       );
@@ -395,7 +445,7 @@ export function createRankingIndex(redis: RedisClient) {
      */
     async rebuild(at: BoardBucket, chunks: AsyncIterable<BoardScore[]>, options: RebuildOptions): Promise<number> {
       const size = await rebuildSortedSet(redis, at, chunks, options);
-      if (dense(at)) await recountDense(redis, at, options.expiresAt);
+      if (dense(at)) await recountDense(redis, at, options.expiresAt, options.membersPerRecount);
       return size;
     },
   };

@@ -4,9 +4,9 @@ import { type BoardBucket, indexKeys } from './keys.js';
 
 /**
  * A bucket's sorted set (or one shard's): `lb:{board:PERIOD:label[:region][#shard]}`, nothing after
- * the brace; or a DENSE bucket's distinct-score keys, the same with `#dense` or `#dense:counts` after.
+ * the brace; or a DENSE bucket's keys beside them, the same with `#dense...` or `#recount` after.
  */
-const SORTED_SET_KEY = new RegExp(`^lb:\\{[^{}:]+:(${PERIODS.join('|')}):[^{}]+\\}(#dense(:counts)?)?$`);
+const SORTED_SET_KEY = new RegExp(`^lb:\\{[^{}:]+:(${PERIODS.join('|')}):[^{}]+\\}(#dense(:counts)?(#recount|#lineage|#recounting)?|#recount)?$`);
 
 /**
  * Unlinks, on the master at `address` (the node itself on one node), every bucket sorted set that is

@@ -1,31 +1,38 @@
 /**
- * swapDense: puts a recounted set of a DENSE bucket's distinct scores in the place of the live
- * one in one step (see recountDense in dense.ts), so a reader sees the old count or the new one.
+ * swapDense: puts a recount of a DENSE bucket's distinct scores in the place of the live counts in
+ * one step (see recountDense in ranking/dense.ts), so a reader sees the old counts or the new ones,
+ * and records it in the lineage, so that changes still on their way are placed right (see
+ * dense-apply.ts).
  *
- * KEYS[1]  the bucket's distinct scores (see dense-apply.ts)
- * KEYS[2]  how many members hold each score
- * KEYS[3]  the recounted distinct scores
- * KEYS[4]  the recounted counts
- * ARGV[1]  unix time (seconds) at which the live keys expire, or 0 for keys kept until dropped
+ * KEYS[1..6]  as applyDense: live scores and counts, the recount's, the lineage, the running recount's id
+ * ARGV[1]     unix time (seconds) at which the live keys expire, or 0 for keys kept until dropped
+ * ARGV[2]     the recount's id
  *
- * Returns the number of distinct scores now live. An empty recount (no recount keys) leaves no
- * live keys either.
+ * Returns the number of distinct scores now live, or -1 when the recount is no longer the running
+ * one (it stalled past its lease, or another took over): then nothing changes.
  *
- * O(1); the old keys are freed in the background (UNLINK).
+ * O(1); the old counts are freed in the background (UNLINK).
  */
 export const swapDenseLua = `
-redis.call('UNLINK', KEYS[1], KEYS[2])
-if redis.call('EXISTS', KEYS[3]) == 0 then
-  redis.call('DEL', KEYS[4])
-  return 0
+if redis.call('GET', KEYS[6]) ~= ARGV[2] then
+  return -1
 end
-redis.call('RENAME', KEYS[3], KEYS[1])
-redis.call('RENAME', KEYS[4], KEYS[2])
-for i = 1, 2 do
-  if ARGV[1] == '0' then
-    redis.call('PERSIST', KEYS[i])
-  else
-    redis.call('EXPIREAT', KEYS[i], ARGV[1])
+local live = redis.call('HGET', KEYS[5], 'live') or ''
+redis.call('UNLINK', KEYS[1], KEYS[2])
+for k = 3, 4 do
+  if redis.call('EXISTS', KEYS[k]) == 1 then
+    redis.call('RENAME', KEYS[k], KEYS[k - 2])
+  end
+end
+redis.call('DEL', KEYS[6])
+redis.call('HSET', KEYS[5], 'live', ARGV[2], 'previous', live)
+for k = 1, 5 do
+  if k ~= 3 and k ~= 4 then
+    if ARGV[1] == '0' then
+      redis.call('PERSIST', KEYS[k])
+    else
+      redis.call('EXPIREAT', KEYS[k], ARGV[1])
+    end
   end
 end
 return redis.call('ZCARD', KEYS[1])
