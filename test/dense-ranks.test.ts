@@ -235,6 +235,19 @@ describe.each([
 
     // Every key of the app gone (its generation markers too): noticed, and every bucket rebuilt.
     await deleteKeysUnder(redisCluster ? { cluster: redisCluster.nodes } : TEST_REDIS_URL, t.keyPrefix);
+    // Results keep coming while the loss is noticed and the bucket rebuilt and recounted: new
+    // players and better times, some of them scores nobody held before.
+    const meanwhile: ModelResult[] = ordinal.slice(0, 40).map((entry, i) => ({
+      board: BOARD.id,
+      playerId: i % 2 === 0 ? entry.playerId : `spät-${i}`,
+      matchId: `late-${i}`,
+      score: entry.score - 1 - (i % 7),
+      region: null,
+      achievedAt: new Date(),
+    }));
+    await submitAll(t, meanwhile, 5);
+    results.push(...meanwhile);
+    remodel();
     await until(
       async () => {
         const answer = await t.gql<{ standings: { edges: { node: Row }[] } }>(
