@@ -110,8 +110,11 @@ export function denseKeys(at: BoardBucket): DenseKeys {
   };
 }
 
+/** A DENSE bucket's keys as its scripts take them: live scores, live counts, recount scores, recount counts, lineage, lease. */
+export type DenseKeyList = [string, string, string, string, string, string];
+
 /** A DENSE bucket's keys in the order its scripts take them (see dense-apply.ts): live scores and counts, the recount's, the lineage, the lease. */
-export function denseKeyList(at: BoardBucket): string[] {
+export function denseKeyList(at: BoardBucket): DenseKeyList {
   const { scores, counts, recountScores, recountCounts, lineage, running } = denseKeys(at);
   return [scores, counts, recountScores, recountCounts, lineage, running];
 }

@@ -1,5 +1,6 @@
 import type { Result } from 'ioredis';
 import type { RedisClient } from '../../redis.js';
+import type { DenseKeyList } from '../keys.js';
 import { applyDenseScoresLua, applyScoresLua } from './apply-scores.js';
 import { readAroundLua } from './read-around.js';
 import { readStandingsLua } from './read-standings.js';
@@ -62,9 +63,9 @@ declare module 'ioredis' {
     /** See remove-member.ts (removeDenseMember). Returns [rank, packed, counted, recount id]. */
     removeDenseMember(key: string, recountPositionKey: string, playerId: string): Result<[number | null, string | null, 0 | 1, string], Context>;
     /** See dense-apply.ts. Returns the number of distinct scores listed live. */
-    applyDense(...keysThenArgs: (string | number)[]): Result<number, Context>;
+    applyDense(...args: [...keys: DenseKeyList, expireAt: number, epoch: string, ...valueLiveCountedTriples: string[]]): Result<number, Context>;
     /** See dense-swap.ts. Returns the number of distinct scores now live, or -1 when the recount is no longer the running one. */
-    swapDense(...keysThenArgs: (string | number)[]): Result<number, Context>;
+    swapDense(...args: [...keys: DenseKeyList, expireAt: number, recountId: string]): Result<number, Context>;
     /** See dense-begin.ts. Returns 1. */
     beginDenseRecount(scoresKey: string, countsKey: string, runningKey: string, id: string, leaseMs: number): Result<number, Context>;
     /** See recount-chunk.ts. Returns [id1, packed1, ...], or null when another recount took over. */
