@@ -226,6 +226,9 @@ function plain(url: string): Sender & { ws: WsClient } {
 
 const bucket = { board: BOARD, period: 'ALL_TIME', bucket: null, region: null };
 const regional = { board: BOARD, period: 'DAILY', bucket: null, region: 'EU' };
+/** A board created DENSE, holding the same results: the only kind that serves DENSE ranks. */
+const DENSE_BOARD = 'Arena-Dense';
+const dense = { board: DENSE_BOARD, period: 'ALL_TIME', bucket: null, region: null };
 // Entry metadata on most results: objects as games send them (nested, unicode); one sends none.
 const results = [
   { playerId: '玩家一', score: 900, minutes: 50, metadata: { car: 'R8', replay: 'rp-玩家一', laps: [61.2, 60.9] } },
@@ -293,8 +296,20 @@ const CASES: { operation: string; document: DocumentNode; variables: Variables }
   { operation: 'friends', document: ops.FriendsDocument, variables: { ...bucket, playerId: 'ada', withMetadata: true } },
   { operation: 'standings', document: ops.StandingsDocument, variables: { ...bucket, first: 2, after: null, withMetadata: true } },
   { operation: 'seasonResults', document: ops.SeasonResultsDocument, variables: { board: BOARD, season: 's1', first: 10, after: null, withMetadata: true } },
+  { operation: 'top', document: ops.TopDocument, variables: { ...dense, limit: 10, rankStyle: 'DENSE' } },
+  { operation: 'top', document: ops.TopDocument, variables: { ...dense, limit: 10, rankStyle: null } },
+  { operation: 'standing', document: ops.StandingDocument, variables: { ...dense, playerId: 'bob', rankStyle: 'DENSE' } },
+  { operation: 'around', document: ops.AroundDocument, variables: { ...dense, playerId: 'Jürgen', radius: 1, rankStyle: 'DENSE' } },
+  { operation: 'friends', document: ops.FriendsDocument, variables: { ...dense, playerId: 'ada', rankStyle: 'DENSE' } },
+  { operation: 'standings', document: ops.StandingsDocument, variables: { ...dense, first: 3, after: null, rankStyle: 'DENSE' } },
+  {
+    operation: 'seasonResults',
+    document: ops.SeasonResultsDocument,
+    variables: { board: DENSE_BOARD, season: 's1', first: 10, after: null, rankStyle: 'DENSE' },
+  },
   // Refused alike by every sender: the same code.
   { operation: 'top', document: ops.TopDocument, variables: { ...bucket, board: 'no-such-board', limit: 10 } },
+  { operation: 'top', document: ops.TopDocument, variables: { ...bucket, limit: 10, rankStyle: 'DENSE' } },
 ];
 
 // About 600 requests in all: generous bounds for a shared, busy machine.
@@ -317,6 +332,14 @@ describe('every operation through real client libraries, over POST, GET and grap
       (await oracle.send(ops.SubmitScoresDocument, { inputs: results.map((r) => ({ ...r, achievedAt: null, matchId: `s-${r.matchId}` })) })).codes,
     ).toEqual([]);
     expect((await oracle.send(ops.CloseSeasonDocument, { board: BOARD })).codes).toEqual([]);
+    const createDense = await oracle.send(ops.CreateBoardDocument, {
+      input: { id: DENSE_BOARD, title: 'Arena, dense', maxScore: 1_000_000, periods: ['ALL_TIME', 'SEASON'], rankStyle: 'DENSE' },
+    });
+    expect(createDense.codes).toEqual([]);
+    expect((await oracle.send(ops.StartSeasonDocument, { board: DENSE_BOARD, name: 'One' })).codes).toEqual([]);
+    const denseInputs = results.map((r) => ({ ...r, board: DENSE_BOARD, region: null, achievedAt: null, matchId: `d-${r.matchId}` }));
+    expect((await oracle.send(ops.SubmitScoresDocument, { inputs: denseInputs })).codes).toEqual([]);
+    expect((await oracle.send(ops.CloseSeasonDocument, { board: DENSE_BOARD })).codes).toEqual([]);
     // The first time each write is sent, by the oracle; every later send is a replay.
     for (const c of CASES) if (kindOf(c.document) === OperationTypeNode.MUTATION) await oracle.send(c.document, c.variables);
     for (const transport of ['post', 'get', 'ws'] as const) senders.push(typedClient(t.url, transport), apollo(t.url, transport), urql(t.url, transport));
@@ -343,6 +366,17 @@ describe('every operation through real client libraries, over POST, GET and grap
         noteSent(c.operation, sender);
       }
     }
+  });
+
+  it('DENSE on the DENSE board: equal scores share a rank, the next rank follows (the cheater flagged)', async () => {
+    const answer = (await oracle.send(ops.TopDocument, { ...dense, limit: 10, rankStyle: null })).data as ops.TopQuery;
+    expect(answer.top.entries.map((entry) => [entry.rank, entry.score])).toEqual([
+      [1, 900],
+      [2, 700],
+      [2, 700],
+      [3, 500],
+      [4, 100],
+    ]);
   });
 
   it('the second page of standings, from the cursor of the first', async () => {

@@ -45,7 +45,7 @@ describe('the index guard', () => {
     const reads = Object.entries(INDEX_METHOD_ROLES)
       .filter(([, role]) => role === 'read')
       .map(([method]) => method);
-    expect(reads.sort()).toEqual(['around', 'countBetter', 'page', 'size', 'standings', 'top']);
+    expect(reads.sort()).toEqual(['around', 'countBetter', 'countDistinctBetter', 'page', 'size', 'standings', 'top']);
     const calls: Record<string, () => Promise<unknown>> = {
       top: () => index.top(at, 10),
       standings: () => index.standings(at, ['ada']),
@@ -53,6 +53,7 @@ describe('the index guard', () => {
       page: () => index.page(at, null, 10),
       size: () => index.size(at),
       countBetter: () => index.countBetter(at, [10]),
+      countDistinctBetter: () => index.countDistinctBetter({ ...at, board: { ...board, rankStyle: 'DENSE' } }, [10]),
     };
     for (const method of reads) await expect(calls[method]!(), method).rejects.toBeInstanceOf(IndexRecoveringError);
     const written = await index.writeBoardScores([{ at, score: { playerId: 'ada', score: 10, reachedAt: new Date('2026-02-01T00:00:00Z') }, expiresAt: null }]);

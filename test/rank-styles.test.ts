@@ -1,10 +1,9 @@
-import { createClient } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WebSocket } from 'ws';
-import { type ModelBoard, type ModelResult, modelBuckets, seeded, submitAll } from './helpers/board-views.js';
+import { type ModelBoard, type ModelResult, modelBuckets, submitAll } from './helpers/board-views.js';
 import { type RedisClusterFixture, startRedisCluster } from './helpers/redis-cluster.js';
 import { type TestApp, startTestApp } from './helpers/test-app.js';
 import { until } from './helpers/wait.js';
+import { STYLED_ROW as ROW, type StyledRow as Row, createRaceBoard, edgesOfRuns, firstTopChangedView, raceOfTies, readAllPages } from './helpers/rank-views.js';
 
 /**
  * Rank styles against a plain oracle: ORDINAL is the place in the sorted list; COMPETITION is 1 +
@@ -13,14 +12,6 @@ import { until } from './helpers/wait.js';
  * run, pages that split a run, friends, topChanged and a closed season's frozen results; on 1 and 8
  * shards on one node, and 8 shards on a Redis Cluster.
  */
-
-interface Row {
-  rank: number;
-  score: number;
-  percentile: number;
-  player: { id: string };
-}
-const ROW = 'rank score percentile player { id }';
 
 describe.each([
   { shards: 1, cluster: false },
@@ -44,32 +35,8 @@ describe.each([
   beforeAll(async () => {
     if (cluster) redisCluster = await startRedisCluster({ masters: 3, replicasPerMaster: 0 });
     t = await startTestApp(redisCluster ? { redisCluster } : {});
-    const created = await t.admin<{ createBoard: { rankStyle: string } }>(`mutation($input: CreateBoardInput!) { createBoard(input: $input) { rankStyle } }`, {
-      input: {
-        id: BOARD.id,
-        title: 'Ties',
-        order: 'LOW_FIRST',
-        maxScore: 1_000,
-        periods: ['ALL_TIME', 'SEASON'],
-        topSize: 30,
-        shards,
-        rankStyle: 'COMPETITION',
-      },
-    });
-    expect(created.data?.createBoard.rankStyle).toBe('COMPETITION');
-    expect((await t.admin(`mutation($b: ID!) { startSeason(board: $b, name: "Ties") { id } }`, { b: BOARD.id })).errors).toBeUndefined();
-    const next = seeded(shards * 7 + (cluster ? 1 : 0));
-    // 120 players over 6 distinct times (a race): runs of about 20 ties each.
-    for (let i = 0; i < 120; i++) {
-      results.push({
-        board: BOARD.id,
-        playerId: `läufer-${String(i).padStart(3, '0')}`,
-        matchId: `m${i}`,
-        score: 100 + 10 * Math.floor(next() * 6),
-        region: null,
-        achievedAt: new Date(Date.now() + i),
-      });
-    }
+    await createRaceBoard(t, BOARD.id, shards, 'COMPETITION');
+    results.push(...raceOfTies(BOARD.id, shards * 7 + (cluster ? 1 : 0)));
     await submitAll(t, results, 40);
     const [allTime] = modelBuckets([BOARD], results).filter((bucket) => bucket.period === 'ALL_TIME');
     ordinal = allTime!.ranked.map((entry) => ({ playerId: entry.playerId, score: entry.score }));
@@ -119,10 +86,7 @@ describe.each([
   });
 
   it('around, at both edges of every run of ties and inside it', async () => {
-    const edges = ordinal
-      .flatMap((entry, i) => (i === 0 || ordinal[i - 1]!.score !== entry.score ? [i - 1, i, i + 1] : []))
-      .filter((i) => i >= 0 && i < ordinal.length);
-    for (const i of [...new Set([...edges, 60, 119])]) {
+    for (const i of edgesOfRuns(ordinal, [60, 119])) {
       for (const radius of [0, 2]) {
         const data = await read<{ around: Row[] }>(`query($b: ID!, $p: ID!, $r: Int!) { around(board: $b, playerId: $p, radius: $r) { ${ROW} } }`, {
           p: ordinal[i]!.playerId,
@@ -135,17 +99,12 @@ describe.each([
 
   it("pages that split runs of ties: nothing skipped or repeated, every rank the oracle's", async () => {
     for (const first of [7, 20]) {
-      const rows: Row[] = [];
-      let after: string | null = null;
-      for (;;) {
-        const data: { standings: { edges: { cursor: string; node: Row }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } } } = await read(
-          `query($b: ID!, $f: Int!, $a: String) { standings(board: $b, first: $f, after: $a) { edges { cursor node { ${ROW} } } pageInfo { hasNextPage endCursor } } }`,
-          { f: first, a: after },
-        );
-        rows.push(...data.standings.edges.map((edge) => edge.node));
-        if (!data.standings.pageInfo.hasNextPage) break;
-        after = data.standings.pageInfo.endCursor;
-      }
+      const rows = await readAllPages(
+        t,
+        'standings',
+        `query($b: ID!, $f: Int!, $a: String) { standings(board: $b, first: $f, after: $a) { edges { cursor node { ${ROW} } } pageInfo { hasNextPage endCursor } } }`,
+        { b: BOARD.id, f: first },
+      );
       expect(rows, `pages of ${first}`).toEqual(expected('COMPETITION'));
     }
   });
@@ -172,37 +131,19 @@ describe.each([
       ['COMPETITION', null],
       ['ORDINAL', 'ORDINAL'],
     ] as const) {
-      const rows: Row[] = [];
-      let after: string | null = null;
-      for (;;) {
-        const data: { seasonResults: { edges: { node: Row }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } } } = await read(
-          `query($b: ID!, $a: String, $s: RankStyle) { seasonResults(board: $b, season: "s1", first: 13, after: $a, rankStyle: $s) { edges { node { ${ROW} } } pageInfo { hasNextPage endCursor } } }`,
-          { a: after, s: arg },
-        );
-        rows.push(...data.seasonResults.edges.map((edge) => edge.node));
-        if (!data.seasonResults.pageInfo.hasNextPage) break;
-        after = data.seasonResults.pageInfo.endCursor;
-      }
+      const rows = await readAllPages(
+        t,
+        'seasonResults',
+        `query($b: ID!, $a: String, $s: RankStyle) { seasonResults(board: $b, season: "s1", first: 13, after: $a, rankStyle: $s) { edges { node { ${ROW} } } pageInfo { hasNextPage endCursor } } }`,
+        { b: BOARD.id, s: arg },
+      );
       expect(rows, style).toEqual(expected(style).filter((row) => row.player.id !== erased));
     }
     ordinal = ordinal.filter((entry) => entry.playerId !== erased);
   });
 
   it('topChanged serves each viewer its style', async () => {
-    const first = async (style: string | null) => {
-      const client = createClient({ url: `${t.url.replace('http', 'ws')}/graphql`, webSocketImpl: WebSocket, retryAttempts: 0 });
-      try {
-        const views = client.iterate<{ topChanged: { entries: Row[] } }>({
-          query: `subscription($b: ID!, $s: RankStyle) { topChanged(board: $b, limit: 30, rankStyle: $s) { entries { ${ROW} } } }`,
-          variables: { b: BOARD.id, s: style },
-        });
-        const view = await views.next();
-        await views.return?.();
-        return (view.value as { data: { topChanged: { entries: Row[] } } }).data.topChanged.entries;
-      } finally {
-        await client.dispose();
-      }
-    };
+    const first = (style: string | null) => firstTopChangedView(t, BOARD.id, 30, style);
     await until(
       async () =>
         (await read<{ top: { entries: Row[] } }>(`query($b: ID!) { top(board: $b, limit: 1) { entries { ${ROW} } } }`, {})).top.entries[0]?.player.id ===

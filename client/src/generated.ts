@@ -49,6 +49,8 @@ export type PlayerInput = {
 export type RankStyle =
   /** 1, 2, 2, 4: equal scores share the best of their ranks; the next rank skips. */
   | 'COMPETITION'
+  /** 1, 2, 2, 3: equal scores share a rank; the next rank follows. Only on boards created with rankStyle DENSE. */
+  | 'DENSE'
   /** 1, 2, 3, 4: a rank each; equal scores ordered by who reached the score first, then by player id (today's). */
   | 'ORDINAL';
 
@@ -94,7 +96,7 @@ export type UpdateBoardInput = {
   id: string;
   /** Only upwards, and only while every existing bucket's packing stays exact; refused otherwise, saying so. */
   maxScore?: number | null | undefined;
-  /** ORDINAL and COMPETITION may be swapped. */
+  /** ORDINAL and COMPETITION may be swapped; to or from DENSE is refused. */
   rankStyle?: RankStyle | null | undefined;
   title?: string | null | undefined;
   topSize?: number | null | undefined;

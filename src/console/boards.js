@@ -155,6 +155,13 @@ function standingRow(standing) {
   );
 }
 
+/** How each rank style shares ranks between equal scores, as the console says it. */
+const RANK_STYLE_LABELS = {
+  ORDINAL: 'A rank each (1, 2, 3, 4)',
+  COMPETITION: 'Ties share a rank (1, 2, 2, 4)',
+  DENSE: 'Ties share a rank, the next follows (1, 2, 2, 3)',
+};
+
 const STANDING_HEADERS = ['#Rank', 'Player', '#Score', '#Percentile', 'Achieved (UTC)'];
 
 export async function boardView(id) {
@@ -173,7 +180,7 @@ export async function boardView(id) {
       ['Top size', board.topSize],
       ['Shards', board.shards],
       ['Retention', `daily ${board.retention.daily} d · weekly ${board.retention.weekly} d · monthly ${board.retention.monthly} d`],
-      ['Rank style', board.rankStyle === 'COMPETITION' ? 'Ties share a rank (1, 2, 2, 4)' : 'A rank each (1, 2, 3, 4)'],
+      ['Rank style', RANK_STYLE_LABELS[board.rankStyle] ?? board.rankStyle],
       ['Time zone', [board.timeZone, ...board.regionTimeZones.map((zone) => `${zone.region}: ${zone.timeZone}`)].join(' · ')],
     ].map(([term, value]) => [h('dt', {}, term), h('dd', {}, String(value))]),
   );
@@ -310,10 +317,8 @@ function editBoardForm(board) {
       'Rank style',
       select(
         'rankStyle',
-        [
-          { value: 'ORDINAL', label: 'A rank each (1, 2, 3, 4)' },
-          { value: 'COMPETITION', label: 'Ties share a rank (1, 2, 2, 4)' },
-        ],
+        // A DENSE board stays DENSE, and no other becomes one: only ORDINAL and COMPETITION swap.
+        (board.rankStyle === 'DENSE' ? ['DENSE'] : ['ORDINAL', 'COMPETITION']).map((value) => ({ value, label: RANK_STYLE_LABELS[value] })),
         board.rankStyle,
       ),
     ),

@@ -22,8 +22,8 @@ export const boards = pgTable(
     shards: integer().notNull().default(1),
     /** The IANA zone whose calendar cuts the calendar buckets (canonical name, checked by the service). */
     timeZone: text().notNull().default('UTC'),
-    /** How ranks are served when a read does not say: ORDINAL or COMPETITION. */
-    rankStyle: text({ enum: ['ORDINAL', 'COMPETITION'] })
+    /** How ranks are served when a read does not say: ORDINAL, COMPETITION or DENSE (DENSE fixed at creation). */
+    rankStyle: text({ enum: ['ORDINAL', 'COMPETITION', 'DENSE'] })
       .notNull()
       .default('ORDINAL'),
     /** Regions whose calendar buckets follow a zone of their own: [{ region, timeZone }]. */
@@ -35,6 +35,7 @@ export const boards = pgTable(
     check('boards_max_score_positive', sql`${table.maxScore} > 0`),
     check('boards_top_size_range', sql`${table.topSize} between 1 and 100`),
     check('boards_shards_range', sql`${table.shards} between 1 and 64`),
+    check('boards_rank_style_known', sql`${table.rankStyle} in ('ORDINAL', 'COMPETITION', 'DENSE')`),
   ],
 );
 

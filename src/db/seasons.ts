@@ -200,3 +200,37 @@ export async function firstRanksOfScores(db: Db, args: { boardId: string; season
     .groupBy(seasonResults.score);
   return new Map(rows.map((row) => [row.score, row.first ?? 0]));
 }
+
+/**
+ * Each score's DENSE rank among a season's frozen standings (erased players' rows included: their
+ * scores still count): 1 + the number of distinct better scores. One recursive query walks the
+ * season's distinct scores from the best down to the worst of `scores`, each step one probe of
+ * season_results_score_idx (the next distinct score, never a scan of a run of ties; PostgreSQL
+ * 15 has no skip scan of its own): O(D log N) for the D distinct scores at or above the worst asked.
+ */
+export async function denseRanksOfScores(
+  db: Db,
+  args: { boardId: string; seasonId: string; order: ScoreOrder; scores: number[] },
+): Promise<Map<number, number>> {
+  if (args.scores.length === 0) return new Map();
+  const asked = [...new Set(args.scores)];
+  const highFirst = args.order === 'HIGH_FIRST';
+  const worst = highFirst ? Math.min(...asked) : Math.max(...asked);
+  // The best score, then each next distinct one: max below (HIGH_FIRST) or min above (LOW_FIRST).
+  const first = highFirst ? sql`max(score)` : sql`min(score)`;
+  const next = highFirst ? sql`max(r.score)` : sql`min(r.score)`;
+  const beyond = highFirst ? sql`r.score < walk.score` : sql`r.score > walk.score`;
+  const notPast = highFirst ? sql`walk.score > ${worst}` : sql`walk.score < ${worst}`;
+  const rows = await db.execute<{ score: string; rank: string }>(sql`
+    with recursive walk(score, rank) as (
+      select ${first}, 1::bigint from season_results where board_id = ${args.boardId} and season_id = ${args.seasonId}
+      union all
+      select (select ${next} from season_results r where r.board_id = ${args.boardId} and r.season_id = ${args.seasonId} and ${beyond}), walk.rank + 1
+      from walk where walk.score is not null and ${notPast}
+    )
+    select score, rank from walk where score in ${sql`(${sql.join(
+      asked.map((score) => sql`${score}`),
+      sql`, `,
+    )})`}`);
+  return new Map(rows.map((row) => [Number(row.score), Number(row.rank)]));
+}

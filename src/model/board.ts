@@ -9,9 +9,10 @@ export type Aggregate = 'BEST' | 'SUM';
 /**
  * How equal scores share ranks. ORDINAL: a rank each (equal scores ordered by who reached the score
  * first, then by player id). COMPETITION: equal scores share the best of their ranks, and the next
- * rank skips (1, 2, 2, 4).
+ * rank skips (1, 2, 2, 4). DENSE: equal scores share a rank, and the next rank follows (1, 2, 2, 3);
+ * only on boards created DENSE, whose index counts their distinct scores (see ranking/dense.ts).
  */
-export type RankStyle = 'ORDINAL' | 'COMPETITION';
+export type RankStyle = 'ORDINAL' | 'COMPETITION' | 'DENSE';
 
 /** Periods whose buckets follow the calendar and expire after the board's retention. */
 export type CalendarPeriod = 'DAILY' | 'WEEKLY' | 'MONTHLY';

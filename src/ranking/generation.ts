@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import calculateSlot from 'cluster-key-slot';
 import { type RedisClient, isCluster } from '../redis.js';
 import type { RankingIndex } from './index.js';
-import { type BoardBucket, bucketKey, shardKeys } from './keys.js';
+import { type BoardBucket, bucketKey, indexKeys } from './keys.js';
 import { dropUnbackedBuckets } from './unbacked.js';
 import type { SourceMark } from '../model/source-mark.js';
 
@@ -144,9 +144,9 @@ export function createIndexGeneration(redis: RedisClient) {
   // On a Cluster, one master's connection ending (it died, or failed over) distrusts that master alone.
   if (isCluster(redis)) redis.on('-node', (_node: unknown, address: string) => distrust(address));
 
-  /** The masters holding a bucket's keys (every shard's); undefined for a key whose master is not known. O(shards). */
+  /** The masters holding a bucket's keys (every shard's, and a DENSE board's counts); undefined for a key whose master is not known. O(shards). */
   function holders(at: BoardBucket): (IndexNode | undefined)[] {
-    return [...new Set(shardKeys(at).map((key) => owners[calculateSlot(key)]))];
+    return [...new Set(indexKeys(at).map((key) => owners[calculateSlot(key)]))];
   }
 
   /** Whether each bucket may be missing entries: one SMISMEMBER per recovering master involved. O(k · shards). */
@@ -178,9 +178,9 @@ export function createIndexGeneration(redis: RedisClient) {
   /** The master a check was made on, as this process knows it now, when its generation is still the one checked. */
   const current = (check: GenerationCheck) => nodes.find((node) => node.marker === check.marker && node.generation === check.generation);
 
-  /** Whether a bucket has a key in a master's slots. O(shards · ranges). */
+  /** Whether a bucket has a key in a master's slots (a DENSE board's counts included). O(shards · ranges). */
   const holdsKeyOf = (slots: [number, number][], at: BoardBucket) =>
-    shardKeys(at).some((key) => {
+    indexKeys(at).some((key) => {
       const slot = calculateSlot(key);
       return slots.some(([from, to]) => from <= slot && slot <= to);
     });
@@ -325,6 +325,7 @@ export const INDEX_METHOD_ROLES = {
   page: 'read',
   size: 'read',
   countBetter: 'read',
+  countDistinctBetter: 'read',
   writeBoardScores: 'write',
   removePlayer: 'unguarded',
   drop: 'unguarded',

@@ -1,6 +1,18 @@
 import type { RedisClient } from '../redis.js';
 import type { BoardScore } from '../model/board.js';
-import { type BoardBucket, bucketKey, playerShardKey, shardKey, shardKeys, shardOf, shardTopChannel, topChannels } from './keys.js';
+import {
+  type BoardBucket,
+  bucketKey,
+  indexKeys,
+  playerShardKey,
+  recountPositionKey,
+  shardKey,
+  shardKeys,
+  shardOf,
+  shardTopChannel,
+  topChannels,
+} from './keys.js';
+import { type MemberChange, applyDenseDeltas, countDistinctBetter, denseDeltas, recountDense } from './dense.js';
 import { lowestPackedAbove, pack, packedDirection, packingFor, unpack } from './packing.js';
 import { type RebuildOptions, rebuildKey, rebuildSortedSet, rebuildTombstoneKey } from './rebuild.js';
 import { defineRankingScripts } from './scripts/index.js';
@@ -56,11 +68,27 @@ const placeOfMember = (at: BoardBucket, { playerId, rank, packed }: RankedMember
 
 const sharded = (at: BoardBucket) => at.board.shards > 1;
 
+/** Whether a bucket's board counts its distinct scores (see dense.ts). */
+const dense = (at: BoardBucket) => at.board.rankStyle === 'DENSE';
+
+/** A write's expiry as the scripts take it: unix seconds, 0 for a key kept until dropped. */
+const expireAtOf = (expiresAt: Date | null) => (expiresAt ? Math.ceil(expiresAt.getTime() / 1000) : 0);
+
 /** What apply-scores.ts answers for each write: [rank, packed, size, changed, packedBefore]. */
 type ApplyReply = [number | null, string | null, number, 0 | 1, string | null];
 
 /** How many values apply-scores.ts answers per write. */
 const REPLY_LENGTH = 5;
+
+/** How many its DENSE variant answers per write: two more, whether a running recount had counted the member before and after. */
+const DENSE_REPLY_LENGTH = 7;
+
+/** What a DENSE shard's script says beside a change: what a running recount had counted of it, and which recount. */
+interface RecountReply {
+  countedBefore: boolean;
+  countedAfter: boolean;
+  epoch: string;
+}
 
 /**
  * The most writes one applyScores call carries (two ARGV strings each), so that a huge batch is
@@ -71,6 +99,8 @@ const WRITES_PER_CALL = 1_000;
 /** One applyScores call: a run of a batch's writes to one sorted set that share its arguments. */
 interface ApplyCall {
   key: string;
+  /** A DENSE board's shard: written by the DENSE variant (see apply-scores.ts). */
+  dense: boolean;
   direction: 'GT' | 'LT';
   expireAt: number;
   topSize: number;
@@ -113,32 +143,52 @@ export function createRankingIndex(redis: RedisClient) {
    * batch's order. Why one call per key rather than per write: the client's cost per command, not
    * Redis's work, is what dominated a batch's CPU. O(k log N) in about one call per key.
    */
-  async function applyWrites(writes: BoardScoreWrite[]): Promise<ApplyReply[]> {
+  async function applyWrites(writes: BoardScoreWrite[]): Promise<{ replies: ApplyReply[]; recounts: (RecountReply | undefined)[] }> {
     const callsByKey = new Map<string, ApplyCall[]>();
     writes.forEach(({ at, score, expiresAt }, i) => {
       const key = playerShardKey(at, score.playerId);
       const packed = String(pack(at.board, packingFor(at.board, at.bucket.period), score.score, score.reachedAt, at.bucket.start));
       const direction = packedDirection(at.board);
-      const expireAt = expiresAt ? Math.ceil(expiresAt.getTime() / 1000) : 0;
+      const expireAt = expireAtOf(expiresAt);
       const calls = callsByKey.get(key) ?? [];
       if (calls.length === 0) callsByKey.set(key, calls);
       let call = calls.at(-1);
       // A write whose arguments differ from the run's (another expiry, say) starts a call of its own after it.
       if (!call || call.indexes.length >= WRITES_PER_CALL || call.direction !== direction || call.expireAt !== expireAt || call.topSize !== at.board.topSize) {
-        call = { key, direction, expireAt, topSize: at.board.topSize, pairs: [], indexes: [] };
+        call = { key, dense: dense(at), direction, expireAt, topSize: at.board.topSize, pairs: [], indexes: [] };
         calls.push(call);
       }
       call.pairs.push(score.playerId, packed);
       call.indexes.push(i);
     });
     const replies: ApplyReply[] = new Array<ApplyReply>(writes.length);
+    const recounts: (RecountReply | undefined)[] = new Array<RecountReply | undefined>(writes.length);
     await Promise.all(
-      [...callsByKey.values()].flat().map(async ({ key, direction, expireAt, topSize, pairs, indexes }) => {
-        const flat = await redis.applyScores(key, rebuildKey(key), rebuildTombstoneKey(key), direction, expireAt, topSize, ...pairs);
-        indexes.forEach((i, k) => (replies[i] = flat.slice(REPLY_LENGTH * k, REPLY_LENGTH * (k + 1)) as ApplyReply));
+      [...callsByKey.values()].flat().map(async ({ key, dense, direction, expireAt, topSize, pairs, indexes }) => {
+        if (!dense) {
+          const flat = await redis.applyScores(key, rebuildKey(key), rebuildTombstoneKey(key), direction, expireAt, topSize, ...pairs);
+          indexes.forEach((i, k) => (replies[i] = flat.slice(REPLY_LENGTH * k, REPLY_LENGTH * (k + 1)) as ApplyReply));
+          return;
+        }
+        const flat = await redis.applyDenseScores(
+          key,
+          rebuildKey(key),
+          rebuildTombstoneKey(key),
+          recountPositionKey(key),
+          direction,
+          expireAt,
+          topSize,
+          ...pairs,
+        );
+        const epoch = String(flat.at(-1));
+        indexes.forEach((i, k) => {
+          const reply = flat.slice(DENSE_REPLY_LENGTH * k, DENSE_REPLY_LENGTH * (k + 1));
+          replies[i] = reply.slice(0, REPLY_LENGTH) as ApplyReply;
+          recounts[i] = { countedBefore: reply[5] === 1, countedAfter: reply[6] === 1, epoch };
+        });
       }),
     );
-    return replies;
+    return { replies, recounts };
   }
 
   /**
@@ -180,6 +230,31 @@ export function createRankingIndex(redis: RedisClient) {
     });
   }
 
+  /**
+   * Moves the distinct-score counts of the DENSE buckets written by each write's old → new packed
+   * value as the write script reported it, with the part a running recount had counted (see
+   * dense.ts): one applyDense call per bucket (and expiry, and recount read against). Nothing for
+   * other boards. O(k log D).
+   */
+  async function countDenseWrites(writes: BoardScoreWrite[], replies: ApplyReply[], recounts: (RecountReply | undefined)[]): Promise<void> {
+    const byBucket = new Map<string, { at: BoardBucket; expireAt: number; epoch: string; changes: MemberChange[] }>();
+    writes.forEach(({ at, expiresAt }, i) => {
+      const recount = recounts[i];
+      if (!recount) return;
+      const expireAt = expireAtOf(expiresAt);
+      // Changes read against different recounts (shards a recount reached or not yet) go apart.
+      const name = [bucketKey(at), expireAt, recount.epoch].join('\u0000');
+      const group = byBucket.get(name) ?? { at, expireAt, epoch: recount.epoch, changes: [] };
+      const change = { before: replies[i]![4], after: replies[i]![1], countedBefore: recount.countedBefore, countedAfter: recount.countedAfter };
+      if (group.changes.push(change) === 1) byBucket.set(name, group);
+    });
+    await Promise.all(
+      [...byBucket.values()].map(({ at, expireAt, epoch, changes }) =>
+        applyDenseDeltas(redis, at, epoch, denseDeltas(packingFor(at.board, at.bucket.period), changes), expireAt),
+      ),
+    );
+  }
+
   /** The places after the writes: as the write script read them, or placed on the whole bucket when it is sharded. */
   async function placesAfter(writes: BoardScoreWrite[], replies: ApplyReply[]): Promise<{ size: number; place: Place | null }[]> {
     const out = replies.map(([rank, packed, size], i) => {
@@ -212,8 +287,9 @@ export function createRankingIndex(redis: RedisClient) {
      */
     async writeBoardScores(writes: BoardScoreWrite[]): Promise<{ size: number; place: Place | null }[]> {
       if (writes.length === 0) return [];
-      const replies = await applyWrites(writes);
-      return placesAfter(writes, replies);
+      const { replies, recounts } = await applyWrites(writes);
+      const [places] = await Promise.all([placesAfter(writes, replies), countDenseWrites(writes, replies, recounts)]);
+      return places;
     },
 
     /**
@@ -221,7 +297,8 @@ export function createRankingIndex(redis: RedisClient) {
      * Answers, per bucket, the 1-based rank the player held just before within their shard (the
      * bucket's rank on a one-shard board), or null where they were not ranked. A rank within a
      * shard is never larger than the rank in the whole bucket, so one outside the watched top
-     * means that top did not change. Two script calls per bucket: O(k log N).
+     * means that top did not change. Two script calls per bucket (three on a DENSE board, whose
+     * counts lose the score removed): O(k log N).
      */
     async removePlayer(at: BoardBucket[], playerId: string): Promise<(number | null)[]> {
       return Promise.all(
@@ -232,8 +309,14 @@ export function createRankingIndex(redis: RedisClient) {
           // rebuild's snapshot read before this removal cannot bring them back either (see
           // rebuild-remove.ts). Nothing is created when no rebuild runs.
           const outOfRebuild = redis.removeFromRebuild(rebuildKey(key), rebuildTombstoneKey(key), playerId);
-          const removed = redis.removeMember(key, playerId);
-          const [, rank] = await Promise.all([outOfRebuild, removed]);
+          if (!dense(bucket)) {
+            const [, rank] = await Promise.all([outOfRebuild, redis.removeMember(key, playerId)]);
+            return rank === null ? null : rank + 1;
+          }
+          const [, [rank, packed, counted, epoch]] = await Promise.all([outOfRebuild, redis.removeDenseMember(key, recountPositionKey(key), playerId)]);
+          const change = { before: packed, after: null, countedBefore: counted === 1, countedAfter: false };
+          // The counts' expiry stays as it is (0): they expire when their bucket's sorted sets do.
+          await applyDenseDeltas(redis, bucket, epoch, denseDeltas(packingFor(bucket.board, bucket.bucket.period), [change]), 0);
           return rank === null ? null : rank + 1;
         }),
       );
@@ -311,13 +394,24 @@ export function createRankingIndex(redis: RedisClient) {
     },
 
     /**
-     * Drops the sorted sets of the given board buckets (a closed season's), every shard; answers
-     * how many keys existed. UNLINK frees the members in the background, so a large set does not
+     * For each score, how many distinct scores held in a DENSE board's bucket are strictly better
+     * (whoever holds them): a score's DENSE rank is one more. One ZCOUNT per score on the bucket's
+     * distinct scores (see dense.ts), whatever its shards: O(k log D) for D distinct scores. A
+     * bucket of a board that is not DENSE counts none.
+     */
+    async countDistinctBetter(at: BoardBucket, scores: number[]): Promise<number[]> {
+      if (!dense(at)) throw new RangeError(`board "${at.board.id}" is not DENSE: its buckets do not count distinct scores`);
+      return countDistinctBetter(redis, at, scores);
+    },
+
+    /**
+     * Drops the sorted sets of the given board buckets (a closed season's), every shard, and a DENSE
+     * board's distinct-score keys; answers how many keys existed. UNLINK frees the members in the background, so a large set does not
      * block Redis. One UNLINK per key, since each bucket (and shard) is a hash tag, and so maybe a
      * Cluster node, of its own. O(k · S) here.
      */
     async drop(at: BoardBucket[]): Promise<number> {
-      const unlinked = await Promise.all(at.flatMap(shardKeys).map((key) => redis.unlink(key)));
+      const unlinked = await Promise.all(at.flatMap(indexKeys).map((key) => redis.unlink(key)));
       return unlinked.reduce((total, n) => total + n, 0);
     },
 
@@ -345,11 +439,14 @@ export function createRankingIndex(redis: RedisClient) {
 
     /**
      * Replaces a bucket's sorted sets (every shard) with `chunks` of board scores, each shard in
-     * one atomic swap; answers the number of players ranked after it. See rebuild.ts. O(N log N)
+     * one atomic swap; answers the number of players ranked after it. See rebuild.ts. A DENSE
+     * board's distinct scores are then recounted from the swapped sets (see recountDense). O(N log N)
      * for N members.
      */
     async rebuild(at: BoardBucket, chunks: AsyncIterable<BoardScore[]>, options: RebuildOptions): Promise<number> {
-      return rebuildSortedSet(redis, at, chunks, options);
+      const size = await rebuildSortedSet(redis, at, chunks, options);
+      if (dense(at)) await recountDense(redis, at, options.expiresAt, options.membersPerRecount);
+      return size;
     },
   };
 }

@@ -73,3 +73,67 @@ export function shardTopChannel(key: string): string {
 export function topChannels(at: BoardBucket): string[] {
   return shardKeys(at).map(shardTopChannel);
 }
+
+/** A DENSE bucket's keys beside its sorted sets (see ranking/dense.ts). */
+export interface DenseKeys {
+  /** The distinct scores held: a sorted set of order values. */
+  scores: string;
+  /** How many members hold each: a hash. */
+  counts: string;
+  /** A running recount's distinct scores and counts. */
+  recountScores: string;
+  recountCounts: string;
+  /** Which recounts made the live counts: a hash {live, previous}. */
+  lineage: string;
+  /** The running recount's id, on a lease. */
+  running: string;
+}
+
+/**
+ * A DENSE board's count of distinct scores in one bucket (see ranking/dense.ts): a sorted set of
+ * the distinct scores held, e.g. `lb:{race:WEEKLY:2026-W48:eu}#dense`, a hash of how many members
+ * hold each, `...#dense:counts`, and while it is recounted the recount's pair (`#recount` after
+ * each), the lineage and the running recount's lease. One set per bucket whatever its shards: all
+ * follow the bucket's own hash tag (on a one-shard board, its sorted set's slot; on a sharded one,
+ * a slot of their own). O(1).
+ */
+export function denseKeys(at: BoardBucket): DenseKeys {
+  const scores = `${bucketKey(at)}#dense`;
+  const counts = `${scores}:counts`;
+  return {
+    scores,
+    counts,
+    recountScores: `${scores}#recount`,
+    recountCounts: `${counts}#recount`,
+    lineage: `${scores}#lineage`,
+    running: `${scores}#recounting`,
+  };
+}
+
+/** A DENSE bucket's keys as its scripts take them: live scores, live counts, recount scores, recount counts, lineage, lease. */
+export type DenseKeyList = [string, string, string, string, string, string];
+
+/** A DENSE bucket's keys in the order its scripts take them (see dense-apply.ts): live scores and counts, the recount's, the lineage, the lease. */
+export function denseKeyList(at: BoardBucket): DenseKeyList {
+  const { scores, counts, recountScores, recountCounts, lineage, running } = denseKeys(at);
+  return [scores, counts, recountScores, recountCounts, lineage, running];
+}
+
+/**
+ * How far a recount of a DENSE bucket has read one shard (see recount-position.ts): the shard's
+ * key plus `#recount`, e.g. `lb:{race:WEEKLY:2026-W48:eu#3}#recount`, in the shard's slot. O(1).
+ */
+export function recountPositionKey(shardKey: string): string {
+  return `${shardKey}#recount`;
+}
+
+/**
+ * Every key that holds a bucket's index: its shards' sorted sets, and on a DENSE board its
+ * distinct-score keys and its shards' recount positions. What a lost node may have taken with it
+ * (see generation.ts), and what a drop unlinks. O(shards).
+ */
+export function indexKeys(at: BoardBucket): string[] {
+  const shards = shardKeys(at);
+  if (at.board.rankStyle !== 'DENSE') return shards;
+  return [...shards, ...denseKeyList(at), ...shards.map(recountPositionKey)];
+}

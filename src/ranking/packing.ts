@@ -71,8 +71,21 @@ export function pack(board: PackingBoard, packing: Packing, score: number, reach
   // Clamp rather than refuse: a result from before the bucket's origin ties on time with the
   // earliest; one beyond the span (decades away) ties with the latest. Order is never inverted.
   const t = Math.min(slots - 1, Math.max(0, Math.floor((reachedAt.getTime() - bucketStart.getTime()) / packing.unitMs)));
-  const s = board.order === 'HIGH_FIRST' ? score : board.maxScore - score;
+  const s = scoreOrder(board, score);
   return s * slots + (slots - 1 - t);
+}
+
+/**
+ * A score's place in the order every packed value follows: `s` above (the score, or its mirror on
+ * a LOW_FIRST board), so a larger one is a better score. What a DENSE board counts distinct. O(1).
+ */
+export function scoreOrder(board: PackingBoard, score: number): number {
+  return board.order === 'HIGH_FIRST' ? score : board.maxScore - score;
+}
+
+/** The {@link scoreOrder} of the score a packed value holds, whenever it was reached. O(1). */
+export function scoreOrderOfPacked(packing: Packing, packed: number): number {
+  return Math.floor(packed / 2 ** packing.timeBits);
 }
 
 /**
@@ -80,14 +93,14 @@ export function pack(board: PackingBoard, packing: Packing, score: number, reach
  * or above it are exactly those with a better score (the score sits above the time bits). O(1).
  */
 export function lowestPackedAbove(board: PackingBoard, packing: Packing, score: number): number {
-  const s = board.order === 'HIGH_FIRST' ? score : board.maxScore - score;
+  const s = scoreOrder(board, score);
   return (s + 1) * 2 ** packing.timeBits;
 }
 
 /** The score and the start of the time unit it was reached in, read back from a packed value. O(1). */
 export function unpack(board: PackingBoard, packing: Packing, packed: number, bucketStart: Date): { score: number; reachedAt: Date } {
   const slots = 2 ** packing.timeBits;
-  const s = Math.floor(packed / slots);
+  const s = scoreOrderOfPacked(packing, packed);
   const t = slots - 1 - (packed - s * slots);
   return {
     score: board.order === 'HIGH_FIRST' ? s : board.maxScore - s,

@@ -37,6 +37,8 @@ export interface RebuildOptions {
   membersPerZadd?: number;
   /** Chunks being written at once (each one pipeline of ZADDs) while the next chunk is read. Default 4. */
   chunksInFlight?: number;
+  /** Members read per call while a DENSE board's distinct scores are recounted after the swap (see ranking/dense.ts). Default 5,000. */
+  membersPerRecount?: number;
 }
 
 /** Another rebuild of the same bucket holds its rebuild key; nothing was written. */

@@ -1,9 +1,12 @@
 import { type RedisClient, isCluster, mastersOf } from '../redis.js';
 import { PERIODS } from '../model/board.js';
-import { type BoardBucket, shardKeys } from './keys.js';
+import { type BoardBucket, indexKeys } from './keys.js';
 
-/** A bucket's sorted set (or one shard's): `lb:{board:PERIOD:label[:region][#shard]}`, nothing after the brace. */
-const SORTED_SET_KEY = new RegExp(`^lb:\\{[^{}:]+:(${PERIODS.join('|')}):[^{}]+\\}$`);
+/**
+ * A bucket's sorted set (or one shard's): `lb:{board:PERIOD:label[:region][#shard]}`, nothing after
+ * the brace; or a DENSE bucket's keys beside them, the same with `#dense...` or `#recount` after.
+ */
+const SORTED_SET_KEY = new RegExp(`^lb:\\{[^{}:]+:(${PERIODS.join('|')}):[^{}]+\\}(#dense(:counts)?(#recount|#lineage|#recounting)?|#recount)?$`);
 
 /**
  * Unlinks, on the master at `address` (the node itself on one node), every bucket sorted set that is
@@ -13,7 +16,7 @@ const SORTED_SET_KEY = new RegExp(`^lb:\\{[^{}:]+:(${PERIODS.join('|')}):[^{}]+\
  * caches are left alone. Answers how many keys went. O(keys on that master) (SCAN).
  */
 export async function dropUnbackedBuckets(redis: RedisClient, address: string, backed: BoardBucket[]): Promise<number> {
-  const keep = new Set(backed.flatMap(shardKeys));
+  const keep = new Set(backed.flatMap(indexKeys));
   const prefix = (isCluster(redis) ? redis.options.redisOptions?.keyPrefix : redis.options.keyPrefix) ?? '';
   const node = isCluster(redis) ? mastersOf(redis).find((master) => `${master.options.host}:${master.options.port}` === address) : redis;
   if (!node) return 0;

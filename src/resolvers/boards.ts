@@ -68,6 +68,11 @@ export async function updateBoard(ctx: Context, input: UpdateBoardInput): Promis
     const regions = input.addRegions ? [...new Set([...board.regions, ...input.addRegions])] : undefined;
     if (regions && regions.length > MAX_REGIONS)
       throw badInput(`addRegions: a board keeps at most ${MAX_REGIONS} regions; "${board.id}" would have ${regions.length}.`);
+    // Only a board created DENSE counts its distinct scores (see ranking/dense.ts): no board becomes or stops being one.
+    if (input.rankStyle && input.rankStyle !== board.rankStyle && (input.rankStyle === 'DENSE' || board.rankStyle === 'DENSE'))
+      throw badInput(
+        `rankStyle: board "${board.id}" is ${board.rankStyle}; a board is DENSE only when created so, and stays DENSE: ORDINAL and COMPETITION may be swapped, to or from DENSE is refused.`,
+      );
     const problem = input.maxScore === null || input.maxScore === undefined ? null : maxScoreProblem(board, input.maxScore);
     if (problem) throw badInput(`maxScore: ${problem}`);
     return {

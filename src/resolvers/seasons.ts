@@ -1,4 +1,12 @@
-import { type Season, findSeason, firstRanksOfScores, insertSeason, listSeasons as listSeasonRows, pageSeasonResults } from '../db/seasons.js';
+import {
+  type Season,
+  findSeason,
+  denseRanksOfScores,
+  firstRanksOfScores,
+  insertSeason,
+  listSeasons as listSeasonRows,
+  pageSeasonResults,
+} from '../db/seasons.js';
 import { closeSeason as closeAndFreeze } from '../jobs/close-season.js';
 import type { Board, EntryMetadata, RankStyle } from '../model/board.js';
 import { requireBoard } from './buckets.js';
@@ -106,14 +114,18 @@ export async function readSeasonResults(
     metadata: args.withMetadata,
   });
   const rows = page.rows.slice(0, args.first);
-  // COMPETITION: each score's first frozen rank (an erased player's place still counts).
-  const firstRanks =
-    styleOf(board, args.rankStyle) === 'COMPETITION'
-      ? await firstRanksOfScores(services.database.db, { boardId: board.id, seasonId: season.id, scores: rows.map((row) => row.score) })
-      : null;
+  // COMPETITION: each score's first frozen rank; DENSE: its place among the distinct scores (an erased player's row still counts).
+  const style = styleOf(board, args.rankStyle);
+  const of = { boardId: board.id, seasonId: season.id, scores: rows.map((row) => row.score) };
+  const styledRanks =
+    style === 'COMPETITION'
+      ? await firstRanksOfScores(services.database.db, of)
+      : style === 'DENSE'
+        ? await denseRanksOfScores(services.database.db, { ...of, order: board.order })
+        : null;
   const edges = rows.map((row) => ({
     cursor: services.cursors.encode(scope, { packed: row.rank, playerId: row.playerId }),
-    node: frozenStanding(row, firstRanks?.get(row.score) ?? row.rank, page.size),
+    node: frozenStanding(row, styledRanks?.get(row.score) ?? row.rank, page.size),
   }));
   return { edges, pageInfo: { hasNextPage: page.rows.length > args.first, endCursor: edges.at(-1)?.cursor ?? null } };
 }

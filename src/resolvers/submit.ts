@@ -19,6 +19,7 @@ import { takeOutFlaggedMeanwhile } from './flag-recheck.js';
 import { liveSeasonsOf } from './season-directory.js';
 import { settleBy } from '../deadline.js';
 import { type PeriodStanding, bucketOfAnswer, toStanding } from './standings.js';
+import { styledPlaces } from './rank-styles.js';
 
 /** The most results one submitScores call may carry. */
 export const MAX_BATCH = 1_000;
@@ -171,7 +172,7 @@ export async function submitScores(ctx: Context, inputs: SubmitScoreInput[], { b
         ? []
         : outcome.duplicate
           ? await readStandings(ctx, bucketsOfResult(entry.board, outcome.recorded.achievedAt, outcome.recorded.region, now, entry.seasons), entry.playerId)
-          : standingsOf(entry, places);
+          : await standingsOf(services, entry, places);
       return { duplicate: outcome.duplicate, improved: outcome.improved, standings };
     }),
   );
@@ -296,23 +297,51 @@ async function writeIndex(
   }
 }
 
-function standingsOf(entry: PreparedEntry, places: SubmissionRecorded['places']): PeriodStanding[] {
+function standingsOf(services: Services, entry: PreparedEntry, places: SubmissionRecorded['places']): PeriodStanding[] | Promise<PeriodStanding[]> {
   const own = places.get(entry) ?? [];
-  return entry.buckets.flatMap((at, b) => {
-    const found = own[b];
-    return found ? [{ ...bucketOfAnswer(at), standing: toStanding(found.at, found.place, found.size, found.recorded) }] : [];
+  const found = entry.buckets.flatMap((at, b) => (own[b] ? [{ at, placed: own[b] }] : []));
+  const answer = (at: ResultBucket, placed: PlaceWithSize, place: Place) => ({
+    ...bucketOfAnswer(at),
+    standing: toStanding(placed.at, place, placed.size, placed.recorded),
   });
+  // An ORDINAL board's places are answered as placed, with nothing more to wait for.
+  if (entry.board.rankStyle === 'ORDINAL') return found.map(({ at, placed }) => answer(at, placed, placed.place));
+  return Promise.all(
+    found.map(async ({ at, placed }) => {
+      const place = await inBoardStyle(services, placed.at, placed.place);
+      return place ? [answer(at, placed, place)] : [];
+    }),
+  ).then((standings) => standings.flat());
+}
+
+/**
+ * A place with the rank of its board's rankStyle, as a read that does not say serves it: as
+ * placed on an ORDINAL board (no index call); counted once on a COMPETITION or DENSE one (see
+ * styledPlaces). Null when that count cannot be read: the result is recorded, and answered
+ * without that standing, as when the index write fails.
+ */
+async function inBoardStyle(services: Services, at: BoardBucket, place: Place): Promise<Place | null> {
+  if (at.board.rankStyle === 'ORDINAL') return place;
+  try {
+    const [styled] = await styledPlaces(services, at, [place], at.board.rankStyle);
+    return styled ?? null;
+  } catch (error) {
+    services.log.error({ err: error }, 'index read failed for the rank style of a submitted result');
+    return null;
+  }
 }
 
 /** The current standings of a replayed result, so a retried call answers as the first one would now. */
 async function readStandings(ctx: Context, buckets: ResultBucket[], playerId: string): Promise<PeriodStanding[]> {
   try {
-    const views = await Promise.all(buckets.map((at) => ctx.services.index.standings(at, [playerId])));
-    return buckets.flatMap((at, i) => {
-      const view = views[i]!;
-      const place = view.places[0];
-      return place ? [{ ...bucketOfAnswer(at), standing: toStanding(at, place, view.size) }] : [];
-    });
+    const views = await Promise.all(
+      buckets.map(async (at) => {
+        const view = await ctx.services.index.standings(at, [playerId]);
+        const [place] = await styledPlaces(ctx.services, at, view.places, at.board.rankStyle);
+        return place ? [{ ...bucketOfAnswer(at), standing: toStanding(at, place, view.size) }] : [];
+      }),
+    );
+    return views.flat();
   } catch (error) {
     ctx.services.log.error({ err: error }, 'index read failed for a replayed result');
     return [];

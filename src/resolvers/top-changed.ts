@@ -15,11 +15,15 @@ export type { TopEvent } from '../pubsub/top-feed.js';
  * topChanged: the views of one bucket's top `limit` places, the current one at once and then one
  * each time those places change (who, their order, or a score), through this process's top feed
  * (src/pubsub/top-feed.ts). Checked like `top`: NOT_FOUND / BAD_USER_INPUT for the bucket, and
- * BAD_USER_INPUT for a limit above the board's topSize. UNAVAILABLE when Redis does not answer or
- * the process is stopping. O(limit) per view.
+ * BAD_USER_INPUT for a limit above the board's topSize and for DENSE asked of a board that is not
+ * DENSE. UNAVAILABLE when Redis does not answer or the process is stopping. O(limit) per view.
  */
-export async function watchTopChanged(ctx: Context, args: BucketArgs & { limit: number }): Promise<AsyncIterable<TopEvent>> {
+export async function watchTopChanged(
+  ctx: Context,
+  args: BucketArgs & { limit: number; rankStyle?: RankStyle | null | undefined },
+): Promise<AsyncIterable<TopEvent>> {
   const board = await requireBoard(ctx.services, args.board);
+  styleOf(board, args.rankStyle);
   if (args.limit > board.topSize) throw badInput(`limit must be at most board "${board.id}"'s topSize of ${board.topSize}.`);
   const at = await resolveBoardBucket(ctx.services, args);
   const feed = ctx.services.topFeed;

@@ -106,7 +106,7 @@ const UpdateBoardInput = builder.inputType('UpdateBoardInput', {
     id: t.id({ required: true, validate: boardIdSchema }),
     title: t.string({ validate: TITLE.nullish() }),
     topSize: t.int({ validate: intRange(1, 100, 'topSize').nullish() }),
-    rankStyle: t.field({ type: RankStyleEnum, description: 'ORDINAL and COMPETITION may be swapped.' }),
+    rankStyle: t.field({ type: RankStyleEnum, description: 'ORDINAL and COMPETITION may be swapped; to or from DENSE is refused.' }),
     addRegions: t.stringList({
       description: 'Regions to add; existing ones stay.',
       validate: z.array(regionSchema).max(MAX_REGIONS, `at most ${MAX_REGIONS} regions`).nullish(),

@@ -24,6 +24,7 @@ export const RankStyleEnum = builder.enumType('RankStyle', {
   values: {
     ORDINAL: { description: "1, 2, 3, 4: a rank each; equal scores ordered by who reached the score first, then by player id (today's)." },
     COMPETITION: { description: '1, 2, 2, 4: equal scores share the best of their ranks; the next rank skips.' },
+    DENSE: { description: '1, 2, 2, 3: equal scores share a rank; the next rank follows. Only on boards created with rankStyle DENSE.' },
   } as const,
 });
 

@@ -1,3 +1,5 @@
+import { recountPositionLua } from './recount-position.js';
+
 /**
  * applyScores: writes a batch's packed board scores into one sorted set (a bucket's, or one shard's
  * of a sharded bucket), in the batch's order, each exactly as one write on its own would go:
@@ -48,8 +50,8 @@
  *
  * O(k log N) for k writes into a set of N members.
  */
-export const applyScoresLua = `
-local key = KEYS[1]
+const applyScoresScript = (dense: { setup: string; perWrite: string; end: string } | null) => `
+${dense?.setup ?? ''}local key = KEYS[1]
 local direction = ARGV[1]
 local expireAt = ARGV[2]
 local topSize = tonumber(ARGV[3])
@@ -84,9 +86,38 @@ for i = 4, #ARGV - 1, 2 do
   replies[n + 3] = redis.call('ZCARD', key)
   replies[n + 4] = changed
   replies[n + 5] = packedBefore
-end
+${dense?.perWrite ?? ''}end
 if anyChanged then
   redis.call('SPUBLISH', key .. '#top', '')
 end
-return replies
+${dense?.end ?? ''}return replies
 `;
+
+export const applyScoresLua = applyScoresScript(null);
+
+/**
+ * applyDenseScores: applyScores for a DENSE board's shard (see ranking/dense.ts), which also says,
+ * for each write, whether a recount of its bucket running now has counted the member's position
+ * before and after the write (see recount-position.ts), so the counts can be moved exactly
+ * (dense-apply.ts). Other boards' writes never run it.
+ *
+ * KEYS[1..3]  as applyScores
+ * KEYS[4]     the shard's recount position (see recountPositionKey in dense.ts)
+ * ARGV        as applyScores
+ *
+ * Returns applyScores's five replies per write plus two: 1 when the recount had counted the
+ * position before the write (0 when not, or when the member was not there), and the same after
+ * it; then, once at the end, the recount's id ('' when none ever ran).
+ *
+ * O(k log N) for k writes.
+ */
+export const applyDenseScoresLua = applyScoresScript({
+  setup: `${recountPositionLua}
+local recount = recountState(KEYS[4])
+`,
+  perWrite: `  replies[n + 6] = (packedBefore and counted(recount, packedBefore, member)) and 1 or 0
+  replies[n + 7] = (packed and counted(recount, packed, member)) and 1 or 0
+`,
+  end: `replies[#replies + 1] = recount.id
+`,
+});

@@ -1,10 +1,11 @@
 import type { Result } from 'ioredis';
 import type { RedisClient } from '../../redis.js';
-import { applyScoresLua } from './apply-scores.js';
+import type { DenseKeyList } from '../keys.js';
+import { applyDenseScoresLua, applyScoresLua } from './apply-scores.js';
 import { readAroundLua } from './read-around.js';
 import { readStandingsLua } from './read-standings.js';
 import { readTopLua } from './read-top.js';
-import { removeMemberLua } from './remove-member.js';
+import { removeDenseMemberLua, removeMemberLua } from './remove-member.js';
 import { beginRebuildLua } from './rebuild-begin.js';
 import { checkGenerationLua } from './check-generation.js';
 import { planRecoveryLua } from './plan-recovery.js';
@@ -14,6 +15,10 @@ import { swapRebuiltLua } from './rebuild-swap.js';
 import { countAheadLua } from './count-ahead.js';
 import { readAfterLua } from './read-after.js';
 import { readNearLua } from './read-near.js';
+import { applyDenseLua } from './dense-apply.js';
+import { swapDenseLua } from './dense-swap.js';
+import { beginDenseRecountLua } from './dense-begin.js';
+import { recountChunkLua } from './recount-chunk.js';
 
 /** A member's place as a script reports it: 0-based rank and packed score as Redis prints it, or nulls. */
 export type RawPlace = [rank: number | null, packed: string | null];
@@ -41,6 +46,30 @@ declare module 'ioredis' {
     readAround(key: string, playerId: string, radius: number): Result<(number | string)[], Context>;
     /** See remove-member.ts. Returns the 0-based rank the member held, or null when it was not there. */
     removeMember(key: string, playerId: string): Result<number | null, Context>;
+    /**
+     * See apply-scores.ts (applyDenseScores). Returns applyScores's replies with [countedBefore,
+     * countedAfter] after each write's five, then the recount's id.
+     */
+    applyDenseScores(
+      key: string,
+      rebuildKey: string,
+      tombstoneKey: string,
+      recountPositionKey: string,
+      direction: 'GT' | 'LT',
+      expireAt: number,
+      topSize: number,
+      ...idPackedPairs: string[]
+    ): Result<(number | string | null)[], Context>;
+    /** See remove-member.ts (removeDenseMember). Returns [rank, packed, counted, recount id]. */
+    removeDenseMember(key: string, recountPositionKey: string, playerId: string): Result<[number | null, string | null, 0 | 1, string], Context>;
+    /** See dense-apply.ts. Returns the number of distinct scores listed live. */
+    applyDense(...args: [...keys: DenseKeyList, expireAt: number, epoch: string, ...valueLiveCountedTriples: string[]]): Result<number, Context>;
+    /** See dense-swap.ts. Returns the number of distinct scores now live, or -1 when the recount is no longer the running one. */
+    swapDense(...args: [...keys: DenseKeyList, expireAt: number, recountId: string]): Result<number, Context>;
+    /** See dense-begin.ts. Returns 1. */
+    beginDenseRecount(scoresKey: string, countsKey: string, runningKey: string, id: string, leaseMs: number): Result<number, Context>;
+    /** See recount-chunk.ts. Returns [id1, packed1, ...], or null when another recount took over. */
+    recountChunk(key: string, recountPositionKey: string, id: string, count: number): Result<string[] | null, Context>;
     /** See count-ahead.ts. Returns [size, ahead1, ahead2, ...] for the (packed, id) pairs given. */
     countAhead(key: string, ...packedIdPairs: string[]): Result<number[], Context>;
     /** See read-after.ts. Returns [size, before, id1, packed1, ...]. */
@@ -81,4 +110,10 @@ export function defineRankingScripts(redis: RedisClient): void {
   redis.defineCommand('removeFromRebuild', { numberOfKeys: 2, lua: removeFromRebuildLua });
   redis.defineCommand('checkGeneration', { numberOfKeys: 1, lua: checkGenerationLua });
   redis.defineCommand('planRecovery', { numberOfKeys: 1, lua: planRecoveryLua });
+  redis.defineCommand('applyDenseScores', { numberOfKeys: 4, lua: applyDenseScoresLua });
+  redis.defineCommand('removeDenseMember', { numberOfKeys: 2, lua: removeDenseMemberLua });
+  redis.defineCommand('applyDense', { numberOfKeys: 6, lua: applyDenseLua });
+  redis.defineCommand('swapDense', { numberOfKeys: 6, lua: swapDenseLua });
+  redis.defineCommand('beginDenseRecount', { numberOfKeys: 3, lua: beginDenseRecountLua });
+  redis.defineCommand('recountChunk', { numberOfKeys: 2, lua: recountChunkLua });
 }
