@@ -4,7 +4,7 @@ import { type BucketDrift, liveBuckets, measureBucketDrift } from '../jobs/index
 import { type Board, PERIODS, type Period } from '../model/board.js';
 import type { BoardBucket } from '../ranking/index.js';
 import { resolveBoardBucket } from './buckets.js';
-import type { Context } from './context.js';
+import type { Services } from './context.js';
 
 /** The most buckets a board lists: its live ones first, then the newest kept ones. */
 export const MAX_LISTED_BUCKETS = 100;
@@ -34,8 +34,7 @@ function notKept(error: unknown): null {
  * newest first, at most MAX_LISTED_BUCKETS. One count query and one ZCARD per bucket, plus a loose
  * index scan for the lists that hold board scores.
  */
-export async function boardBuckets(ctx: Context, board: Board): Promise<BucketStatus[]> {
-  const { services } = ctx;
+export async function boardBuckets(services: Services, board: Board): Promise<BucketStatus[]> {
   const live = await liveBuckets(services, board);
   const stored = (await listsWithBoardScores(services.database.sql))
     .filter((list) => list.boardId === board.id)
@@ -43,9 +42,7 @@ export async function boardBuckets(ctx: Context, board: Board): Promise<BucketSt
   const buckets = [...live];
   for (const list of stored) {
     if (buckets.length >= MAX_LISTED_BUCKETS) break;
-    const at = await resolveBoardBucket(ctx.services, { board: board.id, period: list.period, bucket: list.bucket, region: list.region || null }).catch(
-      notKept,
-    );
+    const at = await resolveBoardBucket(services, { board: board.id, period: list.period, bucket: list.bucket, region: list.region || null }).catch(notKept);
     if (at && !buckets.some((known) => sameBucket(known, at))) buckets.push(at);
   }
   return Promise.all(

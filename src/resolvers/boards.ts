@@ -1,18 +1,18 @@
 import { type NewBoard, changeBoard, insertBoard } from '../db/boards.js';
 import { type Board, PERIODS, type RankStyle, type RegionTimeZone } from '../model/board.js';
 import { canonicalTimeZone } from '../model/buckets.js';
-import type { Context } from './context.js';
+import type { Services } from './context.js';
 import { badInput, notFound } from './errors.js';
 
 /** A board as createBoard receives it: everything but what the service sets (its epoch, its creation time). */
 export type CreateBoardInput = NewBoard;
 
 /** Creates a board; the input type has already checked each field. ALL_TIME is always kept. */
-export async function createBoard(ctx: Context, input: CreateBoardInput): Promise<Board> {
+export async function createBoard(services: Services, input: CreateBoardInput): Promise<Board> {
   // Kept in the contract's order (ALL_TIME, SEASON, MONTHLY, WEEKLY, DAILY), whatever the input's.
   const periods = PERIODS.filter((period) => period === 'ALL_TIME' || input.periods.includes(period));
   const regions = [...new Set(input.regions)];
-  const board = await insertBoard(ctx.services.database.db, {
+  const board = await insertBoard(services.database.db, {
     ...input,
     periods,
     regions,
@@ -20,7 +20,7 @@ export async function createBoard(ctx: Context, input: CreateBoardInput): Promis
     regionTimeZones: requireRegionTimeZones(input.regionTimeZones ?? [], regions),
   });
   if (!board) throw badInput(`A board "${input.id}" exists already.`);
-  return ctx.services.boards.remember(board);
+  return services.boards.remember(board);
 }
 
 /** The canonical name of an IANA time zone, or BAD_USER_INPUT naming the field. */
@@ -61,8 +61,8 @@ export const MAX_REGIONS = 32;
  * maxScoreProblem). Nothing is written when anything is refused. The process serves the change at
  * once, the others within a second (see board-directory.ts).
  */
-export async function updateBoard(ctx: Context, input: UpdateBoardInput): Promise<Board> {
-  const { database, boards } = ctx.services;
+export async function updateBoard(services: Services, input: UpdateBoardInput): Promise<Board> {
+  const { database, boards } = services;
   // Checked against the board as stored, under its row lock: concurrent changes take turns.
   const updated = await changeBoard(database.db, input.id, (board) => {
     const regions = input.addRegions ? [...new Set([...board.regions, ...input.addRegions])] : undefined;

@@ -1,6 +1,6 @@
 import { erasePlayer } from '../db/erasure.js';
 import type { BoardBucket } from '../ranking/index.js';
-import type { Context } from './context.js';
+import type { Services } from './context.js';
 import { announceTops } from '../pubsub/announce.js';
 import { forgetTops, heldBuckets, inTop, warmBoards } from './player-buckets.js';
 
@@ -19,22 +19,21 @@ export interface ErasureOutcome {
  * it commits: when Redis fails nothing is erased, and when the commit fails the player is only
  * missing from the index; either way a retry finishes the job. O(rows erased · log N).
  */
-export async function deletePlayer(ctx: Context, playerId: string): Promise<ErasureOutcome> {
+export async function deletePlayer(services: Services, playerId: string): Promise<ErasureOutcome> {
   let changedTops: BoardBucket[] = [];
-  await warmBoards(ctx.services);
+  await warmBoards(services);
   // Committed (or nothing was left to erase): no process shows the profile once this answers.
-  const erased = await ctx.services.profiles.change(
+  const erased = await services.profiles.change(
     [playerId],
     () =>
-      erasePlayer(ctx.services.database.sql, playerId, async (scores) => {
-        const held = await heldBuckets(ctx.services, playerId, scores);
-        const ranks = await ctx.services.index.removePlayer(held, playerId);
+      erasePlayer(services.database.sql, playerId, async (scores) => {
+        const held = await heldBuckets(services, playerId, scores);
+        const ranks = await services.index.removePlayer(held, playerId);
         changedTops = held.filter((at, i) => inTop(at, ranks[i]));
-        forgetTops(ctx.services, held);
+        forgetTops(services, held);
       }),
     () => [],
   );
-  ctx.loaders.player.clear(playerId);
-  await announceTops(ctx.services, changedTops);
+  await announceTops(services, changedTops);
   return { erased, changedTops };
 }

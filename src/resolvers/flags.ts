@@ -1,7 +1,7 @@
 import { type PlayerFlag, clearFlag, findFlag, listFlags, playerBoardScores, setFlag, withPlayerLock } from '../db/flags.js';
 import type { Player } from '../db/players.js';
 import type { BoardBucket } from '../ranking/index.js';
-import type { Context } from './context.js';
+import type { Services } from './context.js';
 import { announceTops } from '../pubsub/announce.js';
 import { forgetTops, heldBuckets, inTop, warmBoards } from './player-buckets.js';
 
@@ -19,18 +19,17 @@ export interface FlagOutcome {
  * recorded while flagged. Idempotent, so a call that failed at the index can be repeated.
  * O(B log N) for B board scores.
  */
-export async function flagPlayer(ctx: Context, playerId: string, reason: string): Promise<FlagOutcome> {
-  const { database, index } = ctx.services;
-  await warmBoards(ctx.services);
+export async function flagPlayer(services: Services, playerId: string, reason: string): Promise<FlagOutcome> {
+  const { database, index } = services;
+  await warmBoards(services);
   const outcome = await withPlayerLock(database.sql, playerId, async (locked) => {
-    const player = await setFlag(locked, playerId, reason, ctx.services.now());
-    const held = await heldBuckets(ctx.services, playerId, await playerBoardScores(locked, playerId));
+    const player = await setFlag(locked, playerId, reason, services.now());
+    const held = await heldBuckets(services, playerId, await playerBoardScores(locked, playerId));
     const ranks = await index.removePlayer(held, playerId);
     return { player, held, changedTops: held.filter((at, i) => inTop(at, ranks[i])) };
   });
-  forgetTops(ctx.services, outcome.held);
-  await announceTops(ctx.services, outcome.changedTops);
-  ctx.loaders.player.clear(playerId).prime(playerId, outcome.player);
+  forgetTops(services, outcome.held);
+  await announceTops(services, outcome.changedTops);
   return { player: outcome.player, changedTops: outcome.changedTops };
 }
 
@@ -40,30 +39,29 @@ export async function flagPlayer(ctx: Context, playerId: string, reason: string)
  * kept. A submission that saw the flag before it was cleared left the index alone, but its board
  * scores were committed before that and so are among those written back here. O(B log N).
  */
-export async function unflagPlayer(ctx: Context, playerId: string): Promise<FlagOutcome> {
-  const { database, index } = ctx.services;
-  await warmBoards(ctx.services);
+export async function unflagPlayer(services: Services, playerId: string): Promise<FlagOutcome> {
+  const { database, index } = services;
+  await warmBoards(services);
   const outcome = await withPlayerLock(database.sql, playerId, async (locked) => {
     const player = (await clearFlag(locked, playerId)) ?? { id: playerId, displayName: null, avatarUrl: null };
-    const held = await heldBuckets(ctx.services, playerId, await playerBoardScores(locked, playerId));
+    const held = await heldBuckets(services, playerId, await playerBoardScores(locked, playerId));
     const written = await index.writeBoardScores(
       held.map(({ board, bucket, region, expiresAt, score }) => ({ at: { board, bucket, region }, score, expiresAt })),
     );
     return { player, held, changedTops: held.filter((at, i) => inTop(at, written[i]?.place?.rank)) };
   });
-  forgetTops(ctx.services, outcome.held);
+  forgetTops(services, outcome.held);
   // The write script announced these already; announcing again is harmless (watchers coalesce).
-  await announceTops(ctx.services, outcome.changedTops);
-  ctx.loaders.player.clear(playerId).prime(playerId, outcome.player);
+  await announceTops(services, outcome.changedTops);
   return { player: outcome.player, changedTops: outcome.changedTops };
 }
 
 /** The flagged players, most recently flagged first, at most `first`. */
-export async function listFlaggedPlayers(ctx: Context, first: number): Promise<PlayerFlag[]> {
-  return listFlags(ctx.services.database.sql, first);
+export async function listFlaggedPlayers(services: Services, first: number): Promise<PlayerFlag[]> {
+  return listFlags(services.database.sql, first);
 }
 
 /** Why and since when the player is hidden, or null when they are not. O(1). */
-export async function playerFlag(ctx: Context, playerId: string): Promise<PlayerFlag | null> {
-  return findFlag(ctx.services.database.sql, playerId);
+export async function playerFlag(services: Services, playerId: string): Promise<PlayerFlag | null> {
+  return findFlag(services.database.sql, playerId);
 }

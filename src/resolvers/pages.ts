@@ -1,6 +1,6 @@
 import { bucketKey } from '../ranking/keys.js';
 import { type BucketArgs, resolveBoardBucket } from './buckets.js';
-import type { Context } from './context.js';
+import type { Services } from './context.js';
 import { type Standing, toStanding } from './standings.js';
 import { styleOf, styledRun } from './rank-styles.js';
 import type { Styled } from './reads.js';
@@ -29,15 +29,15 @@ export interface StandingConnection {
  * is a malformed or edited one. O(log N + first).
  */
 export async function readStandingsPage(
-  ctx: Context,
+  services: Services,
   args: BucketArgs & Styled & { first: number; after?: string | null | undefined },
 ): Promise<StandingConnection> {
-  const at = await resolveBoardBucket(ctx.services, args);
-  const { cursors, index } = ctx.services;
+  const at = await resolveBoardBucket(services, args);
+  const { cursors, index } = services;
   const scope = bucketKey(at);
   const after = args.after === null || args.after === undefined ? null : cursors.decode(scope, args.after);
   const view = await index.page(at, after, args.first);
-  const places = await styledRun(ctx.services, at, view.places, styleOf(at.board, args.rankStyle));
+  const places = await styledRun(services, at, view.places, styleOf(at.board, args.rankStyle));
   const edges = places.map((place) => ({
     cursor: cursors.encode(scope, { packed: place.packed, playerId: place.playerId }),
     node: toStanding(at, place, view.size),

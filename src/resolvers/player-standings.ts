@@ -2,7 +2,7 @@ import { recentResults as recentResultRows, type LoggedResult } from '../db/play
 import { playerBoardScores } from '../db/flags.js';
 import type { Board, Period } from '../model/board.js';
 import { PERIODS } from '../model/board.js';
-import type { Context } from './context.js';
+import type { Services } from './context.js';
 import { heldBuckets } from './player-buckets.js';
 import { type Standing, toStanding } from './standings.js';
 import { recordedOf } from './recorded-scores.js';
@@ -24,8 +24,8 @@ export interface PlayerBucketScore {
  * calendar buckets still kept; globally and per region), with their standing in each, by board,
  * then period, newest bucket first. One query, then one index read per bucket. O(B log N).
  */
-export async function playerBucketScores(ctx: Context, playerId: string): Promise<PlayerBucketScore[]> {
-  const held = await heldBuckets(ctx.services, playerId, await playerBoardScores(ctx.services.database.sql, playerId));
+export async function playerBucketScores(services: Services, playerId: string): Promise<PlayerBucketScore[]> {
+  const held = await heldBuckets(services, playerId, await playerBoardScores(services.database.sql, playerId));
   held.sort(
     (a, b) =>
       a.board.id.localeCompare(b.board.id) ||
@@ -35,7 +35,7 @@ export async function playerBucketScores(ctx: Context, playerId: string): Promis
   );
   return Promise.all(
     held.map(async (at) => {
-      const view = await ctx.services.index.standings(at, [playerId]);
+      const view = await services.index.standings(at, [playerId]);
       const place = view.places[0];
       return {
         board: at.board,
@@ -52,6 +52,6 @@ export async function playerBucketScores(ctx: Context, playerId: string): Promis
 }
 
 /** The player's latest accepted results on every board, newest first, at most `first`. */
-export async function recentResults(ctx: Context, playerId: string, first: number): Promise<LoggedResult[]> {
-  return recentResultRows(ctx.services.database.sql, playerId, first);
+export async function recentResults(services: Services, playerId: string, first: number): Promise<LoggedResult[]> {
+  return recentResultRows(services.database.sql, playerId, first);
 }

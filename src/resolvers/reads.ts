@@ -2,7 +2,7 @@ import { friendIds } from '../db/players.js';
 import { IndexRecoveringError } from '../ranking/generation.js';
 import { bucketKey } from '../ranking/keys.js';
 import { type BucketArgs, resolveBoardBucket } from './buckets.js';
-import type { Context } from './context.js';
+import type { Services } from './context.js';
 import { type Standing, type TopBoard, bucketOfAnswer, toStanding } from './standings.js';
 import { styleOf, styledPlaces, styledRun, styledTop } from './rank-styles.js';
 import type { RankStyle } from '../model/board.js';
@@ -21,15 +21,15 @@ export const MAX_FRIENDS = 1_000;
  * being rebuilt after it lost the index) the last view this process read is served, with the asOf
  * of when it was read; UNAVAILABLE when it has none.
  */
-export async function readTop(ctx: Context, args: BucketArgs & Styled & { limit: number }): Promise<TopBoard> {
-  const at = await resolveBoardBucket(ctx.services, args);
-  const view = await ctx.services.topCache.top(at, args.limit).catch((error: unknown) => {
-    const last = error instanceof IndexRecoveringError ? ctx.services.topCache.peek(at, args.limit) : undefined;
+export async function readTop(services: Services, args: BucketArgs & Styled & { limit: number }): Promise<TopBoard> {
+  const at = await resolveBoardBucket(services, args);
+  const view = await services.topCache.top(at, args.limit).catch((error: unknown) => {
+    const last = error instanceof IndexRecoveringError ? services.topCache.peek(at, args.limit) : undefined;
     if (!last) throw error;
     return last;
   });
-  ctx.topReads?.push([bucketKey(at), view.read]);
   return {
+    cacheRead: [bucketKey(at), view.read],
     boardId: at.board.id,
     ...bucketOfAnswer(at),
     entries: styledTop(view.places, styleOf(at.board, args.rankStyle)).map((place) => toStanding(at, place, view.size)),
@@ -38,42 +38,36 @@ export async function readTop(ctx: Context, args: BucketArgs & Styled & { limit:
   };
 }
 
-/**
- * One player's standing, or null when they have no score there. With `withPlayer` (the query asks
- * for the player), the profile is asked for at once, beside the rank: both go to Redis in one
- * write, rather than the name a round trip after the rank. O(log N).
- */
-export async function readStanding(ctx: Context, args: BucketArgs & Styled & { playerId: string; withPlayer?: boolean }): Promise<Standing | null> {
-  const at = await resolveBoardBucket(ctx.services, args);
-  // Its errors are the player field's to answer, when it is resolved.
-  if (args.withPlayer) ctx.loaders.player.load(args.playerId).catch(() => undefined);
-  const view = await ctx.services.index.standings(at, [args.playerId]);
-  const [place] = await styledPlaces(ctx.services, at, view.places, styleOf(at.board, args.rankStyle));
+/** One player's standing, or null when they have no score there. O(log N). */
+export async function readStanding(services: Services, args: BucketArgs & Styled & { playerId: string }): Promise<Standing | null> {
+  const at = await resolveBoardBucket(services, args);
+  const view = await services.index.standings(at, [args.playerId]);
+  const [place] = await styledPlaces(services, at, view.places, styleOf(at.board, args.rankStyle));
   return place ? toStanding(at, place, view.size) : null;
 }
 
 /** The player and up to `radius` players either side, cut at the edges. O(log N + radius). */
-export async function readAround(ctx: Context, args: BucketArgs & Styled & { playerId: string; radius: number }): Promise<Standing[]> {
-  const at = await resolveBoardBucket(ctx.services, args);
-  const view = await ctx.services.index.around(at, args.playerId, args.radius);
-  return (await styledRun(ctx.services, at, view.places, styleOf(at.board, args.rankStyle))).map((place) => toStanding(at, place, view.size));
+export async function readAround(services: Services, args: BucketArgs & Styled & { playerId: string; radius: number }): Promise<Standing[]> {
+  const at = await resolveBoardBucket(services, args);
+  const view = await services.index.around(at, args.playerId, args.radius);
+  return (await styledRun(services, at, view.places, styleOf(at.board, args.rankStyle))).map((place) => toStanding(at, place, view.size));
 }
 
 /**
  * The player and their friends who have a score there, in rank order, each with their rank on the
  * whole board: one query for the friend list, one script call for every place. O(F log N).
  */
-export async function readFriends(ctx: Context, args: BucketArgs & Styled & { playerId: string }): Promise<Standing[]> {
-  const at = await resolveBoardBucket(ctx.services, args);
-  const friends = await friendIds(ctx.services.database.db, args.playerId);
+export async function readFriends(services: Services, args: BucketArgs & Styled & { playerId: string }): Promise<Standing[]> {
+  const at = await resolveBoardBucket(services, args);
+  const friends = await friendIds(services.database.db, args.playerId);
   const ids = [args.playerId, ...friends.filter((id) => id !== args.playerId).slice(0, MAX_FRIENDS)];
-  const view = await ctx.services.index.standings(at, ids);
+  const view = await services.index.standings(at, ids);
   const ranked = view.places.filter((place) => place !== null).sort((a, b) => a.rank - b.rank);
-  return (await styledPlaces(ctx.services, at, ranked, styleOf(at.board, args.rankStyle))).map((place) => toStanding(at, place, view.size));
+  return (await styledPlaces(services, at, ranked, styleOf(at.board, args.rankStyle))).map((place) => toStanding(at, place, view.size));
 }
 
 /** How many players are ranked in a bucket. O(1). */
-export async function readSize(ctx: Context, args: BucketArgs): Promise<number> {
-  const at = await resolveBoardBucket(ctx.services, args);
-  return ctx.services.index.size(at);
+export async function readSize(services: Services, args: BucketArgs): Promise<number> {
+  const at = await resolveBoardBucket(services, args);
+  return services.index.size(at);
 }

@@ -4,7 +4,7 @@ import type { RebuildJob } from '../jobs/rebuild-jobs.js';
 import { RebuildRunningError } from '../ranking/index.js';
 import { bucketKey } from '../ranking/keys.js';
 import { type BucketArgs, resolveBoardBucket } from './buckets.js';
-import type { Context } from './context.js';
+import type { Services } from './context.js';
 import { clientError } from './errors.js';
 
 /**
@@ -12,12 +12,12 @@ import { clientError } from './errors.js';
  * number of ranked players. NOT_FOUND / BAD_USER_INPUT as every read of a bucket; RATE_LIMITED
  * while another rebuild of the same bucket runs. O(N log N) for N board scores.
  */
-export async function rebuildBoard(ctx: Context, args: BucketArgs): Promise<number> {
-  const at = await resolveBoardBucket(ctx.services, args);
+export async function rebuildBoard(services: Services, args: BucketArgs): Promise<number> {
+  const at = await resolveBoardBucket(services, args);
   const started = performance.now();
   try {
-    const size = await rebuildBucket(ctx.services, at);
-    ctx.services.log.info({ key: bucketKey(at), size, ms: Math.round(performance.now() - started) }, 'bucket rebuilt');
+    const size = await rebuildBucket(services, at);
+    services.log.info({ key: bucketKey(at), size, ms: Math.round(performance.now() - started) }, 'bucket rebuilt');
     return size;
   } catch (error) {
     throw refusedWhileRunning(error);
@@ -35,9 +35,8 @@ function refusedWhileRunning(error: unknown): unknown {
  * readable by id from any process (see jobs/rebuild-jobs.ts): what the console runs, since a large
  * bucket takes longer than a request should. Refused as rebuildBoard is.
  */
-export async function startRebuild(ctx: Context, args: BucketArgs): Promise<RebuildJob> {
-  const at = await resolveBoardBucket(ctx.services, args);
-  const { services } = ctx;
+export async function startRebuild(services: Services, args: BucketArgs): Promise<RebuildJob> {
+  const at = await resolveBoardBucket(services, args);
   const total = await countRankable(services.database.sql, {
     boardId: at.board.id,
     period: at.bucket.period,
@@ -52,6 +51,6 @@ export async function startRebuild(ctx: Context, args: BucketArgs): Promise<Rebu
 }
 
 /** A rebuild started with startRebuild, or null when there is none by that id (kept a day). */
-export async function findRebuild(ctx: Context, id: string): Promise<RebuildJob | null> {
-  return ctx.services.rebuilds.find(id);
+export async function findRebuild(services: Services, id: string): Promise<RebuildJob | null> {
+  return services.rebuilds.find(id);
 }

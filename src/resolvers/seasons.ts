@@ -10,7 +10,7 @@ import {
 import { closeSeason as closeAndFreeze } from '../jobs/close-season.js';
 import type { Board, EntryMetadata, RankStyle } from '../model/board.js';
 import { requireBoard } from './buckets.js';
-import type { Context } from './context.js';
+import type { Services } from './context.js';
 import { badInput, notFound } from './errors.js';
 import type { StandingConnection } from './pages.js';
 import type { Standing } from './standings.js';
@@ -29,14 +29,13 @@ const span = (season: Pick<Season, 'id' | 'startsAt' | 'endsAt'>) =>
  * startsAt, or a span overlapping a season of the board not closed yet.
  */
 export async function startSeason(
-  ctx: Context,
+  services: Services,
   args: { board: string; name: string; startsAt?: Date | null | undefined; endsAt?: Date | null | undefined },
 ): Promise<Season> {
-  const board = await requireBoard(ctx.services, args.board);
+  const board = await requireBoard(services, args.board);
   if (!board.periods.includes('SEASON')) {
     throw badInput(`Board "${board.id}" keeps no SEASON buckets; a season there would rank nobody.`);
   }
-  const { services } = ctx;
   const now = services.now();
   const startsAt = args.startsAt ?? now;
   if (startsAt.getTime() < now.getTime()) {
@@ -63,22 +62,22 @@ export async function startSeason(
 }
 
 /** Closes the board's current season and freezes its final standings; NOT_FOUND when none is open. */
-export async function closeSeason(ctx: Context, boardId: string): Promise<Season> {
-  const board = await requireBoard(ctx.services, boardId);
-  const current = await ctx.services.seasons.open(board.id, ctx.services.now());
-  const season = current ? await closeAndFreeze(ctx.services, board, current.id) : null;
+export async function closeSeason(services: Services, boardId: string): Promise<Season> {
+  const board = await requireBoard(services, boardId);
+  const current = await services.seasons.open(board.id, services.now());
+  const season = current ? await closeAndFreeze(services, board, current.id) : null;
   if (!season) throw notFound(`Board "${board.id}" has no open season.`);
   return season;
 }
 
 /** The board's current season, or null. One Redis read while its seasons are unchanged. */
-export async function currentSeason(ctx: Context, board: Board): Promise<Season | null> {
-  return ctx.services.seasons.open(board.id, ctx.services.now());
+export async function currentSeason(services: Services, board: Board): Promise<Season | null> {
+  return services.seasons.open(board.id, services.now());
 }
 
 /** Every season of the board, oldest first. */
-export async function listSeasons(ctx: Context, board: Board): Promise<Season[]> {
-  return listSeasonRows(ctx.services.database.db, board.id);
+export async function listSeasons(services: Services, board: Board): Promise<Season[]> {
+  return listSeasonRows(services.database.db, board.id);
 }
 
 /**
@@ -88,7 +87,7 @@ export async function listSeasons(ctx: Context, board: Board): Promise<Season[]>
  * signed, so a forged or foreign one is refused. O(log N + first).
  */
 export async function readSeasonResults(
-  ctx: Context,
+  services: Services,
   args: {
     board: string;
     season: string;
@@ -99,8 +98,7 @@ export async function readSeasonResults(
     withMetadata: boolean;
   },
 ): Promise<StandingConnection> {
-  const board = await requireBoard(ctx.services, args.board);
-  const { services } = ctx;
+  const board = await requireBoard(services, args.board);
   const scope = `season:${board.id}:${args.season}`;
   const after = args.after === null || args.after === undefined ? null : services.cursors.decode(scope, args.after);
   const season = await findSeason(services.database.db, board.id, args.season);

@@ -55,6 +55,8 @@ export interface PeriodStanding extends BucketOfAnswer {
 }
 
 export interface TopBoard extends BucketOfAnswer {
+  /** The top cache's read the view came from, by bucket key (shared answers track it: http/shared-answers.ts); none for topChanged's views. */
+  cacheRead?: [bucket: string, read: number];
   boardId: string;
   entries: Standing[];
   size: number;

@@ -1,6 +1,6 @@
 import { countBacklog } from '../db/index-backlog.js';
 import type { IndexState } from '../ranking/generation.js';
-import type { Context } from './context.js';
+import type { Services } from './context.js';
 import type { StoreProbes } from './store-health.js';
 
 /** What the console's store health shows. */
@@ -12,8 +12,7 @@ export interface StoreStatus extends StoreProbes {
 }
 
 /** Both stores probed at once (each within a second), this process's view of the index, and the outbox's length. */
-export async function storeStatus(ctx: Context): Promise<StoreStatus> {
-  const { services } = ctx;
+export async function storeStatus(services: Services): Promise<StoreStatus> {
   const probes = await services.probeStores();
   const indexBacklog = probes.postgres.up ? await countBacklog(services.database.sql).catch(() => null) : null;
   return { ...probes, index: services.indexGeneration.state(), indexBacklog };

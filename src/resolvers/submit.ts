@@ -12,7 +12,7 @@ import { type Board, type EntryMetadata, MAX_METADATA_BYTES } from '../model/boa
 import type { BoardBucket, BoardScoreWrite, Place } from '../ranking/index.js';
 import { type RecordedScore, recordedOf } from './recorded-scores.js';
 import { CLOCK_SKEW_MS, type ResultBucket, bucketsOfResult, regionProblem, requireBoard } from './buckets.js';
-import type { Context, Services } from './context.js';
+import type { Services } from './context.js';
 import { type GroupCommit, type GroupCommitOptions, type ItemOutcome, createGroupCommit } from './group-commit.js';
 import { badInput } from './errors.js';
 import { takeOutFlaggedMeanwhile } from './flag-recheck.js';
@@ -36,6 +36,16 @@ export interface SubmitScoreInput {
   achievedAt?: Date | null | undefined;
   /** Any JSON value as parsed; only an object of at most MAX_METADATA_BYTES is taken (see metadataText). */
   metadata?: unknown;
+}
+
+/** Who submits, and when the request came in. */
+export interface SubmitOptions {
+  /** Whether the call is a submitScores (its errors name `inputs[i]`). Default true. */
+  batch?: boolean;
+  /** The API key whose submission budget the call spends; null spends none (a caller of the service's own). */
+  keyId: string | null;
+  /** performance.now() when the request came in: the call answers before startedAt + requestTimeoutMs. */
+  startedAt: number;
 }
 
 export interface SubmitScorePayload {
@@ -135,18 +145,20 @@ export function createSubmissionGroups(services: () => Services, options: GroupC
  * and reads each place back. If the index cannot be written the results are still recorded and
  * answered, with no standings. A call is all or nothing, whatever the others of its group do.
  */
-export async function submitScores(ctx: Context, inputs: SubmitScoreInput[], { batch = true } = {}): Promise<SubmitScorePayload[]> {
+export async function submitScores(
+  services: Services,
+  inputs: SubmitScoreInput[],
+  { batch = true, keyId, startedAt }: SubmitOptions,
+): Promise<SubmitScorePayload[]> {
   if (inputs.length > MAX_BATCH) throw badInput(`submitScores takes at most ${MAX_BATCH} inputs; this call has ${inputs.length}.`);
-  const { services } = ctx;
-  // Auth has run already: only callers with a key reach this.
-  if (ctx.caller) await services.limits.submissions(ctx.caller.keyId, inputs.length);
+  if (keyId !== null) await services.limits.submissions(keyId, inputs.length);
   const now = services.now();
   const entries: PreparedEntry[] = [];
   // One season lookup per board per call, however many of its results the call carries.
   const seasonsByBoard = new Map<string, Promise<Season[]>>();
   for (const [i, input] of inputs.entries()) {
     const where = batch ? `inputs[${i}]: ` : '';
-    const board = await requireBoard(ctx.services, input.board);
+    const board = await requireBoard(services, input.board);
     if (!seasonsByBoard.has(board.id)) seasonsByBoard.set(board.id, liveSeasonsOf(services, board));
     entries.push(prepare(input, board, await seasonsByBoard.get(board.id)!, now, where));
   }
@@ -156,7 +168,7 @@ export async function submitScores(ctx: Context, inputs: SubmitScoreInput[], { b
   try {
     // Answered within the request's bound, a little ahead of the request's own deadline so that
     // this answer (nothing recorded, or in doubt) is the one the client gets.
-    recorded = await services.submissions.submit(entries, entries.length, ctx.startedAt + services.requestTimeoutMs - ANSWER_MARGIN_MS);
+    recorded = await services.submissions.submit(entries, entries.length, startedAt + services.requestTimeoutMs - ANSWER_MARGIN_MS);
   } catch (error) {
     if (error instanceof TotalAboveMaxScoreError) {
       throw badInput(`A SUM total would pass the board's maxScore: ${error.message}. Nothing was recorded.`);
@@ -171,7 +183,11 @@ export async function submitScores(ctx: Context, inputs: SubmitScoreInput[], { b
       const standings = hidden.has(entry.playerId)
         ? []
         : outcome.duplicate
-          ? await readStandings(ctx, bucketsOfResult(entry.board, outcome.recorded.achievedAt, outcome.recorded.region, now, entry.seasons), entry.playerId)
+          ? await readStandings(
+              services,
+              bucketsOfResult(entry.board, outcome.recorded.achievedAt, outcome.recorded.region, now, entry.seasons),
+              entry.playerId,
+            )
           : await standingsOf(services, entry, places);
       return { duplicate: outcome.duplicate, improved: outcome.improved, standings };
     }),
@@ -332,18 +348,18 @@ async function inBoardStyle(services: Services, at: BoardBucket, place: Place): 
 }
 
 /** The current standings of a replayed result, so a retried call answers as the first one would now. */
-async function readStandings(ctx: Context, buckets: ResultBucket[], playerId: string): Promise<PeriodStanding[]> {
+async function readStandings(services: Services, buckets: ResultBucket[], playerId: string): Promise<PeriodStanding[]> {
   try {
     const views = await Promise.all(
       buckets.map(async (at) => {
-        const view = await ctx.services.index.standings(at, [playerId]);
-        const [place] = await styledPlaces(ctx.services, at, view.places, at.board.rankStyle);
+        const view = await services.index.standings(at, [playerId]);
+        const [place] = await styledPlaces(services, at, view.places, at.board.rankStyle);
         return place ? [{ ...bucketOfAnswer(at), standing: toStanding(at, place, view.size) }] : [];
       }),
     );
     return views.flat();
   } catch (error) {
-    ctx.services.log.error({ err: error }, 'index read failed for a replayed result');
+    services.log.error({ err: error }, 'index read failed for a replayed result');
     return [];
   }
 }

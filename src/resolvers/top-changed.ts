@@ -2,7 +2,7 @@ import { type Player, findPlayers } from '../db/players.js';
 import type { TopEvent } from '../pubsub/top-feed.js';
 import type { TopView } from '../ranking/top-cache.js';
 import { type BucketArgs, requireBoard, resolveBoardBucket } from './buckets.js';
-import type { Context, Services } from './context.js';
+import type { Services } from './context.js';
 import { badInput, unavailable } from './errors.js';
 import { type TopBoard, bucketOfAnswer, toStanding } from './standings.js';
 import { styleOf, styledTop } from './rank-styles.js';
@@ -19,17 +19,19 @@ export type { TopEvent } from '../pubsub/top-feed.js';
  * DENSE. UNAVAILABLE when Redis does not answer or the process is stopping. O(limit) per view.
  */
 export async function watchTopChanged(
-  ctx: Context,
+  services: Services,
   args: BucketArgs & { limit: number; rankStyle?: RankStyle | null | undefined },
+  /** Aborted when the subscriber goes away. */
+  signal?: AbortSignal,
 ): Promise<AsyncIterable<TopEvent>> {
-  const board = await requireBoard(ctx.services, args.board);
+  const board = await requireBoard(services, args.board);
   styleOf(board, args.rankStyle);
   if (args.limit > board.topSize) throw badInput(`limit must be at most board "${board.id}"'s topSize of ${board.topSize}.`);
-  const at = await resolveBoardBucket(ctx.services, args);
-  const feed = ctx.services.topFeed;
+  const at = await resolveBoardBucket(services, args);
+  const feed = services.topFeed;
   if (!feed) throw unavailable('This process serves no subscriptions.');
   try {
-    return await feed.watch(at, args.limit, ctx.signal);
+    return await feed.watch(at, args.limit, signal);
   } catch (error) {
     if (error instanceof Error && error.name === 'TopFeedClosedError') throw unavailable('The server is stopping; subscribe again.');
     throw error;
@@ -84,12 +86,12 @@ function profilesOf(services: Services, view: TopView): Profiles {
  * (one read, one limit) shares one answer object, built once; synchronous once the view's profiles
  * are loaded. So the per-viewer cost of a view is GraphQL's execution and the send. O(limit) once.
  */
-export function topChangedView(ctx: Context, event: TopEvent, asked?: RankStyle | null): TopBoard | Promise<TopBoard> {
-  ctx.services.metrics.topChangedEvents.inc();
+export function topChangedView(services: Services, event: TopEvent, asked?: RankStyle | null): TopBoard | Promise<TopBoard> {
+  services.metrics.topChangedEvents.inc();
   const style = styleOf(event.at.board, asked);
   const built = answers.get(event.view)?.get(style);
   if (built) return built;
-  const profiles = profilesOf(ctx.services, event.source);
+  const profiles = profilesOf(services, event.source);
   if (profiles.ready) return present(event, profiles.ready, style);
   return profiles.loading.then((ready) => present(event, ready, style));
 }

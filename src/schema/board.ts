@@ -65,7 +65,7 @@ BoardRef.implement({
         const { period, bucket, region } = bucketArgs(t.arg);
         return { period, bucket, region };
       })(),
-      resolve: (board, args, ctx) => readSize(ctx, { ...args, board: board.id }),
+      resolve: (board, args, ctx) => readSize(ctx.services, { ...args, board: board.id }),
     }),
   }),
 });
@@ -124,19 +124,20 @@ builder.mutationFields((t) => ({
     description: "Admin. Changes a board's settings; every API process serves the change within a second.",
     authScopes: { admin: true },
     args: { input: t.arg({ type: UpdateBoardInput, required: true }) },
-    resolve: (_root, { input }, ctx) => updateBoard(ctx, input),
+    resolve: (_root, { input }, ctx) => updateBoard(ctx.services, input),
   }),
   createBoard: t.field({
     type: BoardRef,
     description: 'Admin.',
     authScopes: { admin: true },
     args: { input: t.arg({ type: CreateBoardInput, required: true }) },
-    resolve: (_root, { input }, ctx) => createBoard(ctx, { ...input, id: input.id, retention: retentionFrom(input.retention), shards: input.shards ?? 1 }),
+    resolve: (_root, { input }, ctx) =>
+      createBoard(ctx.services, { ...input, id: input.id, retention: retentionFrom(input.retention), shards: input.shards ?? 1 }),
   }),
   rebuildBoard: t.int({
     description: "Admin. Rebuilds one bucket's ranking index from the durable store and swaps it in atomically; answers the number of ranked players.",
     authScopes: { admin: true },
     args: bucketArgs(t.arg),
-    resolve: (_root, args, ctx) => rebuildBoard(ctx, { ...args, board: args.board }),
+    resolve: (_root, args, ctx) => rebuildBoard(ctx.services, { ...args, board: args.board }),
   }),
 }));

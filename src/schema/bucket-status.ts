@@ -26,6 +26,6 @@ builder.objectFields(BoardRef, (t) => ({
     description:
       "Admin. The board's buckets that can be read now: each kept period's current bucket and the open season (globally and per region), then older buckets still kept, newest first; at most 100. Each is counted in Redis and in PostgreSQL.",
     authScopes: { admin: true },
-    resolve: (board, _args, ctx) => boardBuckets(ctx, board),
+    resolve: (board, _args, ctx) => boardBuckets(ctx.services, board),
   }),
 }));

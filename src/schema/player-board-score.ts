@@ -31,6 +31,6 @@ builder.objectFields(PlayerRef, (t) => ({
     description:
       'Admin. Every bucket that can be read now where the player has a board score (ALL_TIME, the open season, calendar buckets still kept; globally and per region), by board, then period, newest bucket first.',
     authScopes: { admin: true },
-    resolve: (player, _args, ctx) => playerBucketScores(ctx, player.id),
+    resolve: (player, _args, ctx) => playerBucketScores(ctx.services, player.id),
   }),
 }));

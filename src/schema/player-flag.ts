@@ -21,7 +21,7 @@ builder.objectFields(PlayerRef, (t) => ({
     nullable: true,
     description: 'Admin. Set while the player is flagged.',
     authScopes: { admin: true },
-    resolve: (player, _args, ctx) => playerFlag(ctx, player.id),
+    resolve: (player, _args, ctx) => playerFlag(ctx.services, player.id),
   }),
 }));
 
@@ -31,6 +31,6 @@ builder.queryFields((t) => ({
     description: 'Admin. The flagged players, most recently flagged first (first: 1 to 1,000).',
     authScopes: { admin: true },
     args: { first: t.arg.int({ required: true, defaultValue: 100, validate: intRange(1, 1_000, 'first') }) },
-    resolve: (_root, args, ctx) => listFlaggedPlayers(ctx, args.first),
+    resolve: (_root, args, ctx) => listFlaggedPlayers(ctx.services, args.first),
   }),
 }));

@@ -27,6 +27,6 @@ builder.objectFields(PlayerRef, (t) => ({
       "Admin. The player's latest accepted results on every board, newest achievedAt first (first: 1 to 100). Months detached for archiving are not read.",
     authScopes: { admin: true },
     args: { first: t.arg.int({ required: true, defaultValue: 20, validate: intRange(1, 100, 'first') }) },
-    resolve: (player, args, ctx) => recentResults(ctx, player.id, args.first),
+    resolve: (player, args, ctx) => recentResults(ctx.services, player.id, args.first),
   }),
 }));

@@ -1,11 +1,18 @@
 import { z } from 'zod';
 import type { Player } from '../db/players.js';
 import { deletePlayer } from '../resolvers/erasure.js';
-import { flagPlayer, unflagPlayer } from '../resolvers/flags.js';
+import type { Context } from '../resolvers/context.js';
+import { type FlagOutcome, flagPlayer, unflagPlayer } from '../resolvers/flags.js';
 import { findPlayer, searchPlayers, setFriends, upsertPlayer } from '../resolvers/players.js';
 import { MAX_FRIENDS } from '../resolvers/reads.js';
 import { builder } from './builder.js';
 import { displayNameSchema, idSchema, intRange } from './validation.js';
+
+/** The player a flag or unflag answers, also primed in the request's loader so that what this request reads of them is the new profile. */
+function primed(ctx: Context, { player }: FlagOutcome): Player {
+  ctx.loaders.player.clear(player.id).prime(player.id, player);
+  return player;
+}
 
 export const PlayerRef = builder.objectRef<Player>('Player');
 
@@ -22,7 +29,7 @@ builder.queryFields((t) => ({
     type: PlayerRef,
     nullable: true,
     args: { id: t.arg.id({ required: true, validate: idSchema }) },
-    resolve: (_root, args, ctx) => findPlayer(ctx, args.id),
+    resolve: (_root, args, ctx) => findPlayer(ctx.services, args.id),
   }),
   searchPlayers: t.field({
     type: [PlayerRef],
@@ -33,7 +40,7 @@ builder.queryFields((t) => ({
       text: t.arg.string({ required: true, validate: z.string().trim().min(1, 'must not be empty').max(128, 'must be at most 128 characters') }),
       first: t.arg.int({ required: true, defaultValue: 20, validate: intRange(1, 100, 'first') }),
     },
-    resolve: (_root, args, ctx) => searchPlayers(ctx, args.text.trim(), args.first),
+    resolve: (_root, args, ctx) => searchPlayers(ctx.services, args.text.trim(), args.first),
   }),
 }));
 
@@ -57,7 +64,11 @@ builder.mutationFields((t) => ({
     description: "Game servers. Creates or updates a player's profile.",
     authScopes: { server: true },
     args: { input: t.arg({ type: PlayerInput, required: true }) },
-    resolve: (_root, { input }, ctx) => upsertPlayer(ctx, { ...input, id: input.id }),
+    resolve: async (_root, { input }, ctx) => {
+      const player = await upsertPlayer(ctx.services, { ...input, id: input.id });
+      ctx.loaders.player.clear(player.id).prime(player.id, player);
+      return player;
+    },
   }),
   setFriends: t.int({
     description: "Game servers. Replaces the player's friend list (at most 1,000 ids); answers how many friends it now holds.",
@@ -66,7 +77,7 @@ builder.mutationFields((t) => ({
       playerId: t.arg.id({ required: true, validate: idSchema }),
       friendIds: t.arg.idList({ required: true, validate: z.array(idSchema).max(MAX_FRIENDS, `at most ${MAX_FRIENDS} friends`) }),
     },
-    resolve: (_root, args, ctx) => setFriends(ctx, args.playerId, args.friendIds),
+    resolve: (_root, args, ctx) => setFriends(ctx.services, args.playerId, args.friendIds),
   }),
   flagPlayer: t.field({
     type: PlayerRef,
@@ -76,20 +87,24 @@ builder.mutationFields((t) => ({
       playerId: t.arg.id({ required: true, validate: idSchema }),
       reason: t.arg.string({ required: true, validate: z.string().trim().min(1, 'must not be empty').max(500, 'must be at most 500 characters') }),
     },
-    resolve: async (_root, args, ctx) => (await flagPlayer(ctx, args.playerId, args.reason.trim())).player,
+    resolve: async (_root, args, ctx) => primed(ctx, await flagPlayer(ctx.services, args.playerId, args.reason.trim())),
   }),
   unflagPlayer: t.field({
     type: PlayerRef,
     description: 'Admin. Shows the player again, with every score they have.',
     authScopes: { admin: true },
     args: { playerId: t.arg.id({ required: true, validate: idSchema }) },
-    resolve: async (_root, args, ctx) => (await unflagPlayer(ctx, args.playerId)).player,
+    resolve: async (_root, args, ctx) => primed(ctx, await unflagPlayer(ctx.services, args.playerId)),
   }),
   deletePlayer: t.boolean({
     description:
       'Admin. Erases the player everywhere, for a privacy request: profile, friends, results, board scores and index entries. Answers whether anything was erased.',
     authScopes: { admin: true },
     args: { playerId: t.arg.id({ required: true, validate: idSchema }) },
-    resolve: async (_root, args, ctx) => (await deletePlayer(ctx, args.playerId)).erased,
+    resolve: async (_root, args, ctx) => {
+      const { erased } = await deletePlayer(ctx.services, args.playerId);
+      ctx.loaders.player.clear(args.playerId);
+      return erased;
+    },
   }),
 }));

@@ -41,7 +41,7 @@ builder.queryFields((t) => ({
     description: 'Admin. A rebuild started with startRebuild (kept for a day), from any process of the deployment; null when unknown.',
     authScopes: { admin: true },
     args: { id: t.arg.id({ required: true }) },
-    resolve: (_root, args, ctx) => findRebuild(ctx, args.id),
+    resolve: (_root, args, ctx) => findRebuild(ctx.services, args.id),
   }),
 }));
 
@@ -52,6 +52,6 @@ builder.mutationFields((t) => ({
       "Admin. Starts rebuilding one bucket's ranking index from PostgreSQL in the background, as rebuildBoard does, and answers at once; poll rebuild(id) for its progress. RATE_LIMITED while another rebuild of the bucket runs.",
     authScopes: { admin: true },
     args: bucketArgs(t.arg),
-    resolve: (_root, args, ctx) => startRebuild(ctx, { ...args, board: args.board }),
+    resolve: (_root, args, ctx) => startRebuild(ctx.services, { ...args, board: args.board }),
   }),
 }));

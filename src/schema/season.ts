@@ -27,8 +27,8 @@ SeasonRef.implement({
 });
 
 builder.objectFields(BoardRef, (t) => ({
-  currentSeason: t.field({ type: SeasonRef, nullable: true, resolve: (board, _args, ctx) => currentSeason(ctx, board) }),
-  seasons: t.field({ type: [SeasonRef], resolve: (board, _args, ctx) => listSeasons(ctx, board) }),
+  currentSeason: t.field({ type: SeasonRef, nullable: true, resolve: (board, _args, ctx) => currentSeason(ctx.services, board) }),
+  seasons: t.field({ type: [SeasonRef], resolve: (board, _args, ctx) => listSeasons(ctx.services, board) }),
 }));
 
 builder.queryFields((t) => ({
@@ -44,7 +44,7 @@ builder.queryFields((t) => ({
     },
     resolve: async (_root, args, ctx, info) => {
       const needs = standingNeeds(info, 'edges', 'node');
-      const page = await readSeasonResults(ctx, { ...args, board: args.board, season: args.season, withMetadata: needs.metadata });
+      const page = await readSeasonResults(ctx.services, { ...args, board: args.board, season: args.season, withMetadata: needs.metadata });
       await prefetchStandings(
         ctx,
         page.edges.map((edge) => edge.node),
@@ -71,13 +71,13 @@ builder.mutationFields((t) => ({
           'When the season starts: now when left out, or later, to schedule the next season ahead (it then starts by the clock, and the season closer closes the one before at its endsAt). Refused in the past, or overlapping a season not closed yet.',
       }),
     },
-    resolve: (_root, args, ctx) => startSeason(ctx, { ...args, board: args.board, name: args.name.trim() }),
+    resolve: (_root, args, ctx) => startSeason(ctx.services, { ...args, board: args.board, name: args.name.trim() }),
   }),
   closeSeason: t.field({
     type: SeasonRef,
     description: 'Admin. Closes the current season and freezes its final standings; seasonResults serves them from then on.',
     authScopes: { admin: true },
     args: { board: t.arg.id({ required: true, validate: boardIdSchema }) },
-    resolve: (_root, args, ctx) => closeSeason(ctx, args.board),
+    resolve: (_root, args, ctx) => closeSeason(ctx.services, args.board),
   }),
 }));

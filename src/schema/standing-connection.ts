@@ -46,7 +46,7 @@ builder.queryFields((t) => ({
       rankStyle: t.arg(RANK_STYLE_ARG),
     },
     resolve: async (_root, args, ctx, info) => {
-      const page = await readStandingsPage(ctx, { ...args, board: args.board });
+      const page = await readStandingsPage(ctx.services, { ...args, board: args.board });
       await prefetchStandings(
         ctx,
         page.edges.map((edge) => edge.node),

@@ -40,6 +40,6 @@ builder.queryFields((t) => ({
     type: StoreHealthRef,
     description: "Admin. PostgreSQL and Redis probed now, this process's view of the index, and the index outbox; what /readyz says, with the detail.",
     authScopes: { admin: true },
-    resolve: (_root, _args, ctx) => storeStatus(ctx),
+    resolve: (_root, _args, ctx) => storeStatus(ctx.services),
   }),
 }));

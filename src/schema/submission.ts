@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { Context } from '../resolvers/context.js';
 import type { PeriodStanding } from '../resolvers/standings.js';
 import { MAX_BATCH, type SubmitScorePayload, submitScores } from '../resolvers/submit.js';
 import { builder } from './builder.js';
@@ -34,6 +35,9 @@ const SubmitScoreInputType = builder.inputType('SubmitScoreInput', {
   }),
 });
 
+/** Who submits (auth has run: only callers with a key reach a submission) and when the request came in. */
+const submitterOf = (ctx: Context) => ({ keyId: ctx.caller?.keyId ?? null, startedAt: ctx.startedAt });
+
 const PeriodStandingRef = builder.objectRef<PeriodStanding>('PeriodStanding');
 PeriodStandingRef.implement({
   fields: (t) => ({
@@ -64,7 +68,7 @@ builder.mutationFields((t) => ({
     description: 'Game servers. Recorded durably before it answers.',
     authScopes: { server: true },
     args: { input: t.arg({ type: SubmitScoreInputType, required: true }) },
-    resolve: async (_root, { input }, ctx) => (await submitScores(ctx, [input], { batch: false }))[0]!,
+    resolve: async (_root, { input }, ctx) => (await submitScores(ctx.services, [input], { ...submitterOf(ctx), batch: false }))[0]!,
   }),
   submitScores: t.field({
     type: [SubmitScorePayloadRef],
@@ -78,6 +82,6 @@ builder.mutationFields((t) => ({
         validate: z.array(z.unknown()).max(MAX_BATCH, `at most ${MAX_BATCH} inputs`),
       }),
     },
-    resolve: (_root, { inputs }, ctx) => submitScores(ctx, inputs),
+    resolve: (_root, { inputs }, ctx) => submitScores(ctx.services, inputs, submitterOf(ctx)),
   }),
 }));

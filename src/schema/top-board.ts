@@ -39,7 +39,8 @@ builder.queryFields((t) => ({
       rankStyle: t.arg(RANK_STYLE_ARG),
     },
     resolve: async (_root, args, ctx, info) => {
-      const top = await readTop(ctx, { ...args, board: args.board });
+      const top = await readTop(ctx.services, { ...args, board: args.board });
+      if (top.cacheRead) ctx.topReads?.push(top.cacheRead);
       // The players only: a view's recorded times are looked up once for all its readers (recorded-scores.ts).
       await prefetchStandings(ctx, top.entries, { ...standingNeeds(info, 'entries'), recorded: false, metadata: false });
       return top;
@@ -57,7 +58,7 @@ builder.subscriptionFields((t) => ({
       limit: t.arg.int({ required: true, defaultValue: 10, validate: intRange(1, 100, 'limit') }),
       rankStyle: t.arg(RANK_STYLE_ARG),
     },
-    subscribe: (_root, args, ctx) => watchTopChanged(ctx, { ...args, board: args.board }),
-    resolve: (event: TopEvent, args, ctx) => topChangedView(ctx, event, args.rankStyle),
+    subscribe: (_root, args, ctx) => watchTopChanged(ctx.services, { ...args, board: args.board }, ctx.signal),
+    resolve: (event: TopEvent, args, ctx) => topChangedView(ctx.services, event, args.rankStyle),
   }),
 }));
