@@ -2,6 +2,7 @@ import { MAX_PAGE, type PageInfo, type StandingConnection, type StandingEdge, re
 import { prefetchStandings } from '../resolvers/recorded-scores.js';
 import { standingNeeds } from './selects.js';
 import { builder } from './builder.js';
+import { inTurns } from './turns.js';
 import { RANK_STYLE_ARG } from './enums.js';
 import { bucketArgs } from './bucket-args.js';
 import { StandingRef } from './standing.js';
@@ -29,7 +30,7 @@ export const StandingConnectionRef = builder.objectRef<StandingConnection>('Stan
 
 StandingConnectionRef.implement({
   fields: (t) => ({
-    edges: t.expose('edges', { type: [StandingEdgeRef] }),
+    edges: t.field({ type: [StandingEdgeRef], resolve: (connection) => inTurns(connection.edges) }),
     pageInfo: t.expose('pageInfo', { type: PageInfoRef }),
   }),
 });

@@ -2,6 +2,7 @@ import { achievedAtOf, metadataOf, prefetchStandings } from '../resolvers/record
 import { readAround, readFriends, readStanding } from '../resolvers/reads.js';
 import type { Standing } from '../resolvers/standings.js';
 import { builder } from './builder.js';
+import { inTurns } from './turns.js';
 import { RANK_STYLE_ARG } from './enums.js';
 import { bucketArgs } from './bucket-args.js';
 import { PlayerRef } from './player.js';
@@ -66,7 +67,7 @@ builder.queryFields((t) => ({
     resolve: async (_root, args, ctx, info) => {
       const friends = await readFriends(ctx.services, { ...args, board: args.board, playerId: args.playerId });
       await prefetchStandings(ctx, friends, standingNeeds(info));
-      return friends;
+      return inTurns(friends);
     },
   }),
 }));

@@ -3,6 +3,7 @@ import type { TopBoard } from '../resolvers/standings.js';
 import { type TopEvent, topChangedView, watchTopChanged } from '../resolvers/top-changed.js';
 import { prefetchStandings } from '../resolvers/recorded-scores.js';
 import { builder } from './builder.js';
+import { inTurns } from './turns.js';
 import { standingNeeds } from './selects.js';
 import { bucketArgs } from './bucket-args.js';
 import { PeriodEnum, RANK_STYLE_ARG } from './enums.js';
@@ -23,7 +24,7 @@ TopBoardRef.implement({
       nullable: true,
       description: 'The instant the bucket ends (the next bucket begins); null for ALL_TIME and an open-ended season.',
     }),
-    entries: t.expose('entries', { type: [StandingRef] }),
+    entries: t.field({ type: [StandingRef], resolve: (top) => inTurns(top.entries) }),
     size: t.exposeInt('size', { description: 'How many players are ranked in the bucket.' }),
     asOf: t.expose('asOf', { type: 'DateTime', description: 'When this view was read from the index.' }),
   }),
