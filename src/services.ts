@@ -20,7 +20,7 @@ import { createProfileCache } from './resolvers/profile-cache.js';
 import { createSeasonDirectory } from './resolvers/season-directory.js';
 import type { GroupCommitOptions } from './resolvers/group-commit.js';
 import { probeStores } from './resolvers/store-health.js';
-import { createSubmissionGroups } from './resolvers/submit.js';
+import { createSubmissionGroups } from './resolvers/submission-groups.js';
 import { createSubmissionHealth } from './resolvers/submission-health.js';
 
 export interface ServiceDeps {

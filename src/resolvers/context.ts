@@ -18,7 +18,7 @@ import type { SeasonDirectory } from './season-directory.js';
 import { recordedScoreLoader } from './recorded-scores.js';
 import { isStoreUnavailable } from './store-errors.js';
 import type { StoreProbes } from './store-health.js';
-import type { SubmissionGroups } from './submit.js';
+import type { SubmissionGroups } from './submission-groups.js';
 import type { SubmissionHealth } from './submission-health.js';
 import { deadlineSignal, settleBy } from '../deadline.js';
 
@@ -31,7 +31,7 @@ export interface Services {
   indexGeneration: IndexGeneration;
   /** Confirms committed batches' index_backlog rows once the index holds their board scores. */
   backlog: BacklogConfirmer;
-  /** The group commit every submission goes through (see resolvers/submit.ts). */
+  /** The group commit every submission goes through (see resolvers/submission-groups.ts). */
   submissions: SubmissionGroups;
   /** The shared top cache: `top` reads go through it. */
   topCache: TopCache;

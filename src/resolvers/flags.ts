@@ -15,7 +15,7 @@ export interface FlagOutcome {
 /**
  * Hides a player from every board: the flag is committed in PostgreSQL first, then the player is
  * taken out of every index bucket their board scores name. That order is what lets a submission
- * racing with the flag converge (see keepFlaggedOut in submit.ts). Their results are still
+ * racing with the flag converge (see keepFlaggedOut in submission-groups.ts). Their results are still
  * recorded while flagged. Idempotent, so a call that failed at the index can be repeated.
  * O(B log N) for B board scores.
  */

@@ -1,25 +1,20 @@
-import {
-  type RecordOutcome,
-  type RecordedGroup,
-  type ResultEntry,
-  type ScoreRowKey,
-  type StoredBoardScore,
-  TotalAboveMaxScoreError,
-  recordGroup,
-} from '../db/results.js';
+import { TotalAboveMaxScoreError } from '../db/results.js';
 import type { Season } from '../db/seasons.js';
 import { type Board, type EntryMetadata, MAX_METADATA_BYTES } from '../model/board.js';
-import type { BoardBucket, BoardScoreWrite, Place } from '../ranking/index.js';
-import { type RecordedScore, recordedOf } from './recorded-scores.js';
+import type { BoardBucket, Place } from '../ranking/index.js';
 import { CLOCK_SKEW_MS, type ResultBucket, bucketsOfResult, regionProblem, requireBoard } from './buckets.js';
 import type { Services } from './context.js';
-import { type GroupCommit, type GroupCommitOptions, type ItemOutcome, createGroupCommit } from './group-commit.js';
 import { badInput } from './errors.js';
-import { takeOutFlaggedMeanwhile } from './flag-recheck.js';
 import { liveSeasonsOf } from './season-directory.js';
-import { settleBy } from '../deadline.js';
 import { type PeriodStanding, bucketOfAnswer, toStanding } from './standings.js';
 import { styledPlaces } from './rank-styles.js';
+import { type PlaceWithSize, type PreparedEntry, type SubmissionRecorded, rowKey } from './submission-groups.js';
+
+/**
+ * The write path's own half (submission-groups.ts is the shared one): each call's inputs checked
+ * against their boards before anything is written, and each result answered, as of its own moment,
+ * once its group is committed and written to the index.
+ */
 
 /** The most results one submitScores call may carry. */
 export const MAX_BATCH = 1_000;
@@ -53,15 +48,6 @@ export interface SubmitScorePayload {
   improved: boolean;
   standings: PeriodStanding[];
 }
-
-export interface PreparedEntry extends ResultEntry {
-  buckets: ResultBucket[];
-  /** The board's live seasons as this request saw them. */
-  seasons: readonly Season[];
-}
-
-const rowKey = (at: ResultBucket): ScoreRowKey => ({ period: at.bucket.period, bucket: at.bucket.label, region: at.region ?? '' });
-const placeId = (boardId: string, row: ScoreRowKey, playerId: string) => [boardId, row.period, row.bucket, row.region, playerId].join('\u0000');
 
 /**
  * The JSON text an entry's metadata is kept as, or null when none was sent; refused unless it is an
@@ -108,34 +94,6 @@ function prepare(input: SubmitScoreInput, board: Board, seasons: readonly Season
     buckets,
     rows: buckets.map(rowKey),
   };
-}
-
-/** One submitScore or submitScores call, checked, as it waits for its group. */
-export type Submission = PreparedEntry[];
-
-/** What a group answers each of its submissions once committed and written to the index. */
-export interface SubmissionRecorded {
-  outcomes: RecordOutcome[];
-  /** Flagged players: recorded, kept out of the index, answered with no standings. */
-  hidden: Set<string>;
-  /**
-   * Where each recorded entry's board score stood right after it was written, one per bucket of the
-   * entry (null where the index placed none); empty when the index did not answer.
-   */
-  places: Map<PreparedEntry, (PlaceWithSize | null)[]>;
-}
-
-/** The process's group commit of submissions (see group-commit.ts); one per process, in Services. */
-export type SubmissionGroups = GroupCommit<Submission, SubmissionRecorded>;
-
-/**
- * Builds the process's group commit of submissions: concurrent calls that arrive while groups are
- * being committed share the next group, recorded by one PostgreSQL transaction (recordGroup) and
- * written to the index by one Redis pipeline. `services` is read when the first group runs (the
- * services hold the groups, and the groups use the services).
- */
-export function createSubmissionGroups(services: () => Services, options: GroupCommitOptions = {}): SubmissionGroups {
-  return createGroupCommit((submissions, committed, signal) => commitGroup(services(), submissions, committed, signal), options);
 }
 
 /**
@@ -192,125 +150,6 @@ export async function submitScores(
       return { duplicate: outcome.duplicate, improved: outcome.improved, standings };
     }),
   );
-}
-
-/**
- * One group: records it (one transaction; a submission that fails alone is answered its error and
- * the others are recorded without it), writes the new board scores of players not flagged into the
- * index in one pipeline, then checks the flags once more (see keepFlaggedOut). Throws only when
- * nothing was recorded for anyone (PostgreSQL away).
- */
-async function commitGroup(
-  services: Services,
-  submissions: Submission[],
-  committed: () => void,
-  signal: AbortSignal,
-): Promise<ItemOutcome<SubmissionRecorded>[]> {
-  let recorded: RecordedGroup;
-  try {
-    recorded = await recordGroup(services.database.sql, submissions, { signal });
-  } catch (error) {
-    services.submissionHealth.failed(error);
-    throw error;
-  }
-  services.submissionHealth.committed();
-  // The next group may start its transaction while this one writes the index.
-  committed();
-  const written = submissions.flatMap((entries, i) => {
-    const done = recorded.submissions[i]!;
-    return 'ok' in done ? entries.map((entry, k) => ({ entry, outcome: done.ok.outcomes[k]! })) : [];
-  });
-  // A flagged player's results are recorded, but their board scores stay out of the index.
-  const hidden = recorded.flagged;
-  const shown = written.filter(({ entry }) => !hidden.has(entry.playerId));
-  const stored = recorded.boardScores.filter((score) => !hidden.has(score.playerId));
-  const places = await writeIndex(services, shown, stored, recorded.backlogIds);
-  // Recorded already: past the deadline the answer goes out without waiting for the check (which
-  // goes on, and logs what it could not do).
-  if (places)
-    await settleBy(
-      keepFlaggedOut(
-        services,
-        shown.map(({ entry }) => entry),
-        hidden,
-      ),
-      signal,
-    ).catch(() => {});
-  return recorded.submissions.map((done) => ('ok' in done ? { ok: { outcomes: done.ok.outcomes, hidden, places: places ?? new Map() } } : done));
-}
-
-/** A board score's place in its bucket after the write, with the bucket's size. */
-export type PlaceWithSize = { place: Place; size: number; at: BoardBucket; recorded: RecordedScore };
-
-/**
- * Takes out of the index the players of the group flagged while it was written (see
- * takeOutFlaggedMeanwhile); those join `hidden`. (When the index write failed there is nothing to
- * take out: the catch-up job, which leaves flagged players out, writes those board scores later.)
- */
-async function keepFlaggedOut(services: Services, entries: PreparedEntry[], hidden: Set<string>): Promise<void> {
-  const written = new Map<string, BoardBucket[]>();
-  for (const entry of entries) if (entry.buckets.length > 0) written.set(entry.playerId, [...(written.get(entry.playerId) ?? []), ...entry.buckets]);
-  if (written.size === 0) return;
-  try {
-    for (const playerId of await takeOutFlaggedMeanwhile(services, written)) hidden.add(playerId);
-  } catch (error) {
-    services.log.error({ err: error }, 'could not check for players flagged during the write; a rebuild or a new flag corrects the index');
-  }
-}
-
-/**
- * Writes the group's results into the index, in one call per key for the whole group: each
- * result's board score as it stood right after that result, in order, so that each is placed (and
- * answered) as of its own moment, the last write of each board score being its stored value.
- * Answers every entry's places; null when Redis does not answer. Once the index holds them, the
- * group's index_backlog rows are confirmed (deleted in the background, with other groups' in one
- * statement); when it does not, they stay, and the catch-up job (jobs/index-catch-up.ts)
- * re-applies them as soon as Redis answers again.
- */
-async function writeIndex(
-  services: Services,
-  shown: { entry: PreparedEntry; outcome: RecordOutcome }[],
-  stored: StoredBoardScore[],
-  backlogIds: number[],
-): Promise<SubmissionRecorded['places'] | null> {
-  const writes: BoardScoreWrite[] = [];
-  const owners: { entry: PreparedEntry; bucket: number; score: StoredBoardScore }[] = [];
-  const lastWrite = new Map<string, BoardScoreWrite>();
-  for (const { entry, outcome } of shown) {
-    outcome.after.forEach((score, b) => {
-      const at = entry.buckets[b]!;
-      const write = { at, score, expiresAt: at.expiresAt };
-      writes.push(write);
-      owners.push({ entry, bucket: b, score });
-      lastWrite.set(placeId(entry.board.id, rowKey(at), entry.playerId), write);
-    });
-  }
-  // The stored board score is the truth: should it differ from the fold's last value (the player
-  // locks make that impossible, but the index must end where PostgreSQL is), it is written last.
-  for (const score of stored) {
-    const last = lastWrite.get(placeId(score.boardId, score, score.playerId));
-    if (last && (last.score.score !== score.score || last.score.reachedAt.getTime() !== score.reachedAt.getTime())) {
-      writes.push({ at: last.at, score, expiresAt: last.expiresAt });
-    }
-  }
-  const places: SubmissionRecorded['places'] = new Map();
-  try {
-    const placed = await services.index.writeBoardScores(writes);
-    services.backlog.confirm(backlogIds);
-    owners.forEach(({ entry, bucket, score }, i) => {
-      const { place, size } = placed[i]!;
-      const { at } = writes[i]!;
-      const own = places.get(entry) ?? [];
-      // The board score written, as recorded, where it is the one the index now holds.
-      own[bucket] = place ? { place, size, at, recorded: recordedOf(at, place, score) } : null;
-      places.set(entry, own);
-    });
-    return places;
-  } catch (error) {
-    services.metrics.indexBehind.inc();
-    services.log.error({ err: error, writes: writes.length }, 'index write failed after commit; results are recorded');
-    return null;
-  }
 }
 
 function standingsOf(services: Services, entry: PreparedEntry, places: SubmissionRecorded['places']): PeriodStanding[] | Promise<PeriodStanding[]> {
