@@ -171,18 +171,21 @@ describe.each([
         expect(one.standing, `standing ${where} ${row.player.id}`).toEqual(row);
         expect(one.around, `around ${where} ${row.player.id}`).toEqual(want.slice(Math.max(0, i - 2), i + 3));
       }
-      const rows: Served[] = [];
-      let after: string | null = null;
-      for (;;) {
-        const page: { standings: { edges: { node: Served }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } } } = await read(
-          `query($b: ID!, $p: Period!, $r: String, $a: String) { standings(board: $b, period: $p, region: $r, first: 7, after: $a) { edges { node { ${STANDING} } } pageInfo { hasNextPage endCursor } } }`,
-          { ...vars, a: after },
-        );
-        rows.push(...page.standings.edges.map((edge) => edge.node));
-        if (!page.standings.pageInfo.hasNextPage) break;
-        after = page.standings.pageInfo.endCursor;
+      // Small pages, and one page of every row (long enough that its rows are looked up ahead).
+      for (const first of [7, 1_000]) {
+        const rows: Served[] = [];
+        let after: string | null = null;
+        for (;;) {
+          const page: { standings: { edges: { node: Served }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } } } = await read(
+            `query($b: ID!, $p: Period!, $r: String, $f: Int!, $a: String) { standings(board: $b, period: $p, region: $r, first: $f, after: $a) { edges { node { ${STANDING} } } pageInfo { hasNextPage endCursor } } }`,
+            { ...vars, f: first, a: after },
+          );
+          rows.push(...page.standings.edges.map((edge) => edge.node));
+          if (!page.standings.pageInfo.hasNextPage) break;
+          after = page.standings.pageInfo.endCursor;
+        }
+        expect(rows, `standings ${where}, ${first} a page`).toEqual(want);
       }
-      expect(rows, `standings ${where}`).toEqual(want);
     }
     const want = oracle(BEST);
     const me = want[10]!.player.id;

@@ -100,6 +100,9 @@ export function recordedScoreLoader(services: Services) {
   );
 }
 
+/** The shortest list prefetchStandings looks up ahead: longer than a top ten, or a standing's neighbours at the default radius. */
+const PREFETCH_FROM = 20;
+
 /**
  * What a read's selection may ask of the standings it serves. Each must be true whenever the
  * selection may ask for it (schema/selects.ts answers "might be asked", directives not weighed):
@@ -113,13 +116,17 @@ export interface StandingNeeds {
 }
 
 /**
- * Looks up, for a long list of standings of one request (a page, a friend list), what its selection
- * asks of them in one go before execution reaches the rows: the recorded board scores (held in
+ * Looks up, for a long list of standings of one request (a page, a friend list; at least
+ * PREFETCH_FROM of them), what `needsOf` says its selection asks of them, in one go before execution reaches the rows: the recorded board scores (held in
  * each standing's source from then on) and the players' profiles (through the request's loader).
  * The rows' fields then answer at once, rather than each through a promise of its own: a page of a
  * thousand spends about half the CPU, and holds the event loop for less at a time.
  */
-export async function prefetchStandings(ctx: Context, standings: Standing[], needs: StandingNeeds): Promise<void> {
+export async function prefetchStandings(ctx: Context, standings: Standing[], needsOf: () => StandingNeeds): Promise<void> {
+  // A short list (what a game reads: a top ten, a standing's neighbours) gains nothing from it, and
+  // its reads are the hot path: not even the selection is walked for it.
+  if (standings.length < PREFETCH_FROM) return;
+  const needs = needsOf();
   const unread = needs.recorded ? standings.filter((standing) => 'place' in standing.source) : [];
   const [recorded, players] = await Promise.all([
     lookUpRecorded(

@@ -48,7 +48,7 @@ builder.queryFields((t) => ({
       await prefetchStandings(
         ctx,
         page.edges.map((edge) => edge.node),
-        needs,
+        () => needs,
       );
       return page;
     },

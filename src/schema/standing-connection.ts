@@ -51,7 +51,7 @@ builder.queryFields((t) => ({
       await prefetchStandings(
         ctx,
         page.edges.map((edge) => edge.node),
-        standingNeeds(info, 'edges', 'node'),
+        () => standingNeeds(info, 'edges', 'node'),
       );
       return page;
     },

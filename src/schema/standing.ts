@@ -66,7 +66,7 @@ builder.queryFields((t) => ({
     args: { ...bucketArgs(t.arg), playerId: t.arg.id({ required: true, validate: idSchema }), rankStyle: t.arg(RANK_STYLE_ARG) },
     resolve: async (_root, args, ctx, info) => {
       const friends = await readFriends(ctx.services, { ...args, board: args.board, playerId: args.playerId });
-      await prefetchStandings(ctx, friends, standingNeeds(info));
+      await prefetchStandings(ctx, friends, () => standingNeeds(info));
       return inTurns(friends);
     },
   }),

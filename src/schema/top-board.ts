@@ -43,7 +43,7 @@ builder.queryFields((t) => ({
       const top = await readTop(ctx.services, { ...args, board: args.board });
       if (top.cacheRead) ctx.topReads?.push(top.cacheRead);
       // The players only: a view's recorded times are looked up once for all its readers (recorded-scores.ts).
-      await prefetchStandings(ctx, top.entries, { ...standingNeeds(info, 'entries'), recorded: false, metadata: false });
+      await prefetchStandings(ctx, top.entries, () => ({ ...standingNeeds(info, 'entries'), recorded: false, metadata: false }));
       return top;
     },
   }),
