@@ -1,19 +1,12 @@
-import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from './helpers/cli.js';
 import { type TestApp, startTestApp } from './helpers/test-app.js';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SUBMIT = `mutation($m: ID!) { submitScore(input: { board: "global", playerId: "keyed", score: 1, matchId: $m }) { duplicate } }`;
 
 describe('API keys made with the CLI', () => {
   let t: TestApp;
-  const cli = (...args: string[]) =>
-    promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH, DATABASE_URL: t.databaseUrl, REDIS_KEY_PREFIX: t.keyPrefix, LOG_LEVEL: 'silent' },
-    });
+  const cli = (...args: string[]) => runCli(t, args);
 
   beforeAll(async () => {
     t = await startTestApp();

@@ -1,6 +1,3 @@
-import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import calculateSlot from 'cluster-key-slot';
 import { type Client, createClient } from 'graphql-ws';
 import { Redis } from 'ioredis';
@@ -20,9 +17,11 @@ import {
   pagesOf,
   seeded,
   submitAll,
+  submitInput,
 } from './helpers/board-views.js';
 import { type ClusterNodeState, type RedisClusterFixture, startRedisCluster } from './helpers/redis-cluster.js';
 import { startService } from './helpers/service-process.js';
+import { runCli } from './helpers/cli.js';
 import { type TestApp, startTestApp } from './helpers/test-app.js';
 
 /**
@@ -33,7 +32,6 @@ import { type TestApp, startTestApp } from './helpers/test-app.js';
  * healed (its buckets alone rebuilt) with no acknowledged result lost.
  */
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CREATE = `mutation($input: CreateBoardInput!) { createBoard(input: $input) { id } }`;
 const REBUILD = `mutation($board: ID!, $period: Period, $bucket: String, $region: String) { rebuildBoard(board: $board, period: $period, bucket: $bucket, region: $region) }`;
 
@@ -269,20 +267,9 @@ describe('the service on a three-master Redis Cluster with a replica each', () =
     const daily = model.find((b) => b.board.id === 'split' && b.period === 'DAILY')!;
     for (const shardKey of keysOf(daily, 3)) await t.redis.zadd(shardKey, 1, `ghost-${shardKey}`);
     expect(await allMatch(t, [daily])).toBe(false);
-    const { stdout } = await promisify(execFile)(
-      process.execPath,
-      ['--import', 'tsx', 'src/cli.ts', 'rebuild', '--board', 'split', '--period', 'DAILY', '--bucket', daily.label],
-      {
-        cwd: ROOT,
-        env: {
-          PATH: process.env.PATH,
-          DATABASE_URL: t.databaseUrl,
-          REDIS_CLUSTER_NODES: cluster.nodesSetting,
-          REDIS_KEY_PREFIX: t.keyPrefix,
-          LOG_LEVEL: 'silent',
-        },
-      },
-    );
+    const { stdout } = await runCli(t, ['rebuild', '--board', 'split', '--period', 'DAILY', '--bucket', daily.label], {
+      REDIS_CLUSTER_NODES: cluster.nodesSetting,
+    });
     expect(stdout).toMatch(new RegExp(`: ${daily.ranked.length} players ranked in \\d+\\.\\d\\d s\\n$`));
     await expectBucketMatches(t, daily, { players: [daily.ranked[0]!.playerId], friendsOf: {} });
   }, 60_000);
@@ -339,14 +326,7 @@ describe('the service on a three-master Redis Cluster with a replica each', () =
           const response = await app.server<{ submitScores: unknown[] }>(
             `mutation($inputs: [SubmitScoreInput!]!) { submitScores(inputs: $inputs) { duplicate } }`,
             {
-              inputs: batch.map((r) => ({
-                board: r.board,
-                playerId: r.playerId,
-                matchId: r.matchId,
-                score: r.score,
-                region: r.region,
-                achievedAt: r.achievedAt.toISOString(),
-              })),
+              inputs: batch.map(submitInput),
             },
           );
           // Redis trouble never refuses a submission: it is recorded and answered from PostgreSQL.

@@ -4,7 +4,7 @@ import { DeadlineExceededError, deadlineSignal, throwIfPast } from '../src/deadl
 import { type ResultEntry, TotalAboveMaxScoreError, recordGroup } from '../src/db/results.js';
 import type { Board } from '../src/model/board.js';
 import { createGroupCommit } from '../src/resolvers/group-commit.js';
-import { type ModelBoard, type ModelResult, createModelBoards, expectBucketMatches, modelBuckets, seeded } from './helpers/board-views.js';
+import { type ModelBoard, type ModelResult, createModelBoards, expectBucketMatches, modelBuckets, seeded, submitInput } from './helpers/board-views.js';
 import { type TestApp, startTestApp } from './helpers/test-app.js';
 
 /**
@@ -35,23 +35,15 @@ interface Answer {
   standings: { period: string; bucket: string; region: string | null; standing: { rank: number; score: number } }[];
 }
 
-const toInput = (r: ModelResult) => ({
-  board: r.board,
-  playerId: r.playerId,
-  matchId: r.matchId,
-  score: r.score,
-  region: r.region,
-  achievedAt: r.achievedAt.toISOString(),
-});
 const keyOf = (r: ModelResult) => `${r.board}/${r.matchId}/${r.playerId}`;
 
 /** One call: a single submitScore, or a batch; answers one Answer per result, or the call's error code. */
 async function call(t: TestApp, results: ModelResult[], single: boolean): Promise<Answer[] | string> {
   if (single) {
-    const response = await t.server<{ submitScore: Answer }>(SUBMIT_ONE, { input: toInput(results[0]!) });
+    const response = await t.server<{ submitScore: Answer }>(SUBMIT_ONE, { input: submitInput(results[0]!) });
     return response.errors ? (response.errors[0]!.extensions?.code ?? 'ERROR') : [response.data!.submitScore];
   }
-  const response = await t.server<{ submitScores: Answer[] }>(SUBMIT_MANY, { inputs: results.map(toInput) });
+  const response = await t.server<{ submitScores: Answer[] }>(SUBMIT_MANY, { inputs: results.map(submitInput) });
   return response.errors ? (response.errors[0]!.extensions?.code ?? 'ERROR') : response.data!.submitScores;
 }
 

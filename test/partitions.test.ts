@@ -1,8 +1,6 @@
-import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PartitionError, detachResultPartition, listResultPartitions, monthOf } from '../src/db/partitions.js';
+import { runCli } from './helpers/cli.js';
 import { type TestApp, startTestApp } from './helpers/test-app.js';
 
 /**
@@ -11,7 +9,6 @@ import { type TestApp, startTestApp } from './helpers/test-app.js';
  * while the board goes on answering, and reads bounded by month touch only that month's partition.
  */
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SUBMIT = `mutation($input: SubmitScoreInput!) { submitScore(input: $input) { duplicate standings { period bucket standing { rank score } } } }`;
 const TOP = `query($b: ID!) { top(board: $b, limit: 100) { size entries { rank score player { id } } } }`;
 
@@ -30,17 +27,7 @@ describe('the score log partitioned by month', () => {
     const rows = await t.database.sql<{ part: string }[]>`select tableoid::regclass::text as part from results where match_id = ${matchId}`;
     return rows.map((row) => row.part);
   };
-  const cli = (args: string[]) =>
-    promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
-      cwd: ROOT,
-      env: {
-        PATH: process.env.PATH,
-        DATABASE_URL: t.databaseUrl,
-        REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
-        REDIS_KEY_PREFIX: t.keyPrefix,
-        LOG_LEVEL: 'silent',
-      },
-    });
+  const cli = (args: string[]) => runCli(t, args);
 
   beforeAll(async () => {
     t = await startTestApp({ now: () => clock, onQuery: (statement) => statements.push(statement) });

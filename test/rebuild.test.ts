@@ -1,6 +1,3 @@
-import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { streamBoardScores } from '../src/db/board-scores.js';
 import { rebuildBucket } from '../src/jobs/rebuild-bucket.js';
@@ -8,6 +5,7 @@ import type { BoardScore } from '../src/model/board.js';
 import { bucketAt } from '../src/model/buckets.js';
 import type { BoardBucket } from '../src/ranking/index.js';
 import { type OracleBoard, type OracleEntry, type OracleResult, bucketId, foldResults, labelsAt, rankEntries } from './helpers/oracle.js';
+import { runCli } from './helpers/cli.js';
 import { type TestApp, startTestApp } from './helpers/test-app.js';
 import { seeded } from './helpers/board-views.js';
 
@@ -16,8 +14,6 @@ import { seeded } from './helpers/board-views.js';
  * then equal a plain sort of every result submitted (flagged players left out), swapped in so that
  * no reader ever sees a part of it, and without losing results committed while it runs.
  */
-
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 const SUBMIT = `mutation($inputs: [SubmitScoreInput!]!) { submitScores(inputs: $inputs) { duplicate } }`;
 const REBUILD = `mutation($board: ID!, $period: Period! = ALL_TIME, $bucket: String, $region: String) {
@@ -215,17 +211,7 @@ describe('rebuildBoard', () => {
     await t.redis.zremrangebyrank(key, 0, 20);
     await t.redis.zadd(key, 7, 'ghost');
 
-    const run = (args: string[]) =>
-      promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
-        cwd: ROOT,
-        env: {
-          PATH: process.env.PATH,
-          DATABASE_URL: t.databaseUrl,
-          REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
-          REDIS_KEY_PREFIX: t.keyPrefix,
-          LOG_LEVEL: 'silent',
-        },
-      });
+    const run = (args: string[]) => runCli(t, args);
     const { stdout } = await run(['rebuild', '--board', 'race', '--period', 'WEEKLY', '--bucket', week]);
     expect(stdout).toMatch(new RegExp(`: ${ranking.length} players ranked in \\d+\\.\\d\\d s\\n$`));
     await expectBucket(t, { board: 'race', period: 'WEEKLY', bucket: week, region: null }, ranking, ['ghost']);

@@ -26,6 +26,16 @@ export interface ModelResult {
   achievedAt: Date;
 }
 
+/** A model result as a SubmitScoreInput's variables. */
+export const submitInput = (r: ModelResult) => ({
+  board: r.board,
+  playerId: r.playerId,
+  matchId: r.matchId,
+  score: r.score,
+  region: r.region,
+  achievedAt: r.achievedAt.toISOString(),
+});
+
 /** Creates these boards through the app (admin key), each titled by its id; fails the test on any error. */
 export async function createModelBoards(
   t: TestApp,
@@ -158,14 +168,7 @@ export async function submitAll(t: TestApp, results: ModelResult[], batchSize = 
     const response = await t.server<{ submitScores: typeof payloads }>(
       `mutation($inputs: [SubmitScoreInput!]!) { submitScores(inputs: $inputs) { duplicate improved standings { period bucket region } } }`,
       {
-        inputs: batch.map((r) => ({
-          board: r.board,
-          playerId: r.playerId,
-          matchId: r.matchId,
-          score: r.score,
-          region: r.region,
-          achievedAt: r.achievedAt.toISOString(),
-        })),
+        inputs: batch.map(submitInput),
       },
     );
     expect(response.errors).toBeUndefined();
