@@ -182,7 +182,7 @@ describe('documents a generated client makes', () => {
     const plain = await t.gql(
       `query($board: ID!, $period: Period!, $bucket: String, $region: String, $first: Int!, $after: String) {
         standings(board: $board, period: $period, bucket: $bucket, region: $region, first: $first, after: $after) {
-          edges { cursor node { rank score percentile achievedAt player { id displayName avatarUrl } } }
+          edges { cursor node { rank score percentile achievedAt metadata player { id displayName avatarUrl } } }
           pageInfo { endCursor hasNextPage } } }`,
       variables,
     );

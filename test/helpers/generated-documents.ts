@@ -22,6 +22,7 @@ const STANDING = /* GraphQL */ `
     score
     percentile
     achievedAt
+    metadata
     player {
       __typename
       ...PlayerFields
