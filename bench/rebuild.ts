@@ -14,7 +14,7 @@ import postgres from 'postgres';
 import { findBoard, insertBoard } from '../src/db/boards.js';
 import { streamBoardScores } from '../src/db/board-scores.js';
 import { createDatabase, ensureDatabase, migrateDatabase } from '../src/db/client.js';
-import { rebuildBucket } from '../src/jobs/rebuild-bucket.js';
+import { rebuildBucket } from '../src/operations/rebuild-bucket.js';
 import { createLogger } from '../src/logger.js';
 import { DEFAULT_RETENTION } from '../src/model/board.js';
 import { bucketAt } from '../src/model/buckets.js';
@@ -22,7 +22,7 @@ import type { BoardBucket } from '../src/ranking/index.js';
 import { bucketKey } from '../src/ranking/keys.js';
 import { pack, packedDirection, packingFor } from '../src/ranking/packing.js';
 import { createRedis, deleteKeysUnder } from '../src/redis.js';
-import { createServices } from '../src/services.js';
+import { createServices } from '../src/operations/services.js';
 
 const MEMBERS = Number(process.argv[2] ?? 1_000_000);
 const FLAGGED_EVERY = 1_000;

@@ -10,10 +10,11 @@ import { type IndexRecovery, type IndexRecoveryOptions, startIndexRecovery } fro
 import { type SeasonCloser, startSeasonCloser } from './jobs/season-closer.js';
 import { type ResultPartitions, type ResultPartitionsOptions, startResultPartitions } from './jobs/result-partitions.js';
 import { listenForKeyChanges } from './db/api-keys.js';
-import { type Services, createContext } from './resolvers/context.js';
-import { unavailable } from './resolvers/errors.js';
-import { isStoreUnavailable } from './resolvers/store-errors.js';
-import { attachGraphqlWs } from './live-socket.js';
+import { createContext } from './schema/context.js';
+import type { Services } from './operations/services.js';
+import { unavailable } from './errors.js';
+import { isStoreUnavailable } from './store-errors.js';
+import { attachGraphqlWs } from './http/live-socket.js';
 import { useTopCacheControl } from './http/cache-control.js';
 import { boundedDocumentCache, useDocumentLimits } from './http/document-limits.js';
 import { type PreparedContext, createFastGraphql } from './http/fast-graphql.js';
@@ -21,7 +22,7 @@ import { refuseOversizedBody } from './http/body-limit.js';
 import { createClientAddressOf } from './http/client-address.js';
 import { type CorsOrigins, useCorsPolicy } from './http/cors.js';
 import { answerHealth, answerReadiness } from './http/health.js';
-import { answerMetrics } from './http/metrics.js';
+import { answerMetrics } from './services/metrics.js';
 import { useSharedAnswers } from './http/shared-answers.js';
 import { type PersistedDocumentsOptions, createPersistedDocuments, usePersistedDocuments } from './http/persisted-documents.js';
 import { createMetricsAccess } from './http/metrics-access.js';
@@ -35,7 +36,7 @@ import { packageRoot } from './http/page-route.js';
 import { createConsoleRoute } from './console/route.js';
 import { createOverlayRoute } from './overlay/route.js';
 import { schema } from './schema/index.js';
-import { type ServiceDeps, createServices } from './services.js';
+import { type ServiceDeps, createServices } from './operations/services.js';
 import { subscriberFor } from './pubsub/top-feed.js';
 
 export interface AppDeps extends ServiceDeps {

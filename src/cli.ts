@@ -4,20 +4,20 @@
  */
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import type { Role } from './auth/keys.js';
-import { issueApiKey, listApiKeys, revokeApiKey } from './resolvers/api-keys.js';
+import { issueApiKey, listApiKeys, revokeApiKey } from './operations/api-keys.js';
 import { type Config, ConfigError, loadConfig, redisTarget } from './config.js';
 import { createDatabase } from './db/client.js';
 import { PartitionError, createResultPartition, detachResultPartition, isMonthLabel, listResultPartitions, partitionName } from './db/partitions.js';
 import { liveBucketsWithScores } from './jobs/index-recovery.js';
-import { rebuildBucket } from './jobs/rebuild-bucket.js';
+import { rebuildBucket } from './operations/rebuild-bucket.js';
 import { createLogger } from './logger.js';
 import { PERIODS, type Period } from './model/board.js';
 import { RebuildRunningError } from './ranking/index.js';
 import { bucketKey } from './ranking/keys.js';
 import { createRedisClient } from './redis.js';
-import { createServices } from './services.js';
-import { resolveBoardBucket } from './resolvers/buckets.js';
-import type { Services } from './resolvers/context.js';
+import { createServices } from './operations/services.js';
+import { resolveBoardBucket } from './operations/buckets.js';
+import type { Services } from './operations/services.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 type Values = Record<string, string | boolean | (string | boolean)[] | undefined>;

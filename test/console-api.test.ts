@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRebuildJobs } from '../src/jobs/rebuild-jobs.js';
+import { createRebuildJobs } from '../src/services/rebuild-jobs.js';
 import { labelsAt } from './helpers/oracle.js';
 import { ADMIN_KEY, SERVER_KEY, type TestApp, startTestApp } from './helpers/test-app.js';
 

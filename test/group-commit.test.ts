@@ -3,7 +3,7 @@ import { findBoard } from '../src/db/boards.js';
 import { DeadlineExceededError, deadlineSignal, throwIfPast } from '../src/deadline.js';
 import { type ResultEntry, TotalAboveMaxScoreError, recordGroup } from '../src/db/results.js';
 import type { Board } from '../src/model/board.js';
-import { createGroupCommit } from '../src/resolvers/group-commit.js';
+import { createGroupCommit } from '../src/services/group-commit.js';
 import { type ModelBoard, type ModelResult, createModelBoards, expectBucketMatches, modelBuckets, seeded, submitInput } from './helpers/board-views.js';
 import { type TestApp, startTestApp } from './helpers/test-app.js';
 

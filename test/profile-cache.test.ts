@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../src/logger.js';
 import { createProfileStore } from '../src/profiles/store.js';
 import { createRedisClient, deleteKeysUnder } from '../src/redis.js';
-import { createProfileCache } from '../src/resolvers/profile-cache.js';
+import { createProfileCache } from '../src/services/profile-cache.js';
 import { TEST_REDIS_URL } from './helpers/redis-keys.js';
 import { type TestApp, startTestApp } from './helpers/test-app.js';
 import { until } from './helpers/wait.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { streamBoardScores } from '../src/db/board-scores.js';
-import { rebuildBucket } from '../src/jobs/rebuild-bucket.js';
+import { rebuildBucket } from '../src/operations/rebuild-bucket.js';
 import type { BoardScore } from '../src/model/board.js';
 import { bucketAt } from '../src/model/buckets.js';
 import type { BoardBucket } from '../src/ranking/index.js';

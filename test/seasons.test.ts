@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closeSeason as closeSeasonJob } from '../src/jobs/close-season.js';
+import { closeSeason as closeSeasonJob } from '../src/operations/close-season.js';
 import { type TestApp, startTestApp } from './helpers/test-app.js';
 
 /**

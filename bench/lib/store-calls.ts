@@ -1,7 +1,7 @@
 /**
  * What one read costs the stores, counted by the service itself: its `/metrics` counts every Redis
  * command and script it sends and every PostgreSQL statement and transaction it runs
- * (`leaderboard_store_seconds_count`, see src/http/store-timing.ts), and its own CPU
+ * (`leaderboard_store_seconds_count`, see src/services/store-timing.ts), and its own CPU
  * (`process_cpu_seconds_total`). Sampled at the start and the end of a measured window, the
  * differences divided by the requests answered give the cost of one read. Background jobs
  * (catch-up, the season closer) are counted too: a few calls a second, which is noise at

@@ -13,7 +13,7 @@ import { type OpenMeasurement, type Stream, openLoop } from '../lib/load.js';
 import type { Report, Row, Target } from '../lib/report.js';
 import { type RunOptions, withService } from './common.js';
 
-/** The service's defaults (src/http/rate-limits.ts), set explicitly over the bench's "no budgets". */
+/** The service's defaults (src/services/rate-limits.ts), set explicitly over the bench's "no budgets". */
 const BUDGETS = { RATE_LIMIT_READS_PER_SECOND: '200', RATE_LIMIT_READ_ROWS_PER_SECOND: '10000' };
 const ROWS_PER_SECOND = 10_000;
 

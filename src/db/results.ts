@@ -62,7 +62,7 @@ const isRetriable = (error: unknown) => {
 
 /**
  * The write path's durable half for a group of submissions (concurrent calls gathered by the group
- * commit, see resolvers/group-commit.ts), in one transaction: log each result once under its
+ * commit, see services/group-commit.ts), in one transaction: log each result once under its
  * idempotency key, then fold the new results into every board score they touch. Entries are
  * handled in order, submission after submission, as if submitted one by one; a replay (in the log
  * already, or earlier in the group) changes nothing.

@@ -1,8 +1,8 @@
 import type { ServerResponse } from 'node:http';
 import type { RedisClient } from '../redis.js';
 import type { Database } from '../db/client.js';
-import { probeStores } from '../resolvers/store-health.js';
-import type { SubmissionHealth } from '../resolvers/submission-health.js';
+import { probeStores } from '../services/store-health.js';
+import type { SubmissionHealth } from '../services/submission-health.js';
 
 /** `/healthz`: 200 while the process runs. */
 export function answerHealth(res: ServerResponse): void {

@@ -1,7 +1,7 @@
 import { type DocumentNode, type ExecutionResult, Kind, type OperationDefinitionNode, getOperationAST } from 'graphql';
 import { type Plugin, isAsyncIterable } from 'graphql-yoga';
 import type { Logger } from 'pino';
-import type { Metrics } from './metrics.js';
+import type { Metrics } from '../services/metrics.js';
 import { duplicatesIn, submissionsIn } from './submission-count.js';
 
 interface Description {

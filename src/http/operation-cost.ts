@@ -19,8 +19,8 @@ import {
   isListType,
   isObjectType,
 } from 'graphql';
-import { MAX_REGIONS } from '../resolvers/boards.js';
-import { MAX_FRIENDS } from '../resolvers/reads.js';
+import { MAX_REGIONS } from '../operations/boards.js';
+import { MAX_FRIENDS } from '../operations/reads.js';
 
 /**
  * How many rows a list without a size argument (`boards`, a board's `seasons`) is taken to hold.

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { type DocumentNode, type GraphQLError, Kind, print } from 'graphql';
 import type { GraphQLParams, Plugin } from 'graphql-yoga';
-import { clientError } from '../resolvers/errors.js';
+import { clientError } from '../errors.js';
 
 /** Registered documents by id: the SHA-256 (hex) of each document's text, as the client prints it. */
 export type PersistedManifest = Record<string, string>;

@@ -1,10 +1,10 @@
 import { type DocumentNode, GraphQLError, type GraphQLSchema, OperationTypeNode, getOperationAST } from 'graphql';
 import { type Plugin, isAsyncIterable } from 'graphql-yoga';
-import type { Context } from '../resolvers/context.js';
-import { clientError } from '../resolvers/errors.js';
+import type { Context } from '../schema/context.js';
+import { clientError } from '../errors.js';
 import { documentLimitError } from './document-limits.js';
 import { operationCost } from './operation-cost.js';
-import type { RateLimits } from './rate-limits.js';
+import type { RateLimits } from '../services/rate-limits.js';
 
 export interface ReadBudgetOptions {
   /** The most rows one query or subscription may return (see operation-cost.ts); more is refused with `extensions.limit` "cost". Default 5,000. */

@@ -1,7 +1,7 @@
 import { type DocumentNode, type ExecutionArgs, type ExecutionResult, OperationTypeNode, getOperationAST } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import type { Context } from '../resolvers/context.js';
-import { unavailable } from '../resolvers/errors.js';
+import type { Context } from '../schema/context.js';
+import { unavailable } from '../errors.js';
 
 /**
  * Every query and mutation is answered within the request's bound (REQUEST_TIMEOUT_MS), on every

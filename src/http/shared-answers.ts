@@ -1,6 +1,6 @@
 import { BREAK, type DocumentNode, type ExecutionResult, type GraphQLSchema, Kind, OperationTypeNode, TypeInfo, visit, visitWithTypeInfo } from 'graphql';
 import { type Plugin, isAsyncIterable } from 'graphql-yoga';
-import type { Context } from '../resolvers/context.js';
+import type { Context } from '../schema/context.js';
 
 export interface SharedAnswersOptions {
   /** Which read of a bucket's top the top cache would answer now without reading the index (see TopCache.currentRead). */

@@ -1,89 +1,14 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Logger } from 'pino';
-import type { Database } from '../db/client.js';
 import { type BacklogBoardScore, boardScoresOf, claimBacklog, countBacklog, deleteBacklog } from '../db/index-backlog.js';
 import type { BoardBucket, BoardScoreWrite } from '../ranking/index.js';
-import type { Services } from '../resolvers/context.js';
-import { takeOutFlaggedMeanwhile } from '../resolvers/flag-recheck.js';
-import { heldBuckets } from '../resolvers/player-buckets.js';
+import type { Services } from '../operations/services.js';
+import { takeOutFlaggedMeanwhile } from '../operations/flag-recheck.js';
+import { heldBuckets } from '../operations/player-buckets.js';
 
 /**
- * Catch-up after the index fell behind: the index outbox (index_backlog, see db/index-backlog.ts).
- *
- * Why an outbox written in the submit transaction, rather than a checkpoint in the score log or
- * rows written only when an index write fails: it is exact by construction. A committed batch's
- * rows exist until something confirms the index holds its board scores, whatever happened after
- * the commit: Redis away (the write path's index write fails), or this process dying between the
- * commit and the index write, which a "write a row when the index write fails" scheme would lose.
- * A checkpoint would need commit-order timestamps PostgreSQL does not give, and a window of replay
- * wide enough to cover the slowest transaction. The cost: the rows ride in the statement that logs
- * the results (no extra round trip inside the transaction), and confirmations are deleted in
- * batches, one statement per {@link BacklogConfirmerOptions.flushMs} per process, off the path that
- * answers.
+ * The catch-up of the index outbox (see services/backlog-confirmer.ts, which has why an outbox):
+ * the rows of committed batches the write path could not confirm, replayed into the index.
  */
-
-export interface BacklogConfirmerOptions {
-  /** How long confirmations gather before one DELETE takes them all. Default 100 ms. */
-  flushMs?: number;
-  /** Confirmations kept for a retry while PostgreSQL is away; beyond that they are left to the catch-up job. Default 100,000. */
-  maxWaiting?: number;
-}
-
-export type BacklogConfirmer = ReturnType<typeof createBacklogConfirmer>;
-
-/**
- * The write path's half of the outbox: once the index holds a batch's board scores, its backlog
- * rows are confirmed here and deleted in batches, one statement per `flushMs` whatever the number
- * of batches. A confirmation that is never deleted (a crash, PostgreSQL away) costs one harmless
- * replay by the catch-up job: the job writes the same board scores with ZADD GT/LT.
- */
-export function createBacklogConfirmer(database: Database, log: Logger, options: BacklogConfirmerOptions = {}) {
-  const flushMs = options.flushMs ?? 100;
-  const maxWaiting = options.maxWaiting ?? 100_000;
-  let waiting: number[] = [];
-  let timer: NodeJS.Timeout | undefined;
-  let flushing: Promise<void> | undefined;
-
-  async function flush(): Promise<void> {
-    timer = undefined;
-    await flushing;
-    if (waiting.length === 0) return;
-    const ids = waiting;
-    waiting = [];
-    flushing = deleteBacklog(database.sql, ids)
-      .then(() => undefined)
-      .catch((error: unknown) => {
-        // Kept for the next flush while there is room; the catch-up job replays the rest.
-        if (waiting.length + ids.length <= maxWaiting) waiting.push(...ids);
-        log.warn({ err: error, rows: ids.length }, 'could not delete confirmed index backlog rows; retried');
-        schedule();
-      })
-      .finally(() => {
-        flushing = undefined;
-      });
-    await flushing;
-  }
-
-  function schedule(): void {
-    if (timer) return;
-    timer = setTimeout(() => void flush(), flushMs);
-    timer.unref();
-  }
-
-  return {
-    /** The index holds the board scores these rows stood for. O(1); the DELETE comes within flushMs. */
-    confirm(ids: readonly number[]): void {
-      if (ids.length === 0) return;
-      waiting.push(...ids);
-      schedule();
-    },
-    /** Deletes every confirmation now (at shutdown). */
-    async flush(): Promise<void> {
-      if (timer) clearTimeout(timer);
-      await flush();
-    },
-  };
-}
 
 export interface IndexCatchUpOptions {
   /** How often the backlog is looked at. Default 1,000 ms. */

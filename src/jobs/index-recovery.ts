@@ -4,10 +4,10 @@ import { isKept, parseBucketLabel } from '../model/buckets.js';
 import { type BoardBucket, RebuildRunningError } from '../ranking/index.js';
 import type { GenerationCheck } from '../ranking/generation.js';
 import { bucketKey } from '../ranking/keys.js';
-import { CLOCK_SKEW_MS } from '../resolvers/buckets.js';
-import type { Services } from '../resolvers/context.js';
-import { seasonBucket } from '../resolvers/season-directory.js';
-import { rebuildBucket } from './rebuild-bucket.js';
+import { CLOCK_SKEW_MS } from '../operations/buckets.js';
+import type { Services } from '../operations/services.js';
+import { seasonBucket } from '../services/season-directory.js';
+import { rebuildBucket } from '../operations/rebuild-bucket.js';
 
 /** The advisory lock (bigint space) held by the one process that rebuilds a lost index. */
 const RECOVERY_LOCK = 7_361_203;

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ensureResultPartitions } from '../db/partitions.js';
-import type { Services } from '../resolvers/context.js';
+import type { Services } from '../operations/services.js';
 
 export interface ResultPartitionsOptions {
   /** Months after the current one whose score-log partitions are kept ready. Default 2. */

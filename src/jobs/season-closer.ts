@@ -1,7 +1,7 @@
 import { setInterval as every } from 'node:timers/promises';
 import { findDueSeasons, findSeasonsClosedSince } from '../db/seasons.js';
-import type { Services } from '../resolvers/context.js';
-import { closeSeason, dropSeasonKeys } from './close-season.js';
+import type { Services } from '../operations/services.js';
+import { closeSeason, dropSeasonKeys } from '../operations/close-season.js';
 
 /**
  * How long after a close the closer keeps dropping the season's keys. A write already in flight

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import type { StoredKey } from '../db/api-keys.js';
-import type { IssuedKey } from '../resolvers/api-keys.js';
-import { issueApiKey, listApiKeys, revokeApiKey } from '../resolvers/api-keys.js';
-import { notFound } from '../resolvers/errors.js';
+import type { IssuedKey } from '../operations/api-keys.js';
+import { issueApiKey, listApiKeys, revokeApiKey } from '../operations/api-keys.js';
+import { notFound } from '../errors.js';
 import { builder } from './builder.js';
 import { idSchema } from './validation.js';
 

@@ -1,4 +1,4 @@
-import { type BucketStatus, boardBuckets } from '../resolvers/board-buckets.js';
+import { type BucketStatus, boardBuckets } from '../operations/board-buckets.js';
 import { BoardRef } from './board.js';
 import { builder } from './builder.js';
 import { PeriodEnum } from './enums.js';

@@ -1,8 +1,8 @@
 import SchemaBuilder from '@pothos/core';
 import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
 import ValidationPlugin from '@pothos/plugin-validation';
-import type { Context } from '../resolvers/context.js';
-import { badInput, clientError } from '../resolvers/errors.js';
+import type { Context } from './context.js';
+import { badInput, clientError } from '../errors.js';
 import './auth-before-input.js';
 
 /** The one schema builder. */

@@ -1,5 +1,5 @@
 import type { PlayerFlag } from '../db/flags.js';
-import { listFlaggedPlayers, playerFlag } from '../resolvers/flags.js';
+import { listFlaggedPlayers, playerFlag } from '../operations/flags.js';
 import { builder } from './builder.js';
 import { PlayerRef } from './player.js';
 import { intRange } from './validation.js';

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import type { Player } from '../db/players.js';
-import { deletePlayer } from '../resolvers/erasure.js';
-import type { Context } from '../resolvers/context.js';
-import { type FlagOutcome, flagPlayer, unflagPlayer } from '../resolvers/flags.js';
-import { findPlayer, searchPlayers, setFriends, upsertPlayer } from '../resolvers/players.js';
-import { MAX_FRIENDS } from '../resolvers/reads.js';
+import { deletePlayer } from '../operations/erasure.js';
+import type { Context } from './context.js';
+import { type FlagOutcome, flagPlayer, unflagPlayer } from '../operations/flags.js';
+import { findPlayer, searchPlayers, setFriends, upsertPlayer } from '../operations/players.js';
+import { MAX_FRIENDS } from '../operations/reads.js';
 import { builder } from './builder.js';
 import { displayNameSchema, idSchema, intRange } from './validation.js';
 

@@ -1,6 +1,6 @@
-import type { RebuildJob } from '../jobs/rebuild-jobs.js';
-import { findRebuild, startRebuild } from '../resolvers/rebuild.js';
-import { requireBoard } from '../resolvers/buckets.js';
+import type { RebuildJob } from '../services/rebuild-jobs.js';
+import { findRebuild, startRebuild } from '../operations/rebuild.js';
+import { requireBoard } from '../operations/buckets.js';
 import { BoardRef } from './board.js';
 import { builder } from './builder.js';
 import { bucketArgs } from './bucket-args.js';

@@ -1,6 +1,6 @@
 import { valueFromASTUntyped } from 'graphql';
 import { builder } from './builder.js';
-import { badInput } from '../resolvers/errors.js';
+import { badInput } from '../errors.js';
 
 const ISO_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](\d{2}):(\d{2}))$/;
 

@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import type { Season } from '../db/seasons.js';
-import { MAX_PAGE } from '../resolvers/pages.js';
-import { closeSeason, currentSeason, listSeasons, readSeasonResults, startSeason } from '../resolvers/seasons.js';
+import { MAX_PAGE } from '../operations/pages.js';
+import { closeSeason, currentSeason, listSeasons, readSeasonResults, startSeason } from '../operations/seasons.js';
 import { BoardRef } from './board.js';
 import { builder } from './builder.js';
 import { RANK_STYLE_ARG } from './enums.js';
 import { standingNeeds } from './selects.js';
-import { prefetchStandings } from '../resolvers/recorded-scores.js';
+import { prefetchStandings } from './recorded-fields.js';
 import { StandingConnectionRef } from './standing-connection.js';
 import { boardIdSchema, intRange, seasonIdSchema } from './validation.js';
 

@@ -1,5 +1,5 @@
 import { type GraphQLResolveInfo, Kind, type SelectionSetNode } from 'graphql';
-import type { StandingNeeds } from '../resolvers/recorded-scores.js';
+import type { StandingNeeds } from './recorded-fields.js';
 
 /**
  * Whether the field being resolved selects the field at `path` (one name: a field it selects

@@ -1,5 +1,5 @@
-import { MAX_PAGE, type PageInfo, type StandingConnection, type StandingEdge, readStandingsPage } from '../resolvers/pages.js';
-import { prefetchStandings } from '../resolvers/recorded-scores.js';
+import { MAX_PAGE, type PageInfo, type StandingConnection, type StandingEdge, readStandingsPage } from '../operations/pages.js';
+import { prefetchStandings } from './recorded-fields.js';
 import { standingNeeds } from './selects.js';
 import { builder } from './builder.js';
 import { inTurns } from './turns.js';

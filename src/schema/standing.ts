@@ -1,6 +1,6 @@
-import { achievedAtOf, metadataOf, prefetchStandings } from '../resolvers/recorded-scores.js';
-import { readAround, readFriends, readStanding } from '../resolvers/reads.js';
-import type { Standing } from '../resolvers/standings.js';
+import { achievedAtOf, metadataOf, prefetchStandings } from './recorded-fields.js';
+import { readAround, readFriends, readStanding } from '../operations/reads.js';
+import type { Standing } from '../operations/standings.js';
 import { builder } from './builder.js';
 import { inTurns } from './turns.js';
 import { RANK_STYLE_ARG } from './enums.js';

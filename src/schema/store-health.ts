@@ -1,5 +1,5 @@
-import type { StoreProbe } from '../resolvers/store-health.js';
-import { type StoreStatus, storeStatus } from '../resolvers/store-status.js';
+import type { StoreProbe } from '../services/store-health.js';
+import { type StoreStatus, storeStatus } from '../operations/store-status.js';
 import { builder } from './builder.js';
 
 const StoreProbeRef = builder.objectRef<StoreProbe>('StoreProbe').implement({

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { Context } from '../resolvers/context.js';
-import type { PeriodStanding } from '../resolvers/standings.js';
-import { MAX_BATCH, type SubmitScorePayload, submitScores } from '../resolvers/submit.js';
+import type { Context } from './context.js';
+import type { PeriodStanding } from '../operations/standings.js';
+import { MAX_BATCH, type SubmitScorePayload, submitScores } from '../operations/submit.js';
 import { builder } from './builder.js';
 import { PeriodEnum } from './enums.js';
 import { StandingRef } from './standing.js';

@@ -1,7 +1,7 @@
-import { readTop } from '../resolvers/reads.js';
-import type { TopBoard } from '../resolvers/standings.js';
-import { type TopEvent, topChangedView, watchTopChanged } from '../resolvers/top-changed.js';
-import { prefetchStandings } from '../resolvers/recorded-scores.js';
+import { readTop } from '../operations/reads.js';
+import type { TopBoard } from '../operations/standings.js';
+import { type TopEvent, topChangedView, watchTopChanged } from '../operations/top-changed.js';
+import { prefetchStandings } from './recorded-fields.js';
 import { builder } from './builder.js';
 import { inTurns } from './turns.js';
 import { standingNeeds } from './selects.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SEASON_LABEL } from '../resolvers/season-directory.js';
+import { SEASON_LABEL } from '../services/season-directory.js';
 
 /**
  * Player and match ids: short, printable strings, unicode welcome (`Jürgen`, `玩家一`), since a

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Period } from '../model/board.js';
 import type { BoardBucket } from '../ranking/index.js';
 import type { RedisClient } from '../redis.js';
-import { type RebuildBucketOptions, type RebuildDeps, rebuildBucket } from './rebuild-bucket.js';
+import type { Logger } from 'pino';
 
 /** Where a rebuild started from the console stands. */
 export type RebuildState = 'RUNNING' | 'DONE' | 'FAILED';
@@ -37,9 +37,15 @@ export interface RebuildJobsOptions {
    * Default 30,000 ms.
    */
   staleMs?: number;
-  /** Tuning of each rebuild (chunk size and so on). Default: rebuildBucket's. */
-  rebuild?: Omit<RebuildBucketOptions, 'onProgress'>;
+  /** Where a failed rebuild, or a job record not saved, is logged. Default: nowhere. */
+  log?: Logger;
 }
+
+/**
+ * The rebuild a job runs (operations/rebuild-bucket.ts, bound to its bucket): it reports the rows
+ * read so far, 0 once it holds the bucket's rebuild keys, and answers the players ranked.
+ */
+export type Rebuild = (onProgress: (rowsRead: number) => void) => Promise<number>;
 
 const jobKey = (id: string) => `rebuild-job:${id}`;
 
@@ -67,7 +73,7 @@ export function createRebuildJobs(redis: RedisClient, options: RebuildJobsOption
      * progress is real): the job as started. Throws RebuildRunningError, having started nothing,
      * when another rebuild of the bucket runs. The rest runs on; failures land in the job.
      */
-    async start(deps: RebuildDeps, at: BoardBucket, rowsTotal: number): Promise<RebuildJob> {
+    async start(at: BoardBucket, rowsTotal: number, rebuild: Rebuild): Promise<RebuildJob> {
       const job: RebuildJob = {
         id: randomUUID(),
         boardId: at.board.id,
@@ -101,13 +107,10 @@ export function createRebuildJobs(redis: RedisClient, options: RebuildJobsOption
         clearInterval(heartbeat);
         return save(job.id, { ...fields, rowsRead, finishedAt: Date.now() });
       };
-      const run = rebuildBucket(deps, at, {
-        ...options.rebuild,
-        onProgress: (read) => {
-          rowsRead = read;
-          if (read === 0) claimed();
-          else void save(job.id, { rowsRead }).catch(() => undefined);
-        },
+      const run = rebuild((read) => {
+        rowsRead = read;
+        if (read === 0) claimed();
+        else void save(job.id, { rowsRead }).catch(() => undefined);
       });
       // Claimed (or, for a bucket with nothing to read, already done); a refusal to claim leaves no job.
       await Promise.race([begun, run]).catch(async (error: unknown) => {
@@ -119,11 +122,11 @@ export function createRebuildJobs(redis: RedisClient, options: RebuildJobsOption
         .then(
           (size) => finish({ state: 'DONE', size }),
           (error: unknown) => {
-            deps.log?.warn({ err: error, job: job.id }, 'rebuild failed');
+            options.log?.warn({ err: error, job: job.id }, 'rebuild failed');
             return finish({ state: 'FAILED', error: error instanceof Error ? error.message : String(error) });
           },
         )
-        .catch((error: unknown) => deps.log?.warn({ err: error, job: job.id }, 'rebuild job record not saved'));
+        .catch((error: unknown) => options.log?.warn({ err: error, job: job.id }, 'rebuild job record not saved'));
       return job;
     },
 

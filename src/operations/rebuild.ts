@@ -1,11 +1,11 @@
 import { countRankable } from '../db/board-scores.js';
-import { rebuildBucket } from '../jobs/rebuild-bucket.js';
-import type { RebuildJob } from '../jobs/rebuild-jobs.js';
+import { rebuildBucket } from './rebuild-bucket.js';
+import type { RebuildJob } from '../services/rebuild-jobs.js';
 import { RebuildRunningError } from '../ranking/index.js';
 import { bucketKey } from '../ranking/keys.js';
 import { type BucketArgs, resolveBoardBucket } from './buckets.js';
-import type { Services } from './context.js';
-import { clientError } from './errors.js';
+import type { Services } from './services.js';
+import { clientError } from '../errors.js';
 
 /**
  * Rebuilds one bucket's ranking index from PostgreSQL and swaps it in atomically; answers the
@@ -32,7 +32,7 @@ function refusedWhileRunning(error: unknown): unknown {
 
 /**
  * Starts rebuilding one bucket in the background and answers the job at once, its progress
- * readable by id from any process (see jobs/rebuild-jobs.ts): what the console runs, since a large
+ * readable by id from any process (see services/rebuild-jobs.ts): what the console runs, since a large
  * bucket takes longer than a request should. Refused as rebuildBoard is.
  */
 export async function startRebuild(services: Services, args: BucketArgs): Promise<RebuildJob> {
@@ -44,7 +44,7 @@ export async function startRebuild(services: Services, args: BucketArgs): Promis
     region: at.region ?? '',
   });
   try {
-    return await services.rebuilds.start(services, at, total);
+    return await services.rebuilds.start(at, total, (onProgress) => rebuildBucket(services, at, { onProgress }));
   } catch (error) {
     throw refusedWhileRunning(error);
   }

@@ -1,8 +1,8 @@
 import { type NewBoard, changeBoard, insertBoard } from '../db/boards.js';
 import { type Board, PERIODS, type RankStyle, type RegionTimeZone } from '../model/board.js';
 import { canonicalTimeZone } from '../model/buckets.js';
-import type { Services } from './context.js';
-import { badInput, notFound } from './errors.js';
+import type { Services } from './services.js';
+import { badInput, notFound } from '../errors.js';
 
 /** A board as createBoard receives it: everything but what the service sets (its epoch, its creation time). */
 export type CreateBoardInput = NewBoard;

@@ -1,6 +1,6 @@
 import { bucketKey } from '../ranking/keys.js';
 import { type BucketArgs, resolveBoardBucket } from './buckets.js';
-import type { Services } from './context.js';
+import type { Services } from './services.js';
 import { type Standing, toStanding } from './standings.js';
 import { styleOf, styledRun } from './rank-styles.js';
 import type { Styled } from './reads.js';

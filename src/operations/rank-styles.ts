@@ -1,7 +1,7 @@
 import type { Board, RankStyle } from '../model/board.js';
 import type { BoardBucket, Place } from '../ranking/index.js';
-import type { Services } from './context.js';
-import { badInput } from './errors.js';
+import type { Services } from './services.js';
+import { badInput } from '../errors.js';
 
 /**
  * The style a read serves: the one it asks for, or its board's. DENSE only on a board created

@@ -1,7 +1,7 @@
 import { countBacklog } from '../db/index-backlog.js';
 import type { IndexState } from '../ranking/generation.js';
-import type { Services } from './context.js';
-import type { StoreProbes } from './store-health.js';
+import type { Services } from './services.js';
+import type { StoreProbes } from '../services/store-health.js';
 
 /** What the console's store health shows. */
 export interface StoreStatus extends StoreProbes {

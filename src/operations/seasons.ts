@@ -7,11 +7,11 @@ import {
   listSeasons as listSeasonRows,
   pageSeasonResults,
 } from '../db/seasons.js';
-import { closeSeason as closeAndFreeze } from '../jobs/close-season.js';
+import { closeSeason as closeAndFreeze } from './close-season.js';
 import type { Board, EntryMetadata, RankStyle } from '../model/board.js';
 import { requireBoard } from './buckets.js';
-import type { Services } from './context.js';
-import { badInput, notFound } from './errors.js';
+import type { Services } from './services.js';
+import { badInput, notFound } from '../errors.js';
 import type { StandingConnection } from './pages.js';
 import type { Standing } from './standings.js';
 import { styleOf } from './rank-styles.js';

@@ -1,65 +1,10 @@
 import DataLoader from 'dataloader';
-import type { Logger } from 'pino';
-import { type Caller, type Keyring, bearerKey } from '../auth/keys.js';
-import type { Database } from '../db/client.js';
+import { type Caller, bearerKey } from '../auth/keys.js';
 import type { Player } from '../db/players.js';
-import type { Metrics } from '../http/metrics.js';
-import type { RateLimits } from '../http/rate-limits.js';
-import type { BacklogConfirmer } from '../jobs/index-catch-up.js';
-import type { RebuildJobs } from '../jobs/rebuild-jobs.js';
-import type { IndexGeneration } from '../ranking/generation.js';
-import type { RankingIndex } from '../ranking/index.js';
-import type { TopCache } from '../ranking/top-cache.js';
-import type { TopFeed } from '../pubsub/top-feed.js';
-import type { BoardDirectory } from './board-directory.js';
-import type { CursorCodec } from './cursor.js';
-import type { ProfileCache } from './profile-cache.js';
-import type { SeasonDirectory } from './season-directory.js';
-import { recordedScoreLoader } from './recorded-scores.js';
-import { isStoreUnavailable } from './store-errors.js';
-import type { StoreProbes } from './store-health.js';
-import type { SubmissionGroups } from './submission-groups.js';
-import type { SubmissionHealth } from './submission-health.js';
+import type { Services } from '../operations/services.js';
+import { recordedScoreLoader } from '../operations/recorded-scores.js';
+import { isStoreUnavailable } from '../store-errors.js';
 import { deadlineSignal, settleBy } from '../deadline.js';
-
-/** What every operation may use; built once by the app. */
-export interface Services {
-  database: Database;
-  /** Reads of a bucket Redis may have lost refuse (IndexRecoveringError) until it is rebuilt: see ranking/generation.ts. */
-  index: RankingIndex;
-  /** Whether Redis still holds the index, and which buckets are back after it lost it. */
-  indexGeneration: IndexGeneration;
-  /** Confirms committed batches' index_backlog rows once the index holds their board scores. */
-  backlog: BacklogConfirmer;
-  /** The group commit every submission goes through (see resolvers/submission-groups.ts). */
-  submissions: SubmissionGroups;
-  /** The shared top cache: `top` reads go through it. */
-  topCache: TopCache;
-  /** Player profiles shared in Redis, exact after renames and erasures: the names reads show go through it, and the changes of them. */
-  profiles: ProfileCache;
-  /** topChanged's fan-out (one Redis subscription per watched bucket); null where nothing is served (the CLI). */
-  topFeed: TopFeed | null;
-  boards: BoardDirectory;
-  /** Each board's open season, cached about a second. */
-  seasons: SeasonDirectory;
-  keyring: Keyring;
-  /** Rebuilds started from the console, with their progress readable from any process. */
-  rebuilds: RebuildJobs;
-  /** Asks PostgreSQL and Redis whether they answer (what /readyz and the console's store health show). */
-  probeStores(): Promise<StoreProbes>;
-  cursors: CursorCodec;
-  /** Loads what the services need from the stores before the first request (the cursor secret). */
-  ready(): Promise<void>;
-  limits: RateLimits;
-  metrics: Metrics;
-  log: Logger;
-  /** The clock; tests move it. */
-  now(): Date;
-  /** Every request is answered within this many milliseconds, whatever a store does (REQUEST_TIMEOUT_MS). */
-  requestTimeoutMs: number;
-  /** Whether submissions commit lately: /readyz answers 503 while they do not. */
-  submissionHealth: SubmissionHealth;
-}
 
 /** Per request. */
 export interface Context {

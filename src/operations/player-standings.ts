@@ -2,7 +2,7 @@ import { recentResults as recentResultRows, type LoggedResult } from '../db/play
 import { playerBoardScores } from '../db/flags.js';
 import type { Board, Period } from '../model/board.js';
 import { PERIODS } from '../model/board.js';
-import type { Services } from './context.js';
+import type { Services } from './services.js';
 import { heldBuckets } from './player-buckets.js';
 import { type Standing, toStanding } from './standings.js';
 import { recordedOf } from './recorded-scores.js';

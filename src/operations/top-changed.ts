@@ -2,12 +2,12 @@ import { type Player, findPlayers } from '../db/players.js';
 import type { TopEvent } from '../pubsub/top-feed.js';
 import type { TopView } from '../ranking/top-cache.js';
 import { type BucketArgs, requireBoard, resolveBoardBucket } from './buckets.js';
-import type { Services } from './context.js';
-import { badInput, unavailable } from './errors.js';
+import type { Services } from './services.js';
+import { badInput, unavailable } from '../errors.js';
 import { type TopBoard, bucketOfAnswer, toStanding } from './standings.js';
 import { styleOf, styledTop } from './rank-styles.js';
 import type { RankStyle } from '../model/board.js';
-import { isStoreUnavailable } from './store-errors.js';
+import { isStoreUnavailable } from '../store-errors.js';
 
 export type { TopEvent } from '../pubsub/top-feed.js';
 

@@ -1,11 +1,12 @@
 import { type RecordOutcome, type RecordedGroup, type ResultEntry, type ScoreRowKey, type StoredBoardScore, recordGroup } from '../db/results.js';
+import { rowId } from '../db/result-entries.js';
 import type { Season } from '../db/seasons.js';
 import { settleBy } from '../deadline.js';
 import type { BoardBucket, BoardScoreWrite, Place } from '../ranking/index.js';
 import type { ResultBucket } from './buckets.js';
-import type { Services } from './context.js';
+import type { Services } from './services.js';
 import { takeOutFlaggedMeanwhile } from './flag-recheck.js';
-import { type GroupCommit, type GroupCommitOptions, type ItemOutcome, createGroupCommit } from './group-commit.js';
+import { type GroupCommit, type GroupCommitOptions, type ItemOutcome, createGroupCommit } from '../services/group-commit.js';
 import { type RecordedScore, recordedOf } from './recorded-scores.js';
 
 /**
@@ -22,7 +23,6 @@ export interface PreparedEntry extends ResultEntry {
 
 /** The board-score row of a result's bucket. */
 export const rowKey = (at: ResultBucket): ScoreRowKey => ({ period: at.bucket.period, bucket: at.bucket.label, region: at.region ?? '' });
-const placeId = (boardId: string, row: ScoreRowKey, playerId: string) => [boardId, row.period, row.bucket, row.region, playerId].join('\u0000');
 
 /** One submitScore or submitScores call, checked, as it waits for its group. */
 export type Submission = PreparedEntry[];
@@ -140,13 +140,13 @@ async function writeIndex(
       const write = { at, score, expiresAt: at.expiresAt };
       writes.push(write);
       owners.push({ entry, bucket: b, score });
-      lastWrite.set(placeId(entry.board.id, rowKey(at), entry.playerId), write);
+      lastWrite.set(rowId(entry.board.id, rowKey(at), entry.playerId), write);
     });
   }
   // The stored board score is the truth: should it differ from the fold's last value (the player
   // locks make that impossible, but the index must end where PostgreSQL is), it is written last.
   for (const score of stored) {
-    const last = lastWrite.get(placeId(score.boardId, score, score.playerId));
+    const last = lastWrite.get(rowId(score.boardId, score, score.playerId));
     if (last && (last.score.score !== score.score || last.score.reachedAt.getTime() !== score.reachedAt.getTime())) {
       writes.push({ at: last.at, score, expiresAt: last.expiresAt });
     }

@@ -1,7 +1,7 @@
 import { type PlayerFlag, clearFlag, findFlag, listFlags, playerBoardScores, setFlag, withPlayerLock } from '../db/flags.js';
 import type { Player } from '../db/players.js';
 import type { BoardBucket } from '../ranking/index.js';
-import type { Services } from './context.js';
+import type { Services } from './services.js';
 import { announceTops } from '../pubsub/announce.js';
 import { forgetTops, heldBuckets, inTop, warmBoards } from './player-buckets.js';
 

@@ -1,6 +1,6 @@
 import { erasePlayer } from '../db/erasure.js';
 import type { BoardBucket } from '../ranking/index.js';
-import type { Services } from './context.js';
+import type { Services } from './services.js';
 import { announceTops } from '../pubsub/announce.js';
 import { forgetTops, heldBuckets, inTop, warmBoards } from './player-buckets.js';
 

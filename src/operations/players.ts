@@ -1,5 +1,5 @@
 import { type Player, findPlayers, replaceFriends, searchPlayers as searchPlayerRows, upsertPlayer as upsertPlayerRow } from '../db/players.js';
-import type { Services } from './context.js';
+import type { Services } from './services.js';
 
 export async function upsertPlayer(
   services: Services,

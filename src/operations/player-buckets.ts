@@ -3,7 +3,7 @@ import type { RecordedBoardScore } from '../model/board.js';
 import { type Bucket, isKept, keptUntil, parseBucketLabel } from '../model/buckets.js';
 import type { BoardBucket } from '../ranking/index.js';
 import { CLOCK_SKEW_MS, type ResultBucket } from './buckets.js';
-import type { Services } from './context.js';
+import type { Services } from './services.js';
 
 /** A board bucket a player has a board score in, with that score. */
 export interface HeldBucket extends ResultBucket {

@@ -2,8 +2,8 @@ import { type Season, closeAndFreezeSeason } from '../db/seasons.js';
 import type { Board } from '../model/board.js';
 import type { BoardBucket } from '../ranking/index.js';
 import { packingFor } from '../ranking/packing.js';
-import type { Services } from '../resolvers/context.js';
-import { seasonBucket } from '../resolvers/season-directory.js';
+import type { Services } from './services.js';
+import { seasonBucket } from '../services/season-directory.js';
 import { announceTops } from '../pubsub/announce.js';
 
 /** Every sorted set of a season: the global list and each of the board's regions. */

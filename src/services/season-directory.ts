@@ -1,11 +1,8 @@
-import { type Season, findLiveSeasons, findSeason } from '../db/seasons.js';
-import type { Board } from '../model/board.js';
+import { type Season, findLiveSeasons } from '../db/seasons.js';
 import type { Bucket } from '../model/buckets.js';
 import type { Db } from '../db/client.js';
 import type { RedisClient } from '../redis.js';
-import type { Services } from './context.js';
-import { badInput, notFound } from './errors.js';
-import { isStoreUnavailable } from './store-errors.js';
+import { isStoreUnavailable } from '../store-errors.js';
 import { createVersionTokens } from './version-tokens.js';
 
 /** The version tokens of each board's seasons (see version-tokens.ts): one field per board. */
@@ -108,11 +105,6 @@ export function createSeasonDirectory(db: Db, redis: RedisClient): SeasonDirecto
   };
 }
 
-/** The board's live seasons when it keeps SEASON buckets; none, without asking, when it does not. */
-export async function liveSeasonsOf(services: Services, board: Board): Promise<Season[]> {
-  return board.periods.includes('SEASON') ? services.seasons.live(board.id) : [];
-}
-
 /** A season's bucket: labelled by its id, its tie-break time counted from its start. */
 export function seasonBucket(season: Season): Bucket {
   return { period: 'SEASON', label: season.id, start: season.startsAt, end: season.endsAt };
@@ -130,24 +122,3 @@ export function seasonBucketHolding(seasons: readonly Season[], achievedAt: Date
 
 /** How seasons are named: s1, s2, ... */
 export const SEASON_LABEL = /^s[1-9]\d{0,8}$/;
-
-/**
- * The SEASON bucket a read names: the current season when `label` is left out, or the live season
- * (current, or scheduled ahead) with that id. A closed season's index is gone (seasonResults serves its final standings), so it
- * is NOT_FOUND here, as is an unknown one. O(1) while cached, one query otherwise.
- */
-export async function requireSeasonBucket(services: Services, board: Board, label: string | null | undefined): Promise<Bucket> {
-  const live = await services.seasons.live(board.id);
-  if (label === null || label === undefined) {
-    const open = currentOf(live, services.now());
-    if (!open) throw notFound(`Board "${board.id}" has no open season.`);
-    return seasonBucket(open);
-  }
-  if (!SEASON_LABEL.test(label)) throw badInput(`"${label}" is not a SEASON bucket; name a season by its id, like s1.`);
-  const named = live.find((season) => season.id === label);
-  if (named) return seasonBucket(named);
-  const season = await findSeason(services.database.db, board.id, label);
-  if (!season) throw notFound(`Board "${board.id}" has no season "${label}".`);
-  if (season.closedAt) throw notFound(`Season "${label}" of board "${board.id}" is closed; seasonResults serves its final standings.`);
-  return seasonBucket(season);
-}

@@ -1,5 +1,5 @@
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
-import { clientError } from '../resolvers/errors.js';
+import { clientError } from '../errors.js';
 
 export interface RateLimitOptions {
   /** Results a second one API key may submit (submitScores counts each input). 0 turns the limit off. Default 20,000. */

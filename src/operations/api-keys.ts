@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { type Role, digestOf, newApiKey } from '../auth/keys.js';
 import { type StoredKey, insertApiKey, listApiKeys as listStoredKeys, revokeApiKey as revokeStoredKey } from '../db/api-keys.js';
-import type { Services } from './context.js';
+import type { Services } from './services.js';
 
 /** A key just made: the key itself, which exists nowhere else once this is answered, and its stored record. */
 export interface IssuedKey {

@@ -4,9 +4,8 @@ import type { EntryMetadata, RecordedBoardScore } from '../model/board.js';
 import type { BoardBucket, Place } from '../ranking/index.js';
 import { bucketKey } from '../ranking/keys.js';
 import { pack, packingFor } from '../ranking/packing.js';
-import type { Context, Services } from './context.js';
-import type { Standing } from './standings.js';
-import { isStoreUnavailable } from './store-errors.js';
+import type { Services } from './services.js';
+import { isStoreUnavailable } from '../store-errors.js';
 
 /**
  * What a Standing serves of the board score as PostgreSQL recorded it: Standing.achievedAt, the
@@ -50,7 +49,7 @@ export function recordedOf(at: BoardBucket, place: Place, score: RecordedBoardSc
 }
 
 /** One look-up of the request's loader: a place read from the index, and whether its metadata is asked for. */
-interface RecordedRead {
+export interface RecordedRead {
   at: BoardBucket;
   place: Place;
   metadata: boolean;
@@ -61,7 +60,7 @@ interface RecordedRead {
  * list they come from (a request usually reads one or two); the metadata column only when `metadata`.
  * When PostgreSQL does not answer, each place's own (see above).
  */
-async function lookUpRecorded(services: Services, reads: readonly Omit<RecordedRead, 'metadata'>[], metadata: boolean): Promise<RecordedScore[]> {
+export async function lookUpRecorded(services: Services, reads: readonly Omit<RecordedRead, 'metadata'>[], metadata: boolean): Promise<RecordedScore[]> {
   try {
     const lists = new Map<string, { at: BoardBucket; playerIds: string[] }>();
     for (const { at, place } of reads) {
@@ -99,77 +98,3 @@ export function recordedScoreLoader(services: Services) {
     { cache: false },
   );
 }
-
-/** The shortest list prefetchStandings looks up ahead: longer than a top ten, or a standing's neighbours at the default radius. */
-const PREFETCH_FROM = 20;
-
-/**
- * What a read's selection may ask of the standings it serves. Each must be true whenever the
- * selection may ask for it (schema/selects.ts answers "might be asked", directives not weighed):
- * a standing prefetched without metadata serves none.
- */
-export interface StandingNeeds {
-  /** achievedAt or metadata: the recorded board score. */
-  recorded: boolean;
-  metadata: boolean;
-  player: boolean;
-}
-
-/**
- * Looks up, for a long list of standings of one request (a page, a friend list; at least
- * PREFETCH_FROM of them), what `needsOf` says its selection asks of them, in one go before execution reaches the rows: the recorded board scores (held in
- * each standing's source from then on) and the players' profiles (through the request's loader).
- * The rows' fields then answer at once, rather than each through a promise of its own: a page of a
- * thousand spends about half the CPU, and holds the event loop for less at a time.
- */
-export async function prefetchStandings(ctx: Context, standings: Standing[], needsOf: () => StandingNeeds): Promise<void> {
-  // A short list (what a game reads: a top ten, a standing's neighbours) gains nothing from it, and
-  // its reads are the hot path: not even the selection is walked for it.
-  if (standings.length < PREFETCH_FROM) return;
-  const needs = needsOf();
-  const unread = needs.recorded ? standings.filter((standing) => 'place' in standing.source) : [];
-  const [recorded, players] = await Promise.all([
-    lookUpRecorded(
-      ctx.services,
-      unread.map((standing) => standing.source as Omit<RecordedRead, 'metadata'>),
-      needs.metadata,
-    ),
-    needs.player ? ctx.loaders.player.loadMany(standings.map((standing) => standing.playerId)) : [],
-  ]);
-  unread.forEach((standing, i) => (standing.source = { recorded: recorded[i]! }));
-  players.forEach((player, i) => {
-    // A failed load is left to the field's own (which answers its error, as without the prefetch).
-    if (!(player instanceof Error)) standings[i]!.player = player;
-  });
-}
-
-/** The recorded times and (parsed) metadata of places read from the index, remembered per place object (see above). */
-const rememberedTimes = new WeakMap<Place, Promise<Date>>();
-const rememberedMetadata = new WeakMap<Place, Promise<unknown>>();
-
-/** Looks `place` up once for all of its readers: the first reader's request loads it, and a failure is forgotten. */
-function remembered<T>(memory: WeakMap<Place, Promise<T>>, place: Place, load: () => Promise<T>): Promise<T> {
-  let value = memory.get(place);
-  if (!value) {
-    value = load();
-    memory.set(place, value);
-    value.catch(() => memory.delete(place));
-  }
-  return value;
-}
-
-/** A standing's achievedAt: as held, remembered, or looked up with the request's loader. */
-export function achievedAtOf(ctx: Context, standing: Standing): Date | Promise<Date> {
-  const { source } = standing;
-  if ('recorded' in source) return source.recorded.reachedAt;
-  return remembered(rememberedTimes, source.place, async () => (await ctx.loaders.recorded.load({ ...source, metadata: false })).reachedAt);
-}
-
-/** A standing's metadata, parsed: as held, remembered, or looked up with the request's loader; null when none was sent. */
-export function metadataOf(ctx: Context, standing: Standing): unknown {
-  const { source } = standing;
-  if ('recorded' in source) return parseMetadata(source.recorded.metadata);
-  return remembered(rememberedMetadata, source.place, async () => parseMetadata((await ctx.loaders.recorded.load({ ...source, metadata: true })).metadata));
-}
-
-const parseMetadata = (text: EntryMetadata | null): unknown => (text === null ? null : JSON.parse(text));

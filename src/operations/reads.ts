@@ -2,7 +2,7 @@ import { friendIds } from '../db/players.js';
 import { IndexRecoveringError } from '../ranking/generation.js';
 import { bucketKey } from '../ranking/keys.js';
 import { type BucketArgs, resolveBoardBucket } from './buckets.js';
-import type { Services } from './context.js';
+import type { Services } from './services.js';
 import { type Standing, type TopBoard, bucketOfAnswer, toStanding } from './standings.js';
 import { styleOf, styledPlaces, styledRun, styledTop } from './rank-styles.js';
 import type { RankStyle } from '../model/board.js';

@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Member } from '../ranking/index.js';
-import { badInput } from './errors.js';
+import { badInput } from '../errors.js';
 
 /**
  * Opaque page cursors. A cursor names a position by the entry's key (its packed score and player

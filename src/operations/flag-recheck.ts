@@ -1,7 +1,7 @@
 import { flaggedAmong, withPlayerLock } from '../db/flags.js';
 import { announceTops } from '../pubsub/announce.js';
 import type { BoardBucket } from '../ranking/index.js';
-import type { Services } from './context.js';
+import type { Services } from './services.js';
 
 /**
  * Closes the race between writing board scores into the index and a flag that lands meanwhile,

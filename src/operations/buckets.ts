@@ -1,10 +1,10 @@
-import type { Season } from '../db/seasons.js';
+import { type Season, findSeason } from '../db/seasons.js';
 import type { Board, Period } from '../model/board.js';
 import { type Bucket, bucketAt, isKept, keptUntil, parseBucketLabel } from '../model/buckets.js';
 import type { BoardBucket } from '../ranking/index.js';
-import { badInput, notFound } from './errors.js';
-import type { Services } from './context.js';
-import { requireSeasonBucket, seasonBucketHolding } from './season-directory.js';
+import { badInput, notFound } from '../errors.js';
+import type { Services } from './services.js';
+import { SEASON_LABEL, currentOf, seasonBucket, seasonBucketHolding } from '../services/season-directory.js';
 
 /** How far ahead of the server's clock an achievedAt (and so a bucket) may be. */
 export const CLOCK_SKEW_MS = 5 * 60_000;
@@ -84,4 +84,30 @@ export function bucketsOfResult(board: Board, achievedAt: Date, region: string |
     }
   }
   return out;
+}
+
+/** The board's live seasons when it keeps SEASON buckets; none, without asking, when it does not. */
+export async function liveSeasonsOf(services: Services, board: Board): Promise<Season[]> {
+  return board.periods.includes('SEASON') ? services.seasons.live(board.id) : [];
+}
+
+/**
+ * The SEASON bucket a read names: the current season when `label` is left out, or the live season
+ * (current, or scheduled ahead) with that id. A closed season's index is gone (seasonResults serves its final standings), so it
+ * is NOT_FOUND here, as is an unknown one. O(1) while cached, one query otherwise.
+ */
+export async function requireSeasonBucket(services: Services, board: Board, label: string | null | undefined): Promise<Bucket> {
+  const live = await services.seasons.live(board.id);
+  if (label === null || label === undefined) {
+    const open = currentOf(live, services.now());
+    if (!open) throw notFound(`Board "${board.id}" has no open season.`);
+    return seasonBucket(open);
+  }
+  if (!SEASON_LABEL.test(label)) throw badInput(`"${label}" is not a SEASON bucket; name a season by its id, like s1.`);
+  const named = live.find((season) => season.id === label);
+  if (named) return seasonBucket(named);
+  const season = await findSeason(services.database.db, board.id, label);
+  if (!season) throw notFound(`Board "${board.id}" has no season "${label}".`);
+  if (season.closedAt) throw notFound(`Season "${label}" of board "${board.id}" is closed; seasonResults serves its final standings.`);
+  return seasonBucket(season);
 }

@@ -3,12 +3,13 @@ import { type DocumentNode, type ExecutionArgs, GraphQLError, type GraphQLSchema
 import { CloseCode, type ServerOptions, handleProtocols, makeServer } from 'graphql-ws';
 import type { YogaServerInstance } from 'graphql-yoga';
 import { WebSocket, WebSocketServer } from 'ws';
-import type { PreparedContext } from './http/fast-graphql.js';
-import type { PersistedDocuments } from './http/persisted-documents.js';
-import type { RequestLimits } from './http/request-limits.js';
-import type { ClientAddressOf } from './http/client-address.js';
-import { type Services, createContext } from './resolvers/context.js';
-import { clientError } from './resolvers/errors.js';
+import type { PreparedContext } from './fast-graphql.js';
+import type { PersistedDocuments } from './persisted-documents.js';
+import type { RequestLimits } from './request-limits.js';
+import type { ClientAddressOf } from './client-address.js';
+import { createContext } from '../schema/context.js';
+import type { Services } from '../operations/services.js';
+import { clientError } from '../errors.js';
 
 type Run = (args: ExecutionArgs) => unknown;
 

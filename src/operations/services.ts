@@ -1,0 +1,172 @@
+import type { RedisClient } from '../redis.js';
+import type { Logger } from 'pino';
+import { createKeyring } from '../auth/keys.js';
+import type { Keyring } from '../auth/keys.js';
+import type { IndexGeneration } from '../ranking/generation.js';
+import type { RankingIndex } from '../ranking/index.js';
+import type { TopCache } from '../ranking/top-cache.js';
+import type { TopFeed } from '../pubsub/top-feed.js';
+import type { BacklogConfirmer } from '../services/backlog-confirmer.js';
+import type { BoardDirectory } from '../services/board-directory.js';
+import type { CursorCodec } from '../services/cursor.js';
+import type { Metrics } from '../services/metrics.js';
+import type { ProfileCache } from '../services/profile-cache.js';
+import type { RateLimits } from '../services/rate-limits.js';
+import type { RebuildJobs } from '../services/rebuild-jobs.js';
+import type { SeasonDirectory } from '../services/season-directory.js';
+import type { StoreProbes } from '../services/store-health.js';
+import type { SubmissionHealth } from '../services/submission-health.js';
+import type { SubmissionGroups } from './submission-groups.js';
+import { findLiveKey } from '../db/api-keys.js';
+import type { Database } from '../db/client.js';
+import { createBacklogConfirmer } from '../services/backlog-confirmer.js';
+import { createRebuildJobs } from '../services/rebuild-jobs.js';
+import { createIndexGeneration, guardReads } from '../ranking/generation.js';
+import { createRankingIndex } from '../ranking/index.js';
+import { createMetrics } from '../services/metrics.js';
+import { timeStoreCalls } from '../services/store-timing.js';
+import { type RateLimitOptions, createRateLimits } from '../services/rate-limits.js';
+import { createTopCache } from '../ranking/top-cache.js';
+import { createTopFeed } from '../pubsub/top-feed.js';
+import { createBoardDirectory } from '../services/board-directory.js';
+import { createCursorCodec } from '../services/cursor.js';
+import { SecretNotLoadedError, sharedSecret } from '../db/service-secrets.js';
+import { createProfileCache } from '../services/profile-cache.js';
+import { createSeasonDirectory } from '../services/season-directory.js';
+import type { GroupCommitOptions } from '../services/group-commit.js';
+import { probeStores } from '../services/store-health.js';
+import { createSubmissionGroups } from './submission-groups.js';
+import { createSubmissionHealth } from '../services/submission-health.js';
+
+/** What every operation takes: the per-process parts, built once by createServices (by the app, and by the CLI for its commands). */
+export interface Services {
+  database: Database;
+  /** Reads of a bucket Redis may have lost refuse (IndexRecoveringError) until it is rebuilt: see ranking/generation.ts. */
+  index: RankingIndex;
+  /** Whether Redis still holds the index, and which buckets are back after it lost it. */
+  indexGeneration: IndexGeneration;
+  /** Confirms committed batches' index_backlog rows once the index holds their board scores. */
+  backlog: BacklogConfirmer;
+  /** The group commit every submission goes through (see operations/submission-groups.ts). */
+  submissions: SubmissionGroups;
+  /** The shared top cache: `top` reads go through it. */
+  topCache: TopCache;
+  /** Player profiles shared in Redis, exact after renames and erasures: the names reads show go through it, and the changes of them. */
+  profiles: ProfileCache;
+  /** topChanged's fan-out (one Redis subscription per watched bucket); null where nothing is served (the CLI). */
+  topFeed: TopFeed | null;
+  boards: BoardDirectory;
+  /** Each board's open season, cached about a second. */
+  seasons: SeasonDirectory;
+  keyring: Keyring;
+  /** Rebuilds started from the console, with their progress readable from any process. */
+  rebuilds: RebuildJobs;
+  /** Asks PostgreSQL and Redis whether they answer (what /readyz and the console's store health show). */
+  probeStores(): Promise<StoreProbes>;
+  cursors: CursorCodec;
+  /** Loads what the services need from the stores before the first request (the cursor secret). */
+  ready(): Promise<void>;
+  limits: RateLimits;
+  metrics: Metrics;
+  log: Logger;
+  /** The clock; tests move it. */
+  now(): Date;
+  /** Every request is answered within this many milliseconds, whatever a store does (REQUEST_TIMEOUT_MS). */
+  requestTimeoutMs: number;
+  /** Whether submissions commit lately: /readyz answers 503 while they do not. */
+  submissionHealth: SubmissionHealth;
+}
+
+export interface ServiceDeps {
+  database: Database;
+  redis: RedisClient;
+  /**
+   * A second connection to the same Redis for topChanged to subscribe on (see subscriberFor in
+   * src/pubsub/top-feed.ts); the caller closes it after the app. Default: none, so this process
+   * serves no subscriptions (the CLI).
+   */
+  subscriber?: RedisClient | undefined;
+  log: Logger;
+  /** The admin key. Default: none, so admin operations are refused. */
+  adminKey?: string | undefined;
+  /** Game-server keys. Default: none. */
+  serverKeys?: readonly string[];
+  /**
+   * The key page cursors are signed with; every process of a deployment needs the same one.
+   * Default: a random secret the deployment keeps in PostgreSQL (service_secrets), made by its
+   * first process and read by every other at start (see Services.ready): never derived from an API
+   * key, so a cursor, which anyone may hold, gives nothing to test key guesses against.
+   */
+  cursorSecret?: string | undefined;
+  /** The clock. Default: the system's. */
+  now?: () => Date;
+  /** Request budgets. Default: see RateLimitOptions. */
+  rateLimits?: RateLimitOptions;
+  /**
+   * How submissions are grouped into transactions: at most `maxGroupWeight` results per group
+   * (default 500) and `maxInFlight` groups committing at once (default 4). See GroupCommitOptions.
+   */
+  groupCommit?: GroupCommitOptions;
+  /** Every request is answered within this many milliseconds, whatever a store does. Default 10,000. */
+  requestTimeoutMs?: number;
+}
+
+/** What every operation uses, built once per process: by the app, and by the CLI for its commands. */
+export function createServices(given: ServiceDeps): Services {
+  const metrics = createMetrics();
+  // Every PostgreSQL and Redis call below is timed into leaderboard_store_seconds (see services/store-timing.ts).
+  const deps = timeStoreCalls(given, metrics);
+  let cursorSecret = deps.cursorSecret;
+  const indexGeneration = createIndexGeneration(deps.redis);
+  const index = guardReads(createRankingIndex(deps.redis), indexGeneration);
+  const topCache = createTopCache((at, limit) => index.top(at, limit));
+  const topFeed = deps.subscriber
+    ? createTopFeed({ subscriber: deps.subscriber, topCache, index, log: deps.log, watchers: metrics.topChangedSubscribers })
+    : null;
+  const services: Services = {
+    database: deps.database,
+    index,
+    indexGeneration,
+    backlog: createBacklogConfirmer(deps.database, deps.log),
+    submissions: createSubmissionGroups(() => services, deps.groupCommit),
+    topCache,
+    topFeed,
+    profiles: createProfileCache(deps.redis, deps.database, deps.log),
+    boards: createBoardDirectory(deps.database.db),
+    seasons: createSeasonDirectory(deps.database.db, deps.redis),
+    keyring: createKeyring({
+      adminKey: deps.adminKey,
+      serverKeys: deps.serverKeys ?? [],
+      stored: { find: (digest) => findLiveKey(deps.database.db, digest) },
+    }),
+    rebuilds: createRebuildJobs(deps.redis, { log: deps.log }),
+    probeStores: () => probeStores(deps),
+    cursors: createCursorCodec(() => {
+      // PostgreSQL was away when the process started: pages answer UNAVAILABLE until it is back.
+      if (!cursorSecret) throw new SecretNotLoadedError('cursor');
+      return cursorSecret;
+    }),
+    async ready() {
+      // Loaded before the first request when PostgreSQL answers; else tried again each second, and
+      // the process serves everything that needs no cursor meanwhile (as it does reads from Redis).
+      const load = async (): Promise<void> => {
+        try {
+          cursorSecret ??= await sharedSecret(deps.database.db, 'cursor');
+        } catch (error) {
+          // The pool was closed (the process is stopping): nothing to wait for.
+          if ((error as { code?: unknown }).code === 'CONNECTION_ENDED') return;
+          deps.log.warn({ err: error }, 'the page-cursor secret could not be read from PostgreSQL; trying again in a second');
+          setTimeout(() => void load(), 1_000).unref();
+        }
+      };
+      await load();
+    },
+    limits: createRateLimits(deps.rateLimits),
+    metrics,
+    log: deps.log,
+    now: deps.now ?? (() => new Date()),
+    requestTimeoutMs: deps.requestTimeoutMs ?? 10_000,
+    submissionHealth: createSubmissionHealth(),
+  };
+  return services;
+}
