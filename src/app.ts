@@ -9,7 +9,6 @@ import { type IndexCatchUp, type IndexCatchUpOptions, startIndexCatchUp } from '
 import { type IndexRecovery, type IndexRecoveryOptions, startIndexRecovery } from './jobs/index-recovery.js';
 import { type SeasonCloser, startSeasonCloser } from './jobs/season-closer.js';
 import { type ResultPartitions, type ResultPartitionsOptions, startResultPartitions } from './jobs/result-partitions.js';
-import { listenForKeyChanges } from './db/api-keys.js';
 import { createContext } from './schema/context.js';
 import type { Services } from './operations/services.js';
 import { unavailable } from './errors.js';
@@ -47,27 +46,27 @@ export interface AppDeps extends ServiceDeps {
   /** How long stop() waits for requests in flight before closing them. Default 10,000 ms. */
   shutdownTimeoutMs?: number;
   /** The clock. Default: the system's. */
-  now?: () => Date;
+  now?: (() => Date) | undefined;
   /**
    * How often this process looks for seasons whose endsAt has passed and closes them. Every
    * process may run it: each season is closed once. Default 5,000 ms.
    */
-  seasonCloseIntervalMs?: number;
+  seasonCloseIntervalMs?: number | undefined;
   /** How this process re-applies committed results the index missed (see jobs/index-catch-up.ts). Default: its defaults. */
-  indexCatchUp?: IndexCatchUpOptions;
+  indexCatchUp?: IndexCatchUpOptions | undefined;
   /** How this process watches for a Redis that lost the index and rebuilds it (see jobs/index-recovery.ts). Default: its defaults. */
-  indexRecovery?: IndexRecoveryOptions;
+  indexRecovery?: IndexRecoveryOptions | undefined;
   /** How this process keeps the score log's monthly partitions ahead (see jobs/result-partitions.ts). Default: its defaults. */
-  resultPartitions?: ResultPartitionsOptions;
+  resultPartitions?: ResultPartitionsOptions | undefined;
   /**
    * Every worker's metrics, for `/metrics` in a worker of several sharing the port (see
    * http/cluster-metrics.ts). Default: none, so `/metrics` serves this process's own.
    */
-  metricsOfEveryWorker?: () => Promise<string>;
+  metricsOfEveryWorker?: (() => Promise<string>) | undefined;
   /** When set, `/metrics` answers only requests with `Authorization: Bearer <metricsToken>` (401 otherwise). Default: none, so it is open. */
   metricsToken?: string | undefined;
   /** What one request, operation and connection may hold (see http/request-limits.ts). Default: its defaults. */
-  requestLimits?: RequestLimits;
+  requestLimits?: RequestLimits | undefined;
   /** Whether `/graphql` serves GraphiQL to a browser (GRAPHIQL), from the service itself, no CDN. Default true. */
   graphiql?: boolean;
   /** Whether the schema may be introspected (INTROSPECTION). Default true. */
@@ -219,7 +218,7 @@ export function buildApp(deps: AppDeps): App {
       if (answerConsole(req, res)) return;
       if (answerLanding(req, res)) return;
       if (req.url === '/healthz') return answerHealth(res);
-      if (req.url === '/readyz') return void answerReadiness(res, { ...deps, submissions: services.submissionHealth });
+      if (req.url === '/readyz') return void answerReadiness(res, services);
       if (req.url === '/metrics') {
         if (mayReadMetrics(req, res)) void answerMetrics(res, services.metrics, () => measureIndexDrift(services), deps.metricsOfEveryWorker);
         return;
@@ -236,7 +235,7 @@ export function buildApp(deps: AppDeps): App {
   let resultPartitions: ResultPartitions | undefined;
 
   // A key created or revoked by any process (or the CLI) is forgotten here at once.
-  const keyChanges = listenForKeyChanges(deps.database, () => services.keyring.forget(), log);
+  const keyChanges = services.storage.apiKeys.listenForChanges(() => services.keyring.forget(), log);
   return {
     services,
     async start() {

@@ -7,7 +7,7 @@ import type { Role } from './auth/keys.js';
 import { issueApiKey, listApiKeys, revokeApiKey } from './operations/api-keys.js';
 import { type Config, ConfigError, loadConfig, redisTarget } from './config.js';
 import { createDatabase } from './db/client.js';
-import { PartitionError, createResultPartition, detachResultPartition, isMonthLabel, listResultPartitions, partitionName } from './db/partitions.js';
+import { PartitionError, isMonthLabel, partitionName } from './db/partitions.js';
 import { liveBucketsWithScores } from './jobs/index-recovery.js';
 import { rebuildBucket } from './operations/rebuild-bucket.js';
 import { createLogger } from './logger.js';
@@ -124,7 +124,7 @@ const commands: Record<string, Command> = {
     summary: "Lists the score log's monthly partitions with their estimated rows (the default partition's counted).",
     options: {},
     async run(_values, services, out) {
-      for (const partition of await listResultPartitions(services.database.sql)) {
+      for (const partition of await services.storage.results.partitions.list()) {
         out(`${partition.name}\t${partition.month ?? 'default'}\t${partition.rows === null ? 'rows unknown' : `${Math.round(partition.rows)} rows`}`);
       }
     },
@@ -135,7 +135,7 @@ const commands: Record<string, Command> = {
     options: { month: { type: 'string' } },
     async run(values, services, out) {
       const month = monthOption(values);
-      const done = await createResultPartition(services.database.sql, month);
+      const done = await services.storage.results.partitions.create(month);
       out(
         `${partitionName(month)}: ${done === 'archived' ? 'the month was detached for archiving; left alone (its late results go to the default partition)' : done}`,
       );
@@ -146,7 +146,7 @@ const commands: Record<string, Command> = {
     summary: "Detaches a past month's partition from the score log for archiving; the table stays (dump it, then drop it).",
     options: { month: { type: 'string' } },
     async run(values, services, out) {
-      const name = await detachResultPartition(services.database.sql, monthOption(values), services.now());
+      const name = await services.storage.results.partitions.detach(monthOption(values), services.now());
       out(`detached ${name}; archive it with: pg_dump --table=${name} "$DATABASE_URL" > ${name}.sql, then drop table ${name}`);
     },
   },

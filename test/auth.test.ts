@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_KEY, SERVER_KEY, type TestApp, startTestApp } from './helpers/test-app.js';
+import { ADMIN_KEY, SERVER_KEY, type TestApp, startTestApp, codeOf } from './helpers/test-app.js';
 
 const SUBMIT = `mutation($input: SubmitScoreInput!) { submitScore(input: $input) { duplicate } }`;
 const CREATE = `mutation($input: CreateBoardInput!) { createBoard(input: $input) { id } }`;
@@ -11,8 +11,6 @@ describe('auth: Authorization: Bearer <key>', () => {
     t = await startTestApp();
   });
   afterAll(() => t.close());
-
-  const codeOf = (response: { errors?: { extensions?: { code?: string } }[] }) => response.errors?.[0]?.extensions?.code;
 
   it('refuses a game-server mutation without a key, or with an unknown one: UNAUTHENTICATED', async () => {
     expect(codeOf(await t.gql(SUBMIT, submission('a')))).toBe('UNAUTHENTICATED');

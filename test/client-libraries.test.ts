@@ -1,7 +1,7 @@
 import { ApolloClient, ApolloLink, HttpLink, InMemoryCache } from '@apollo/client/core';
 import { GraphQLWsLink } from '@apollo/client/link/subscriptions';
 import { Client as UrqlClient, cacheExchange, fetchExchange, subscriptionExchange } from '@urql/core';
-import { type DocumentNode, type ExecutionResult, Kind, type OperationDefinitionNode, OperationTypeNode, parse } from 'graphql';
+import { type DocumentNode, type FormattedExecutionResult, Kind, type OperationDefinitionNode, OperationTypeNode, parse } from 'graphql';
 import { type Client as WsClient, createClient as createWsClient } from 'graphql-ws';
 import { firstValueFrom } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -40,7 +40,7 @@ interface Sender {
 }
 
 const kindOf = (document: DocumentNode) => document.definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION)!.operation;
-const answerOf = (result: ExecutionResult | { data?: unknown; errors?: readonly { extensions?: Record<string, unknown> }[] }): Answer => ({
+const answerOf = (result: { data?: unknown; errors?: readonly { extensions?: Record<string, unknown> | undefined }[] | undefined }): Answer => ({
   data: withoutTypenames(result.data ?? null),
   codes: (result.errors ?? []).map((error) => error.extensions?.code as string | undefined),
 });
@@ -155,9 +155,12 @@ function apollo(url: string, transport: ops.Transport): Sender {
 function urql(url: string, transport: ops.Transport): Sender {
   const sent: string[] = [];
   const ws = wsClient(url, sent);
-  const forwardSubscription = (request: { query?: string; variables?: unknown; operationName?: string }) => ({
-    subscribe: (sink: { next(value: ExecutionResult): void; error(error: unknown): void; complete(): void }) => ({
-      unsubscribe: ws.subscribe({ query: request.query!, variables: request.variables as Variables, operationName: request.operationName }, sink),
+  const forwardSubscription = (request: { query?: string | undefined; variables?: unknown; operationName?: string | undefined }) => ({
+    subscribe: (sink: { next(value: FormattedExecutionResult): void; error(error: unknown): void; complete(): void }) => ({
+      unsubscribe: ws.subscribe(
+        { query: request.query!, variables: request.variables as Variables, ...(request.operationName ? { operationName: request.operationName } : {}) },
+        sink,
+      ),
     }),
   });
   const client = new UrqlClient({
@@ -214,7 +217,7 @@ function plain(url: string): Sender & { ws: WsClient } {
         headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN_KEY}` },
         body: JSON.stringify({ query: withoutFragments(document), variables }),
       });
-      return answerOf((await response.json()) as ExecutionResult);
+      return answerOf((await response.json()) as FormattedExecutionResult);
     },
     async first(document, variables) {
       for await (const result of ws.iterate({ query: withoutFragments(document), variables })) return answerOf(result);

@@ -5,7 +5,7 @@ import { deleteKeysUnder } from '../src/redis.js';
 import { type ModelBoard, type ModelResult, modelBuckets, submitAll } from './helpers/board-views.js';
 import { type RedisClusterFixture, startRedisCluster } from './helpers/redis-cluster.js';
 import { TEST_REDIS_URL } from './helpers/redis-keys.js';
-import { type TestApp, startTestApp } from './helpers/test-app.js';
+import { type TestApp, codeOf, startTestApp } from './helpers/test-app.js';
 import { until } from './helpers/wait.js';
 import { STYLED_ROW as ROW, type StyledRow as Row, createRaceBoard, edgesOfRuns, firstTopChangedView, raceOfTies, readAllPages } from './helpers/rank-views.js';
 
@@ -265,7 +265,6 @@ describe.each([
 
 describe('DENSE refused where it cannot be served; other boards keep their keys', () => {
   let t: TestApp;
-  const codeOf = (answer: { errors?: { extensions?: { code?: string } }[] }) => answer.errors?.[0]?.extensions?.code;
 
   beforeAll(async () => {
     t = await startTestApp();

@@ -14,7 +14,7 @@ import { SERVER_KEY, type TestApp, startTestApp } from './helpers/test-app.js';
 
 interface Answer {
   data?: Record<string, unknown> | null;
-  errors?: { message: string; extensions?: { code?: string; limit?: string; maximum?: number; found?: number } }[];
+  errors?: { message: string; extensions?: { code?: string; limit?: string; maximum?: number; found?: number } }[] | undefined;
 }
 
 interface Request {

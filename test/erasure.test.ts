@@ -9,7 +9,7 @@ import {
   seeded,
   submitAll,
 } from './helpers/board-views.js';
-import { type TestApp, startTestApp } from './helpers/test-app.js';
+import { type TestApp, startTestApp, codeOf } from './helpers/test-app.js';
 
 /**
  * deletePlayer against the tables themselves and a plain model of the boards: everything of the
@@ -53,7 +53,6 @@ interface RowCounts {
 }
 
 const DELETE = `mutation($id: ID!) { deletePlayer(playerId: $id) }`;
-const codeOf = (response: { errors?: { extensions?: { code?: string } }[] }) => response.errors?.[0]?.extensions?.code;
 
 describe('deletePlayer', () => {
   let t: TestApp;

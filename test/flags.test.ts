@@ -9,7 +9,7 @@ import {
   seeded,
   submitAll,
 } from './helpers/board-views.js';
-import { type TestApp, startTestApp } from './helpers/test-app.js';
+import { type TestApp, startTestApp, codeOf } from './helpers/test-app.js';
 
 /**
  * flagPlayer / unflagPlayer against a plain model of the recorded results: a flagged player is in
@@ -60,7 +60,6 @@ function generate(seed: number, count: number, { cheaterOnly = false } = {}): Mo
 
 const FLAG = `mutation($id: ID!, $reason: String!) { flagPlayer(playerId: $id, reason: $reason) { id displayName } }`;
 const UNFLAG = `mutation($id: ID!) { unflagPlayer(playerId: $id) { id displayName } }`;
-const codeOf = (response: { errors?: { extensions?: { code?: string } }[] }) => response.errors?.[0]?.extensions?.code;
 
 describe('flagPlayer / unflagPlayer', () => {
   let t: TestApp;

@@ -3,6 +3,7 @@ import { createLogger } from '../src/logger.js';
 import { createProfileStore } from '../src/profiles/store.js';
 import { createRedisClient, deleteKeysUnder } from '../src/redis.js';
 import { createProfileCache } from '../src/services/profile-cache.js';
+import { createStorage } from '../src/db/storage.js';
 import { TEST_REDIS_URL } from './helpers/redis-keys.js';
 import { type TestApp, startTestApp } from './helpers/test-app.js';
 import { until } from './helpers/wait.js';
@@ -151,7 +152,7 @@ describe('shared profile cache: names from Redis, exact after renames, erasures 
     const redis = createRedisClient(TEST_REDIS_URL, { keyPrefix: `${reader.keyPrefix}aged:` });
     await redis.connect();
     try {
-      const cache = createProfileCache(redis, reader.database, log, { maxAgeMs: 500 });
+      const cache = createProfileCache(redis, createStorage(reader.database).players, log, { maxAgeMs: 500 });
       expect((await cache.load(['bo']))[0]!.displayName).toBe('Robert');
       await until(async () => 'profile' in (await createProfileStore(redis).read(['bo']))[0]!, 5_000, 'bo kept');
       await writer.database.sql`update players set display_name = 'Bobby' where id = 'bo'`;

@@ -6,7 +6,7 @@ import { bucketAt } from '../src/model/buckets.js';
 import type { BoardBucket } from '../src/ranking/index.js';
 import { type OracleBoard, type OracleEntry, type OracleResult, bucketId, foldResults, labelsAt, rankEntries } from './helpers/oracle.js';
 import { runCli } from './helpers/cli.js';
-import { type TestApp, startTestApp } from './helpers/test-app.js';
+import { type TestApp, startTestApp, codeOf } from './helpers/test-app.js';
 import { seeded } from './helpers/board-views.js';
 
 /**
@@ -100,8 +100,6 @@ async function expectBucket(
     expect(gone.data!.standing).toBeNull();
   }
 }
-
-const codeOf = (response: { errors?: { extensions?: { code?: string } }[] }) => response.errors?.[0]?.extensions?.code;
 
 describe('rebuildBoard', () => {
   let t: TestApp;

@@ -16,7 +16,7 @@ import {
 } from './helpers/board-views.js';
 import { type OwnRedis, startOwnRedis } from './helpers/redis-server.js';
 import { type TcpProxy, startTcpProxy } from './helpers/tcp-proxy.js';
-import { type TestApp, startTestApp } from './helpers/test-app.js';
+import { type TestApp, startTestApp, codeOf } from './helpers/test-app.js';
 import { until } from './helpers/wait.js';
 
 /**
@@ -27,7 +27,6 @@ import { until } from './helpers/wait.js';
  */
 
 const CREATE = `mutation($input: CreateBoardInput!) { createBoard(input: $input) { id } }`;
-const codeOf = (response: { errors?: { extensions?: { code?: string } }[] }) => response.errors?.[0]?.extensions?.code;
 
 /** `count` results over `players` players, each at its own millisecond in the last hour, some with a region. */
 function results(board: ModelBoard, seed: number, count: number, players: number, prefix: string): ModelResult[] {

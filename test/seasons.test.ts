@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeSeason as closeSeasonJob } from '../src/operations/close-season.js';
-import { type TestApp, startTestApp } from './helpers/test-app.js';
+import { type TestApp, startTestApp, codeOf } from './helpers/test-app.js';
 
 /**
  * Seasons: startSeason / closeSeason, the SEASON period in writes and reads, the freeze into
@@ -50,8 +50,6 @@ interface Page {
   edges: { cursor: string; node: { rank: number; score: number; percentile: number; achievedAt: string; player: { id: string } } }[];
   pageInfo: { hasNextPage: boolean; endCursor: string | null };
 }
-
-const codeOf = (response: { errors?: { extensions?: { code?: string } }[] }) => response.errors?.[0]?.extensions?.code;
 
 /** Ids whose UTF-8 byte order differs from locale order: Redis, and so the freeze, orders by bytes. */
 const ODD_IDS = ['Zoë', 'zoë', 'zoe', 'Émile', 'émile', 'e', 'E', 'Ａ', '😀', '日本', 'p10', 'p9', 'p1'];

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type OracleBoard, type OracleResult, foldResults, rankEntries } from './helpers/oracle.js';
 import { seeded } from './helpers/board-views.js';
 import { type TcpProxy, startTcpProxy } from './helpers/tcp-proxy.js';
-import { type TestApp, startTestApp } from './helpers/test-app.js';
+import { type TestApp, startTestApp, codeOf } from './helpers/test-app.js';
 
 /**
  * A bounded soak: 60 s of concurrent submissions from several game servers while Redis is cut off
@@ -26,8 +26,6 @@ interface Sent extends OracleResult {
   board: string;
   matchId: string;
 }
-
-const codeOf = (response: { errors?: { extensions?: { code?: string } }[] }) => response.errors?.[0]?.extensions?.code;
 
 describe.skipIf(process.env.SKIP_SOAK)('soak: concurrent submissions while Redis and PostgreSQL are cut off', () => {
   let redisProxy: TcpProxy;
@@ -153,7 +151,7 @@ describe.skipIf(process.env.SKIP_SOAK)('soak: concurrent submissions while Redis
                 pageInfo: { hasNextPage: boolean; endCursor: string | null };
               };
             } | null;
-            errors?: unknown[];
+            errors?: unknown[] | undefined;
           } = await t.gql(
             `query($b: ID!, $p: Period!, $k: String, $r: String, $after: String) {
                   standings(board: $b, period: $p, bucket: $k, region: $r, first: 100, after: $after) {

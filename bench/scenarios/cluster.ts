@@ -45,9 +45,9 @@ export interface ClusterRunOptions {
   /** Players on each board. Default 1,000,000 (the bench board's). */
   players: number;
   /** Empty lb_bench_cluster first and seed it again. Default false. */
-  force?: boolean;
+  force?: boolean | undefined;
   /** Which of {@link CLUSTER_SCENARIOS} to run. Default: all three. */
-  only?: ClusterScenario[];
+  only?: ClusterScenario[] | undefined;
 }
 
 /** The PID of a Redis server (INFO server), so its CPU use is reported; undefined when it cannot be asked. */

@@ -5,7 +5,15 @@
  * CDN may cache) or graphql-ws, and subscribes to topChanged over graphql-ws or server-sent events.
  */
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
-import { type DocumentNode, type ExecutionResult, type GraphQLFormattedError, Kind, type OperationDefinitionNode, OperationTypeNode, print } from 'graphql';
+import {
+  type DocumentNode,
+  type FormattedExecutionResult,
+  type GraphQLFormattedError,
+  Kind,
+  type OperationDefinitionNode,
+  OperationTypeNode,
+  print,
+} from 'graphql';
 import { createClient as createSseClient } from 'graphql-sse';
 import { type Client as WsClient, createClient as createWsClient } from 'graphql-ws';
 import {
@@ -138,7 +146,13 @@ function operationOf(document: DocumentNode): OperationDefinitionNode {
   return operation;
 }
 
-function dataOf<R>(result: ExecutionResult<R>): R {
+/** The operation's name as a request names it: left out when the operation has none. */
+function operationNameOf(document: DocumentNode): { operationName?: string } {
+  const name = operationOf(document).name?.value;
+  return name === undefined ? {} : { operationName: name };
+}
+
+function dataOf<R>(result: FormattedExecutionResult<R>): R {
   if (result.errors?.length) throw new LeaderboardError(result.errors[0]?.extensions?.code as string | undefined, result.errors);
   if (result.data === null || result.data === undefined) throw new LeaderboardError(undefined, [{ message: 'The answer held no data.' }]);
   return result.data;
@@ -163,7 +177,7 @@ export function createLeaderboardClient(options: LeaderboardClientOptions) {
 
   const persisted = options.persisted ?? false;
 
-  async function overHttp<R>(document: DocumentNode, variables: unknown): Promise<ExecutionResult<R>> {
+  async function overHttp<R>(document: DocumentNode, variables: unknown): Promise<FormattedExecutionResult<R>> {
     const operation = operationOf(document);
     const body = { ...(await documentOf(document, persisted)), operationName: operation.name?.value, variables };
     let response: Response;
@@ -181,17 +195,17 @@ export function createLeaderboardClient(options: LeaderboardClientOptions) {
         body: JSON.stringify(body),
       });
     }
-    return (await response.json()) as ExecutionResult<R>;
+    return (await response.json()) as FormattedExecutionResult<R>;
   }
 
-  async function overWs<R>(document: DocumentNode, variables: unknown): Promise<ExecutionResult<R>> {
+  async function overWs<R>(document: DocumentNode, variables: unknown): Promise<FormattedExecutionResult<R>> {
     const payload = {
       ...(await payloadOf(document, persisted)),
-      operationName: operationOf(document).name?.value,
+      ...operationNameOf(document),
       variables: variables as Record<string, unknown>,
     };
     const results = socket().iterate<R>(payload);
-    for await (const result of results) return result as ExecutionResult<R>;
+    for await (const result of results) return result as FormattedExecutionResult<R>;
     throw new LeaderboardError(undefined, [{ message: 'The socket answered nothing.' }]);
   }
 
@@ -215,18 +229,18 @@ export function createLeaderboardClient(options: LeaderboardClientOptions) {
    */
   function subscribe<R, V>(document: TypedDocumentNode<R, V>, variables: V, over: 'ws' | 'sse' = 'ws'): AsyncIterableIterator<R> {
     // Started at the first next(): the payload (a persisted document's id) is computed asynchronously.
-    let started: AsyncIterableIterator<ExecutionResult<R>> | undefined;
+    let started: AsyncIterableIterator<FormattedExecutionResult<R>> | undefined;
     const start = async () => {
       const payload = {
         ...(await payloadOf(document, persisted)),
-        operationName: operationOf(document).name?.value,
+        ...operationNameOf(document),
         variables: variables as Record<string, unknown>,
       };
       return (started ??=
         over === 'ws'
-          ? (socket().iterate<R>(payload) as AsyncIterableIterator<ExecutionResult<R>>)
+          ? (socket().iterate<R>(payload) as AsyncIterableIterator<FormattedExecutionResult<R>>)
           : (createSseClient({ url: options.url, fetchFn: fetchImpl, headers: authorization, retryAttempts: 0 }).iterate<R>(payload) as AsyncIterableIterator<
-              ExecutionResult<R>
+              FormattedExecutionResult<R>
             >));
     };
     return {

@@ -45,7 +45,7 @@ export interface DatabaseOptions {
    */
   timeouts?: SessionTimeouts | null;
   /** Called with every statement sent; tests count queries with it. Default: none. */
-  onQuery?: (statement: string) => void;
+  onQuery?: ((statement: string) => void) | undefined;
 }
 
 const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../drizzle', import.meta.url));

@@ -1,7 +1,8 @@
 import type { Sql } from 'postgres';
 import { forgetBacklogPlayer } from './index-backlog.js';
 import { advanceSourceMark } from './source-mark.js';
-import { type BoardScoreRow, type PlayerBoardScore, boardScoreColumns, lockPlayerForTransaction, toPlayerBoardScore } from './flags.js';
+import { type BoardScoreRow, type PlayerBoardScore, boardScoreColumns, toPlayerBoardScore } from './flags.js';
+import { lockPlayerForTransaction } from './locks.js';
 
 /**
  * Erases a player for a privacy request, in one transaction: the profile, friendships in both

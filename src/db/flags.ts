@@ -107,36 +107,6 @@ export async function playerBoardScores(sql: Sql, playerId: string): Promise<Pla
   return rows.map(toPlayerBoardScore);
 }
 
-/** The advisory-lock key space of per-player admin operations (the two-int space, apart from the migration lock). */
-const PLAYER_LOCK_SPACE = 7_361_202;
-
-/** Takes the per-player lock until the end of the transaction `tx`; erasure runs under it. */
-export async function lockPlayerForTransaction(tx: TransactionSql, playerId: string): Promise<void> {
-  await tx`select pg_advisory_xact_lock(${PLAYER_LOCK_SPACE}, hashtext(${playerId}))`;
-}
-
-/**
- * Runs `work` while holding the per-player advisory lock, so that flag, unflag and erasure of one
- * player never interleave (an unflag's index writes landing after a flag's removals would leave a
- * flagged player shown). The lock is held by one reserved connection and `work` is handed that
- * connection for its queries, so that many of these at once cannot take the whole pool and then
- * wait for it. Statements on it commit one by one, as on the pool.
- */
-export async function withPlayerLock<T>(sql: Sql, playerId: string, work: (locked: Sql) => Promise<T>): Promise<T> {
-  const reserved = await sql.reserve();
-  try {
-    await reserved`select pg_advisory_lock(${PLAYER_LOCK_SPACE}, hashtext(${playerId}))`;
-    try {
-      return await work(reserved);
-    } finally {
-      // A connection that broke has let the lock go already.
-      await reserved`select pg_advisory_unlock(${PLAYER_LOCK_SPACE}, hashtext(${playerId}))`.catch(() => undefined);
-    }
-  } finally {
-    reserved.release();
-  }
-}
-
 /** Why and since when a player is hidden. */
 export interface PlayerFlag {
   player: Player;

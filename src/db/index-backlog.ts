@@ -28,7 +28,7 @@ export interface BacklogRow {
  * path's own index write (milliseconds after its commit) the time to confirm its rows first.
  * O(limit log N) on the primary key.
  */
-export async function claimBacklog(tx: TransactionSql, { graceMs, limit }: { graceMs: number; limit: number }): Promise<BacklogRow[]> {
+async function claimBacklog(tx: TransactionSql, { graceMs, limit }: { graceMs: number; limit: number }): Promise<BacklogRow[]> {
   const rows = await tx<{ id: number; board_id: string | null; player_id: string | null; board_ids: string[] | null; player_ids: string[] | null }[]>`
     select id, board_id, player_id, board_ids, player_ids from index_backlog
     where enqueued_at < now() - ${graceMs}::int * interval '1 millisecond'
@@ -93,7 +93,7 @@ export interface BacklogBoardScore extends PlayerBoardScore {
  * with what a SEASON row needs to name its bucket. One query, one index probe per pair
  * (board_scores_player_idx). O(rows).
  */
-export async function boardScoresOf(sql: Sql | TransactionSql, pairs: readonly BacklogPair[]): Promise<BacklogBoardScore[]> {
+async function boardScoresOf(sql: Sql | TransactionSql, pairs: readonly BacklogPair[]): Promise<BacklogBoardScore[]> {
   if (pairs.length === 0) return [];
   const rows = await sql<(BoardScoreRow & { player_id: string })[]>`
     select s.player_id, ${boardScoreColumns(sql)}
@@ -103,4 +103,33 @@ export async function boardScoresOf(sql: Sql | TransactionSql, pairs: readonly B
     left join seasons z on s.period = 'SEASON' and z.board_id = s.board_id and z.id = s.bucket
     where not exists (select 1 from players p where p.id = s.player_id and p.flagged_at is not null)`;
   return rows.map((row) => ({ ...toPlayerBoardScore(row), playerId: row.player_id }));
+}
+
+/**
+ * One pass of the catch-up, in one transaction: claims up to `limit` of the oldest rows enqueued
+ * at least `graceMs` ago (claimBacklog: rows another process holds are skipped), reads the board
+ * scores their pairs hold now (boardScoresOf), hands them to `replay` (which writes them into the
+ * index) and deletes the rows. Should `replay` throw, nothing is deleted: the rows stay for the
+ * next pass. Answers the rows handled; `replay` is not called when there are none.
+ */
+export async function replayBacklog(
+  sql: Sql,
+  claim: { graceMs: number; limit: number },
+  replay: (scores: BacklogBoardScore[]) => Promise<void>,
+): Promise<number> {
+  return sql.begin(async (tx) => {
+    const claimed = await claimBacklog(tx, claim);
+    if (claimed.length === 0) return 0;
+    await replay(
+      await boardScoresOf(
+        tx,
+        claimed.flatMap((row) => row.pairs),
+      ),
+    );
+    await deleteBacklog(
+      tx,
+      claimed.map((row) => row.id),
+    );
+    return claimed.length;
+  });
 }

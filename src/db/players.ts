@@ -6,7 +6,10 @@ import { friendships, players } from './schema.js';
 export type Player = Pick<typeof players.$inferSelect, 'id' | 'displayName' | 'avatarUrl'>;
 
 /** Creates or updates a profile. A field left out (undefined) keeps its value; null clears it. */
-export async function upsertPlayer(db: Db, player: { id: string; displayName?: string | null; avatarUrl?: string | null }): Promise<Player> {
+export async function upsertPlayer(
+  db: Db,
+  player: { id: string; displayName?: string | null | undefined; avatarUrl?: string | null | undefined },
+): Promise<Player> {
   const changes = {
     ...(player.displayName !== undefined ? { displayName: player.displayName } : {}),
     ...(player.avatarUrl !== undefined ? { avatarUrl: player.avatarUrl } : {}),

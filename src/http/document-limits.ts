@@ -94,7 +94,9 @@ function countTokens(source: string | Source): number {
  * Armor's cost limit is off: it cannot see variables (a `limit` in one cost nothing) and charges
  * nesting rather than rows; read-limit.ts counts rows instead.
  */
-export function useDocumentLimits({ aliases = 20, depth = 8, tokens = 2_000, directives = 10, bytes = 100_000 }: DocumentLimits = {}): Plugin[] {
+export function useDocumentLimits({ aliases = 20, depth = 8, tokens = 2_000, directives = 10, bytes = 100_000 }: DocumentLimits = {}): (
+  Plugin | ReturnType<typeof EnvelopArmorPlugin>
+)[] {
   const armor = EnvelopArmorPlugin({
     maxAliases: { n: aliases, ...reportAs('aliases', aliases) },
     maxDepth: { n: depth, flattenFragments: true, ...reportAs('depth', depth) },
@@ -133,7 +135,8 @@ export function useDocumentLimits({ aliases = 20, depth = 8, tokens = 2_000, dir
       });
     },
   };
-  return [documentSize, armor as Plugin, namedTokenRefusal];
+  // Armor's is an envelop plugin, which Yoga takes as it is.
+  return [documentSize, armor, namedTokenRefusal];
 }
 
 /** A document cache (Yoga's parserAndValidationCache) holding only documents up to `maxKeyBytes`. */

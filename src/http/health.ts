@@ -1,8 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { RedisClient } from '../redis.js';
-import type { Database } from '../db/client.js';
-import { probeStores } from '../services/store-health.js';
-import type { SubmissionHealth } from '../services/submission-health.js';
+import type { Services } from '../operations/services.js';
 
 /** `/healthz`: 200 while the process runs. */
 export function answerHealth(res: ServerResponse): void {
@@ -13,9 +10,9 @@ export function answerHealth(res: ServerResponse): void {
  * `/readyz`: 200 when PostgreSQL commits a transaction, Redis (every master of a Cluster) answers,
  * and submissions have not been failing (see SubmissionHealth); 503, saying which is not, otherwise.
  */
-export async function answerReadiness(res: ServerResponse, stores: { database: Database; redis: RedisClient; submissions: SubmissionHealth }): Promise<void> {
-  const { postgres, redis } = await probeStores(stores);
-  const failing = stores.submissions.problem();
+export async function answerReadiness(res: ServerResponse, services: Pick<Services, 'probeStores' | 'submissionHealth'>): Promise<void> {
+  const { postgres, redis } = await services.probeStores();
+  const failing = services.submissionHealth.problem();
   const body = {
     postgres: postgres.up ? 'up' : 'down',
     redis: redis.up ? 'up' : 'down',

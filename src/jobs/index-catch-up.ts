@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type BacklogBoardScore, boardScoresOf, claimBacklog, countBacklog, deleteBacklog } from '../db/index-backlog.js';
+import type { BacklogBoardScore } from '../db/index-backlog.js';
 import type { BoardBucket, BoardScoreWrite } from '../ranking/index.js';
 import type { Services } from '../operations/services.js';
 import { takeOutFlaggedMeanwhile } from '../operations/flag-recheck.js';
@@ -38,17 +38,11 @@ export interface IndexCatchUp {
  * O(R + S log N) for R rows and S board scores.
  */
 export async function catchUpOnce(services: Services, { graceMs, chunk }: { graceMs: number; chunk: number }): Promise<number> {
-  const { database, index, log } = services;
+  const { storage, index, log } = services;
   const written = new Map<string, BoardBucket[]>();
-  const handled = await database.sql.begin(async (tx) => {
-    const claimed = await claimBacklog(tx, { graceMs, limit: chunk });
-    if (claimed.length === 0) return 0;
+  const handled = await storage.backlog.replay({ graceMs, limit: chunk }, async (scores) => {
     const byPlayer = new Map<string, BacklogBoardScore[]>();
-    for (const row of await boardScoresOf(
-      tx,
-      claimed.flatMap((claim) => claim.pairs),
-    ))
-      byPlayer.set(row.playerId, [...(byPlayer.get(row.playerId) ?? []), row]);
+    for (const row of scores) byPlayer.set(row.playerId, [...(byPlayer.get(row.playerId) ?? []), row]);
     const writes: BoardScoreWrite[] = [];
     for (const [playerId, rows] of byPlayer) {
       const held = await heldBuckets(services, playerId, rows);
@@ -56,11 +50,6 @@ export async function catchUpOnce(services: Services, { graceMs, chunk }: { grac
       for (const { board, bucket, region, expiresAt, score } of held) writes.push({ at: { board, bucket, region }, score, expiresAt });
     }
     await index.writeBoardScores(writes);
-    await deleteBacklog(
-      tx,
-      claimed.map((row) => row.id),
-    );
-    return claimed.length;
   });
   if (handled === 0) return 0;
   for (const buckets of written.values()) for (const at of buckets) services.topCache.invalidate(at);
@@ -86,7 +75,7 @@ export function startIndexCatchUp(services: Services, options: IndexCatchUpOptio
       for (let handled = chunk; handled === chunk && !stopping.signal.aborted;) {
         handled = await catchUpOnce(services, { graceMs, chunk });
       }
-      services.metrics.indexBacklog.set(await countBacklog(services.database.sql));
+      services.metrics.indexBacklog.set(await services.storage.backlog.count());
       failing = false;
     } catch (error) {
       // Logged once per outage, not once a second.

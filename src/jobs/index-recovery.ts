@@ -1,5 +1,3 @@
-import { listsWithBoardScores } from '../db/board-scores.js';
-import { readSourceMark } from '../db/source-mark.js';
 import { isKept, parseBucketLabel } from '../model/buckets.js';
 import { type BoardBucket, RebuildRunningError } from '../ranking/index.js';
 import type { GenerationCheck } from '../ranking/generation.js';
@@ -37,7 +35,7 @@ const PERIOD_ORDER: Record<string, number> = { ALL_TIME: 0, SEASON: 1, DAILY: 2,
 export async function liveBucketsWithScores(services: Services): Promise<BoardBucket[]> {
   const now = services.now();
   const out: BoardBucket[] = [];
-  for (const list of await listsWithBoardScores(services.database.sql)) {
+  for (const list of await services.storage.boardScores.lists()) {
     const board = await services.boards.find(list.boardId);
     if (!board) continue;
     const region = list.region === '' ? null : list.region;
@@ -77,44 +75,35 @@ async function eachLimited<T>(items: T[], concurrency: number, keepGoing: () => 
  * once the plans are set. O(N log N) over the board scores of the buckets rebuilt.
  */
 async function recover(services: Services, lost: GenerationCheck[], concurrency: number, planned: () => void, stopping: AbortSignal): Promise<void> {
-  const { database, indexGeneration, log } = services;
-  const reserved = await database.sql.reserve();
-  try {
-    const [row] = await reserved<{ locked: boolean }[]>`select pg_try_advisory_lock(${RECOVERY_LOCK}) as locked`;
-    if (!row?.locked) return;
-    try {
-      const buckets = await liveBucketsWithScores(services);
-      const plans = await Promise.all(lost.map(async (node) => ({ node, pending: await indexGeneration.plan(node, buckets) })));
-      planned();
-      const todo = buckets.filter((at) => plans.some(({ pending }) => pending.has(bucketKey(at))));
-      if (todo.length === 0) return;
-      const started = performance.now();
-      const nodes = lost.map(({ address, claimed }) => ({ address, claimed }));
-      log.warn({ nodes, buckets: todo.length }, 'the ranking index was lost on these Redis nodes; rebuilding their live buckets from PostgreSQL');
-      let rebuilt = 0;
-      await eachLimited(
-        todo,
-        concurrency,
-        () => !stopping.aborted && lost.some((node) => indexGeneration.isCurrent(node)),
-        async (at) => {
-          const key = bucketKey(at);
-          try {
-            await rebuildBucket(services, at);
-            for (const { node, pending } of plans) if (pending.has(key)) await indexGeneration.rebuilt(node, at);
-            rebuilt++;
-          } catch (error) {
-            const running = error instanceof RebuildRunningError;
-            log[running ? 'info' : 'error']({ err: error, key }, 'a bucket of the lost index is not rebuilt yet; tried again shortly');
-          }
-        },
-      );
-      log.warn({ nodes, rebuilt, of: todo.length, ms: Math.round(performance.now() - started) }, 'ranking index recovery pass done');
-    } finally {
-      await reserved`select pg_advisory_unlock(${RECOVERY_LOCK})`.catch(() => undefined);
-    }
-  } finally {
-    reserved.release();
-  }
+  const { storage, indexGeneration, log } = services;
+  await storage.whileHoldingSessionLock(RECOVERY_LOCK, async () => {
+    const buckets = await liveBucketsWithScores(services);
+    const plans = await Promise.all(lost.map(async (node) => ({ node, pending: await indexGeneration.plan(node, buckets) })));
+    planned();
+    const todo = buckets.filter((at) => plans.some(({ pending }) => pending.has(bucketKey(at))));
+    if (todo.length === 0) return;
+    const started = performance.now();
+    const nodes = lost.map(({ address, claimed }) => ({ address, claimed }));
+    log.warn({ nodes, buckets: todo.length }, 'the ranking index was lost on these Redis nodes; rebuilding their live buckets from PostgreSQL');
+    let rebuilt = 0;
+    await eachLimited(
+      todo,
+      concurrency,
+      () => !stopping.aborted && lost.some((node) => indexGeneration.isCurrent(node)),
+      async (at) => {
+        const key = bucketKey(at);
+        try {
+          await rebuildBucket(services, at);
+          for (const { node, pending } of plans) if (pending.has(key)) await indexGeneration.rebuilt(node, at);
+          rebuilt++;
+        } catch (error) {
+          const running = error instanceof RebuildRunningError;
+          log[running ? 'info' : 'error']({ err: error, key }, 'a bucket of the lost index is not rebuilt yet; tried again shortly');
+        }
+      },
+    );
+    log.warn({ nodes, rebuilt, of: todo.length, ms: Math.round(performance.now() - started) }, 'ranking index recovery pass done');
+  });
 }
 
 /**
@@ -136,7 +125,7 @@ export function startIndexRecovery(services: Services, options: IndexRecoveryOpt
     passing ??= (async () => {
       try {
         // PostgreSQL's mark, so that a database restored from a backup (behind the index) is noticed; when it does not answer, Redis alone is checked.
-        const source = await readSourceMark(services.database.sql).catch(() => undefined);
+        const source = await services.storage.readSourceMark().catch(() => undefined);
         const found = await indexGeneration.check(source);
         for (const { address, generation, claimed } of found) {
           if (claimed === 'restored') {

@@ -1,5 +1,4 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ensureResultPartitions } from '../db/partitions.js';
 import type { Services } from '../operations/services.js';
 
 export interface ResultPartitionsOptions {
@@ -40,7 +39,7 @@ export function startResultPartitions(services: Services, options: ResultPartiti
     while (!stopping.signal.aborted) {
       let wait = intervalMs;
       try {
-        const created = await ensureResultPartitions(services.database.sql, services.now(), monthsAhead);
+        const created = await services.storage.results.partitions.ensure(services.now(), monthsAhead);
         if (created.length > 0) services.log.info({ months: created }, 'score log partitions created');
       } catch (error) {
         services.log.error({ err: error }, 'creating score log partitions failed; tried again soon');

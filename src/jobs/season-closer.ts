@@ -1,5 +1,4 @@
 import { setInterval as every } from 'node:timers/promises';
-import { findDueSeasons, findSeasonsClosedSince } from '../db/seasons.js';
 import type { Services } from '../operations/services.js';
 import { closeSeason, dropSeasonKeys } from '../operations/close-season.js';
 
@@ -20,11 +19,11 @@ export const CLOSED_KEY_SWEEP_MS = 5 * 60_000;
  */
 export async function closeDueSeasons(services: Services): Promise<void> {
   const now = services.now();
-  for (const season of await findDueSeasons(services.database.db, now)) {
+  for (const season of await services.storage.seasons.findDue(now)) {
     const board = await services.boards.find(season.boardId);
     if (board) await closeSeason(services, board, season.id);
   }
-  for (const season of await findSeasonsClosedSince(services.database.db, new Date(now.getTime() - CLOSED_KEY_SWEEP_MS))) {
+  for (const season of await services.storage.seasons.findClosedSince(new Date(now.getTime() - CLOSED_KEY_SWEEP_MS))) {
     const board = await services.boards.find(season.boardId);
     if (board) await dropSeasonKeys(services, board, season);
   }

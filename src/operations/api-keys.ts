@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { type Role, digestOf, newApiKey } from '../auth/keys.js';
-import { type StoredKey, insertApiKey, listApiKeys as listStoredKeys, revokeApiKey as revokeStoredKey } from '../db/api-keys.js';
+import { type StoredKey } from '../db/api-keys.js';
 import type { Services } from './services.js';
 
 /** A key just made: the key itself, which exists nowhere else once this is answered, and its stored record. */
@@ -14,10 +14,10 @@ export interface IssuedKey {
  * process accepts it at once (see listenForKeyChanges). The CLI's `keys create` and the console's
  * createApiKey both come here. O(1).
  */
-export async function issueApiKey(services: Pick<Services, 'database'>, input: { name: string; role: Role }): Promise<IssuedKey> {
+export async function issueApiKey(services: Pick<Services, 'storage'>, input: { name: string; role: Role }): Promise<IssuedKey> {
   const key = newApiKey(input.role);
   const id = `key_${randomBytes(6).toString('hex')}`;
-  const stored = await insertApiKey(services.database.db, services.database.sql, {
+  const stored = await services.storage.apiKeys.insert({
     id,
     name: input.name,
     role: input.role,
@@ -27,16 +27,16 @@ export async function issueApiKey(services: Pick<Services, 'database'>, input: {
 }
 
 /** Every key made with the CLI or the console, oldest first, revoked ones included; never the keys themselves. */
-export async function listApiKeys(services: Pick<Services, 'database'>): Promise<StoredKey[]> {
-  return listStoredKeys(services.database.db);
+export async function listApiKeys(services: Pick<Services, 'storage'>): Promise<StoredKey[]> {
+  return services.storage.apiKeys.list();
 }
 
 /**
  * Revokes the live keys with this id or name; answers them. This process refuses them from its
  * answer on; every other process once the change's notification reaches it (see listenForKeyChanges).
  */
-export async function revokeApiKey(services: Pick<Services, 'database' | 'keyring'>, idOrName: string): Promise<StoredKey[]> {
-  const revoked = await revokeStoredKey(services.database.db, services.database.sql, idOrName);
+export async function revokeApiKey(services: Pick<Services, 'storage' | 'keyring'>, idOrName: string): Promise<StoredKey[]> {
+  const revoked = await services.storage.apiKeys.revoke(idOrName);
   if (revoked.length > 0) services.keyring.forget();
   return revoked;
 }

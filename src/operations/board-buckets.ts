@@ -1,5 +1,4 @@
 import { GraphQLError } from 'graphql';
-import { countRankable, listsWithBoardScores } from '../db/board-scores.js';
 import { type Board, PERIODS, type Period } from '../model/board.js';
 import { bucketAt } from '../model/buckets.js';
 import type { BoardBucket } from '../ranking/index.js';
@@ -35,7 +34,7 @@ export interface BucketDrift {
 /** Measures one bucket: one count query and one ZCARD (per shard). */
 export async function measureBucketDrift(services: Services, at: BoardBucket): Promise<BucketDrift> {
   const [stored, size] = await Promise.all([
-    countRankable(services.database.sql, { boardId: at.board.id, period: at.bucket.period, bucket: at.bucket.label, region: at.region ?? '' }),
+    services.storage.boardScores.countRankable({ boardId: at.board.id, period: at.bucket.period, bucket: at.bucket.label, region: at.region ?? '' }),
     services.index.size(at),
   ]);
   return { stored, size, drift: stored - size };
@@ -71,7 +70,7 @@ function notKept(error: unknown): null {
  */
 export async function boardBuckets(services: Services, board: Board): Promise<BucketStatus[]> {
   const live = await liveBuckets(services, board);
-  const stored = (await listsWithBoardScores(services.database.sql))
+  const stored = (await services.storage.boardScores.lists())
     .filter((list) => list.boardId === board.id)
     .sort((a, b) => PERIODS.indexOf(a.period) - PERIODS.indexOf(b.period) || b.bucket.localeCompare(a.bucket) || a.region.localeCompare(b.region));
   const buckets = [...live];

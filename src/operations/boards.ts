@@ -1,4 +1,4 @@
-import { type NewBoard, changeBoard, insertBoard } from '../db/boards.js';
+import { type NewBoard } from '../db/boards.js';
 import { type Board, PERIODS, type RankStyle, type RegionTimeZone } from '../model/board.js';
 import { canonicalTimeZone } from '../model/buckets.js';
 import type { Services } from './services.js';
@@ -12,7 +12,7 @@ export async function createBoard(services: Services, input: CreateBoardInput): 
   // Kept in the contract's order (ALL_TIME, SEASON, MONTHLY, WEEKLY, DAILY), whatever the input's.
   const periods = PERIODS.filter((period) => period === 'ALL_TIME' || input.periods.includes(period));
   const regions = [...new Set(input.regions)];
-  const board = await insertBoard(services.database.db, {
+  const board = await services.storage.boards.insert({
     ...input,
     periods,
     regions,
@@ -62,9 +62,9 @@ export const MAX_REGIONS = 32;
  * once, the others within a second (see board-directory.ts).
  */
 export async function updateBoard(services: Services, input: UpdateBoardInput): Promise<Board> {
-  const { database, boards } = services;
+  const { storage, boards } = services;
   // Checked against the board as stored, under its row lock: concurrent changes take turns.
-  const updated = await changeBoard(database.db, input.id, (board) => {
+  const updated = await storage.boards.change(input.id, (board) => {
     const regions = input.addRegions ? [...new Set([...board.regions, ...input.addRegions])] : undefined;
     if (regions && regions.length > MAX_REGIONS)
       throw badInput(`addRegions: a board keeps at most ${MAX_REGIONS} regions; "${board.id}" would have ${regions.length}.`);

@@ -1,4 +1,4 @@
-import { type Season, findSeason } from '../db/seasons.js';
+import { type Season } from '../db/seasons.js';
 import type { Board, Period } from '../model/board.js';
 import { type Bucket, bucketAt, isKept, keptUntil, parseBucketLabel } from '../model/buckets.js';
 import type { BoardBucket } from '../ranking/index.js';
@@ -106,7 +106,7 @@ export async function requireSeasonBucket(services: Services, board: Board, labe
   if (!SEASON_LABEL.test(label)) throw badInput(`"${label}" is not a SEASON bucket; name a season by its id, like s1.`);
   const named = live.find((season) => season.id === label);
   if (named) return seasonBucket(named);
-  const season = await findSeason(services.database.db, board.id, label);
+  const season = await services.storage.seasons.find(board.id, label);
   if (!season) throw notFound(`Board "${board.id}" has no season "${label}".`);
   if (season.closedAt) throw notFound(`Season "${label}" of board "${board.id}" is closed; seasonResults serves its final standings.`);
   return seasonBucket(season);

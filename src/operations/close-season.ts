@@ -1,4 +1,4 @@
-import { type Season, closeAndFreezeSeason } from '../db/seasons.js';
+import { type Season } from '../db/seasons.js';
 import type { Board } from '../model/board.js';
 import type { BoardBucket } from '../ranking/index.js';
 import { packingFor } from '../ranking/packing.js';
@@ -40,7 +40,7 @@ export async function dropSeasonKeys(services: Services, board: Board, season: S
 export async function closeSeason(services: Services, board: Board, seasonId: string): Promise<Season | null> {
   const started = performance.now();
   const packing = packingFor(board, 'SEASON');
-  const closed = await closeAndFreezeSeason(services.database.db, {
+  const closed = await services.storage.seasons.closeAndFreeze({
     boardId: board.id,
     seasonId,
     closedAt: services.now(),

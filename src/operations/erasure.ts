@@ -1,4 +1,3 @@
-import { erasePlayer } from '../db/erasure.js';
 import type { BoardBucket } from '../ranking/index.js';
 import type { Services } from './services.js';
 import { announceTops } from '../pubsub/announce.js';
@@ -26,7 +25,7 @@ export async function deletePlayer(services: Services, playerId: string): Promis
   const erased = await services.profiles.change(
     [playerId],
     () =>
-      erasePlayer(services.database.sql, playerId, async (scores) => {
+      services.storage.players.erase(playerId, async (scores) => {
         const held = await heldBuckets(services, playerId, scores);
         const ranks = await services.index.removePlayer(held, playerId);
         changedTops = held.filter((at, i) => inTop(at, ranks[i]));

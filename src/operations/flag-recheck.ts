@@ -1,4 +1,3 @@
-import { flaggedAmong, withPlayerLock } from '../db/flags.js';
 import { announceTops } from '../pubsub/announce.js';
 import type { BoardBucket } from '../ranking/index.js';
 import type { Services } from './services.js';
@@ -20,12 +19,12 @@ import type { Services } from './services.js';
  * answer (the caller logs it: a rebuild or the next flag corrects the index).
  */
 export async function takeOutFlaggedMeanwhile(services: Services, written: ReadonlyMap<string, BoardBucket[]>): Promise<Set<string>> {
-  const { database, index } = services;
-  const flagged = await flaggedAmong(database.sql, [...written.keys()]);
+  const { storage, index } = services;
+  const flagged = await storage.players.flaggedAmong([...written.keys()]);
   for (const playerId of flagged) {
     const buckets = written.get(playerId) ?? [];
-    await withPlayerLock(database.sql, playerId, async (locked) => {
-      if ((await flaggedAmong(locked, [playerId])).has(playerId)) await index.removePlayer(buckets, playerId);
+    await storage.players.whileLocked(playerId, async (locked) => {
+      if (await locked.isFlagged()) await index.removePlayer(buckets, playerId);
     });
     for (const at of buckets) services.topCache.invalidate(at);
     await announceTops(services, buckets);

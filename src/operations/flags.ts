@@ -1,4 +1,4 @@
-import { type PlayerFlag, clearFlag, findFlag, listFlags, playerBoardScores, setFlag, withPlayerLock } from '../db/flags.js';
+import type { PlayerFlag } from '../db/flags.js';
 import type { Player } from '../db/players.js';
 import type { BoardBucket } from '../ranking/index.js';
 import type { Services } from './services.js';
@@ -20,11 +20,11 @@ export interface FlagOutcome {
  * O(B log N) for B board scores.
  */
 export async function flagPlayer(services: Services, playerId: string, reason: string): Promise<FlagOutcome> {
-  const { database, index } = services;
+  const { storage, index } = services;
   await warmBoards(services);
-  const outcome = await withPlayerLock(database.sql, playerId, async (locked) => {
-    const player = await setFlag(locked, playerId, reason, services.now());
-    const held = await heldBuckets(services, playerId, await playerBoardScores(locked, playerId));
+  const outcome = await storage.players.whileLocked(playerId, async (locked) => {
+    const player = await locked.flag(reason, services.now());
+    const held = await heldBuckets(services, playerId, await locked.boardScores());
     const ranks = await index.removePlayer(held, playerId);
     return { player, held, changedTops: held.filter((at, i) => inTop(at, ranks[i])) };
   });
@@ -40,11 +40,11 @@ export async function flagPlayer(services: Services, playerId: string, reason: s
  * scores were committed before that and so are among those written back here. O(B log N).
  */
 export async function unflagPlayer(services: Services, playerId: string): Promise<FlagOutcome> {
-  const { database, index } = services;
+  const { storage, index } = services;
   await warmBoards(services);
-  const outcome = await withPlayerLock(database.sql, playerId, async (locked) => {
-    const player = (await clearFlag(locked, playerId)) ?? { id: playerId, displayName: null, avatarUrl: null };
-    const held = await heldBuckets(services, playerId, await playerBoardScores(locked, playerId));
+  const outcome = await storage.players.whileLocked(playerId, async (locked) => {
+    const player = (await locked.unflag()) ?? { id: playerId, displayName: null, avatarUrl: null };
+    const held = await heldBuckets(services, playerId, await locked.boardScores());
     const written = await index.writeBoardScores(
       held.map(({ board, bucket, region, expiresAt, score }) => ({ at: { board, bucket, region }, score, expiresAt })),
     );
@@ -58,10 +58,10 @@ export async function unflagPlayer(services: Services, playerId: string): Promis
 
 /** The flagged players, most recently flagged first, at most `first`. */
 export async function listFlaggedPlayers(services: Services, first: number): Promise<PlayerFlag[]> {
-  return listFlags(services.database.sql, first);
+  return services.storage.players.listFlags(first);
 }
 
 /** Why and since when the player is hidden, or null when they are not. O(1). */
 export async function playerFlag(services: Services, playerId: string): Promise<PlayerFlag | null> {
-  return findFlag(services.database.sql, playerId);
+  return services.storage.players.findFlag(playerId);
 }

@@ -1,5 +1,4 @@
-import { recentResults as recentResultRows, type LoggedResult } from '../db/player-results.js';
-import { playerBoardScores } from '../db/flags.js';
+import { type LoggedResult } from '../db/player-results.js';
 import type { Board, Period } from '../model/board.js';
 import { PERIODS } from '../model/board.js';
 import type { Services } from './services.js';
@@ -25,7 +24,7 @@ export interface PlayerBucketScore {
  * then period, newest bucket first. One query, then one index read per bucket. O(B log N).
  */
 export async function playerBucketScores(services: Services, playerId: string): Promise<PlayerBucketScore[]> {
-  const held = await heldBuckets(services, playerId, await playerBoardScores(services.database.sql, playerId));
+  const held = await heldBuckets(services, playerId, await services.storage.players.boardScores(playerId));
   held.sort(
     (a, b) =>
       a.board.id.localeCompare(b.board.id) ||
@@ -53,5 +52,5 @@ export async function playerBucketScores(services: Services, playerId: string): 
 
 /** The player's latest accepted results on every board, newest first, at most `first`. */
 export async function recentResults(services: Services, playerId: string, first: number): Promise<LoggedResult[]> {
-  return recentResultRows(services.database.sql, playerId, first);
+  return services.storage.players.recentResults(playerId, first);
 }

@@ -1,4 +1,4 @@
-import { type Player, findPlayers, replaceFriends, searchPlayers as searchPlayerRows, upsertPlayer as upsertPlayerRow } from '../db/players.js';
+import { type Player } from '../db/players.js';
 import type { Services } from './services.js';
 
 export async function upsertPlayer(
@@ -8,7 +8,7 @@ export async function upsertPlayer(
   // Every process shows the new profile once this answers (see profile-cache.ts).
   const player = await services.profiles.change(
     [input.id],
-    () => upsertPlayerRow(services.database.db, input),
+    () => services.storage.players.upsert(input),
     (row) => [row],
   );
   return player;
@@ -16,16 +16,16 @@ export async function upsertPlayer(
 
 /** Replaces the friend list; answers how many friends it now holds (the player and repeats are dropped). */
 export async function setFriends(services: Services, playerId: string, friendIds: string[]): Promise<number> {
-  return replaceFriends(services.database.db, playerId, friendIds);
+  return services.storage.players.replaceFriends(playerId, friendIds);
 }
 
 /** A player's profile, or null when the game server never created one. */
 export async function findPlayer(services: Services, id: string): Promise<Player | null> {
-  const [player] = await findPlayers(services.database.db, [id]);
+  const [player] = await services.storage.players.find([id]);
   return player ?? null;
 }
 
 /** Players whose id starts with `text` or whose name holds it (see db searchPlayers), at most `first`. */
 export async function searchPlayers(services: Services, text: string, first: number): Promise<Player[]> {
-  return searchPlayerRows(services.database.sql, text, first);
+  return services.storage.players.search(text, first);
 }

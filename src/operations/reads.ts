@@ -1,4 +1,3 @@
-import { friendIds } from '../db/players.js';
 import { IndexRecoveringError } from '../ranking/generation.js';
 import { bucketKey } from '../ranking/keys.js';
 import { type BucketArgs, resolveBoardBucket } from './buckets.js';
@@ -59,7 +58,7 @@ export async function readAround(services: Services, args: BucketArgs & Styled &
  */
 export async function readFriends(services: Services, args: BucketArgs & Styled & { playerId: string }): Promise<Standing[]> {
   const at = await resolveBoardBucket(services, args);
-  const friends = await friendIds(services.database.db, args.playerId);
+  const friends = await services.storage.players.friendIds(args.playerId);
   const ids = [args.playerId, ...friends.filter((id) => id !== args.playerId).slice(0, MAX_FRIENDS)];
   const view = await services.index.standings(at, ids);
   const ranked = view.places.filter((place) => place !== null).sort((a, b) => a.rank - b.rank);

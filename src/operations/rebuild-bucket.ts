@@ -1,5 +1,5 @@
-import { type StreamBoardScoresOptions, streamBoardScores } from '../db/board-scores.js';
-import type { Database } from '../db/client.js';
+import type { StreamBoardScoresOptions } from '../db/board-scores.js';
+import type { Storage } from '../db/storage.js';
 import type { BoardScore } from '../model/board.js';
 import { keptUntil } from '../model/buckets.js';
 import type { BoardBucket, RankingIndex, RebuildOptions } from '../ranking/index.js';
@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 
 /** What a rebuild needs: the system of record and the index, and the process's top cache to refresh. */
 export interface RebuildDeps {
-  database: Database;
+  storage: Pick<Storage, 'boardScores'>;
   index: RankingIndex;
   topCache?: Pick<TopCache, 'invalidate'>;
   /** Where a failed top-change announcement is reported. Default: nowhere. */
@@ -47,11 +47,7 @@ async function* counted(chunks: AsyncIterable<BoardScore[]>, onProgress: (rowsRe
  * with one chunk in memory per write in flight.
  */
 export async function rebuildBucket(deps: RebuildDeps, at: BoardBucket, options: RebuildBucketOptions = {}): Promise<number> {
-  const rows = streamBoardScores(
-    deps.database.sql,
-    { boardId: at.board.id, period: at.bucket.period, bucket: at.bucket.label, region: at.region ?? '' },
-    options,
-  );
+  const rows = deps.storage.boardScores.stream({ boardId: at.board.id, period: at.bucket.period, bucket: at.bucket.label, region: at.region ?? '' }, options);
   const chunks = options.onProgress ? counted(rows, options.onProgress) : rows;
   const size = await deps.index.rebuild(at, chunks, { ...options, expiresAt: keptUntil(at.bucket, at.board.retention) });
   // This process serves the new top at once; other processes' caches are at most ~1 s old.

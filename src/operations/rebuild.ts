@@ -1,4 +1,3 @@
-import { countRankable } from '../db/board-scores.js';
 import { rebuildBucket } from './rebuild-bucket.js';
 import type { RebuildJob } from '../services/rebuild-jobs.js';
 import { RebuildRunningError } from '../ranking/index.js';
@@ -37,7 +36,7 @@ function refusedWhileRunning(error: unknown): unknown {
  */
 export async function startRebuild(services: Services, args: BucketArgs): Promise<RebuildJob> {
   const at = await resolveBoardBucket(services, args);
-  const total = await countRankable(services.database.sql, {
+  const total = await services.storage.boardScores.countRankable({
     boardId: at.board.id,
     period: at.bucket.period,
     bucket: at.bucket.label,

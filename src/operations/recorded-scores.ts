@@ -1,5 +1,4 @@
 import DataLoader from 'dataloader';
-import { findBoardScores } from '../db/board-scores.js';
 import type { EntryMetadata, RecordedBoardScore } from '../model/board.js';
 import type { BoardBucket, Place } from '../ranking/index.js';
 import { bucketKey } from '../ranking/keys.js';
@@ -73,7 +72,7 @@ export async function lookUpRecorded(services: Services, reads: readonly Omit<Re
       await Promise.all(
         [...lists].map(async ([key, { at, playerIds }]) => {
           const list = { boardId: at.board.id, period: at.bucket.period, bucket: at.bucket.label, region: at.region ?? '' };
-          return [key, await findBoardScores(services.database.sql, list, playerIds, { metadata })] as const;
+          return [key, await services.storage.boardScores.find(list, playerIds, { metadata })] as const;
         }),
       ),
     );

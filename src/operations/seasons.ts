@@ -1,12 +1,4 @@
-import {
-  type Season,
-  findSeason,
-  denseRanksOfScores,
-  firstRanksOfScores,
-  insertSeason,
-  listSeasons as listSeasonRows,
-  pageSeasonResults,
-} from '../db/seasons.js';
+import { type Season } from '../db/seasons.js';
 import { closeSeason as closeAndFreeze } from './close-season.js';
 import type { Board, EntryMetadata, RankStyle } from '../model/board.js';
 import { requireBoard } from './buckets.js';
@@ -45,7 +37,7 @@ export async function startSeason(
   if (endsAt && endsAt.getTime() <= startsAt.getTime()) {
     throw badInput(`endsAt ${endsAt.toISOString()} must be after the season starts, at ${startsAt.toISOString()}.`);
   }
-  const inserted = await insertSeason(services.database.db, { boardId: board.id, name: args.name, startsAt, endsAt });
+  const inserted = await services.storage.seasons.insert({ boardId: board.id, name: args.name, startsAt, endsAt });
   if ('clash' in inserted) {
     throw badInput(
       `A season from ${startsAt.toISOString()} to ${endsAt?.toISOString() ?? 'no end'} overlaps board "${board.id}"'s season ${span(inserted.clash)}; ` +
@@ -77,7 +69,7 @@ export async function currentSeason(services: Services, board: Board): Promise<S
 
 /** Every season of the board, oldest first. */
 export async function listSeasons(services: Services, board: Board): Promise<Season[]> {
-  return listSeasonRows(services.database.db, board.id);
+  return services.storage.seasons.list(board.id);
 }
 
 /**
@@ -101,10 +93,10 @@ export async function readSeasonResults(
   const board = await requireBoard(services, args.board);
   const scope = `season:${board.id}:${args.season}`;
   const after = args.after === null || args.after === undefined ? null : services.cursors.decode(scope, args.after);
-  const season = await findSeason(services.database.db, board.id, args.season);
+  const season = await services.storage.seasons.find(board.id, args.season);
   if (!season) throw notFound(`Board "${board.id}" has no season "${args.season}".`);
   if (!season.closedAt) throw notFound(`Season "${season.id}" of board "${board.id}" is still open; read it with period SEASON.`);
-  const page = await pageSeasonResults(services.database.db, {
+  const page = await services.storage.seasons.pageResults({
     boardId: board.id,
     seasonId: season.id,
     afterRank: after?.packed ?? 0,
@@ -117,9 +109,9 @@ export async function readSeasonResults(
   const of = { boardId: board.id, seasonId: season.id, scores: rows.map((row) => row.score) };
   const styledRanks =
     style === 'COMPETITION'
-      ? await firstRanksOfScores(services.database.db, of)
+      ? await services.storage.seasons.firstRanksOfScores(of)
       : style === 'DENSE'
-        ? await denseRanksOfScores(services.database.db, { ...of, order: board.order })
+        ? await services.storage.seasons.denseRanksOfScores({ ...of, order: board.order })
         : null;
   const edges = rows.map((row) => ({
     cursor: services.cursors.encode(scope, { packed: row.rank, playerId: row.playerId }),

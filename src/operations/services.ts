@@ -17,7 +17,6 @@ import type { SeasonDirectory } from '../services/season-directory.js';
 import type { StoreProbes } from '../services/store-health.js';
 import type { SubmissionHealth } from '../services/submission-health.js';
 import type { SubmissionGroups } from './submission-groups.js';
-import { findLiveKey } from '../db/api-keys.js';
 import type { Database } from '../db/client.js';
 import { createBacklogConfirmer } from '../services/backlog-confirmer.js';
 import { createRebuildJobs } from '../services/rebuild-jobs.js';
@@ -30,7 +29,8 @@ import { createTopCache } from '../ranking/top-cache.js';
 import { createTopFeed } from '../pubsub/top-feed.js';
 import { createBoardDirectory } from '../services/board-directory.js';
 import { createCursorCodec } from '../services/cursor.js';
-import { SecretNotLoadedError, sharedSecret } from '../db/service-secrets.js';
+import { SecretNotLoadedError } from '../db/service-secrets.js';
+import { type Storage, createStorage } from '../db/storage.js';
 import { createProfileCache } from '../services/profile-cache.js';
 import { createSeasonDirectory } from '../services/season-directory.js';
 import type { GroupCommitOptions } from '../services/group-commit.js';
@@ -40,7 +40,8 @@ import { createSubmissionHealth } from '../services/submission-health.js';
 
 /** What every operation takes: the per-process parts, built once by createServices (by the app, and by the CLI for its commands). */
 export interface Services {
-  database: Database;
+  /** PostgreSQL, the system of record. */
+  storage: Storage;
   /** Reads of a bucket Redis may have lost refuse (IndexRecoveringError) until it is rebuilt: see ranking/generation.ts. */
   index: RankingIndex;
   /** Whether Redis still holds the index, and which buckets are back after it lost it. */
@@ -99,14 +100,14 @@ export interface ServiceDeps {
    */
   cursorSecret?: string | undefined;
   /** The clock. Default: the system's. */
-  now?: () => Date;
+  now?: (() => Date) | undefined;
   /** Request budgets. Default: see RateLimitOptions. */
   rateLimits?: RateLimitOptions;
   /**
    * How submissions are grouped into transactions: at most `maxGroupWeight` results per group
    * (default 500) and `maxInFlight` groups committing at once (default 4). See GroupCommitOptions.
    */
-  groupCommit?: GroupCommitOptions;
+  groupCommit?: GroupCommitOptions | undefined;
   /** Every request is answered within this many milliseconds, whatever a store does. Default 10,000. */
   requestTimeoutMs?: number;
 }
@@ -116,6 +117,7 @@ export function createServices(given: ServiceDeps): Services {
   const metrics = createMetrics();
   // Every PostgreSQL and Redis call below is timed into leaderboard_store_seconds (see services/store-timing.ts).
   const deps = timeStoreCalls(given, metrics);
+  const storage = createStorage(deps.database);
   let cursorSecret = deps.cursorSecret;
   const indexGeneration = createIndexGeneration(deps.redis);
   const index = guardReads(createRankingIndex(deps.redis), indexGeneration);
@@ -124,23 +126,23 @@ export function createServices(given: ServiceDeps): Services {
     ? createTopFeed({ subscriber: deps.subscriber, topCache, index, log: deps.log, watchers: metrics.topChangedSubscribers })
     : null;
   const services: Services = {
-    database: deps.database,
+    storage,
     index,
     indexGeneration,
-    backlog: createBacklogConfirmer(deps.database, deps.log),
+    backlog: createBacklogConfirmer(storage.backlog, deps.log),
     submissions: createSubmissionGroups(() => services, deps.groupCommit),
     topCache,
     topFeed,
-    profiles: createProfileCache(deps.redis, deps.database, deps.log),
-    boards: createBoardDirectory(deps.database.db),
-    seasons: createSeasonDirectory(deps.database.db, deps.redis),
+    profiles: createProfileCache(deps.redis, storage.players, deps.log),
+    boards: createBoardDirectory(storage.boards),
+    seasons: createSeasonDirectory(storage.seasons, deps.redis),
     keyring: createKeyring({
       adminKey: deps.adminKey,
       serverKeys: deps.serverKeys ?? [],
-      stored: { find: (digest) => findLiveKey(deps.database.db, digest) },
+      stored: { find: storage.apiKeys.findLive },
     }),
     rebuilds: createRebuildJobs(deps.redis, { log: deps.log }),
-    probeStores: () => probeStores(deps),
+    probeStores: () => probeStores({ storage, redis: deps.redis }),
     cursors: createCursorCodec(() => {
       // PostgreSQL was away when the process started: pages answer UNAVAILABLE until it is back.
       if (!cursorSecret) throw new SecretNotLoadedError('cursor');
@@ -151,7 +153,7 @@ export function createServices(given: ServiceDeps): Services {
       // the process serves everything that needs no cursor meanwhile (as it does reads from Redis).
       const load = async (): Promise<void> => {
         try {
-          cursorSecret ??= await sharedSecret(deps.database.db, 'cursor');
+          cursorSecret ??= await storage.sharedSecret('cursor');
         } catch (error) {
           // The pool was closed (the process is stopping): nothing to wait for.
           if ((error as { code?: unknown }).code === 'CONNECTION_ENDED') return;

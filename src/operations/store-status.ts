@@ -1,4 +1,3 @@
-import { countBacklog } from '../db/index-backlog.js';
 import type { IndexState } from '../ranking/generation.js';
 import type { Services } from './services.js';
 import type { StoreProbes } from '../services/store-health.js';
@@ -14,6 +13,6 @@ export interface StoreStatus extends StoreProbes {
 /** Both stores probed at once (each within a second), this process's view of the index, and the outbox's length. */
 export async function storeStatus(services: Services): Promise<StoreStatus> {
   const probes = await services.probeStores();
-  const indexBacklog = probes.postgres.up ? await countBacklog(services.database.sql).catch(() => null) : null;
+  const indexBacklog = probes.postgres.up ? await services.storage.backlog.count().catch(() => null) : null;
   return { ...probes, index: services.indexGeneration.state(), indexBacklog };
 }

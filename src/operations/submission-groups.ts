@@ -1,4 +1,4 @@
-import { type RecordOutcome, type RecordedGroup, type ResultEntry, type ScoreRowKey, type StoredBoardScore, recordGroup } from '../db/results.js';
+import { type RecordOutcome, type RecordedGroup, type ResultEntry, type ScoreRowKey, type StoredBoardScore } from '../db/results.js';
 import { rowId } from '../db/result-entries.js';
 import type { Season } from '../db/seasons.js';
 import { settleBy } from '../deadline.js';
@@ -66,7 +66,7 @@ async function commitGroup(
 ): Promise<ItemOutcome<SubmissionRecorded>[]> {
   let recorded: RecordedGroup;
   try {
-    recorded = await recordGroup(services.database.sql, submissions, { signal });
+    recorded = await services.storage.results.record(submissions, { signal });
   } catch (error) {
     services.submissionHealth.failed(error);
     throw error;

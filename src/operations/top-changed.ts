@@ -1,4 +1,4 @@
-import { type Player, findPlayers } from '../db/players.js';
+import { type Player } from '../db/players.js';
 import type { TopEvent } from '../pubsub/top-feed.js';
 import type { TopView } from '../ranking/top-cache.js';
 import { type BucketArgs, requireBoard, resolveBoardBucket } from './buckets.js';
@@ -53,7 +53,7 @@ const profilesByView = new WeakMap<TopView, Profiles>();
 async function loadProfiles(services: Services, ids: string[]): Promise<Map<string, Player>> {
   const byId = new Map<string, Player>(ids.map((id) => [id, { id, displayName: null, avatarUrl: null }]));
   try {
-    for (const player of await findPlayers(services.database.db, ids)) byId.set(player.id, player);
+    for (const player of await services.storage.players.find(ids)) byId.set(player.id, player);
   } catch (error) {
     if (!isStoreUnavailable(error)) throw error;
     services.log.warn({ err: error }, 'player profiles unavailable; answering ids only');

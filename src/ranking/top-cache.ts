@@ -20,14 +20,14 @@ export interface TopCacheOptions {
 }
 
 interface Entry {
-  view?: TopView;
+  view?: TopView | undefined;
   /** Which read the view came from: a read that started earlier never replaces a later one's view. */
   viewRead: number;
   /** The read under way, shared by every caller that arrives while it runs (single flight). */
-  reading?: Promise<TopView>;
+  reading?: Promise<TopView> | undefined;
   readingLimit: number;
   /** The read a refresh waits to start once `reading` is done, shared by every refresh meanwhile. */
-  nextRefresh?: Promise<TopView>;
+  nextRefresh?: Promise<TopView> | undefined;
   /** The largest limit asked recently, and when: each read fetches that many, so smaller asks are slices. */
   largestLimit: number;
   largestAskedAt: number;

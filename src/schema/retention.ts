@@ -29,7 +29,9 @@ export const RetentionInput = builder.inputType('RetentionInput', {
 });
 
 /** The board's retention: the defaults, with whatever the input sets. */
-export function retentionFrom(input: { daily?: number | null; weekly?: number | null; monthly?: number | null } | null | undefined): Retention {
+export function retentionFrom(
+  input: { daily?: number | null | undefined; weekly?: number | null | undefined; monthly?: number | null | undefined } | null | undefined,
+): Retention {
   return {
     DAILY: input?.daily ?? DEFAULT_RETENTION.DAILY,
     WEEKLY: input?.weekly ?? DEFAULT_RETENTION.WEEKLY,

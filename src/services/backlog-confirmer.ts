@@ -1,6 +1,5 @@
 import type { Logger } from 'pino';
-import type { Database } from '../db/client.js';
-import { deleteBacklog } from '../db/index-backlog.js';
+import type { Storage } from '../db/storage.js';
 
 /**
  * Catch-up after the index fell behind: the index outbox (index_backlog, see db/index-backlog.ts).
@@ -32,7 +31,7 @@ export type BacklogConfirmer = ReturnType<typeof createBacklogConfirmer>;
  * of batches. A confirmation that is never deleted (a crash, PostgreSQL away) costs one harmless
  * replay by the catch-up job: the job writes the same board scores with ZADD GT/LT.
  */
-export function createBacklogConfirmer(database: Database, log: Logger, options: BacklogConfirmerOptions = {}) {
+export function createBacklogConfirmer(backlog: Storage['backlog'], log: Logger, options: BacklogConfirmerOptions = {}) {
   const flushMs = options.flushMs ?? 100;
   const maxWaiting = options.maxWaiting ?? 100_000;
   let waiting: number[] = [];
@@ -45,7 +44,8 @@ export function createBacklogConfirmer(database: Database, log: Logger, options:
     if (waiting.length === 0) return;
     const ids = waiting;
     waiting = [];
-    flushing = deleteBacklog(database.sql, ids)
+    flushing = backlog
+      .delete(ids)
       .then(() => undefined)
       .catch((error: unknown) => {
         // Kept for the next flush while there is room; the catch-up job replays the rest.

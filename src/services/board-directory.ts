@@ -1,5 +1,4 @@
-import type { Db } from '../db/client.js';
-import { findBoard, listBoards } from '../db/boards.js';
+import type { Storage } from '../db/storage.js';
 import type { Board } from '../model/board.js';
 
 /**
@@ -22,7 +21,7 @@ interface Kept {
  * PostgreSQL does not answer the last definition read is served (reads go on from Redis). A miss
  * is not kept, so a board created by another process is found on the next request.
  */
-export function createBoardDirectory(db: Db, clock: () => number = () => performance.now()) {
+export function createBoardDirectory(boards: Storage['boards'], clock: () => number = () => performance.now()) {
   const kept = new Map<string, Kept>();
   const remember = (board: Board) => {
     kept.set(board.id, { board, readAt: clock(), refreshing: false });
@@ -31,7 +30,7 @@ export function createBoardDirectory(db: Db, clock: () => number = () => perform
   const refresh = (entry: Kept) => {
     entry.refreshing = true;
     const id = entry.board.id;
-    findBoard(db, id).then(
+    boards.find(id).then(
       (board) => {
         // A definition written here meanwhile (updateBoard) is newer than this read: keep it.
         if (kept.get(id) !== entry) return;
@@ -47,14 +46,14 @@ export function createBoardDirectory(db: Db, clock: () => number = () => perform
     async find(id: string): Promise<Board | null> {
       const entry = kept.get(id);
       if (!entry) {
-        const board = await findBoard(db, id);
+        const board = await boards.find(id);
         return board ? remember(board) : null;
       }
       if (!entry.refreshing && clock() - entry.readAt >= BOARD_REFRESH_MS) refresh(entry);
       return entry.board;
     },
     async list(): Promise<Board[]> {
-      return (await listBoards(db)).map(remember);
+      return (await boards.list()).map(remember);
     },
     /** Keeps a definition just read or written (by createBoard or updateBoard in this process). */
     remember,

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import type { Database } from '../db/client.js';
-import { type Player, findPlayers } from '../db/players.js';
+import type { Player } from '../db/players.js';
+import type { Storage } from '../db/storage.js';
 import { type Profile, type ProfileStoreOptions, createProfileStore } from '../profiles/store.js';
 import type { RedisClient } from '../redis.js';
 
@@ -25,7 +25,7 @@ const noProfile = (id: string): Player => ({ id, displayName: null, avatarUrl: n
  * - two changes of one player that cross drop its entry (see settleProfilesLua).
  * When Redis does not answer, profiles are read from PostgreSQL and nothing is kept.
  */
-export function createProfileCache(redis: RedisClient, database: Database, log: Logger, options: ProfileCacheOptions = {}) {
+export function createProfileCache(redis: RedisClient, players: Pick<Storage['players'], 'find'>, log: Logger, options: ProfileCacheOptions = {}) {
   const store = createProfileStore(redis, options);
 
   /** What Redis holds for the ids; every id a miss (kept under no epoch) when Redis does not answer. */
@@ -45,7 +45,7 @@ export function createProfileCache(redis: RedisClient, database: Database, log: 
       if (!('profile' in entry)) missing.set(ids[i]!, entry.epoch);
     });
     if (missing.size === 0) return { players: found.map((entry) => (entry as { profile: Profile }).profile), kept: Promise.resolve() };
-    const read = new Map((await findPlayers(database.db, [...missing.keys()])).map((player) => [player.id, player]));
+    const read = new Map((await players.find([...missing.keys()])).map((player) => [player.id, player]));
     const keep = [...missing].flatMap(([id, epoch]) => (epoch === null ? [] : [{ profile: read.get(id) ?? noProfile(id), epoch }]));
     return {
       players: found.map((entry, i) => ('profile' in entry ? entry.profile : (read.get(ids[i]!) ?? noProfile(ids[i]!)))),

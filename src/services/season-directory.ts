@@ -1,6 +1,6 @@
-import { type Season, findLiveSeasons } from '../db/seasons.js';
+import type { Season } from '../db/seasons.js';
 import type { Bucket } from '../model/buckets.js';
-import type { Db } from '../db/client.js';
+import type { Storage } from '../db/storage.js';
 import type { RedisClient } from '../redis.js';
 import { isStoreUnavailable } from '../store-errors.js';
 import { createVersionTokens } from './version-tokens.js';
@@ -59,14 +59,14 @@ export function currentOf(live: readonly Season[], now: Date): Season | null {
   return current;
 }
 
-export function createSeasonDirectory(db: Db, redis: RedisClient): SeasonDirectory {
+export function createSeasonDirectory(seasons: Storage['seasons'], redis: RedisClient): SeasonDirectory {
   const versions = createVersionTokens(redis, SEASON_VERSIONS_KEY);
   const kept = new Map<string, Kept>();
   /** The last answer PostgreSQL gave per board, served while it does not answer. */
   const lastKnown = new Map<string, Season[]>();
 
   function read(boardId: string): Promise<Season[]> {
-    return findLiveSeasons(db, boardId).then(
+    return seasons.findLive(boardId).then(
       (seasons) => {
         lastKnown.set(boardId, seasons);
         return seasons;

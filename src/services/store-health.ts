@@ -1,4 +1,4 @@
-import type { Database } from '../db/client.js';
+import type { Storage } from '../db/storage.js';
 import { type RedisClient, isCluster, mastersOf } from '../redis.js';
 
 /** How long a probe waits for each store. */
@@ -56,7 +56,7 @@ async function probe(work: () => Promise<unknown>): Promise<StoreProbe> {
  * Asks PostgreSQL (a transaction: BEGIN and COMMIT are what a submission needs to get through) and
  * Redis (see redisAnswers) at once, each within a second: what /readyz and the console show.
  */
-export async function probeStores(stores: { database: Database; redis: RedisClient }): Promise<StoreProbes> {
-  const [postgres, redis] = await Promise.all([probe(() => stores.database.sql.begin((tx) => tx`select 1`)), probe(() => redisAnswers(stores.redis))]);
+export async function probeStores(stores: { storage: Pick<Storage, 'ping'>; redis: RedisClient }): Promise<StoreProbes> {
+  const [postgres, redis] = await Promise.all([probe(() => stores.storage.ping()), probe(() => redisAnswers(stores.redis))]);
   return { postgres, redis };
 }

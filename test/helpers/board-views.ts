@@ -220,7 +220,7 @@ export async function pagesOf(t: TestApp, bucket: BucketRef) {
   const rows: { rank: number; score: number; player: string }[] = [];
   let after: string | null = null;
   for (;;) {
-    const response: { data?: Page | null; errors?: { extensions?: { code?: string } }[] } = await t.gql<Page>(
+    const response: { data?: Page | null | undefined; errors?: { extensions?: { code?: string } }[] | undefined } = await t.gql<Page>(
       `query($b: ID!, $p: Period!, $k: String, $r: String, $after: String) {
         standings(board: $b, period: $p, bucket: $k, region: $r, first: 100, after: $after) {
           edges { node { rank score player { id } } } pageInfo { hasNextPage endCursor }

@@ -26,7 +26,7 @@ export function withoutFragments(document: DocumentNode | string): string {
     for (const set of sets) add(set);
     return {
       kind: Kind.SELECTION_SET,
-      selections: [...byKey.values()].map(({ field, sub }) => ({ ...field, selectionSet: sub.length ? flatten(sub) : undefined })),
+      selections: [...byKey.values()].map(({ field, sub }) => (sub.length ? { ...field, selectionSet: flatten(sub) } : field)),
     };
   };
   const operations = parsed.definitions.filter((d) => d.kind === Kind.OPERATION_DEFINITION).map((d) => ({ ...d, selectionSet: flatten([d.selectionSet]) }));

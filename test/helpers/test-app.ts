@@ -22,8 +22,12 @@ export const SERVER_KEY = 'test-server-key-0123456789';
 
 export interface GraphQLResponse<T = Record<string, unknown>> {
   data?: T | null;
-  errors?: { message: string; path?: string[]; extensions?: { code?: string } }[];
+  errors?: { message: string; path?: string[]; extensions?: { code?: string } }[] | undefined;
 }
+
+/** The first error's `extensions.code` of an answer, or undefined when it has none. */
+export const codeOf = (answer: { errors?: readonly { extensions?: { code?: string } }[] | undefined }): string | undefined =>
+  answer.errors?.[0]?.extensions?.code;
 
 export interface TestAppOptions {
   /** The app's clock. Default: the system's. */

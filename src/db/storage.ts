@@ -1,0 +1,143 @@
+import type { Logger } from 'pino';
+import type { Sql } from 'postgres';
+import { findLiveKey, insertApiKey, listApiKeys, listenForKeyChanges, revokeApiKey } from './api-keys.js';
+import { countRankable, findBoardScores, listsWithBoardScores, streamBoardScores } from './board-scores.js';
+import { changeBoard, findBoard, insertBoard, listBoards } from './boards.js';
+import type { Database } from './client.js';
+import { erasePlayer } from './erasure.js';
+import { clearFlag, findFlag, flaggedAmong, listFlags, playerBoardScores, setFlag } from './flags.js';
+import { countBacklog, deleteBacklog, replayBacklog } from './index-backlog.js';
+import { whileHoldingSessionLock, withPlayerLock } from './locks.js';
+import { createResultPartition, detachResultPartition, ensureResultPartitions, listResultPartitions } from './partitions.js';
+import { recentResults } from './player-results.js';
+import { findPlayers, friendIds, replaceFriends, searchPlayers, upsertPlayer } from './players.js';
+import { recordGroup } from './results.js';
+import {
+  closeAndFreezeSeason,
+  denseRanksOfScores,
+  findDueSeasons,
+  findLiveSeasons,
+  findSeason,
+  findSeasonsClosedSince,
+  firstRanksOfScores,
+  insertSeason,
+  listSeasons,
+  pageSeasonResults,
+} from './seasons.js';
+import { sharedSecret } from './service-secrets.js';
+import { readSourceMark } from './source-mark.js';
+
+/**
+ * What the rest of the service knows of PostgreSQL: one method per question or change, grouped by
+ * what it is about, each the query of the module it names (see those for its cost). No caller
+ * holds the pool, a connection or a transaction: the transactions and locks a change needs are
+ * taken here, inside the call, so that none can be left open by a caller that forgot it.
+ */
+export type Storage = ReturnType<typeof createStorage>;
+
+/** What may be done of one player while their lock is held (see Storage.players.whileLocked). */
+export type LockedPlayer = ReturnType<typeof lockedPlayer>;
+
+/** `fn` with its first argument, the handle it runs on, given. */
+const on =
+  <H, A extends unknown[], R>(handle: H, fn: (handle: H, ...args: A) => R) =>
+  (...args: A): R =>
+    fn(handle, ...args);
+
+/** One player's changes on the connection that holds their lock (see withPlayerLock). */
+function lockedPlayer(locked: Sql, playerId: string) {
+  return {
+    /** Flags the player (db/flags.ts setFlag). */
+    flag: (reason: string, now: Date) => setFlag(locked, playerId, reason, now),
+    /** Clears the player's flag; null when they have no profile (db/flags.ts clearFlag). */
+    unflag: () => clearFlag(locked, playerId),
+    /** Whether the player is flagged, as committed now. */
+    isFlagged: async () => (await flaggedAmong(locked, [playerId])).has(playerId),
+    /** Every board score the player holds. */
+    boardScores: () => playerBoardScores(locked, playerId),
+  };
+}
+
+/** The storage of `database`: the only place the pool is used. */
+export function createStorage(database: Database) {
+  const { db, sql } = database;
+  return {
+    boards: {
+      insert: on(db, insertBoard),
+      find: on(db, findBoard),
+      list: on(db, listBoards),
+      change: on(db, changeBoard),
+    },
+    players: {
+      upsert: on(db, upsertPlayer),
+      find: on(db, findPlayers),
+      search: on(sql, searchPlayers),
+      replaceFriends: on(db, replaceFriends),
+      friendIds: on(db, friendIds),
+      recentResults: on(sql, recentResults),
+      boardScores: on(sql, playerBoardScores),
+      /** The players of `playerIds` flagged now. */
+      flaggedAmong: on(sql, flaggedAmong),
+      findFlag: on(sql, findFlag),
+      listFlags: on(sql, listFlags),
+      /**
+       * Runs `work` on the player while holding their lock, so that flag, unflag and erasure of
+       * one player never interleave (db/locks.ts withPlayerLock).
+       */
+      whileLocked: <T>(playerId: string, work: (player: LockedPlayer) => Promise<T>) =>
+        withPlayerLock(sql, playerId, (locked) => work(lockedPlayer(locked, playerId))),
+      erase: on(sql, erasePlayer),
+    },
+    results: {
+      /** Records a group of submissions in one transaction (db/results.ts). */
+      record: on(sql, recordGroup),
+      partitions: {
+        list: on(sql, listResultPartitions),
+        create: on(sql, createResultPartition),
+        ensure: on(sql, ensureResultPartitions),
+        detach: on(sql, detachResultPartition),
+      },
+    },
+    boardScores: {
+      stream: on(sql, streamBoardScores),
+      lists: on(sql, listsWithBoardScores),
+      countRankable: on(sql, countRankable),
+      find: on(sql, findBoardScores),
+    },
+    seasons: {
+      insert: on(db, insertSeason),
+      findLive: on(db, findLiveSeasons),
+      find: on(db, findSeason),
+      list: on(db, listSeasons),
+      findDue: on(db, findDueSeasons),
+      findClosedSince: on(db, findSeasonsClosedSince),
+      closeAndFreeze: on(db, closeAndFreezeSeason),
+      pageResults: on(db, pageSeasonResults),
+      firstRanksOfScores: on(db, firstRanksOfScores),
+      denseRanksOfScores: on(db, denseRanksOfScores),
+    },
+    /** The index outbox (db/index-backlog.ts). */
+    backlog: {
+      replay: on(sql, replayBacklog),
+      delete: on(sql, deleteBacklog),
+      count: on(sql, countBacklog),
+    },
+    apiKeys: {
+      insert: (key: Parameters<typeof insertApiKey>[2]) => insertApiKey(db, sql, key),
+      findLive: on(db, findLiveKey),
+      list: on(db, listApiKeys),
+      revoke: (idOrName: string) => revokeApiKey(db, sql, idOrName),
+      listenForChanges: (changed: () => void, log: Logger) => listenForKeyChanges(database, changed, log),
+    },
+    /** A secret every process of the deployment shares, made by the first to ask (db/service-secrets.ts). */
+    sharedSecret: on(db, sharedSecret),
+    /** PostgreSQL's source mark, which tells a database restored from a backup (db/source-mark.ts). */
+    readSourceMark: on(sql, readSourceMark),
+    /** Runs `work` while this process holds the session lock `key`; false, running nothing, while another holds it. */
+    whileHoldingSessionLock: on(sql, whileHoldingSessionLock),
+    /** Answers once PostgreSQL has run a transaction (what /readyz asks). */
+    ping: async (): Promise<void> => {
+      await sql.begin((tx) => tx`select 1`);
+    },
+  };
+}
