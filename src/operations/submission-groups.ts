@@ -45,7 +45,7 @@ export type SubmissionGroups = GroupCommit<Submission, SubmissionRecorded>;
 /**
  * Builds the process's group commit of submissions: concurrent calls that arrive while groups are
  * being committed share the next group, recorded by one PostgreSQL transaction (recordGroup) and
- * written to the index by one Redis pipeline. `services` is read when the first group runs (the
+ * written to the index in one script call per sorted set it touches. `services` is read when the first group runs (the
  * services hold the groups, and the groups use the services).
  */
 export function createSubmissionGroups(services: () => Services, options: GroupCommitOptions = {}): SubmissionGroups {
@@ -55,7 +55,7 @@ export function createSubmissionGroups(services: () => Services, options: GroupC
 /**
  * One group: records it (one transaction; a submission that fails alone is answered its error and
  * the others are recorded without it), writes the new board scores of players not flagged into the
- * index in one pipeline, then checks the flags once more (see keepFlaggedOut). Throws only when
+ * index (one script call per sorted set), then checks the flags once more (see keepFlaggedOut). Throws only when
  * nothing was recorded for anyone (PostgreSQL away).
  */
 async function commitGroup(

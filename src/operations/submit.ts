@@ -98,8 +98,8 @@ function prepare(input: SubmitScoreInput, board: Board, seasons: readonly Season
 /**
  * The write path. Every input is checked before anything is written; then the call joins a group
  * (see createSubmissionGroups): one PostgreSQL transaction records the group and commits before any
- * of its calls is answered, then one Redis pipeline writes every touched board score into the index
- * and reads each place back. If the index cannot be written the results are still recorded and
+ * of its calls is answered, then the index is written (one script call per sorted set the group
+ * touches, sent at once) and each place read back. If the index cannot be written the results are still recorded and
  * answered, with no standings. A call is all or nothing, whatever the others of its group do.
  */
 export async function submitScores(

@@ -75,19 +75,6 @@ export function createMetrics() {
 
 export type Metrics = ReturnType<typeof createMetrics>;
 
-/** Times a store call into `storeSeconds`, labelled with its outcome. */
-export async function timeStore<T>(metrics: Metrics, store: 'postgres' | 'redis', call: string, work: () => Promise<T>): Promise<T> {
-  const end = metrics.storeSeconds.startTimer({ store, call });
-  try {
-    const result = await work();
-    end({ outcome: 'ok' });
-    return result;
-  } catch (error) {
-    end({ outcome: 'error' });
-    throw error;
-  }
-}
-
 /**
  * `/metrics`: the Prometheus text format, after `refresh` updates the gauges measured on demand.
  * With `everyWorker` (WORKERS > 1, see cluster-metrics.ts) the per-process metrics are every
