@@ -15,10 +15,10 @@ import {
   expectedRows,
   modelBuckets,
   pagesOf,
-  seeded,
   submitAll,
   submitInput,
 } from './helpers/board-views.js';
+import { seeded } from './helpers/random.js';
 import { type ClusterNodeState, type RedisClusterFixture, startRedisCluster } from './helpers/redis-cluster.js';
 import { startService } from './helpers/service-process.js';
 import { runCli } from './helpers/cli.js';

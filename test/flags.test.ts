@@ -1,14 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import {
-  type ModelBoard,
-  type ModelResult,
-  type ViewProbe,
-  expectBucketMatches,
-  indexKeysHolding,
-  modelBuckets,
-  seeded,
-  submitAll,
-} from './helpers/board-views.js';
+import { type ModelBoard, type ModelResult, type ViewProbe, expectBucketMatches, indexKeysHolding, modelBuckets, submitAll } from './helpers/board-views.js';
+import { seeded } from './helpers/random.js';
 import { type TestApp, startTestApp } from './helpers/test-app.js';
 
 /**

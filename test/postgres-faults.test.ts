@@ -1,6 +1,7 @@
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ModelBoard, type ModelResult, allMatch, modelBuckets, seeded } from './helpers/board-views.js';
+import { type ModelBoard, type ModelResult, allMatch, modelBuckets } from './helpers/board-views.js';
+import { seeded } from './helpers/random.js';
 import { type TcpProxy, startTcpProxy } from './helpers/tcp-proxy.js';
 import { SERVER_KEY, type TestApp, startTestApp } from './helpers/test-app.js';
 import { until } from './helpers/wait.js';

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type OracleBoard, type OracleEntry, type OracleResult, bucketId, foldResults, rankEntries } from './helpers/oracle.js';
 import { type TestApp, startTestApp } from './helpers/test-app.js';
+import { seeded } from './helpers/random.js';
 
 /**
  * Thousands of submissions over hundreds of players, with replays, shared match ids, repeated
@@ -16,15 +17,6 @@ const REGIONS = ['eu', 'us'];
 const PLAYERS = 240;
 const RESULTS_PER_BOARD = 2_400;
 
-/** A small deterministic generator, so a failure can be replayed. */
-function random(seed: number) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state * 1_664_525 + 1_013_904_223) >>> 0;
-    return state / 2 ** 32;
-  };
-}
-
 const BOARDS: OracleBoard[] = [
   { id: 'best-high', order: 'HIGH_FIRST', aggregate: 'BEST', periods: PERIODS },
   { id: 'best-low', order: 'LOW_FIRST', aggregate: 'BEST', periods: PERIODS },
@@ -38,7 +30,7 @@ interface Submission extends OracleResult {
 }
 
 function generate(board: OracleBoard, seed: number): { originals: Submission[]; replays: Submission[] } {
-  const next = random(seed);
+  const next = seeded(seed);
   const pick = <T>(items: T[]) => items[Math.floor(next() * items.length)]!;
   const players = Array.from({ length: PLAYERS }, (_, i) => `p${String(i).padStart(3, '0')}`);
   const originals: Submission[] = [];

@@ -7,7 +7,7 @@ import type { BoardBucket } from '../src/ranking/index.js';
 import { type OracleBoard, type OracleEntry, type OracleResult, bucketId, foldResults, labelsAt, rankEntries } from './helpers/oracle.js';
 import { runCli } from './helpers/cli.js';
 import { type TestApp, startTestApp } from './helpers/test-app.js';
-import { seeded } from './helpers/board-views.js';
+import { seeded } from './helpers/random.js';
 
 /**
  * rebuildBoard and `npm run cli -- rebuild`: a corrupted index is rebuilt from PostgreSQL and must

@@ -3,17 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BoardScore } from '../src/model/board.js';
 import { bucketAt } from '../src/model/buckets.js';
 import { pendingKey } from '../src/ranking/generation.js';
-import {
-  type ModelBoard,
-  type ModelResult,
-  allMatch,
-  expectBucketMatches,
-  expectedRows,
-  modelBuckets,
-  pagesOf,
-  seeded,
-  submitAll,
-} from './helpers/board-views.js';
+import { type ModelBoard, type ModelResult, allMatch, expectBucketMatches, expectedRows, modelBuckets, pagesOf, submitAll } from './helpers/board-views.js';
+import { seeded } from './helpers/random.js';
 import { type OwnRedis, startOwnRedis } from './helpers/redis-server.js';
 import { type TcpProxy, startTcpProxy } from './helpers/tcp-proxy.js';
 import { type TestApp, startTestApp } from './helpers/test-app.js';

@@ -6,7 +6,7 @@ import { WebSocket } from 'ws';
 import { type OracleBoard, type OracleEntry, type OracleResult, foldResults, rankEntries } from './helpers/oracle.js';
 import { type RedisClusterFixture, startRedisCluster } from './helpers/redis-cluster.js';
 import { type TestApp, type TestAppOptions, startTestApp } from './helpers/test-app.js';
-import { seeded } from './helpers/board-views.js';
+import { seeded } from './helpers/random.js';
 
 /**
  * Sharded buckets: boards split into 3 and 8 sorted sets are fed exactly the same results as a

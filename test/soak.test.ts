@@ -1,7 +1,7 @@
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type OracleBoard, type OracleResult, foldResults, rankEntries } from './helpers/oracle.js';
-import { seeded } from './helpers/board-views.js';
+import { seeded } from './helpers/random.js';
 import { type TcpProxy, startTcpProxy } from './helpers/tcp-proxy.js';
 import { type TestApp, startTestApp } from './helpers/test-app.js';
 
