@@ -63,6 +63,7 @@ async function startProxy(targetPort: number) {
     cut(refuseMs: number) {
       refusing = true;
       for (const socket of open) socket.destroy();
+      // Why a timer: how long the service stays unreachable is the fault's duration, a part of the scenario.
       setTimeout(() => (refusing = false), refuseMs);
     },
     close: () =>

@@ -342,16 +342,21 @@ describe('rebuild while the board is in use', () => {
 
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
+    let holding!: () => void;
+    const heldAfterFirst = new Promise<void>((resolve) => (holding = resolve));
     const failing = t.app.services.index.rebuild(
       at,
       interleaved(at, 20, async (chunk) => {
-        if (chunk === 0) await held;
+        if (chunk === 0) {
+          holding();
+          await held;
+        }
         if (chunk === 1) throw new Error('the database went away');
       }),
       { expiresAt: null },
     );
     // Held after its first chunk: a second rebuild of the bucket is refused meanwhile.
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await heldAfterFirst;
     expect(codeOf(await t.admin(REBUILD, { board: 'solo' }))).toBe('RATE_LIMITED');
     expect(await t.redis.zrange(key, 0, -1, 'WITHSCORES')).toEqual(before);
     release();
