@@ -40,7 +40,7 @@ describe('packing a score and its time into one double', () => {
         const byPacked = [...items].sort((x, y) => pack(b, packing, y.score, y.at, START) - pack(b, packing, x.score, x.at, START));
         // The rule is the oracle's rank order; items tied on both keep no order either way, so ids are left out.
         const byRule = rankEntries(
-          { id: 'b', order, aggregate: 'BEST', periods: ['ALL_TIME'] },
+          { order },
           items.map((item) => ({ ...item, playerId: '', reachedAt: item.at.getTime() })),
         );
         expect(byPacked.map((i) => [i.score, i.at.getTime()])).toEqual(byRule.map((i) => [i.score, i.at.getTime()]));

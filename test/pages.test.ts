@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rankEntries } from './helpers/oracle.js';
 import { type TestApp, startTestApp } from './helpers/test-app.js';
 import { seeded } from './helpers/random.js';
 
@@ -26,13 +27,11 @@ interface Row {
 
 type Order = 'HIGH_FIRST' | 'LOW_FIRST';
 
-/** The oracle: better score, then earlier time, then the larger player id in UTF-8 byte order. */
+/** The oracle's order: better score, then earlier time, then the larger player id in UTF-8 byte order. */
 function rank(order: Order, rows: Iterable<Row>): Row[] {
-  return [...rows].sort(
-    (a, b) =>
-      (order === 'HIGH_FIRST' ? b.score - a.score : a.score - b.score) ||
-      a.achievedAt - b.achievedAt ||
-      Buffer.compare(Buffer.from(b.playerId), Buffer.from(a.playerId)),
+  return rankEntries(
+    { order },
+    [...rows].map((row) => ({ ...row, reachedAt: row.achievedAt })),
   );
 }
 

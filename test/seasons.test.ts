@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeSeason as closeSeasonJob } from '../src/jobs/close-season.js';
+import { rankEntries } from './helpers/oracle.js';
 import { seeded } from './helpers/random.js';
 import { type TestApp, startTestApp } from './helpers/test-app.js';
 import { until } from './helpers/wait.js';
@@ -72,10 +73,11 @@ function oracle(order: Order, results: Result[], from: number, to: number, regio
     if (better) best.set(r.playerId, { playerId: r.playerId, score: r.score, reachedAt: r.achievedAt });
   }
   const unit = (row: Row) => Math.floor((row.reachedAt - from) / unitMs);
-  return [...best.values()].sort(
-    (a, b) =>
-      (order === 'HIGH_FIRST' ? b.score - a.score : a.score - b.score) || unit(a) - unit(b) || Buffer.compare(Buffer.from(b.playerId), Buffer.from(a.playerId)),
-  );
+  // Ranked as the oracle ranks, by the unit a time falls in; each row keeps its exact time.
+  return rankEntries(
+    { order },
+    [...best.values()].map((row) => ({ ...row, reachedAt: unit(row), row })),
+  ).map((entry) => entry.row);
 }
 
 /** Results on few scores and few times, so many players tie and are ordered by time, then by id. */

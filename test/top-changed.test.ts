@@ -5,7 +5,7 @@ import { WebSocket } from 'ws';
 import type { BoardBucket } from '../src/ranking/index.js';
 import { createTopCache } from '../src/ranking/top-cache.js';
 import { createRedis } from '../src/redis.js';
-import { rankEntries } from './helpers/oracle.js';
+import { rankScores } from './helpers/oracle.js';
 import { type TestApp, startTestApp } from './helpers/test-app.js';
 import { until } from './helpers/wait.js';
 
@@ -47,16 +47,8 @@ async function createBoard(t: TestApp, input: Record<string, unknown>) {
   expect(answer.errors).toBeUndefined();
 }
 
-const LIVE = { id: 'live', order: 'HIGH_FIRST', aggregate: 'BEST', periods: ['ALL_TIME'] } as const;
-
-/** The oracle's top `limit` of the best score per player (every test score is distinct, so times never decide). */
-function oracleTop(best: Map<string, number>, limit: number): [string, number][] {
-  const ranked = rankEntries(
-    { ...LIVE, periods: [...LIVE.periods] },
-    [...best].map(([playerId, score]) => ({ playerId, score, reachedAt: 0 })),
-  );
-  return ranked.slice(0, limit).map((entry) => [entry.playerId, entry.score]);
-}
+/** The oracle's top `limit` of the best score per player (every test score is distinct). */
+const oracleTop = (best: Map<string, number>, limit: number) => rankScores(best).slice(0, limit);
 const rowsOf = (view: View) => view.entries.map((entry) => [entry.player.id, entry.score] as [string, number]);
 
 /** One graphql-ws subscription, collecting every view and error it gets. */
