@@ -15,6 +15,7 @@ import { until } from './helpers/wait.js';
 /** Whether `promise` settles within `ms`: 'resolved', 'rejected', or 'pending'. */
 async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<'resolved' | 'rejected' | 'pending'> {
   let timer: NodeJS.Timeout | undefined;
+  // Why a timer: it is the bound of a wait for the promise to settle, not a wait of its own.
   const pending = new Promise<'pending'>((resolve) => (timer = setTimeout(() => resolve('pending'), ms)));
   const settled = promise.then(
     () => 'resolved' as const,
