@@ -11,7 +11,5 @@ export default defineConfig({
     globalSetup: ['test/helpers/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
-    // Files share two small cores with PostgreSQL and Redis; two at a time keeps timings sane.
-    maxWorkers: 2,
   },
 });

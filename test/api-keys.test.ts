@@ -31,13 +31,11 @@ describe('API keys made with the CLI', () => {
     expect(listed.stdout).not.toContain(key);
 
     await cli('keys', 'revoke', '--key', 'eu-1');
-    // The revocation reaches the running app through PostgreSQL NOTIFY; allow it a moment to land.
-    let code: string | undefined;
-    for (let tries = 0; tries < 20 && code !== 'UNAUTHENTICATED'; tries++) {
-      code = (await t.gql(SUBMIT, { m: `k-after-${tries}` }, { key })).errors?.[0]?.extensions?.code;
-      if (code !== 'UNAUTHENTICATED') await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-    expect(code).toBe('UNAUTHENTICATED');
+    // The revocation reaches the running app through PostgreSQL NOTIFY: it lands a moment later.
+    let tries = 0;
+    await expect
+      .poll(async () => (await t.gql(SUBMIT, { m: `k-after-${++tries}` }, { key })).errors?.[0]?.extensions?.code, { timeout: 5_000, interval: 25 })
+      .toBe('UNAUTHENTICATED');
     expect((await cli('keys', 'list')).stdout).toMatch(/\trevoked /);
   });
 

@@ -5,7 +5,8 @@ import { type BoardBucket, type Place, type RankingIndex, createRankingIndex } f
 import { shardOf } from '../src/ranking/keys.js';
 import { createRedis } from '../src/redis.js';
 import { type OracleBoard, type OracleEntry, rankEntries } from './helpers/oracle.js';
-import { indexTestBoard, seeded } from './helpers/board-views.js';
+import { indexTestBoard } from './helpers/board-views.js';
+import { seeded } from './helpers/random.js';
 import { TEST_REDIS_URL, scratchRedis } from './helpers/redis-keys.js';
 
 /**

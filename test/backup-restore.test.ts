@@ -3,9 +3,10 @@ import type { SourceMark } from '../src/model/source-mark.js';
 import { createIndexGeneration } from '../src/ranking/generation.js';
 import { defineRankingScripts } from '../src/ranking/scripts/index.js';
 import { operatorSession } from './helpers/operator-session.js';
+import { rankScores } from './helpers/oracle.js';
 import { scratchRedis } from './helpers/redis-keys.js';
 import type { TestApp } from './helpers/test-app.js';
-import { until } from './helpers/wait.js';
+import { settle, until } from './helpers/wait.js';
 
 /**
  * Backup and restore, as the README tells it: PostgreSQL dumped, more results submitted, PostgreSQL
@@ -28,7 +29,7 @@ interface Read {
 
 /** The board as a plain sort of the best score per player would have it (global: BEST, highest first; scores distinct). */
 function oracle(best: Map<string, number>) {
-  const entries = [...best].sort((a, b) => b[1] - a[1]).map(([id, score], i) => ({ rank: i + 1, score, player: { id } }));
+  const entries = rankScores(best).map(([id, score], i) => ({ rank: i + 1, score, player: { id } }));
   return { size: entries.length, entries };
 }
 
@@ -60,20 +61,17 @@ describe('backup and restore of PostgreSQL', () => {
   async function untilReadsEqual(best: Map<string, number>, player: string) {
     const want = oracle(best);
     const wantStanding = want.entries.find((entry) => entry.player.id === player);
-    let last: Record<string, Read> | null = null;
-    for (let tries = 0; tries < 150; tries++) {
-      last = await readAll(player);
-      const equal =
+    return settle(
+      () => readAll(player),
+      (last) =>
         last !== null &&
         PERIODS.every(
           (period) =>
-            JSON.stringify(last![period]!.top) === JSON.stringify(want) &&
-            JSON.stringify(last![period]!.standing) === JSON.stringify(wantStanding ? { rank: wantStanding.rank, score: wantStanding.score } : null),
-        );
-      if (equal) return last;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    return last;
+            JSON.stringify(last[period]!.top) === JSON.stringify(want) &&
+            JSON.stringify(last[period]!.standing) === JSON.stringify(wantStanding ? { rank: wantStanding.rank, score: wantStanding.score } : null),
+        ),
+      15_000,
+    );
   }
 
   it('dump, submit more, restore: the service notices and every read equals the restored truth', { timeout: 120_000 }, async () => {

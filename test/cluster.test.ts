@@ -15,14 +15,16 @@ import {
   expectedRows,
   modelBuckets,
   pagesOf,
-  seeded,
   submitAll,
   submitInput,
 } from './helpers/board-views.js';
+import { seeded } from './helpers/random.js';
 import { type ClusterNodeState, type RedisClusterFixture, startRedisCluster } from './helpers/redis-cluster.js';
 import { startService } from './helpers/service-process.js';
 import { runCli } from './helpers/cli.js';
+import { movableClock } from './helpers/clock.js';
 import { type TestApp, startTestApp } from './helpers/test-app.js';
+import { until } from './helpers/wait.js';
 
 /**
  * The service on a real local Redis Cluster (three masters, test/helpers/redis-cluster.ts), as
@@ -87,15 +89,6 @@ const serves = (node: ClusterNodeState, key: string) => {
 /** The master serving a key now. */
 async function masterOf(cluster: RedisClusterFixture, key: string): Promise<ClusterNodeState> {
   return (await cluster.state()).find((node) => node.role === 'master' && serves(node, key))!;
-}
-
-/** Polls `check` every 100 ms until it holds. */
-async function until(check: () => Promise<boolean> | boolean, timeoutMs: number, what: string): Promise<void> {
-  const started = Date.now();
-  while (!(await check())) {
-    if (Date.now() - started > timeoutMs) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 /** A client of one node of the cluster, for what the test asks a node itself. */
@@ -166,11 +159,13 @@ describe('the service on a three-master Redis Cluster with a replica each', () =
   let second: TestApp;
   let submitted: ModelResult[] = [];
   const buckets = () => modelBuckets(BOARDS, submitted);
+  // Both processes' clock: the system's, moved on to age the top caches' views instead of sleeping.
+  const clock = movableClock();
 
   beforeAll(async () => {
     cluster = await startRedisCluster({ masters: 3, replicasPerMaster: 1 });
-    t = await startTestApp({ redisCluster: cluster });
-    second = await startTestApp({ redisCluster: cluster, shareStoresOf: { databaseUrl: t.databaseUrl, keyPrefix: t.keyPrefix } });
+    t = await startTestApp({ redisCluster: cluster, now: clock.now });
+    second = await startTestApp({ redisCluster: cluster, now: clock.now, shareStoresOf: { databaseUrl: t.databaseUrl, keyPrefix: t.keyPrefix } });
     for (const board of BOARDS) await createBoard(t, board);
   }, 60_000);
   afterAll(async () => {
@@ -334,8 +329,9 @@ describe('the service on a three-master Redis Cluster with a replica each', () =
           acknowledged.push(...batch);
         }
       });
+      // The master dies once submissions are flowing, with most of them still to come.
       const failover = (async () => {
-        await new Promise((resolve) => setTimeout(resolve, 200));
+        await until(() => acknowledged.length >= 20, 30_000, 'the first submissions acknowledged', 10);
         return cluster.failOverSlot(target.slots[0]![0]);
       })();
       const [{ promoted }] = await Promise.all([failover, ...lanes]);
@@ -350,8 +346,8 @@ describe('the service on a three-master Redis Cluster with a replica each', () =
       const model = buckets();
       await until(async () => (await allMatch(t, model)) && (await allMatch(second, model)), 60_000, 'the index healed');
       // Pages are read uncached; `top` comes through each process's top cache, which may serve a
-      // view up to a second old (read before the catch-up's last writes): wait that bound out.
-      await new Promise((resolve) => setTimeout(resolve, 1_100));
+      // view up to a second old (read before the catch-up's last writes): age it past that bound.
+      clock.advance(1_100);
       for (const bucket of model) await expectBucketMatches(second, bucket, { players: bucket.ranked.slice(0, 2).map((e) => e.playerId), friendsOf: {} });
 
       // The promoted master got a new generation (its buckets were rebuilt); the others kept theirs.

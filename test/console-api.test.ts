@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRebuildJobs } from '../src/services/rebuild-jobs.js';
-import { labelsAt } from './helpers/oracle.js';
+import { labelsAt, rankEntries } from './helpers/oracle.js';
 import { ADMIN_KEY, SERVER_KEY, type TestApp, startTestApp } from './helpers/test-app.js';
 
 /**
@@ -93,7 +93,10 @@ describe('the console’s admin operations', () => {
       const held = best.get(row.playerId);
       if (!held || row.score > held.score) best.set(row.playerId, row);
     }
-    return [...best.values()].sort((a, b) => b.score - a.score || a.achievedAt.getTime() - b.achievedAt.getTime());
+    return rankEntries(
+      { order: 'HIGH_FIRST' },
+      [...best.values()].map((row) => ({ ...row, reachedAt: row.achievedAt.getTime() })),
+    );
   };
 
   /** The rebuild jobs' records in Redis (SCAN patterns are not prefixed by ioredis; the keys it answers are full names). */

@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumFor, launchChromium } from './helpers/chromium.js';
+import { rankScores } from './helpers/oracle.js';
 import { ADMIN_KEY, SERVER_KEY, type TestApp, startTestApp } from './helpers/test-app.js';
 
 /**
@@ -88,7 +89,7 @@ describe.skipIf(!hasChromium)('the console', () => {
   const ranked = (rows: Sent[]) => {
     const best = new Map<string, number>();
     for (const row of rows) best.set(row.playerId, Math.max(best.get(row.playerId) ?? -1, row.score));
-    return [...best].sort((a, b) => b[1] - a[1]).map(([playerId, score], i) => ({ rank: String(i + 1), playerId, score: numbers.format(score) }));
+    return rankScores(best).map(([playerId, score], i) => ({ rank: String(i + 1), playerId, score: numbers.format(score) }));
   };
 
   const shot = (name: string) => page.screenshot({ path: `${ARTIFACTS}/${name}.png`, fullPage: true, animations: 'disabled' });

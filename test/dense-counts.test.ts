@@ -4,7 +4,8 @@ import { bucketAt } from '../src/model/buckets.js';
 import { type BoardBucket, createRankingIndex } from '../src/ranking/index.js';
 import { applyDenseDeltas } from '../src/ranking/dense.js';
 import { bucketKey, denseKeys } from '../src/ranking/keys.js';
-import { indexTestBoard, seeded } from './helpers/board-views.js';
+import { indexTestBoard } from './helpers/board-views.js';
+import { seeded } from './helpers/random.js';
 import { scratchRedis } from './helpers/redis-keys.js';
 
 /**

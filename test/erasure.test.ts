@@ -1,15 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type ModelBoard,
-  type ModelResult,
-  type ViewProbe,
-  expectBucketMatches,
-  indexKeysHolding,
-  modelBuckets,
-  seeded,
-  submitAll,
-} from './helpers/board-views.js';
-import { type TestApp, startTestApp, codeOf } from './helpers/test-app.js';
+import { type ModelBoard, type ModelResult, type ViewProbe, expectBucketMatches, indexKeysHolding, modelBuckets, submitAll } from './helpers/board-views.js';
+import { seeded } from './helpers/random.js';
+import { type TestApp, codeOf, startTestApp } from './helpers/test-app.js';
 
 /**
  * deletePlayer against the tables themselves and a plain model of the boards: everything of the

@@ -4,7 +4,8 @@ import { DeadlineExceededError, deadlineSignal, throwIfPast } from '../src/deadl
 import { type ResultEntry, TotalAboveMaxScoreError, recordGroup } from '../src/db/results.js';
 import type { Board } from '../src/model/board.js';
 import { createGroupCommit } from '../src/services/group-commit.js';
-import { type ModelBoard, type ModelResult, createModelBoards, expectBucketMatches, modelBuckets, seeded, submitInput } from './helpers/board-views.js';
+import { type ModelBoard, type ModelResult, createModelBoards, expectBucketMatches, modelBuckets, submitInput } from './helpers/board-views.js';
+import { seeded } from './helpers/random.js';
 import { type TestApp, startTestApp } from './helpers/test-app.js';
 
 /**

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rankScores } from './helpers/oracle.js';
 import { type GraphQLResponse, type TestApp, startTestApp } from './helpers/test-app.js';
 
 // A date to come (2037 has 2026's calendar), so that Redis expiries set from the clock are ahead.
@@ -44,9 +45,8 @@ describe('the ids studios use', () => {
   });
 
   it('every read of a mixed-case board and region ranks unicode player ids as a plain sort does', async () => {
-    // The oracle: higher score first; equal scores by who reached it first (submitted in order, one clock: same time unit, so by id, descending, as the index orders equal values).
-    const byBytes = (a: string, b: string) => Buffer.compare(Buffer.from(b), Buffer.from(a));
-    const expected = players.map((id, i) => ({ id, score: 100 * (i % 4) })).sort((a, b) => b.score - a.score || byBytes(a.id, b.id));
+    // The oracle: submitted in order, one clock, so in one time unit: equal scores are ordered by id (see rankScores).
+    const expected = rankScores(players.map((id, i) => [id, 100 * (i % 4)] as const)).map(([id, score]) => ({ id, score }));
     for (const region of [null, 'EU']) {
       const args = `board: "NA-Ranked", period: WEEKLY${region ? `, region: "${region}"` : ''}`;
       const response = await t.gql<{

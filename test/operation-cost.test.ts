@@ -6,6 +6,7 @@ import { LIST_LENGTHS } from '../src/http/operation-cost.js';
 import { schema } from '../src/schema/index.js';
 import { GENERATED_DOCUMENTS } from './helpers/generated-documents.js';
 import { type GraphQLResponse, SERVER_KEY, type TestApp, startTestApp } from './helpers/test-app.js';
+import { settle } from './helpers/wait.js';
 
 /** Issue 17, part 2: what a read costs follows the rows it can return, and its client pays for them. */
 
@@ -217,12 +218,12 @@ describe('subscriptions are charged and capped', () => {
     expect(text).toContain('RATE_LIMITED');
     onA[0]!.stop();
     // The slot comes back once the stopped subscription has ended on the server.
-    const deadline = Date.now() + 5_000;
-    let again = await watch(b);
-    while (again.first.errors && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      again = await watch(b);
-    }
+    const again = await settle(
+      () => watch(b),
+      (watched) => !watched.first.errors,
+      5_000,
+      20,
+    );
     expect(again.first.errors).toBeUndefined();
   });
 });

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumFor, launchChromium } from './helpers/chromium.js';
+import { rankScores } from './helpers/oracle.js';
 import { type TestApp, startTestApp } from './helpers/test-app.js';
 
 /**
@@ -22,8 +23,7 @@ const UPSERT = `mutation($input: PlayerInput!) { upsertPlayer(input: $input) { i
 
 /** What the board should show, computed without the service: best score per player, highest first. */
 function oracleTop(scores: Map<string, number>, names: Map<string, string>, limit = 10) {
-  return [...scores]
-    .sort((a, b) => b[1] - a[1])
+  return rankScores(scores)
     .slice(0, limit)
     .map(([playerId, score], i) => ({ rank: String(i + 1), name: names.get(playerId) ?? playerId, score: new Intl.NumberFormat('en-US').format(score) }));
 }
@@ -63,6 +63,7 @@ async function startProxy(targetPort: number) {
     cut(refuseMs: number) {
       refusing = true;
       for (const socket of open) socket.destroy();
+      // Why a timer: how long the service stays unreachable is the fault's duration, a part of the scenario.
       setTimeout(() => (refusing = false), refuseMs);
     },
     close: () =>

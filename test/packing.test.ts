@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Board } from '../src/model/board.js';
 import { MAX_BOARD_SCORE, pack, packingFor, unpack } from '../src/ranking/packing.js';
+import { rankEntries } from './helpers/oracle.js';
+import { seeded } from './helpers/random.js';
 
 const START = new Date('2026-11-01T00:00:00.000Z');
 const board = (maxScore: number, order: Board['order']) => ({ maxScore, order });
@@ -25,8 +27,7 @@ describe('packing a score and its time into one double', () => {
   });
 
   it('orders exactly like (score, then earlier time) for random data at every scale', () => {
-    let seed = 7;
-    const next = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+    const next = seeded(7);
     for (const maxScore of [1, 100, 8_000, 1_000_000_000, MAX_BOARD_SCORE]) {
       for (const order of ['HIGH_FIRST', 'LOW_FIRST'] as const) {
         const b = board(maxScore, order);
@@ -37,8 +38,10 @@ describe('packing a score and its time into one double', () => {
           at: new Date(START.getTime() + Math.floor(next() * 10_000) * packing.unitMs),
         }));
         const byPacked = [...items].sort((x, y) => pack(b, packing, y.score, y.at, START) - pack(b, packing, x.score, x.at, START));
-        const byRule = [...items].sort((x, y) =>
-          x.score !== y.score ? (order === 'HIGH_FIRST' ? y.score - x.score : x.score - y.score) : x.at.getTime() - y.at.getTime(),
+        // The rule is the oracle's rank order; items tied on both keep no order either way, so ids are left out.
+        const byRule = rankEntries(
+          { order },
+          items.map((item) => ({ ...item, playerId: '', reachedAt: item.at.getTime() })),
         );
         expect(byPacked.map((i) => [i.score, i.at.getTime()])).toEqual(byRule.map((i) => [i.score, i.at.getTime()]));
         for (const item of items.slice(0, 100)) {

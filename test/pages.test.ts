@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rankEntries } from './helpers/oracle.js';
 import { type TestApp, startTestApp } from './helpers/test-app.js';
+import { seeded } from './helpers/random.js';
 
 /**
  * Query.standings: the whole board page by page, by cursor. Every page is checked against a plain
@@ -25,27 +27,17 @@ interface Row {
 
 type Order = 'HIGH_FIRST' | 'LOW_FIRST';
 
-/** The oracle: better score, then earlier time, then the larger player id in UTF-8 byte order. */
+/** The oracle's order: better score, then earlier time, then the larger player id in UTF-8 byte order. */
 function rank(order: Order, rows: Iterable<Row>): Row[] {
-  return [...rows].sort(
-    (a, b) =>
-      (order === 'HIGH_FIRST' ? b.score - a.score : a.score - b.score) ||
-      a.achievedAt - b.achievedAt ||
-      Buffer.compare(Buffer.from(b.playerId), Buffer.from(a.playerId)),
+  return rankEntries(
+    { order },
+    [...rows].map((row) => ({ ...row, reachedAt: row.achievedAt })),
   );
-}
-
-function random(seed: number) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state * 1_664_525 + 1_013_904_223) >>> 0;
-    return state / 2 ** 32;
-  };
 }
 
 /** A few hundred players on few scores and few times, so most tie on both and are ordered by id. */
 function seedRows(seed: number, players = 300): Row[] {
-  const next = random(seed);
+  const next = seeded(seed);
   const ids = [...ODD_IDS, ...Array.from({ length: players - ODD_IDS.length }, (_, i) => `p${(i * 7919).toString(36)}`)];
   return ids.map((playerId, i) =>
     i < ODD_IDS.length
@@ -162,7 +154,7 @@ describe('standings: pages while others climb', () => {
     const rows = seedRows(3);
     await submit(board, rows);
     const byId = new Map(rows.map((row) => [row.playerId, row]));
-    const next = random(4);
+    const next = seeded(4);
     const movers = new Set<string>();
     const seen: string[] = [];
     const moved = { past: 0, ahead: 0, cursor: 0 };

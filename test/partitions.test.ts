@@ -48,13 +48,9 @@ describe('the score log partitioned by month', () => {
 
   it('the service creates the partitions of the month before, this one and the next two at start', async () => {
     const wanted = ['2027-05', '2027-06', '2027-07', '2027-08'];
-    for (let tries = 0; tries < 200; tries++) {
-      const months = (await listResultPartitions(t.database.sql)).map((partition) => partition.month);
-      if (wanted.every((month) => months.includes(month))) break;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    const months = (await listResultPartitions(t.database.sql)).map((partition) => partition.month);
-    expect(months).toEqual(expect.arrayContaining([...wanted, null]));
+    await expect
+      .poll(async () => (await listResultPartitions(t.database.sql)).map((partition) => partition.month), { timeout: 10_000, interval: 50 })
+      .toEqual(expect.arrayContaining([...wanted, null]));
   });
 
   it('results land in their month, a month without a partition in the default one until it gets its own', async () => {

@@ -2,6 +2,7 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TcpProxy, startTcpProxy } from './helpers/tcp-proxy.js';
 import { createTestStores } from './helpers/test-app.js';
+import { until } from './helpers/wait.js';
 
 /**
  * The PostgreSQL driver as patched (patches/postgres+3.4.9.patch, applied by `npm install`): a
@@ -14,6 +15,7 @@ import { createTestStores } from './helpers/test-app.js';
 /** Whether `promise` settles within `ms`: 'resolved', 'rejected', or 'pending'. */
 async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<'resolved' | 'rejected' | 'pending'> {
   let timer: NodeJS.Timeout | undefined;
+  // Why a timer: it is the bound of a wait for the promise to settle, not a wait of its own.
   const pending = new Promise<'pending'>((resolve) => (timer = setTimeout(() => resolve('pending'), ms)));
   const settled = promise.then(
     () => 'resolved' as const,
@@ -75,18 +77,26 @@ describe('the patched postgres.js, with its connection cut under a transaction',
   it('a statement queued inside a transaction (behind one still running) settles when the connection is cut', async () => {
     let queued!: Promise<unknown>;
     let running!: Promise<unknown>;
-    let sent!: () => void;
-    const bothSent = new Promise<void>((resolve) => (sent = resolve));
     const transaction = viaProxy.begin(async (t) => {
       // A statement with parameters is described before it runs, so the next one waits in the transaction's own queue.
-      running = t`select pg_sleep(1), ${1}::int as one`;
+      running = t`select pg_sleep(5), ${1}::int as one`;
       queued = t`insert into driver_probe values (${2}::int)`;
       running.catch(() => {});
       queued.catch(() => {});
-      setTimeout(sent, 100);
       return Promise.all([running, queued]);
     });
-    await bothSent;
+    // Cut while the first runs in PostgreSQL (it sleeps long enough to be seen), the second queued behind it.
+    await until(
+      async () =>
+        (
+          await direct<{ n: number }[]>`
+          select count(*)::int as n from pg_stat_activity
+          where datname = current_database() and state = 'active' and query like 'select pg_sleep(5)%'`
+        )[0]!.n === 1,
+      4_000,
+      'the first statement running',
+      10,
+    );
     proxy.cut();
     const settled = await Promise.all([settlesWithin(transaction, 2_000), settlesWithin(running, 2_000), settlesWithin(queued, 2_000)]);
     expect(settled).toEqual(['rejected', 'rejected', 'rejected']);

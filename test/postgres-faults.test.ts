@@ -1,6 +1,7 @@
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ModelBoard, type ModelResult, allMatch, modelBuckets, seeded } from './helpers/board-views.js';
+import { type ModelBoard, type ModelResult, allMatch, modelBuckets } from './helpers/board-views.js';
+import { seeded } from './helpers/random.js';
 import { type TcpProxy, startTcpProxy } from './helpers/tcp-proxy.js';
 import { SERVER_KEY, type TestApp, startTestApp } from './helpers/test-app.js';
 import { until } from './helpers/wait.js';
@@ -27,6 +28,7 @@ interface Answered {
   detail?: string;
 }
 
+/** For the scenario's own durations only (a fault's length, a client's pace), never to wait for a condition. */
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('a flapping, then hanging PostgreSQL under ten submitting game servers', () => {
@@ -105,7 +107,7 @@ describe('a flapping, then hanging PostgreSQL under ten submitting game servers'
           achievedAt: new Date(),
         };
         await submit(result);
-        // A game server backs off a little before its next call after a failure.
+        // A game server backs off a little before its next call after a failure (its pace: a scenario parameter).
         if (answered.at(-1)!.outcome !== 'recorded') await wait(50);
       }
     };
@@ -138,6 +140,7 @@ describe('a flapping, then hanging PostgreSQL under ten submitting game servers'
           outcome = String(error);
         }
         reads.push({ ms: performance.now() - started, outcome });
+        // The reader's pace, a scenario parameter.
         await wait(100);
       }
     };
@@ -148,6 +151,7 @@ describe('a flapping, then hanging PostgreSQL under ten submitting game servers'
 
     const recovery: number[] = [];
     const faults = seeded(99);
+    // Why waits: the fault schedule (how long between drops, how long each lasts) is the scenario.
     for (let drop = 0; drop < 25; drop++) {
       await wait(1_000 + Math.floor(faults() * 2_000));
       proxy.cut();
@@ -160,11 +164,14 @@ describe('a flapping, then hanging PostgreSQL under ten submitting game servers'
     const hung = Date.now();
     // Not ready while submissions cannot commit, though the process itself answers.
     await until(async () => (await readyz()) === 503, BOUND_MS * 2, '/readyz answers 503 during the hang');
+    // The hang's length is the fault itself.
     await wait(15_000 - (Date.now() - hung));
     proxy.resume();
     recovery.push(await recoversWithin('a 15 s hang'));
     await until(async () => (await readyz()) === 200, BOUND_MS * 2, '/readyz answers 200 again by itself');
-    await wait(1_000);
+    // Submissions flow again for a while after the recovery before the clients stop.
+    const recoveredWith = recordedCount();
+    await until(() => recordedCount() >= recoveredWith + 20, 10_000, 'submissions flow after the recovery');
     stopping = true;
     await Promise.all(clients);
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type OracleBoard, type OracleEntry, type OracleResult, bucketId, foldResults, rankEntries } from './helpers/oracle.js';
 import { type TestApp, startTestApp } from './helpers/test-app.js';
+import { seeded } from './helpers/random.js';
 
 /**
  * Thousands of submissions over hundreds of players, with replays, shared match ids, repeated
@@ -16,15 +17,6 @@ const REGIONS = ['eu', 'us'];
 const PLAYERS = 240;
 const RESULTS_PER_BOARD = 2_400;
 
-/** A small deterministic generator, so a failure can be replayed. */
-function random(seed: number) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state * 1_664_525 + 1_013_904_223) >>> 0;
-    return state / 2 ** 32;
-  };
-}
-
 const BOARDS: OracleBoard[] = [
   { id: 'best-high', order: 'HIGH_FIRST', aggregate: 'BEST', periods: PERIODS },
   { id: 'best-low', order: 'LOW_FIRST', aggregate: 'BEST', periods: PERIODS },
@@ -38,8 +30,7 @@ interface Submission extends OracleResult {
 }
 
 function generate(board: OracleBoard, seed: number): { originals: Submission[]; replays: Submission[] } {
-  const next = random(seed);
-  const pick = <T>(items: T[]) => items[Math.floor(next() * items.length)]!;
+  const next = seeded(seed);
   const players = Array.from({ length: PLAYERS }, (_, i) => `p${String(i).padStart(3, '0')}`);
   const originals: Submission[] = [];
   const used = new Set<string>();
@@ -47,10 +38,10 @@ function generate(board: OracleBoard, seed: number): { originals: Submission[]; 
   while (originals.length < RESULTS_PER_BOARD) {
     // A match holds several players; they share its matchId and often its time.
     match += 1;
-    const matchTime = NOW.getTime() - Math.floor(next() * 6 * 24 * 60) * 60_000;
-    const size = 1 + Math.floor(next() * 6);
+    const matchTime = NOW.getTime() - next.int(0, 6 * 24 * 60 - 1) * 60_000;
+    const size = next.int(1, 6);
     for (let k = 0; k < size; k++) {
-      const playerId = pick(players);
+      const playerId = next.pick(players);
       if (used.has(`${match}/${playerId}`)) continue;
       used.add(`${match}/${playerId}`);
       originals.push({
@@ -59,7 +50,7 @@ function generate(board: OracleBoard, seed: number): { originals: Submission[]; 
         playerId,
         // Few distinct scores, so that ties are common and decided by time, then by id.
         score: Math.floor(next() * 40),
-        region: next() < 0.5 ? pick(REGIONS) : null,
+        region: next.chance(0.5) ? next.pick(REGIONS) : null,
         achievedAt: new Date(next() < 0.7 ? matchTime : matchTime - Math.floor(next() * 3) * 60_000),
       });
     }

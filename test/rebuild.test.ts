@@ -6,8 +6,8 @@ import { bucketAt } from '../src/model/buckets.js';
 import type { BoardBucket } from '../src/ranking/index.js';
 import { type OracleBoard, type OracleEntry, type OracleResult, bucketId, foldResults, labelsAt, rankEntries } from './helpers/oracle.js';
 import { runCli } from './helpers/cli.js';
-import { type TestApp, startTestApp, codeOf } from './helpers/test-app.js';
-import { seeded } from './helpers/board-views.js';
+import { type TestApp, codeOf, startTestApp } from './helpers/test-app.js';
+import { seeded } from './helpers/random.js';
 
 /**
  * rebuildBoard and `npm run cli -- rebuild`: a corrupted index is rebuilt from PostgreSQL and must
@@ -340,16 +340,21 @@ describe('rebuild while the board is in use', () => {
 
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
+    let holding!: () => void;
+    const heldAfterFirst = new Promise<void>((resolve) => (holding = resolve));
     const failing = t.app.services.index.rebuild(
       at,
       interleaved(at, 20, async (chunk) => {
-        if (chunk === 0) await held;
+        if (chunk === 0) {
+          holding();
+          await held;
+        }
         if (chunk === 1) throw new Error('the database went away');
       }),
       { expiresAt: null },
     );
     // Held after its first chunk: a second rebuild of the bucket is refused meanwhile.
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await heldAfterFirst;
     expect(codeOf(await t.admin(REBUILD, { board: 'solo' }))).toBe('RATE_LIMITED');
     expect(await t.redis.zrange(key, 0, -1, 'WITHSCORES')).toEqual(before);
     release();

@@ -3,17 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BoardScore } from '../src/model/board.js';
 import { bucketAt } from '../src/model/buckets.js';
 import { pendingKey } from '../src/ranking/generation.js';
-import {
-  type ModelBoard,
-  type ModelResult,
-  allMatch,
-  expectBucketMatches,
-  expectedRows,
-  modelBuckets,
-  pagesOf,
-  seeded,
-  submitAll,
-} from './helpers/board-views.js';
+import { type ModelBoard, type ModelResult, allMatch, expectBucketMatches, expectedRows, modelBuckets, pagesOf, submitAll } from './helpers/board-views.js';
+import { seeded } from './helpers/random.js';
 import { type OwnRedis, startOwnRedis } from './helpers/redis-server.js';
 import { type TcpProxy, startTcpProxy } from './helpers/tcp-proxy.js';
 import { type TestApp, startTestApp, codeOf } from './helpers/test-app.js';
@@ -364,6 +355,7 @@ describe('PostgreSQL cut off: submissions UNAVAILABLE with nothing written, read
     await trapped;
     // PostgreSQL committed; the app lost the answer. Away for a moment longer, then back.
     await until(async () => (await direct<{ n: number }[]>`select count(*)::int as n from results where match_id = 'doubt-1'`)[0]!.n === 1, 2_000, 'committed');
+    // Why a sleep: how long PostgreSQL stays away is the fault's duration, a part of the scenario.
     await new Promise((resolve) => setTimeout(resolve, 700));
     await proxy.restore();
     const response = await answer;
@@ -401,14 +393,18 @@ describe('a flag or an erasure while a bucket is rebuilt is not undone by the sw
     const now = new Date();
     let removed!: () => void;
     const removals = new Promise<void>((resolve) => (removed = resolve));
+    let firstTaken!: () => void;
+    const underWay = new Promise<void>((resolve) => (firstTaken = resolve));
     // A rebuild whose snapshot was read before the removals, and whose chunk lands after them.
     async function* snapshot(): AsyncGenerator<BoardScore[]> {
       yield [];
+      // Asked for a second chunk: the rebuild has claimed the bucket and written the first.
+      firstTaken();
       await removals;
       yield ['cheat', 'erased', 'back', 'honest'].map((playerId, i) => ({ playerId, score: 100 + i, reachedAt: now }));
     }
     const rebuilt = t.app.services.index.rebuild(at, snapshot(), { expiresAt: null });
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await underWay;
     expect((await t.admin(`mutation { flagPlayer(playerId: "cheat", reason: "aimbot") { id } }`)).errors).toBeUndefined();
     expect((await t.admin(`mutation { flagPlayer(playerId: "back", reason: "mistake") { id } }`)).errors).toBeUndefined();
     expect((await t.admin(`mutation { unflagPlayer(playerId: "back") { id } }`)).errors).toBeUndefined();

@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeSeason as closeSeasonJob } from '../src/operations/close-season.js';
-import { type TestApp, startTestApp, codeOf } from './helpers/test-app.js';
+import { rankEntries } from './helpers/oracle.js';
+import { seeded } from './helpers/random.js';
+import { type TestApp, codeOf, startTestApp } from './helpers/test-app.js';
+import { until } from './helpers/wait.js';
 
 /**
  * Seasons: startSeason / closeSeason, the SEASON period in writes and reads, the freeze into
@@ -54,14 +57,6 @@ interface Page {
 /** Ids whose UTF-8 byte order differs from locale order: Redis, and so the freeze, orders by bytes. */
 const ODD_IDS = ['Zoë', 'zoë', 'zoe', 'Émile', 'émile', 'e', 'E', 'Ａ', '😀', '日本', 'p10', 'p9', 'p1'];
 
-function random(seed: number) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state * 1_664_525 + 1_013_904_223) >>> 0;
-    return state / 2 ** 32;
-  };
-}
-
 /**
  * The oracle: each player's best result in [from, to) in the given region (null: all of them),
  * reached at the earliest time they got it; ranked by score, then time, then player id in UTF-8
@@ -76,15 +71,16 @@ function oracle(order: Order, results: Result[], from: number, to: number, regio
     if (better) best.set(r.playerId, { playerId: r.playerId, score: r.score, reachedAt: r.achievedAt });
   }
   const unit = (row: Row) => Math.floor((row.reachedAt - from) / unitMs);
-  return [...best.values()].sort(
-    (a, b) =>
-      (order === 'HIGH_FIRST' ? b.score - a.score : a.score - b.score) || unit(a) - unit(b) || Buffer.compare(Buffer.from(b.playerId), Buffer.from(a.playerId)),
-  );
+  // Ranked as the oracle ranks, by the unit a time falls in; each row keeps its exact time.
+  return rankEntries(
+    { order },
+    [...best.values()].map((row) => ({ ...row, reachedAt: unit(row), row })),
+  ).map((entry) => entry.row);
 }
 
 /** Results on few scores and few times, so many players tie and are ordered by time, then by id. */
 function seedResults(seed: number, startsAt: number, count: number, prefix = 'm'): Result[] {
-  const next = random(seed);
+  const next = seeded(seed);
   const ids = [...ODD_IDS, ...Array.from({ length: 60 }, (_, i) => `p${(i * 7919).toString(36)}`)];
   return Array.from({ length: count }, (_, i) => ({
     playerId: ids[Math.floor(next() * ids.length)]!,
@@ -357,13 +353,21 @@ describe('the season closer, with two API processes on one database', () => {
   let b: TestApp;
   let clock = new Date(Math.floor(Date.now() / 1000) * 1000 - 3_600_000);
   const freezes: string[] = [];
-  const countFreezes = (statement: string) => {
+  /** How many passes each process's closer has begun: each begins with its look for seasons due. */
+  const passes = { a: 0, b: 0 };
+  const counting = (app: keyof typeof passes) => (statement: string) => {
     if (/insert into season_results/i.test(statement)) freezes.push(statement);
+    if (/from "seasons" where \("seasons"\."closed_at" is null and "seasons"\."ends_at" is not null/.test(statement)) passes[app] += 1;
   };
+  /** Waits until both closers have done `count` whole passes from now (a pass under way now is not one). */
+  async function passesOfBoth(count: number): Promise<void> {
+    const from = { ...passes };
+    await until(() => passes.a > from.a + count && passes.b > from.b + count, 10_000, `${count} passes of both closers`, 20);
+  }
 
   beforeAll(async () => {
-    a = await startTestApp({ now: () => clock, seasonCloseIntervalMs: 50, onQuery: countFreezes });
-    b = await startTestApp({ now: () => clock, seasonCloseIntervalMs: 50, onQuery: countFreezes, shareStoresOf: a });
+    a = await startTestApp({ now: () => clock, seasonCloseIntervalMs: 50, onQuery: counting('a') });
+    b = await startTestApp({ now: () => clock, seasonCloseIntervalMs: 50, onQuery: counting('b'), shareStoresOf: a });
   });
   afterAll(async () => {
     await b?.close();
@@ -378,7 +382,8 @@ describe('the season closer, with two API processes on one database', () => {
     const results = seedResults(3, startsAt, 200);
     await submit(b, board, results.slice(0, 100));
     await submit(a, board, results.slice(100));
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Not closed by passes that ran before the season's end, however many.
+    await passesOfBoth(2);
     expect((await b.gql(SEASONS, { id: board })).data).toMatchObject({ board: { currentSeason: { id: 's1', closedAt: null } } });
     expect(freezes).toEqual([]);
 
@@ -387,7 +392,7 @@ describe('the season closer, with two API processes on one database', () => {
       .poll(async () => (await a.gql<{ board: { seasons: Season[] } }>(SEASONS, { id: board })).data!.board.seasons[0]!.closedAt, { timeout: 10_000 })
       .toBe(clock.toISOString());
     // Several more passes of both closers.
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await passesOfBoth(3);
     expect(freezes).toHaveLength(1);
     expect(fromNodes(await frozen(b, board, 's1', 100))).toEqual(asFrozen(oracle('HIGH_FIRST', results, startsAt, Date.parse(season.endsAt!))));
     expect(await keyCount(a, board, 's1')).toBe(0);

@@ -2,7 +2,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { Board, BoardScore } from '../src/model/board.js';
 import { bucketAt } from '../src/model/buckets.js';
 import { type BoardBucket, type Member, type RankingIndex, createRankingIndex } from '../src/ranking/index.js';
-import { indexTestBoard, seeded } from './helpers/board-views.js';
+import { indexTestBoard } from './helpers/board-views.js';
+import { seeded } from './helpers/random.js';
 import { scratchRedis } from './helpers/redis-keys.js';
 
 /**

@@ -1,7 +1,8 @@
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type OracleBoard, type OracleResult, foldResults, rankEntries } from './helpers/oracle.js';
-import { seeded } from './helpers/board-views.js';
+import { seeded } from './helpers/random.js';
+import { settle } from './helpers/wait.js';
 import { type TcpProxy, startTcpProxy } from './helpers/tcp-proxy.js';
 import { type TestApp, startTestApp, codeOf } from './helpers/test-app.js';
 
@@ -90,11 +91,13 @@ describe.skipIf(process.env.SKIP_SOAK)('soak: concurrent submissions while Redis
         if (!response.errors) accepted.push(...batch);
         else if (codeOf(response) === 'UNAVAILABLE') refused.push(...batch);
         else unexpected.push(JSON.stringify(response.errors));
-        await new Promise((resolve) => setTimeout(resolve, 20 + Math.floor(next() * 40)));
+        // Why a sleep: a game server's pace between calls is the load the soak puts on, a part of the scenario.
+        await new Promise((resolve) => setTimeout(resolve, next.int(20, 59)));
       }
     }
 
     async function faults(): Promise<void> {
+      // Why timers: when each store goes away and comes back is the fault schedule, a part of the scenario.
       const at = (second: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, started + second * 1000 - Date.now())));
       await at(REDIS_CUT.from);
       redisProxy.cut();
@@ -170,19 +173,9 @@ describe.skipIf(process.env.SKIP_SOAK)('soak: concurrent submissions while Redis
       }
       return wrong;
     };
-    const settleBy = Date.now() + 20_000;
-    let wrong = await mismatched();
-    while (wrong.length > 0 && Date.now() < settleBy) {
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      wrong = await mismatched();
-    }
-    expect(wrong).toEqual([]);
+    expect(await settle(mismatched, (wrong) => wrong.length === 0, 20_000, 500)).toEqual([]);
     // And nothing is left waiting to be applied.
-    let waiting = -1;
-    for (let tries = 0; tries < 50 && waiting !== 0; tries++) {
-      if (tries > 0) await new Promise((resolve) => setTimeout(resolve, 200));
-      waiting = (await direct<{ n: number }[]>`select count(*)::int as n from index_backlog`)[0]!.n;
-    }
-    expect(waiting).toBe(0);
+    const waiting = async () => (await direct<{ n: number }[]>`select count(*)::int as n from index_backlog`)[0]!.n;
+    expect(await settle(waiting, (n) => n === 0, 10_000, 200)).toBe(0);
   }, 180_000);
 });

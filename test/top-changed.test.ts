@@ -5,7 +5,9 @@ import { WebSocket } from 'ws';
 import type { BoardBucket } from '../src/ranking/index.js';
 import { createTopCache } from '../src/ranking/top-cache.js';
 import { createRedis } from '../src/redis.js';
+import { rankScores } from './helpers/oracle.js';
 import { type TestApp, startTestApp } from './helpers/test-app.js';
+import { until } from './helpers/wait.js';
 
 /**
  * The live path: the write script announces a top change only when the top changed; each process
@@ -45,20 +47,9 @@ async function createBoard(t: TestApp, input: Record<string, unknown>) {
   expect(answer.errors).toBeUndefined();
 }
 
-/** The oracle: best score per player, higher first (every test score is distinct), cut at `limit`. */
-function oracleTop(best: Map<string, number>, limit: number): [string, number][] {
-  return [...best.entries()].sort((a, b) => b[1] - a[1]).slice(0, limit);
-}
+/** The oracle's top `limit` of the best score per player (every test score is distinct). */
+const oracleTop = (best: Map<string, number>, limit: number) => rankScores(best).slice(0, limit);
 const rowsOf = (view: View) => view.entries.map((entry) => [entry.player.id, entry.score] as [string, number]);
-
-async function until(condition: () => boolean, timeoutMs = 5_000, what = 'condition'): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** One graphql-ws subscription, collecting every view and error it gets. */
 function watch(t: TestApp, variables: Record<string, unknown>) {
@@ -90,7 +81,7 @@ function watch(t: TestApp, variables: Record<string, unknown>) {
     },
     /** Waits for a view whose rows are `rows`. */
     async reach(rows: [string, number][], timeoutMs = 5_000) {
-      await until(() => views.some((view) => JSON.stringify(rowsOf(view)) === JSON.stringify(rows)), timeoutMs, `view ${JSON.stringify(rows)}`);
+      await until(() => views.some((view) => JSON.stringify(rowsOf(view)) === JSON.stringify(rows)), timeoutMs, `view ${JSON.stringify(rows)}`, 10);
     },
     async close() {
       unsubscribe();
@@ -243,7 +234,6 @@ describe('topChanged over WebSocket', () => {
     await viewer.reach(final);
     await small.reach(final.slice(0, 2));
     const elapsed = Date.now() - started;
-    await sleep(300);
     const events = viewer.views.length - 1;
     expect(events).toBeGreaterThanOrEqual(1);
     // At most one read per 100 ms (and a view per read), however fast the changes come.
@@ -251,15 +241,24 @@ describe('topChanged over WebSocket', () => {
     expect(events).toBeLessThan(25);
     expect(rowsOf(viewer.views.at(-1)!)).toEqual(final);
     expect(rowsOf(small.views.at(-1)!)).toEqual(final.slice(0, 2));
-    // Consecutive views always differ: an unchanged slice is not sent again.
-    for (let i = 1; i < viewer.views.length; i++) expect(rowsOf(viewer.views[i]!)).not.toEqual(rowsOf(viewer.views[i - 1]!));
 
-    // A change below a viewer's slice reaches only the viewers whose slice it changes.
+    // A change below a viewer's slice reaches only the viewers whose slice it changes. Each
+    // viewer's views come in order, so what arrived before a later change's view is all there is:
+    // no waiting for nothing to happen.
+    const viewerBefore = viewer.views.length;
     const smallBefore = small.views.length;
     await score('fifth', final[4]![1] + 5);
-    await viewer.reach(oracleTop(best, 5));
-    await sleep(300);
-    expect(small.views.length).toBe(smallBefore);
+    const belowSmall = oracleTop(best, 5);
+    await viewer.reach(belowSmall);
+    await score('first', final[0]![1] + 5);
+    const top = oracleTop(best, 5);
+    await viewer.reach(top);
+    await small.reach(top.slice(0, 2));
+    // Nothing after the burst's final view but the two changes; nothing for the small viewer but the second.
+    expect(viewer.views.slice(viewerBefore).map(rowsOf)).toEqual([belowSmall, top]);
+    expect(small.views.slice(smallBefore).map(rowsOf)).toEqual([top.slice(0, 2)]);
+    // Consecutive views always differ: an unchanged slice is not sent again.
+    for (const { views } of [viewer, small]) for (let i = 1; i < views.length; i++) expect(rowsOf(views[i]!)).not.toEqual(rowsOf(views[i - 1]!));
 
     await viewer.close();
     await small.close();
@@ -295,21 +294,28 @@ describe('topChanged over WebSocket', () => {
     void (async () => {
       for await (const event of prompt) promptViews.push(event.view.places.map((p) => [p.playerId, p.score]));
     })();
-    // Three changes, each after the coalescing window, while the slow consumer does not pull.
+    const rowsIn = (view: { places: { playerId: string; score: number }[] }) => view.places.map((p): [string, number] => [p.playerId, p.score]);
+    // Three changes, each a view of its own (the prompt consumer got it), while the slow consumer does not pull.
+    const promptSaw = (rows: [string, number][]) => promptViews.some((view) => JSON.stringify(view) === JSON.stringify(rows));
     for (let i = 0; i < 3; i++) {
       await score('slow', 3_000 + i);
-      await sleep(150);
+      const rows = oracleTop(best, 5);
+      await until(() => promptSaw(rows), 5_000, `the view after change ${i + 1}`, 10);
     }
-    await until(() => JSON.stringify(promptViews.at(-1)) === JSON.stringify(oracleTop(best, 5)), 5_000, 'the last view');
-    expect(promptViews.length).toBeGreaterThanOrEqual(3);
-    await prompt.return!();
+    const last = oracleTop(best, 5);
     const next = await views.next();
     expect(next.done).toBe(false);
-    if (!next.done) expect(next.value.view.places.map((p) => [p.playerId, p.score])).toEqual(oracleTop(best, 5));
-    // Nothing else is pending: the views in between were dropped.
+    if (!next.done) expect(rowsIn(next.value.view)).toEqual(last);
+    // Nothing else is pending: the views in between were dropped. A fourth change is the next
+    // view the slow consumer gets, not one of the earlier ones.
+    await score('slow', 3_010);
+    const fourth = oracleTop(best, 5);
+    await until(() => promptSaw(fourth), 5_000, 'the view after the fourth change', 10);
+    const after = await views.next();
+    expect(after.done).toBe(false);
+    if (!after.done) expect(rowsIn(after.value.view)).toEqual(fourth);
+    await prompt.return!();
     const pending = views.next();
-    const raced = await Promise.race([pending.then(() => 'view'), sleep(200).then(() => 'nothing')]);
-    expect(raced).toBe('nothing');
     await views.return!();
     expect(await pending).toEqual({ value: undefined, done: true });
     expect(topFeed!.stats()).toEqual({ buckets: 0, viewers: 0 });
@@ -484,7 +490,7 @@ describe("the shared top cache's refresh", () => {
     const cache = createTopCache(async (_at, limit) => {
       const seen = ++version;
       reads.push(limit);
-      await sleep(20);
+      // An async read answers a turn later at the soonest: the refreshes below are asked while it is under way.
       // `size` tells the reads apart; the places are there so that a view covers its limit.
       return { size: 1_000 + seen, places: Array.from({ length: limit }, (_, i) => ({ playerId: `p${i}`, rank: i + 1, score: 0, reachedAt: new Date(0) })) };
     });

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { type Client, createClient } from 'graphql-ws';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,7 +10,9 @@ import { ensureDatabase } from '../src/db/client.js';
 import { POSTGRES_URL } from './helpers/global-setup.js';
 import { type OracleBoard, type OracleResult, bucketId, foldResults, rankEntries } from './helpers/oracle.js';
 import { type LogLine, type ServiceProcess, startService } from './helpers/service-process.js';
+import { seeded } from './helpers/random.js';
 import { ADMIN_KEY, type GraphQLResponse, SERVER_KEY, createTestStores } from './helpers/test-app.js';
+import { until } from './helpers/wait.js';
 
 /**
  * Several API processes of one deployment: process A runs WORKERS=2 (a primary and two workers on
@@ -21,11 +24,6 @@ import { ADMIN_KEY, type GraphQLResponse, SERVER_KEY, createTestStores } from '.
 
 /** The top cache's documented bound (TopCacheOptions.maxAgeMs, default 1,000 ms; README "Read path"). */
 const TOP_CACHE_MAX_AGE_MS = 1_000;
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-async function until(condition: () => boolean): Promise<void> {
-  while (!condition()) await sleep(20);
-}
 
 const isListening = (line: LogLine) => line.msg === 'listening';
 
@@ -176,7 +174,7 @@ describe('several API processes on one database and one Redis prefix', () => {
     a = startService({ ...environment(), WORKERS: '2' });
     b = startService(environment());
     [urlA, urlB] = await Promise.all([a.listening, b.listening]);
-    await until(() => a.lines().filter(isListening).length === 2);
+    await until(() => a.lines().filter(isListening).length === 2, 20_000, 'both workers listening', 20);
   }, 60_000);
 
   afterAll(async () => {
@@ -207,12 +205,13 @@ describe('several API processes on one database and one Redis prefix', () => {
     const board: OracleBoard = { id: 'sum-both', order: 'HIGH_FIRST', aggregate: 'SUM', periods: ['ALL_TIME'] };
     await createBoard(urlA, { id: board.id, aggregate: 'SUM' });
     const base = Date.now() - 60_000;
+    const random = seeded(23);
     const results: (OracleResult & { matchId: string })[] = [];
     for (let player = 0; player < 8; player++) {
       for (let match = 0; match < 20; match++) {
         results.push({
           playerId: `p${player}`,
-          score: Math.floor(Math.random() * 1_000),
+          score: random.int(0, 999),
           region: null,
           achievedAt: new Date(base + results.length),
           matchId: `m${match}`,
@@ -266,11 +265,16 @@ describe('several API processes on one database and one Redis prefix', () => {
       [urlB, urlA, 'from-a', 200],
     ] as const) {
       const viewer = watch(watched, 'live', 3);
-      await until(() => viewer.views.length > 0 || viewer.errors.length > 0);
+      await until(() => viewer.views.length > 0 || viewer.errors.length > 0, 10_000, 'the first view', 20);
       expect(viewer.errors).toEqual([]);
       expect(viewer.views[0]![0]!.player.id).not.toBe(playerId);
       await submit(through, { board: 'live', playerId, score, matchId: `m-${playerId}` });
-      await until(() => viewer.views.some((rows) => rows[0]?.player.id === playerId && rows[0].score === score) || viewer.errors.length > 0);
+      await until(
+        () => viewer.views.some((rows) => rows[0]?.player.id === playerId && rows[0].score === score) || viewer.errors.length > 0,
+        10_000,
+        `the view led by ${playerId}`,
+        20,
+      );
       expect(viewer.errors).toEqual([]);
       await viewer.close();
     }
@@ -293,7 +297,8 @@ describe('several API processes on one database and one Redis prefix', () => {
         const view = await top(reader, 'cached');
         if (view.entries[0]?.player.id !== playerId) expect(new Date(view.asOf).getTime()).toBeLessThanOrEqual(before);
       }
-      // Past it, never.
+      // Past it, never. Why a sleep: the bound itself is what is tested, in child processes that
+      // read the system's clock (no clock can be handed to them), so that much time must pass.
       await sleep(Math.max(0, written + TOP_CACHE_MAX_AGE_MS + 50 - Date.now()));
       for (let i = 0; i < 4; i++) {
         const view = await top(reader, 'cached');
@@ -352,7 +357,7 @@ describe('several API processes on one database and one Redis prefix', () => {
 
     // A WebSocket viewer is told the server is going away, as a single process tells it.
     const viewer = watch(urlA, 'live', 3);
-    await until(() => viewer.views.length > 0);
+    await until(() => viewer.views.length > 0, 10_000, 'the first view', 20);
     a.child.kill('SIGTERM');
     b.child.kill('SIGTERM');
     expect(await a.exited).toBe(0);
@@ -369,7 +374,7 @@ describe('several API processes on one database and one Redis prefix', () => {
     ).toEqual([0, 0]);
     expect(a.lines().at(-1)).toMatchObject({ msg: 'every worker stopped', code: 0 });
     expect(b.lines().some((line) => line.msg === 'stopped')).toBe(true);
-    await until(() => viewer.closed.code !== undefined);
+    await until(() => viewer.closed.code !== undefined, 10_000, 'the close', 20);
     expect(viewer.closed.code).toBe(1001);
     await viewer.close();
   });

@@ -121,7 +121,10 @@ export function createServices(given: ServiceDeps): Services {
   let cursorSecret = deps.cursorSecret;
   const indexGeneration = createIndexGeneration(deps.redis);
   const index = guardReads(createRankingIndex(deps.redis), indexGeneration);
-  const topCache = createTopCache((at, limit) => index.top(at, limit));
+  // The cache dates and ages its views by the services' clock (the system's unless one is given),
+  // so that a test moving the clock ages them too.
+  const clock = deps.now;
+  const topCache = createTopCache((at, limit) => index.top(at, limit), clock ? { now: () => clock().getTime() } : {});
   const topFeed = deps.subscriber
     ? createTopFeed({ subscriber: deps.subscriber, topCache, index, log: deps.log, watchers: metrics.topChangedSubscribers })
     : null;

@@ -177,15 +177,6 @@ export async function submitAll(t: TestApp, results: ModelResult[], batchSize = 
   return payloads;
 }
 
-/** A small deterministic generator, so a failure can be replayed. */
-export function seeded(seed: number) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state * 1_664_525 + 1_013_904_223) >>> 0;
-    return state / 2 ** 32;
-  };
-}
-
 /** Every member of every sorted set under the app's prefix that names `playerId`: keys as the app names them. */
 export async function indexKeysHolding(t: TestApp, playerId: string): Promise<string[]> {
   const found: string[] = [];

@@ -105,10 +105,19 @@ function boardScore(board: OracleBoard, playerId: string, list: OracleResult[]):
  * a REV read) the larger player id in UTF-8 byte order, which is not JavaScript's string order for
  * characters beyond U+FFFF.
  */
-export function rankEntries<E extends Omit<OracleEntry, 'metadata'>>(board: OracleBoard, entries: Iterable<E>): E[] {
+export function rankEntries<E extends Omit<OracleEntry, 'metadata'>>(board: Pick<OracleBoard, 'order'>, entries: Iterable<E>): E[] {
   return [...entries].sort((a, b) => {
     if (a.score !== b.score) return board.order === 'HIGH_FIRST' ? b.score - a.score : a.score - b.score;
     if (a.reachedAt !== b.reachedAt) return a.reachedAt - b.reachedAt;
     return Buffer.compare(Buffer.from(b.playerId), Buffer.from(a.playerId));
   });
+}
+
+/**
+ * {@link rankEntries} of one score per player, all reached at one time (or the scores distinct, so
+ * that times never decide): [player id, score] pairs, the best first.
+ */
+export function rankScores(scores: Iterable<readonly [string, number]>, order: OracleBoard['order'] = 'HIGH_FIRST'): [string, number][] {
+  const entries = [...scores].map(([playerId, score]) => ({ playerId, score, reachedAt: 0 }));
+  return rankEntries({ order }, entries).map((entry) => [entry.playerId, entry.score]);
 }

@@ -1,7 +1,8 @@
 import { createClient } from 'graphql-ws';
 import { expect } from 'vitest';
 import { WebSocket } from 'ws';
-import { type ModelResult, seeded } from './board-views.js';
+import { type ModelResult } from './board-views.js';
+import { seeded } from './random.js';
 import type { TestApp } from './test-app.js';
 
 /**

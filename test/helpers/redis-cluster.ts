@@ -2,10 +2,10 @@ import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
 import { freePort } from './redis-server.js';
+import { until } from './wait.js';
 
 const run = promisify(execFile);
 
@@ -184,12 +184,16 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
       { stdio: 'ignore' },
     );
     children.set(port, child);
-    const deadline = Date.now() + WAIT_MS;
-    while (!(await answers({ host: '127.0.0.1', port }))) {
-      if (child.exitCode !== null) throw new Error(`redis-server on port ${port} exited (${child.exitCode})`);
-      if (Date.now() > deadline) throw new Error(`redis-server on port ${port} did not start`);
-      await sleep(50);
-    }
+    const started = child;
+    await until(
+      async () => {
+        if (started.exitCode !== null) throw new Error(`redis-server on port ${port} exited (${started.exitCode})`);
+        return answers({ host: '127.0.0.1', port });
+      },
+      WAIT_MS,
+      `redis-server on port ${port} answering`,
+      50,
+    );
   }
 
   async function kill({ port }: ClusterAddress): Promise<void> {
@@ -247,11 +251,7 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
   }
 
   async function whole(): Promise<void> {
-    const deadline = Date.now() + WAIT_MS;
-    while (!(await isWhole())) {
-      if (Date.now() > deadline) throw new Error('the Redis Cluster did not become whole');
-      await sleep(100);
-    }
+    await until(isWhole, WAIT_MS, 'the Redis Cluster whole');
   }
 
   const masterOf = async (slot: number) => {
@@ -289,13 +289,16 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
       const killed = await masterOf(slot);
       if (!(await state()).some((node) => node.masterId === killed.id)) throw new Error(`the master of slot ${slot} has no replica to fail over to`);
       await kill(killed);
-      const deadline = Date.now() + WAIT_MS;
-      for (;;) {
-        const promoted = await masterOf(slot).catch(() => null);
-        if (promoted && promoted.id !== killed.id && (await isWhole())) return { killed, promoted };
-        if (Date.now() > deadline) throw new Error(`no replica took over slot ${slot}`);
-        await sleep(100);
-      }
+      let promoted: ClusterNodeState | null = null;
+      await until(
+        async () => {
+          promoted = await masterOf(slot).catch(() => null);
+          return promoted !== null && promoted.id !== killed.id && (await isWhole());
+        },
+        WAIT_MS,
+        `a replica taking over slot ${slot}`,
+      );
+      return { killed, promoted: promoted! };
     },
     async restartMasterEmpty(slot) {
       const master = await masterOf(slot);

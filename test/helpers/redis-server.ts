@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
+import { until } from './wait.js';
 
 /** A free port of 127.0.0.1: bound, then released. */
 export async function freePort(): Promise<number> {
@@ -46,11 +47,7 @@ export async function startOwnRedis(): Promise<OwnRedis> {
     child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'], {
       stdio: 'ignore',
     });
-    const deadline = Date.now() + 10_000;
-    while (!(await answers(port))) {
-      if (Date.now() > deadline) throw new Error(`redis-server on port ${port} did not start`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await until(() => answers(port), 10_000, `redis-server on port ${port} answering`, 50);
   }
 
   await start();

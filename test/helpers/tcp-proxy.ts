@@ -10,19 +10,18 @@ export interface TcpProxy {
   port: number;
   /** Closes every open connection (both ends) and refuses new ones (nothing listens) until restore(). */
   cut(): void;
-  /** Holds every chunk this many milliseconds in each direction, in order, until restore(). */
-  delay(ms: number): void;
   /**
    * As a store that hangs rather than refuses: connections stay open and new ones are accepted, but
    * nothing is forwarded either way until resume(), which delivers everything held, in order.
    */
   pause(): void;
   resume(): void;
-  /** Listens again on the same port and forwards, without delay. */
+  /** Listens again on the same port and forwards, nothing held. */
   restore(): Promise<void>;
   /**
-   * Forwards the next chunk from the app that `matches`, then cuts (as cut()) before any answer
-   * comes back: the store got the request, the app never gets its reply. Answers when it happened.
+   * Forwards the next chunk from the app that `matches`, then cuts (as cut()) when the store's
+   * answer comes, before it is forwarded: the store handled the request, the app never gets its
+   * reply. Answers when it happened.
    */
   cutAfter(matches: (chunk: Buffer) => boolean): Promise<void>;
   /** Connections open now. */
@@ -34,7 +33,6 @@ export interface TcpProxy {
 export async function startTcpProxy(target: { host?: string; port: number }): Promise<TcpProxy> {
   const pairs = new Set<{ client: Socket; upstream: Socket }>();
   let refusing = false;
-  let delayMs = 0;
   let paused: Promise<void> | null = null;
   let unpause = () => {};
   let trap: { matches: (chunk: Buffer) => boolean; sprung: () => void } | undefined;
@@ -53,21 +51,12 @@ export async function startTcpProxy(target: { host?: string; port: number }): Pr
     for (const pair of [...pairs]) kill(pair);
   };
 
-  /** Writes `chunk` to `to`, after the current delay, never ahead of an earlier chunk. */
+  /** Writes `chunk` to `to` (once resumed, while paused), never ahead of an earlier chunk. */
   function forwarder(to: Socket) {
     let last = Promise.resolve();
     return (chunk: Buffer) => {
-      const wait = delayMs;
-      if (paused) {
-        const held = paused;
-        last = last.then(() => held).then(() => void (to.destroyed || to.write(chunk)));
-        return;
-      }
-      if (wait === 0) {
-        last = last.then(() => void (to.destroyed || to.write(chunk)));
-        return;
-      }
-      last = last.then(() => new Promise((resolve) => setTimeout(resolve, wait))).then(() => void (to.destroyed || to.write(chunk)));
+      const held = paused;
+      last = (held ? last.then(() => held) : last).then(() => void (to.destroyed || to.write(chunk)));
     };
   }
 
@@ -81,24 +70,24 @@ export async function startTcpProxy(target: { host?: string; port: number }): Pr
     pairs.add(pair);
     const toUpstream = forwarder(upstream);
     const toClient = forwarder(client);
+    let sprung: (() => void) | undefined;
     client.on('data', (chunk: Buffer) => {
       if (trap?.matches(chunk)) {
-        const { sprung } = trap;
+        sprung = trap.sprung;
         trap = undefined;
-        // Through to the store at once; the connection dies before any reply is forwarded.
-        upstream.write(chunk, () => {
-          setTimeout(() => {
-            cut();
-            sprung();
-          }, 20);
-        });
+        // Through to the store at once; nothing more from the app, and the store's answer cuts the connection.
+        upstream.write(chunk);
         client.pause();
-        upstream.pause();
         return;
       }
       toUpstream(chunk);
     });
-    upstream.on('data', toClient);
+    upstream.on('data', (chunk: Buffer) => {
+      if (!sprung) return toClient(chunk);
+      // The store answered the trapped request: it was handled, and the app never hears of it.
+      cut();
+      sprung();
+    });
     const end = () => {
       if (pairs.delete(pair)) {
         client.destroy();
@@ -117,9 +106,6 @@ export async function startTcpProxy(target: { host?: string; port: number }): Pr
     host: '127.0.0.1',
     port,
     cut,
-    delay(ms) {
-      delayMs = ms;
-    },
     pause() {
       if (paused) return;
       paused = new Promise<void>((resolve) => (unpause = resolve));
@@ -129,7 +115,6 @@ export async function startTcpProxy(target: { host?: string; port: number }): Pr
       unpause();
     },
     async restore() {
-      delayMs = 0;
       paused = null;
       unpause();
       if (!refusing) return;
