@@ -56,6 +56,33 @@ describe('the shared top cache', () => {
     expect(reads).toEqual([10]);
   });
 
+  it('a read under way when the bucket is invalidated answers its own callers but is not kept, and later asks read again', async () => {
+    // Each read answers when the test says, holding the size the index had when it was asked.
+    const pending: { size: number; answer: () => void }[] = [];
+    let indexSize = 1;
+    const read = (_at: BoardBucket, _limit: number) =>
+      new Promise<BucketView>((resolve) => {
+        const size = indexSize;
+        const places = Array.from({ length: size }, (_, i) => ({ playerId: `p${i}`, rank: i + 1, score: 100 - i, reachedAt: new Date(0) }));
+        pending.push({ size, answer: () => resolve({ size, places }) });
+      });
+    const cache = createTopCache(read, { now: () => 0 });
+    const before = cache.top(at, 10);
+    // A write lands (a flag, a rebuild) while that read is in flight, and drops the cached top.
+    indexSize = 2;
+    cache.invalidate(at);
+    const after = cache.top(at, 10);
+    expect(pending.map((p) => p.size)).toEqual([1, 2]);
+    pending[0]!.answer();
+    expect((await before).size).toBe(1);
+    // With a clock that never moves, a kept stale view would be served for ever.
+    const meanwhile = cache.top(at, 10);
+    pending[1]!.answer();
+    expect([(await after).size, (await meanwhile).size]).toEqual([2, 2]);
+    expect((await cache.top(at, 10)).size).toBe(2);
+    expect(pending).toHaveLength(2);
+  });
+
   it('a failed read is not cached', async () => {
     let fail = true;
     const cache = createTopCache(async () => {

@@ -144,10 +144,18 @@ export function createTopCache(read: (at: BoardBucket, limit: number) => Promise
       return view && now() - view.asOf.getTime() <= maxAgeMs ? view.read : undefined;
     },
 
-    /** Drops a bucket's view, so the next ask reads the index (a write that changed the top, say). */
+    /**
+     * Drops a bucket's view, so the next ask reads the index (a write that changed the top, say).
+     * A read under way may have started before the write: it still answers the callers that
+     * joined it, but its view is not kept and later asks do not join it. O(1).
+     */
     invalidate(at: BoardBucket): void {
       const entry = entries.get(bucketKey(at));
-      if (entry) entry.view = undefined;
+      if (!entry) return;
+      entry.view = undefined;
+      // Every read started so far is older than the write: none of them may become the view.
+      entry.viewRead = reads;
+      entry.reading = undefined;
     },
   };
 }
