@@ -25,6 +25,8 @@ export interface KeyringOptions {
   cacheMs?: number;
   /** How many stored-key lookups (found or not) are kept; the oldest goes first. Default 10,000. */
   cacheEntries?: number;
+  /** The clock the cache is aged by (milliseconds). Default: Date.now. */
+  clock?: () => number;
 }
 
 /** What identify() does around a lookup in the stored keys. */
@@ -46,7 +48,7 @@ export function newApiKey(role: Role): string {
  * with the CLI, found by digest in PostgreSQL. Stored lookups are cached briefly; forget() drops
  * the cache, and the app calls it whenever a key is created or revoked anywhere.
  */
-export function createKeyring({ adminKey, serverKeys = [], stored, cacheMs = 30_000, cacheEntries = 10_000 }: KeyringOptions) {
+export function createKeyring({ adminKey, serverKeys = [], stored, cacheMs = 30_000, cacheEntries = 10_000, clock = Date.now }: KeyringOptions) {
   const known: { digest: Buffer; role: Role }[] = [
     ...(adminKey ? [{ digest: digestOf(adminKey), role: 'admin' as const }] : []),
     ...serverKeys.map((key) => ({ digest: digestOf(key), role: 'server' as const })),
@@ -70,7 +72,7 @@ export function createKeyring({ adminKey, serverKeys = [], stored, cacheMs = 30_
       if (fromEnv || !stored) return fromEnv;
       const hex = presented.toString('hex');
       const cached = cache.get(hex);
-      if (cached && Date.now() - cached.at < cacheMs) return cached.caller;
+      if (cached && clock() - cached.at < cacheMs) return cached.caller;
       await guard?.beforeLookup();
       const asked = generation;
       const caller = stored.find(hex).then((found) => (found ? { role: found.role, keyId: found.id } : null));
@@ -85,7 +87,7 @@ export function createKeyring({ adminKey, serverKeys = [], stored, cacheMs = 30_
       // its first key is the oldest lookup.
       cache.delete(hex);
       if (cache.size >= cacheEntries) cache.delete(cache.keys().next().value!);
-      cache.set(hex, { caller, at: Date.now() });
+      cache.set(hex, { caller, at: clock() });
       return caller;
     },
     /** Forgets every stored key looked up: a key was created or revoked. */

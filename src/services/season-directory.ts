@@ -59,7 +59,11 @@ export function currentOf(live: readonly Season[], now: Date): Season | null {
   return current;
 }
 
-export function createSeasonDirectory(seasons: Storage['seasons'], redis: RedisClient): SeasonDirectory {
+/**
+ * The process's directory of each board's live seasons. `clock` (monotonic milliseconds; default
+ * performance.now) ages what it keeps.
+ */
+export function createSeasonDirectory(seasons: Storage['seasons'], redis: RedisClient, clock: () => number = () => performance.now()): SeasonDirectory {
   const versions = createVersionTokens(redis, SEASON_VERSIONS_KEY);
   const kept = new Map<string, Kept>();
   /** The last answer PostgreSQL gave per board, served while it does not answer. */
@@ -82,7 +86,7 @@ export function createSeasonDirectory(seasons: Storage['seasons'], redis: RedisC
   async function live(boardId: string): Promise<Season[]> {
     const [token] = (await versions.read([boardId])) ?? [];
     if (token === undefined) return read(boardId);
-    const now = performance.now();
+    const now = clock();
     const entry = kept.get(boardId);
     if (entry && entry.token === token && now - entry.readAt < SEASON_CACHE_MAX_AGE_MS) return entry.seasons;
     // Timed from before the query is sent, and shared by every lookup under the same token.
