@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type OracleBoard, type OracleEntry, type OracleResult, bucketId, foldResults, rankEntries } from './helpers/oracle.js';
 import { type TestApp, startTestApp } from './helpers/test-app.js';
 import { seeded } from './helpers/random.js';
+import { STANDING_ROW, type StandingRow, standingRowOf } from './helpers/board-views.js';
 
 /**
  * Thousands of submissions over hundreds of players, with replays, shared match ids, repeated
@@ -72,24 +73,9 @@ const toInput = (s: Submission) => ({
 
 const SUBMIT_MANY = `mutation($inputs: [SubmitScoreInput!]!) { submitScores(inputs: $inputs) { duplicate improved } }`;
 
-interface Row {
-  rank: number;
-  score: number;
-  percentile: number;
-  achievedAt: string;
-  player: { id: string };
-}
-const ROW = 'rank score percentile achievedAt player { id }';
-
-const expectRow = (row: Row | null | undefined, entry: OracleEntry, rank: number, size: number) => {
-  expect(row).toEqual({
-    rank,
-    score: entry.score,
-    percentile: (100 * (size - rank)) / size,
-    achievedAt: new Date(entry.reachedAt).toISOString(),
-    player: { id: entry.playerId },
-  });
-};
+type Row = StandingRow;
+const ROW = STANDING_ROW;
+const expectRow = (row: Row | null | undefined, entry: OracleEntry, rank: number, size: number) => expect(row).toEqual(standingRowOf(entry, rank, size));
 
 describe('ranks against an oracle', () => {
   let t: TestApp;

@@ -3,9 +3,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BoardScore } from '../src/model/board.js';
 import { bucketAt } from '../src/model/buckets.js';
 import { pendingKey } from '../src/ranking/generation.js';
-import { type ModelBoard, type ModelResult, allMatch, expectBucketMatches, expectedRows, modelBuckets, pagesOf, submitAll } from './helpers/board-views.js';
+import {
+  type ModelBoard,
+  type ModelResult,
+  allMatch,
+  createModelBoards,
+  expectBucketMatches,
+  expectedRows,
+  modelBuckets,
+  pagesOf,
+  submitAll,
+} from './helpers/board-views.js';
 import { seeded } from './helpers/random.js';
-import { type OwnRedis, startOwnRedis } from './helpers/redis-server.js';
+import { type LostIndexFixture, startLostIndexFixture } from './helpers/lost-index.js';
 import { type TcpProxy, startTcpProxy } from './helpers/tcp-proxy.js';
 import { type TestApp, startTestApp, codeOf } from './helpers/test-app.js';
 import { until } from './helpers/wait.js';
@@ -16,8 +26,6 @@ import { until } from './helpers/wait.js';
  * started again empty. Every view is checked against a plain model of the results
  * (helpers/board-views.ts), never against the service's own output.
  */
-
-const CREATE = `mutation($input: CreateBoardInput!) { createBoard(input: $input) { id } }`;
 
 /** `count` results over `players` players, each at its own millisecond in the last hour, some with a region. */
 function results(board: ModelBoard, seed: number, count: number, players: number, prefix: string): ModelResult[] {
@@ -38,20 +46,9 @@ function results(board: ModelBoard, seed: number, count: number, players: number
   }));
 }
 
-async function createBoard(t: TestApp, board: ModelBoard, extra: Record<string, unknown> = {}) {
-  const response = await t.admin(CREATE, {
-    input: {
-      id: board.id,
-      title: board.id,
-      order: board.order,
-      aggregate: board.aggregate,
-      maxScore: 5_000,
-      periods: board.periods,
-      regions: board.regions,
-      ...extra,
-    },
-  });
-  expect(response.errors).toBeUndefined();
+/** Creates `board` with maxScore 5,000 (every tie broken to the millisecond, as the oracle breaks it), `extra` overriding its fields. */
+async function createBoard(t: TestApp, board: ModelBoard, extra: { periods?: string[] } = {}) {
+  await createModelBoards(t, [{ ...board, maxScore: 5_000, ...extra }]);
 }
 
 const PROBE = { players: [], friendsOf: {} };
@@ -155,27 +152,18 @@ describe('Redis cut off: results are recorded and answered, and the index catche
 describe('Redis comes back empty: noticed, every live bucket rebuilt, reads refused until then', () => {
   const BOARD: ModelBoard = { id: 'lost', order: 'LOW_FIRST', aggregate: 'BEST', periods: ['ALL_TIME', 'DAILY'], regions: ['eu'] };
   const SUMS: ModelBoard = { id: 'sums', order: 'HIGH_FIRST', aggregate: 'SUM', periods: ['ALL_TIME'], regions: [] };
-  let redis: OwnRedis;
+  let lost: LostIndexFixture;
   let t: TestApp;
   let second: TestApp;
-  let lock: postgres.ReservedSql;
-  let direct: postgres.Sql;
 
   beforeAll(async () => {
-    redis = await startOwnRedis();
-    t = await startTestApp({ redisUrl: redis.url });
-    second = await startTestApp({ redisUrl: redis.url, shareStoresOf: { databaseUrl: t.databaseUrl, keyPrefix: t.keyPrefix } });
-    direct = postgres(t.databaseUrl, { max: 2, onnotice: () => {} });
-    lock = await direct.reserve();
+    lost = await startLostIndexFixture();
+    ({ t, second } = lost);
     await createBoard(t, BOARD);
     await createBoard(t, SUMS);
   });
   afterAll(async () => {
-    lock?.release();
-    await second?.close();
-    await t?.close();
-    await direct?.end();
-    await redis?.kill();
+    await lost?.close();
   });
 
   it('rebuilds from PostgreSQL; reads answer UNAVAILABLE (top: the last view, with its asOf) until their bucket is back', { timeout: 60_000 }, async () => {
@@ -194,17 +182,8 @@ describe('Redis comes back empty: noticed, every live bucket rebuilt, reads refu
     const generation = await t.redis.hget(marker, 'generation');
     expect(generation).toMatch(/^[0-9a-f-]{36}$/);
 
-    // The recovery waits on its lock while the test holds it, as it would behind another process.
-    await lock`select pg_advisory_lock(7361203)`;
-    await redis.kill();
-    const lostAt = Date.now();
-    await redis.start();
-
-    await until(
-      () => t.app.services.indexGeneration.state() === 'recovering' && second.app.services.indexGeneration.state() === 'recovering',
-      5_000,
-      'both apps noticed',
-    );
+    // The recovery is held until the test lets it go, so the index stays lost.
+    const lostAt = await lost.loseIndex();
     const next = await t.redis.hget(marker, 'generation');
     expect(next).not.toBe(generation);
     expect(await t.redis.smembers(pendingKey(marker, next!))).toEqual(['*']);
@@ -231,7 +210,7 @@ describe('Redis comes back empty: noticed, every live bucket rebuilt, reads refu
     all = [...first, ...meanwhile];
 
     // Let the recovery run; every answer from now on is refused or right, never wrong.
-    await lock`select pg_advisory_unlock(7361203)`;
+    await lost.releaseRecovery();
     const model = buckets();
     const watched = model.find((b) => b.board.id === 'lost' && b.period === 'DAILY' && b.region === 'eu')!;
     let wrong = 0;

@@ -7,6 +7,7 @@ import { type OracleBoard, type OracleEntry, type OracleResult, foldResults, ran
 import { type RedisClusterFixture, startRedisCluster } from './helpers/redis-cluster.js';
 import { type TestApp, type TestAppOptions, startTestApp } from './helpers/test-app.js';
 import { seeded } from './helpers/random.js';
+import { STANDING_ROW, type StandingRow, standingRowOf } from './helpers/board-views.js';
 
 /**
  * Sharded buckets: boards split into 3 and 8 sorted sets are fed exactly the same results as a
@@ -80,24 +81,12 @@ function generate(seed: number): Submission[] {
   return out;
 }
 
-interface Row {
-  rank: number;
-  score: number;
-  percentile: number;
-  achievedAt: string;
-  player: { id: string };
-}
-const ROW = 'rank score percentile achievedAt player { id }';
+type Row = StandingRow;
+const ROW = STANDING_ROW;
 const BUCKET_VARS = '$b: ID!, $p: Period!, $k: String, $r: String';
 const BUCKET_ARGS = 'board: $b, period: $p, bucket: $k, region: $r';
 
-const rowOf = (entry: OracleEntry, rank: number, size: number): Row => ({
-  rank,
-  score: entry.score,
-  percentile: (100 * (size - rank)) / size,
-  achievedAt: new Date(entry.reachedAt).toISOString(),
-  player: { id: entry.playerId },
-});
+const rowOf = standingRowOf;
 const rowsOf = (ranked: OracleEntry[], from = 0, to = ranked.length) => ranked.slice(from, to).map((entry, i) => rowOf(entry, from + i + 1, ranked.length));
 
 interface BucketRef {

@@ -1,6 +1,5 @@
-import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type OwnRedis, startOwnRedis } from './helpers/redis-server.js';
+import { type LostIndexFixture, startLostIndexFixture } from './helpers/lost-index.js';
 import { ADMIN_KEY, type GraphQLResponse, type TestApp, startTestApp } from './helpers/test-app.js';
 import { until } from './helpers/wait.js';
 
@@ -205,42 +204,25 @@ describe('shared tops keep the limits', () => {
 });
 
 describe('shared tops after Redis lost the index', () => {
-  let redis: OwnRedis;
+  let lost: LostIndexFixture;
   let t: TestApp;
   let second: TestApp;
-  let direct: postgres.Sql;
-  let lock: postgres.ReservedSql;
 
   beforeAll(async () => {
-    redis = await startOwnRedis();
-    t = await startTestApp({ redisUrl: redis.url });
-    second = await startTestApp({ redisUrl: redis.url, shareStoresOf: { databaseUrl: t.databaseUrl, keyPrefix: t.keyPrefix } });
-    direct = postgres(t.databaseUrl, { max: 1, onnotice: () => {} });
-    lock = await direct.reserve();
+    lost = await startLostIndexFixture();
+    ({ t, second } = lost);
     await createArena(t, 12);
   });
   afterAll(async () => {
-    lock?.release();
-    await direct?.end();
-    await second?.close();
-    await t?.close();
-    await redis?.kill();
+    await lost?.close();
   });
 
   it('no shared answer outlives its view: a process without one answers UNAVAILABLE, one with one its true asOf', { timeout: 60_000 }, async () => {
     const variables = { board: BOARD, limit: 10 };
     const last = JSON.parse((await post(t, TOP, variables)).text) as GraphQLResponse<TopAnswer>;
     expect(last.errors).toBeUndefined();
-    // The recovery waits on its lock while the test holds it (see recovery.test.ts), so the index stays lost.
-    await lock`select pg_advisory_lock(7361203)`;
-    await redis.kill();
-    const lostAt = Date.now();
-    await redis.start();
-    await until(
-      () => t.app.services.indexGeneration.state() === 'recovering' && second.app.services.indexGeneration.state() === 'recovering',
-      5_000,
-      'the loss noticed',
-    );
+    // The recovery is held until the test lets it go, so the index stays lost.
+    const lostAt = await lost.loseIndex();
 
     const none = JSON.parse((await post(second, TOP, variables)).text) as GraphQLResponse<unknown>;
     expect(codeOf(none)).toBe('UNAVAILABLE');
@@ -259,6 +241,6 @@ describe('shared tops after Redis lost the index', () => {
       'the last view served past its second',
       100,
     );
-    await lock`select pg_advisory_unlock(7361203)`;
+    await lost.releaseRecovery();
   });
 });

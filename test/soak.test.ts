@@ -5,6 +5,7 @@ import { seeded } from './helpers/random.js';
 import { settle } from './helpers/wait.js';
 import { type TcpProxy, startTcpProxy } from './helpers/tcp-proxy.js';
 import { type TestApp, startTestApp, codeOf } from './helpers/test-app.js';
+import { createModelBoards } from './helpers/board-views.js';
 
 /**
  * A bounded soak: 60 s of concurrent submissions from several game servers while Redis is cut off
@@ -39,21 +40,11 @@ describe.skipIf(process.env.SKIP_SOAK)('soak: concurrent submissions while Redis
     postgresProxy = await startTcpProxy({ port: 5432 });
     t = await startTestApp({ redisUrl: `redis://${redisProxy.host}:${redisProxy.port}`, databaseVia: postgresProxy });
     direct = postgres(t.databaseUrl, { max: 2, onnotice: () => {} });
-    for (const board of BOARDS) {
-      const response = await t.admin(`mutation($input: CreateBoardInput!) { createBoard(input: $input) { id } }`, {
-        // maxScore below 8,192: every tie is broken to the millisecond, as the oracle breaks it.
-        input: {
-          id: board.id,
-          title: board.id,
-          order: board.order,
-          aggregate: board.aggregate,
-          maxScore: 5_000,
-          periods: board.periods,
-          regions: board.regions,
-        },
-      });
-      expect(response.errors).toBeUndefined();
-    }
+    // maxScore below 8,192: every tie is broken to the millisecond, as the oracle breaks it.
+    await createModelBoards(
+      t,
+      BOARDS.map((board) => ({ ...board, maxScore: 5_000 })),
+    );
   });
   afterAll(async () => {
     await redisProxy?.restore();

@@ -8,7 +8,7 @@ import { seasonBucket } from '../services/season-directory.js';
 import { rebuildBucket } from '../operations/rebuild-bucket.js';
 
 /** The advisory lock (bigint space) held by the one process that rebuilds a lost index. */
-const RECOVERY_LOCK = 7_361_203;
+export const RECOVERY_LOCK = 7_361_203;
 
 export interface IndexRecoveryOptions {
   /** How often the generation marker is read (it is also read at once after every reconnect). Default 1,000 ms. */

@@ -49,6 +49,25 @@ export async function createModelBoards(
   }
 }
 
+/** A standing as the oracle tests select it (STANDING_ROW). */
+export interface StandingRow {
+  rank: number;
+  score: number;
+  percentile: number;
+  achievedAt: string;
+  player: { id: string };
+}
+export const STANDING_ROW = 'rank score percentile achievedAt player { id }';
+
+/** What the oracle says `entry`, ranked `rank` of `size`, must read as a StandingRow. */
+export const standingRowOf = (entry: OracleEntry, rank: number, size: number): StandingRow => ({
+  rank,
+  score: entry.score,
+  percentile: (100 * (size - rank)) / size,
+  achievedAt: new Date(entry.reachedAt).toISOString(),
+  player: { id: entry.playerId },
+});
+
 /** One bucket of a board as the model sees it. */
 export interface ModelBucket {
   board: ModelBoard;
