@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Player } from '../db/players.js';
+import { freshlyShared } from '../fresh-read.js';
 import type { Storage } from '../db/storage.js';
 import { type Profile, type ProfileStoreOptions, createProfileStore } from '../profiles/store.js';
 import type { RedisClient } from '../redis.js';
@@ -76,8 +77,12 @@ export function createProfileCache(redis: RedisClient, players: Pick<Storage['pl
       ).kept;
     },
 
-    /** The token of the last profile change anywhere (see ProfileStore.changes); null when it cannot be trusted now. */
-    changes: () => store.changes(),
+    /**
+     * The token of the last profile change anywhere (see ProfileStore.changes); null when it
+     * cannot be trusted now. Concurrent callers share the GET, each one sent after they asked
+     * (fresh-read.ts): what every shared answer asks stays one GET per round trip, not per request.
+     */
+    changes: freshlyShared(() => store.changes()),
 
     /**
      * Runs a change of these players' profiles (a rename, an erasure) so that no process shows
