@@ -10,13 +10,13 @@ import { type BoardScoreRow, type PlayerBoardScore, boardScoreColumns, toPlayerB
  */
 
 /** One (board, player) pair of a backlog row. */
-export interface BacklogPair {
+interface BacklogPair {
   boardId: string;
   playerId: string;
 }
 
 /** One backlog row the catch-up job has claimed: a committed group's pairs. */
-export interface BacklogRow {
+interface BacklogRow {
   id: number;
   pairs: BacklogPair[];
 }

@@ -96,7 +96,7 @@ export async function liveSeasonsOf(services: Services, board: Board): Promise<S
  * (current, or scheduled ahead) with that id. A closed season's index is gone (seasonResults serves its final standings), so it
  * is NOT_FOUND here, as is an unknown one. O(1) while cached, one query otherwise.
  */
-export async function requireSeasonBucket(services: Services, board: Board, label: string | null | undefined): Promise<Bucket> {
+async function requireSeasonBucket(services: Services, board: Board, label: string | null | undefined): Promise<Bucket> {
   const live = await services.seasons.live(board.id);
   if (label === null || label === undefined) {
     const open = currentOf(live, services.now());

@@ -30,7 +30,7 @@ export interface Context {
  * for the waits on PostgreSQL a request can do without (names, a key lookup): leaving the margin
  * to answer without them.
  */
-export const beforeDeadline = (services: Services, startedAt: number, marginMs: number): AbortSignal =>
+const beforeDeadline = (services: Services, startedAt: number, marginMs: number): AbortSignal =>
   deadlineSignal(startedAt + services.requestTimeoutMs - marginMs - performance.now(), 'PostgreSQL');
 
 /** How long before its deadline a request stops waiting for names, so that it answers with ids alone. */
