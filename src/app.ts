@@ -27,7 +27,7 @@ import { type PersistedDocumentsOptions, createPersistedDocuments, usePersistedD
 import { createMetricsAccess } from './http/metrics-access.js';
 import { useObservability } from './http/observe.js';
 import { useReadBudget } from './http/read-limit.js';
-import { type RequestLimits, requestLimitsOf } from './http/request-limits.js';
+import { MAX_BODY_BYTES, type RequestLimits, requestLimitsOf } from './http/request-limits.js';
 import { useRequestDeadline } from './http/request-deadline.js';
 import { graphiqlOptions, useIntrospection } from './http/graphiql.js';
 import { createLandingRoute } from './http/landing.js';
@@ -95,9 +95,6 @@ export interface App {
   stop(): Promise<void>;
   services: Services;
 }
-
-/** The largest request body accepted. */
-export const MAX_BODY_BYTES = 1_000_000;
 
 /** The most operations one batched HTTP request (a JSON array) may carry. */
 export const MAX_BATCH_OPERATIONS = 10;

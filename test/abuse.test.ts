@@ -5,6 +5,7 @@ import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { createKeyring } from '../src/auth/keys.js';
+import { MAX_BODY_BYTES } from '../src/http/request-limits.js';
 import { type GraphQLResponse, SERVER_KEY, type TestApp, startTestApp } from './helpers/test-app.js';
 import { until as poll, settle } from './helpers/wait.js';
 
@@ -78,9 +79,9 @@ describe('WebSocket clients are bounded', () => {
   });
   afterAll(() => t?.close());
 
-  it('a frame over 1 MB closes the socket with 1009, as a body over 1 MB is refused', async () => {
+  it('a frame over MAX_BODY_BYTES closes the socket with 1009, as a body over it is refused', async () => {
     const client = await rawSocket(t);
-    client.socket.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query: `{ __typename } # ${'x'.repeat(1_100_000)}` } }));
+    client.socket.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query: `{ __typename } # ${'x'.repeat(MAX_BODY_BYTES)}` } }));
     await until(() => client.closed !== undefined, 'the close');
     expect(client.closed).toBe(1009);
   });

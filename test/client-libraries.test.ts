@@ -1,7 +1,8 @@
 import { ApolloClient, ApolloLink, HttpLink, InMemoryCache } from '@apollo/client/core';
 import { GraphQLWsLink } from '@apollo/client/link/subscriptions';
 import { Client as UrqlClient, cacheExchange, fetchExchange, subscriptionExchange } from '@urql/core';
-import { type DocumentNode, type FormattedExecutionResult, Kind, type OperationDefinitionNode, OperationTypeNode, parse } from 'graphql';
+import { readFileSync } from 'node:fs';
+import { type DocumentNode, type FormattedExecutionResult, Kind, type OperationDefinitionNode, OperationTypeNode, buildSchema, parse } from 'graphql';
 import { type Client as WsClient, createClient as createWsClient } from 'graphql-ws';
 import { firstValueFrom } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -507,6 +508,15 @@ describe('every operation through real client libraries, over POST, GET and grap
       await server.close();
       await game.close();
     }
+  });
+
+  it('every operation of the contract was sent by the typed client, Apollo Client and urql (the tests above, in order)', () => {
+    const contract = buildSchema(readFileSync(new URL('../contract/api.graphql', import.meta.url), 'utf8'));
+    const operations = [contract.getQueryType(), contract.getMutationType(), contract.getSubscriptionType()].flatMap((type) =>
+      Object.keys(type?.getFields() ?? {}),
+    );
+    expect(operations.length).toBeGreaterThan(20);
+    for (const operation of operations) expect([...(sentBy.get(operation) ?? [])].sort(), operation).toEqual(['Apollo Client', 'typed client', 'urql']);
   });
 
   it('each library sent what it is known for: Apollo and urql added __typename, GET carried the queries, graphql-ws everything', () => {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_BODY_BYTES } from '../src/http/request-limits.js';
 import { type TestApp, startTestApp } from './helpers/test-app.js';
 import { until } from './helpers/wait.js';
 
@@ -33,8 +34,8 @@ describe('limits on what a request may cost', () => {
     expect(answer.text).not.toContain('"data":{');
   });
 
-  it('refuses a body over 1 MB with 413', async () => {
-    const answer = await post(t, JSON.stringify({ query: '{ boards { id } }', variables: { padding: 'x'.repeat(1_100_000) } }));
+  it('refuses a body over MAX_BODY_BYTES (3 MiB) with 413', async () => {
+    const answer = await post(t, JSON.stringify({ query: '{ boards { id } }', variables: { padding: 'x'.repeat(MAX_BODY_BYTES) } }));
     expect(answer.status).toBe(413);
   });
 

@@ -5,7 +5,7 @@ import type { YogaServerInstance } from 'graphql-yoga';
 import { WebSocket, WebSocketServer } from 'ws';
 import type { PreparedContext } from './fast-graphql.js';
 import type { PersistedDocuments } from './persisted-documents.js';
-import type { RequestLimits } from './request-limits.js';
+import { MAX_BODY_BYTES, type RequestLimits } from './request-limits.js';
 import type { ClientAddressOf } from './client-address.js';
 import { createContext } from '../schema/context.js';
 import type { Services } from '../operations/services.js';
@@ -20,9 +20,6 @@ interface Running {
   kinds: Map<string, 'subscriptions' | 'operations'>;
 }
 type Extra = { request: IncomingMessage; running: Running };
-
-/** The largest message a client may send, as for HTTP bodies (app.ts MAX_BODY_BYTES); ws closes the socket with 1009 past it. */
-const MAX_MESSAGE_BYTES = 1_000_000;
 
 /** How often an idle client is pinged, and how long its pong may take before it is dropped (graphql-ws's useServer default). */
 const KEEP_ALIVE_MS = 12_000;
@@ -127,7 +124,7 @@ export function attachGraphqlWs(
     },
   };
   const graphqlWs = makeServer(options);
-  const wsServer = new WebSocketServer({ server, path, handleProtocols, maxPayload: MAX_MESSAGE_BYTES });
+  const wsServer = new WebSocketServer({ server, path, handleProtocols, maxPayload: MAX_BODY_BYTES });
   // ws re-emits the HTTP server's errors (a port in use) here; the server's own listener reports them.
   wsServer.on('error', () => undefined);
 

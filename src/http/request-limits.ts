@@ -25,6 +25,14 @@ export interface RequestLimits {
   maxConnections?: number;
 }
 
+/**
+ * The largest HTTP request body, and WebSocket message, accepted (413, or the socket closed with
+ * 1009, past it). It holds the largest legitimate request with room: submitScores of 1,000
+ * results with every id at its longest and 1 KiB of metadata each, about 2.1 MB
+ * (test/document-headroom.test.ts measures it).
+ */
+export const MAX_BODY_BYTES = 3 * 1024 * 1024;
+
 export const DEFAULT_REQUEST_LIMITS: Required<RequestLimits> = {
   maxDocumentBytes: 100_000,
   maxOperationRows: 5_000,
