@@ -1,8 +1,8 @@
 import { type Client, createClient } from 'graphql-ws';
-import { getNamedType, getNullableType, isListType, isObjectType } from 'graphql';
+import { getNamedType, getNullableType, isListType, isObjectType, parse } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import { LIST_LENGTHS } from '../src/http/operation-cost.js';
+import { LIST_LENGTHS, operationCost } from '../src/http/operation-cost.js';
 import { schema } from '../src/schema/index.js';
 import { GENERATED_DOCUMENTS } from './helpers/generated-documents.js';
 import { type GraphQLResponse, SERVER_KEY, type TestApp, startTestApp } from './helpers/test-app.js';
@@ -48,6 +48,19 @@ describe('what an operation costs', () => {
       }
     }
     expect(lists.sort()).toEqual(Object.keys(LIST_LENGTHS).sort());
+  });
+
+  it('names the variables that decided it: list sizes and @skip/@include, not ids', () => {
+    const read = (query: string, variables: Record<string, unknown>) =>
+      [...(operationCost(schema, parse(query), undefined, variables)?.variablesRead ?? ['?'])].sort();
+    expect(read('query($b: ID!, $p: ID!) { standing(board: $b, playerId: $p) { rank player { displayName } } }', { b: 'x', p: 'y' })).toEqual([]);
+    expect(read('query($b: ID!, $p: ID!, $r: Int!) { around(board: $b, playerId: $p, radius: $r) { rank } }', { b: 'x', p: 'y', r: 3 })).toEqual(['r']);
+    expect(read('query($b: ID!, $n: Int!) { top(board: $b, limit: $n) { entries { rank } } }', { b: 'x', n: 3 })).toEqual(['n']);
+    const skipping =
+      'query($b: ID!, $n: Int!, $m: Int!, $s: Boolean!) { a: top(board: $b, limit: $n) @skip(if: $s) { entries { rank } } b: top(board: $b, limit: $m) { entries { rank } } }';
+    expect(read(skipping, { b: 'x', n: 3, m: 4, s: false })).toEqual(['m', 'n', 's']);
+    // Skipped, its limit is not read.
+    expect(read(skipping, { b: 'x', n: 3, m: 4, s: true })).toEqual(['m', 's']);
   });
 });
 
@@ -131,6 +144,20 @@ describe('every operation of the contract at its documented maximum', () => {
     expect((await one(t, { query: viaVariables, variables: { n: 10 } })).errors).toBeUndefined();
     // A default counts too: radius 5 either side unless given.
     expect((await one(t, { query: '{ around(board: "crowd", playerId: "p1") { rank } }' })).errors).toBeUndefined();
+  });
+
+  it('a cost kept for one document is never reused for variables that change it', async () => {
+    // One document, asked again and again: whoever the player, the radius and the @include decide.
+    const page = 'standings(board: $b, first: 1000) @include(if: $wide) { edges { node { rank player { id } } } }';
+    const query = `query($b: ID!, $p: ID!, $r: Int!, $wide: Boolean!) { a: around(board: $b, playerId: $p, radius: $r) { rank player { id } } b: ${page} c: ${page} }`;
+    const ask = (p: string, r: number, wide: boolean) => one(t, { query, variables: { b: 'crowd', p, r, wide } });
+    // a: 2 × (2r + 1) rows (the standings and their players); b and c: 1 + 3 × 1,000 each, when included.
+    const refusal = (r: number) => ({ code: 'BAD_USER_INPUT', limit: 'cost', found: 2 * (2 * r + 1) + 2 * 3_001 });
+    for (const p of ['p1', 'p2', 'p3']) expect((await ask(p, 5, false)).errors, p).toBeUndefined();
+    expect((await ask('p4', 50, true)).errors?.[0]?.extensions).toMatchObject(refusal(50));
+    expect((await ask('p5', 5, true)).errors?.[0]?.extensions).toMatchObject(refusal(5));
+    expect((await ask('p6', 50, false)).errors).toBeUndefined();
+    expect((await ask('p7', 2, true)).errors?.[0]?.extensions).toMatchObject(refusal(2));
   });
 
   it('a refused cost answers the same over graphql-ws and over GET', async () => {

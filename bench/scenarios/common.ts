@@ -114,6 +114,11 @@ export async function stockYogaHttp(run: RunOptions): Promise<Measurement> {
   return withStock((stock) => closedHttp(stock.url, run, () => body, stock.pid));
 }
 
+/** Plain node:http answering fixed bytes to the same bodies, with the same connections: the ceiling of any Node HTTP server here. */
+export async function plainBytesHttp(run: RunOptions, body: () => string): Promise<Measurement> {
+  return withStock((stock) => closedHttp(stock.bytesUrl, run, body, stock.pid));
+}
+
 /** The stock graphql-ws server's `{ __typename }` with the same sockets and operations in flight. */
 export async function stockGraphqlWs(run: RunOptions): Promise<Measurement> {
   return withStock((stock) => closedWs(stock.wsUrl, run, TYPENAME, undefined, stock.pid));

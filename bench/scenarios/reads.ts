@@ -12,7 +12,7 @@ import { type BenchStores, openBenchStores } from '../seed.js';
 import type { BoardBucket } from '../../src/ranking/index.js';
 import { playerShardKey, shardKeys } from '../../src/ranking/keys.js';
 import { profileNote } from '../profile-summary.js';
-import { type RunOptions, closedHttp, closedRaw, closedWs, ratio, stockGraphqlWs, stockYogaHttp, withService } from './common.js';
+import { type RunOptions, closedHttp, closedRaw, closedWs, plainBytesHttp, ratio, stockGraphqlWs, stockYogaHttp, withService } from './common.js';
 
 export const READ_SCENARIOS = ['standing', 'standing-named', 'around', 'top', 'open', 'friends'] as const;
 export type ReadScenario = (typeof READ_SCENARIOS)[number];
@@ -216,6 +216,7 @@ export async function runRead(scenario: ReadScenario, run: RunOptions): Promise<
     : await withService({ target, runtime: run.runtime }, (service) => closedWs(service.wsUrl, run, spec.query, variables, service.pid, service.url));
   const yoga = run.targetOnly ? undefined : await stockYogaHttp(run);
   const stockWs = run.targetOnly ? undefined : await stockGraphqlWs(run);
+  const plain = run.targetOnly ? undefined : await plainBytesHttp(run, () => body(variables()));
 
   const stores = await openBenchStores(target, 10);
   const raw: { name: string; measurement: Measurement }[] = [];
@@ -263,6 +264,7 @@ export async function runRead(scenario: ReadScenario, run: RunOptions): Promise<
   const rows: Row[] = [row(`service ${scenario} (HTTP)`, 'service', http)];
   if (ws) rows.push(row(`service ${scenario} (graphql-ws)`, 'service', ws));
   if (yoga) rows.push(row('stock Yoga {__typename} (HTTP)', 'baseline', yoga));
+  if (plain) rows.push(row('plain node:http, fixed bytes, same bodies (HTTP)', 'baseline', plain));
   if (stockWs) rows.push(row('stock graphql-ws {__typename}', 'baseline', stockWs));
   rows.push(...raw.map(({ name, measurement }) => row(name, 'baseline', measurement)));
   const ratios: Record<string, number> = {};
@@ -270,6 +272,11 @@ export async function runRead(scenario: ReadScenario, run: RunOptions): Promise<
     ratios['service HTTP / stock Yoga HTTP'] = ratio(http.throughput, yoga.throughput);
     ratios['service graphql-ws / stock Yoga HTTP'] = ratio(ws.throughput, yoga.throughput);
     ratios['service graphql-ws / stock graphql-ws'] = ratio(ws.throughput, stockWs.throughput);
+  }
+  if (yoga && plain) {
+    // The ceiling: no HTTP server in Node does better here, whatever it computes.
+    ratios['plain node:http / stock Yoga HTTP'] = ratio(plain.throughput, yoga.throughput);
+    ratios['service HTTP / plain node:http'] = ratio(http.throughput, plain.throughput);
   }
   ratios['service HTTP / raw'] = ratio(http.throughput, raw[0]!.measurement.throughput);
   return {

@@ -1,5 +1,6 @@
 import {
   type DocumentNode,
+  type FieldNode,
   type FragmentDefinitionNode,
   type GraphQLField,
   GraphQLIncludeDirective,
@@ -9,6 +10,7 @@ import {
   Kind,
   type OperationDefinitionNode,
   type SelectionSetNode,
+  type ValueNode,
   getArgumentValues,
   getDirectiveValues,
   getNamedType,
@@ -68,12 +70,39 @@ interface Walk {
   schema: GraphQLSchema;
   fragments: Record<string, FragmentDefinitionNode>;
   variables: Args;
+  /** The variables whose values the walk has read so far (see OperationCost.variablesRead). */
+  read: Set<string>;
+}
+
+/** Notes every variable `value` holds, at any depth, as read. */
+function noteVariables(read: Set<string>, value: ValueNode): void {
+  if (value.kind === Kind.VARIABLE) read.add(value.name.value);
+  else if (value.kind === Kind.LIST) for (const item of value.values) noteVariables(read, item);
+  else if (value.kind === Kind.OBJECT) for (const field of value.fields) noteVariables(read, field.value);
 }
 
 /** False for a selection that `@skip` or `@include` leaves out. */
 function included(walk: Walk, node: Parameters<typeof getDirectiveValues>[1]): boolean {
+  for (const directive of node.directives ?? []) {
+    if (directive.name.value === 'skip' || directive.name.value === 'include') for (const arg of directive.arguments ?? []) noteVariables(walk.read, arg.value);
+  }
   if (getDirectiveValues(GraphQLSkipDirective, node, walk.variables)?.if === true) return false;
   return getDirectiveValues(GraphQLIncludeDirective, node, walk.variables)?.if !== false;
+}
+
+/**
+ * A field's argument values that note, as each is read, the variables it came from: the walk's
+ * list lengths read one or two arguments of a field (a `limit`, not a `playerId`), so a cost
+ * reused for other values of the rest stays exact.
+ */
+function readNoting(walk: Walk, selection: FieldNode, args: Args): Args {
+  return new Proxy(args, {
+    get(target, name) {
+      const node = typeof name === 'string' ? selection.arguments?.find((arg) => arg.name.value === name) : undefined;
+      if (node) noteVariables(walk.read, node.value);
+      return target[name as string];
+    },
+  });
 }
 
 /**
@@ -93,7 +122,7 @@ function rowsUnder(walk: Walk, selectionSet: SelectionSetNode, type: GraphQLName
     } else if (selection.selectionSet && isObjectType(type)) {
       const field: GraphQLField<unknown, unknown> | undefined = type.getFields()[selection.name.value];
       if (!field || !isCompositeType(getNamedType(field.type))) continue;
-      const args = getArgumentValues(field, selection, walk.variables);
+      const args = readNoting(walk, selection, getArgumentValues(field, selection, walk.variables));
       const length = isListType(getNullableType(field.type)) ? (LIST_LENGTHS[`${type.name}.${field.name}`]?.(args, parentArgs) ?? UNSIZED_LIST_ROWS) : 1;
       const fieldRows = times * length;
       rows += fieldRows + rowsUnder(walk, selection.selectionSet, getNamedType(field.type), fieldRows, args);
@@ -106,6 +135,12 @@ export interface OperationCost {
   operation: OperationDefinitionNode;
   /** The rows the operation can return at most: every object it names, lists at their largest, aliases each counted. At least 1. */
   rows: number;
+  /**
+   * The variables whose values decided `rows` (a list's size, a `@skip`): the same operation with
+   * the same values of these costs the same whatever the other variables hold, so a cost can be
+   * kept per these alone (read-limit.ts).
+   */
+  variablesRead: ReadonlySet<string>;
 }
 
 /**
@@ -129,8 +164,10 @@ export function operationCost(
   for (const definition of document.definitions) {
     if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments[definition.name.value] = definition;
   }
+  const read = new Set<string>();
   try {
-    return { operation, rows: Math.max(1, rowsUnder({ schema, fragments, variables: coerced.coerced }, operation.selectionSet, root, 1, {})) };
+    const rows = Math.max(1, rowsUnder({ schema, fragments, variables: coerced.coerced, read }, operation.selectionSet, root, 1, {}));
+    return { operation, rows, variablesRead: read };
   } catch {
     // An argument that does not coerce: execution answers it with its own error.
     return undefined;

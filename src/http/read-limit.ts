@@ -3,7 +3,7 @@ import { type Plugin, isAsyncIterable } from 'graphql-yoga';
 import type { Context } from '../schema/context.js';
 import { clientError } from '../errors.js';
 import { documentLimitError } from './document-limits.js';
-import { operationCost } from './operation-cost.js';
+import { type OperationCost, operationCost } from './operation-cost.js';
 import type { RateLimits } from '../services/rate-limits.js';
 
 export interface ReadBudgetOptions {
@@ -11,6 +11,12 @@ export interface ReadBudgetOptions {
   maxOperationRows?: number;
   /** topChanged subscriptions one client address may hold open at once in this process, over every socket and event stream. Default 1,000. */
   subscriptionsPerClient?: number;
+}
+
+/** The costs kept for one document: by the values of the variables any of its walks read. */
+interface KeptCosts {
+  deciding: string[];
+  byKey: Map<string, OperationCost>;
 }
 
 interface RunArgs {
@@ -32,22 +38,36 @@ interface RunArgs {
  */
 export function useReadBudget(limits: RateLimits, { maxOperationRows = 5_000, subscriptionsPerClient = 1_000 }: ReadBudgetOptions = {}): Plugin {
   const openSubscriptions = new Map<string, number>();
-  // A document's cost per operation and variables, walked once: the hot reads repeat both (the
-  // same few boards and limits), and Yoga's parse cache hands every repeat the same document.
-  const costs = new WeakMap<DocumentNode, Map<string, ReturnType<typeof operationCost>>>();
+  // A document's cost per operation and the values of the variables that decide it, walked once:
+  // the hot reads repeat both (the same few boards and limits, whoever the player), and Yoga's
+  // parse cache hands every repeat the same document.
+  const costs = new WeakMap<DocumentNode, KeptCosts>();
   const COSTS_PER_DOCUMENT = 100;
   const MAX_KEPT_KEY = 1_000;
 
   function costOf(schema: GraphQLSchema, document: DocumentNode, operationName: string | undefined, variables: Record<string, unknown> | undefined) {
-    const key = `${operationName ?? ''}\n${JSON.stringify(variables ?? {})}`;
-    // Large variables are walked every time rather than kept.
-    if (key.length > MAX_KEPT_KEY) return operationCost(schema, document, operationName, variables);
-    let byKey = costs.get(document);
-    if (!byKey) costs.set(document, (byKey = new Map<string, ReturnType<typeof operationCost>>()));
-    if (byKey.has(key)) return byKey.get(key);
+    let kept = costs.get(document);
+    if (!kept) costs.set(document, (kept = { deciding: [], byKey: new Map() }));
+    // An unset variable (its default) and a null one are told apart: [] and [null].
+    const keyOf = (deciding: readonly string[]) =>
+      `${operationName ?? ''}\n${JSON.stringify(deciding.map((name) => (variables?.[name] === undefined ? [] : [variables[name]])))}`;
+    const key = keyOf(kept.deciding);
+    const known = kept.byKey.get(key);
+    if (known) return known;
     const cost = operationCost(schema, document, operationName, variables);
-    byKey.set(key, cost);
-    if (byKey.size > COSTS_PER_DOCUMENT) byKey.delete(byKey.keys().next().value!);
+    // Not runnable as sent (execution answers why), or keyed by more than is worth keeping: not kept.
+    if (!cost) return cost;
+    // Sound while `deciding` holds every variable any walk of this document read: two sets of
+    // variables equal on it walk the same path, reading the same values (operation-cost.ts).
+    const unread = [...cost.variablesRead].filter((name) => !kept.deciding.includes(name));
+    if (unread.length > 0) {
+      kept.deciding = [...kept.deciding, ...unread];
+      kept.byKey.clear();
+    }
+    const finalKey = unread.length > 0 ? keyOf(kept.deciding) : key;
+    if (finalKey.length > MAX_KEPT_KEY) return cost;
+    kept.byKey.set(finalKey, cost);
+    if (kept.byKey.size > COSTS_PER_DOCUMENT) kept.byKey.delete(kept.byKey.keys().next().value!);
     return cost;
   }
 
