@@ -30,7 +30,8 @@ export interface BaselineProcess {
 /** Starts the stock servers as a child process and waits until they listen. */
 export async function startBaselineYoga(): Promise<BaselineProcess> {
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url)], {
-    env: { ...process.env, PORT: '0' },
+    // As the service runs (npm start): production, so both skip graphql-js's development checks.
+    env: { ...process.env, PORT: '0', NODE_ENV: 'production' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const port = await new Promise<number>((resolve, reject) => {

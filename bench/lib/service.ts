@@ -15,7 +15,7 @@ import { BENCH_ADMIN_KEY, BENCH_SERVER_KEY, BENCH_TARGET, type BenchTarget, REDI
 export interface ServiceOptions {
   /** The database, Redis and key prefix it serves, and the board it is waited for on. Default {@link BENCH_TARGET}. */
   target?: BenchTarget;
-  /** 'tsx' runs src/ through tsx; 'dist' runs the build (npm run build first). Default 'tsx'. */
+  /** 'dist' runs the build (npm run build first), as npm start does; 'tsx' runs src/ through tsx. Default 'tsx'; the harness (bench/run.ts) defaults to 'dist'. */
   runtime?: 'tsx' | 'dist';
   /** Write a V8 CPU profile (node --cpu-prof) into this folder when the service exits. */
   cpuProfileDir?: string;
@@ -104,6 +104,8 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
       SUBSCRIPTIONS_PER_CLIENT: '1000000',
       WS_OPERATIONS_PER_SOCKET: '100000',
       LOG_LEVEL: 'warn',
+      // As npm start runs it: graphql-js skips its development-only checks.
+      NODE_ENV: 'production',
       ...options.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
