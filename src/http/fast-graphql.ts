@@ -6,6 +6,7 @@ import { NOT_CACHEABLE } from './cache-control.js';
 import { type CorsOrigins, corsHeaders } from './cors.js';
 import type { PersistedDocuments } from './persisted-documents.js';
 import { isSharedResult } from './shared-answers.js';
+import { type Checked, createValidDocuments } from './valid-documents.js';
 
 /**
  * What Yoga's context factory receives from a transport that builds the request context itself
@@ -157,6 +158,7 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
 export function createFastGraphql(options: FastGraphqlOptions): (req: IncomingMessage, res: ServerResponse) => boolean {
   const { yoga, endpoint = '/graphql', batchingLimit = 0 } = options;
   const serialised = new WeakMap<object, Serialised>();
+  const valid = createValidDocuments();
 
   /** The response of a result, as Yoga would write it; a shared answer's is made once and kept with it. */
   function serialise(results: ExecutionResult | ExecutionResult[]): Serialised {
@@ -180,14 +182,15 @@ export function createFastGraphql(options: FastGraphqlOptions): (req: IncomingMe
   /** Parses and validates one operation through the pipeline; undefined when Yoga should answer it. */
   function prepare(params: Params, initial: PreparedContext & { req: IncomingMessage; res: ServerResponse }): Prepared | undefined {
     const enveloped = yoga.getEnveloped(initial as never);
-    let document: DocumentNode;
+    let checked: Checked;
     try {
-      document = enveloped.parse(params.query) as DocumentNode;
-      // A rule that throws rather than reports (a plugin's) is Yoga's to answer too, never an unexpected error here.
-      if ((enveloped.validate(enveloped.schema, document) as readonly GraphQLError[]).length > 0) return undefined;
+      checked = valid.check(enveloped, params.query);
     } catch {
+      // A rule that throws rather than reports (a plugin's) is Yoga's to answer too, never an unexpected error here.
       return undefined;
     }
+    const { document } = checked;
+    if (!document) return undefined;
     const operation = getOperationAST(document, params.operationName ?? undefined);
     if (!operation || operation.operation === OperationTypeNode.SUBSCRIPTION) return undefined;
     return { params, document, enveloped };

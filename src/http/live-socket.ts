@@ -1,11 +1,12 @@
 import type { IncomingMessage, Server } from 'node:http';
-import { type DocumentNode, type ExecutionArgs, GraphQLError, type GraphQLSchema, OperationTypeNode, getOperationAST } from 'graphql';
+import { type ExecutionArgs, type GraphQLSchema, OperationTypeNode, getOperationAST } from 'graphql';
 import { CloseCode, type ServerOptions, handleProtocols, makeServer } from 'graphql-ws';
 import type { YogaServerInstance } from 'graphql-yoga';
 import { WebSocket, WebSocketServer } from 'ws';
 import type { PreparedContext } from './fast-graphql.js';
 import type { PersistedDocuments } from './persisted-documents.js';
 import { MAX_BODY_BYTES, type RequestLimits } from './request-limits.js';
+import { createValidDocuments } from './valid-documents.js';
 import type { ClientAddressOf } from './client-address.js';
 import { createContext } from '../schema/context.js';
 import type { Services } from '../operations/services.js';
@@ -60,6 +61,7 @@ export function attachGraphqlWs(
     path?: string;
   },
 ): () => Promise<void> {
+  const valid = createValidDocuments();
   const options: ServerOptions<Record<string, unknown> | undefined, Extra> = {
     // The envelop pipeline's own execute and subscribe travel in rootValue (see onSubscribe).
     execute: (args) => (args.rootValue as { execute: Run }).execute(args) as never,
@@ -77,17 +79,10 @@ export function attachGraphqlWs(
       // The registered document a payload names, or its own query (refused where only registered ones run).
       const query = documents.resolve(params);
       if (query !== undefined && typeof query !== 'string') return [query];
-      // Both cached by Yoga's parser and validation cache: a repeated query costs two lookups.
-      let document: DocumentNode;
-      try {
-        document = enveloped.parse(query ?? params.query) as DocumentNode;
-      } catch (error) {
-        // A syntax error is the client's: an error message for the operation, not a closed socket.
-        if (error instanceof GraphQLError) return [error];
-        throw error;
-      }
-      const errors = enveloped.validate(schema, document) as readonly GraphQLError[];
-      if (errors.length > 0) return [...errors];
+      // A syntax or validation error is the client's: an error message for the operation, not a closed socket.
+      const checked = valid.check(enveloped, query ?? params.query);
+      if (checked.errors) return [...checked.errors];
+      const { document } = checked;
       // Each socket's share of the process: open subscriptions, and other operations running or
       // waiting to be sent; past either, the operation is refused and the socket kept.
       const kind = getOperationAST(document, params.operationName)?.operation === OperationTypeNode.SUBSCRIPTION ? 'subscriptions' : 'operations';
