@@ -58,7 +58,7 @@ export async function startBaselineYoga(): Promise<BaselineProcess> {
 }
 
 /** What `/bytes` answers: the size of a standing with its player's name. */
-export const PLAIN_ANSWER = Buffer.from('{"data":{"standing":{"rank":123456,"score":98765,"percentile":87.6543,"player":{"displayName":"Player 123456"}}}}');
+const PLAIN_ANSWER = Buffer.from('{"data":{"standing":{"rank":123456,"score":98765,"percentile":87.6543,"player":{"displayName":"Player 123456"}}}}');
 
 /** Reads the body whole (as any server must before it answers), then writes the fixed answer. */
 function serveBytes(req: IncomingMessage, res: ServerResponse): void {

@@ -55,7 +55,7 @@ export function useReadBudget(limits: RateLimits, { maxOperationRows = 5_000, su
     const known = kept.byKey.get(key);
     if (known) return known;
     const cost = operationCost(schema, document, operationName, variables);
-    // Not runnable as sent (execution answers why), or keyed by more than is worth keeping: not kept.
+    // Not runnable as sent: execution answers why, and nothing is kept.
     if (!cost) return cost;
     // Sound while `deciding` holds every variable any walk of this document read: two sets of
     // variables equal on it walk the same path, reading the same values (operation-cost.ts).
@@ -64,9 +64,10 @@ export function useReadBudget(limits: RateLimits, { maxOperationRows = 5_000, su
       kept.deciding = [...kept.deciding, ...unread];
       kept.byKey.clear();
     }
-    const finalKey = unread.length > 0 ? keyOf(kept.deciding) : key;
-    if (finalKey.length > MAX_KEPT_KEY) return cost;
-    kept.byKey.set(finalKey, cost);
+    const keptKey = unread.length > 0 ? keyOf(kept.deciding) : key;
+    // Large deciding values (a long list in a variable) are walked every time rather than kept.
+    if (keptKey.length > MAX_KEPT_KEY) return cost;
+    kept.byKey.set(keptKey, cost);
     if (kept.byKey.size > COSTS_PER_DOCUMENT) kept.byKey.delete(kept.byKey.keys().next().value!);
     return cost;
   }

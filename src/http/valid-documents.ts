@@ -9,6 +9,14 @@ interface Pipeline {
   schema: unknown;
 }
 
+/** How many documents are kept, and how large. */
+export interface ValidDocumentsOptions {
+  /** Documents kept at most, the least recently used out first. Default 256. */
+  entries?: number;
+  /** The longest document kept, in UTF-8 bytes; a longer one goes through the pipeline every time. Default 4,096. */
+  maxBytes?: number;
+}
+
 /** A document that parsed and validated, or the errors that say why it did not. */
 export type Checked = { document: DocumentNode; errors?: undefined } | { document?: undefined; errors: readonly GraphQLError[] };
 
@@ -25,7 +33,7 @@ export type Checked = { document: DocumentNode; errors?: undefined } | { documen
  * clients repeat is short (the deepest a generated client writes is about 1.1 kB), and the
  * entries share their documents with Yoga's parse cache.
  */
-export function createValidDocuments({ entries = 256, maxBytes = 4_096 }: { entries?: number; maxBytes?: number } = {}) {
+export function createValidDocuments({ entries = 256, maxBytes = 4_096 }: ValidDocumentsOptions = {}) {
   const valid: DocumentCache<DocumentNode> = boundedDocumentCache<DocumentNode>(createLRUCache<DocumentNode>({ max: entries }), maxBytes);
   return {
     /**
@@ -49,5 +57,3 @@ export function createValidDocuments({ entries = 256, maxBytes = 4_096 }: { entr
     },
   };
 }
-
-export type ValidDocuments = ReturnType<typeof createValidDocuments>;
