@@ -1,10 +1,11 @@
 /**
- * How fast a bucket is rebuilt: `npx tsx bench/rebuild.ts [members]` (default 1,000,000).
+ * How fast a bucket is rebuilt: `npx tsx bench/rebuild.ts [members] [rounds]` (default 1,000,000 and 3).
  *
  * Seeds one bucket's board scores in bulk (generate_series) in a database of its own, with some
  * flagged players among them, rebuilds the bucket's sorted set, and prints members per second;
  * beside it, the same rows streamed from PostgreSQL alone, and a raw pipelined ZADD of the same
- * members into another key, so that each side's cost shows. Everything it made is removed at the end.
+ * members into another key, so that each side's cost shows; the three interleaved for a few rounds,
+ * each reported by its median. Everything it made is removed at the end.
  *
  * BENCH_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/postgres) names the server the
  * bench database is created on; REDIS_URL (default redis://127.0.0.1:6379) the Redis.
@@ -16,15 +17,18 @@ import { streamBoardScores } from '../src/db/board-scores.js';
 import { createDatabase, ensureDatabase, migrateDatabase } from '../src/db/client.js';
 import { rebuildBucket } from '../src/operations/rebuild-bucket.js';
 import { createLogger } from '../src/logger.js';
-import { DEFAULT_RETENTION } from '../src/model/board.js';
+import { type BoardScoreRow, DEFAULT_RETENTION } from '../src/model/board.js';
 import { bucketAt } from '../src/model/buckets.js';
 import type { BoardBucket } from '../src/ranking/index.js';
 import { bucketKey } from '../src/ranking/keys.js';
-import { pack, packedDirection, packingFor } from '../src/ranking/packing.js';
+import { packAt, packedDirection, packingFor } from '../src/ranking/packing.js';
 import { createRedis, deleteKeysUnder } from '../src/redis.js';
 import { createServices } from '../src/operations/services.js';
+import { cpuSince, sampleCpu, waitForQuiet } from './lib/cpu.js';
+import { redisPid } from './scenarios/cluster.js';
 
 const MEMBERS = Number(process.argv[2] ?? 1_000_000);
+const ROUNDS = Number(process.argv[3] ?? 3);
 const FLAGGED_EVERY = 1_000;
 const POSTGRES_URL = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -49,15 +53,14 @@ async function seed(sql: postgres.Sql): Promise<number> {
     select 'p' || lpad(i::text, 8, '0'), 'player ' || i,
            case when i % ${FLAGGED_EVERY} = 0 then now() end, case when i % ${FLAGGED_EVERY} = 0 then 'bench' end
     from generate_series(10, ${MEMBERS}, 10) as i`;
-  await sql`analyze board_scores`;
-  await sql`analyze players`;
   return MEMBERS - Math.floor(MEMBERS / FLAGGED_EVERY);
 }
 
-/** The same members as plain ZADDs of 5,000, four pipelines of 10,000 in flight, into another key. */
-async function rawZadd(redis: ReturnType<typeof createRedis>, key: string, at: BoardBucket, rows: { playerId: string; score: number; reachedAt: Date }[]) {
+/** The same members as plain ZADDs of 10,000, two a pipeline and four pipelines in flight, into another key. */
+async function rawZadd(redis: ReturnType<typeof createRedis>, key: string, at: BoardBucket, rows: readonly BoardScoreRow[]) {
   const packing = packingFor(at.board, 'ALL_TIME');
-  const args = rows.flatMap((row) => [pack(at.board, packing, row.score, row.reachedAt, at.bucket.start), row.playerId]);
+  const start = at.bucket.start.getTime();
+  const args = rows.flatMap(([playerId, score, reachedMs]) => [packAt(at.board, packing, score, reachedMs, start), playerId]);
   const started = performance.now();
   const inFlight: Promise<unknown>[] = [];
   for (let from = 0; from < args.length; from += 20_000) {
@@ -70,6 +73,20 @@ async function rawZadd(redis: ReturnType<typeof createRedis>, key: string, at: B
   }
   await Promise.all(inFlight);
   return seconds(started);
+}
+
+const median = (all: number[]) => [...all].sort((a, b) => a - b)[Math.floor(all.length / 2)]!;
+
+/**
+ * Leaves the seeded tables as a live board's are: vacuumed, analysed and checkpointed, so that
+ * neither autovacuum (which a million fresh rows start) nor the checkpoint writing them out takes
+ * the cores while a round is measured; then waits for the machine to be quiet.
+ */
+async function settle(sql: postgres.Sql) {
+  await sql`vacuum (analyze) board_scores`;
+  await sql`vacuum (analyze) players`;
+  await sql`checkpoint`;
+  await waitForQuiet({ maxWaitMs: 60_000 });
 }
 
 async function main() {
@@ -93,26 +110,56 @@ async function main() {
     let started = performance.now();
     const expected = await seed(database.sql);
     console.log(`seeded ${fmt(MEMBERS)} board scores (${fmt(MEMBERS - expected)} flagged) in ${seconds(started).toFixed(1)} s`);
+    await settle(database.sql);
 
     const board = (await findBoard(database.db, 'bench'))!;
     const at: BoardBucket = { board, bucket: bucketAt(board, 'ALL_TIME', new Date()), region: null };
     const services = createServices({ database, redis, log: createLogger('silent') });
+    const list = { boardId: 'bench', period: 'ALL_TIME', bucket: 'all', region: '' } as const;
 
-    started = performance.now();
-    const size = await rebuildBucket(services, at);
-    const rebuildSeconds = seconds(started);
-    if (size !== expected || (await redis.zcard(bucketKey(at))) !== expected) throw new Error(`rebuilt ${size} members, expected ${expected}`);
-    console.log(`rebuild:  ${fmt(size)} members in ${rebuildSeconds.toFixed(2)} s = ${fmt(size / rebuildSeconds)} members/s`);
+    // The three are interleaved, round after round, and each is reported by its median: on two
+    // shared cores one run of any of them can be a third slower than the next.
+    const figures = { rebuild: [] as number[], stream: [] as number[], raw: [] as number[] };
+    const watch = { redis: await redisPid(REDIS_URL) };
+    const cores = (since: ReturnType<typeof sampleCpu>) => {
+      const used = cpuSince(since);
+      return `node ${used.loadgen ?? '?'}, PostgreSQL ${used.postgres ?? '?'}, Redis ${used.redis ?? '?'} cores`;
+    };
+    for (let round = 1; round <= ROUNDS; round++) {
+      let cpu = sampleCpu(watch);
+      started = performance.now();
+      const size = await rebuildBucket(services, at);
+      const rebuildSeconds = seconds(started);
+      const rebuildCores = cores(cpu);
+      if (size !== expected || (await redis.zcard(bucketKey(at))) !== expected) throw new Error(`rebuilt ${size} members, expected ${expected}`);
 
-    started = performance.now();
-    const rows = [];
-    for await (const chunk of streamBoardScores(database.sql, { boardId: 'bench', period: 'ALL_TIME', bucket: 'all', region: '' })) rows.push(...chunk);
-    const streamSeconds = seconds(started);
-    console.log(`stream:   ${fmt(rows.length)} rows read from PostgreSQL alone in ${streamSeconds.toFixed(2)} s = ${fmt(rows.length / streamSeconds)} rows/s`);
-    const rawKey = `${bucketKey(at)}#raw`;
-    const rawSeconds = await rawZadd(redis, rawKey, at, rows);
-    if ((await redis.zcard(rawKey)) !== expected) throw new Error('the raw ZADD lost members');
-    console.log(`raw ZADD: ${fmt(rows.length)} members in ${rawSeconds.toFixed(2)} s = ${fmt(rows.length / rawSeconds)} members/s (pipelined, no PostgreSQL)`);
+      cpu = sampleCpu(watch);
+      started = performance.now();
+      const rows: BoardScoreRow[] = [];
+      for await (const chunk of streamBoardScores(database.sql, list)) rows.push(...chunk);
+      const streamSeconds = seconds(started);
+      const streamCores = cores(cpu);
+
+      // Into a fresh key while the last round's set is still held, then that one freed: as the
+      // rebuild writes its key while the live one is held, so Redis grows its memory in both.
+      const rawKey = `${bucketKey(at)}#raw${round}`;
+      cpu = sampleCpu(watch);
+      const rawSeconds = await rawZadd(redis, rawKey, at, rows);
+      const rawCores = cores(cpu);
+      if ((await redis.zcard(rawKey)) !== expected) throw new Error('the raw ZADD lost members');
+      await redis.unlink(`${bucketKey(at)}#raw${round - 1}`);
+
+      figures.rebuild.push(rebuildSeconds);
+      figures.stream.push(streamSeconds);
+      figures.raw.push(rawSeconds);
+      console.log(`round ${round}: rebuild  ${fmt(size / rebuildSeconds)} members/s (${rebuildCores})`);
+      console.log(`         stream   ${fmt(rows.length / streamSeconds)} rows/s (${streamCores})`);
+      console.log(`         raw ZADD ${fmt(rows.length / rawSeconds)} members/s (${rawCores}; packing not timed)`);
+    }
+    const of = (all: number[]) => `${median(all).toFixed(2)} s = ${fmt(expected / median(all))}`;
+    console.log(`rebuild:  ${fmt(expected)} members in ${of(figures.rebuild)} members/s (median of ${ROUNDS})`);
+    console.log(`stream:   ${fmt(expected)} rows read from PostgreSQL alone in ${of(figures.stream)} rows/s`);
+    console.log(`raw ZADD: ${fmt(expected)} members in ${of(figures.raw)} members/s (pipelined, no PostgreSQL)`);
   } finally {
     await database.close();
     await cleanUp(redis);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Board, BoardScore } from '../src/model/board.js';
+import { type Board, type BoardScore, boardScoreRow } from '../src/model/board.js';
 import { bucketAt } from '../src/model/buckets.js';
 import { type BoardBucket, type Place, type RankingIndex, createRankingIndex } from '../src/ranking/index.js';
 import { shardOf } from '../src/ranking/keys.js';
@@ -92,10 +92,10 @@ describe.each([
     const reached = gate();
     const resume = gate();
     async function* snapshot() {
-      yield initial.slice(0, 12);
+      yield initial.slice(0, 12).map(boardScoreRow);
       reached.open();
       await resume.opened;
-      yield initial.slice(12);
+      yield initial.slice(12).map(boardScoreRow);
     }
     const rebuilding = index.rebuild(bucket, snapshot(), { expiresAt: null });
     await reached.opened;

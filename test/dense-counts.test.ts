@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Board, BoardScore } from '../src/model/board.js';
+import { type Board, type BoardScore, boardScoreRow } from '../src/model/board.js';
 import { bucketAt } from '../src/model/buckets.js';
 import { type BoardBucket, createRankingIndex } from '../src/ranking/index.js';
 import { applyDenseDeltas } from '../src/ranking/dense.js';
@@ -84,7 +84,7 @@ describe('a DENSE bucket counts its distinct scores', () => {
       await redis.zadd(scores, 49, '49');
       const members = (await index.top(at, 1_000)).places.map(({ playerId, score, reachedAt }) => ({ playerId, score, reachedAt }));
       async function* chunks() {
-        yield members;
+        yield members.map(boardScoreRow);
       }
       expect(await index.rebuild(at, chunks(), { expiresAt: null })).toBe(members.length);
       const recounted = await countsOf(at);
@@ -130,7 +130,7 @@ describe('a DENSE bucket counts its distinct scores', () => {
         let rebuilding = true;
         const members = (await index.top(at, 1_000)).places.map(({ playerId, score, reachedAt }) => ({ playerId, score, reachedAt }));
         async function* chunks() {
-          yield members;
+          yield members.map(boardScoreRow);
         }
         const rebuilt = index.rebuild(at, chunks(), { expiresAt: null, membersPerRecount: 4 }).finally(() => (rebuilding = false));
         let raced = 0;

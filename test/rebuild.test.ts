@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { streamBoardScores } from '../src/db/board-scores.js';
 import { rebuildBucket } from '../src/operations/rebuild-bucket.js';
-import type { BoardScore } from '../src/model/board.js';
+import type { BoardScoreRow } from '../src/model/board.js';
 import { bucketAt } from '../src/model/buckets.js';
 import type { BoardBucket } from '../src/ranking/index.js';
 import { type OracleBoard, type OracleEntry, type OracleResult, bucketId, foldResults, labelsAt, rankEntries } from './helpers/oracle.js';
@@ -245,7 +245,7 @@ describe('rebuild while the board is in use', () => {
    * The bucket's rows from PostgreSQL, with `between(n)` run after chunk n has been handed over
    * (and so after the snapshot was taken), and `between(-1)` after the last one.
    */
-  async function* interleaved(at: BoardBucket, chunkSize: number, between: (chunk: number) => Promise<void>): AsyncGenerator<BoardScore[]> {
+  async function* interleaved(at: BoardBucket, chunkSize: number, between: (chunk: number) => Promise<void>): AsyncGenerator<BoardScoreRow[]> {
     let n = 0;
     for await (const chunk of streamBoardScores(t.database.sql, { boardId: at.board.id, period: 'ALL_TIME', bucket: 'all', region: '' }, { chunkSize })) {
       yield chunk;

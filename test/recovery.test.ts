@@ -1,6 +1,6 @@
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BoardScore } from '../src/model/board.js';
+import { type BoardScoreRow, boardScoreRow } from '../src/model/board.js';
 import { bucketAt } from '../src/model/buckets.js';
 import { pendingKey } from '../src/ranking/generation.js';
 import {
@@ -375,12 +375,12 @@ describe('a flag or an erasure while a bucket is rebuilt is not undone by the sw
     let firstTaken!: () => void;
     const underWay = new Promise<void>((resolve) => (firstTaken = resolve));
     // A rebuild whose snapshot was read before the removals, and whose chunk lands after them.
-    async function* snapshot(): AsyncGenerator<BoardScore[]> {
+    async function* snapshot(): AsyncGenerator<BoardScoreRow[]> {
       yield [];
       // Asked for a second chunk: the rebuild has claimed the bucket and written the first.
       firstTaken();
       await removals;
-      yield ['cheat', 'erased', 'back', 'honest'].map((playerId, i) => ({ playerId, score: 100 + i, reachedAt: now }));
+      yield ['cheat', 'erased', 'back', 'honest'].map((playerId, i) => boardScoreRow({ playerId, score: 100 + i, reachedAt: now }));
     }
     const rebuilt = t.app.services.index.rebuild(at, snapshot(), { expiresAt: null });
     await underWay;

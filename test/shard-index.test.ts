@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Board, BoardScore } from '../src/model/board.js';
+import { type Board, type BoardScore, boardScoreRow } from '../src/model/board.js';
 import { bucketAt } from '../src/model/buckets.js';
 import { type BoardBucket, type Member, type RankingIndex, createRankingIndex } from '../src/ranking/index.js';
 import { indexTestBoard } from './helpers/board-views.js';
@@ -99,8 +99,8 @@ describe.each([
     for (const at of [single, ...sharded]) await index.removePlayer([at], IDS[3]!);
     for (const at of sharded) expect(await index.top(at, 1_000)).toEqual(await index.top(single, 1_000));
     async function* chunks() {
-      yield first.slice(0, 100);
-      yield first.slice(100);
+      yield first.slice(0, 100).map(boardScoreRow);
+      yield first.slice(100).map(boardScoreRow);
     }
     for (const at of [single, ...sharded]) expect(await index.rebuild(at, chunks(), { expiresAt: null })).toBe(IDS.length);
     for (const at of sharded) {

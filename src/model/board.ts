@@ -66,6 +66,18 @@ export interface BoardScore {
   reachedAt: Date;
 }
 
+/**
+ * A board score as a rebuild streams it: the player id, the score, and when it was reached in
+ * epoch milliseconds. A tuple rather than a {@link BoardScore} because a bucket is a million of
+ * them: each is the database driver's own row passed on, with no object or Date made per member.
+ */
+export type BoardScoreRow = readonly [playerId: string, score: number, reachedMs: number];
+
+/** The {@link BoardScoreRow} of a board score. O(1). */
+export function boardScoreRow({ playerId, score, reachedAt }: BoardScore): BoardScoreRow {
+  return [playerId, score, reachedAt.getTime()];
+}
+
 /** True when `a` ranks ahead of `b` on a board of this order: a better score, or the same score reached earlier. */
 export function ranksAhead(order: ScoreOrder, a: BoardScore, b: BoardScore): boolean {
   if (a.score !== b.score) return order === 'HIGH_FIRST' ? a.score > b.score : a.score < b.score;

@@ -1,6 +1,6 @@
 import type { StreamBoardScoresOptions } from '../db/board-scores.js';
 import type { Storage } from '../db/storage.js';
-import type { BoardScore } from '../model/board.js';
+import type { BoardScoreRow } from '../model/board.js';
 import { keptUntil } from '../model/buckets.js';
 import type { BoardBucket, RankingIndex, RebuildOptions } from '../ranking/index.js';
 import type { TopCache } from '../ranking/top-cache.js';
@@ -27,7 +27,7 @@ export type RebuildBucketOptions = StreamBoardScoresOptions &
   };
 
 /** The chunks as they are read, telling `onProgress` how many rows have been read, from the first ask on. */
-async function* counted(chunks: AsyncIterable<BoardScore[]>, onProgress: (rowsRead: number) => void): AsyncGenerator<BoardScore[]> {
+async function* counted(chunks: AsyncIterable<BoardScoreRow[]>, onProgress: (rowsRead: number) => void): AsyncGenerator<BoardScoreRow[]> {
   let read = 0;
   onProgress(read);
   for await (const chunk of chunks) {

@@ -1,5 +1,5 @@
 import type { RedisClient } from '../redis.js';
-import type { BoardScore } from '../model/board.js';
+import type { BoardScore, BoardScoreRow } from '../model/board.js';
 import {
   type BoardBucket,
   bucketKey,
@@ -443,7 +443,7 @@ export function createRankingIndex(redis: RedisClient) {
      * board's distinct scores are then recounted from the swapped sets (see recountDense). O(N log N)
      * for N members.
      */
-    async rebuild(at: BoardBucket, chunks: AsyncIterable<BoardScore[]>, options: RebuildOptions): Promise<number> {
+    async rebuild(at: BoardBucket, chunks: AsyncIterable<readonly BoardScoreRow[]>, options: RebuildOptions): Promise<number> {
       const size = await rebuildSortedSet(redis, at, chunks, options);
       if (dense(at)) await recountDense(redis, at, options.expiresAt, options.membersPerRecount);
       return size;

@@ -67,10 +67,15 @@ type PackingBoard = Pick<Board, 'maxScore' | 'order'>;
 
 /** The packed value of a score reached at `reachedAt` in a bucket starting at `bucketStart`. O(1). */
 export function pack(board: PackingBoard, packing: Packing, score: number, reachedAt: Date, bucketStart: Date): number {
+  return packAt(board, packing, score, reachedAt.getTime(), bucketStart.getTime());
+}
+
+/** {@link pack} with both times in epoch milliseconds: what a rebuild packs a million rows with. O(1). */
+export function packAt(board: PackingBoard, packing: Packing, score: number, reachedMs: number, bucketStartMs: number): number {
   const slots = 2 ** packing.timeBits;
   // Clamp rather than refuse: a result from before the bucket's origin ties on time with the
   // earliest; one beyond the span (decades away) ties with the latest. Order is never inverted.
-  const t = Math.min(slots - 1, Math.max(0, Math.floor((reachedAt.getTime() - bucketStart.getTime()) / packing.unitMs)));
+  const t = Math.min(slots - 1, Math.max(0, Math.floor((reachedMs - bucketStartMs) / packing.unitMs)));
   const s = scoreOrder(board, score);
   return s * slots + (slots - 1 - t);
 }

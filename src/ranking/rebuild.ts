@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { ChainableCommander } from 'ioredis';
 import type { RedisClient } from '../redis.js';
-import type { BoardScore } from '../model/board.js';
+import type { BoardScoreRow } from '../model/board.js';
 import { type BoardBucket, bucketKey, shardKeys, shardOf } from './keys.js';
-import { pack, packedDirection, packingFor } from './packing.js';
+import { packAt, packedDirection, packingFor } from './packing.js';
 
 /**
  * The key a shard (the sorted set of a one-shard bucket, or one shard of a sharded one) is rebuilt
@@ -82,7 +82,12 @@ interface ShardRebuild {
  *
  * O(N log N) for N members, in N / membersPerZadd + S commands for S shards.
  */
-export async function rebuildSortedSet(redis: RedisClient, at: BoardBucket, chunks: AsyncIterable<BoardScore[]>, options: RebuildOptions): Promise<number> {
+export async function rebuildSortedSet(
+  redis: RedisClient,
+  at: BoardBucket,
+  chunks: AsyncIterable<readonly BoardScoreRow[]>,
+  options: RebuildOptions,
+): Promise<number> {
   const perZadd = options.membersPerZadd ?? 5_000;
   const maxInFlight = options.chunksInFlight ?? 4;
   const shards: ShardRebuild[] = shardKeys(at).map((live) => ({ live, temp: rebuildKey(live), tombstones: rebuildTombstoneKey(live) }));
@@ -97,13 +102,14 @@ export async function rebuildSortedSet(redis: RedisClient, at: BoardBucket, chun
 
   const packing = packingFor(at.board, at.bucket.period);
   const direction = packedDirection(at.board);
+  const bucketStartMs = at.bucket.start.getTime();
   const inFlight: Promise<unknown>[] = [];
   try {
     for await (const chunk of chunks) {
       if (chunk.length === 0) continue;
       const members = shards.map((): (string | number)[] => []);
-      for (const row of chunk) {
-        members[shardOf(row.playerId, shards.length)]!.push(pack(at.board, packing, row.score, row.reachedAt, at.bucket.start), row.playerId);
+      for (const [playerId, score, reachedMs] of chunk) {
+        members[shardOf(playerId, shards.length)]!.push(packAt(at.board, packing, score, reachedMs, bucketStartMs), playerId);
       }
       // One pipeline per shard: its keys share one hash tag, so each stays on one Cluster node.
       const written = Promise.all(
