@@ -23,16 +23,18 @@ export async function recordInTransaction(
   signal: AbortSignal,
 ): Promise<{ group: GroupOnce; xid: string | null }> {
   const entries: GroupEntry[] = submissions.flatMap((entries, submission) => entries.map((entry) => ({ entry, submission })));
+  // Each entry's id, made once: the fold asks for it several times per entry.
+  const ids = entries.map(({ entry }) => entryId(entry));
   const firstSeen = new Map<string, number>();
-  entries.forEach(({ entry }, i) => {
-    if (!firstSeen.has(entryId(entry))) firstSeen.set(entryId(entry), i);
+  ids.forEach((id, i) => {
+    if (!firstSeen.has(id)) firstSeen.set(id, i);
   });
   const candidates = [...firstSeen.values()].map((i) => entries[i]!.entry);
   // Pipelined: the log statement is sent at once and runs once the locks are held, so its snapshot
   // (taken when it starts) sees every earlier result and board score of these players.
   const [, logged] = await Promise.all([lockPlayers(tx, candidates), logAndRead(tx, candidates)]);
   throwIfPast(signal);
-  const isNew = (entry: ResultEntry, i: number) => firstSeen.get(entryId(entry)) === i && logged.inserted.has(entryId(entry));
+  const isNew = (i: number) => firstSeen.get(ids[i]!) === i && logged.inserted.has(ids[i]!);
 
   // Fold the new results in order: `running` starts from what the database held and tells whether
   // each result improved the ALL_TIME score; `contribution` is this group's own part, merged in SQL
@@ -42,7 +44,7 @@ export async function recordInTransaction(
   const improved = new Set<number>();
   const after = new Map<number, StoredBoardScore[]>();
   entries.forEach(({ entry, submission }, i) => {
-    if (!isNew(entry, i)) return;
+    if (!isNew(i)) return;
     const result: RecordedBoardScore = { playerId: entry.playerId, score: entry.score, reachedAt: entry.achievedAt, metadata: entry.metadata };
     const own: StoredBoardScore[] = [];
     after.set(i, own);
@@ -75,13 +77,13 @@ export async function recordInTransaction(
     // The twin of the check above, in case the stored score moved under us after all.
     const board = boards.get(stored.boardId)!;
     if (stored.score <= board.maxScore) continue;
-    const first = entries.findIndex(({ entry }, i) => entry.board.id === stored.boardId && entry.playerId === stored.playerId && isNew(entry, i));
+    const first = entries.findIndex(({ entry }, i) => entry.board.id === stored.boardId && entry.playerId === stored.playerId && isNew(i));
     throw new TotalAboveMaxScoreError(stored.playerId, stored.score, board.maxScore, entries[first]?.submission ?? 0);
   }
 
   const outcomes: RecordOutcome[][] = submissions.map(() => []);
   entries.forEach(({ entry, submission }, i) => {
-    if (isNew(entry, i)) {
+    if (isNew(i)) {
       outcomes[submission]!.push({
         duplicate: false,
         improved: improved.has(i),
@@ -90,8 +92,8 @@ export async function recordInTransaction(
       });
       return;
     }
-    const first = entries[firstSeen.get(entryId(entry))!]!.entry;
-    const recorded = logged.originals.get(entryId(entry)) ?? { achievedAt: first.achievedAt, region: first.region };
+    const first = entries[firstSeen.get(ids[i]!)!]!.entry;
+    const recorded = logged.originals.get(ids[i]!) ?? { achievedAt: first.achievedAt, region: first.region };
     outcomes[submission]!.push({ duplicate: true, improved: false, recorded, after: [] });
   });
   return { group: { outcomes, boardScores, backlogIds: logged.backlogIds, flagged: logged.flagged }, xid: logged.xid };

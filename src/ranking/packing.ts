@@ -54,13 +54,26 @@ function bitLength(value: number): number {
   return value === 0 ? 0 : Math.floor(value).toString(2).length;
 }
 
+/**
+ * Packings already worked out, by period and maxScore: every score written or read is packed or
+ * unpacked, and working one out (the bit length of maxScore as a binary string) cost more than the
+ * packing itself. Boards are few, so this stays small.
+ */
+const packings = new Map<string, Packing>();
+
 /** The packing of one period's keys on a board. O(1). */
 export function packingFor(board: Pick<Board, 'maxScore'>, period: Period): Packing {
-  const timeBits = 53 - bitLength(board.maxScore);
-  if (timeBits < MIN_TIME_BITS) throw new RangeError(`maxScore ${board.maxScore} exceeds ${MAX_BOARD_SCORE}`);
-  let unitMs = 1;
-  while (unitMs * 2 ** timeBits < SPAN_MS[period]) unitMs *= 2;
-  return { timeBits, unitMs };
+  const key = `${period}:${board.maxScore}`;
+  let packing = packings.get(key);
+  if (!packing) {
+    const timeBits = 53 - bitLength(board.maxScore);
+    if (timeBits < MIN_TIME_BITS) throw new RangeError(`maxScore ${board.maxScore} exceeds ${MAX_BOARD_SCORE}`);
+    let unitMs = 1;
+    while (unitMs * 2 ** timeBits < SPAN_MS[period]) unitMs *= 2;
+    packing = Object.freeze({ timeBits, unitMs });
+    packings.set(key, packing);
+  }
+  return packing;
 }
 
 type PackingBoard = Pick<Board, 'maxScore' | 'order'>;
