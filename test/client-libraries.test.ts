@@ -441,16 +441,17 @@ describe('every operation through real client libraries, over POST, GET and grap
     const variablesOf: Record<string, Variables> = {
       submitScore: { input: results[1] },
       submitScores: { inputs: results.slice(0, 3) },
-      top: { ...bucket, limit: 10 },
+      // rankStyle as a game client passes it to some reads, and leaves it null (the board's) on others.
+      top: { ...bucket, limit: 10, rankStyle: 'COMPETITION' },
       standing: { ...regional, playerId: 'bob' },
-      around: { ...bucket, playerId: 'ada', radius: 2 },
+      around: { ...bucket, playerId: 'ada', radius: 2, rankStyle: 'COMPETITION' },
       friends: { ...bucket, playerId: 'ada' },
-      standings: { ...bucket, first: 3, after: null },
+      standings: { ...bucket, first: 3, after: null, rankStyle: 'COMPETITION' },
       seasonResults: { board: BOARD, season: 's1', first: 5, after: null },
       board: { id: BOARD, period: 'ALL_TIME', bucket: null, region: null },
       boards: { period: 'ALL_TIME', bucket: null, region: null },
       player: { id: 'Jürgen' },
-      topChanged: { ...bucket, limit: 3 },
+      topChanged: { ...bucket, limit: 3, rankStyle: 'COMPETITION' },
     };
     for (const generated of GENERATED_DOCUMENTS) {
       const document = parse(generated.query);
