@@ -6,7 +6,8 @@
  *   are taken while the load runs, and lag alike;
  * - the statements sent: the service's own count (`leaderboard_postgres_statements_total` on its
  *   /metrics, BEGIN and COMMIT included), or a raw baseline's statements per call;
- * - the CPU of each process, per result, from the measurement's cpu column.
+ * - the CPU of each process, per result, from the measurement's cpu column, and of it the time the
+ *   service's garbage collector took (`nodejs_gc_duration_seconds`, prom-client's default metric).
  */
 import postgres from 'postgres';
 import type { Measurement } from './load.js';
@@ -20,6 +21,8 @@ export interface WriteCosts {
   statements?: number;
   /** CPU per result, in microseconds, per process (postgres: every backend together). */
   cpuMicros: Record<string, number>;
+  /** Of the service's CPU per result, the microseconds its garbage collector took, when known. */
+  gcMicros?: number;
 }
 
 export interface WriteCostProbe {
@@ -32,7 +35,7 @@ export interface WriteCostProbe {
 
 interface Reading {
   tables: Map<string, number>;
-  statements: number | undefined;
+  service: ServiceCounters;
 }
 
 const tableOf = (name: string) => (/^results_(\d{4}_\d{2}|default)$/.test(name) ? 'results' : name);
@@ -47,13 +50,13 @@ export function writeCostProbe(databaseUrl: string, statements: { metricsUrl: st
   let closed: Promise<Reading> | undefined;
 
   async function read(): Promise<Reading> {
-    const [rows, statementCount] = await Promise.all([
+    const [rows, service] = await Promise.all([
       sql<{ name: string; written: string }[]>`select relname as name, (n_tup_ins + n_tup_upd + n_tup_del)::text as written from pg_stat_user_tables`,
-      'metricsUrl' in statements ? serviceStatements(statements.metricsUrl) : Promise.resolve(undefined),
+      'metricsUrl' in statements ? serviceCounters(statements.metricsUrl) : Promise.resolve({}),
     ]);
     const tables = new Map<string, number>();
     for (const { name, written } of rows) tables.set(tableOf(name), (tables.get(tableOf(name)) ?? 0) + Number(written));
-    return { tables, statements: statementCount };
+    return { tables, service };
   }
 
   return {
@@ -80,10 +83,17 @@ export function writeCostProbe(databaseUrl: string, statements: { metricsUrl: st
       const statementsPerResult =
         'perRequest' in statements
           ? statements.perRequest / resultsPerRequest
-          : start.statements !== undefined && end.statements !== undefined
-            ? (end.statements - start.statements) / results
+          : start.service.statements !== undefined && end.service.statements !== undefined
+            ? (end.service.statements - start.service.statements) / results
             : undefined;
-      return { rows, rowsByTable, ...(statementsPerResult === undefined ? {} : { statements: round(statementsPerResult) }), cpuMicros };
+      const gc = start.service.gcSeconds !== undefined && end.service.gcSeconds !== undefined ? end.service.gcSeconds - start.service.gcSeconds : undefined;
+      return {
+        rows,
+        rowsByTable,
+        ...(statementsPerResult === undefined ? {} : { statements: round(statementsPerResult) }),
+        cpuMicros,
+        ...(gc === undefined ? {} : { gcMicros: Math.round((gc * 1e6) / results) }),
+      };
     },
     close: () => sql.end(),
   };
@@ -91,14 +101,24 @@ export function writeCostProbe(databaseUrl: string, statements: { metricsUrl: st
 
 const round = (value: number) => Math.round(value * 1000) / 1000;
 
-/** The service's `leaderboard_postgres_statements_total`. */
-async function serviceStatements(metricsUrl: string): Promise<number | undefined> {
+/** What the service's /metrics counts: statements sent, and seconds its garbage collector took. */
+interface ServiceCounters {
+  statements?: number;
+  gcSeconds?: number;
+}
+
+/** The service's `leaderboard_postgres_statements_total`, and `nodejs_gc_duration_seconds_sum` over every kind of collection. */
+async function serviceCounters(metricsUrl: string): Promise<ServiceCounters> {
   try {
     const text = await (await fetch(metricsUrl)).text();
-    const line = /^leaderboard_postgres_statements_total (\S+)$/m.exec(text);
-    return line ? Number(line[1]) : undefined;
+    const statements = /^leaderboard_postgres_statements_total (\S+)$/m.exec(text);
+    const gc = [...text.matchAll(/^nodejs_gc_duration_seconds_sum\{[^}]*\} (\S+)$/gm)];
+    return {
+      ...(statements ? { statements: Number(statements[1]) } : {}),
+      ...(gc.length > 0 ? { gcSeconds: gc.reduce((sum, line) => sum + Number(line[1]), 0) } : {}),
+    };
   } catch {
-    return undefined;
+    return {};
   }
 }
 
@@ -111,5 +131,6 @@ export function costsNote(name: string, costs: WriteCosts): string {
   const cpu = Object.entries(costs.cpuMicros)
     .map(([process, micros]) => `${process} ${micros}`)
     .join(' ');
-  return `${name}: per result, PostgreSQL rows written ${costs.rows.toFixed(2)}${tables ? ` (${tables})` : ''}${costs.statements === undefined ? '' : `, statements ${costs.statements.toFixed(3)}`}, CPU µs ${cpu}`;
+  const gc = costs.gcMicros === undefined ? '' : ` (of the service's, garbage collection ${costs.gcMicros})`;
+  return `${name}: per result, PostgreSQL rows written ${costs.rows.toFixed(2)}${tables ? ` (${tables})` : ''}${costs.statements === undefined ? '' : `, statements ${costs.statements.toFixed(3)}`}, CPU µs ${cpu}${gc}`;
 }
