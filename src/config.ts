@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DEFAULT_REQUEST_LIMITS } from './http/request-limits.js';
+import { DEFAULT_REQUEST_LIMITS, MAX_BODY_BYTES } from './http/request-limits.js';
 import type { RedisTarget } from './redis.js';
 import { isAddressOrRange } from './http/client-address.js';
 import { isOrigin } from './http/cors.js';
@@ -115,6 +115,8 @@ export const configSchema = z.object({
   HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1_000).default(DEFAULT_REQUEST_LIMITS.requestTimeoutMs),
   /** Connections (HTTP and WebSocket) one process holds at once. */
   MAX_CONNECTIONS: z.coerce.number().int().min(1).default(DEFAULT_REQUEST_LIMITS.maxConnections),
+  /** Bytes of HTTP request bodies one process holds at once (declared lengths of the requests not answered yet); past it, 503. */
+  MAX_BODY_BYTES_IN_FLIGHT: z.coerce.number().int().min(MAX_BODY_BYTES).default(DEFAULT_REQUEST_LIMITS.maxBodyBytesInFlight),
   /**
    * API processes sharing the port (node:cluster, see src/workers.ts). 1 runs the app in this
    * process, with no primary; more runs a primary that forks and supervises that many.

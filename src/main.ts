@@ -87,6 +87,7 @@ async function serve(config: Config, log: Logger): Promise<void> {
       maxSocketBufferedBytes: config.WS_MAX_BUFFERED_BYTES,
       requestTimeoutMs: config.HTTP_REQUEST_TIMEOUT_MS,
       maxConnections: config.MAX_CONNECTIONS,
+      maxBodyBytesInFlight: config.MAX_BODY_BYTES_IN_FLIGHT,
     },
     metricsOfEveryWorker: workerMetrics?.everyWorker,
     metricsToken: config.METRICS_TOKEN,

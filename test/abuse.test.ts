@@ -281,3 +281,43 @@ describe('HTTP connections', () => {
     await expect.poll(async () => (await t.gql('{ __typename }').catch(() => null))?.data, { timeout: 5_000, interval: 20 }).toEqual({ __typename: 'Query' });
   });
 });
+
+describe('request bodies held at once', () => {
+  let t: TestApp;
+  // Room for one largest body (3 MiB) and a little more: two bodies of 2 MB do not fit together.
+  const budget = MAX_BODY_BYTES + 100_000;
+  beforeAll(async () => {
+    t = await startTestApp({ requestLimits: { maxBodyBytesInFlight: budget } });
+  });
+  afterAll(() => t?.close());
+
+  const large = () => JSON.stringify({ query: '{ __typename }', variables: { padding: 'x'.repeat(2_000_000) } });
+  const post = async (body: string) => {
+    const response = await fetch(`${t.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    return {
+      status: response.status,
+      retryAfter: response.headers.get('retry-after'),
+      body: (await response.json()) as { errors?: { extensions?: { code?: string } }[] },
+    };
+  };
+
+  it('a body that would pass the budget is answered 503 UNAVAILABLE at once, small ones are served meanwhile, and it is served once the other is done', async () => {
+    // A client that declares 2 MB and sends a little of it: its declared length is held until its
+    // request is answered or its connection closes.
+    const slow = connect(Number(new URL(t.url).port), '127.0.0.1');
+    slow.on('error', () => {});
+    await new Promise((resolve) => slow.once('connect', resolve));
+    slow.write('POST /graphql HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2000000\r\n\r\n{"query":"');
+
+    await expect.poll(async () => (await post(large())).status, { timeout: 5_000, interval: 20 }).toBe(503);
+    const refused = await post(large());
+    expect(refused.status).toBe(503);
+    expect(refused.retryAfter).toBe('1');
+    expect(refused.body.errors?.[0]?.extensions?.code).toBe('UNAVAILABLE');
+    // What fits beside it is served.
+    expect((await t.gql('{ __typename }')).data).toEqual({ __typename: 'Query' });
+
+    slow.destroy();
+    await expect.poll(async () => (await post(large())).status, { timeout: 5_000, interval: 20 }).toBe(200);
+  });
+});

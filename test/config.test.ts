@@ -52,12 +52,15 @@ describe('configuration from the environment', () => {
       WS_MAX_BUFFERED_BYTES: 4_194_304,
       HTTP_REQUEST_TIMEOUT_MS: 10_000,
       MAX_CONNECTIONS: 10_000,
+      MAX_BODY_BYTES_IN_FLIGHT: 268_435_456,
     });
     expect(loadConfig({ MAX_OPERATION_ROWS: '20000', SUBSCRIPTIONS_PER_SOCKET: '5' })).toMatchObject({
       MAX_OPERATION_ROWS: 20_000,
       SUBSCRIPTIONS_PER_SOCKET: 5,
     });
     expect(() => loadConfig({ HTTP_REQUEST_TIMEOUT_MS: '10', MAX_CONNECTIONS: '0' })).toThrow(/HTTP_REQUEST_TIMEOUT_MS[\s\S]*MAX_CONNECTIONS/);
+    // Below the largest body one request may have, no large request could ever be read.
+    expect(() => loadConfig({ MAX_BODY_BYTES_IN_FLIGHT: '1000000' })).toThrow(/MAX_BODY_BYTES_IN_FLIGHT/);
   });
 
   it('reads comma-separated server keys, and treats empty as unset', () => {

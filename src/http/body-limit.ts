@@ -22,8 +22,42 @@ export function refuseOversizedBody(req: IncomingMessage, res: ServerResponse, m
   return false;
 }
 
-function refuse(res: ServerResponse, status: number, message: string): true {
-  const body = JSON.stringify({ errors: [{ message, extensions: { code: 'BAD_USER_INPUT' } }] });
+/** What every request body being read or answered takes of the process's memory, bounded (RequestLimits.maxBodyBytesInFlight). */
+export interface BodyBudget {
+  /**
+   * Takes the request's declared body length from the budget until its answer is done (or its
+   * connection closes), or answers it 503 when the budget cannot hold it now. Answers true when it
+   * answered the request. O(1).
+   */
+  refuseOverBudget(req: IncomingMessage, res: ServerResponse): boolean;
+  /** Bytes taken now. */
+  inFlight(): number;
+}
+
+export function createBodyBudget(maxBytes: number): BodyBudget {
+  let taken = 0;
+  return {
+    refuseOverBudget(req, res) {
+      // Called after refuseOversizedBody, which checked the declared length of every body the service
+      // reads; a GET's is never read (its query is in the URL), so it is left out whatever it declares.
+      if (req.method === 'GET' || req.method === 'HEAD' || req.method === 'OPTIONS') return false;
+      const length = Number(req.headers['content-length'] ?? 0);
+      if (!Number.isSafeInteger(length) || length <= 0) return false;
+      if (taken + length > maxBytes) {
+        res.setHeader('retry-after', '1');
+        return refuse(res, 503, 'The service is reading as many request bodies as it holds at once; retry in a second.', 'UNAVAILABLE');
+      }
+      taken += length;
+      // 'close' comes once for every response: answered, or its connection gone first.
+      res.once('close', () => (taken -= length));
+      return false;
+    },
+    inFlight: () => taken,
+  };
+}
+
+function refuse(res: ServerResponse, status: number, message: string, code = 'BAD_USER_INPUT'): true {
+  const body = JSON.stringify({ errors: [{ message, extensions: { code } }] });
   res.writeHead(status, { 'content-type': 'application/json', connection: 'close' }).end(body);
   return true;
 }

@@ -23,6 +23,13 @@ export interface RequestLimits {
   requestTimeoutMs?: number;
   /** Connections (HTTP and WebSocket) the process holds at once; more are closed as they come. Default 10,000. */
   maxConnections?: number;
+  /**
+   * Bytes of HTTP request bodies the process holds at once: the declared Content-Length of every
+   * request not answered yet. A request whose body would pass it is answered 503 (UNAVAILABLE,
+   * Retry-After: 1) before a byte of it is read, so many large bodies sent at once (each within
+   * MAX_BODY_BYTES) cannot take the process's memory. At least MAX_BODY_BYTES. Default 256 MiB.
+   */
+  maxBodyBytesInFlight?: number;
 }
 
 /**
@@ -42,6 +49,7 @@ export const DEFAULT_REQUEST_LIMITS: Required<RequestLimits> = {
   maxSocketBufferedBytes: 4 * 1024 * 1024,
   requestTimeoutMs: 10_000,
   maxConnections: 10_000,
+  maxBodyBytesInFlight: 256 * 1024 * 1024,
 };
 
 /** The limits given, each left out at its default. */
