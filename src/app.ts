@@ -17,7 +17,7 @@ import { attachGraphqlWs } from './http/live-socket.js';
 import { useTopCacheControl } from './http/cache-control.js';
 import { boundedDocumentCache, useDocumentLimits } from './http/document-limits.js';
 import { type PreparedContext, createFastGraphql } from './http/fast-graphql.js';
-import { createBodyBudget, refuseOversizedBody } from './http/body-limit.js';
+import { createBodyLimits } from './http/body-limit.js';
 import { createClientAddressOf } from './http/client-address.js';
 import { type CorsOrigins, useCorsPolicy } from './http/cors.js';
 import { answerHealth, answerReadiness } from './http/health.js';
@@ -200,7 +200,7 @@ export function buildApp(deps: AppDeps): App {
   const mayReadMetrics = createMetricsAccess(deps.metricsToken);
   const answerConsole = createConsoleRoute();
   const answerLanding = createLandingRoute({ graphiql: deps.graphiql ?? true, packageDir: packageRoot(dirname(fileURLToPath(import.meta.url))) });
-  const bodies = createBodyBudget(limits.maxBodyBytesInFlight);
+  const refuseBody = createBodyLimits({ maxBytes: MAX_BODY_BYTES, maxBytesInFlight: limits.maxBodyBytesInFlight });
   const server: Server = createServer(
     {
       // A request (headers and body) arriving slower than this is answered 408 and its connection
@@ -210,8 +210,7 @@ export function buildApp(deps: AppDeps): App {
       connectionsCheckingInterval: Math.min(1_000, limits.requestTimeoutMs),
     },
     (req, res) => {
-      if (refuseOversizedBody(req, res, MAX_BODY_BYTES)) return;
-      if (bodies.refuseOverBudget(req, res)) return;
+      if (refuseBody(req, res)) return;
       if (serveFast(req, res)) return;
       if (answerOverlay(req, res)) return;
       if (answerConsole(req, res)) return;

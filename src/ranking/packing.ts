@@ -55,23 +55,25 @@ function bitLength(value: number): number {
 }
 
 /**
- * Packings already worked out, by period and maxScore: every score written or read is packed or
+ * Packings already worked out, by period, then maxScore: every score written or read is packed or
  * unpacked, and working one out (the bit length of maxScore as a binary string) cost more than the
- * packing itself. Boards are few, so this stays small.
+ * packing itself. Keyed without building a key, as this runs for every score. Boards are few, so
+ * this stays small.
  */
-const packings = new Map<string, Packing>();
+const packings = new Map<Period, Map<number, Packing>>();
 
 /** The packing of one period's keys on a board. O(1). */
 export function packingFor(board: Pick<Board, 'maxScore'>, period: Period): Packing {
-  const key = `${period}:${board.maxScore}`;
-  let packing = packings.get(key);
+  let byMaxScore = packings.get(period);
+  if (!byMaxScore) packings.set(period, (byMaxScore = new Map<number, Packing>()));
+  let packing = byMaxScore.get(board.maxScore);
   if (!packing) {
     const timeBits = 53 - bitLength(board.maxScore);
     if (timeBits < MIN_TIME_BITS) throw new RangeError(`maxScore ${board.maxScore} exceeds ${MAX_BOARD_SCORE}`);
     let unitMs = 1;
     while (unitMs * 2 ** timeBits < SPAN_MS[period]) unitMs *= 2;
     packing = Object.freeze({ timeBits, unitMs });
-    packings.set(key, packing);
+    byMaxScore.set(board.maxScore, packing);
   }
   return packing;
 }
