@@ -26,6 +26,7 @@ import { createRedis, deleteKeysUnder } from '../src/redis.js';
 import { createServices } from '../src/operations/services.js';
 import { cpuSince, sampleCpu, waitForQuiet } from './lib/cpu.js';
 import { redisPid } from './scenarios/cluster.js';
+import { boardScoreList } from '../src/operations/buckets.js';
 
 const MEMBERS = Number(process.argv[2] ?? 1_000_000);
 const ROUNDS = Number(process.argv[3] ?? 3);
@@ -115,7 +116,7 @@ async function main() {
     const board = (await findBoard(database.db, 'bench'))!;
     const at: BoardBucket = { board, bucket: bucketAt(board, 'ALL_TIME', new Date()), region: null };
     const services = createServices({ database, redis, log: createLogger('silent') });
-    const list = { boardId: 'bench', period: 'ALL_TIME', bucket: 'all', region: '' } as const;
+    const list = boardScoreList(at);
 
     // The three are interleaved, round after round, and each is reported by its median: on two
     // shared cores one run of any of them can be a third slower than the next.

@@ -3,8 +3,9 @@
  *
  * In the bench's own database (lb_bench) it creates board `bench` (HIGH_FIRST, BEST, every period,
  * maxScore 1e9) and its open season, then 1,000,000 players in bulk, not one request per player:
- * profiles, one result each, and their board scores in the current bucket of every period, each an
- * INSERT … SELECT over generate_series. The index is then built by the rebuild job itself
+ * profiles, one result each (today's: in the current bucket of every period), and their board
+ * scores in the buckets the board keeps as rows (ALL_TIME; the others are derived from the log),
+ * each an INSERT … SELECT over generate_series. The index is then built by the rebuild job itself
  * (rebuildBucket, through createServices), so every rank is the real one. Players p1 … p1000 get
  * 200 friends each for the friends scenario.
  *
@@ -24,8 +25,9 @@ import { type Database, createDatabase, ensureDatabase, migrateDatabase } from '
 import { findLiveSeasons, insertSeason } from '../src/db/seasons.js';
 import { startIndexRecovery } from '../src/jobs/index-recovery.js';
 import { rebuildBucket } from '../src/operations/rebuild-bucket.js';
+import { boardScoreList } from '../src/operations/buckets.js';
 import { createLogger } from '../src/logger.js';
-import { type Board, DEFAULT_RETENTION, PERIODS } from '../src/model/board.js';
+import { type Board, DEFAULT_RETENTION, PERIODS, keepsBoardScores } from '../src/model/board.js';
 import { bucketAt } from '../src/model/buckets.js';
 import { type BoardBucket, createRankingIndex } from '../src/ranking/index.js';
 import { bucketKey } from '../src/ranking/keys.js';
@@ -231,10 +233,8 @@ export async function seed(options: SeedOptions = {}): Promise<number> {
       const index = createRankingIndex(stores.redis);
       for (const at of stores.buckets) {
         const list = { period: at.bucket.period, bucket: at.bucket.label };
-        const [{ rows }] = await sql<[{ rows: number }]>`
-          select count(*)::int as rows from board_scores
-          where board_id = ${boardId} and period = ${list.period} and bucket = ${list.bucket} and region = ''`;
-        if (rows !== players) {
+        const rows = await services.storage.boardScores.countRankable(boardScoreList(at));
+        if (rows !== players && keepsBoardScores(at.board, list.period)) {
           const t = performance.now();
           await sql.begin(async (tx) => {
             await tx`set local synchronous_commit = off`;
@@ -247,6 +247,21 @@ export async function seed(options: SeedOptions = {}): Promise<number> {
           say(`board scores: ${list.period} ${list.bucket}, ${players.toLocaleString('en-US')} rows in ${took(t)}`);
           loaded = true;
           await sql`analyze board_scores`;
+        } else if (rows !== players) {
+          // A bucket derived from the log (keepsBoardScores) with fewer players than the board (a
+          // new day, week or month since the seed): each player's result of today, logged once more.
+          const t = performance.now();
+          await sql`
+            with keyed as (
+              insert into result_keys (board_id, player_id, match_id, achieved_at)
+              select ${boardId}, 'p' || i, ${`seed-${list.bucket}`}, ${reachedAt} from generate_series(1, ${players}) as i
+              on conflict do nothing
+              returning board_id, player_id, match_id, achieved_at)
+            insert into results (board_id, match_id, player_id, score, achieved_at)
+            select board_id, match_id, player_id, (substr(player_id, 2)::int8 * 2654435761) % ${MAX_SCORE + 1}, achieved_at from keyed`;
+          say(`results: ${list.period} ${list.bucket}, ${players.toLocaleString('en-US')} more rows in ${took(t)}`);
+          loaded = true;
+          await sql`analyze results`;
         }
         const size = await index.size(at);
         if (size !== players || rows !== players) {

@@ -17,6 +17,7 @@ import { bucketKey } from './ranking/keys.js';
 import { createRedisClient } from './redis.js';
 import { createServices } from './operations/services.js';
 import { resolveBoardBucket } from './operations/buckets.js';
+import { detachMonth } from './operations/archive.js';
 import type { Services } from './operations/services.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
@@ -143,10 +144,10 @@ const commands: Record<string, Command> = {
   },
   'partitions detach': {
     usage: 'partitions detach --month YYYY-MM',
-    summary: "Detaches a past month's partition from the score log for archiving; the table stays (dump it, then drop it).",
+    summary: "Detaches a past month's partition from the score log for archiving, once no kept bucket reads it; the table stays (dump it, then drop it).",
     options: { month: { type: 'string' } },
     async run(values, services, out) {
-      const name = await services.storage.results.partitions.detach(monthOption(values), services.now());
+      const name = await detachMonth(services, monthOption(values));
       out(`detached ${name}; archive it with: pg_dump --table=${name} "$DATABASE_URL" > ${name}.sql, then drop table ${name}`);
     },
   },

@@ -5,19 +5,21 @@ import { addMonths, monthOf, partitionName } from '../src/db/partitions.js';
 import { operatorSession } from './helpers/operator-session.js';
 
 /**
- * The README's archive recipe, end to end, for the previous month (the one the service keeps a
- * partition ready for): detach it, dump it, drop it; the next start of the service must not make
- * that month's partition again, so a late result for it goes to the default partition as the
- * README says, and a replay of an archived result is still caught.
+ * The README's archive recipe, end to end, for a month past the retention of every bucket that is
+ * derived from the log (a BEST board's MONTHLY is kept 396 days by default), given a partition by
+ * hand: detach it, dump it, drop it; the next start of the service must not make that month's
+ * partition again, so a late result for it goes to the default partition as the README says, and
+ * a replay of an archived result is still caught. The month that just ended is refused: the seeded
+ * board's derived buckets still read it.
  */
 
 const SUBMIT = `mutation($input: SubmitScoreInput!) { submitScore(input: $input) { duplicate } }`;
 
-describe('the archive recipe for the previous month', () => {
+describe('the archive recipe for a month no kept bucket reads', () => {
   const session = operatorSession('archive');
   const { dir, sh, cli } = session;
-  // The service's own clock and the CLI's: the month that just ended is the one archived.
-  const month = addMonths(monthOf(new Date()), -1);
+  // The service's own clock and the CLI's: fifteen months ago is past the 396 days of MONTHLY.
+  const month = addMonths(monthOf(new Date()), -15);
   const table = partitionName(month);
   const inMonth = (day: number) => `${month}-${String(day).padStart(2, '0')}T12:00:00.000Z`;
   const submit = async (playerId: string, matchId: string, achievedAt: string) => {
@@ -34,6 +36,14 @@ describe('the archive recipe for the previous month', () => {
     );
 
   it('detach, dump, drop: the month stays detached across a restart, its late results go to the default partition', { timeout: 60_000 }, async () => {
+    // The month that just ended is still read by the global board's derived buckets.
+    const refused = await cli('partitions', 'detach', '--month', addMonths(monthOf(new Date()), -1)).then(
+      () => null,
+      (error: { stderr: string }) => error,
+    );
+    expect(refused?.stderr).toMatch(/still read by buckets derived from the score log: board "global" MONTHLY/);
+
+    await cli('partitions', 'create', '--month', month);
     expect(await exists(table)).toBe(true);
     expect(await submit('ada', 'archived-1', inMonth(3))).toBe(false);
     expect(await submit('bob', 'archived-2', inMonth(20))).toBe(false);

@@ -2,17 +2,23 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApp, startTestApp } from './helpers/test-app.js';
 
 /**
- * The write path writes a board-score row only when the result changes it: a BEST score that
- * stands is left as it was (no new row version in PostgreSQL), and the answer still carries the
- * player's standing in every bucket, as if it had been written.
+ * The write path writes a board-score row only when the result changes it, and only for the
+ * buckets a board keeps as rows (a BEST board's ALL_TIME; every bucket of a SUM board; the others
+ * are derived from the score log): a BEST score that stands is left as it was (no new row version
+ * in PostgreSQL), and the answer still carries the player's standing in every bucket, with the
+ * time and metadata of the result that set it, as if it had been written.
  */
 
 const SUBMIT = `mutation($input: SubmitScoreInput!) {
-  submitScore(input: $input) { __typename duplicate improved standings { __typename period bucket standing { __typename rank score } } }
+  submitScore(input: $input) { __typename duplicate improved standings { __typename period bucket standing { __typename rank score achievedAt metadata } } }
 }`;
 
 interface Answer {
-  submitScore: { duplicate: boolean; improved: boolean; standings: { period: string; standing: { rank: number; score: number } }[] };
+  submitScore: {
+    duplicate: boolean;
+    improved: boolean;
+    standings: { period: string; standing: { rank: number; score: number; achievedAt: string; metadata: unknown } }[];
+  };
 }
 
 describe('board-score writes', () => {
@@ -25,8 +31,10 @@ describe('board-score writes', () => {
         select period, xmin::text as version, score from board_scores where board_id = ${board} and player_id = ${player}`
       ).map((row) => [row.period, row]),
     );
-  const submit = async (board: string, player: string, score: number, matchId: string) => {
-    const answer = await t.server<Answer>(SUBMIT, { input: { board, playerId: player, score, matchId } });
+  const submit = async (board: string, player: string, score: number, matchId: string, achievedAt = new Date()) => {
+    const answer = await t.server<Answer>(SUBMIT, {
+      input: { board, playerId: player, score, matchId, achievedAt: achievedAt.toISOString(), metadata: { matchId } },
+    });
     expect(answer.errors).toBeUndefined();
     return answer.data!.submitScore;
   };
@@ -46,25 +54,30 @@ describe('board-score writes', () => {
   afterAll(() => t?.close());
 
   it('a BEST score that stands writes no row, and is answered with the standing it keeps', async () => {
-    await submit('Best-EU', 'Zoë', 100, 'm1');
+    const firstAt = new Date(Date.now() - 2_000);
+    await submit('Best-EU', 'Zoë', 100, 'm1', firstAt);
     const first = await rowsOf('Best-EU', 'Zoë');
-    expect(Object.keys(first).sort()).toEqual(['ALL_TIME', 'DAILY']);
+    expect(Object.keys(first).sort()).toEqual(['ALL_TIME']);
 
     const worse = await submit('Best-EU', 'Zoë', 50, 'm2');
     expect(worse).toMatchObject({ duplicate: false, improved: false });
-    expect(worse.standings.map((s) => [s.period, s.standing.score, s.standing.rank])).toEqual([
-      ['ALL_TIME', 100, 1],
-      ['DAILY', 100, 1],
+    // Every bucket answers the standing the first result set, with its time and metadata.
+    expect(worse.standings.map((s) => [s.period, s.standing.score, s.standing.rank, s.standing.achievedAt, s.standing.metadata])).toEqual([
+      ['ALL_TIME', 100, 1, firstAt.toISOString(), { matchId: 'm1' }],
+      ['DAILY', 100, 1, firstAt.toISOString(), { matchId: 'm1' }],
     ]);
     expect(await rowsOf('Best-EU', 'Zoë')).toEqual(first);
 
     const better = await submit('Best-EU', 'Zoë', 150, 'm3');
     expect(better).toMatchObject({ duplicate: false, improved: true });
+    expect(better.standings.map((s) => [s.period, s.standing.score, s.standing.metadata])).toEqual([
+      ['ALL_TIME', 150, { matchId: 'm3' }],
+      ['DAILY', 150, { matchId: 'm3' }],
+    ]);
     const after = await rowsOf('Best-EU', 'Zoë');
-    for (const period of ['ALL_TIME', 'DAILY']) {
-      expect(after[period]!.score).toBe(150);
-      expect(after[period]!.version).not.toBe(first[period]!.version);
-    }
+    expect(Object.keys(after)).toEqual(['ALL_TIME']);
+    expect(after.ALL_TIME!.score).toBe(150);
+    expect(after.ALL_TIME!.version).not.toBe(first.ALL_TIME!.version);
   });
 
   it('a SUM total moves with every result, so each one is written', async () => {

@@ -1,8 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { streamBoardScores } from '../src/db/board-scores.js';
 import { findBoard } from '../src/db/boards.js';
 import { DeadlineExceededError, deadlineSignal, throwIfPast } from '../src/deadline.js';
 import { type ResultEntry, TotalAboveMaxScoreError, recordGroup } from '../src/db/results.js';
-import type { Board } from '../src/model/board.js';
+import { type Board, type CalendarPeriod, type Period, keepsBoardScores } from '../src/model/board.js';
+import { parseBucketLabel } from '../src/model/buckets.js';
+import { boardScoreList } from '../src/operations/buckets.js';
 import { createGroupCommit } from '../src/services/group-commit.js';
 import { type ModelBoard, type ModelResult, createModelBoards, expectBucketMatches, modelBuckets, submitInput } from './helpers/board-views.js';
 import { seeded } from './helpers/random.js';
@@ -152,17 +155,24 @@ describe('group commit', () => {
       }
     });
 
-    // PostgreSQL holds exactly the model's board scores, and every view of the index shows them.
+    // PostgreSQL holds exactly the model's board scores: the rows kept (a BEST board's ALL_TIME,
+    // every bucket of a SUM board), and those derived from the log; every view of the index shows them.
     const rows = await t.database.sql<
       { board_id: string; period: string; bucket: string; region: string; player_id: string; score: number; reached_ms: number }[]
     >`
       select board_id, period, bucket, region, player_id, score, round(extract(epoch from reached_at) * 1000)::float8 as reached_ms
       from board_scores where board_id like 'gc-%'`;
-    const stored = rows.map((r) => `${r.board_id}|${r.period}|${r.bucket}|${r.region}|${r.player_id}|${r.score}|${r.reached_ms}`).sort();
-    const modelled = buckets
-      .flatMap((b) => b.ranked.map((e) => `${b.board.id}|${b.period}|${b.label}|${b.region ?? ''}|${e.playerId}|${e.score}|${e.reachedAt}`))
-      .sort();
-    expect(stored).toEqual(modelled);
+    const line = (board: string, period: string, label: string, region: string, playerId: string, score: number, reachedMs: number) =>
+      `${board}|${period}|${label}|${region}|${playerId}|${score}|${reachedMs}`;
+    const stored = rows.map((r) => line(r.board_id, r.period, r.bucket, r.region, r.player_id, r.score, r.reached_ms));
+    for (const b of buckets.filter((b) => !keepsBoardScores(b.board, b.period as Period))) {
+      const board = (await findBoard(t.database.db, b.board.id))!;
+      const at = { board, bucket: parseBucketLabel(board, b.period as CalendarPeriod, b.label, b.region)!, region: b.region };
+      for await (const chunk of streamBoardScores(t.database.sql, boardScoreList(at)))
+        for (const [playerId, score, reachedMs] of chunk) stored.push(line(b.board.id, b.period, b.label, b.region ?? '', playerId, score, reachedMs));
+    }
+    const modelled = buckets.flatMap((b) => b.ranked.map((e) => line(b.board.id, b.period, b.label, b.region ?? '', e.playerId, e.score, e.reachedAt)));
+    expect(stored.sort()).toEqual(modelled.sort());
     for (const bucket of buckets) await expectBucketMatches(t, bucket, { players: [], friendsOf: {} });
     const [logged] = await t.database.sql<{ n: number }[]>`select count(*)::int as n from results where board_id like 'gc-%'`;
     expect(logged!.n).toBe(originals.length);

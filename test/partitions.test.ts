@@ -1,6 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PartitionError, detachResultPartition, listResultPartitions, monthOf } from '../src/db/partitions.js';
+import { PartitionError, detachResultPartition, listResultPartitions, monthOf, partitionName } from '../src/db/partitions.js';
+import { listBoardScores } from '../src/db/board-scores.js';
+import { findBoard } from '../src/db/boards.js';
+import { parseBucketLabel } from '../src/model/buckets.js';
+import { boardScoreList } from '../src/operations/buckets.js';
 import { runCli } from './helpers/cli.js';
+import { rankScores } from './helpers/oracle.js';
 import { type TestApp, startTestApp } from './helpers/test-app.js';
 
 /**
@@ -82,16 +87,25 @@ describe('the score log partitioned by month', () => {
   });
 
   it('a past month detaches for archiving; the board still answers, replays of it are still caught', async () => {
-    await cli(['partitions', 'create', '--month', '2026-09']);
-    await submit({ playerId: 'dee', matchId: 'old', score: 40, achievedAt: '2026-09-10T00:00:00.000Z' });
-    expect(await partitionOf('old')).toEqual(['results_2026_09']);
+    // A month no kept bucket reads any more (the CLI runs on the real clock): past the board's
+    // monthly retention. One still read by a derived bucket (its MONTHLY, kept 396 days) is refused.
+    const OLD = monthOf(new Date(Date.now() - 460 * 86_400_000));
+    const read = await cli(['partitions', 'detach', '--month', monthOf(new Date(Date.now() - 60 * 86_400_000))]).then(
+      () => null,
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(read?.code).toBe(1);
+    expect(read?.stderr).toMatch(/still read by buckets derived from the score log: .*board "logged" MONTHLY \(until \d{4}-/);
+    await cli(['partitions', 'create', '--month', OLD]);
+    await submit({ playerId: 'dee', matchId: 'old', score: 40, achievedAt: `${OLD}-10T00:00:00.000Z` });
+    expect(await partitionOf('old')).toEqual([partitionName(OLD)]);
     const before = await t.gql(TOP, { b: 'logged' });
 
-    const { stdout } = await cli(['partitions', 'detach', '--month', '2026-09']);
-    expect(stdout).toContain('detached results_2026_09');
-    expect((await listResultPartitions(t.database.sql)).map((partition) => partition.name)).not.toContain('results_2026_09');
+    const { stdout } = await cli(['partitions', 'detach', '--month', OLD]);
+    expect(stdout).toContain(`detached ${partitionName(OLD)}`);
+    expect((await listResultPartitions(t.database.sql)).map((partition) => partition.name)).not.toContain(partitionName(OLD));
     // The table stays, outside the log, for the operator to dump.
-    const [archived] = await t.database.sql<{ n: number }[]>`select count(*)::int as n from results_2026_09`;
+    const [archived] = await t.database.sql<{ n: number }[]>`select count(*)::int as n from ${t.database.sql(partitionName(OLD))}`;
     expect(archived!.n).toBe(1);
     expect(await partitionOf('old')).toEqual([]);
 
@@ -99,14 +113,14 @@ describe('the score log partitioned by month', () => {
     const rebuilt = await t.admin(`mutation { rebuildBoard(board: "logged", period: ALL_TIME) }`);
     expect(rebuilt.errors).toBeUndefined();
     expect(await t.gql(TOP, { b: 'logged' })).toEqual(before);
-    expect((await submit({ playerId: 'dee', matchId: 'old', score: 40, achievedAt: '2026-09-10T00:00:00.000Z' })).duplicate).toBe(true);
+    expect((await submit({ playerId: 'dee', matchId: 'old', score: 40, achievedAt: `${OLD}-10T00:00:00.000Z` })).duplicate).toBe(true);
     // A late result for the detached month is kept, in the default partition.
-    await submit({ playerId: 'eve', matchId: 'late', score: 5, achievedAt: '2026-09-11T00:00:00.000Z' });
+    await submit({ playerId: 'eve', matchId: 'late', score: 5, achievedAt: `${OLD}-11T00:00:00.000Z` });
     expect(await partitionOf('late')).toEqual(['results_default']);
 
     // The current month (by the real clock the CLI runs on) is refused, as are a month not attached
     // and one that is no month.
-    await expect(detachResultPartition(t.database.sql, '2026-09', new Date())).rejects.toThrow(PartitionError);
+    await expect(detachResultPartition(t.database.sql, OLD, new Date())).rejects.toThrow(PartitionError);
     for (const month of [monthOf(new Date()), '2026-13']) {
       const refused = await cli(['partitions', 'detach', '--month', month]).then(
         () => null,
@@ -118,31 +132,53 @@ describe('the score log partitioned by month', () => {
     expect(listed.stdout).toMatch(/^results_default\tdefault\t1 rows$/m);
   }, 60_000);
 
-  it('a read bounded by month scans only that month; rebuilds and season freezes read no partition of the log', async () => {
+  it('a read bounded by month scans only that month; a derived bucket reads only its span, a kept one no partition of the log', async () => {
     const plan = async (from: string, to: string) => {
       const [row] = await t.database.sql.unsafe<{ 'QUERY PLAN': unknown }[]>(
         `explain (format json) select count(*) from results where achieved_at >= '${from}' and achieved_at < '${to}'`,
       );
-      return [...JSON.stringify(row!['QUERY PLAN']).matchAll(/"Relation Name":"(results[^"]*)"/g)].map((m) => m[1]).sort();
+      return relations(row!['QUERY PLAN']);
     };
+    const relations = (plan: unknown) => [...new Set([...JSON.stringify(plan).matchAll(/"Relation Name":"(results[^"]*)"/g)].map((m) => m[1]))].sort();
     expect(await plan('2027-06-01T00:00:00Z', '2027-07-01T00:00:00Z')).toEqual(['results_2027_06']);
     expect(await plan('2027-05-20T00:00:00Z', '2027-06-10T00:00:00Z')).toEqual(['results_2027_05', 'results_2027_06']);
 
-    // A rebuild and a season's freeze read board scores (one row per player and bucket), never the log.
+    // A bucket derived from the log (a BEST board's month) reads the partitions of its span alone,
+    // whether its whole list (a rebuild) or a few players' board scores (a standing's recorded time).
+    const board = (await findBoard(t.database.db, 'logged'))!;
+    const derived = (label: string) => boardScoreList({ board, bucket: parseBucketLabel(board, 'MONTHLY', label)!, region: null });
+    const explained = async (source: ReturnType<typeof listBoardScores>) => {
+      const [row] = await t.database.sql<{ 'QUERY PLAN': unknown }[]>`explain (format json) ${source}`;
+      return relations(row!['QUERY PLAN']);
+    };
+    expect(await explained(listBoardScores(t.database.sql, derived('2027-06')))).toEqual(['results_2027_06']);
+    expect(await explained(listBoardScores(t.database.sql, derived('2027-05'), { players: ['ann', 'bob'], metadata: true }))).toEqual(['results_2027_05']);
+
+    // A rebuild of a bucket kept as rows (ALL_TIME) reads board scores, one row per player, never the log.
     statements.length = 0;
-    expect((await t.admin(`mutation { rebuildBoard(board: "logged", period: MONTHLY, bucket: "2027-06") }`)).errors).toBeUndefined();
+    expect((await t.admin(`mutation { rebuildBoard(board: "logged", period: ALL_TIME) }`)).errors).toBeUndefined();
+    const stream = /from board_scores s\s+where s\.board_id = .*not exists \(select 1 from players p/is;
+    const streams = statements.filter((statement) => stream.test(statement));
+    expect(streams.length).toBeGreaterThan(0);
+    for (const statement of streams) expect(statement).not.toMatch(/\bresults\b(?!_)/);
+
+    // A season's freeze reads its span of the log: the season's results, frozen in rank order.
+    statements.length = 0;
     const started = await t.admin(`mutation { startSeason(board: "logged", name: "s") { id } }`);
     expect(started.errors).toBeUndefined();
     clock = new Date(clock.getTime() + 5_000);
     await submit({ playerId: 'fay', matchId: 'season', score: 50 });
     expect((await t.admin(`mutation { closeSeason(board: "logged") { id } }`)).errors).toBeUndefined();
-    const reads = statements.filter((statement) => /board_scores/.test(statement) && !/^\s*(insert into result_keys|with input)/i.test(statement));
-    expect(reads.some((statement) => /insert into season_results/i.test(statement))).toBe(true);
-    // The rebuild's stream: a bucket's board scores, the flagged few left out.
-    const stream = /from board_scores s\s+where s\.board_id = .*not exists \(select 1 from players p/is;
-    expect(reads.some((statement) => stream.test(statement))).toBe(true);
-    for (const statement of statements.filter((s) => /season_results/i.test(s) || stream.test(s))) {
-      expect(statement).not.toMatch(/\bresults\b(?!_)/);
-    }
+    expect(statements.some((statement) => /insert into season_results/i.test(statement) && /from results r/.test(statement))).toBe(true);
+    // The oracle: each player's best result logged in the season's span, in score order.
+    const [season] = await t.database.sql<{ starts_at: Date }[]>`select starts_at from seasons where board_id = 'logged'`;
+    const logged = await t.database.sql<{ player_id: string; score: number }[]>`
+      select player_id, score from results where board_id = 'logged' and achieved_at >= ${season!.starts_at}`;
+    const best = new Map<string, number>();
+    for (const { player_id, score } of logged) best.set(player_id, Math.max(score, best.get(player_id) ?? -Infinity));
+    expect(best.get('fay')).toBe(50);
+    const frozen = await t.database.sql<{ player_id: string; score: number }[]>`
+      select player_id, score from season_results where board_id = 'logged' order by rank`;
+    expect(frozen.map((row) => [row.player_id, row.score])).toEqual(rankScores(best));
   }, 60_000);
 });

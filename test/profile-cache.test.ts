@@ -145,7 +145,8 @@ describe('shared profile cache: names from Redis, exact after renames, erasures 
     await rename('fay', 'Fay');
     const before = readerStatements.length;
     expect(await nameOf(reader, 'fay')).toBe('Fay');
-    expect(readerStatements.slice(before)).toEqual([]);
+    // Nothing asked of the profiles (the process's background jobs may ask other things meanwhile).
+    expect(readerStatements.slice(before).filter((statement) => /players/.test(statement))).toEqual([]);
   });
 
   it('a change made outside the service (SQL by hand) shows once its hash is maxAgeMs old', async () => {

@@ -247,7 +247,11 @@ describe('rebuild while the board is in use', () => {
    */
   async function* interleaved(at: BoardBucket, chunkSize: number, between: (chunk: number) => Promise<void>): AsyncGenerator<BoardScoreRow[]> {
     let n = 0;
-    for await (const chunk of streamBoardScores(t.database.sql, { boardId: at.board.id, period: 'ALL_TIME', bucket: 'all', region: '' }, { chunkSize })) {
+    for await (const chunk of streamBoardScores(
+      t.database.sql,
+      { boardId: at.board.id, period: 'ALL_TIME', bucket: 'all', region: '', derived: null },
+      { chunkSize },
+    )) {
       yield chunk;
       await between(n++);
     }

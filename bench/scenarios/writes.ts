@@ -2,8 +2,9 @@
  * The write scenarios: submitScore (one result a call) and submitScores (100 results a call, one
  * match), random players of the 1,000,000-player board, every period. Beside them, in the same
  * run: the stock Yoga `{ __typename }`, the raw PostgreSQL write of the durable rows alone (each
- * result's idempotency key and log row, one statement), the raw PostgreSQL transaction of today's
- * shape (the result logged, its five board scores upserted, committed), and the raw Redis writes underneath (ZADD GT
+ * result's idempotency key and log row, one statement), the raw PostgreSQL transaction of the
+ * service's durable rows (the key claimed, the result logged, the board score of each bucket the
+ * board keeps as a row upserted, committed), and the raw Redis writes underneath (ZADD GT
  * and the place read back, per bucket, pipelined) into copies of the live keys. On a sharded board
  * the raw writes go into the player's shard, and every other shard counts the members ahead of
  * each place (ZCOUNT), as the service's scatter does. With `run.targetOnly` (the cluster run), the
@@ -11,12 +12,14 @@
  * rows written (per table), statements sent, and the CPU of each process (bench/lib/write-costs.ts).
  */
 import { randomBytes } from 'node:crypto';
+import type { Sql, TransactionSql } from 'postgres';
 import { join } from 'node:path';
 import { graphqlBody } from '../lib/clients.js';
 import { BENCH_SERVER_KEY, BOARD_ID, type BenchTarget, MAX_SCORE, PLAYERS, benchDatabaseUrl, randomPlayer } from '../lib/env.js';
 import { type Report, RESULTS_DIR, type Row, type Target, row } from '../lib/report.js';
 import { profileNote } from '../profile-summary.js';
 import { type BenchStores, openBenchStores } from '../seed.js';
+import { keepsBoardScores } from '../../src/model/board.js';
 import type { Measurement } from '../lib/load.js';
 import { type WriteCostProbe, type WriteCosts, costsNote, writeCostProbe } from '../lib/write-costs.js';
 import type { BoardBucket } from '../../src/ranking/index.js';
@@ -66,42 +69,46 @@ function rawLog(stores: BenchStores, size: number, run: string, target: BenchTar
   let n = 0;
   return () => {
     const players = randomPlayers(size, target.players);
-    const matchId = `rawlog-${run}-${n++}`;
-    return sql`
-      with keyed as (
-        insert into result_keys (board_id, player_id, match_id, achieved_at, region)
-        select ${boardId}, p, ${matchId}, now(), null from unnest(${sql.array(players)}::text[]) as p
-        on conflict do nothing
-        returning board_id, player_id, match_id, achieved_at)
-      insert into results (board_id, player_id, match_id, score, region, achieved_at)
-      select board_id, player_id, match_id, 0, null, achieved_at from keyed`;
+    return logged(sql, boardId, players, `rawlog-${run}-${n++}`);
   };
 }
+
+/** The statement that claims each result's idempotency key and logs the new ones, as the service's log statement does. */
+const logged = (sql: Sql | TransactionSql, boardId: string, players: string[], matchId: string) => sql`
+  with keyed as (
+    insert into result_keys (board_id, player_id, match_id, achieved_at, region)
+    select ${boardId}, p, ${matchId}, now(), null from unnest(${sql.array(players)}::text[]) as p
+    on conflict do nothing
+    returning board_id, player_id, match_id, achieved_at)
+  insert into results (board_id, player_id, match_id, score, region, achieved_at)
+  select board_id, player_id, match_id, 0, null, achieved_at from keyed`;
 
 /** Statements a {@link rawLog} call sends: the one statement (its own transaction). */
 const RAW_LOG_STATEMENTS = 1;
 /** Statements a {@link rawPostgres} call sends: BEGIN, the two statements, COMMIT. */
 const RAW_TRANSACTION_STATEMENTS = 4;
 
+/** The bench board's current buckets that it keeps as board-score rows (keepsBoardScores); the others are derived from the log. */
+const keptBuckets = (stores: BenchStores) => stores.buckets.filter((at) => keepsBoardScores(at.board, at.bucket.period));
+
 /**
- * The raw PostgreSQL transaction of a batch: log the results, upsert every period's board score
- * keeping the best, commit. Scores of 0 leave every board score as it is (BEST), so the index
+ * The raw PostgreSQL transaction of a batch, the durable rows the service writes: claim the
+ * results' idempotency keys and log them, upsert the board score of every bucket the board keeps
+ * as a row keeping the best, commit. Scores of 0 leave every board score as it is (BEST), so the index
  * stays true to PostgreSQL, but each upsert still writes its row, as a real one does.
  */
 function rawPostgres(stores: BenchStores, size: number, run: string, target: BenchTarget) {
   const sql = stores.database.sql;
   const boardId = target.boardId;
-  const periods = stores.buckets.map((at) => at.bucket.period);
-  const labels = stores.buckets.map((at) => at.bucket.label);
+  const kept = keptBuckets(stores);
+  const periods = kept.map((at) => at.bucket.period);
+  const labels = kept.map((at) => at.bucket.label);
   let n = 0;
   return () => {
     const players = randomPlayers(size, target.players);
     const matchId = `raw-${run}-${n++}`;
     return sql.begin(async (tx) => {
-      await tx`
-        insert into results (board_id, match_id, player_id, score, achieved_at)
-        select ${boardId}, ${matchId}, p, 0, now() from unnest(${tx.array(players)}::text[]) as p
-        on conflict do nothing`;
+      await logged(tx, boardId, players, matchId);
       await tx`
         insert into board_scores as s (board_id, period, bucket, region, player_id, score, reached_at)
         select ${boardId}, b.period, b.bucket, '', p, 0, now()
@@ -236,7 +243,7 @@ export async function runWrite(scenario: WriteScenario, run: RunOptions): Promis
   let redis;
   const buckets = stores.buckets.length;
   const logName = `raw PostgreSQL log write (${size} result${size > 1 ? 's' : ''}: idempotency key + log row, one statement)`;
-  const postgresName = `raw PostgreSQL transaction (${size} result${size > 1 ? 's' : ''} + ${size * buckets} board-score upserts)`;
+  const postgresName = `raw PostgreSQL transaction (${size} result${size > 1 ? 's' : ''}: keys, log rows + ${size * keptBuckets(stores).length} board-score upserts)`;
   const copies: ShardCopy[] = stores.buckets.flatMap((at) => shardKeys(at).map((live, shard) => ({ at, shard, key: `${live}#benchcopy` })));
   try {
     if (!run.targetOnly) {

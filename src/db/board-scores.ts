@@ -1,10 +1,27 @@
-import type { Sql } from 'postgres';
+import type { Sql, TransactionSql } from 'postgres';
 import type { BoardScoreRow, RecordedBoardScore } from '../model/board.js';
+import { type DerivedSpan, type ListRead, type ScoreSource, derivedBoardScores } from './derived-scores.js';
 import type { ScoreRowKey } from './result-entries.js';
 
-/** One ranked list's rows in board_scores: a bucket of a board, with `region` '' for the global list. */
+/** One ranked list: a bucket of a board, with `region` '' for the global list. */
 export interface BoardScoreList extends ScoreRowKey {
   boardId: string;
+  /** For a bucket derived from the score log (see keepsBoardScores): how; null for one kept in board_scores. */
+  derived: DerivedSpan | null;
+}
+
+/**
+ * A list's board scores (see ListRead for which, and how much), as columns player_id, score,
+ * reached_at, metadata: the rows of board_scores (a primary-key range, or a probe per player), or those derived
+ * from the log (derived-scores.ts).
+ */
+export function listBoardScores(sql: Sql | TransactionSql, list: BoardScoreList, read: ListRead = {}): ScoreSource {
+  if (list.derived) return derivedBoardScores(sql, { boardId: list.boardId, region: list.region, derived: list.derived }, read);
+  const { players } = read;
+  return sql`
+    select s.player_id, s.score, s.reached_at, ${read.metadata ? sql`s.metadata` : sql`null::json as metadata`} from board_scores s
+    where s.board_id = ${list.boardId} and s.period = ${list.period} and s.bucket = ${list.bucket} and s.region = ${list.region}
+      ${players ? sql`and s.player_id = any(${sql.array([...new Set(players)])}::text[])` : sql``}`;
 }
 
 export interface StreamBoardScoresOptions {
@@ -22,15 +39,15 @@ export interface StreamBoardScoresOptions {
  * and a Date made for each cost the process more than reading the row did. Times are read as epoch
  * milliseconds, as drizzle takes over the client's timestamp parsing (as in result-statements.ts).
  *
- * O(N) over the list's rows (an index range scan on the primary key, anti-joined to the flagged
- * few of players_flagged_idx rather than joined to every profile).
+ * O(N) over the list's rows (an index range scan on the primary key, or for a derived list the
+ * span's results), anti-joined to the flagged few of players_flagged_idx rather than joined to
+ * every profile.
  */
 export async function* streamBoardScores(sql: Sql, list: BoardScoreList, options: StreamBoardScoresOptions = {}): AsyncGenerator<BoardScoreRow[]> {
   const cursor = sql<BoardScoreRow[]>`
     select s.player_id, s.score, round(extract(epoch from s.reached_at) * 1000)::float8 as reached_ms
-    from board_scores s
-    where s.board_id = ${list.boardId} and s.period = ${list.period} and s.bucket = ${list.bucket} and s.region = ${list.region}
-      and not exists (select 1 from players p where p.id = s.player_id and p.flagged_at is not null)`
+    from (${listBoardScores(sql, list)}) as s
+    where not exists (select 1 from players p where p.id = s.player_id and p.flagged_at is not null)`
     .values()
     .cursor(options.chunkSize ?? 10_000);
   // The column order is the tuple's: player id, score, reached at.
@@ -38,8 +55,9 @@ export async function* streamBoardScores(sql: Sql, list: BoardScoreList, options
 }
 
 /**
- * Every list that holds at least one board score: the distinct (board, period, bucket, region) of
- * board_scores, old buckets included (the caller keeps those still live). A loose index scan on the
+ * Every list kept in board_scores that holds at least one board score: the distinct (board,
+ * period, bucket, region) of board_scores, old buckets included (the caller keeps those still
+ * live; derived lists are the caller's to name from the calendar). A loose index scan on the
  * primary key, one probe per list, rather than a scan of every row: O(L log N) for L lists.
  */
 export async function listsWithBoardScores(sql: Sql): Promise<BoardScoreList[]> {
@@ -55,19 +73,28 @@ export async function listsWithBoardScores(sql: Sql): Promise<BoardScoreList[]> 
         limit 1) as next
     )
     select board_id, period, bucket, region from lists`;
-  return rows.map((row) => ({ boardId: row.board_id, period: row.period, bucket: row.bucket, region: row.region }));
+  return rows.map((row) => ({ boardId: row.board_id, period: row.period, bucket: row.bucket, region: row.region, derived: null }));
 }
 
 /**
  * How many of one list's board scores belong to unflagged players: what its sorted set should hold
  * (the drift gauge compares the two, and a rebuild's progress counts towards it). One count over the
- * list's primary-key range. O(N) for N rows.
+ * list's primary-key range, or over the players of a derived list's span. O(N) for N rows.
  */
 export async function countRankable(sql: Sql, list: BoardScoreList): Promise<number> {
+  const players = list.derived
+    ? sql`
+      select distinct r.player_id from results r
+      where r.board_id = ${list.boardId}
+        and r.achieved_at >= ${list.derived.from.toISOString()}::timestamptz
+        and r.achieved_at < ${list.derived.until?.toISOString() ?? 'infinity'}::timestamptz
+        ${list.region === '' ? sql`` : sql`and r.region = ${list.region}`}`
+    : sql`
+      select s.player_id from board_scores s
+      where s.board_id = ${list.boardId} and s.period = ${list.period} and s.bucket = ${list.bucket} and s.region = ${list.region}`;
   const [row] = await sql<{ n: number }[]>`
-    select count(*)::int as n from board_scores s
-    where s.board_id = ${list.boardId} and s.period = ${list.period} and s.bucket = ${list.bucket} and s.region = ${list.region}
-      and not exists (select 1 from players p where p.id = s.player_id and p.flagged_at is not null)`;
+    select count(*)::int as n from (${players}) as s
+    where not exists (select 1 from players p where p.id = s.player_id and p.flagged_at is not null)`;
   return row?.n ?? 0;
 }
 
@@ -78,8 +105,8 @@ export interface FindBoardScoresOptions {
 
 /**
  * The board scores these players hold in one list, by player id (a player without one is left
- * out). One query however many players: a primary-key probe per player, O(k log N), with the
- * players sent as one array (a page of a thousand costs a thousand-element parameter, not five).
+ * out). One query however many players: a primary-key probe per player, O(k log N) (for a derived
+ * list, through each player's results in the span's partitions), with the players sent as one array (a page of a thousand costs a thousand-element parameter, not five).
  * The metadata column (up to a kilobyte a row) is read only when asked for.
  */
 export async function findBoardScores(
@@ -90,12 +117,10 @@ export async function findBoardScores(
 ): Promise<Map<string, RecordedBoardScore>> {
   const found = new Map<string, RecordedBoardScore>();
   if (playerIds.length === 0) return found;
-  const metadata = options.metadata ? sql`s.metadata::text` : sql`null::text`;
   const rows = await sql<{ player_id: string; score: number; reached_ms: number; metadata: string | null }[]>`
-    select s.player_id, s.score, round(extract(epoch from s.reached_at) * 1000)::float8 as reached_ms, ${metadata} as metadata
-    from board_scores s
-    where s.board_id = ${list.boardId} and s.period = ${list.period} and s.bucket = ${list.bucket} and s.region = ${list.region}
-      and s.player_id = any(${sql.array([...new Set(playerIds)])}::text[])`;
+    select s.player_id, s.score, round(extract(epoch from s.reached_at) * 1000)::float8 as reached_ms,
+           ${options.metadata ? sql`s.metadata::text` : sql`null::text`} as metadata
+    from (${listBoardScores(sql, list, { players: playerIds, metadata: options.metadata })}) as s`;
   for (const row of rows) found.set(row.player_id, { playerId: row.player_id, score: row.score, reachedAt: new Date(row.reached_ms), metadata: row.metadata });
   return found;
 }

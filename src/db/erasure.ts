@@ -3,11 +3,13 @@ import { forgetBacklogPlayer } from './index-backlog.js';
 import { advanceSourceMark } from './source-mark.js';
 import { type BoardScoreRow, type PlayerBoardScore, boardScoreColumns, toPlayerBoardScore } from './flags.js';
 import { lockPlayerForTransaction } from './locks.js';
+import { derivedScoresOfPlayer } from './derived-scores.js';
 
 /**
  * Erases a player for a privacy request, in one transaction: the profile, friendships in both
  * directions, every result and board score on every board; frozen season results keep their rank
- * but no longer name the player. `beforeCommit` is handed the board scores that were deleted and
+ * but no longer name the player. `beforeCommit` is handed the board scores that were deleted (kept
+or derived from the results deleted) and
  * runs before the commit (the caller removes the index entries there): if it fails, nothing is
  * erased and the request can simply be retried, whereas removing after the commit would leave
  * entries nothing could find again. Answers whether anything was erased.
@@ -19,6 +21,8 @@ export async function erasePlayer(sql: Sql, playerId: string, beforeCommit: (sco
     // Flag, unflag and erasure of one player take turns (see withPlayerLock).
     await lockPlayerForTransaction(tx, playerId);
     await advanceSourceMark(tx);
+    // The board scores derived from the log are read before the results they come from go.
+    const derived = await derivedScoresOfPlayer(tx, playerId, { withFlagged: true });
     const scores = await tx<BoardScoreRow[]>`
       with s as (delete from board_scores where player_id = ${playerId} returning *)
       select ${boardScoreColumns(tx)}
@@ -36,7 +40,7 @@ export async function erasePlayer(sql: Sql, playerId: string, beforeCommit: (sco
     // The index outbox names the player too. Taking them out of its rows waits for a catch-up pass holding
     // them (see jobs/index-catch-up.ts), so that pass's index write lands before the removal below.
     await forgetBacklogPlayer(tx, playerId);
-    await beforeCommit(scores.map(toPlayerBoardScore));
+    await beforeCommit([...scores.map(toPlayerBoardScore), ...derived]);
     return scores.length + profile.count + friends.count + logged.count + frozen.count > 0;
   });
 }

@@ -2,6 +2,7 @@ import type { Sql, TransactionSql } from 'postgres';
 import type { EntryMetadata, Period } from '../model/board.js';
 import type { Player } from './players.js';
 import { advanceSourceMark } from './source-mark.js';
+import { derivedScoresOfPlayer } from './derived-scores.js';
 
 /**
  * The flag, read and written with postgres.js rather than drizzle, so that the same functions run
@@ -97,14 +98,21 @@ export const boardScoreColumns = (sql: Sql | TransactionSql) => sql`
   round(extract(epoch from z.ends_at) * 1000)::float8 as ends_ms,
   round(extract(epoch from z.closed_at) * 1000)::float8 as closed_ms`;
 
-/** Every board score a player holds, on every board, in one query (board_scores_player_idx). O(rows). */
-export async function playerBoardScores(sql: Sql, playerId: string): Promise<PlayerBoardScore[]> {
-  const rows = await sql<BoardScoreRow[]>`
-    select ${boardScoreColumns(sql)}
-    from board_scores s
-    left join seasons z on s.period = 'SEASON' and z.board_id = s.board_id and z.id = s.bucket
-    where s.player_id = ${playerId}`;
-  return rows.map(toPlayerBoardScore);
+/**
+ * Every board score a player holds, on every board: the rows kept (board_scores_player_idx) and
+ * those derived from their results (derived-scores.ts; with `keptAt`, only those results that may
+ * still be in a bucket kept then), flagged or not. Three queries. O(rows + results).
+ */
+export async function playerBoardScores(sql: Sql, playerId: string, keptAt?: Date): Promise<PlayerBoardScore[]> {
+  const [rows, derived] = await Promise.all([
+    sql<BoardScoreRow[]>`
+      select ${boardScoreColumns(sql)}
+      from board_scores s
+      left join seasons z on s.period = 'SEASON' and z.board_id = s.board_id and z.id = s.bucket
+      where s.player_id = ${playerId}`,
+    derivedScoresOfPlayer(sql, playerId, keptAt ? { withFlagged: true, keptAt } : { withFlagged: true }),
+  ]);
+  return [...rows.map(toPlayerBoardScore), ...derived];
 }
 
 /** Why and since when a player is hidden. */

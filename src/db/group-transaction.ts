@@ -1,13 +1,14 @@
 import type { TransactionSql } from 'postgres';
 import { throwIfPast } from '../deadline.js';
-import { type RecordedBoardScore, combine } from '../model/board.js';
+import { type RecordedBoardScore, combine, keepsBoardScores } from '../model/board.js';
 import { type GroupOnce, type RecordOutcome, type ResultEntry, type StoredBoardScore, TotalAboveMaxScoreError, entryId, rowId } from './result-entries.js';
 import { lockPlayers, logAndRead, upsertBoardScores } from './result-statements.js';
 
 /**
  * The body of a group's transaction (recordOnce in commit-doubt.ts runs it): the statements of
  * result-statements.ts, and between them the fold of the group's new results, in order, into every
- * board score they touch.
+ * board score kept as a row that they touch (a BEST board's ALL_TIME, every bucket of a SUM board:
+ * see keepsBoardScores); the buckets derived from the log need nothing beyond the log row.
  */
 
 /** An entry of the group with the submission it came in. */
@@ -49,6 +50,12 @@ export async function recordInTransaction(
     const own: StoredBoardScore[] = [];
     after.set(i, own);
     for (const row of entry.rows) {
+      if (!keepsBoardScores(entry.board, row.period)) {
+        // Derived from the log this result was just written to: the result is its own part, and
+        // the index (which only ever moves a member forward) keeps the better of it and what it held.
+        own.push({ boardId: entry.board.id, ...row, ...result });
+        continue;
+      }
       const id = rowId(entry.board.id, row, entry.playerId);
       const old = running.get(id);
       const next = { boardId: entry.board.id, ...row, ...combine(entry.board, old, result) };

@@ -1,5 +1,6 @@
 import type { Sql, TransactionSql } from 'postgres';
 import { type BoardScoreRow, type PlayerBoardScore, boardScoreColumns, toPlayerBoardScore } from './flags.js';
+import { derivedScoresOfPlayers } from './derived-scores.js';
 
 /**
  * The index outbox (the index_backlog table): which (board, player) pairs a committed group
@@ -90,31 +91,36 @@ export interface BacklogBoardScore extends PlayerBoardScore {
 
 /**
  * Every board score the given (board, player) pairs hold now, players flagged now left out, each
- * with what a SEASON row needs to name its bucket. One query, one index probe per pair
- * (board_scores_player_idx). O(rows).
+ * with what a SEASON row needs to name its bucket: the rows kept, one index probe per pair
+ * (board_scores_player_idx), and those derived from the pairs' results (derived-scores.ts).
+ * O(rows + results).
  */
-async function boardScoresOf(sql: Sql | TransactionSql, pairs: readonly BacklogPair[]): Promise<BacklogBoardScore[]> {
+async function boardScoresOf(sql: Sql | TransactionSql, pairs: readonly BacklogPair[], keptAt?: Date): Promise<BacklogBoardScore[]> {
   if (pairs.length === 0) return [];
-  const rows = await sql<(BoardScoreRow & { player_id: string })[]>`
-    select s.player_id, ${boardScoreColumns(sql)}
-    from (select distinct * from unnest(${sql.array(pairs.map((p) => p.boardId))}::text[], ${sql.array(pairs.map((p) => p.playerId))}::text[])
-          as k(board_id, player_id)) as k
-    join board_scores s on s.player_id = k.player_id and s.board_id = k.board_id
-    left join seasons z on s.period = 'SEASON' and z.board_id = s.board_id and z.id = s.bucket
-    where not exists (select 1 from players p where p.id = s.player_id and p.flagged_at is not null)`;
-  return rows.map((row) => ({ ...toPlayerBoardScore(row), playerId: row.player_id }));
+  const [rows, derived] = await Promise.all([
+    sql<(BoardScoreRow & { player_id: string })[]>`
+      select s.player_id, ${boardScoreColumns(sql)}
+      from (select distinct * from unnest(${sql.array(pairs.map((p) => p.boardId))}::text[], ${sql.array(pairs.map((p) => p.playerId))}::text[])
+            as k(board_id, player_id)) as k
+      join board_scores s on s.player_id = k.player_id and s.board_id = k.board_id
+      left join seasons z on s.period = 'SEASON' and z.board_id = s.board_id and z.id = s.bucket
+      where not exists (select 1 from players p where p.id = s.player_id and p.flagged_at is not null)`,
+    derivedScoresOfPlayers(sql, pairs, keptAt ? { keptAt } : {}),
+  ]);
+  return [...rows.map((row) => ({ ...toPlayerBoardScore(row), playerId: row.player_id })), ...derived];
 }
 
 /**
  * One pass of the catch-up, in one transaction: claims up to `limit` of the oldest rows enqueued
  * at least `graceMs` ago (claimBacklog: rows another process holds are skipped), reads the board
- * scores their pairs hold now (boardScoresOf), hands them to `replay` (which writes them into the
+ * scores their pairs hold now (boardScoresOf; with `keptAt`, those derived from results that may
+ * still be in a bucket kept then), hands them to `replay` (which writes them into the
  * index) and deletes the rows. Should `replay` throw, nothing is deleted: the rows stay for the
  * next pass. Answers the rows handled; `replay` is not called when there are none.
  */
 export async function replayBacklog(
   sql: Sql,
-  claim: { graceMs: number; limit: number },
+  claim: { graceMs: number; limit: number; keptAt?: Date | undefined },
   replay: (scores: BacklogBoardScore[]) => Promise<void>,
 ): Promise<number> {
   return sql.begin(async (tx) => {
@@ -124,6 +130,7 @@ export async function replayBacklog(
       await boardScoresOf(
         tx,
         claimed.flatMap((row) => row.pairs),
+        claim.keptAt,
       ),
     );
     await deleteBacklog(

@@ -146,8 +146,9 @@ export async function ensureResultPartitions(sql: Sql, now: Date, monthsAhead: n
  * name, outside the score log (dump it, then drop it), and the month is remembered as archived, so
  * it stays detached: no process makes its partition again. Refuses the current month and later ones
  * (their results are still arriving). A late result for a detached month lands in the default
- * partition; a replay of a detached result is still caught (result_keys keeps its key). Board
- * scores, and so every read, rebuild and season freeze, never read the log: nothing else changes.
+ * partition; a replay of a detached result is still caught (result_keys keeps its key). Buckets
+ * derived from the log read it while they are kept: operations/archive.ts detachMonth refuses a
+ * month one of them still reads before calling this.
  *
  * Takes an ACCESS EXCLUSIVE lock on results for a moment (waiting at most 10 s for transactions in
  * flight, during which new writes wait too). O(1).

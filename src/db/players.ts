@@ -50,7 +50,8 @@ export async function friendIds(db: Db, playerId: string): Promise<string[]> {
 /**
  * Players whose id starts with `text` or whose display name contains it (case-insensitive): the
  * exact id first, then ids, then names, at most `limit`. A player with scores but no profile is
- * found by their exact id. For the console: a scan of the profiles, bounded by `limit`. O(P).
+ * found by their exact id (a probe of the log's keys per board). For the console: a scan of the
+ * profiles, bounded by `limit`. O(P).
  */
 export async function searchPlayers(sql: Sql, text: string, limit: number): Promise<Player[]> {
   const escaped = text.replace(/[\\%_]/g, (c) => `\\${c}`);
@@ -59,7 +60,8 @@ export async function searchPlayers(sql: Sql, text: string, limit: number): Prom
       select id, display_name, avatar_url, case when id = ${text} then 0 when id ilike ${`${escaped}%`} then 1 else 2 end as match
       from players where id ilike ${`${escaped}%`} or display_name ilike ${`%${escaped}%`}
       union all
-      select player_id, null, null, 0 from (select player_id from board_scores where player_id = ${text} limit 1) scored
+      select player_id, null, null, 0 from (
+        select player_id from result_keys where board_id = any(array(select id from boards)) and player_id = ${text} limit 1) scored
       where not exists (select 1 from players where id = ${text})
     ) found
     order by match, id limit ${limit}`;

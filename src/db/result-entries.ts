@@ -35,7 +35,8 @@ export interface RecordOutcome {
   /**
    * The player's board score in each of the entry's rows right after this result, in the order of
    * `rows`: what the result itself is answered with, however many results of the same player its
-   * group holds after it. Empty for a duplicate.
+   * group holds after it. For a row derived from the log rather than kept (keepsBoardScores), the
+   * result's own part: the index keeps the better of it and what it held. Empty for a duplicate.
    */
   after: StoredBoardScore[];
 }

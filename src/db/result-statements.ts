@@ -1,5 +1,5 @@
 import type { TransactionSql } from 'postgres';
-import type { Board, EntryMetadata, Period } from '../model/board.js';
+import { type Board, type EntryMetadata, type Period, keepsBoardScores } from '../model/board.js';
 import { type RecordOutcome, type ResultEntry, type ScoreRowKey, type StoredBoardScore, resultId, rowId } from './result-entries.js';
 
 /**
@@ -42,14 +42,18 @@ export interface Logged {
  * The log statement: claims each result's idempotency key (result_keys, see schema.ts), logs the
  * results whose key was new into their month's partition of the score log, queues one
  * index_backlog row naming every (board, player) with a new result (the outbox costs no round trip
- * of its own, and one row per group, not per result), and in the same statement reads what the fold needs: the originals of the replays, the
- * current board scores of the rows the new results touch, and which of the players are flagged.
+ * of its own, and one row per group, not per result), and in the same statement reads what the
+ * fold needs: the originals of the replays, the current board scores of the rows kept as rows that
+ * the new results touch (keepsBoardScores), and which of the players are flagged.
  * O(k log N) for k entries.
  */
 export async function logAndRead(tx: TransactionSql, entries: ResultEntry[]): Promise<Logged> {
   const wanted = new Map<string, { boardId: string; row: ScoreRowKey; playerId: string }>();
   for (const entry of entries) {
-    for (const row of entry.rows) wanted.set(rowId(entry.board.id, row, entry.playerId), { boardId: entry.board.id, row, playerId: entry.playerId });
+    for (const row of entry.rows) {
+      if (keepsBoardScores(entry.board, row.period))
+        wanted.set(rowId(entry.board.id, row, entry.playerId), { boardId: entry.board.id, row, playerId: entry.playerId });
+    }
   }
   const rows = [...wanted.values()];
   const [found] = await tx<{ inserted: string; originals: string; before: string; backlog_ids: string[]; flagged: string[]; xid: string | null }[]>`

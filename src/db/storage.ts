@@ -53,8 +53,8 @@ function lockedPlayer(locked: Sql, playerId: string) {
     unflag: () => clearFlag(locked, playerId),
     /** Whether the player is flagged, as committed now. */
     isFlagged: async () => (await flaggedAmong(locked, [playerId])).has(playerId),
-    /** Every board score the player holds. */
-    boardScores: () => playerBoardScores(locked, playerId),
+    /** Every board score the player holds (see db/flags.ts playerBoardScores). */
+    boardScores: (keptAt?: Date) => playerBoardScores(locked, playerId, keptAt),
   };
 }
 
@@ -111,7 +111,7 @@ export function createStorage(database: Database) {
       list: on(db, listSeasons),
       findDue: on(db, findDueSeasons),
       findClosedSince: on(db, findSeasonsClosedSince),
-      closeAndFreeze: on(db, closeAndFreezeSeason),
+      closeAndFreeze: on(sql, closeAndFreezeSeason),
       pageResults: on(db, pageSeasonResults),
       firstRanksOfScores: on(db, firstRanksOfScores),
       denseRanksOfScores: on(db, denseRanksOfScores),

@@ -40,7 +40,7 @@ export interface IndexCatchUp {
 export async function catchUpOnce(services: Services, { graceMs, chunk }: { graceMs: number; chunk: number }): Promise<number> {
   const { storage, index, log } = services;
   const written = new Map<string, BoardBucket[]>();
-  const handled = await storage.backlog.replay({ graceMs, limit: chunk }, async (scores) => {
+  const handled = await storage.backlog.replay({ graceMs, limit: chunk, keptAt: services.now() }, async (scores) => {
     const byPlayer = new Map<string, BacklogBoardScore[]>();
     for (const row of scores) byPlayer.set(row.playerId, [...(byPlayer.get(row.playerId) ?? []), row]);
     const writes: BoardScoreWrite[] = [];

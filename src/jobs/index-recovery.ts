@@ -6,6 +6,7 @@ import { CLOCK_SKEW_MS } from '../operations/buckets.js';
 import type { Services } from '../operations/services.js';
 import { seasonBucket } from '../services/season-directory.js';
 import { rebuildBucket } from '../operations/rebuild-bucket.js';
+import { keptDerivedBuckets } from '../operations/board-buckets.js';
 
 /** The advisory lock (bigint space) held by the one process that rebuilds a lost index. */
 export const RECOVERY_LOCK = 7_361_203;
@@ -28,13 +29,15 @@ const PERIOD_ORDER: Record<string, number> = { ALL_TIME: 0, SEASON: 1, DAILY: 2,
 
 /**
  * Every bucket PostgreSQL holds board scores for that is still live: ALL_TIME, the open seasons,
- * and calendar buckets within their retention. Most wanted first: ALL_TIME, then the season, then
+ * and calendar buckets within their retention (for those derived from the log, every one the
+ * calendar keeps: an empty one is rebuilt empty, at the cost of a look at its span). Most wanted first: ALL_TIME, then the season, then
  * the newest calendar buckets, each global list before its regions. One query for the lists; board
  * definitions and open seasons come from the process's directories. O(L log N).
  */
 export async function liveBucketsWithScores(services: Services): Promise<BoardBucket[]> {
   const now = services.now();
   const out: BoardBucket[] = [];
+  for (const board of await services.boards.list()) out.push(...(await keptDerivedBuckets(services, board)));
   for (const list of await services.storage.boardScores.lists()) {
     const board = await services.boards.find(list.boardId);
     if (!board) continue;

@@ -59,6 +59,18 @@ export function timeZoneOf(board: Partial<Pick<Board, 'timeZone' | 'regionTimeZo
   return (region !== null ? board.regionTimeZones?.find((zone) => zone.region === region)?.timeZone : undefined) ?? board.timeZone ?? 'UTC';
 }
 
+/**
+ * Whether a board keeps its board scores of `period` as rows (board_scores) rather than deriving
+ * them from the score log when a bucket is read or rebuilt. A BEST board keeps its ALL_TIME ones
+ * only: the best of a day, a week, a month or a season is the best result logged in that span,
+ * found by the log's own keys, so a result costs one log row and at most one board-score row
+ * rather than one per bucket. A SUM board keeps them all: its totals are checked against maxScore
+ * on every result. O(1).
+ */
+export function keepsBoardScores(board: Pick<Board, 'aggregate'>, period: Period): boolean {
+  return board.aggregate === 'SUM' || period === 'ALL_TIME';
+}
+
 /** A player's score in one bucket and when they reached it: what the index ranks. */
 export interface BoardScore {
   playerId: string;

@@ -1,5 +1,5 @@
 import { Temporal } from 'temporal-polyfill';
-import { type Board, type Period, type Retention, timeZoneOf } from './board.js';
+import { type Board, type CalendarPeriod, type Period, type Retention, timeZoneOf } from './board.js';
 
 /**
  * A bucket is one time slice of a period: the day 2026-11-29, the ISO week 2026-W48, the month
@@ -175,4 +175,25 @@ export function isKept(bucket: Bucket, retention: Retention, now: Date, skewMs =
   if (bucket.start.getTime() > now.getTime() + skewMs) return false;
   const until = keptUntil(bucket, retention);
   return until === null || until.getTime() > now.getTime();
+}
+
+/**
+ * The buckets of a calendar period that are kept at `now` on the calendar of `region`'s zone,
+ * newest first: the one holding `now` (or, within the allowed clock skew, the next one) and each
+ * before it until one is past its retention. What a derived period's index may hold. O(buckets kept).
+ */
+export function keptBuckets(
+  board: BucketCalendar & Pick<Board, 'retention'>,
+  period: CalendarPeriod,
+  now: Date,
+  region: string | null = null,
+  skewMs = 0,
+): Bucket[] {
+  const out: Bucket[] = [];
+  let bucket: Bucket | null = bucketAt(board, period, new Date(now.getTime() + skewMs), region);
+  while (bucket && isKept(bucket, board.retention, now, skewMs)) {
+    out.push(bucket);
+    bucket = bucketAt(board, period, new Date(bucket.start.getTime() - 1), region);
+  }
+  return out;
 }

@@ -1,8 +1,8 @@
 import { GraphQLError } from 'graphql';
-import { type Board, PERIODS, type Period } from '../model/board.js';
-import { bucketAt } from '../model/buckets.js';
+import { type Board, PERIODS, type Period, keepsBoardScores } from '../model/board.js';
+import { bucketAt, keptBuckets } from '../model/buckets.js';
 import type { BoardBucket } from '../ranking/index.js';
-import { resolveBoardBucket } from './buckets.js';
+import { CLOCK_SKEW_MS, boardScoreList, resolveBoardBucket } from './buckets.js';
 import type { Services } from './services.js';
 import { seasonBucket } from '../services/season-directory.js';
 
@@ -21,6 +21,25 @@ export async function liveBuckets(services: Services, board: Board): Promise<Boa
   return out;
 }
 
+/**
+ * Every bucket of the board's derived periods (see keepsBoardScores) that is kept now, globally
+ * and per region, newest first: the calendar's buckets within their retention and the live
+ * seasons. Where board scores derived from the log may be; nothing is asked of PostgreSQL. O(buckets kept).
+ */
+export async function keptDerivedBuckets(services: Services, board: Board): Promise<BoardBucket[]> {
+  const now = services.now();
+  const out: BoardBucket[] = [];
+  for (const period of board.periods) {
+    if (period === 'ALL_TIME' || keepsBoardScores(board, period)) continue;
+    const seasons = period === 'SEASON' ? await services.seasons.live(board.id) : [];
+    for (const region of [null, ...board.regions]) {
+      const buckets = period === 'SEASON' ? seasons.map(seasonBucket) : keptBuckets(board, period, now, region, CLOCK_SKEW_MS);
+      for (const bucket of buckets) out.push({ board, bucket, region });
+    }
+  }
+  return out;
+}
+
 /** One bucket's drift: the board scores PostgreSQL holds for unflagged players, and the sorted set's members. */
 export interface BucketDrift {
   /** Unflagged players' board scores in PostgreSQL: what the sorted set should hold. */
@@ -33,10 +52,7 @@ export interface BucketDrift {
 
 /** Measures one bucket: one count query and one ZCARD (per shard). */
 export async function measureBucketDrift(services: Services, at: BoardBucket): Promise<BucketDrift> {
-  const [stored, size] = await Promise.all([
-    services.storage.boardScores.countRankable({ boardId: at.board.id, period: at.bucket.period, bucket: at.bucket.label, region: at.region ?? '' }),
-    services.index.size(at),
-  ]);
+  const [stored, size] = await Promise.all([services.storage.boardScores.countRankable(boardScoreList(at)), services.index.size(at)]);
   return { stored, size, drift: stored - size };
 }
 
@@ -65,8 +81,8 @@ function notKept(error: unknown): null {
  * A board's buckets that can be read now, each measured as the drift gauge measures it: the live
  * ones (each kept period's current bucket and the open season, globally and per region, empty or
  * not) and then every other bucket holding board scores that is still kept (yesterday, last week...),
- * newest first, at most MAX_LISTED_BUCKETS. One count query and one ZCARD per bucket, plus a loose
- * index scan for the lists that hold board scores.
+ * newest first, at most MAX_LISTED_BUCKETS: those kept as rows, then those derived from the log.
+ * One count query and one ZCARD per bucket, plus a loose index scan for the lists kept as rows.
  */
 export async function boardBuckets(services: Services, board: Board): Promise<BucketStatus[]> {
   const live = await liveBuckets(services, board);
@@ -79,12 +95,20 @@ export async function boardBuckets(services: Services, board: Board): Promise<Bu
     const at = await resolveBoardBucket(services, { board: board.id, period: list.period, bucket: list.bucket, region: list.region || null }).catch(notKept);
     if (at && !buckets.some((known) => sameBucket(known, at))) buckets.push(at);
   }
-  return Promise.all(
-    buckets.slice(0, MAX_LISTED_BUCKETS).map(async (at) => ({
-      period: at.bucket.period,
-      bucket: at.bucket.label,
-      region: at.region,
-      ...(await measureBucketDrift(services, at)),
-    })),
-  );
+  const measure = async (at: BoardBucket): Promise<BucketStatus> => ({
+    period: at.bucket.period,
+    bucket: at.bucket.label,
+    region: at.region,
+    ...(await measureBucketDrift(services, at)),
+  });
+  const listed = await Promise.all(buckets.slice(0, MAX_LISTED_BUCKETS).map(measure));
+  // The derived buckets past the live ones are named by the calendar, not by rows: those that hold
+  // nothing, in PostgreSQL or in the index, are left out, as a list without rows would be.
+  const derived = (await keptDerivedBuckets(services, board)).filter((at) => !buckets.some((known) => sameBucket(known, at)));
+  for (const at of derived) {
+    if (listed.length >= MAX_LISTED_BUCKETS) break;
+    const status = await measure(at);
+    if (status.stored > 0 || status.size > 0) listed.push(status);
+  }
+  return listed;
 }

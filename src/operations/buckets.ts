@@ -1,5 +1,6 @@
 import { type Season } from '../db/seasons.js';
-import type { Board, Period } from '../model/board.js';
+import { type Board, type Period, keepsBoardScores } from '../model/board.js';
+import type { BoardScoreList } from '../db/board-scores.js';
 import { type Bucket, bucketAt, isKept, keptUntil, parseBucketLabel } from '../model/buckets.js';
 import type { BoardBucket } from '../ranking/index.js';
 import { badInput, notFound } from '../errors.js';
@@ -59,6 +60,21 @@ export async function resolveBoardBucket(services: Services, args: BucketArgs): 
   const board = await requireBoard(services, args.board);
   const region = requireRegion(board, args.region);
   return { board, bucket: await requireBucket(services, board, args.period, args.bucket, region), region };
+}
+
+/**
+ * Where a bucket's board scores are in PostgreSQL: its rows in board_scores, or for a bucket the
+ * board derives from the score log (keepsBoardScores), the span of the log it is derived from.
+ */
+export function boardScoreList(at: BoardBucket): BoardScoreList {
+  const { board, bucket } = at;
+  return {
+    boardId: board.id,
+    period: bucket.period,
+    bucket: bucket.label,
+    region: at.region ?? '',
+    derived: keepsBoardScores(board, bucket.period) ? null : { order: board.order, from: bucket.start, until: bucket.end },
+  };
 }
 
 /** A board bucket a result is written to, with the expiry its key takes. */

@@ -1,5 +1,5 @@
 import { type Season } from '../db/seasons.js';
-import type { Board } from '../model/board.js';
+import { type Board, keepsBoardScores } from '../model/board.js';
 import type { BoardBucket } from '../ranking/index.js';
 import { packingFor } from '../ranking/packing.js';
 import type { Services } from './services.js';
@@ -45,6 +45,7 @@ export async function closeSeason(services: Services, board: Board, seasonId: st
     seasonId,
     closedAt: services.now(),
     order: board.order,
+    derived: !keepsBoardScores(board, 'SEASON'),
     tie: { unitMs: packing.unitMs, slots: 2 ** packing.timeBits },
   });
   if (!closed) return null;

@@ -24,7 +24,7 @@ export async function flagPlayer(services: Services, playerId: string, reason: s
   await warmBoards(services);
   const outcome = await storage.players.whileLocked(playerId, async (locked) => {
     const player = await locked.flag(reason, services.now());
-    const held = await heldBuckets(services, playerId, await locked.boardScores());
+    const held = await heldBuckets(services, playerId, await locked.boardScores(services.now()));
     const ranks = await index.removePlayer(held, playerId);
     return { player, held, changedTops: held.filter((at, i) => inTop(at, ranks[i])) };
   });
@@ -44,7 +44,7 @@ export async function unflagPlayer(services: Services, playerId: string): Promis
   await warmBoards(services);
   const outcome = await storage.players.whileLocked(playerId, async (locked) => {
     const player = (await locked.unflag()) ?? { id: playerId, displayName: null, avatarUrl: null };
-    const held = await heldBuckets(services, playerId, await locked.boardScores());
+    const held = await heldBuckets(services, playerId, await locked.boardScores(services.now()));
     const written = await index.writeBoardScores(
       held.map(({ board, bucket, region, expiresAt, score }) => ({ at: { board, bucket, region }, score, expiresAt })),
     );

@@ -24,7 +24,7 @@ export interface PlayerBucketScore {
  * then period, newest bucket first. One query, then one index read per bucket. O(B log N).
  */
 export async function playerBucketScores(services: Services, playerId: string): Promise<PlayerBucketScore[]> {
-  const held = await heldBuckets(services, playerId, await services.storage.players.boardScores(playerId));
+  const held = await heldBuckets(services, playerId, await services.storage.players.boardScores(playerId, services.now()));
   held.sort(
     (a, b) =>
       a.board.id.localeCompare(b.board.id) ||

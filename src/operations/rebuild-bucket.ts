@@ -6,6 +6,7 @@ import type { BoardBucket, RankingIndex, RebuildOptions } from '../ranking/index
 import type { TopCache } from '../ranking/top-cache.js';
 import { announceTops } from '../pubsub/announce.js';
 import type { Logger } from 'pino';
+import { boardScoreList } from './buckets.js';
 
 /** What a rebuild needs: the system of record and the index, and the process's top cache to refresh. */
 export interface RebuildDeps {
@@ -47,7 +48,7 @@ async function* counted(chunks: AsyncIterable<BoardScoreRow[]>, onProgress: (row
  * with one chunk in memory per write in flight.
  */
 export async function rebuildBucket(deps: RebuildDeps, at: BoardBucket, options: RebuildBucketOptions = {}): Promise<number> {
-  const rows = deps.storage.boardScores.stream({ boardId: at.board.id, period: at.bucket.period, bucket: at.bucket.label, region: at.region ?? '' }, options);
+  const rows = deps.storage.boardScores.stream(boardScoreList(at), options);
   const chunks = options.onProgress ? counted(rows, options.onProgress) : rows;
   const size = await deps.index.rebuild(at, chunks, { ...options, expiresAt: keptUntil(at.bucket, at.board.retention) });
   // This process serves the new top at once; other processes' caches are at most ~1 s old.

@@ -2,7 +2,7 @@ import { rebuildBucket } from './rebuild-bucket.js';
 import type { RebuildJob } from '../services/rebuild-jobs.js';
 import { RebuildRunningError } from '../ranking/index.js';
 import { bucketKey } from '../ranking/keys.js';
-import { type BucketArgs, resolveBoardBucket } from './buckets.js';
+import { type BucketArgs, boardScoreList, resolveBoardBucket } from './buckets.js';
 import type { Services } from './services.js';
 import { clientError } from '../errors.js';
 
@@ -36,12 +36,7 @@ function refusedWhileRunning(error: unknown): unknown {
  */
 export async function startRebuild(services: Services, args: BucketArgs): Promise<RebuildJob> {
   const at = await resolveBoardBucket(services, args);
-  const total = await services.storage.boardScores.countRankable({
-    boardId: at.board.id,
-    period: at.bucket.period,
-    bucket: at.bucket.label,
-    region: at.region ?? '',
-  });
+  const total = await services.storage.boardScores.countRankable(boardScoreList(at));
   try {
     return await services.rebuilds.start(at, total, (onProgress) => rebuildBucket(services, at, { onProgress }));
   } catch (error) {

@@ -5,6 +5,7 @@ import { bucketKey } from '../ranking/keys.js';
 import { pack, packingFor } from '../ranking/packing.js';
 import type { Services } from './services.js';
 import { isStoreUnavailable } from '../store-errors.js';
+import { boardScoreList } from './buckets.js';
 
 /**
  * What a Standing serves of the board score as PostgreSQL recorded it: Standing.achievedAt, the
@@ -38,13 +39,16 @@ export interface RecordedScore {
 /** What is served for a place whose recorded board score is not known: the start of its time unit, and no metadata. */
 const unrecorded = (place: Place): RecordedScore => ({ reachedAt: place.reachedAt, metadata: null });
 
+/** Whether `score` is the board score the index holds as `place` (the same packed value). O(1). */
+export function isHeldAs(at: BoardBucket, place: Place, score: RecordedBoardScore | null | undefined): score is RecordedBoardScore {
+  if (!score || score.score !== place.score) return false;
+  const packing = packingFor(at.board, at.bucket.period);
+  return pack(at.board, packing, score.score, score.reachedAt, at.bucket.start) === pack(at.board, packing, place.score, place.reachedAt, at.bucket.start);
+}
+
 /** The recorded part of `score` when it is the board score the index holds as `place`; else the place's own (see above). */
 export function recordedOf(at: BoardBucket, place: Place, score: RecordedBoardScore | null | undefined): RecordedScore {
-  if (!score || score.score !== place.score) return unrecorded(place);
-  const packing = packingFor(at.board, at.bucket.period);
-  const same =
-    pack(at.board, packing, score.score, score.reachedAt, at.bucket.start) === pack(at.board, packing, place.score, place.reachedAt, at.bucket.start);
-  return same ? { reachedAt: score.reachedAt, metadata: score.metadata } : unrecorded(place);
+  return isHeldAs(at, place, score) ? { reachedAt: score.reachedAt, metadata: score.metadata } : unrecorded(place);
 }
 
 /** One look-up of the request's loader: a place read from the index, and whether its metadata is asked for. */
@@ -71,8 +75,7 @@ export async function lookUpRecorded(services: Services, reads: readonly Omit<Re
     const found = new Map(
       await Promise.all(
         [...lists].map(async ([key, { at, playerIds }]) => {
-          const list = { boardId: at.board.id, period: at.bucket.period, bucket: at.bucket.label, region: at.region ?? '' };
-          return [key, await services.storage.boardScores.find(list, playerIds, { metadata })] as const;
+          return [key, await services.storage.boardScores.find(boardScoreList(at), playerIds, { metadata })] as const;
         }),
       ),
     );

@@ -7,7 +7,7 @@ import type { ResultBucket } from './buckets.js';
 import type { Services } from './services.js';
 import { takeOutFlaggedMeanwhile } from './flag-recheck.js';
 import { type GroupCommit, type GroupCommitOptions, type ItemOutcome, createGroupCommit } from '../services/group-commit.js';
-import { type RecordedScore, recordedOf } from './recorded-scores.js';
+import { type RecordedScore, isHeldAs } from './recorded-scores.js';
 
 /**
  * The write path's shared half (submit.ts is the other): the process's group commit of checked
@@ -97,8 +97,11 @@ async function commitGroup(
   return recorded.submissions.map((done) => ('ok' in done ? { ok: { outcomes: done.ok.outcomes, hidden, places: places ?? new Map() } } : done));
 }
 
-/** A board score's place in its bucket after the write, with the bucket's size. */
-export type PlaceWithSize = { place: Place; size: number; at: BoardBucket; recorded: RecordedScore };
+/**
+ * A board score's place in its bucket after the write, with the bucket's size, and the recorded
+ * board score it holds when the write knew it (undefined: looked up when a selection asks).
+ */
+export type PlaceWithSize = { place: Place; size: number; at: BoardBucket; recorded: RecordedScore | undefined };
 
 /**
  * Takes out of the index the players of the group flagged while it was written (see
@@ -159,8 +162,11 @@ async function writeIndex(
       const { place, size } = placed[i]!;
       const { at } = writes[i]!;
       const own = places.get(entry) ?? [];
-      // The board score written, as recorded, where it is the one the index now holds.
-      own[bucket] = place ? { place, size, at, recorded: recordedOf(at, place, score) } : null;
+      // The board score written, as recorded, where it is the one the index now holds; where the
+      // index holds a better one (a derived bucket's earlier best), that one is looked up if asked for.
+      own[bucket] = place
+        ? { place, size, at, recorded: isHeldAs(at, place, score) ? { reachedAt: score.reachedAt, metadata: score.metadata } : undefined }
+        : null;
       places.set(entry, own);
     });
     return places;

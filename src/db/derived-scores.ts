@@ -1,0 +1,209 @@
+import type { PendingQuery, Row, Sql, TransactionSql } from 'postgres';
+import { type Board, type EntryMetadata, type Period, type RecordedBoardScore, type ScoreOrder, combine, keepsBoardScores } from '../model/board.js';
+import { bucketAt } from '../model/buckets.js';
+import type { PlayerBoardScore } from './flags.js';
+import { rowId } from './result-entries.js';
+
+/**
+ * The board scores a board does not keep as rows (keepsBoardScores in model/board.ts: a BEST
+ * board's day, week, month and season), derived from the score log when they are read: a player's
+ * best in a bucket is their best result logged in the bucket's span, the one that ranks ahead of
+ * the others (combine() of them all: the better score, then the earlier time; between results of
+ * the same millisecond, the first recorded).
+ *
+ * A bucket's whole list (a rebuild, a count, a season's freeze) reads the span's results through
+ * results_achieved_at_brin, one partition a month; a few players' scores (a standing's recorded
+ * time, a flag, the catch-up) read their results through the log's primary key, which leads with
+ * (board, player).
+ */
+
+/** What picks a derived bucket's board scores out of the log: the board's order and the bucket's span. */
+export interface DerivedSpan {
+  order: ScoreOrder;
+  from: Date;
+  /** Exclusive; null for a season with no end set. */
+  until: Date | null;
+}
+
+/** The columns every list query reads: player id, score, reached at, metadata (json; null unless asked for). */
+export type ScoreSource = PendingQuery<Row[]>;
+
+/** Which of a list's board scores a list query reads, and how much of each. */
+export interface ListRead {
+  /** Only these players' board scores. Default: every player's. */
+  players?: readonly string[] | undefined;
+  /** Whether the metadata column is read (up to a kilobyte a row); null is read when not. Default false. */
+  metadata?: boolean | undefined;
+}
+
+/**
+ * Each player's best result in a derived bucket (see ListRead for which, and how much): the SQL
+ * twin of combine() for BEST, one row per player in player id order, as columns player_id, score,
+ * reached_at, metadata. `region` '' is the global list, which every result of the span is in.
+ */
+export function derivedBoardScores(
+  sql: Sql | TransactionSql,
+  list: { boardId: string; region: string; derived: DerivedSpan },
+  read: ListRead = {},
+): ScoreSource {
+  const { order, from, until } = list.derived;
+  const { players } = read;
+  const better = order === 'HIGH_FIRST' ? sql`r.score desc` : sql`r.score asc`;
+  return sql`
+    select distinct on (r.player_id) r.player_id, r.score, r.achieved_at as reached_at, ${read.metadata ? sql`r.metadata` : sql`null::json as metadata`}
+    from results r
+    where r.board_id = ${list.boardId}
+      and r.achieved_at >= ${from.toISOString()}::timestamptz and r.achieved_at < ${until?.toISOString() ?? 'infinity'}::timestamptz
+      ${list.region === '' ? sql`` : sql`and r.region = ${list.region}`}
+      ${players ? sql`and r.player_id = any(${sql.array([...new Set(players)])}::text[])` : sql``}
+    order by r.player_id, ${better}, r.achieved_at, r.recorded_at, r.match_id`;
+}
+
+/** A (board, player) pair whose derived board scores are asked for. */
+export interface BoardPlayer {
+  boardId: string;
+  playerId: string;
+}
+
+/** A derived board score of one of the players asked about. */
+export interface DerivedPlayerScore extends PlayerBoardScore {
+  playerId: string;
+}
+
+type CalendarRow = Pick<Board, 'id' | 'order' | 'aggregate' | 'periods' | 'epoch' | 'timeZone' | 'regionTimeZones'>;
+type LoggedRow = [
+  boardId: string,
+  playerId: string,
+  score: number,
+  region: string | null,
+  achievedMs: number,
+  metadata: EntryMetadata | null,
+  seasonId: string | null,
+  startsMs: number | null,
+  endsMs: number | null,
+];
+
+/** Which players derivedScoresOfPlayers answers for. */
+export interface DerivedScoresOptions {
+  /** Whether players flagged now are answered too (a flag or an unflag asks for them). Default false. */
+  withFlagged?: boolean;
+  /**
+   * The caller's clock: results too old to fall in any bucket still kept at this instant are not
+   * read (a calendar bucket is kept for the board's retention after it ends; an open season
+   * whatever its age), so a player's years of history cost nothing. Default: every result is read.
+   */
+  keptAt?: Date;
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * The earliest a result still in a kept bucket at `keptAt` can have been achieved: the start of the
+ * oldest calendar bucket kept (its retention, plus the longest such bucket, plus a day for the time
+ * zones), or of the oldest open season, whichever is earlier. O(1).
+ */
+function keptSince(keptAt: Date, retention: Board['retention'], openSeasonMs: number | null): number {
+  const days = Math.max(retention.DAILY + 1, retention.WEEKLY + 7, retention.MONTHLY + 31) + 1;
+  return Math.min(keptAt.getTime() - days * DAY_MS, openSeasonMs ?? Infinity);
+}
+
+/**
+ * Every derived board score the pairs hold, in every bucket their logged results fall in, players
+ * flagged now left out unless asked for. Each result counts towards the buckets the write path gives it (bucketAt
+ * on the calendar of the board, and of its region for the regional list; the open season whose
+ * [startsAt, endsAt) holds it); the caller keeps the buckets still kept. One query for the boards
+ * and one for the results: a primary-key probe per pair and month partition. O(results of the pairs).
+ */
+export async function derivedScoresOfPlayers(
+  sql: Sql | TransactionSql,
+  pairs: readonly BoardPlayer[],
+  options: DerivedScoresOptions = {},
+): Promise<DerivedPlayerScore[]> {
+  if (pairs.length === 0) return [];
+  type BoardRow = {
+    id: string;
+    order: ScoreOrder;
+    periods: Period[];
+    epoch_ms: number;
+    time_zone: string;
+    region_time_zones: Board['regionTimeZones'];
+    daily: number;
+    weekly: number;
+    monthly: number;
+    season_ms: number | null;
+  };
+  const boardRows = await sql<BoardRow[]>`
+    select id, "order", periods, round(extract(epoch from epoch) * 1000)::float8 as epoch_ms, time_zone, region_time_zones,
+           daily_retention_days as daily, weekly_retention_days as weekly, monthly_retention_days as monthly,
+           (select round(extract(epoch from min(z.starts_at)) * 1000)::float8 from seasons z where z.board_id = b.id and z.closed_at is null) as season_ms
+    from boards b where aggregate = 'BEST' and id = any(${sql.array([...new Set(pairs.map((p) => p.boardId))])}::text[])`;
+  const boards = new Map(
+    boardRows.map((row): [string, CalendarRow & { since: number }] => [
+      row.id,
+      {
+        id: row.id,
+        order: row.order,
+        aggregate: 'BEST',
+        periods: row.periods.filter((period) => !keepsBoardScores({ aggregate: 'BEST' }, period)),
+        epoch: new Date(row.epoch_ms),
+        timeZone: row.time_zone,
+        regionTimeZones: row.region_time_zones,
+        since: options.keptAt ? keptSince(options.keptAt, { DAILY: row.daily, WEEKLY: row.weekly, MONTHLY: row.monthly }, row.season_ms) : -Infinity,
+      },
+    ]),
+  );
+  const wanted = pairs.filter((p) => (boards.get(p.boardId)?.periods.length ?? 0) > 0);
+  if (wanted.length === 0) return [];
+  // One bound for every board asked about, so that PostgreSQL prunes the older months' partitions.
+  const since = Math.min(...wanted.map((p) => boards.get(p.boardId)!.since));
+  const rows = (await sql`
+    select r.board_id, r.player_id, r.score, r.region, round(extract(epoch from r.achieved_at) * 1000)::float8, r.metadata::text,
+           z.id, round(extract(epoch from z.starts_at) * 1000)::float8, round(extract(epoch from z.ends_at) * 1000)::float8
+    from (select distinct * from unnest(${sql.array(wanted.map((p) => p.boardId))}::text[], ${sql.array(wanted.map((p) => p.playerId))}::text[])
+          as k(board_id, player_id)) as k
+    join results r on r.board_id = k.board_id and r.player_id = k.player_id
+      ${Number.isFinite(since) ? sql`and r.achieved_at >= ${new Date(since).toISOString()}::timestamptz` : sql``}
+    left join seasons z on z.board_id = r.board_id and z.closed_at is null
+      and r.achieved_at >= z.starts_at and (z.ends_at is null or r.achieved_at < z.ends_at)
+    ${options.withFlagged ? sql`` : sql`where not exists (select 1 from players p where p.id = r.player_id and p.flagged_at is not null)`}
+    order by r.achieved_at, r.recorded_at, r.match_id`.values()) as unknown as LoggedRow[];
+  return foldLogged(boards, rows);
+}
+
+/** Every derived board score one player holds, on every board (see derivedScoresOfPlayers). */
+export async function derivedScoresOfPlayer(sql: Sql | TransactionSql, playerId: string, options: DerivedScoresOptions = {}): Promise<DerivedPlayerScore[]> {
+  const boards = await sql<{ id: string }[]>`select id from boards where aggregate = 'BEST'`;
+  return derivedScoresOfPlayers(
+    sql,
+    boards.map((board) => ({ boardId: board.id, playerId })),
+    options,
+  );
+}
+
+/**
+ * Folds logged results, in the order they were logged, into the derived board scores of each
+ * (board, period, bucket, region, player) they fall in. O(results · periods).
+ */
+function foldLogged(boards: Map<string, CalendarRow>, rows: LoggedRow[]): DerivedPlayerScore[] {
+  const scores = new Map<string, { held: Omit<DerivedPlayerScore, keyof RecordedBoardScore>; best: RecordedBoardScore }>();
+  for (const [boardId, playerId, score, region, achievedMs, metadata, seasonId, startsMs, endsMs] of rows) {
+    const board = boards.get(boardId)!;
+    const achievedAt = new Date(achievedMs);
+    const result: RecordedBoardScore = { playerId, score, reachedAt: achievedAt, metadata };
+    for (const period of board.periods) {
+      if (period === 'SEASON' && seasonId === null) continue;
+      for (const list of region === null ? [null] : [null, region]) {
+        const label = period === 'SEASON' ? seasonId! : bucketAt(board, period, achievedAt, list).label;
+        const key = rowId(boardId, { period, bucket: label, region: list ?? '' }, playerId);
+        const known = scores.get(key);
+        if (known) {
+          known.best = combine(board, known.best, result);
+          continue;
+        }
+        const season = period === 'SEASON' ? { startsAt: new Date(startsMs!), endsAt: endsMs === null ? null : new Date(endsMs), closedAt: null } : null;
+        scores.set(key, { held: { boardId, period, bucket: label, region: list ?? '', season }, best: result });
+      }
+    }
+  }
+  return [...scores.values()].map(({ held, best }) => ({ ...held, ...best }));
+}
