@@ -1,8 +1,11 @@
 /**
- * How fast a bucket is rebuilt: `npx tsx bench/rebuild.ts [members] [rounds]` (default 1,000,000 and 3).
+ * How fast a bucket is rebuilt: `npx tsx bench/rebuild.ts [members] [rounds] [period]` (default
+ * 1,000,000, 3 and ALL_TIME).
  *
- * Seeds one bucket's board scores in bulk (generate_series) in a database of its own, with some
- * flagged players among them, rebuilds the bucket's sorted set, and prints members per second;
+ * Seeds one bucket in bulk (generate_series) in a database of its own, with some flagged players
+ * among them: for ALL_TIME, its board-score rows; for MONTHLY (a bucket a BEST board derives from
+ * the score log, see keepsBoardScores), two results a member in this month's partition of the log.
+ * It rebuilds the bucket's sorted set, and prints members per second;
  * beside it, the same rows streamed from PostgreSQL alone, and a raw pipelined ZADD of the same
  * members into another key, so that each side's cost shows; the three interleaved for a few rounds,
  * each reported by its median. Everything it made is removed at the end.
@@ -23,6 +26,7 @@ import type { BoardBucket } from '../src/ranking/index.js';
 import { bucketKey } from '../src/ranking/keys.js';
 import { packAt, packedDirection, packingFor } from '../src/ranking/packing.js';
 import { createRedis, deleteKeysUnder } from '../src/redis.js';
+import { createResultPartition, monthOf } from '../src/db/partitions.js';
 import { createServices } from '../src/operations/services.js';
 import { cpuSince, sampleCpu, waitForQuiet } from './lib/cpu.js';
 import { redisPid } from './scenarios/cluster.js';
@@ -30,6 +34,8 @@ import { boardScoreList } from '../src/operations/buckets.js';
 
 const MEMBERS = Number(process.argv[2] ?? 1_000_000);
 const ROUNDS = Number(process.argv[3] ?? 3);
+const PERIOD = (process.argv[4] ?? 'ALL_TIME') as 'ALL_TIME' | 'MONTHLY';
+if (PERIOD !== 'ALL_TIME' && PERIOD !== 'MONTHLY') throw new Error('the period is ALL_TIME or MONTHLY');
 const FLAGGED_EVERY = 1_000;
 const POSTGRES_URL = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -43,11 +49,24 @@ const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 const seconds = (since: number) => (performance.now() - since) / 1000;
 
 async function seed(sql: postgres.Sql): Promise<number> {
-  // Player i scores (i * 7919) mod 1,000,003 (many ties), reached i seconds before now.
-  await sql`
-    insert into board_scores (board_id, period, bucket, region, player_id, score, reached_at)
-    select 'bench', 'ALL_TIME', 'all', '', 'p' || lpad(i::text, 8, '0'), (i::bigint * 7919) % 1000003, now() - make_interval(secs => i)
-    from generate_series(1, ${MEMBERS}) as i`;
+  if (PERIOD === 'ALL_TIME') {
+    // Player i scores (i * 7919) mod 1,000,003 (many ties), reached i seconds before now.
+    await sql`
+      insert into board_scores (board_id, period, bucket, region, player_id, score, reached_at)
+      select 'bench', 'ALL_TIME', 'all', '', 'p' || lpad(i::text, 8, '0'), (i::bigint * 7919) % 1000003, now() - make_interval(secs => i)
+      from generate_series(1, ${MEMBERS}) as i`;
+  } else {
+    // Two results a player this month, in the order they would arrive (by time): the better one
+    // is the board score, found by the rebuild in the log.
+    await createResultPartition(sql, monthOf(new Date()));
+    const monthStart = sql`date_trunc('month', now() at time zone 'UTC') at time zone 'UTC'`;
+    await sql`
+      insert into results (board_id, match_id, player_id, score, achieved_at)
+      select 'bench', 'm' || n, 'p' || lpad(i::text, 8, '0'), (i::bigint * (case n when 1 then 7919 else 104729 end)) % 1000003,
+             ${monthStart} + (now() - ${monthStart}) * ((i::float8 * 2 + n) / ${2 * MEMBERS + 3})
+      from generate_series(1, ${MEMBERS}) as i, generate_series(1, 2) as n
+      order by 5`;
+  }
   // A profile for one player in ten, and a flag for one in a thousand: the rebuild joins them.
   await sql`
     insert into players (id, display_name, flagged_at, flag_reason)
@@ -59,7 +78,7 @@ async function seed(sql: postgres.Sql): Promise<number> {
 
 /** The same members as plain ZADDs of 10,000, two a pipeline and four pipelines in flight, into another key. */
 async function rawZadd(redis: ReturnType<typeof createRedis>, key: string, at: BoardBucket, rows: readonly BoardScoreRow[]) {
-  const packing = packingFor(at.board, 'ALL_TIME');
+  const packing = packingFor(at.board, at.bucket.period);
   const start = at.bucket.start.getTime();
   const args = rows.flatMap(([playerId, score, reachedMs]) => [packAt(at.board, packing, score, reachedMs, start), playerId]);
   const started = performance.now();
@@ -85,6 +104,7 @@ const median = (all: number[]) => [...all].sort((a, b) => a - b)[Math.floor(all.
  */
 async function settle(sql: postgres.Sql) {
   await sql`vacuum (analyze) board_scores`;
+  await sql`vacuum (analyze) results`;
   await sql`vacuum (analyze) players`;
   await sql`checkpoint`;
   await waitForQuiet({ maxWaitMs: 60_000 });
@@ -103,18 +123,18 @@ async function main() {
       order: 'HIGH_FIRST',
       aggregate: 'BEST',
       maxScore: 1_000_002,
-      periods: ['ALL_TIME'],
+      periods: ['ALL_TIME', 'MONTHLY'],
       regions: [],
       topSize: 10,
       retention: DEFAULT_RETENTION,
     });
     let started = performance.now();
     const expected = await seed(database.sql);
-    console.log(`seeded ${fmt(MEMBERS)} board scores (${fmt(MEMBERS - expected)} flagged) in ${seconds(started).toFixed(1)} s`);
+    console.log(`seeded ${fmt(MEMBERS)} members of ${PERIOD} (${fmt(MEMBERS - expected)} flagged) in ${seconds(started).toFixed(1)} s`);
     await settle(database.sql);
 
     const board = (await findBoard(database.db, 'bench'))!;
-    const at: BoardBucket = { board, bucket: bucketAt(board, 'ALL_TIME', new Date()), region: null };
+    const at: BoardBucket = { board, bucket: bucketAt(board, PERIOD, new Date()), region: null };
     const services = createServices({ database, redis, log: createLogger('silent') });
     const list = boardScoreList(at);
 
