@@ -39,6 +39,14 @@ describe('health, readiness and metrics', () => {
     const text = await (await fetch(`${t.url}/metrics`)).text();
     expect(metric(text, /leaderboard_index_drift\{board="global",period="ALL_TIME",bucket="all",region=""\} (-?\d+)/)).toBe(1);
   });
+
+  it('the drift gauge measures the day derived from the log on every scrape, and not the week, month or season', async () => {
+    const day = new Date().toISOString().slice(0, 10);
+    await t.redis.zrem(`lb:{global:DAILY:${day}}`, 'm1');
+    const text = await (await fetch(`${t.url}/metrics`)).text();
+    expect(metric(text, new RegExp(`leaderboard_index_drift\\{board="global",period="DAILY",bucket="${day}",region=""\\} (-?\\d+)`))).toBe(1);
+    expect(text).not.toMatch(/leaderboard_index_drift\{board="global",period="(WEEKLY|MONTHLY|SEASON)"/);
+  });
 });
 
 describe('/metrics behind METRICS_TOKEN', () => {
