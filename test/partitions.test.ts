@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PartitionError, detachResultPartition, listResultPartitions, monthOf, partitionName } from '../src/db/partitions.js';
+import { PartitionError, addMonths, detachResultPartition, listResultPartitions, monthOf, partitionName } from '../src/db/partitions.js';
 import { listBoardScores } from '../src/db/board-scores.js';
 import { findBoard } from '../src/db/boards.js';
 import { parseBucketLabel } from '../src/model/buckets.js';
@@ -96,6 +96,19 @@ describe('the score log partitioned by month', () => {
     );
     expect(read?.code).toBe(1);
     expect(read?.stderr).toMatch(/still read by buckets derived from the score log: .*board "logged" MONTHLY \(until \d{4}-/);
+    // An open season that began before the month reads it, however old, until it is closed.
+    const seasonal = await t.admin(`mutation($input: CreateBoardInput!) { createBoard(input: $input) { id } }`, {
+      input: { id: 'seasonal', title: 'seasonal', order: 'HIGH_FIRST', aggregate: 'BEST', maxScore: 1_000, periods: ['ALL_TIME', 'SEASON'], regions: [] },
+    });
+    expect(seasonal.errors).toBeUndefined();
+    await t.database
+      .sql`insert into seasons (board_id, id, name, starts_at) values ('seasonal', 's1', 'long', ${`${addMonths(OLD, -1)}-01T00:00:00Z`}::timestamptz)`;
+    const inSeason = await cli(['partitions', 'detach', '--month', OLD]).then(
+      () => null,
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(inSeason?.stderr).toMatch(/board "seasonal" SEASON \(until its open season is closed\)/);
+    await t.database.sql`update seasons set closed_at = now() where board_id = 'seasonal'`;
     await cli(['partitions', 'create', '--month', OLD]);
     await submit({ playerId: 'dee', matchId: 'old', score: 40, achievedAt: `${OLD}-10T00:00:00.000Z` });
     expect(await partitionOf('old')).toEqual([partitionName(OLD)]);

@@ -12,8 +12,8 @@ export interface BoardScoreList extends ScoreRowKey {
 
 /**
  * A list's board scores (see ListRead for which, and how much), as columns player_id, score,
- * reached_at, metadata: the rows of board_scores (a primary-key range, or a probe per player), or those derived
- * from the log (derived-scores.ts).
+ * reached_at, metadata: the rows of board_scores (a primary-key range, or a probe per player), or
+ * those derived from the log (derived-scores.ts).
  */
 export function listBoardScores(sql: Sql | TransactionSql, list: BoardScoreList, read: ListRead = {}): ScoreSource {
   if (list.derived) return derivedBoardScores(sql, { boardId: list.boardId, region: list.region, derived: list.derived }, read);
@@ -106,7 +106,8 @@ export interface FindBoardScoresOptions {
 /**
  * The board scores these players hold in one list, by player id (a player without one is left
  * out). One query however many players: a primary-key probe per player, O(k log N) (for a derived
- * list, through each player's results in the span's partitions), with the players sent as one array (a page of a thousand costs a thousand-element parameter, not five).
+ * list, through each player's results in the span's partitions), with the players sent as one
+ * array (a page of a thousand costs a thousand-element parameter, not five).
  * The metadata column (up to a kilobyte a row) is read only when asked for.
  */
 export async function findBoardScores(

@@ -109,9 +109,9 @@ function keptSince(keptAt: Date, retention: Board['retention'], openSeasonMs: nu
 
 /**
  * Every derived board score the pairs hold, in every bucket their logged results fall in, players
- * flagged now left out unless asked for. Each result counts towards the buckets the write path gives it (bucketAt
- * on the calendar of the board, and of its region for the regional list; the open season whose
- * [startsAt, endsAt) holds it); the caller keeps the buckets still kept. One query for the boards
+ * flagged now left out unless asked for. Each result counts towards the buckets the write path
+ * gives it (bucketAt on the calendar of the board, and of its region for the regional list; the
+ * open season whose [startsAt, endsAt) holds it); the caller keeps the buckets still kept. One query for the boards
  * and one for the results: a primary-key probe per pair and month partition. O(results of the pairs).
  */
 export async function derivedScoresOfPlayers(
