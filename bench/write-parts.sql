@@ -4,7 +4,8 @@
 --     psql -h 127.0.0.1 -U postgres -d lb_bench -v run=$RANDOM -f bench/write-parts.sql
 --
 -- A group of 100 random players of the 1,000,000-player board, one result each in every bucket the
--- player holds (five: ALL_TIME, SEASON, MONTHLY, WEEKLY, DAILY), taken apart into the pieces
+-- player holds as a board-score row (ALL_TIME alone since the bench board's day, week, month and
+-- season are derived from the log: see keepsBoardScores), taken apart into the pieces
 -- db/result-statements.ts sends as one statement: the advisory locks, the idempotency keys, the log
 -- rows, the replays' originals, the read of the board scores before the group, the flag check, and
 -- the upsert of the rows that change (about half: the fold leaves a BEST score that stands as it is).
