@@ -184,6 +184,15 @@ export async function seed(options: SeedOptions = {}): Promise<number> {
     const reachedAt = sql`to_timestamp((${dayStart}::float8 + floor(i::float8 * ${spanMs} / ${players + 1})) / 1000.0)`;
     await sql`set synchronous_commit = off`;
     let loaded = false;
+    /** Each player's result of today under match `matchId`: the log and its idempotency keys (result_keys, see src/db/schema.ts) together, as the write path writes them. */
+    const logResults = (matchId: string) => sql`
+      with keyed as (
+        insert into result_keys (board_id, player_id, match_id, achieved_at)
+        select ${boardId}, 'p' || i, ${matchId}, ${reachedAt} from generate_series(1, ${players}) as i
+        on conflict do nothing
+        returning board_id, player_id, match_id, achieved_at)
+      insert into results (board_id, match_id, player_id, score, achieved_at)
+      select board_id, match_id, player_id, (substr(player_id, 2)::int8 * 2654435761) % ${MAX_SCORE + 1}, achieved_at from keyed`;
 
     const [{ profiles }] = await sql<[{ profiles: number }]>`select count(*)::int as profiles from players where id like 'p%'`;
     if (profiles < players) {
@@ -200,15 +209,7 @@ export async function seed(options: SeedOptions = {}): Promise<number> {
       select count(*)::int as results from results where board_id = ${boardId} and match_id = 'seed'`;
     if (results < players) {
       const at = performance.now();
-      // The log and its idempotency keys (result_keys, see src/db/schema.ts) together, as the write path writes them.
-      await sql`
-        with keyed as (
-          insert into result_keys (board_id, player_id, match_id, achieved_at)
-          select ${boardId}, 'p' || i, 'seed', ${reachedAt} from generate_series(1, ${players}) as i
-          on conflict do nothing
-          returning board_id, player_id, match_id, achieved_at)
-        insert into results (board_id, match_id, player_id, score, achieved_at)
-        select board_id, match_id, player_id, (substr(player_id, 2)::int8 * 2654435761) % ${MAX_SCORE + 1}, achieved_at from keyed`;
+      await logResults('seed');
       say(`results: ${players.toLocaleString('en-US')} rows in ${took(at)}`);
       loaded = true;
     }
@@ -251,14 +252,7 @@ export async function seed(options: SeedOptions = {}): Promise<number> {
           // A bucket derived from the log (keepsBoardScores) with fewer players than the board (a
           // new day, week or month since the seed): each player's result of today, logged once more.
           const t = performance.now();
-          await sql`
-            with keyed as (
-              insert into result_keys (board_id, player_id, match_id, achieved_at)
-              select ${boardId}, 'p' || i, ${`seed-${list.bucket}`}, ${reachedAt} from generate_series(1, ${players}) as i
-              on conflict do nothing
-              returning board_id, player_id, match_id, achieved_at)
-            insert into results (board_id, match_id, player_id, score, achieved_at)
-            select board_id, match_id, player_id, (substr(player_id, 2)::int8 * 2654435761) % ${MAX_SCORE + 1}, achieved_at from keyed`;
+          await logResults(`seed-${list.bucket}`);
           say(`results: ${list.period} ${list.bucket}, ${players.toLocaleString('en-US')} more rows in ${took(t)}`);
           loaded = true;
           await sql`analyze results`;

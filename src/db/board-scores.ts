@@ -1,6 +1,6 @@
 import type { Sql, TransactionSql } from 'postgres';
 import type { BoardScoreRow, RecordedBoardScore } from '../model/board.js';
-import { type DerivedSpan, type ListRead, type ScoreSource, derivedBoardScores } from './derived-scores.js';
+import { type DerivedSpan, type ListRead, type ScoreSource, derivedBoardScores, inSpan } from './derived-scores.js';
 import type { ScoreRowKey } from './result-entries.js';
 
 /** One ranked list: a bucket of a board, with `region` '' for the global list. */
@@ -83,12 +83,7 @@ export async function listsWithBoardScores(sql: Sql): Promise<BoardScoreList[]> 
  */
 export async function countRankable(sql: Sql, list: BoardScoreList): Promise<number> {
   const players = list.derived
-    ? sql`
-      select distinct r.player_id from results r
-      where r.board_id = ${list.boardId}
-        and r.achieved_at >= ${list.derived.from.toISOString()}::timestamptz
-        and r.achieved_at < ${list.derived.until?.toISOString() ?? 'infinity'}::timestamptz
-        ${list.region === '' ? sql`` : sql`and r.region = ${list.region}`}`
+    ? sql`select distinct r.player_id from results r where ${inSpan(sql, { boardId: list.boardId, region: list.region, derived: list.derived })}`
     : sql`
       select s.player_id from board_scores s
       where s.board_id = ${list.boardId} and s.period = ${list.period} and s.bucket = ${list.bucket} and s.region = ${list.region}`;

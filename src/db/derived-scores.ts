@@ -46,17 +46,22 @@ export function derivedBoardScores(
   list: { boardId: string; region: string; derived: DerivedSpan },
   read: ListRead = {},
 ): ScoreSource {
-  const { order, from, until } = list.derived;
   const { players } = read;
-  const better = order === 'HIGH_FIRST' ? sql`r.score desc` : sql`r.score asc`;
+  const better = list.derived.order === 'HIGH_FIRST' ? sql`r.score desc` : sql`r.score asc`;
   return sql`
     select distinct on (r.player_id) r.player_id, r.score, r.achieved_at as reached_at, ${read.metadata ? sql`r.metadata` : sql`null::json as metadata`}
     from results r
-    where r.board_id = ${list.boardId}
-      and r.achieved_at >= ${from.toISOString()}::timestamptz and r.achieved_at < ${until?.toISOString() ?? 'infinity'}::timestamptz
-      ${list.region === '' ? sql`` : sql`and r.region = ${list.region}`}
+    where ${inSpan(sql, list)}
       ${players ? sql`and r.player_id = any(${sql.array([...new Set(players)])}::text[])` : sql``}
     order by r.player_id, ${better}, r.achieved_at, r.recorded_at, r.match_id`;
+}
+
+/** The results `r` of a derived list: its board's, achieved in its span, of its region ('' for every one). */
+export function inSpan(sql: Sql | TransactionSql, list: { boardId: string; region: string; derived: DerivedSpan }) {
+  const { from, until } = list.derived;
+  return sql`r.board_id = ${list.boardId}
+      and r.achieved_at >= ${from.toISOString()}::timestamptz and r.achieved_at < ${until?.toISOString() ?? 'infinity'}::timestamptz
+      ${list.region === '' ? sql`` : sql`and r.region = ${list.region}`}`;
 }
 
 /** A (board, player) pair whose derived board scores are asked for. */
@@ -107,19 +112,14 @@ function keptSince(keptAt: Date, retention: Board['retention'], openSeasonMs: nu
   return Math.min(keptAt.getTime() - days * DAY_MS, openSeasonMs ?? Infinity);
 }
 
+/** A BEST board's calendar, its derived periods, and the earliest result of it that may still be in a kept bucket. */
+type DerivingBoard = CalendarRow & { since: number };
+
 /**
- * Every derived board score the pairs hold, in every bucket their logged results fall in, players
- * flagged now left out unless asked for. Each result counts towards the buckets the write path
- * gives it (bucketAt on the calendar of the board, and of its region for the regional list; the
- * open season whose [startsAt, endsAt) holds it); the caller keeps the buckets still kept. One query for the boards
- * and one for the results: a primary-key probe per pair and month partition. O(results of the pairs).
+ * The BEST boards (of `boardIds`, or every one when null) with what deriving their board scores
+ * needs. One query. O(boards).
  */
-export async function derivedScoresOfPlayers(
-  sql: Sql | TransactionSql,
-  pairs: readonly BoardPlayer[],
-  options: DerivedScoresOptions = {},
-): Promise<DerivedPlayerScore[]> {
-  if (pairs.length === 0) return [];
+async function derivingBoards(sql: Sql | TransactionSql, boardIds: readonly string[] | null, keptAt: Date | undefined): Promise<Map<string, DerivingBoard>> {
   type BoardRow = {
     id: string;
     order: ScoreOrder;
@@ -132,13 +132,13 @@ export async function derivedScoresOfPlayers(
     monthly: number;
     season_ms: number | null;
   };
-  const boardRows = await sql<BoardRow[]>`
+  const rows = await sql<BoardRow[]>`
     select id, "order", periods, round(extract(epoch from epoch) * 1000)::float8 as epoch_ms, time_zone, region_time_zones,
            daily_retention_days as daily, weekly_retention_days as weekly, monthly_retention_days as monthly,
            (select round(extract(epoch from min(z.starts_at)) * 1000)::float8 from seasons z where z.board_id = b.id and z.closed_at is null) as season_ms
-    from boards b where aggregate = 'BEST' and id = any(${sql.array([...new Set(pairs.map((p) => p.boardId))])}::text[])`;
-  const boards = new Map(
-    boardRows.map((row): [string, CalendarRow & { since: number }] => [
+    from boards b where aggregate = 'BEST' ${boardIds ? sql`and id = any(${sql.array([...new Set(boardIds)])}::text[])` : sql``}`;
+  return new Map(
+    rows.map((row): [string, DerivingBoard] => [
       row.id,
       {
         id: row.id,
@@ -148,10 +148,52 @@ export async function derivedScoresOfPlayers(
         epoch: new Date(row.epoch_ms),
         timeZone: row.time_zone,
         regionTimeZones: row.region_time_zones,
-        since: options.keptAt ? keptSince(options.keptAt, { DAILY: row.daily, WEEKLY: row.weekly, MONTHLY: row.monthly }, row.season_ms) : -Infinity,
+        since: keptAt ? keptSince(keptAt, { DAILY: row.daily, WEEKLY: row.weekly, MONTHLY: row.monthly }, row.season_ms) : -Infinity,
       },
     ]),
   );
+}
+
+/**
+ * Every derived board score the pairs hold, in every bucket their logged results fall in, players
+ * flagged now left out unless asked for. Each result counts towards the buckets the write path
+ * gives it (bucketAt on the calendar of the board, and of its region for the regional list; the
+ * open season whose [startsAt, endsAt) holds it); the caller keeps the buckets still kept. One
+ * query for the boards and one for the results: a primary-key probe per pair and month partition.
+ * O(results of the pairs).
+ */
+export async function derivedScoresOfPlayers(
+  sql: Sql | TransactionSql,
+  pairs: readonly BoardPlayer[],
+  options: DerivedScoresOptions = {},
+): Promise<DerivedPlayerScore[]> {
+  if (pairs.length === 0) return [];
+  const boards = await derivingBoards(
+    sql,
+    pairs.map((p) => p.boardId),
+    options.keptAt,
+  );
+  return derivedScoresOn(sql, boards, pairs, options);
+}
+
+/** Every derived board score one player holds, on every board (see derivedScoresOfPlayers). */
+export async function derivedScoresOfPlayer(sql: Sql | TransactionSql, playerId: string, options: DerivedScoresOptions = {}): Promise<DerivedPlayerScore[]> {
+  const boards = await derivingBoards(sql, null, options.keptAt);
+  return derivedScoresOn(
+    sql,
+    boards,
+    [...boards.keys()].map((boardId) => ({ boardId, playerId })),
+    options,
+  );
+}
+
+/** The results query and fold of derivedScoresOfPlayers, given the boards it reads. */
+async function derivedScoresOn(
+  sql: Sql | TransactionSql,
+  boards: Map<string, DerivingBoard>,
+  pairs: readonly BoardPlayer[],
+  options: DerivedScoresOptions,
+): Promise<DerivedPlayerScore[]> {
   const wanted = pairs.filter((p) => (boards.get(p.boardId)?.periods.length ?? 0) > 0);
   if (wanted.length === 0) return [];
   // One bound for every board asked about, so that PostgreSQL prunes the older months' partitions.
@@ -168,16 +210,6 @@ export async function derivedScoresOfPlayers(
     ${options.withFlagged ? sql`` : sql`where not exists (select 1 from players p where p.id = r.player_id and p.flagged_at is not null)`}
     order by r.achieved_at, r.recorded_at, r.match_id`.values()) as unknown as LoggedRow[];
   return foldLogged(boards, rows);
-}
-
-/** Every derived board score one player holds, on every board (see derivedScoresOfPlayers). */
-export async function derivedScoresOfPlayer(sql: Sql | TransactionSql, playerId: string, options: DerivedScoresOptions = {}): Promise<DerivedPlayerScore[]> {
-  const boards = await sql<{ id: string }[]>`select id from boards where aggregate = 'BEST'`;
-  return derivedScoresOfPlayers(
-    sql,
-    boards.map((board) => ({ boardId: board.id, playerId })),
-    options,
-  );
 }
 
 /**

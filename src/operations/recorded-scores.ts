@@ -40,15 +40,20 @@ export interface RecordedScore {
 const unrecorded = (place: Place): RecordedScore => ({ reachedAt: place.reachedAt, metadata: null });
 
 /** Whether `score` is the board score the index holds as `place` (the same packed value). O(1). */
-export function isHeldAs(at: BoardBucket, place: Place, score: RecordedBoardScore | null | undefined): score is RecordedBoardScore {
+function isHeldAs(at: BoardBucket, place: Place, score: RecordedBoardScore | null | undefined): score is RecordedBoardScore {
   if (!score || score.score !== place.score) return false;
   const packing = packingFor(at.board, at.bucket.period);
   return pack(at.board, packing, score.score, score.reachedAt, at.bucket.start) === pack(at.board, packing, place.score, place.reachedAt, at.bucket.start);
 }
 
+/** The recorded part of `score` when it is the board score the index holds as `place`; else undefined. O(1). */
+export function heldRecorded(at: BoardBucket, place: Place, score: RecordedBoardScore | null | undefined): RecordedScore | undefined {
+  return isHeldAs(at, place, score) ? { reachedAt: score.reachedAt, metadata: score.metadata } : undefined;
+}
+
 /** The recorded part of `score` when it is the board score the index holds as `place`; else the place's own (see above). */
 export function recordedOf(at: BoardBucket, place: Place, score: RecordedBoardScore | null | undefined): RecordedScore {
-  return isHeldAs(at, place, score) ? { reachedAt: score.reachedAt, metadata: score.metadata } : unrecorded(place);
+  return heldRecorded(at, place, score) ?? unrecorded(place);
 }
 
 /** One look-up of the request's loader: a place read from the index, and whether its metadata is asked for. */

@@ -7,7 +7,7 @@ import type { ResultBucket } from './buckets.js';
 import type { Services } from './services.js';
 import { takeOutFlaggedMeanwhile } from './flag-recheck.js';
 import { type GroupCommit, type GroupCommitOptions, type ItemOutcome, createGroupCommit } from '../services/group-commit.js';
-import { type RecordedScore, isHeldAs } from './recorded-scores.js';
+import { type RecordedScore, heldRecorded } from './recorded-scores.js';
 
 /**
  * The write path's shared half (submit.ts is the other): the process's group commit of checked
@@ -164,9 +164,7 @@ async function writeIndex(
       const own = places.get(entry) ?? [];
       // The board score written, as recorded, where it is the one the index now holds; where the
       // index holds a better one (a derived bucket's earlier best), that one is looked up if asked for.
-      own[bucket] = place
-        ? { place, size, at, recorded: isHeldAs(at, place, score) ? { reachedAt: score.reachedAt, metadata: score.metadata } : undefined }
-        : null;
+      own[bucket] = place ? { place, size, at, recorded: heldRecorded(at, place, score) } : null;
       places.set(entry, own);
     });
     return places;
