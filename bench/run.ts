@@ -69,7 +69,7 @@ function clusterScenarios(text: string): ClusterScenario[] {
 
 function usage(problem: string): never {
   console.error(
-    `${problem}\nusage: npm run bench -- <${[...SCENARIOS, 'all'].join('|')}> [--seconds 20] [--warmup 5] [--connections 50] [--inflight 4] [--match 10] [--scale 1] [--runtime tsx|dist] [--profile] [--metadata] [--force] [--players 1000000] [--only standing,top,submit-batch] (both cluster only) [--no-quiet-wait]`,
+    `${problem}\nusage: npm run bench -- <${[...SCENARIOS, 'all'].join('|')}> [--seconds 20] [--warmup 5] [--connections 50] [--inflight 4] [--match 10] [--scale 1] [--runtime tsx|dist] [--profile] [--metadata] [--force] [--players 1000000] [--only standing,standing-named,open,top,submit-batch] (both cluster only) [--no-quiet-wait]`,
   );
   process.exit(2);
 }

@@ -1,6 +1,6 @@
 /**
- * The cluster run (`npm run bench -- cluster [--players 1000000]`): the standing, top and
- * submit-batch scenarios on a local Redis Cluster of three masters (no replicas), started for the
+ * The cluster run (`npm run bench -- cluster [--players 1000000]`): the standing (with and without
+ * the name), open, top and submit-batch scenarios on a local Redis Cluster of three masters (no replicas), started for the
  * run and stopped after it whatever happens (test/helpers/redis-cluster.ts), against the same
  * players on a board of 1 shard and a board of 8 shards, beside the same scenarios on the
  * single Redis node measured in the same run, so the price of the cluster and of scatter-gather is
@@ -29,7 +29,7 @@ import { type RunOptions, ratio } from './common.js';
 import { runRead } from './reads.js';
 import { runWrite } from './writes.js';
 
-export const CLUSTER_SCENARIOS = ['standing', 'top', 'submit-batch'] as const;
+export const CLUSTER_SCENARIOS = ['standing', 'standing-named', 'open', 'top', 'submit-batch'] as const;
 export type ClusterScenario = (typeof CLUSTER_SCENARIOS)[number];
 
 /** The cluster run's own database and key prefix: the main bench's stay as they are. */
@@ -46,7 +46,7 @@ export interface ClusterRunOptions {
   players: number;
   /** Empty lb_bench_cluster first and seed it again. Default false. */
   force?: boolean | undefined;
-  /** Which of {@link CLUSTER_SCENARIOS} to run. Default: all three. */
+  /** Which of {@link CLUSTER_SCENARIOS} to run. Default: every one. */
   only?: ClusterScenario[] | undefined;
 }
 
