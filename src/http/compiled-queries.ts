@@ -1,0 +1,132 @@
+import {
+  type DocumentNode,
+  type ExecutionArgs,
+  type ExecutionResult,
+  GraphQLError,
+  OperationTypeNode,
+  type Source,
+  getOperationAST,
+  valueFromASTUntyped,
+} from 'graphql';
+import { type CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
+import type { Plugin } from 'graphql-yoga';
+import type { Logger } from 'pino';
+
+/**
+ * What one query compiled to, with the defaults its variable definitions declare (as a client
+ * would send them); false when graphql-jit could not compile it (graphql-js runs it).
+ */
+type Plan = { compiled: CompiledQuery; defaults: [name: string, value: unknown][]; locate: (result: ExecutionResult) => ExecutionResult } | false;
+
+/**
+ * The variables as sent, with each declared default in place of a variable not sent. graphql-js
+ * does this as it coerces; graphql-jit refuses a non-null variable with a default that was not sent
+ * (`$withMetadata: Boolean! = false`, as our generated documents declare it). Sent values,
+ * null included, stay as they are.
+ */
+function withDefaults(variables: Record<string, unknown> | null | undefined, defaults: readonly [name: string, value: unknown][]) {
+  if (defaults.length === 0 || defaults.every(([name]) => variables?.[name] !== undefined)) return variables;
+  const filled: Record<string, unknown> = { ...variables };
+  for (const [name, value] of defaults) if (filled[name] === undefined) filled[name] = value;
+  return filled;
+}
+
+/**
+ * graphql-jit's errors carry their locations as line and column only, and Yoga's result processing
+ * builds every error anew from its source and positions (or nodes), so they would reach the client
+ * without `locations`. This makes each a graphql-js error at the same place of `source`, as
+ * graphql-js's executor would have answered it. An error that has nodes is left as it is.
+ */
+function errorLocator(source: Source | undefined): (result: ExecutionResult) => ExecutionResult {
+  if (!source) return (result) => result;
+  const lineStarts = [0];
+  for (let i = 0; i < source.body.length; i++) if (source.body[i] === '\n') lineStarts.push(i + 1);
+  const located = (error: GraphQLError) =>
+    error.nodes || !error.locations
+      ? error
+      : new GraphQLError(error.message, {
+          source,
+          positions: error.locations.map(({ line, column }) => (lineStarts[line - 1] ?? 0) + column - 1),
+          path: error.path,
+          originalError: error.originalError,
+          extensions: error.extensions,
+        });
+  return (result) => (result.errors ? { ...result, errors: result.errors.map(located) } : result);
+}
+
+export interface CompiledQueriesOptions {
+  /** Where a document graphql-jit refuses is reported (it then runs on graphql-js, as before). */
+  log: Pick<Logger, 'warn'>;
+  /** Runs of a query document before it is compiled. Default 2: the second run compiles, and runs compiled. */
+  runsBeforeCompiling?: number;
+  /** The compiler. Default graphql-jit's compileQuery (tests count its calls). */
+  compile?: typeof compileQuery;
+}
+
+/**
+ * Queries a client repeats run from a compiled plan: graphql-jit turns the document into one
+ * function that resolves and completes its selections without graphql-js's per-field walk (the
+ * executor, its argument coercion and completion are a large part of a many-field read's service
+ * CPU: `open` with names, 626–680 µs a request over HTTP on graphql-js, 458–477 compiled;
+ * bench/RESULTS.md). The resolvers are the schema's own, so Pothos's validation and auth, the
+ * deadline, the read budget, the shared answers and error masking (all envelop hooks around
+ * execution) run as before.
+ *
+ * Which documents:
+ * - queries only. graphql-jit does not apply the defaults of input-object fields to variables
+ *   (createBoard without `order` was refused), and the contract's input objects are all mutations';
+ *   subscriptions keep their own executor.
+ * - from their second run (`runsBeforeCompiling`): a document sent once (GraphiQL, a probe) is not
+ *   worth compiling, and a client sending ever new documents cannot make the service compile at
+ *   will. The plans are kept per parsed document (weakly), so they go when the parse caches
+ *   (bounded: see document-limits.ts, valid-documents.ts) let the document go.
+ *
+ * Must come before any plugin that wraps the execute function (the deadline's): it replaces the
+ * function it is given.
+ */
+export function useCompiledQueries({ log, runsBeforeCompiling = 2, compile = compileQuery }: CompiledQueriesOptions): Plugin {
+  const runs = new WeakMap<DocumentNode, number>();
+  /** Per document, per operation name ('' for none): a document may hold several operations. */
+  const plans = new WeakMap<DocumentNode, Map<string, Plan>>();
+
+  function planOf({ schema, document, operationName }: ExecutionArgs): Plan {
+    let ofDocument = plans.get(document);
+    if (!ofDocument) plans.set(document, (ofDocument = new Map<string, Plan>()));
+    let plan = ofDocument.get(operationName ?? '');
+    if (plan !== undefined) return plan;
+    const compiled = compile(schema, document, operationName ?? undefined, {
+      // Our generated documents put @include on fields inside fragments; this is the mode that honours it there.
+      useExperimentalPathBasedSkipInclude: true,
+    });
+    if (isCompiledQuery(compiled)) {
+      const operation = getOperationAST(document, operationName)!;
+      const defaults = (operation.variableDefinitions ?? []).flatMap((definition): [string, unknown][] =>
+        definition.defaultValue ? [[definition.variable.name.value, valueFromASTUntyped(definition.defaultValue)]] : [],
+      );
+      plan = { compiled, defaults, locate: errorLocator(document.loc?.source) };
+    } else {
+      log.warn({ errors: compiled.errors?.map((error) => error.message), operationName }, 'graphql-jit could not compile a query; it runs on graphql-js');
+      plan = false;
+    }
+    ofDocument.set(operationName ?? '', plan);
+    return plan;
+  }
+
+  return {
+    onExecute({ args, setExecuteFn }) {
+      const { document, operationName } = args as ExecutionArgs;
+      if (getOperationAST(document, operationName)?.operation !== OperationTypeNode.QUERY) return;
+      const run = (runs.get(document) ?? 0) + 1;
+      if (run < runsBeforeCompiling) {
+        runs.set(document, run);
+        return;
+      }
+      const plan = planOf(args);
+      if (!plan) return;
+      const { compiled, defaults, locate } = plan;
+      setExecuteFn(async (execution: ExecutionArgs) =>
+        locate(await compiled.query(execution.rootValue, execution.contextValue, withDefaults(execution.variableValues, defaults))),
+      );
+    },
+  };
+}
