@@ -32,17 +32,19 @@ function withDefaults(variables: Record<string, unknown> | null | undefined, def
 }
 
 /**
- * graphql-jit's errors carry their locations as line and column only, and Yoga's result processing
- * builds every error anew from its source and positions (or nodes), so they would reach the client
- * without `locations`. This makes each a graphql-js error at the same place of `source`, as
- * graphql-js's executor would have answered it. An error that has nodes is left as it is.
+ * A compiled answer as Yoga's executor (@graphql-tools/executor) writes it, so that the same
+ * request answers the same bytes whether it ran compiled or not:
+ * - keys in that executor's order (errors, then data); graphql-jit puts data first;
+ * - each error a graphql-js error at the same place of `source`. graphql-jit's errors carry their
+ *   locations as line and column only, and Yoga's result processing builds every error anew from
+ *   its source and positions (or nodes), so they would reach the client without `locations`.
+ *   An error that has nodes is left as it is.
  */
-function errorLocator(source: Source | undefined): (result: ExecutionResult) => ExecutionResult {
-  if (!source) return (result) => result;
+function asExecutorAnswer(source: Source | undefined): (result: ExecutionResult) => ExecutionResult {
   const lineStarts = [0];
-  for (let i = 0; i < source.body.length; i++) if (source.body[i] === '\n') lineStarts.push(i + 1);
+  for (let i = 0; i < (source?.body.length ?? 0); i++) if (source!.body[i] === '\n') lineStarts.push(i + 1);
   const located = (error: GraphQLError) =>
-    error.nodes || !error.locations
+    error.nodes || !error.locations || !source
       ? error
       : new GraphQLError(error.message, {
           source,
@@ -51,7 +53,11 @@ function errorLocator(source: Source | undefined): (result: ExecutionResult) => 
           originalError: error.originalError,
           extensions: error.extensions,
         });
-  return (result) => (result.errors ? { ...result, errors: result.errors.map(located) } : result);
+  return ({ data, errors, extensions }) => ({
+    ...(errors ? { errors: errors.map(located) } : {}),
+    ...(data === undefined ? {} : { data }),
+    ...(extensions ? { extensions } : {}),
+  });
 }
 
 export interface CompiledQueriesOptions {
@@ -103,7 +109,7 @@ export function useCompiledQueries({ log, runsBeforeCompiling = 2, compile = com
       const defaults = (operation.variableDefinitions ?? []).flatMap((definition): [string, unknown][] =>
         definition.defaultValue ? [[definition.variable.name.value, valueFromASTUntyped(definition.defaultValue)]] : [],
       );
-      plan = { compiled, defaults, locate: errorLocator(document.loc?.source) };
+      plan = { compiled, defaults, locate: asExecutorAnswer(document.loc?.source) };
     } else {
       log.warn({ errors: compiled.errors?.map((error) => error.message), operationName }, 'graphql-jit could not compile a query; it runs on graphql-js');
       plan = false;
