@@ -73,16 +73,15 @@ function testYoga() {
       }),
     ],
   });
-  const post = async (query: string, variables?: Record<string, unknown>, operationName?: string) => {
-    const response = await yoga.fetch('http://yoga/graphql', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ query, variables, operationName }),
-    });
-    return (await response.json()) as { data?: unknown; errors?: unknown[] };
-  };
-  const postText = async (query: string) =>
-    (await yoga.fetch('http://yoga/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) })).text();
+  const postText = async (query: string, variables?: Record<string, unknown>, operationName?: string) =>
+    (
+      await yoga.fetch('http://yoga/graphql', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query, variables, operationName }),
+      })
+    ).text();
+  const post = async (...args: Parameters<typeof postText>) => JSON.parse(await postText(...args)) as { data?: unknown; errors?: unknown[] };
   return { post, postText, compiled };
 }
 

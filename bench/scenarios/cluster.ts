@@ -1,10 +1,10 @@
 /**
  * The cluster run (`npm run bench -- cluster [--players 1000000]`): the standing (with and without
- * the name), open, top and submit-batch scenarios on a local Redis Cluster of three masters (no replicas), started for the
- * run and stopped after it whatever happens (test/helpers/redis-cluster.ts), against the same
- * players on a board of 1 shard and a board of 8 shards, beside the same scenarios on the
- * single Redis node measured in the same run, so the price of the cluster and of scatter-gather is
- * known.
+ * the name), open, top and submit-batch scenarios on a local Redis Cluster of three masters (no
+ * replicas), started for the run and stopped after it whatever happens
+ * (test/helpers/redis-cluster.ts), against the same players on a board of 1 shard and a board of
+ * 8 shards, beside the same scenarios on the single Redis node measured in the same run, so the
+ * price of the cluster and of scatter-gather is known.
  *
  * Its stores are its own: the database lb_bench_cluster (board `bench`, 1 shard, and `bench-s8`,
  * 8 shards, the same players and scores, seeded by bench/seed.ts) and the key prefix

@@ -53,11 +53,12 @@ function asExecutorAnswer(source: Source | undefined): (result: ExecutionResult)
           originalError: error.originalError,
           extensions: error.extensions,
         });
-  return ({ data, errors, extensions }) => ({
-    ...(errors ? { errors: errors.map(located) } : {}),
-    ...(data === undefined ? {} : { data }),
-    ...(extensions ? { extensions } : {}),
-  });
+  // An answer without errors is graphql-jit's `{ data }` alone, already as the executor writes it.
+  return (result) => {
+    const { errors, data, extensions } = result;
+    if (!errors) return result;
+    return { errors: errors.map(located), ...(data === undefined ? {} : { data }), ...(extensions ? { extensions } : {}) };
+  };
 }
 
 export interface CompiledQueriesOptions {
@@ -82,9 +83,9 @@ export interface CompiledQueriesOptions {
  * - queries only. graphql-jit does not apply the defaults of input-object fields to variables
  *   (createBoard without `order` was refused), and the contract's input objects are all mutations';
  *   subscriptions keep their own executor.
- * - from their second run (`runsBeforeCompiling`): a document sent once (GraphiQL, a probe) is not
- *   worth compiling, and a client sending ever new documents cannot make the service compile at
- *   will. The plans are kept per parsed document (weakly), so they go when the parse caches
+ * - from their second run (`runsBeforeCompiling`): a document sent once (GraphiQL, a probe) is
+ *   never compiled, so a client sending ever new documents makes the service compile at most once
+ *   for every two runs of a document it has also parsed, validated and cost-checked. The plans are kept per parsed document (weakly), so they go when the parse caches
  *   (bounded: see document-limits.ts, valid-documents.ts) let the document go.
  *
  * Must come before any plugin that wraps the execute function (the deadline's): it replaces the
