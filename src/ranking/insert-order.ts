@@ -11,22 +11,25 @@
 const MEMBERS_PER_BUCKET = 8;
 
 /**
- * `pairs` ([packed, member, packed, member, …], ZADD's arguments) reordered highest packed score
- * first, to within a bucket (either direction serves the cache; this one is best first on a
- * HIGH_FIRST board): the span of packed scores is cut into one bucket per
- * {@link MEMBERS_PER_BUCKET} members, and members keep their given order inside a bucket. A counting
- * sort, so O(n) for n members (a comparison sort of a 100,000-member chunk cost the rebuilding
- * process about what it saved Redis). Every pair is kept whole; a new array is answered.
+ * The indexes of `packed` (the packed scores of a rebuild's members), highest packed score first to
+ * within a bucket (either direction serves the cache; this one is best first on a HIGH_FIRST board):
+ * the span of packed scores is cut into one bucket per {@link MEMBERS_PER_BUCKET} members, and
+ * indexes keep their given order inside a bucket. A counting sort over typed arrays, so O(n) for n
+ * members and nothing allocated per member (a comparison sort of a 100,000-member chunk cost the
+ * rebuilding process about what it saved Redis). Every index appears once.
  */
-export function roughlyDescending(pairs: readonly (string | number)[]): (string | number)[] {
-  const members = pairs.length >> 1;
-  if (members <= MEMBERS_PER_BUCKET) return [...pairs];
+export function roughlyDescending(packed: Float64Array): Uint32Array {
+  const members = packed.length;
+  const order = new Uint32Array(members);
+  if (members <= MEMBERS_PER_BUCKET) {
+    for (let m = 0; m < members; m++) order[m] = m;
+    return order;
+  }
   let low = Infinity;
   let high = -Infinity;
-  for (let i = 0; i < pairs.length; i += 2) {
-    const packed = pairs[i] as number;
-    if (packed < low) low = packed;
-    if (packed > high) high = packed;
+  for (const value of packed) {
+    if (value < low) low = value;
+    if (value > high) high = value;
   }
   const buckets = Math.ceil(members / MEMBERS_PER_BUCKET);
   // The highest packed score falls into bucket 0 and the lowest into the last one.
@@ -34,16 +37,11 @@ export function roughlyDescending(pairs: readonly (string | number)[]): (string 
   const bucketOf = new Uint32Array(members);
   const starts = new Uint32Array(buckets + 1);
   for (let m = 0; m < members; m++) {
-    const bucket = Math.min(buckets - 1, Math.floor((high - (pairs[2 * m] as number)) * scale));
+    const bucket = Math.min(buckets - 1, Math.floor((high - packed[m]!) * scale));
     bucketOf[m] = bucket;
     starts[bucket + 1]!++;
   }
   for (let b = 0; b < buckets; b++) starts[b + 1]! += starts[b]!;
-  const ordered: (string | number)[] = new Array<string | number>(pairs.length);
-  for (let m = 0; m < members; m++) {
-    const at = 2 * starts[bucketOf[m]!]!++;
-    ordered[at] = pairs[2 * m]!;
-    ordered[at + 1] = pairs[2 * m + 1]!;
-  }
-  return ordered;
+  for (let m = 0; m < members; m++) order[starts[bucketOf[m]!]!++] = m;
+  return order;
 }
