@@ -26,7 +26,7 @@ import { useSharedAnswers } from './http/shared-answers.js';
 import { type PersistedDocumentsOptions, createPersistedDocuments, usePersistedDocuments } from './http/persisted-documents.js';
 import { createMetricsAccess } from './http/metrics-access.js';
 import { useObservability } from './http/observe.js';
-import { useCompiledQueries } from './http/compiled-queries.js';
+import { useCompiledOperations } from './http/compiled-operations.js';
 import { useReadBudget } from './http/read-limit.js';
 import { MAX_BODY_BYTES, type RequestLimits, requestLimitsOf } from './http/request-limits.js';
 import { useRequestDeadline } from './http/request-deadline.js';
@@ -147,8 +147,8 @@ export function buildApp(deps: AppDeps): App {
       ...useDocumentLimits({ bytes: limits.maxDocumentBytes }),
       useCorsPolicy(corsOrigins),
       useIntrospection(deps.introspection ?? true),
-      // A repeated query runs compiled (graphql-jit); first of the execute hooks, so the others wrap it.
-      useCompiledQueries({ log }),
+      // A repeated query or mutation runs compiled (graphql-jit); first of the execute hooks, so the others wrap it.
+      useCompiledOperations({ log }),
       useObservability(services.metrics, log),
       useRequestDeadline(),
       // What a read may return (its rows, from its arguments and variables), and its client's budget.

@@ -13,7 +13,7 @@ import type { Plugin } from 'graphql-yoga';
 import type { Logger } from 'pino';
 
 /**
- * What one query compiled to, with the defaults its variable definitions declare (as a client
+ * What one operation compiled to, with the defaults its variable definitions declare (as a client
  * would send them); false when graphql-jit could not compile it (graphql-js runs it).
  */
 type Plan = { compiled: CompiledQuery; defaults: [name: string, value: unknown][]; locate: (result: ExecutionResult) => ExecutionResult } | false;
@@ -61,37 +61,44 @@ function asExecutorAnswer(source: Source | undefined): (result: ExecutionResult)
   };
 }
 
-export interface CompiledQueriesOptions {
+export interface CompiledOperationsOptions {
   /** Where a document graphql-jit refuses is reported (it then runs on graphql-js, as before). */
   log: Pick<Logger, 'warn'>;
-  /** Runs of a query document before it is compiled. Default 2: the second run compiles, and runs compiled. */
+  /** Runs of a document before it is compiled. Default 2: the second run compiles, and runs compiled. */
   runsBeforeCompiling?: number;
   /** The compiler. Default graphql-jit's compileQuery (tests count its calls). */
   compile?: typeof compileQuery;
 }
 
 /**
- * Queries a client repeats run from a compiled plan: graphql-jit turns the document into one
- * function that resolves and completes its selections without graphql-js's per-field walk (the
- * executor, its argument coercion and completion are a large part of a many-field read's service
- * CPU: `open` with names, 626–680 µs a request over HTTP on graphql-js, 458–477 compiled;
- * bench/RESULTS.md). The resolvers are the schema's own, so Pothos's validation and auth, the
- * deadline, the read budget, the shared answers and error masking (all envelop hooks around
- * execution) run as before.
+ * Queries and mutations a client repeats run from a compiled plan: graphql-jit turns the document
+ * into one function that resolves and completes its selections without graphql-js's per-field walk
+ * (the executor, its argument coercion and completion are a large part of a many-field operation's
+ * service CPU: `open` with names, 626–680 µs a request over HTTP on graphql-js, 458–477 compiled;
+ * `submitScores` of 100 results answered with their standings, 153–203 µs a result on graphql-js,
+ * 132–165 compiled; bench/RESULTS.md). The resolvers are the schema's own, so Pothos's
+ * validation and auth, the deadline, the read budget, the shared answers and error masking (all
+ * envelop hooks around execution) run as before. graphql-jit runs a mutation's root fields one
+ * after another, as graphql-js does.
  *
  * Which documents:
- * - queries only. graphql-jit does not apply the defaults of input-object fields to variables
- *   (createBoard without `order` was refused), and the contract's input objects are all mutations';
- *   subscriptions keep their own executor.
+ * - queries and mutations; subscriptions keep their own executor.
  * - from their second run (`runsBeforeCompiling`): a document sent once (GraphiQL, a probe) is
  *   never compiled, so a client sending ever new documents makes the service compile at most once
- *   for every two runs of a document it has also parsed, validated and cost-checked. The plans are kept per parsed document (weakly), so they go when the parse caches
- *   (bounded: see document-limits.ts, valid-documents.ts) let the document go.
+ *   for every two runs of a document it has also parsed, validated and cost-checked. The plans are
+ *   kept per parsed document (weakly), so they go when the parse caches (bounded: see
+ *   document-limits.ts, valid-documents.ts) let the document go.
+ *
+ * A request error (an answer without data: graphql-jit raises them only while coercing the
+ * variables, before any resolver runs) is answered by graphql-js instead, so it reads as graphql-js
+ * words it. That also covers the one coercion graphql-jit gets wrong: it refuses an input object
+ * sent as a variable without a non-null field that has a default (createBoard's `order`), where
+ * graphql-js fills the default in.
  *
  * Must come before any plugin that wraps the execute function (the deadline's): it replaces the
  * function it is given.
  */
-export function useCompiledQueries({ log, runsBeforeCompiling = 2, compile = compileQuery }: CompiledQueriesOptions): Plugin {
+export function useCompiledOperations({ log, runsBeforeCompiling = 2, compile = compileQuery }: CompiledOperationsOptions): Plugin {
   const runs = new WeakMap<DocumentNode, number>();
   /** Per document, per operation name ('' for none): a document may hold several operations. */
   const plans = new WeakMap<DocumentNode, Map<string, Plan>>();
@@ -112,7 +119,7 @@ export function useCompiledQueries({ log, runsBeforeCompiling = 2, compile = com
       );
       plan = { compiled, defaults, locate: asExecutorAnswer(document.loc?.source) };
     } else {
-      log.warn({ errors: compiled.errors?.map((error) => error.message), operationName }, 'graphql-jit could not compile a query; it runs on graphql-js');
+      log.warn({ errors: compiled.errors?.map((error) => error.message), operationName }, 'graphql-jit could not compile an operation; it runs on graphql-js');
       plan = false;
     }
     ofDocument.set(operationName ?? '', plan);
@@ -120,9 +127,9 @@ export function useCompiledQueries({ log, runsBeforeCompiling = 2, compile = com
   }
 
   return {
-    onExecute({ args, setExecuteFn }) {
+    onExecute({ args, executeFn, setExecuteFn }) {
       const { document, operationName } = args as ExecutionArgs;
-      if (getOperationAST(document, operationName)?.operation !== OperationTypeNode.QUERY) return;
+      if (getOperationAST(document, operationName)?.operation === OperationTypeNode.SUBSCRIPTION) return;
       const run = (runs.get(document) ?? 0) + 1;
       if (run < runsBeforeCompiling) {
         runs.set(document, run);
@@ -131,9 +138,14 @@ export function useCompiledQueries({ log, runsBeforeCompiling = 2, compile = com
       const plan = planOf(args);
       if (!plan) return;
       const { compiled, defaults, locate } = plan;
-      setExecuteFn(async (execution: ExecutionArgs) =>
-        locate(await compiled.query(execution.rootValue, execution.contextValue, withDefaults(execution.variableValues, defaults))),
-      );
+      // A query or a mutation: graphql-js answers it with one result, never a stream.
+      const uncompiled = executeFn as (execution: ExecutionArgs) => Promise<ExecutionResult> | ExecutionResult;
+      setExecuteFn(async (execution: ExecutionArgs) => {
+        const result = await compiled.query(execution.rootValue, execution.contextValue, withDefaults(execution.variableValues, defaults));
+        // No resolver ran (see above): graphql-js answers the request from the start.
+        if (result.data === undefined && result.errors) return uncompiled(execution);
+        return locate(result);
+      });
     },
   };
 }
