@@ -194,22 +194,36 @@ describe('compiled operations', () => {
     expect(compiled).toHaveLength(2);
   });
 
-  it('run a compiled mutation’s fields one after another', async () => {
+  it('run a compiled mutation’s fields one after another, a field of a fragment in its place', async () => {
     const { post, compiled, steps, waiting } = testYoga();
-    const document = 'mutation Steps($first: String!) { a: step(name: $first) b: step(name: "二") }';
-    for (const run of [1, 2]) {
-      steps.length = 0;
-      const answer = post(document, { first: `一${run}` });
-      await waitFor(() => waiting.has(`一${run}`));
-      // Oracle: the spec's serial execution; the second field has not started while the first runs.
-      expect(steps).toEqual([`start 一${run}`]);
-      waiting.get(`一${run}`)!();
-      await waitFor(() => waiting.has('二'));
-      waiting.get('二')!();
-      expect(await answer).toEqual({ data: { a: `一${run}`, b: '二' } });
-      expect(steps).toEqual([`start 一${run}`, `end 一${run}`, 'start 二', 'end 二']);
+    const plain = 'mutation Steps($first: String!) { a: step(name: $first) b: step(name: "二") }';
+    // As client libraries write it: the first field in a fragment, under @include (graphql-jit's #283).
+    const spread = /* GraphQL */ `
+      mutation Steps($first: String!, $withFirst: Boolean!) {
+        __typename
+        ...FirstStep
+        b: step(name: "二")
+      }
+      fragment FirstStep on Mutation {
+        __typename
+        a: step(name: $first) @include(if: $withFirst)
+      }
+    `;
+    for (const document of [plain, spread]) {
+      for (const run of [1, 2]) {
+        steps.length = 0;
+        const answer = post(document, { first: `一${run}`, withFirst: true });
+        await waitFor(() => waiting.has(`一${run}`));
+        // Oracle: the spec's serial execution; the second field has not started while the first runs.
+        expect(steps).toEqual([`start 一${run}`]);
+        waiting.get(`一${run}`)!();
+        await waitFor(() => waiting.has('二'));
+        waiting.get('二')!();
+        expect(await answer).toMatchObject({ data: { a: `一${run}`, b: '二' } });
+        expect(steps).toEqual([`start 一${run}`, `end 一${run}`, 'start 二', 'end 二']);
+      }
     }
-    expect(compiled).toHaveLength(1);
+    expect(compiled).toHaveLength(2);
   });
 
   it('answer a variable that does not coerce with the same bytes as graphql-js', async () => {
