@@ -25,7 +25,11 @@ export function listBoardScores(sql: Sql | TransactionSql, list: BoardScoreList,
 }
 
 export interface StreamBoardScoresOptions {
-  /** Rows per fetch from the server-side cursor, and so per chunk yielded. Default 10,000. */
+  /**
+   * Rows per fetch from the server-side cursor, and so per chunk yielded. Default 50,000: a rebuild
+   * orders each chunk roughly by score before Redis takes it, and a wider chunk lands each insert
+   * nearer the last (bench/RESULTS.md, "the rebuild packs into typed arrays").
+   */
   chunkSize?: number;
 }
 
@@ -49,7 +53,7 @@ export async function* streamBoardScores(sql: Sql, list: BoardScoreList, options
     from (${listBoardScores(sql, list)}) as s
     where not exists (select 1 from players p where p.id = s.player_id and p.flagged_at is not null)`
     .values()
-    .cursor(options.chunkSize ?? 10_000);
+    .cursor(options.chunkSize ?? 50_000);
   // The column order is the tuple's: player id, score, reached at.
   for await (const rows of cursor) yield rows as unknown as BoardScoreRow[];
 }

@@ -36,7 +36,11 @@ export interface RebuildOptions {
   expiresAt: Date | null;
   /** Members per ZADD. Default 5,000. */
   membersPerZadd?: number;
-  /** Chunks being written at once (each one pipeline of ZADDs) while the next chunk is read. Default 4. */
+  /**
+   * Chunks being written at once (each one pipeline of ZADDs) while the next chunk is read. Default
+   * 2: with the stream's 50,000-row chunks, enough to keep Redis busy, and what is held stays at
+   * three chunks.
+   */
   chunksInFlight?: number;
   /** Members read per call while a DENSE board's distinct scores are recounted after the swap (see ranking/dense.ts). Default 5,000. */
   membersPerRecount?: number;
@@ -133,7 +137,7 @@ export async function rebuildSortedSet(
   options: RebuildOptions,
 ): Promise<number> {
   const perZadd = options.membersPerZadd ?? 5_000;
-  const maxInFlight = options.chunksInFlight ?? 4;
+  const maxInFlight = options.chunksInFlight ?? 2;
   const shards: ShardRebuild[] = shardKeys(at).map((live) => ({ live, temp: rebuildKey(live), tombstones: rebuildTombstoneKey(live) }));
   const marker = `${MARKER_PREFIX}${randomUUID()}`;
   const dropAll = () => Promise.allSettled(shards.map(({ temp, tombstones }) => redis.dropRebuild(temp, tombstones, marker)));
