@@ -106,30 +106,33 @@ export function useCompiledOperations({ log, runsBeforeCompiling = 2, compile = 
   function planOf({ schema, document, operationName }: ExecutionArgs): Plan {
     let ofDocument = plans.get(document);
     if (!ofDocument) plans.set(document, (ofDocument = new Map<string, Plan>()));
-    let plan = ofDocument.get(operationName ?? '');
-    if (plan !== undefined) return plan;
+    const key = operationName ?? '';
+    let plan = ofDocument.get(key);
+    if (plan === undefined) ofDocument.set(key, (plan = compiledPlan(schema, document, operationName)));
+    return plan;
+  }
+
+  /** The plan of one operation; false for a subscription (its executor is its own) or what graphql-jit refuses. */
+  function compiledPlan(schema: ExecutionArgs['schema'], document: DocumentNode, operationName: ExecutionArgs['operationName']): Plan {
+    const operation = getOperationAST(document, operationName);
+    if (!operation || operation.operation === OperationTypeNode.SUBSCRIPTION) return false;
     const compiled = compile(schema, document, operationName ?? undefined, {
       // Our generated documents put @include on fields inside fragments; this is the mode that honours it there.
       useExperimentalPathBasedSkipInclude: true,
     });
-    if (isCompiledQuery(compiled)) {
-      const operation = getOperationAST(document, operationName)!;
-      const defaults = (operation.variableDefinitions ?? []).flatMap((definition): [string, unknown][] =>
-        definition.defaultValue ? [[definition.variable.name.value, valueFromASTUntyped(definition.defaultValue)]] : [],
-      );
-      plan = { compiled, defaults, locate: asExecutorAnswer(document.loc?.source) };
-    } else {
+    if (!isCompiledQuery(compiled)) {
       log.warn({ errors: compiled.errors?.map((error) => error.message), operationName }, 'graphql-jit could not compile an operation; it runs on graphql-js');
-      plan = false;
+      return false;
     }
-    ofDocument.set(operationName ?? '', plan);
-    return plan;
+    const defaults = (operation.variableDefinitions ?? []).flatMap((definition): [string, unknown][] =>
+      definition.defaultValue ? [[definition.variable.name.value, valueFromASTUntyped(definition.defaultValue)]] : [],
+    );
+    return { compiled, defaults, locate: asExecutorAnswer(document.loc?.source) };
   }
 
   return {
     onExecute({ args, executeFn, setExecuteFn }) {
-      const { document, operationName } = args as ExecutionArgs;
-      if (getOperationAST(document, operationName)?.operation === OperationTypeNode.SUBSCRIPTION) return;
+      const { document } = args as ExecutionArgs;
       const run = (runs.get(document) ?? 0) + 1;
       if (run < runsBeforeCompiling) {
         runs.set(document, run);
