@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { type Board, type BoardScore, boardScoreRow } from '../src/model/board.js';
 import { bucketAt } from '../src/model/buckets.js';
 import { type BoardBucket, type Place, type RankingIndex, createRankingIndex } from '../src/ranking/index.js';
-import { shardOf } from '../src/ranking/keys.js';
+import { shardKeys, shardOf } from '../src/ranking/keys.js';
 import { createRedis } from '../src/redis.js';
 import { type OracleBoard, type OracleEntry, rankEntries } from './helpers/oracle.js';
 import { indexTestBoard } from './helpers/board-views.js';
@@ -148,6 +148,28 @@ describe.each([
     }));
     const answered = await index.writeBoardScores(batch.map((score) => ({ at: bucket, score, expiresAt: null })));
     expect(answered).toEqual(batch.map((score) => oracle.write(score)));
+    expect(await index.top(bucket, 1_000)).toEqual(oracle.top());
+  });
+
+  it('a batch with an expiry sets it on every key it writes; one whose expiry has passed keeps no key and answers no place', async () => {
+    const bucket = bucketOf('expiry');
+    const oracle = model(oracleBoard);
+    const batch: BoardScore[] = Array.from({ length: 24 }, (_, i) => ({ playerId: `x${i}`, score: 1 + (i % 7), reachedAt: at(i) }));
+    const expiresAt = new Date(Date.now() + 3_600_000);
+    const answered = await index.writeBoardScores(batch.map((score) => ({ at: bucket, score, expiresAt })));
+    expect(answered).toEqual(batch.map((score) => oracle.write(score)));
+    const keys = shardKeys(bucket);
+    expect(await Promise.all(keys.map((key) => redis.expiretime(key)))).toEqual(keys.map(() => Math.ceil(expiresAt.getTime() / 1_000)));
+
+    // A late batch whose keys' expiry has passed (a result inside the clock skew of its bucket's
+    // end): EXPIREAT deletes each key it writes, so nothing of those shards stays and no write is placed.
+    const late = batch.slice(0, 5).map((score) => ({ ...score, score: score.score + 10 }));
+    const written = new Set(late.map(({ playerId }) => shardOf(playerId, shards)));
+    const lateAnswers = await index.writeBoardScores(late.map((score) => ({ at: bucket, score, expiresAt: new Date(Date.now() - 60_000) })));
+    expect(lateAnswers.map(({ place }) => place)).toEqual(late.map(() => null));
+    if (shards === 1) expect(lateAnswers.map(({ size }) => size)).toEqual(late.map(() => 0));
+    expect(await Promise.all(keys.map((key) => redis.exists(key)))).toEqual(keys.map((_, shard) => (written.has(shard) ? 0 : 1)));
+    for (const playerId of oracle.players.keys()) if (written.has(shardOf(playerId, shards))) oracle.players.delete(playerId);
     expect(await index.top(bucket, 1_000)).toEqual(oracle.top());
   });
 
