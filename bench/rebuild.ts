@@ -56,14 +56,16 @@ async function seed(sql: postgres.Sql): Promise<number> {
       select 'bench', 'ALL_TIME', 'all', '', 'p' || lpad(i::text, 8, '0'), (i::bigint * 7919) % 1000003, now() - make_interval(secs => i)
       from generate_series(1, ${MEMBERS}) as i`;
   } else {
-    // Two results a player this month, in the order they would arrive (by time): the better one
-    // is the board score, found by the rebuild in the log.
+    // Two results a player this month, at times spread over the month as players come and go
+    // (a multiplicative hash of the result's number), written in the order they would arrive (by
+    // time): the log's heap is in time order, its primary key in player order, as a live month's
+    // are. The better one is the board score, found by the rebuild in the log.
     await createResultPartition(sql, monthOf(new Date()));
     const monthStart = sql`date_trunc('month', now() at time zone 'UTC') at time zone 'UTC'`;
     await sql`
       insert into results (board_id, match_id, player_id, score, achieved_at)
       select 'bench', 'm' || n, 'p' || lpad(i::text, 8, '0'), (i::bigint * (case n when 1 then 7919 else 104729 end)) % 1000003,
-             ${monthStart} + (now() - ${monthStart}) * ((i::float8 * 2 + n) / ${2 * MEMBERS + 3})
+             ${monthStart} + (now() - ${monthStart}) * ((((i::bigint * 2 + n) * 2654435761) % 4294967291)::float8 / 4294967291)
       from generate_series(1, ${MEMBERS}) as i, generate_series(1, 2) as n
       order by 5`;
   }
