@@ -3,6 +3,7 @@ import { compileQuery } from 'graphql-jit';
 import { createSchema, createYoga } from 'graphql-yoga';
 import { describe, expect, it } from 'vitest';
 import { useCompiledOperations } from '../src/http/compiled-operations.js';
+import { until } from './helpers/wait.js';
 
 /**
  * The compiled plans (src/http/compiled-operations.ts) on a small schema of the same shapes as the
@@ -96,15 +97,6 @@ function testYoga() {
     ).text();
   const post = async (...args: Parameters<typeof postText>) => JSON.parse(await postText(...args)) as { data?: unknown; errors?: unknown[] };
   return { post, postText, compiled, steps, waiting };
-}
-
-/** Resolves once `condition` holds, polling each macrotask; fails after `timeoutMs` (default 2,000). */
-async function waitFor(condition: () => boolean, timeoutMs = 2_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('the condition did not hold in time');
-    await new Promise((resolve) => setImmediate(resolve));
-  }
 }
 
 /** The same request three times: graphql-js, then compiled (on its second run), then compiled again. */
@@ -213,11 +205,11 @@ describe('compiled operations', () => {
       for (const run of [1, 2]) {
         steps.length = 0;
         const answer = post(document, { first: `一${run}`, withFirst: true });
-        await waitFor(() => waiting.has(`一${run}`));
+        await until(() => waiting.has(`一${run}`), 2_000, `step 一${run} started`, 1);
         // Oracle: the spec's serial execution; the second field has not started while the first runs.
         expect(steps).toEqual([`start 一${run}`]);
         waiting.get(`一${run}`)!();
-        await waitFor(() => waiting.has('二'));
+        await until(() => waiting.has('二'), 2_000, 'step 二 started', 1);
         waiting.get('二')!();
         expect(await answer).toMatchObject({ data: { a: `一${run}`, b: '二' } });
         expect(steps).toEqual([`start 一${run}`, `end 一${run}`, 'start 二', 'end 二']);

@@ -38,8 +38,9 @@ export interface ListRead {
 
 /**
  * Each player's best result in a derived bucket (see ListRead for which, and how much): the SQL
- * twin of combine() for BEST, one row per player in the order of the ids' bytes, as columns player_id, score,
- * reached_at, metadata. `region` '' is the global list, which every result of the span is in.
+ * twin of combine() for BEST, one row per player in the order of the ids' bytes, as columns
+ * player_id, score, reached_at, metadata. `region` '' is the global list, which every result of
+ * the span is in.
  */
 export function derivedBoardScores(
   sql: Sql | TransactionSql,

@@ -52,8 +52,8 @@ import { recountPositionLua } from './recount-position.js';
  * the top was outside it before. Then, once for the whole call, the script SPUBLISHes (sharded
  * pub/sub, on one node as on a Cluster) on the key's top channel, KEYS[1] .. '#top' (see
  * shardTopChannel in keys.ts): KEYS[1] carries the client's key prefix already, and the channel
- * keeps the key's hash tag. A batch far below the top publishes nothing. The checks and the writes are one atomic step, so no
- * other write can slip between them.
+ * keeps the key's hash tag. A batch far below the top publishes nothing. The checks and the writes
+ * are one atomic step, so no other write can slip between them.
  *
  * Because each write only ever moves a member in its board's direction, a replayed or reordered
  * call is harmless: the index converges on the best (or the total) whatever the order of arrival,
