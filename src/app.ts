@@ -4,7 +4,7 @@ import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type DocumentNode, GraphQLError } from 'graphql';
 import { createLRUCache, createYoga, maskError } from 'graphql-yoga';
-import { measureIndexDrift } from './jobs/index-drift.js';
+import { type IndexDriftOptions, createIndexDriftGauge } from './jobs/index-drift.js';
 import { type IndexCatchUp, type IndexCatchUpOptions, startIndexCatchUp } from './jobs/index-catch-up.js';
 import { type IndexRecovery, type IndexRecoveryOptions, startIndexRecovery } from './jobs/index-recovery.js';
 import { type SeasonCloser, startSeasonCloser } from './jobs/season-closer.js';
@@ -59,6 +59,8 @@ export interface AppDeps extends ServiceDeps {
   indexRecovery?: IndexRecoveryOptions | undefined;
   /** How this process keeps the score log's monthly partitions ahead (see jobs/result-partitions.ts). Default: its defaults. */
   resultPartitions?: ResultPartitionsOptions | undefined;
+  /** How often the deployment's measurement of the index drift is renewed (see jobs/index-drift.ts). Default: its defaults. */
+  indexDrift?: IndexDriftOptions | undefined;
   /**
    * Every worker's metrics, for `/metrics` in a worker of several sharing the port (see
    * http/cluster-metrics.ts). Default: none, so `/metrics` serves this process's own.
@@ -203,6 +205,7 @@ export function buildApp(deps: AppDeps): App {
   const mayReadMetrics = createMetricsAccess(deps.metricsToken);
   const answerConsole = createConsoleRoute();
   const answerLanding = createLandingRoute({ graphiql: deps.graphiql ?? true, packageDir: packageRoot(dirname(fileURLToPath(import.meta.url))) });
+  const indexDrift = createIndexDriftGauge(services, deps.indexDrift);
   const refuseBody = createBodyLimits({ maxBytes: MAX_BODY_BYTES, maxBytesInFlight: limits.maxBodyBytesInFlight });
   const server: Server = createServer(
     {
@@ -221,7 +224,7 @@ export function buildApp(deps: AppDeps): App {
       if (req.url === '/healthz') return answerHealth(res);
       if (req.url === '/readyz') return void answerReadiness(res, services);
       if (req.url === '/metrics') {
-        if (mayReadMetrics(req, res)) void answerMetrics(res, services.metrics, () => measureIndexDrift(services), deps.metricsOfEveryWorker);
+        if (mayReadMetrics(req, res)) void answerMetrics(res, services.metrics, () => indexDrift.refresh(), deps.metricsOfEveryWorker);
         return;
       }
       void yoga(req, res);
@@ -283,6 +286,8 @@ export function buildApp(deps: AppDeps): App {
       await closed;
       clearInterval(sweep);
       clearTimeout(timeout);
+      // No scrape comes any more: a measurement of the drift a last one started ends before the stores close.
+      await indexDrift.stop();
       // Confirmations of the last requests' index writes; any left over are replayed harmlessly.
       await services.backlog.flush();
       ownSubscriber?.disconnect();

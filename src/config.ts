@@ -91,6 +91,12 @@ export const configSchema = z.object({
    * timeouts on the service's sessions are derived from it (see sessionTimeoutsFor).
    */
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(600_000).default(10_000),
+  /**
+   * How old the last measurement of the index drift (`leaderboard_index_drift`) may be before a
+   * scrape of /metrics starts the next, in the background; one process of the deployment measures
+   * at a time, and a measurement also waits ten times the last one's length.
+   */
+  INDEX_DRIFT_INTERVAL_MS: z.coerce.number().int().min(0).default(60_000),
   /** Results a second one API key may submit; 0 turns the limit off (a benchmark does). */
   RATE_LIMIT_SUBMISSIONS_PER_SECOND: z.coerce.number().int().min(0).default(20_000),
   /** Read operations a second one client address may make; 0 turns the limit off. */

@@ -89,6 +89,7 @@ async function serve(config: Config, log: Logger): Promise<void> {
       maxConnections: config.MAX_CONNECTIONS,
       maxBodyBytesInFlight: config.MAX_BODY_BYTES_IN_FLIGHT,
     },
+    indexDrift: { intervalMs: config.INDEX_DRIFT_INTERVAL_MS },
     metricsOfEveryWorker: workerMetrics?.everyWorker,
     metricsToken: config.METRICS_TOKEN,
     graphiql: config.GRAPHIQL,

@@ -11,6 +11,7 @@ import type { RedisClient } from '../redis.js';
 import { type BacklogConfirmer, createBacklogConfirmer } from '../services/backlog-confirmer.js';
 import { type BoardDirectory, createBoardDirectory } from '../services/board-directory.js';
 import { type CursorCodec, createCursorCodec } from '../services/cursor.js';
+import { type DriftReports, createDriftReports } from '../services/drift-reports.js';
 import type { GroupCommitOptions } from '../services/group-commit.js';
 import { type Metrics, createMetrics } from '../services/metrics.js';
 import { type ProfileCache, createProfileCache } from '../services/profile-cache.js';
@@ -46,6 +47,8 @@ export interface Services {
   keyring: Keyring;
   /** Rebuilds started from the console, with their progress readable from any process. */
   rebuilds: RebuildJobs;
+  /** The deployment's last measurement of the index's drift, readable from any process (see jobs/index-drift.ts). */
+  driftReports: DriftReports;
   /** Asks PostgreSQL and Redis whether they answer (what /readyz and the console's store health show). */
   probeStores(): Promise<StoreProbes>;
   cursors: CursorCodec;
@@ -129,6 +132,7 @@ export function createServices(given: ServiceDeps): Services {
       stored: { find: storage.apiKeys.findLive },
     }),
     rebuilds: createRebuildJobs(deps.redis, { log: deps.log }),
+    driftReports: createDriftReports(deps.redis),
     probeStores: () => probeStores({ storage, redis: deps.redis }),
     cursors: createCursorCodec(() => {
       // PostgreSQL was away when the process started: pages answer UNAVAILABLE until it is back.

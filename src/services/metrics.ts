@@ -66,7 +66,13 @@ export function createMetrics() {
       name: 'leaderboard_index_drift',
       help: "Per live bucket: durable board scores (unflagged) minus the sorted set's size. Not 0 means the index is missing players (or holds extra). board: the board id. period: ALL_TIME, SEASON, MONTHLY, WEEKLY or DAILY. bucket: its label (all, a season id, 2026-11, 2026-W48, 2026-11-29). region: a region of the board, or empty for the global list.",
       labelNames: ['board', 'period', 'bucket', 'region'] as const,
-      // Measured by the process that takes the scrape; never summed over workers (see cluster-metrics.ts).
+      // The deployment's last measurement, the same in every process; never summed over workers (see cluster-metrics.ts).
+      aggregator: 'omit',
+      registers: [registry],
+    }),
+    indexDriftMeasuredAt: new Gauge({
+      name: 'leaderboard_index_drift_timestamp_seconds',
+      help: 'When the figures of leaderboard_index_drift were measured (Unix time, seconds): they are renewed at most once per INDEX_DRIFT_INTERVAL_MS by one process of the deployment.',
       aggregator: 'omit',
       registers: [registry],
     }),

@@ -9,6 +9,7 @@ import type { RequestLimits } from '../../src/http/request-limits.js';
 import type { IndexCatchUpOptions } from '../../src/jobs/index-catch-up.js';
 import type { IndexRecoveryOptions } from '../../src/jobs/index-recovery.js';
 import type { ResultPartitionsOptions } from '../../src/jobs/result-partitions.js';
+import type { IndexDriftOptions } from '../../src/jobs/index-drift.js';
 import type { GroupCommitOptions } from '../../src/services/group-commit.js';
 import { subscriberFor } from '../../src/pubsub/top-feed.js';
 import { type RedisTarget, createRedisClient, deleteKeysUnder } from '../../src/redis.js';
@@ -67,6 +68,8 @@ export interface TestAppOptions {
   groupCommit?: GroupCommitOptions;
   /** How the app keeps the score log's partitions ahead. Default: the app's. */
   resultPartitions?: ResultPartitionsOptions;
+  /** How often the app renews its measurement of the index drift. Default: the app's. */
+  indexDrift?: IndexDriftOptions;
   /**
    * The app's request bound, from which its PostgreSQL session timeouts follow. Default 30 s, not
    * the service's 10 s: the tests check answers, and a loaded machine must not turn a slow group
@@ -120,6 +123,7 @@ export async function startTestApp(options: TestAppOptions = {}) {
     indexRecovery: options.indexRecovery,
     groupCommit: options.groupCommit,
     resultPartitions: options.resultPartitions,
+    indexDrift: options.indexDrift,
     requestTimeoutMs: options.requestTimeoutMs ?? TEST_REQUEST_TIMEOUT_MS,
     metricsToken: options.metricsToken,
     requestLimits: options.requestLimits,
