@@ -130,6 +130,10 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   await waitForReads(base, target.boardId, () => child.exitCode !== null, logFile);
+  // Scraped once as Prometheus would be from the start, so that the drift measurement this starts
+  // (in the background, once a minute: jobs/index-drift.ts) runs during the warm-up rather than in
+  // the measured window: a window of seconds holds one only by chance.
+  await (await fetch(`${base}/metrics`)).text();
   return {
     url: `${base}/graphql`,
     wsUrl: `ws://127.0.0.1:${port}/graphql`,
