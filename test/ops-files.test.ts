@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApp, startTestApp } from './helpers/test-app.js';
+import { settle } from './helpers/wait.js';
 
 /**
  * /metrics as stock dashboards expect it, and the dashboard and alert rules shipped in ops/: Node's
@@ -50,7 +51,12 @@ describe('metrics and the ops files', () => {
     ).toBeUndefined();
     expect((await t.gql('{ top(board: "global") { size } standing(board: "global", playerId: "ada") { rank } }')).errors).toBeUndefined();
     expect((await t.gql('{ top(board: "nope") { size } }')).errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
-    const text = await (await fetch(`${t.url}/metrics`)).text();
+    // The first scrape starts the drift measurement in the background (jobs/index-drift.ts); a later one serves it.
+    const text = await settle(
+      async () => (await fetch(`${t.url}/metrics`)).text(),
+      (scraped) => /^leaderboard_index_drift\{/m.test(scraped),
+      5_000,
+    );
     families = parseMetrics(text);
     names = new Set([...families.values()].flatMap((family) => family.samples.map((sample) => sample.name)));
   });
