@@ -5,7 +5,7 @@
  * no rate limits, logging only warnings (to a file).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createWriteStream, mkdirSync } from 'node:fs';
+import { createWriteStream, mkdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -73,6 +73,13 @@ async function waitForReads(base: string, boardId: string, exited: () => boolean
   }
 }
 
+/** The flags `npm start` gives node ($npm_package_config_nodeFlags: the young generation's size). */
+const START_NODE_FLAGS = (
+  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { config: { nodeFlags: string } }
+).config.nodeFlags
+  .split(' ')
+  .filter(Boolean);
+
 /** Starts the service and waits until /readyz answers 200 and it answers reads of every period. */
 export async function startService(options: ServiceOptions = {}): Promise<ServiceProcess> {
   const target = options.target ?? BENCH_TARGET;
@@ -84,7 +91,8 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     mkdirSync(options.cpuProfileDir, { recursive: true });
     nodeArgs.push('--cpu-prof', '--cpu-prof-dir', options.cpuProfileDir);
   }
-  nodeArgs.push(...(options.runtime === 'dist' ? ['dist/main.js'] : ['--import', 'tsx', 'src/main.ts']));
+  // As npm start runs it: the flags it gives node (package.json's config.nodeFlags), then the entry.
+  nodeArgs.push(...START_NODE_FLAGS, ...(options.runtime === 'dist' ? ['dist/main.js'] : ['--import', 'tsx', 'src/main.ts']));
   const child: ChildProcess = spawn(process.execPath, nodeArgs, {
     env: {
       ...process.env,
