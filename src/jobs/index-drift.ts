@@ -82,6 +82,8 @@ export function createIndexDriftGauge(services: Services, options: IndexDriftOpt
   async function measure(): Promise<void> {
     if (!(await services.driftReports.claim())) return;
     try {
+      // Another process may have saved one between this process's read and its claim.
+      if (!due(await services.driftReports.latest())) return await services.driftReports.release();
       await services.driftReports.save(await measureIndexDrift(services, stopping.signal));
     } catch (error) {
       await services.driftReports.release().catch(() => undefined);
