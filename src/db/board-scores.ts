@@ -1,3 +1,4 @@
+import { reserveUnbounded } from './client.js';
 import type { Sql, TransactionSql } from 'postgres';
 import type { BoardScoreRow, RecordedBoardScore } from '../model/board.js';
 import { type DerivedSpan, type ListRead, type ScoreSource, derivedBoardScores, inSpan } from './derived-scores.js';
@@ -43,32 +44,28 @@ export interface StreamBoardScoresOptions {
  * and a Date made for each cost the process more than reading the row did. Times are read as epoch
  * milliseconds, as drizzle takes over the client's timestamp parsing (as in result-statements.ts).
  *
- * The read runs on a connection of its own without the pool's statement timeout (half a request's
- * bound, see sessionTimeoutsFor): a rebuild is not a request, and the sort before a derived list's
- * first row alone outlasts that bound on a busy month (8 to 12 s for a month of 8,164,600 results
- * here, bench/RESULTS.md), which left such a bucket unrebuildable after Redis lost it. The timeout
- * is restored before the connection goes back to the pool.
+ * The read runs on a connection of its own without the pool's statement timeout (reserveUnbounded):
+ * a rebuild is not a request, and the sort before a derived list's first row alone outlasts half a
+ * request's bound on a busy month (8 to 12 s for a month of 8,164,600 results here,
+ * bench/RESULTS.md), which left such a bucket unrebuildable after Redis lost it.
  *
  * O(N) over the list's rows (an index range scan on the primary key, or for a derived list the
  * span's results), anti-joined to the flagged few of players_flagged_idx rather than joined to
  * every profile.
  */
 export async function* streamBoardScores(sql: Sql, list: BoardScoreList, options: StreamBoardScoresOptions = {}): AsyncGenerator<BoardScoreRow[]> {
-  const reserved = await sql.reserve();
+  const session = await reserveUnbounded(sql);
   try {
-    await reserved`set statement_timeout = 0`;
-    const cursor = reserved<BoardScoreRow[]>`
+    const cursor = session.sql<BoardScoreRow[]>`
       select s.player_id, s.score, round(extract(epoch from s.reached_at) * 1000)::float8 as reached_ms
-      from (${listBoardScores(reserved, list)}) as s
+      from (${listBoardScores(session.sql, list)}) as s
       where not exists (select 1 from players p where p.id = s.player_id and p.flagged_at is not null)`
       .values()
       .cursor(options.chunkSize ?? 50_000);
     // The column order is the tuple's: player id, score, reached at.
     for await (const rows of cursor) yield rows as unknown as BoardScoreRow[];
   } finally {
-    // Back to the session's own value (the pool's, set at connect); a connection that broke meanwhile is the pool's to drop.
-    await reserved`reset statement_timeout`.catch(() => undefined);
-    reserved.release();
+    await session.release();
   }
 }
 
@@ -94,12 +91,28 @@ export async function listsWithBoardScores(sql: Sql): Promise<BoardScoreList[]> 
   return rows.map((row) => ({ boardId: row.board_id, period: row.period, bucket: row.bucket, region: row.region, derived: null }));
 }
 
+export interface CountRankableOptions {
+  /**
+   * Whether the count runs without the pool's statement timeout (reserveUnbounded): for the drift
+   * gauge's background measurement, never for a request. Default false.
+   */
+  unbounded?: boolean;
+}
+
 /**
  * How many of one list's board scores belong to unflagged players: what its sorted set should hold
  * (the drift gauge compares the two, and a rebuild's progress counts towards it). One count over the
  * list's primary-key range, or over the players of a derived list's span. O(N) for N rows.
  */
-export async function countRankable(sql: Sql, list: BoardScoreList): Promise<number> {
+export async function countRankable(sql: Sql, list: BoardScoreList, options: CountRankableOptions = {}): Promise<number> {
+  if (options.unbounded) {
+    const session = await reserveUnbounded(sql);
+    try {
+      return await countRankable(session.sql, list);
+    } finally {
+      await session.release();
+    }
+  }
   const players = list.derived
     ? sql`select distinct r.player_id from results r where ${inSpan(sql, { boardId: list.boardId, region: list.region, derived: list.derived })}`
     : sql`

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { drizzle, type PostgresJsDatabase } from 'drizzle-orm/postgres-js';
 import { migrate } from 'drizzle-orm/postgres-js/migrator';
-import postgres, { type Options, type Sql } from 'postgres';
+import postgres, { type Options, type ReservedSql, type Sql } from 'postgres';
 import * as schema from './schema.js';
 
 export type Db = PostgresJsDatabase<typeof schema>;
@@ -34,6 +34,36 @@ export const sessionTimeoutsFor = (boundMs: number): SessionTimeouts => ({
   lockMs: Math.round(boundMs / 4),
   idleInTransactionMs: boundMs,
 });
+
+/** A connection of the pool's, reserved without its statement timeout; release() restores the timeout and gives it back. */
+export interface UnboundedSession {
+  sql: ReservedSql;
+  release(): Promise<void>;
+}
+
+/**
+ * Reserves a connection and lifts the pool's statement timeout on it, for background work that
+ * reads a whole list and is no request (a rebuild's read, the drift gauge's counts): on a busy
+ * month one such statement (the sort before a derived list's first row) takes longer than half a
+ * request's bound. release() puts the session's own value back (RESET: the one set at connect)
+ * before the connection returns to the pool; a connection that broke meanwhile is the pool's to drop.
+ */
+export async function reserveUnbounded(sql: Sql): Promise<UnboundedSession> {
+  const reserved = await sql.reserve();
+  try {
+    await reserved`set statement_timeout = 0`;
+  } catch (error) {
+    reserved.release();
+    throw error;
+  }
+  return {
+    sql: reserved,
+    async release() {
+      await reserved`reset statement_timeout`.catch(() => undefined);
+      reserved.release();
+    },
+  };
+}
 
 export interface DatabaseOptions {
   /** Most connections in the pool. Default 10. */

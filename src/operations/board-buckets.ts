@@ -50,9 +50,13 @@ export interface BucketDrift {
   drift: number;
 }
 
-/** Measures one bucket: one count query and one ZCARD (per shard). */
-export async function measureBucketDrift(services: Services, at: BoardBucket): Promise<BucketDrift> {
-  const [stored, size] = await Promise.all([services.storage.boardScores.countRankable(boardScoreList(at)), services.index.size(at)]);
+/**
+ * Measures one bucket: one count query and one ZCARD (per shard). `unbounded`: the count runs
+ * without the pool's statement timeout (the drift gauge's background measurement; a request's
+ * count keeps the bound). Default false.
+ */
+export async function measureBucketDrift(services: Services, at: BoardBucket, { unbounded = false } = {}): Promise<BucketDrift> {
+  const [stored, size] = await Promise.all([services.storage.boardScores.countRankable(boardScoreList(at), { unbounded }), services.index.size(at)]);
   return { stored, size, drift: stored - size };
 }
 
