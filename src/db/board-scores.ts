@@ -1,5 +1,5 @@
-import { reserveUnbounded } from './client.js';
 import type { Sql, TransactionSql } from 'postgres';
+import { reserveUnbounded } from './client.js';
 import type { BoardScoreRow, RecordedBoardScore } from '../model/board.js';
 import { type DerivedSpan, type ListRead, type ScoreSource, derivedBoardScores, inSpan } from './derived-scores.js';
 import type { ScoreRowKey } from './result-entries.js';

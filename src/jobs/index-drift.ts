@@ -27,7 +27,7 @@ const measured = (at: BoardBucket) => keepsBoardScores(at.board, at.bucket.perio
  * Throws the signal's reason between two buckets once it aborts. O(board scores and day's results
  * of the buckets measured).
  */
-export async function measureIndexDrift(services: Services, signal?: AbortSignal): Promise<DriftReport> {
+async function measureIndexDrift(services: Services, signal?: AbortSignal): Promise<DriftReport> {
   const measuredAt = services.now().getTime();
   const started = performance.now();
   const boards = await services.boards.list();
