@@ -2,10 +2,13 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countRankable, streamBoardScores } from '../src/db/board-scores.js';
 import { type Database, createDatabase } from '../src/db/client.js';
+import { createLogger } from '../src/logger.js';
+import { findRebuild, startRebuild } from '../src/operations/rebuild.js';
+import { createServices } from '../src/operations/services.js';
 import { type TestApp, startTestApp } from './helpers/test-app.js';
 
 /**
- * A rebuild reads a whole list from PostgreSQL, the drift gauge counts one, and the pool's sessions
+ * A rebuild reads a whole list from PostgreSQL, the drift gauge and a rebuild's job count one, and the pool's sessions
  * cancel any statement that runs longer than half a request's bound. Neither is a request: on a
  * busy month the sort before a derived list's first row alone took 8 to 12 s here, so a Redis that
  * lost the index could never have that bucket back. Here the pool's bound is 20 ms and the list
@@ -53,5 +56,14 @@ describe('reads of a whole list in the background', () => {
     expect(await countRankable(database.sql, list, { unbounded: true })).toBe(ROWS);
     const [setting] = await database.sql<{ statement_timeout: string }[]>`show statement_timeout`;
     expect(setting!.statement_timeout).toBe(`${STATEMENT_MS}ms`);
+  });
+
+  it('a rebuild started from the console answers at once and counts the list in its job, past the statement timeout', { timeout: 60_000 }, async () => {
+    const services = createServices({ database, redis: t.redis, log: createLogger('silent') });
+    const job = await startRebuild(services, { board: 'global', period: 'ALL_TIME' });
+    expect(job).toMatchObject({ state: 'RUNNING', rowsTotal: 0 });
+    await expect.poll(async () => (await findRebuild(services, job.id))?.state, { timeout: 50_000, interval: 100 }).toBe('DONE');
+    expect(await findRebuild(services, job.id)).toMatchObject({ rowsRead: ROWS, rowsTotal: ROWS, size: ROWS, error: null });
+    expect(await t.redis.zcard('lb:{global:ALL_TIME:all}')).toBe(ROWS);
   });
 });

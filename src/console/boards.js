@@ -450,11 +450,14 @@ export async function runRebuild(at, slot, button, after) {
   let job = started.startRebuild;
   let timer;
   const poll = async () => {
+    // rowsTotal is 0 while the job still counts the bucket: an indeterminate bar until then.
+    const counted = job.rowsTotal > 0 || job.state !== 'RUNNING';
     bar.max = Math.max(job.rowsTotal, 1);
-    bar.value = job.state === 'DONE' ? bar.max : job.rowsRead;
+    if (!counted) bar.removeAttribute('value');
+    else bar.value = job.state === 'DONE' ? bar.max : job.rowsRead;
     label.textContent =
       job.state === 'RUNNING'
-        ? `${fmtNumber(job.rowsRead)} / ${fmtNumber(job.rowsTotal)} read`
+        ? `${fmtNumber(job.rowsRead)} / ${counted ? fmtNumber(job.rowsTotal) : 'counting…'} read`
         : job.state === 'DONE'
           ? `done: ${fmtNumber(job.size)} ranked`
           : `failed: ${job.error}`;

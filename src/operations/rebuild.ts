@@ -36,9 +36,13 @@ function refusedWhileRunning(error: unknown): unknown {
  */
 export async function startRebuild(services: Services, args: BucketArgs): Promise<RebuildJob> {
   const at = await resolveBoardBucket(services, args);
-  const total = await services.storage.boardScores.countRankable(boardScoreList(at));
   try {
-    return await services.rebuilds.start(at, total, (onProgress) => rebuildBucket(services, at, { onProgress }));
+    return await services.rebuilds.start(
+      at,
+      (onProgress) => rebuildBucket(services, at, { onProgress }),
+      // Not a request's: the job runs on after the answer (see RebuildJobs.start).
+      () => services.storage.boardScores.countRankable(boardScoreList(at), { unbounded: true }),
+    );
   } catch (error) {
     throw refusedWhileRunning(error);
   }

@@ -26,7 +26,10 @@ RebuildRef.implement({
     region: t.exposeString('region', { nullable: true }),
     state: t.expose('state', { type: RebuildStateEnum }),
     rowsRead: t.exposeInt('rowsRead', { description: 'Board scores read from PostgreSQL so far.' }),
-    rowsTotal: t.exposeInt('rowsTotal', { description: 'The rankable board scores the bucket held when the rebuild started: what rowsRead counts towards.' }),
+    rowsTotal: t.exposeInt('rowsTotal', {
+      description:
+        'The rankable board scores the bucket holds as the rebuild starts: what rowsRead counts towards. 0 until counted (in the background, beside the rebuild); known once DONE.',
+    }),
     size: t.exposeInt('size', { nullable: true, description: 'Players ranked after the swap; set once DONE.' }),
     error: t.exposeString('error', { nullable: true, description: 'Why it FAILED.' }),
     startedAt: t.expose('startedAt', { type: 'DateTime' }),

@@ -17,7 +17,10 @@ export interface RebuildJob {
   state: RebuildState;
   /** Board scores read from PostgreSQL so far. */
   rowsRead: number;
-  /** The bucket's rankable board scores when the rebuild started: what rowsRead counts towards. */
+  /**
+   * The bucket's rankable board scores as the rebuild starts: what rowsRead counts towards. 0 until
+   * they are counted, beside the rebuild (see start); known once the job is DONE.
+   */
   rowsTotal: number;
   /** Players ranked once it is DONE. */
   size: number | null;
@@ -47,6 +50,9 @@ export interface RebuildJobsOptions {
  */
 export type Rebuild = (onProgress: (rowsRead: number) => void) => Promise<number>;
 
+/** Counts the rows a job's rebuild will read (countRankable, without a request's bound). */
+export type CountRows = () => Promise<number>;
+
 const jobKey = (id: string) => `rebuild-job:${id}`;
 
 /**
@@ -72,8 +78,15 @@ export function createRebuildJobs(redis: RedisClient, options: RebuildJobsOption
      * Starts rebuilding `at` and answers once the rebuild holds the bucket's rebuild keys (so its
      * progress is real): the job as started. Throws RebuildRunningError, having started nothing,
      * when another rebuild of the bucket runs. The rest runs on; failures land in the job.
+     *
+     * The rows are counted in the job too, beside the rebuild, once it holds its keys, and the job
+     * records the total when the count ends (rowsTotal is 0 until then). Why not before answering:
+     * a count reads the whole bucket, and a bucket of tens of millions outlasts a request's bound
+     * (half of it is PostgreSQL's statement timeout), which left such a bucket with no rebuild from
+     * the console. A count that fails leaves the total at 0 and the rebuild going; the job is DONE
+     * only once the count has ended, so a finished job carries its total.
      */
-    async start(at: BoardBucket, rowsTotal: number, rebuild: Rebuild): Promise<RebuildJob> {
+    async start(at: BoardBucket, rebuild: Rebuild, countRows: CountRows): Promise<RebuildJob> {
       const job: RebuildJob = {
         id: randomUUID(),
         boardId: at.board.id,
@@ -82,7 +95,7 @@ export function createRebuildJobs(redis: RedisClient, options: RebuildJobsOption
         region: at.region,
         state: 'RUNNING',
         rowsRead: 0,
-        rowsTotal,
+        rowsTotal: 0,
         size: null,
         error: null,
         startedAt: new Date(),
@@ -98,7 +111,7 @@ export function createRebuildJobs(redis: RedisClient, options: RebuildJobsOption
         region: job.region ?? '',
         state: job.state,
         rowsRead: 0,
-        rowsTotal,
+        rowsTotal: 0,
         startedAt: job.startedAt.getTime(),
       });
       const heartbeat = setInterval(() => void save(job.id, { rowsRead }).catch(() => undefined), heartbeatMs);
@@ -118,9 +131,16 @@ export function createRebuildJobs(redis: RedisClient, options: RebuildJobsOption
         await redis.del(jobKey(job.id));
         throw error;
       });
+      // Counted only once the job holds the keys: a refused job is deleted above, and a late count must not write it back.
+      const counted = countRows()
+        .then((rowsTotal) => save(job.id, { rowsTotal }))
+        .catch((error: unknown) => options.log?.warn({ err: error, job: job.id }, 'rebuild rows not counted; the rebuild goes on'));
       run
         .then(
-          (size) => finish({ state: 'DONE', size }),
+          async (size) => {
+            await counted;
+            return finish({ state: 'DONE', size });
+          },
           (error: unknown) => {
             options.log?.warn({ err: error, job: job.id }, 'rebuild failed');
             return finish({ state: 'FAILED', error: error instanceof Error ? error.message : String(error) });
