@@ -3,6 +3,7 @@
  * (a paused network, a frozen server) answers nothing and refuses nothing, so only a timer of our
  * own can end the wait; these helpers make that timer an AbortSignal that carries why it fired.
  */
+import { setMaxListeners } from 'node:events';
 
 /** The bound passed before the work was done. Reaches the client as UNAVAILABLE. */
 export class DeadlineExceededError extends Error {
@@ -18,18 +19,53 @@ export class DeadlineExceededError extends Error {
 /** When each signal made by deadlineSignal is due, in performance.now() milliseconds. */
 const dueAt = new WeakMap<AbortSignal, { at: number; what: string; ms: number }>();
 
+/** Deadlines at least this far off share a signal with the others due in the same slot (see deadlineSignal). */
+const SHARED_FROM_MS = 1_000;
+/** The width of a shared deadline's slot: such a signal fires up to this much early. */
+const SLOT_MS = 16;
+/** The shared signals not yet fired, by what they bound and their slot. */
+const sharedSignals = new Map<string, AbortSignal>();
+
+/** A signal of its own that aborts `ms` from now for `what` (reported as `reportedMs`), calling `fired` first. */
+function timedSignal(ms: number, what: string, reportedMs: number, fired?: () => void): AbortSignal {
+  const controller = new AbortController();
+  const timer = setTimeout(() => {
+    fired?.();
+    controller.abort(new DeadlineExceededError(what, reportedMs));
+  }, ms);
+  timer.unref();
+  dueAt.set(controller.signal, { at: performance.now() + ms, what, ms: reportedMs });
+  return controller.signal;
+}
+
 /**
  * A signal that aborts `ms` from now with a {@link DeadlineExceededError} for `what`. The timer does
  * not keep the process alive.
+ *
+ * A deadline a second or more away (a request's: REQUEST_TIMEOUT_MS is seconds) shares its signal
+ * with every other deadline for `what` due in the same 16 ms, and fires at the slot's start: up to
+ * 16 ms early, never late. Why: the timer of such a signal is never cleared (a signal has no owner
+ * to say the work is done), so each request's kept an AbortController alive for its whole bound and
+ * then fired it, making an error with its stack for nobody: at thousands of reads a second, tens of
+ * thousands of live controllers that the garbage collector moved to the old generation. Shared,
+ * there are at most a few hundred, each fired once. Listeners come and go on a shared signal (see
+ * settleBy), so it allows any number of them. Shorter deadlines (tests', a store's own) get a
+ * signal of their own, exact to the millisecond.
  */
 export function deadlineSignal(ms: number, what: string): AbortSignal {
   // Already past: aborted now, so that no work at all is started for it.
   if (ms <= 0) return AbortSignal.abort(new DeadlineExceededError(what, 0));
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(new DeadlineExceededError(what, Math.round(ms))), ms);
-  timer.unref();
-  dueAt.set(controller.signal, { at: performance.now() + ms, what, ms: Math.round(ms) });
-  return controller.signal;
+  if (ms < SHARED_FROM_MS) return timedSignal(ms, what, Math.round(ms));
+  const now = performance.now();
+  const slotStart = Math.floor((now + ms) / SLOT_MS) * SLOT_MS;
+  const key = `${slotStart}\u0000${what}`;
+  let signal = sharedSignals.get(key);
+  if (!signal) {
+    signal = timedSignal(slotStart - now, what, Math.round(ms), () => sharedSignals.delete(key));
+    setMaxListeners(0, signal);
+    sharedSignals.set(key, signal);
+  }
+  return signal;
 }
 
 /**
