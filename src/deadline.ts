@@ -48,7 +48,7 @@ function timedSignal(ms: number, what: string, reportedMs: number, fired?: () =>
  * to say the work is done), so each request's kept an AbortController alive for its whole bound and
  * then fired it, making an error with its stack for nobody: at thousands of reads a second, tens of
  * thousands of live controllers that the garbage collector moved to the old generation. Shared,
- * there are at most a few hundred, each fired once. Listeners come and go on a shared signal (see
+ * there is at most one a slot (about 600 a store for a 9.5 s bound), each fired once. Listeners come and go on a shared signal (see
  * settleBy), so it allows any number of them. Shorter deadlines (tests', a store's own) get a
  * signal of their own, exact to the millisecond.
  */
