@@ -331,9 +331,7 @@ describe.skipIf(!hasChromium)('the console', () => {
             .board.seasons,
       )
       .toEqual([{ name: 'Scheduled cup', startsAt: '2036-01-05T18:00:00.000Z' }]);
-    // The page reloads itself once the schedule is answered; going elsewhere before that reload has
-    // rendered would let it land after the next page's (the console does not cancel a render that
-    // was overtaken), leaving this board's form where the next one's is looked for.
+    // The page reloads itself once the schedule is answered, and shows it.
     await page.locator('#view', { hasText: 'Scheduled cup' }).waitFor();
 
     const start = page.waitForRequest((request) => (request.postData() ?? '').includes('ConsoleStartSeason'));
@@ -385,6 +383,58 @@ describe.skipIf(!hasChromium)('the console', () => {
     expect(await standingRows('.season-results')).toEqual(ranked(inSeason));
     await shot('10-board-season-results');
     await expectKeyNotStored();
+  });
+
+  it('never shows a view that finished loading after the operator moved on, nor keeps what it started', { timeout: 60_000 }, async () => {
+    // The board's own read is held until the operator has gone to Moderation and it has shown.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const isBoardRead = (body: string | null) => (body ?? '').includes('ConsoleBoardDetail');
+    await page.route('**/graphql', async (route) => {
+      if (isBoardRead(route.request().postData())) await held;
+      await route.continue();
+    });
+    try {
+      const boardRead = page.waitForRequest((request) => isBoardRead(request.postData()));
+      await open(`#/boards/${BOARD}`);
+      await boardRead;
+      await open('#/moderation');
+      await page.locator('#view h1', { hasText: 'Moderation' }).waitFor();
+      // What the page sends on its socket from here on (the board's view subscribes to its live top).
+      await page.evaluate(() => {
+        const sent: string[] = [];
+        // A property, not a method: taken off the prototype, it is called with the socket as `this`.
+        const prototype: { send: (this: WebSocket, data: Parameters<WebSocket['send']>[0]) => void } = WebSocket.prototype;
+        const send = prototype.send;
+        Object.assign(window, { framesSent: sent, realSend: send });
+        WebSocket.prototype.send = function (data) {
+          if (typeof data === 'string') sent.push(data);
+          send.call(this, data);
+        };
+      });
+      // Released, the board's view builds itself, subscribes and asks for its first page of
+      // standings before it would show: once that request is seen and the page has run a task
+      // more, it has shown or not, and any subscription it made was sent.
+      const pageRead = page.waitForRequest((request) => (request.postData() ?? '').includes('ConsolePage'));
+      release();
+      await pageRead;
+      await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 0)));
+      expect(await page.locator('#view h1').allTextContents()).toEqual(['Moderation']);
+      // A subscription it made is completed (graphql-ws sends none when it is stopped before it is sent).
+      const frames = (await page.evaluate(() => (window as unknown as { framesSent: string[] }).framesSent)).map(
+        (frame) => JSON.parse(frame) as { id?: string; type: string },
+      );
+      const unfinished = new Set(frames.filter((frame) => frame.type === 'subscribe').map((frame) => frame.id));
+      for (const frame of frames) if (frame.type === 'complete') unfinished.delete(frame.id);
+      expect([...unfinished]).toEqual([]);
+    } finally {
+      release();
+      await page.unroute('**/graphql');
+      await page.evaluate(() => {
+        const saved = (window as unknown as { realSend?: WebSocket['send'] }).realSend;
+        if (saved) WebSocket.prototype.send = saved;
+      });
+    }
   });
 
   it('finds a player, shows their standing in every bucket and recent results, flags and unflags them', { timeout: 60_000 }, async () => {

@@ -19,11 +19,11 @@ import {
   select,
   table,
 } from './dom.js';
-import { onLeave, route, show } from './router.js';
+import { route } from './router.js';
 
 export const PERIODS = ['ALL_TIME', 'SEASON', 'MONTHLY', 'WEEKLY', 'DAILY'];
 
-export async function boardsView() {
+export async function boardsView(visit) {
   const { boards } = await gql(Q.boards);
   const rows = boards.map((board) =>
     h(
@@ -102,7 +102,7 @@ export async function boardsView() {
     );
     if (created) location.hash = `#/boards/${encodeURIComponent(created.createBoard.id)}`;
   });
-  show(
+  visit.show(
     h('h1', {}, 'Boards'),
     card(
       'All boards',
@@ -164,9 +164,9 @@ const RANK_STYLE_LABELS = {
 
 const STANDING_HEADERS = ['#Rank', 'Player', '#Score', '#Percentile', 'Achieved (UTC)'];
 
-export async function boardView(id) {
+export async function boardView(visit, id) {
   const { board } = await gql(Q.board, { id });
-  if (!board) return show(h('h1', {}, 'Board not found'), h('p', { class: 'error' }, `No board "${id}".`), h('a', { href: '#/boards' }, '← All boards'));
+  if (!board) return visit.show(h('h1', {}, 'Board not found'), h('p', { class: 'error' }, `No board "${id}".`), h('a', { href: '#/boards' }, '← All boards'));
 
   const settings = h(
     'dl',
@@ -195,7 +195,7 @@ export async function boardView(id) {
           const progress = h('span', { class: 'progress-slot' });
           const rebuild = h('button', { type: 'button', class: 'small' }, 'Rebuild');
           rebuild.addEventListener('click', () =>
-            runRebuild({ board: id, period: bucket.period, bucket: bucket.bucket, region: bucket.region }, progress, rebuild, loadBuckets),
+            runRebuild(visit, { board: id, period: bucket.period, bucket: bucket.bucket, region: bucket.region }, progress, rebuild, loadBuckets),
           );
           return h(
             'tr',
@@ -275,9 +275,8 @@ export async function boardView(id) {
     watch(at);
     void page(at);
   });
-  onLeave(() => stopTop());
 
-  show(
+  visit.show(
     h('p', { class: 'crumbs' }, h('a', { href: '#/boards' }, 'Boards'), ' / ', board.id),
     h('h1', {}, board.title, h('span', { class: 'muted id' }, board.id)),
     h('div', { class: 'columns' }, card('Settings', settings, editBoardForm(board)), await seasonsCard(board)),
@@ -303,6 +302,8 @@ export async function boardView(id) {
   );
   await loadBuckets();
   watch(picker.value());
+  // After the first watch: a visit already left (its view never shown) stops it at once.
+  visit.onLeave(() => stopTop());
   await page(picker.value());
 }
 
@@ -435,8 +436,11 @@ async function seasonsCard(board) {
   );
 }
 
-/** Starts a rebuild and shows its progress beside `button` until it is done; then `after()`. */
-export async function runRebuild(at, slot, button, after) {
+/**
+ * Starts a rebuild and shows its progress beside `button` until it is done; then `after()`.
+ * The progress is polled while `visit` (the view's, see router.js) is not left.
+ */
+export async function runRebuild(visit, at, slot, button, after) {
   button.disabled = true;
   const started = await attempt(() => gql(Q.startRebuild, at));
   if (!started) {
@@ -449,6 +453,11 @@ export async function runRebuild(at, slot, button, after) {
   slot.dataset.state = 'RUNNING';
   let job = started.startRebuild;
   let timer;
+  let left = false;
+  visit.onLeave(() => {
+    left = true;
+    clearTimeout(timer);
+  });
   const poll = async () => {
     // rowsTotal is 0 while the job still counts the bucket: an indeterminate bar until then.
     const counted = job.rowsTotal > 0 || job.state !== 'RUNNING';
@@ -469,12 +478,13 @@ export async function runRebuild(at, slot, button, after) {
       await after?.();
       return;
     }
+    // A poll already sent when the view was left does not start another.
+    if (left) return;
     timer = setTimeout(async () => {
       const answer = await gql(Q.rebuild, { id: job.id }).catch(() => null);
       if (answer?.rebuild) job = answer.rebuild;
       void poll();
     }, 250);
   };
-  onLeave(() => clearTimeout(timer));
   await poll();
 }

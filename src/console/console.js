@@ -15,11 +15,11 @@ import { boardView, boardsView } from './boards.js';
 import { moderationView, playerView, playersView } from './players.js';
 import { operationsView, refreshHealthPill } from './operations.js';
 
-setViews((section, id) => {
-  if (section === 'players') return id === undefined ? playersView : () => playerView(id);
+setViews((section) => {
+  if (section === 'players') return (visit, id) => (id === undefined ? playersView(visit) : playerView(visit, id));
   if (section === 'moderation') return moderationView;
   if (section === 'operations') return operationsView;
-  return id === undefined ? boardsView : () => boardView(id);
+  return (visit, id) => (id === undefined ? boardsView(visit) : boardView(visit, id));
 });
 
 function signOut(message) {

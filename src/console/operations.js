@@ -3,7 +3,7 @@
 import { gql } from './session.js';
 import { Q } from './documents.js';
 import { attempt, card, confirmAction, field, fmtNumber, fmtTime, formValues, h, select, table } from './dom.js';
-import { route, show } from './router.js';
+import { route } from './router.js';
 import { PERIODS, runRebuild } from './boards.js';
 
 function probeCell(name, probe) {
@@ -26,7 +26,7 @@ export async function refreshHealthPill() {
   return health;
 }
 
-export async function operationsView() {
+export async function operationsView(visit) {
   const health = await refreshHealthPill();
   const healthCard = card(
     'Store health',
@@ -165,13 +165,14 @@ export async function operationsView() {
   rebuildForm.addEventListener('submit', (event) => {
     event.preventDefault();
     void runRebuild(
+      visit,
       { board: boardSelect.value, period: periodSelect.value, bucket: bucketInput.value.trim() || null, region: regionInput.value.trim() || null },
       slot,
       rebuildButton,
     );
   });
 
-  show(
+  visit.show(
     h('h1', {}, 'Operations'),
     healthCard,
     card(

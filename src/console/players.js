@@ -3,9 +3,9 @@
 import { gql } from './session.js';
 import { Q } from './documents.js';
 import { attempt, card, confirmAction, field, flash, fmtNumber, fmtTime, formValues, h, playerHref, playerName, table } from './dom.js';
-import { route, show } from './router.js';
+import { route } from './router.js';
 
-export async function playersView() {
+export async function playersView(visit) {
   const input = h('input', { name: 'text', type: 'search', placeholder: 'player id or name', required: true, autofocus: true });
   const results = h('div', { id: 'search-results' });
   const form = h(
@@ -34,11 +34,11 @@ export async function playersView() {
       ),
     );
   });
-  show(h('h1', {}, 'Players'), card('Search', form, results));
+  visit.show(h('h1', {}, 'Players'), card('Search', form, results));
   input.focus();
 }
 
-export async function playerView(id) {
+export async function playerView(visit, id) {
   const { searchPlayers } = await gql(Q.player, { id });
   const player = searchPlayers[0]?.id === id ? searchPlayers[0] : null;
   const reload = () => route();
@@ -84,7 +84,7 @@ export async function playerView(id) {
   );
 
   if (!player) {
-    return show(
+    return visit.show(
       h('p', { class: 'crumbs' }, h('a', { href: '#/players' }, 'Players'), ' / ', id),
       h('h1', {}, id),
       h('p', { class: 'muted' }, 'No profile and no scores under this id.'),
@@ -117,7 +117,7 @@ export async function playerView(id) {
       h('td', { class: 'time' }, fmtTime(result.recordedAt)),
     ),
   );
-  show(
+  visit.show(
     h('p', { class: 'crumbs' }, h('a', { href: '#/players' }, 'Players'), ' / ', id),
     h(
       'h1',
@@ -142,7 +142,7 @@ export async function playerView(id) {
   );
 }
 
-export async function moderationView() {
+export async function moderationView(visit) {
   const { flaggedPlayers } = await gql(Q.flagged);
   const rows = flaggedPlayers.map((flag) => {
     const unflag = h('button', { type: 'button', class: 'small' }, 'Unflag');
@@ -175,7 +175,7 @@ export async function moderationView() {
     const v = formValues(form);
     if (await attempt(() => gql(Q.flag, v), `${v.playerId} is flagged.`)) route();
   });
-  show(
+  visit.show(
     h('h1', {}, 'Moderation'),
     card(
       `Flagged players (${flaggedPlayers.length})`,

@@ -2,13 +2,43 @@
 /**
  * Views routed by the URL's hash (#/boards, #/boards/ID, #/players/ID, #/moderation, #/operations),
  * each rendered into #view; what a view starts (a subscription, a poll) is stopped when it is left.
+ *
+ * Each routing is a visit of its own, handed to the view it renders. A view loads before it shows,
+ * and the operator may move on meanwhile (or the page reloads itself after an action): a visit that
+ * a newer one overtook shows nothing and stops at once what it starts, so the page left never
+ * replaces the page the operator moved to, and is never acted on by mistake.
  */
 import { signedIn } from './session.js';
 import { flash, h } from './dom.js';
 
 const view = () => document.getElementById('view');
-/** What the current view must stop when it is left (a subscription, a poll). */
-let leaving = [];
+
+/** The visit whose view #view shows or is loading; null when signed out. */
+let current = null;
+
+/**
+ * @typedef {object} Visit
+ * @property {(...children: Node[]) => void} show Replaces #view's content, while this visit is current.
+ * @property {(stop: () => void) => void} onLeave Something to stop when the visit is left (at once if it already was).
+ */
+
+/** @returns {Visit & { leave(): void }} */
+function visit() {
+  const stops = [];
+  const self = {
+    show: (...children) => {
+      if (current === self) view().replaceChildren(...children);
+    },
+    onLeave: (stop) => {
+      if (current === self) stops.push(stop);
+      else stop();
+    },
+    leave: () => {
+      for (const stop of stops.splice(0)) stop();
+    },
+  };
+  return self;
+}
 
 export function route() {
   if (!signedIn()) return;
@@ -18,26 +48,21 @@ export function route() {
   const [section = 'boards', id] = location.hash.replace(/^#\/?/, '').split('/');
   const param = id === undefined ? undefined : decodeURIComponent(id);
   for (const link of document.querySelectorAll('.nav a')) link.classList.toggle('active', link.dataset.section === section);
+  const here = (current = visit());
   view().replaceChildren(h('p', { class: 'muted' }, 'Loading…'));
-  const render = viewOf(section, param);
-  render().catch((error) => view().replaceChildren(h('p', { class: 'error' }, error.message)));
+  viewOf(section)(here, param).catch((error) => here.show(h('p', { class: 'error' }, error.message)));
 }
 
-export const show = (...children) => view().replaceChildren(...children);
-
-/** How a hash's section and id name a view (set once by console.js). */
+/** How a hash's section names its view (set once by console.js). */
 let viewOf = () => async () => {};
 
-/** Sets how a section and an id name the function that renders their view. */
+/** Sets how a section names the function that renders its view: `(visit, id) => Promise`. */
 export function setViews(resolve) {
   viewOf = resolve;
 }
 
-/** Stops what the current view started. */
+/** Stops what the current view started; nothing a view still loading renders is shown after. */
 export function leave() {
-  for (const stop of leaving) stop();
-  leaving = [];
+  current?.leave();
+  current = null;
 }
-
-/** Something the current view must stop when it is left (a subscription, a poll). */
-export const onLeave = (stop) => leaving.push(stop);
