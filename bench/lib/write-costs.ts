@@ -134,3 +134,33 @@ export function costsNote(name: string, costs: WriteCosts): string {
   const gc = costs.gcMicros === undefined ? '' : ` (of the service's, garbage collection ${costs.gcMicros})`;
   return `${name}: per result, PostgreSQL rows written ${costs.rows.toFixed(2)}${tables ? ` (${tables})` : ''}${costs.statements === undefined ? '' : `, statements ${costs.statements.toFixed(3)}`}, CPU µs ${cpu}${gc}`;
 }
+
+/** How much the bench board's log and board scores hold: what a write's PostgreSQL cost depends on besides the code. */
+export interface DatabaseState {
+  /** Results of the board achieved this month (UTC): the partition every write of the run goes to. */
+  monthResults: number;
+  /** Board-score rows of the board (every bucket kept as rows). */
+  boardScores: number;
+}
+
+/**
+ * The bench board's log month and board scores, counted exactly before a write scenario: the same
+ * code wrote about half as fast into a month of 8,164,600 results as into a freshly seeded one of
+ * 1,030,306 (bench/RESULTS.md, 2026-12-03), so a figure without them cannot be compared. Two counts.
+ */
+export async function databaseState(databaseUrl: string, boardId: string): Promise<DatabaseState> {
+  const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
+  try {
+    const [row] = await sql<{ month_results: number; board_scores: number }[]>`
+      select (select count(*) from results
+               where board_id = ${boardId} and achieved_at >= date_trunc('month', now() at time zone 'UTC') at time zone 'UTC')::float8 as month_results,
+             (select count(*) from board_scores where board_id = ${boardId})::float8 as board_scores`;
+    return { monthResults: row!.month_results, boardScores: row!.board_scores };
+  } finally {
+    await sql.end();
+  }
+}
+
+/** The report's line for a DatabaseState. */
+export const databaseNote = (state: DatabaseState) =>
+  `the bench database before the run: ${state.monthResults.toLocaleString('en-US')} results of the board this month, ${state.boardScores.toLocaleString('en-US')} board-score rows`;

@@ -21,7 +21,7 @@ import { profileNote } from '../profile-summary.js';
 import { type BenchStores, openBenchStores } from '../seed.js';
 import { keepsBoardScores } from '../../src/model/board.js';
 import type { Measurement } from '../lib/load.js';
-import { type WriteCostProbe, type WriteCosts, costsNote, writeCostProbe } from '../lib/write-costs.js';
+import { type WriteCostProbe, type WriteCosts, costsNote, databaseNote, databaseState, writeCostProbe } from '../lib/write-costs.js';
 import type { BoardBucket } from '../../src/ranking/index.js';
 import { shardKeys, shardOf } from '../../src/ranking/keys.js';
 import { pack, packingFor } from '../../src/ranking/packing.js';
@@ -245,6 +245,7 @@ export async function runWrite(scenario: WriteScenario, run: RunOptions): Promis
       await probe.close();
     }
   }
+  const state = await databaseState(databaseUrl, target.boardId);
   const serviceName = scenario === 'submit' ? 'service submitScore (HTTP)' : `service submitScores ×${size} (HTTP)`;
   const service = await withService({ target, runtime: run.runtime, ...(run.profile ? { cpuProfileDir: profileDir } : {}) }, (s) =>
     costed(serviceName, { metricsUrl: s.url.replace(/\/graphql$/, '/metrics') }, (window) => closedHttp(s.url, run, body, s.pid, auth, { window })),
@@ -310,12 +311,14 @@ export async function runWrite(scenario: WriteScenario, run: RunOptions): Promis
       runtime: run.runtime,
       profiled: run.profile,
       metadata: run.metadata,
+      database: state,
       ...(target.boardId === BOARD_ID && shards === 1 ? {} : { board: target.boardId, shards }),
     },
     rows,
     ratios,
     targets,
     notes: [
+      databaseNote(state),
       ...(run.profile ? profileNote(profileDir, startedAt) : []),
       ...costs.map(({ name, costs: found }) => costsNote(name, found)),
       `each call's results are ${size === 1 ? 'one random player' : `${size} distinct random players of one match`}; the service writes ${buckets} buckets per result (every period, no region)`,
