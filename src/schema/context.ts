@@ -3,6 +3,7 @@ import { type Caller, bearerKey } from '../auth/keys.js';
 import type { Player } from '../db/players.js';
 import type { Services } from '../operations/services.js';
 import { recordedScoreLoader } from '../operations/recorded-scores.js';
+import { type PlaceReads, createPlaceReads } from '../operations/place-reads.js';
 import { isStoreUnavailable } from '../store-errors.js';
 import { deadlineSignal, settleBy } from '../deadline.js';
 
@@ -11,7 +12,8 @@ export interface Context {
   services: Services;
   /** Null for anonymous callers and for keys nobody issued. */
   caller: Caller | null;
-  loaders: { player: DataLoader<string, Player>; recorded: ReturnType<typeof recordedScoreLoader> };
+  /** Per request: names, recorded board scores, and places (standing and around read together; see place-reads.ts). */
+  loaders: { player: DataLoader<string, Player>; recorded: ReturnType<typeof recordedScoreLoader>; places: PlaceReads };
   /** Aborted when the client goes away. */
   signal?: AbortSignal | undefined;
   /** The client's address, for per-client limits. */
@@ -64,6 +66,8 @@ export async function createContext(services: Services, { authorization, client,
   const startedAt = performance.now();
   const key = bearerKey(authorization);
   const address = client ?? 'unknown';
+  // Made on first use: most requests read no places.
+  let places: PlaceReads | undefined;
   return {
     services,
     signal,
@@ -71,7 +75,13 @@ export async function createContext(services: Services, { authorization, client,
     startedAt,
     // A stored key is looked up in PostgreSQL: not past the request's bound (UNAVAILABLE then).
     caller: key ? await settleBy(identify(services, key, address), beforeDeadline(services, startedAt, NAMES_MARGIN_MS)) : null,
-    loaders: { player: playerLoader(services, startedAt), recorded: recordedScoreLoader(services) },
+    loaders: {
+      player: playerLoader(services, startedAt),
+      recorded: recordedScoreLoader(services),
+      get places() {
+        return (places ??= createPlaceReads(services.index));
+      },
+    },
   };
 }
 

@@ -16,6 +16,20 @@ export function selectsField(info: GraphQLResolveInfo, ...path: string[]): boole
   return info.fieldNodes.some((node) => within(node.selectionSet, path));
 }
 
+/**
+ * How many of the operation's root fields are named one of `names`, through fragments too: whether
+ * a read has company in its request worth gathering with (see place-reads.ts). O(root selections).
+ */
+export function rootFieldsNamed(info: GraphQLResolveInfo, names: ReadonlySet<string>): number {
+  const count = (set: SelectionSetNode | undefined): number =>
+    (set?.selections ?? []).reduce((sum, selection) => {
+      if (selection.kind === Kind.FIELD) return sum + (names.has(selection.name.value) ? 1 : 0);
+      if (selection.kind === Kind.INLINE_FRAGMENT) return sum + count(selection.selectionSet);
+      return sum + count(info.fragments[selection.name.value]?.selectionSet);
+    }, 0);
+  return count(info.operation.selectionSet);
+}
+
 /** What the standings at `path` under the field being resolved may be asked for (none: the field's own value is the Standing list). */
 export function standingNeeds(info: GraphQLResolveInfo, ...path: string[]): StandingNeeds {
   const metadata = selectsField(info, ...path, 'metadata');

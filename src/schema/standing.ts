@@ -6,7 +6,10 @@ import { inTurns } from './turns.js';
 import { RANK_STYLE_ARG } from './enums.js';
 import { bucketArgs } from './bucket-args.js';
 import { PlayerRef } from './player.js';
-import { selectsField, standingNeeds } from './selects.js';
+import { rootFieldsNamed, selectsField, standingNeeds } from './selects.js';
+import type { Context } from './context.js';
+import type { PlaceReads } from '../operations/place-reads.js';
+import type { GraphQLResolveInfo } from 'graphql';
 import { idSchema, intRange } from './validation.js';
 
 export const StandingRef = builder.objectRef<Standing>('Standing');
@@ -36,6 +39,17 @@ StandingRef.implement({
   }),
 });
 
+/** The root fields that read single players' places. */
+const PLACE_READS = new Set(['standing', 'around']);
+
+/**
+ * The request's gathered place reads when the operation has more than one root field reading
+ * places (a client's board screen: my standing and the players around me), else none: a read
+ * alone goes straight to the index, without a batch's wait.
+ */
+const placeReadsFor = (ctx: Context, info: GraphQLResolveInfo): PlaceReads | undefined =>
+  rootFieldsNamed(info, PLACE_READS) > 1 ? ctx.loaders.places : undefined;
+
 builder.queryFields((t) => ({
   standing: t.field({
     type: StandingRef,
@@ -46,7 +60,7 @@ builder.queryFields((t) => ({
       // The profile is asked for at once, beside the rank: both go to Redis in one write, rather than
       // the name a round trip after the rank. Its errors are the player field's to answer.
       if (selectsField(info, 'player')) ctx.loaders.player.load(args.playerId).catch(() => undefined);
-      return readStanding(ctx.services, args);
+      return readStanding(ctx.services, args, placeReadsFor(ctx, info));
     },
   }),
   around: t.field({
@@ -58,7 +72,7 @@ builder.queryFields((t) => ({
       radius: t.arg.int({ required: true, defaultValue: 5, validate: intRange(0, 50, 'radius') }),
       rankStyle: t.arg(RANK_STYLE_ARG),
     },
-    resolve: (_root, args, ctx) => readAround(ctx.services, { ...args, board: args.board, playerId: args.playerId }),
+    resolve: (_root, args, ctx, info) => readAround(ctx.services, { ...args, board: args.board, playerId: args.playerId }, placeReadsFor(ctx, info)),
   }),
   friends: t.field({
     type: [StandingRef],

@@ -1,0 +1,151 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rankScores } from './helpers/oracle.js';
+import { type TestApp, startTestApp } from './helpers/test-app.js';
+
+/**
+ * A request's reads of single players' places (src/operations/place-reads.ts): a document that asks
+ * a player's standing and the players around them in one bucket, as a game client opening a board
+ * does, is read with one around script; standings of several players in a bucket with one
+ * standings script. Documents are sent as clients write them (fragments, __typename, variables);
+ * every answer is checked against a plain sort of the scores sent, and the index calls against
+ * the app's own count of them.
+ */
+
+const BOARD = 'Arena-EU';
+const SHARDED = 'Arena-Sharded';
+const PLAYERS = Array.from({ length: 30 }, (_, i) => (i % 7 === 3 ? `Spieler-Ü${i}-玩家` : `Pl-${String(i).padStart(2, '0')}`));
+/** Distinct scores, in no particular order of the ids. */
+const SCORES = new Map(PLAYERS.map((id, i) => [id, 1_000 + ((i * 7_919) % 997) * 10] as const));
+/** The oracle: [player id, score], best first; rank = index + 1 (the scores are distinct). */
+const RANKED = rankScores(SCORES);
+const rankOf = (playerId: string) => RANKED.findIndex(([id]) => id === playerId) + 1;
+/** The oracle's run of `radius` places either side of the player at `rank`, cut at the edges. */
+const runAround = (rank: number, radius: number) =>
+  RANKED.slice(Math.max(0, rank - 1 - radius), rank + radius).map(([playerId, score]) => ({ rank: rankOf(playerId), score, player: { id: playerId } }));
+
+const FRAGMENTS = `
+fragment Place on Standing { __typename rank score player { ...Who } }
+fragment Who on Player { __typename id }`;
+
+const OPEN = `query OpenBoard($board: ID!, $playerId: ID!, $radius: Int!) {
+  __typename
+  top(board: $board, limit: 3) { __typename entries { ...Place } }
+  me: standing(board: $board, playerId: $playerId) { ...Place }
+  around(board: $board, playerId: $playerId, radius: $radius) { ...Place }
+}${FRAGMENTS}`;
+
+/** What the place fragments answer, without the __typenames. */
+type Place = { rank: number; score: number; player: { id: string } };
+const plain = (places: (Place | null)[] | Place | null): unknown =>
+  Array.isArray(places) ? places.map(plain) : places && { rank: places.rank, score: places.score, player: { id: places.player.id } };
+
+describe('place reads gathered per request', () => {
+  let t: TestApp;
+
+  /** How many calls of one Redis script the app has made, from its own metrics. */
+  async function calls(call: string): Promise<number> {
+    const text = await t.app.services.metrics.registry.getSingleMetricAsString('leaderboard_store_seconds');
+    let total = 0;
+    for (const line of text.split('\n')) {
+      if (line.startsWith('leaderboard_store_seconds_count{') && line.includes(`call="${call}"`)) total += Number(line.split(' ').pop());
+    }
+    return total;
+  }
+
+  /** The data of `query`, and how many around and standings scripts answering it took. */
+  async function read<T>(query: string, variables: Record<string, unknown>) {
+    const [around, standings] = [await calls('readAround'), await calls('readStandings')];
+    const answer = await t.server<T>(query, variables);
+    expect(answer.errors).toBeUndefined();
+    return { data: answer.data!, around: (await calls('readAround')) - around, standings: (await calls('readStandings')) - standings };
+  }
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    const created = await t.admin('mutation($input: CreateBoardInput!) { createBoard(input: $input) { id } }', {
+      input: { id: BOARD, title: 'Arena (EU)', maxScore: 1e9, periods: ['ALL_TIME', 'DAILY'] },
+    });
+    expect(created.errors).toBeUndefined();
+    // The same players on a board of 4 shards, whose around run merges the shards' windows.
+    const sharded = await t.admin('mutation($input: CreateBoardInput!) { createBoard(input: $input) { id } }', {
+      input: { id: SHARDED, title: 'Arena (sharded)', maxScore: 1e9, shards: 4 },
+    });
+    expect(sharded.errors).toBeUndefined();
+    const inputs = [BOARD, SHARDED].flatMap((board) => PLAYERS.map((playerId) => ({ board, playerId, score: SCORES.get(playerId), matchId: 'opening' })));
+    const submitted = await t.server('mutation Submit($inputs: [SubmitScoreInput!]!) { submitScores(inputs: $inputs) { __typename duplicate } }', { inputs });
+    expect(submitted.errors).toBeUndefined();
+  });
+
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it("answers a player's standing and the players around them from one around script", async () => {
+    for (const playerId of [RANKED[14]![0], RANKED[0]![0], RANKED.at(-1)![0], PLAYERS[3]!]) {
+      const { data, around, standings } = await read<{ me: Place | null; around: Place[] }>(OPEN, { board: BOARD, playerId, radius: 3 });
+      const rank = rankOf(playerId);
+      expect(plain(data.me)).toEqual({ rank, score: SCORES.get(playerId), player: { id: playerId } });
+      expect(plain(data.around)).toEqual(runAround(rank, 3));
+      expect({ around, standings }).toEqual({ around: 1, standings: 0 });
+    }
+  });
+
+  it('answers the same on a sharded board, whose run merges the shards, without a standings script', async () => {
+    for (const playerId of [RANKED[9]![0], RANKED[1]![0], RANKED.at(-2)![0]]) {
+      const { data, standings } = await read<{ me: Place | null; around: Place[] }>(OPEN, { board: SHARDED, playerId, radius: 4 });
+      const rank = rankOf(playerId);
+      expect(plain(data.me)).toEqual({ rank, score: SCORES.get(playerId), player: { id: playerId } });
+      expect(plain(data.around)).toEqual(runAround(rank, 4));
+      expect(standings).toBe(0);
+    }
+  });
+
+  it('gathers the reads of a fragment on Query (as Relay writes a screen) the same way', async () => {
+    const query = `query Screen($board: ID!, $playerId: ID!) { __typename ...BoardScreen }
+    fragment BoardScreen on Query { me: standing(board: $board, playerId: $playerId) { ...Place } ... on Query { around(board: $board, playerId: $playerId, radius: 2) { ...Place } } }${FRAGMENTS}`;
+    const playerId = RANKED[7]![0];
+    const { data, around, standings } = await read<{ me: Place; around: Place[] }>(query, { board: BOARD, playerId });
+    expect(plain(data.me)).toEqual({ rank: 8, score: RANKED[7]![1], player: { id: playerId } });
+    expect(plain(data.around)).toEqual(runAround(8, 2));
+    expect({ around, standings }).toEqual({ around: 1, standings: 0 });
+  });
+
+  it('answers a player with no score null and an empty run, from the same one call', async () => {
+    const { data, around, standings } = await read<{ me: Place | null; around: Place[] }>(OPEN, { board: BOARD, playerId: 'nobody-Ø', radius: 5 });
+    expect(data.me).toBeNull();
+    expect(data.around).toEqual([]);
+    expect({ around, standings }).toEqual({ around: 1, standings: 0 });
+  });
+
+  it('cuts each around of one player to its own radius, from one script with the largest', async () => {
+    const query = `query Radii($board: ID!, $playerId: ID!) {
+      me: standing(board: $board, playerId: $playerId) { ...Place }
+      near: around(board: $board, playerId: $playerId, radius: 1) { ...Place }
+      far: around(board: $board, playerId: $playerId, radius: 4) { ...Place }
+    }${FRAGMENTS}`;
+    const playerId = RANKED[1]![0];
+    const { data, around, standings } = await read<{ me: Place; near: Place[]; far: Place[] }>(query, { board: BOARD, playerId });
+    expect(plain(data.me)).toEqual({ rank: 2, score: RANKED[1]![1], player: { id: playerId } });
+    expect(plain(data.near)).toEqual(runAround(2, 1));
+    expect(plain(data.far)).toEqual(runAround(2, 4));
+    expect({ around, standings }).toEqual({ around: 1, standings: 0 });
+  });
+
+  it("reads several players' standings in a bucket with one standings script, and each bucket apart", async () => {
+    const query = `query Rivals($board: ID!, $a: ID!, $b: ID!, $c: ID!) {
+      a: standing(board: $board, playerId: $a) { ...Place }
+      b: standing(board: $board, playerId: $b) { ...Place }
+      today: standing(board: $board, playerId: $a, period: DAILY) { ...Place }
+      aroundC: around(board: $board, playerId: $c, radius: 2) { ...Place }
+      c: standing(board: $board, playerId: $c) { ...Place }
+    }${FRAGMENTS}`;
+    const [a, b, c] = [RANKED[4]![0], PLAYERS[10]!, RANKED[20]![0]];
+    const { data, around, standings } = await read<Record<'a' | 'b' | 'today' | 'c', Place> & { aroundC: Place[] }>(query, { board: BOARD, a, b, c });
+    const placeOf = (playerId: string) => ({ rank: rankOf(playerId), score: SCORES.get(playerId), player: { id: playerId } });
+    // Every result was sent today: the day's bucket ranks them as ALL_TIME does.
+    expect(plain([data.a, data.b, data.today, data.c])).toEqual([placeOf(a), placeOf(b), placeOf(a), placeOf(c)]);
+    expect(plain(data.aroundC)).toEqual(runAround(rankOf(c), 2));
+    // ALL_TIME's a and b together, the day's a apart; c from its around.
+    expect({ around, standings }).toEqual({ around: 1, standings: 2 });
+  });
+});
