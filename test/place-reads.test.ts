@@ -1,6 +1,8 @@
+import { createClient } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
 import { rankScores } from './helpers/oracle.js';
-import { type TestApp, startTestApp } from './helpers/test-app.js';
+import { SERVER_KEY, type TestApp, startTestApp } from './helpers/test-app.js';
 
 /**
  * A request's reads of single players' places (src/operations/place-reads.ts): a document that asks
@@ -87,6 +89,45 @@ describe('place reads gathered per request', () => {
       expect(plain(data.me)).toEqual({ rank, score: SCORES.get(playerId), player: { id: playerId } });
       expect(plain(data.around)).toEqual(runAround(rank, 3));
       expect({ around, standings }).toEqual({ around: 1, standings: 0 });
+    }
+  });
+
+  it('gathers them the same over GET and graphql-ws', async () => {
+    const playerId = RANKED[12]![0];
+    const variables = { board: BOARD, playerId, radius: 3 };
+    const expected = { me: { rank: 13, score: RANKED[12]![1], player: { id: playerId } }, around: runAround(13, 3) };
+    const check = async (send: () => Promise<{ me: Place | null; around: Place[] }>) => {
+      const [around, standings] = [await calls('readAround'), await calls('readStandings')];
+      const data = await send();
+      expect({ me: plain(data.me), around: plain(data.around) }).toEqual(expected);
+      expect({ around: (await calls('readAround')) - around, standings: (await calls('readStandings')) - standings }).toEqual({ around: 1, standings: 0 });
+    };
+
+    await check(async () => {
+      const url = new URL(`${t.url}/graphql`);
+      url.search = new URLSearchParams({ query: OPEN, variables: JSON.stringify(variables), operationName: 'OpenBoard' }).toString();
+      const response = await fetch(url, { headers: { accept: 'application/json', authorization: `Bearer ${SERVER_KEY}` } });
+      const body = (await response.json()) as { data: { me: Place | null; around: Place[] }; errors?: unknown };
+      expect(body.errors).toBeUndefined();
+      return body.data;
+    });
+
+    const client = createClient({
+      url: `${t.url.replace('http', 'ws')}/graphql`,
+      webSocketImpl: WebSocket,
+      retryAttempts: 0,
+      connectionParams: { authorization: `Bearer ${SERVER_KEY}` },
+    });
+    try {
+      await check(async () => {
+        for await (const result of client.iterate<{ me: Place | null; around: Place[] }>({ query: OPEN, variables, operationName: 'OpenBoard' })) {
+          expect(result.errors).toBeUndefined();
+          return result.data!;
+        }
+        throw new Error('graphql-ws answered nothing');
+      });
+    } finally {
+      await client.dispose();
     }
   });
 
