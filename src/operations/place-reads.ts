@@ -82,6 +82,12 @@ async function readBatch(index: RankingIndex, asks: readonly Ask[]): Promise<(Bu
   );
 }
 
+/** Place reads straight to the index, a call each: for a read with no other in its request. */
+export const directPlaceReads = (index: RankingIndex): PlaceReads => ({
+  standing: (at, playerId) => index.standings(at, [playerId]),
+  around: (at, playerId, radius) => index.around(at, playerId, radius),
+});
+
 /** A request's place reads over `index` (one per request: what it gathers is that request's). */
 export function createPlaceReads(index: RankingIndex): PlaceReads {
   // Not cached: a read is answered as of its batch, and two batches of one request read anew.

@@ -5,7 +5,7 @@ import type { Services } from './services.js';
 import { type Standing, type TopBoard, bucketOfAnswer, toStanding } from './standings.js';
 import { styleOf, styledPlaces, styledRun, styledTop } from './rank-styles.js';
 import type { RankStyle } from '../model/board.js';
-import type { PlaceReads } from './place-reads.js';
+import { type PlaceReads, directPlaceReads } from './place-reads.js';
 
 /** A read that may ask for a rank style (null: its board's). */
 export interface Styled {
@@ -41,11 +41,15 @@ export async function readTop(services: Services, args: BucketArgs & Styled & { 
 /**
  * One player's standing, or null when they have no score there. O(log N). Through `places`, the
  * request's (see place-reads.ts), it shares an index call with the request's other reads of the
- * player; without, it makes its own.
+ * player; by default it makes its own.
  */
-export async function readStanding(services: Services, args: BucketArgs & Styled & { playerId: string }, places?: PlaceReads): Promise<Standing | null> {
+export async function readStanding(
+  services: Services,
+  args: BucketArgs & Styled & { playerId: string },
+  places: PlaceReads = directPlaceReads(services.index),
+): Promise<Standing | null> {
   const at = await resolveBoardBucket(services, args);
-  const view = await (places ? places.standing(at, args.playerId) : services.index.standings(at, [args.playerId]));
+  const view = await places.standing(at, args.playerId);
   const [place] = await styledPlaces(services, at, view.places, styleOf(at.board, args.rankStyle));
   return place ? toStanding(at, place, view.size) : null;
 }
@@ -54,10 +58,10 @@ export async function readStanding(services: Services, args: BucketArgs & Styled
 export async function readAround(
   services: Services,
   args: BucketArgs & Styled & { playerId: string; radius: number },
-  places?: PlaceReads,
+  places: PlaceReads = directPlaceReads(services.index),
 ): Promise<Standing[]> {
   const at = await resolveBoardBucket(services, args);
-  const view = await (places ? places.around(at, args.playerId, args.radius) : services.index.around(at, args.playerId, args.radius));
+  const view = await places.around(at, args.playerId, args.radius);
   return (await styledRun(services, at, view.places, styleOf(at.board, args.rankStyle))).map((place) => toStanding(at, place, view.size));
 }
 
