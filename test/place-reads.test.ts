@@ -18,16 +18,19 @@ const SHARDED = 'Arena-Sharded';
 const PLAYERS = Array.from({ length: 30 }, (_, i) => (i % 7 === 3 ? `Spieler-Ü${i}-玩家` : `Pl-${String(i).padStart(2, '0')}`));
 /** Distinct scores, in no particular order of the ids. */
 const SCORES = new Map(PLAYERS.map((id, i) => [id, 1_000 + ((i * 7_919) % 997) * 10] as const));
+/** Every third player has a name, as a studio's game server sets them; the rest have no profile. */
+const NAMES = new Map(PLAYERS.filter((_, i) => i % 3 === 0).map((id) => [id, `Champion ${id.slice(-4)} ⚔`] as const));
+const who = (playerId: string) => ({ id: playerId, displayName: NAMES.get(playerId) ?? null });
 /** The oracle: [player id, score], best first; rank = index + 1 (the scores are distinct). */
 const RANKED = rankScores(SCORES);
 const rankOf = (playerId: string) => RANKED.findIndex(([id]) => id === playerId) + 1;
 /** The oracle's run of `radius` places either side of the player at `rank`, cut at the edges. */
 const runAround = (rank: number, radius: number) =>
-  RANKED.slice(Math.max(0, rank - 1 - radius), rank + radius).map(([playerId, score]) => ({ rank: rankOf(playerId), score, player: { id: playerId } }));
+  RANKED.slice(Math.max(0, rank - 1 - radius), rank + radius).map(([playerId, score]) => ({ rank: rankOf(playerId), score, player: who(playerId) }));
 
 const FRAGMENTS = `
 fragment Place on Standing { __typename rank score player { ...Who } }
-fragment Who on Player { __typename id }`;
+fragment Who on Player { __typename id displayName }`;
 
 const OPEN = `query OpenBoard($board: ID!, $playerId: ID!, $radius: Int!) {
   __typename
@@ -37,9 +40,11 @@ const OPEN = `query OpenBoard($board: ID!, $playerId: ID!, $radius: Int!) {
 }${FRAGMENTS}`;
 
 /** What the place fragments answer, without the __typenames. */
-type Place = { rank: number; score: number; player: { id: string } };
+type Place = { rank: number; score: number; player: { id: string; displayName: string | null } };
 const plain = (places: (Place | null)[] | Place | null): unknown =>
-  Array.isArray(places) ? places.map(plain) : places && { rank: places.rank, score: places.score, player: { id: places.player.id } };
+  Array.isArray(places)
+    ? places.map(plain)
+    : places && { rank: places.rank, score: places.score, player: { id: places.player.id, displayName: places.player.displayName } };
 
 describe('place reads gathered per request', () => {
   let t: TestApp;
@@ -54,12 +59,17 @@ describe('place reads gathered per request', () => {
     return total;
   }
 
-  /** The data of `query`, and how many around and standings scripts answering it took. */
+  /** The data of `query`, and how many around, standings and profile scripts answering it took. */
   async function read<T>(query: string, variables: Record<string, unknown>) {
-    const [around, standings] = [await calls('readAround'), await calls('readStandings')];
+    const before = [await calls('readAround'), await calls('readStandings'), await calls('readProfiles')] as const;
     const answer = await t.server<T>(query, variables);
     expect(answer.errors).toBeUndefined();
-    return { data: answer.data!, around: (await calls('readAround')) - around, standings: (await calls('readStandings')) - standings };
+    const [around, standings, profiles] = [
+      (await calls('readAround')) - before[0],
+      (await calls('readStandings')) - before[1],
+      (await calls('readProfiles')) - before[2],
+    ];
+    return { data: answer.data!, around, standings, profiles };
   }
 
   beforeAll(async () => {
@@ -76,31 +86,50 @@ describe('place reads gathered per request', () => {
     const inputs = [BOARD, SHARDED].flatMap((board) => PLAYERS.map((playerId) => ({ board, playerId, score: SCORES.get(playerId), matchId: 'opening' })));
     const submitted = await t.server('mutation Submit($inputs: [SubmitScoreInput!]!) { submitScores(inputs: $inputs) { __typename duplicate } }', { inputs });
     expect(submitted.errors).toBeUndefined();
+    for (const [id, displayName] of NAMES) {
+      const named = await t.server('mutation Name($input: PlayerInput!) { upsertPlayer(input: $input) { __typename id } }', { input: { id, displayName } });
+      expect(named.errors).toBeUndefined();
+    }
+    // Every player's profile read once, so that the shared profile cache holds it (or holds that
+    // there is none): the counts below are those of a warm cache, as a live game's are.
+    const warm = await t.server(
+      'query Warm($board: ID!, $playerId: ID!) { around(board: $board, playerId: $playerId, radius: 50) { player { displayName } } }',
+      {
+        board: BOARD,
+        playerId: PLAYERS[0],
+      },
+    );
+    expect(warm.errors).toBeUndefined();
   });
 
   afterAll(async () => {
     await t?.close();
   });
 
-  it("answers a player's standing and the players around them from one around script", async () => {
-    for (const playerId of [RANKED[14]![0], RANKED[0]![0], RANKED.at(-1)![0], PLAYERS[3]!]) {
-      const { data, around, standings } = await read<{ me: Place | null; around: Place[] }>(OPEN, { board: BOARD, playerId, radius: 3 });
+  it("answers a player's standing and the players around them, with names, from one around script and one profile read", async () => {
+    for (const playerId of [RANKED[14]![0], RANKED[0]![0], RANKED.at(-1)![0], PLAYERS[3]!, PLAYERS[6]!]) {
+      const { data, around, standings, profiles } = await read<{ me: Place | null; around: Place[] }>(OPEN, { board: BOARD, playerId, radius: 3 });
       const rank = rankOf(playerId);
-      expect(plain(data.me)).toEqual({ rank, score: SCORES.get(playerId), player: { id: playerId } });
+      expect(plain(data.me)).toEqual({ rank, score: SCORES.get(playerId), player: who(playerId) });
       expect(plain(data.around)).toEqual(runAround(rank, 3));
-      expect({ around, standings }).toEqual({ around: 1, standings: 0 });
+      expect({ around, standings, profiles }).toEqual({ around: 1, standings: 0, profiles: 1 });
     }
   });
 
   it('gathers them the same over GET and graphql-ws', async () => {
     const playerId = RANKED[12]![0];
     const variables = { board: BOARD, playerId, radius: 3 };
-    const expected = { me: { rank: 13, score: RANKED[12]![1], player: { id: playerId } }, around: runAround(13, 3) };
+    const expected = { me: { rank: 13, score: RANKED[12]![1], player: who(playerId) }, around: runAround(13, 3) };
     const check = async (send: () => Promise<{ me: Place | null; around: Place[] }>) => {
-      const [around, standings] = [await calls('readAround'), await calls('readStandings')];
+      const [around, standings, profiles] = [await calls('readAround'), await calls('readStandings'), await calls('readProfiles')];
       const data = await send();
       expect({ me: plain(data.me), around: plain(data.around) }).toEqual(expected);
-      expect({ around: (await calls('readAround')) - around, standings: (await calls('readStandings')) - standings }).toEqual({ around: 1, standings: 0 });
+      const sent = {
+        around: (await calls('readAround')) - around,
+        standings: (await calls('readStandings')) - standings,
+        profiles: (await calls('readProfiles')) - profiles,
+      };
+      expect(sent).toEqual({ around: 1, standings: 0, profiles: 1 });
     };
 
     await check(async () => {
@@ -135,7 +164,7 @@ describe('place reads gathered per request', () => {
     for (const playerId of [RANKED[9]![0], RANKED[1]![0], RANKED.at(-2)![0]]) {
       const { data, standings } = await read<{ me: Place | null; around: Place[] }>(OPEN, { board: SHARDED, playerId, radius: 4 });
       const rank = rankOf(playerId);
-      expect(plain(data.me)).toEqual({ rank, score: SCORES.get(playerId), player: { id: playerId } });
+      expect(plain(data.me)).toEqual({ rank, score: SCORES.get(playerId), player: who(playerId) });
       expect(plain(data.around)).toEqual(runAround(rank, 4));
       expect(standings).toBe(0);
     }
@@ -146,7 +175,7 @@ describe('place reads gathered per request', () => {
     fragment BoardScreen on Query { me: standing(board: $board, playerId: $playerId) { ...Place } ... on Query { around(board: $board, playerId: $playerId, radius: 2) { ...Place } } }${FRAGMENTS}`;
     const playerId = RANKED[7]![0];
     const { data, around, standings } = await read<{ me: Place; around: Place[] }>(query, { board: BOARD, playerId });
-    expect(plain(data.me)).toEqual({ rank: 8, score: RANKED[7]![1], player: { id: playerId } });
+    expect(plain(data.me)).toEqual({ rank: 8, score: RANKED[7]![1], player: who(playerId) });
     expect(plain(data.around)).toEqual(runAround(8, 2));
     expect({ around, standings }).toEqual({ around: 1, standings: 0 });
   });
@@ -166,7 +195,7 @@ describe('place reads gathered per request', () => {
     }${FRAGMENTS}`;
     const playerId = RANKED[1]![0];
     const { data, around, standings } = await read<{ me: Place; near: Place[]; far: Place[] }>(query, { board: BOARD, playerId });
-    expect(plain(data.me)).toEqual({ rank: 2, score: RANKED[1]![1], player: { id: playerId } });
+    expect(plain(data.me)).toEqual({ rank: 2, score: RANKED[1]![1], player: who(playerId) });
     expect(plain(data.near)).toEqual(runAround(2, 1));
     expect(plain(data.far)).toEqual(runAround(2, 4));
     expect({ around, standings }).toEqual({ around: 1, standings: 0 });
@@ -182,7 +211,7 @@ describe('place reads gathered per request', () => {
     }${FRAGMENTS}`;
     const [a, b, c] = [RANKED[4]![0], PLAYERS[10]!, RANKED[20]![0]];
     const { data, around, standings } = await read<Record<'a' | 'b' | 'today' | 'c', Place> & { aroundC: Place[] }>(query, { board: BOARD, a, b, c });
-    const placeOf = (playerId: string) => ({ rank: rankOf(playerId), score: SCORES.get(playerId), player: { id: playerId } });
+    const placeOf = (playerId: string) => ({ rank: rankOf(playerId), score: SCORES.get(playerId), player: who(playerId) });
     // Every result was sent today: the day's bucket ranks them as ALL_TIME does.
     expect(plain([data.a, data.b, data.today, data.c])).toEqual([placeOf(a), placeOf(b), placeOf(a), placeOf(c)]);
     expect(plain(data.aroundC)).toEqual(runAround(rankOf(c), 2));

@@ -14,6 +14,12 @@ export interface Context {
   caller: Caller | null;
   /** Per request: names, recorded board scores, and places (standing and around read together; see place-reads.ts). */
   loaders: { player: DataLoader<string, Player>; recorded: ReturnType<typeof recordedScoreLoader>; places: PlaceReads };
+  /**
+   * Holds the request's names back until `read` (a gathered place read) settles, and answers it:
+   * the names the read brings are then one load with every other name of the request (the top's
+   * included), rather than a load before the read and one after.
+   */
+  namesAfter<T>(read: Promise<T>): Promise<T>;
   /** Aborted when the client goes away. */
   signal?: AbortSignal | undefined;
   /** The client's address, for per-client limits. */
@@ -41,18 +47,29 @@ const NAMES_MARGIN_MS = 500;
 /**
  * One load for every player a response names, through the shared profile cache (a query only
  * for those Redis does not hold). When PostgreSQL does not answer, players come back with their id
- * alone: a ranking read from Redis is still worth serving without names.
+ * alone: a ranking read from Redis is still worth serving without names. A load is sent once the
+ * reads in `heldBy` have settled (none: as DataLoader would, after the current ticks), so that the
+ * names those reads bring go in the same load.
  */
-function playerLoader(services: Services, startedAt: number) {
-  return new DataLoader<string, Player>(async (ids) => {
-    try {
-      return await settleBy(services.profiles.load(ids), beforeDeadline(services, startedAt, NAMES_MARGIN_MS));
-    } catch (error) {
-      if (!isStoreUnavailable(error)) throw error;
-      services.log.warn({ err: error }, 'player profiles unavailable; answering ids only');
-      return ids.map((id) => ({ id, displayName: null, avatarUrl: null }));
-    }
-  });
+function playerLoader(services: Services, startedAt: number, heldBy: Promise<unknown>[]) {
+  return new DataLoader<string, Player>(
+    async (ids) => {
+      try {
+        return await settleBy(services.profiles.load(ids), beforeDeadline(services, startedAt, NAMES_MARGIN_MS));
+      } catch (error) {
+        if (!isStoreUnavailable(error)) throw error;
+        services.log.warn({ err: error }, 'player profiles unavailable; answering ids only');
+        return ids.map((id) => ({ id, displayName: null, avatarUrl: null }));
+      }
+    },
+    {
+      // DataLoader's own schedule, after the reads held: the fields a read's answer names are
+      // resolved in the promise jobs that follow it, all run before the tick that sends the load.
+      batchScheduleFn: (send) => {
+        void Promise.allSettled(heldBy.splice(0)).then(() => process.nextTick(send));
+      },
+    },
+  );
 }
 
 export interface RequestFacts {
@@ -68,6 +85,7 @@ export async function createContext(services: Services, { authorization, client,
   const address = client ?? 'unknown';
   // Made on first use: most requests read no places.
   let places: PlaceReads | undefined;
+  const namesHeldBy: Promise<unknown>[] = [];
   return {
     services,
     signal,
@@ -76,11 +94,15 @@ export async function createContext(services: Services, { authorization, client,
     // A stored key is looked up in PostgreSQL: not past the request's bound (UNAVAILABLE then).
     caller: key ? await settleBy(identify(services, key, address), beforeDeadline(services, startedAt, NAMES_MARGIN_MS)) : null,
     loaders: {
-      player: playerLoader(services, startedAt),
+      player: playerLoader(services, startedAt, namesHeldBy),
       recorded: recordedScoreLoader(services),
       get places() {
         return (places ??= createPlaceReads(services.index));
       },
+    },
+    namesAfter(read) {
+      namesHeldBy.push(read);
+      return read;
     },
   };
 }

@@ -45,7 +45,8 @@ const PLACE_READS = new Set(['standing', 'around']);
 /**
  * The request's gathered place reads when the operation has more than one root field reading
  * places (a client's board screen: my standing and the players around me), else none: a read
- * alone goes straight to the index, without a batch's wait.
+ * alone goes straight to the index, without a batch's wait. A gathered read holds the request's
+ * names back until it is in (Context.namesAfter): the screen's names are then one load.
  */
 const placeReadsFor = (ctx: Context, info: GraphQLResolveInfo): PlaceReads | undefined =>
   rootFieldsNamed(info, PLACE_READS) > 1 ? ctx.loaders.places : undefined;
@@ -57,10 +58,13 @@ builder.queryFields((t) => ({
     description: "One player's standing, or null when the player has no score there.",
     args: { ...bucketArgs(t.arg), playerId: t.arg.id({ required: true, validate: idSchema }), rankStyle: t.arg(RANK_STYLE_ARG) },
     resolve: (_root, args, ctx, info) => {
-      // The profile is asked for at once, beside the rank: both go to Redis in one write, rather than
-      // the name a round trip after the rank. Its errors are the player field's to answer.
+      const places = placeReadsFor(ctx, info);
+      if (places) return ctx.namesAfter(readStanding(ctx.services, args, places));
+      // A lone standing asks for the profile at once, beside the rank: both go to Redis in one
+      // write, rather than the name a round trip after the rank. Its errors are the player field's
+      // to answer.
       if (selectsField(info, 'player')) ctx.loaders.player.load(args.playerId).catch(() => undefined);
-      return readStanding(ctx.services, args, placeReadsFor(ctx, info));
+      return readStanding(ctx.services, args);
     },
   }),
   around: t.field({
@@ -72,7 +76,11 @@ builder.queryFields((t) => ({
       radius: t.arg.int({ required: true, defaultValue: 5, validate: intRange(0, 50, 'radius') }),
       rankStyle: t.arg(RANK_STYLE_ARG),
     },
-    resolve: (_root, args, ctx, info) => readAround(ctx.services, { ...args, board: args.board, playerId: args.playerId }, placeReadsFor(ctx, info)),
+    resolve: (_root, args, ctx, info) => {
+      const places = placeReadsFor(ctx, info);
+      const read = readAround(ctx.services, { ...args, board: args.board, playerId: args.playerId }, places);
+      return places ? ctx.namesAfter(read) : read;
+    },
   }),
   friends: t.field({
     type: [StandingRef],
