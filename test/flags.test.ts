@@ -195,6 +195,64 @@ describe('flagPlayer / unflagPlayer', () => {
     await expectEveryBucket();
   });
 
+  it('a flag that commits and takes the player out while their result waits for its index write still leaves them out', async () => {
+    const { index, storage } = t.app.services;
+    const write = index.writeBoardScores.bind(index);
+    // The write path's index write for this player is held (the stores stay real) until the flag
+    // has committed and taken the player out: the order the flag check exists for.
+    let atGate!: () => void;
+    const reached = new Promise<void>((resolve) => (atGate = resolve));
+    let openGate!: () => void;
+    const gate = new Promise<void>((resolve) => (openGate = resolve));
+    const held = vi.spyOn(index, 'writeBoardScores').mockImplementation(async (writes) => {
+      if (writes.some((w) => w.score.playerId === 'late-flag')) {
+        atGate();
+        await gate;
+      }
+      return write(writes);
+    });
+    const checks = vi.spyOn(storage.players, 'flaggedAmong');
+    const late: ModelResult = { board: 'arena', playerId: 'late-flag', matchId: 'late-1', score: 999_000, region: 'eu', achievedAt: NOW };
+    try {
+      const submitted = submitAll(t, [late]);
+      await reached;
+      expect((await t.admin(FLAG, { id: 'late-flag', reason: 'late' })).errors).toBeUndefined();
+      openGate();
+      const [payload] = await submitted;
+      // Recorded, and answered as a flagged player's result is: with no standings.
+      expect(payload).toMatchObject({ duplicate: false, standings: [] });
+      // The flag check asked PostgreSQL: the flag token moved while the result was written.
+      expect(checks).toHaveBeenCalledWith(['late-flag']);
+    } finally {
+      held.mockRestore();
+      checks.mockRestore();
+    }
+    results.push(late);
+    hidden.add('late-flag');
+    expect(await indexKeysHolding(t, 'late-flag')).toEqual([]);
+    await expectEveryBucket();
+
+    expect((await t.admin(UNFLAG, { id: 'late-flag' })).errors).toBeUndefined();
+    hidden.delete('late-flag');
+    await expectEveryBucket();
+  });
+
+  it('a write no flag raced asks PostgreSQL nothing about flags after its index write', async () => {
+    const checks = vi.spyOn(t.app.services.storage.players, 'flaggedAmong');
+    const quiet = generate(5, 12).map((r) => ({ ...r, playerId: r.playerId === CHEATER ? 'p05' : r.playerId }));
+    try {
+      // One at a time: a group each, each with its own flag check.
+      for (const result of quiet) await submitAll(t, [result]);
+      expect(checks).not.toHaveBeenCalled();
+    } finally {
+      checks.mockRestore();
+    }
+    results.push(...quiet);
+    // Plain writes leave the shared top as it was read for up to its bound: wait that out.
+    clock.advance(1_001);
+    await expectEveryBucket();
+  });
+
   it('an open season bucket is emptied by a flag and refilled by an unflag', async () => {
     // Seasons are another feature's: set one up by hand, as its writes would leave it.
     await t.database.sql`insert into seasons (board_id, id, name, starts_at) values ('arena', 'season-x', 'X', ${NOW.toISOString()})`;

@@ -14,12 +14,21 @@ import type { Services } from './services.js';
  * after the write, and flagPlayer's removal, which reads the committed board scores, comes later
  * still. Either way the index converges.
  *
+ * The query is skipped when `flagsBefore`, a flag token (services/flag-changes.ts) read before the
+ * writer read the flags, is still the token after the write: flagPlayer rewrites it after its
+ * commit and before its removal, so a flag that committed after the writer's read, and whose
+ * removal came before the write, rewrote it before this second read. (Same token: any flag
+ * committed since the writer's read has its removal still to come, after the write.)
+ *
  * `written`: the buckets each player was just written into. Answers the players taken out. One
- * query; the lock and a removal only for a player flagged meanwhile. Throws when a store does not
- * answer (the caller logs it: a rebuild or the next flag corrects the index).
+ * Redis read, or one query when a flag was raised meanwhile (or without `flagsBefore`); the lock and
+ * a removal only for a player flagged meanwhile. Throws when a store does not answer (the caller
+ * logs it: a rebuild or the next flag corrects the index).
  */
-export async function takeOutFlaggedMeanwhile(services: Services, written: ReadonlyMap<string, BoardBucket[]>): Promise<Set<string>> {
+export async function takeOutFlaggedMeanwhile(services: Services, written: ReadonlyMap<string, BoardBucket[]>, flagsBefore?: string): Promise<Set<string>> {
   const { storage, index } = services;
+  const flagsAfter = await services.flagChanges.read();
+  if (flagsBefore !== undefined && flagsAfter === flagsBefore) return new Set();
   const flagged = await storage.players.flaggedAmong([...written.keys()]);
   for (const playerId of flagged) {
     const buckets = written.get(playerId) ?? [];

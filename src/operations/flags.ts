@@ -24,6 +24,9 @@ export async function flagPlayer(services: Services, playerId: string, reason: s
   await warmBoards(services);
   const outcome = await storage.players.whileLocked(playerId, async (locked) => {
     const player = await locked.flag(reason, services.now());
+    // After the commit, before the removal: a write path that reads the same token on both sides
+    // of its index write knows that no flag landed meanwhile (see flag-recheck.ts).
+    await services.flagChanges.raised();
     const held = await heldBuckets(services, playerId, await locked.boardScores(services.now()));
     const ranks = await index.removePlayer(held, playerId);
     return { player, held, changedTops: held.filter((at, i) => inTop(at, ranks[i])) };

@@ -12,6 +12,7 @@ import { type BacklogConfirmer, createBacklogConfirmer } from '../services/backl
 import { type BoardDirectory, createBoardDirectory } from '../services/board-directory.js';
 import { type CursorCodec, createCursorCodec } from '../services/cursor.js';
 import { type DriftReports, createDriftReports } from '../services/drift-reports.js';
+import { type FlagChanges, createFlagChanges } from '../services/flag-changes.js';
 import type { GroupCommitOptions } from '../services/group-commit.js';
 import { type Metrics, createMetrics } from '../services/metrics.js';
 import { type ProfileCache, createProfileCache } from '../services/profile-cache.js';
@@ -44,6 +45,8 @@ export interface Services {
   boards: BoardDirectory;
   /** Each board's open season, cached about a second. */
   seasons: SeasonDirectory;
+  /** Whether a player was flagged over a span (the write path's flag check; see operations/flag-recheck.ts). */
+  flagChanges: FlagChanges;
   keyring: Keyring;
   /** Rebuilds started from the console, with their progress readable from any process. */
   rebuilds: RebuildJobs;
@@ -126,6 +129,7 @@ export function createServices(given: ServiceDeps): Services {
     profiles: createProfileCache(deps.redis, storage.players, deps.log),
     boards: createBoardDirectory(storage.boards),
     seasons: createSeasonDirectory(storage.seasons, deps.redis),
+    flagChanges: createFlagChanges(deps.redis),
     keyring: createKeyring({
       adminKey: deps.adminKey,
       serverKeys: deps.serverKeys ?? [],

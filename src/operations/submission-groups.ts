@@ -64,6 +64,10 @@ async function commitGroup(
   committed: () => void,
   signal: AbortSignal,
 ): Promise<ItemOutcome<SubmissionRecorded>[]> {
+  // A flag token read before the group's transaction reads the flags (the last one this process
+  // read: no wait, no call): the same token after the index write spares the flag check its query
+  // (see takeOutFlaggedMeanwhile).
+  const flagsBefore = services.flagChanges.lastRead();
   let recorded: RecordedGroup;
   try {
     recorded = await services.storage.results.record(submissions, { signal });
@@ -91,6 +95,7 @@ async function commitGroup(
         services,
         shown.map(({ entry }) => entry),
         hidden,
+        flagsBefore,
       ),
       signal,
     ).catch(() => {});
@@ -108,12 +113,12 @@ export type PlaceWithSize = { place: Place; size: number; at: BoardBucket; recor
  * takeOutFlaggedMeanwhile); those join `hidden`. (When the index write failed there is nothing to
  * take out: the catch-up job, which leaves flagged players out, writes those board scores later.)
  */
-async function keepFlaggedOut(services: Services, entries: PreparedEntry[], hidden: Set<string>): Promise<void> {
+async function keepFlaggedOut(services: Services, entries: PreparedEntry[], hidden: Set<string>, flagsBefore: string | undefined): Promise<void> {
   const written = new Map<string, BoardBucket[]>();
   for (const entry of entries) if (entry.buckets.length > 0) written.set(entry.playerId, [...(written.get(entry.playerId) ?? []), ...entry.buckets]);
   if (written.size === 0) return;
   try {
-    for (const playerId of await takeOutFlaggedMeanwhile(services, written)) hidden.add(playerId);
+    for (const playerId of await takeOutFlaggedMeanwhile(services, written, flagsBefore)) hidden.add(playerId);
   } catch (error) {
     services.log.error({ err: error }, 'could not check for players flagged during the write; a rebuild or a new flag corrects the index');
   }
