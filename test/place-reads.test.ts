@@ -59,17 +59,20 @@ describe('place reads gathered per request', () => {
     return total;
   }
 
-  /** The data of `query`, and how many around, standings and profile scripts answering it took. */
+  /** What `work` answers, and how many around, standings and profile scripts the app sent meanwhile. */
+  async function sentDuring<T>(work: () => Promise<T>) {
+    const scripts = ['readAround', 'readStandings', 'readProfiles'] as const;
+    const before = await Promise.all(scripts.map(calls));
+    const answer = await work();
+    const [around, standings, profiles] = (await Promise.all(scripts.map(calls))).map((after, i) => after - before[i]!);
+    return { answer, around: around!, standings: standings!, profiles: profiles! };
+  }
+
+  /** The data of `query` over POST, and how many around, standings and profile scripts answering it took. */
   async function read<T>(query: string, variables: Record<string, unknown>) {
-    const before = [await calls('readAround'), await calls('readStandings'), await calls('readProfiles')] as const;
-    const answer = await t.server<T>(query, variables);
+    const { answer, ...sent } = await sentDuring(() => t.server<T>(query, variables));
     expect(answer.errors).toBeUndefined();
-    const [around, standings, profiles] = [
-      (await calls('readAround')) - before[0],
-      (await calls('readStandings')) - before[1],
-      (await calls('readProfiles')) - before[2],
-    ];
-    return { data: answer.data!, around, standings, profiles };
+    return { data: answer.data!, ...sent };
   }
 
   beforeAll(async () => {
@@ -121,14 +124,8 @@ describe('place reads gathered per request', () => {
     const variables = { board: BOARD, playerId, radius: 3 };
     const expected = { me: { rank: 13, score: RANKED[12]![1], player: who(playerId) }, around: runAround(13, 3) };
     const check = async (send: () => Promise<{ me: Place | null; around: Place[] }>) => {
-      const [around, standings, profiles] = [await calls('readAround'), await calls('readStandings'), await calls('readProfiles')];
-      const data = await send();
+      const { answer: data, ...sent } = await sentDuring(send);
       expect({ me: plain(data.me), around: plain(data.around) }).toEqual(expected);
-      const sent = {
-        around: (await calls('readAround')) - around,
-        standings: (await calls('readStandings')) - standings,
-        profiles: (await calls('readProfiles')) - profiles,
-      };
       expect(sent).toEqual({ around: 1, standings: 0, profiles: 1 });
     };
 

@@ -27,6 +27,7 @@ import type { Services } from './services.js';
  */
 export async function takeOutFlaggedMeanwhile(services: Services, written: ReadonlyMap<string, BoardBucket[]>, flagsBefore?: string): Promise<Set<string>> {
   const { storage, index } = services;
+  // Read even without `flagsBefore`: it is the start of this process's next groups (lastRead).
   const flagsAfter = await services.flagChanges.read();
   if (flagsBefore !== undefined && flagsAfter === flagsBefore) return new Set();
   const flagged = await storage.players.flaggedAmong([...written.keys()]);
