@@ -272,6 +272,12 @@ const CASES: { operation: string; document: DocumentNode; variables: Variables }
   { operation: 'around', document: ops.AroundDocument, variables: { ...regional, playerId: 'Jürgen', radius: 1 } },
   { operation: 'friends', document: ops.FriendsDocument, variables: { ...bucket, playerId: 'ada' } },
   { operation: 'standings', document: ops.StandingsDocument, variables: { ...bucket, first: 2, after: null } },
+  // A board opened in one request (the client's OpenBoard): the top, my standing (aliased `me`) and the players around me.
+  { operation: 'open', document: ops.OpenBoardDocument, variables: { ...bucket, playerId: 'ada', limit: 10, radius: 1 } },
+  { operation: 'open', document: ops.OpenBoardDocument, variables: { ...regional, playerId: 'Jürgen', limit: 3, radius: 2, rankStyle: 'COMPETITION' } },
+  { operation: 'open', document: ops.OpenBoardDocument, variables: { ...bucket, playerId: '玩家一', limit: 10, radius: 2, withMetadata: true } },
+  { operation: 'open', document: ops.OpenBoardDocument, variables: { ...dense, playerId: 'bob', limit: 10, radius: 1, rankStyle: 'DENSE' } },
+  { operation: 'open', document: ops.OpenBoardDocument, variables: { ...bucket, playerId: 'nobody', limit: 10, radius: 1 } },
   { operation: 'seasonResults', document: ops.SeasonResultsDocument, variables: { board: BOARD, season: 's1', first: 10, after: null } },
   { operation: 'player', document: ops.PlayerDocument, variables: { id: '玩家一' } },
   { operation: 'board', document: ops.BoardDocument, variables: { id: BOARD, period: 'DAILY', bucket: null, region: 'EU' } },
@@ -445,6 +451,7 @@ describe('every operation through real client libraries, over POST, GET and grap
       top: { ...bucket, limit: 10, rankStyle: 'COMPETITION' },
       standing: { ...regional, playerId: 'bob' },
       around: { ...bucket, playerId: 'ada', radius: 2, rankStyle: 'COMPETITION' },
+      open: { ...regional, playerId: 'Jürgen', limit: 5, radius: 1 },
       friends: { ...bucket, playerId: 'ada' },
       standings: { ...bucket, first: 3, after: null, rankStyle: 'COMPETITION' },
       seasonResults: { board: BOARD, season: 's1', first: 5, after: null },
@@ -485,6 +492,20 @@ describe('every operation through real client libraries, over POST, GET and grap
       expect(await game.around({ board: BOARD, playerId: 'ada', radius: 1 })).toEqual(
         (await data(ops.AroundDocument, { ...bucket, playerId: 'ada', radius: 1 })).around,
       );
+      for (const args of [
+        { board: BOARD, playerId: 'ada' },
+        { board: BOARD, period: 'DAILY' as const, region: 'EU', playerId: 'Jürgen', limit: 3, radius: 2 },
+        { board: BOARD, playerId: '玩家一', radius: 1, withMetadata: true },
+      ]) {
+        const opened = await game.openBoard(args);
+        const expected = await data(ops.OpenBoardDocument, { ...bucket, withMetadata: false, ...args, limit: args.limit ?? 10, radius: args.radius ?? 5 });
+        expect(viewOf({ data: opened, codes: [] })).toEqual(viewOf({ data: expected, codes: [] }));
+        // Read together, each part answers what it answers read alone.
+        expect(opened.me?.player.id).toBe(args.playerId);
+        expect(opened.me).toEqual(await game.standing(args));
+        expect(opened.around).toEqual(await game.around({ radius: 5, ...args }));
+        expect(viewOf({ data: opened.top, codes: [] })).toEqual(viewOf({ data: await game.top({ limit: 10, ...args }), codes: [] }));
+      }
       expect(await game.friends({ board: BOARD, playerId: 'ada' })).toEqual((await data(ops.FriendsDocument, { ...bucket, playerId: 'ada' })).friends);
       expect(await game.player('ada')).toEqual({ id: 'ada', displayName: 'Ada', avatarUrl: null });
       // Entry metadata when asked for: the object 玩家一's best result was sent with; none for ada's.

@@ -1,6 +1,7 @@
 import { createClient } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
+import { createLeaderboardClient } from '../client/src/index.js';
 import { rankScores } from './helpers/oracle.js';
 import { SERVER_KEY, type TestApp, startTestApp } from './helpers/test-app.js';
 
@@ -154,6 +155,25 @@ describe('place reads gathered per request', () => {
       });
     } finally {
       await client.dispose();
+    }
+  });
+
+  it("gathers the typed client's openBoard (top, me and around) the same over POST, GET and graphql-ws", async () => {
+    const playerId = RANKED[20]![0];
+    const top = RANKED.slice(0, 4).map(([id, score]) => ({ rank: rankOf(id), score, player: who(id) }));
+    for (const transport of ['post', 'get', 'ws'] as const) {
+      const game = createLeaderboardClient({ url: `${t.url}/graphql`, transport, webSocketImpl: WebSocket });
+      try {
+        const { answer, ...sent } = await sentDuring(() => game.openBoard({ board: BOARD, playerId, limit: 4, radius: 2 }));
+        expect({ top: plain(answer.top.entries), me: plain(answer.me), around: plain(answer.around) }, transport).toEqual({
+          top,
+          me: { rank: 21, score: SCORES.get(playerId), player: who(playerId) },
+          around: runAround(21, 2),
+        });
+        expect(sent, transport).toEqual({ around: 1, standings: 0, profiles: 1 });
+      } finally {
+        await game.close();
+      }
     }
   });
 

@@ -21,6 +21,8 @@ import {
   type AroundQueryVariables,
   FriendsDocument,
   type FriendsQueryVariables,
+  OpenBoardDocument,
+  type OpenBoardQueryVariables,
   PlayerDocument,
   SetFriendsDocument,
   StandingDocument,
@@ -281,6 +283,13 @@ export function createLeaderboardClient(options: LeaderboardClientOptions) {
     /** The player and up to `radius` (default 5) players either side. */
     around: async (args: BucketArgs & Pick<AroundQueryVariables, 'playerId'> & { radius?: number }) =>
       (await request(AroundDocument, { ...bucket(args), playerId: args.playerId, radius: args.radius ?? 5 })).around,
+    /**
+     * What a screen shows when a player opens a board, in one request: the first `limit` standings
+     * (default 10) as `top`, the player's own as `me` (null when they have no score there) and up
+     * to `radius` (default 5) players either side of them as `around`.
+     */
+    openBoard: async (args: BucketArgs & Pick<OpenBoardQueryVariables, 'playerId'> & { limit?: number; radius?: number }) =>
+      request(OpenBoardDocument, { ...bucket(args), playerId: args.playerId, limit: args.limit ?? 10, radius: args.radius ?? 5 }),
     /** The player and their friends, each with their rank on the whole board. */
     friends: async (args: BucketArgs & Pick<FriendsQueryVariables, 'playerId'>) =>
       (await request(FriendsDocument, { ...bucket(args), playerId: args.playerId })).friends,

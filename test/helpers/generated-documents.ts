@@ -158,7 +158,7 @@ const BUCKET_VARIABLES = '$board: ID!, $period: Period!, $bucket: String, $regio
 const BUCKET_ARGS = 'board: $board, period: $period, bucket: $bucket, region: $region';
 
 export interface GeneratedDocument {
-  /** The contract operation it calls. */
+  /** The contract operation it calls (`open`: top, standing and around, as a board's screen asks them). */
   operation: string;
   query: string;
   operationName: string;
@@ -217,6 +217,18 @@ export const GENERATED_DOCUMENTS: GeneratedDocument[] = [
     `${BUCKET_VARIABLES}, $playerId: ID!, $radius: Int!, $rankStyle: RankStyle`,
     `around(${BUCKET_ARGS}, playerId: $playerId, radius: $radius, rankStyle: $rankStyle) { __typename ...StandingFields }`,
     STANDING,
+  ),
+  // A board opened (the client's OpenBoard): three root fields, one aliased, in one request.
+  ...both(
+    'open',
+    'query',
+    `${BUCKET_VARIABLES}, $playerId: ID!, $limit: Int!, $radius: Int!, $rankStyle: RankStyle`,
+    [
+      `top(${BUCKET_ARGS}, limit: $limit, rankStyle: $rankStyle) { __typename ...TopBoardFields }`,
+      `me: standing(${BUCKET_ARGS}, playerId: $playerId, rankStyle: $rankStyle) { __typename ...StandingFields }`,
+      `around(${BUCKET_ARGS}, playerId: $playerId, radius: $radius, rankStyle: $rankStyle) { __typename ...StandingFields }`,
+    ].join(' '),
+    TOP_BOARD,
   ),
   ...both(
     'friends',
