@@ -35,6 +35,34 @@ const results = [
   { playerId: 'ada', score: 900, at: 0 },
 ];
 
+/** What a document asking every read of standings answers. */
+interface EveryRead {
+  top: { entries: Served[] };
+  standing: Served;
+  around: Served[];
+  friends: Served[];
+  standings: { edges: { node: Served }[] };
+}
+
+/** Results of `board`, each at its own exact time, in one submitScores call. */
+async function submitAt(t: TestApp, board: string, rows: { playerId: string; score: number; at: number }[], matchPrefix: string) {
+  const response = await t.server<{ submitScores: { standings: { period: string; region: string | null; standing: Served }[] }[] }>(SUBMIT, {
+    inputs: rows.map((r, i) => ({
+      board,
+      playerId: r.playerId,
+      score: r.score,
+      matchId: `${matchPrefix}${i}`,
+      region: 'EU',
+      achievedAt: new Date(r.at).toISOString(),
+    })),
+  });
+  expect(response.errors).toBeUndefined();
+  return response.data!.submitScores;
+}
+
+/** The look-ups of recorded board scores (findBoardScores, of a kept list or a derived one) among `statements`. */
+const recordedTimeLookups = (statements: string[]) => statements.filter((s) => /as reached_ms/.test(s) && /player_id = any\(/.test(s)).length;
+
 /** The oracle: each player's best score and when they first reached it, exact. */
 function oracle(): Map<string, { score: number; at: number }> {
   const best = new Map<string, { score: number; at: number }>();
@@ -48,7 +76,7 @@ function oracle(): Map<string, { score: number; at: number }> {
 describe('achievedAt is the recorded time, to the millisecond', () => {
   let t: TestApp;
   const statements: string[] = [];
-  const recordedTimeQueries = () => statements.filter((s) => /from board_scores s/.test(s) && /player_id = any\(/.test(s)).length;
+  const recordedTimeQueries = () => recordedTimeLookups(statements);
   let submitted: { standings: { period: string; region: string | null; standing: Served }[] }[];
 
   beforeAll(async () => {
@@ -60,18 +88,7 @@ describe('achievedAt is the recorded time, to the millisecond', () => {
     expect((await t.admin(`mutation { startSeason(board: "${BOARD}", name: "S") { id } }`)).errors).toBeUndefined();
     const started = Date.now();
     for (const [i, r] of results.entries()) r.at = started + 1 + i * 7;
-    const response = await t.server<{ submitScores: typeof submitted }>(SUBMIT, {
-      inputs: results.map((r, i) => ({
-        board: BOARD,
-        playerId: r.playerId,
-        score: r.score,
-        matchId: `m${i}`,
-        region: 'EU',
-        achievedAt: new Date(r.at).toISOString(),
-      })),
-    });
-    expect(response.errors).toBeUndefined();
-    submitted = response.data!.submitScores;
+    submitted = await submitAt(t, BOARD, results, 'm');
   });
   afterAll(() => t.close());
 
@@ -105,13 +122,7 @@ describe('achievedAt is the recorded time, to the millisecond', () => {
     for (const period of ['ALL_TIME', 'DAILY', 'SEASON']) {
       for (const region of [null, 'EU']) {
         const where = `board: "${BOARD}", period: ${period}${region ? `, region: "${region}"` : ''}`;
-        const response = await t.gql<{
-          top: { entries: Served[] };
-          standing: Served;
-          around: Served[];
-          friends: Served[];
-          standings: { edges: { node: Served }[] };
-        }>(`{
+        const response = await t.gql<EveryRead>(`{
           top(${where}, limit: 10) { entries { ${STANDING} } }
           standing(${where}, playerId: "cyd") { ${STANDING} }
           around(${where}, playerId: "cyd", radius: 2) { ${STANDING} }
@@ -180,9 +191,70 @@ describe('achievedAt is the recorded time, to the millisecond', () => {
     ).toBe(0);
     expect(await count(`{ standings(board: "${BOARD}", first: 10) { edges { node { rank achievedAt } } } }`)).toBe(1);
     expect(await count(`{ friends(board: "${BOARD}", playerId: "dee") { rank achievedAt } }`)).toBe(1);
+    // Those look-ups asked for the time alone: the metadata column (up to a kilobyte a row) was not read.
+    expect(statements.filter((s) => /s\.metadata::text as metadata/.test(s))).toEqual([]);
     // top is served from the shared cache: its view's times were looked up above, and are not again within the view's second.
     const cached = await count(`{ top(board: "${BOARD}", limit: 10) { entries { achievedAt } } }`);
     expect(cached).toBeLessThanOrEqual(1);
     if (cached === 1) expect(await count(`{ top(board: "${BOARD}", limit: 5) { entries { achievedAt } } }`)).toBe(0);
+  });
+});
+
+/**
+ * Where the packing keeps the time to the millisecond (a DAILY, WEEKLY or MONTHLY bucket of a board
+ * with scores up to about a million), achievedAt is the index's own time: exact (checked against the
+ * times submitted) without a PostgreSQL look-up. ALL_TIME's unit is coarser there, and is looked up.
+ */
+describe('achievedAt where the index holds the time to the millisecond', () => {
+  const NOW = new Date('2037-11-18T12:00:00.000Z');
+  const FINE = 'Weekly-Cup';
+  const FINE_MAX = 1_000_000;
+  // 25 players (more than a long list's prefetch threshold), some sharing a score, each result a few milliseconds apart.
+  const players = Array.from({ length: 25 }, (_, i) => ({ playerId: i % 5 === 2 ? `Spieler-Ü${i}` : `p${i}`, score: 1_000 + (i % 8) * 10, at: 0 }));
+  let t: TestApp;
+  const statements: string[] = [];
+  const recordedTimeQueries = () => recordedTimeLookups(statements);
+
+  beforeAll(async () => {
+    t = await startTestApp({ now: () => NOW, onQuery: (statement) => statements.push(statement) });
+    const created = await t.admin(`mutation($input: CreateBoardInput!) { createBoard(input: $input) { id } }`, {
+      input: { id: FINE, title: 'Weekly cup', maxScore: FINE_MAX, periods: ['ALL_TIME', 'DAILY', 'WEEKLY', 'MONTHLY'], regions: ['EU'] },
+    });
+    expect(created.errors).toBeUndefined();
+    for (const [i, p] of players.entries()) p.at = NOW.getTime() - 3_600_000 + 1 + i * 7;
+    await submitAt(t, FINE, players, 'w');
+  });
+  afterAll(() => t?.close());
+
+  it('the packing keeps milliseconds on DAILY, WEEKLY and MONTHLY here, and not on ALL_TIME', () => {
+    for (const period of ['DAILY', 'WEEKLY', 'MONTHLY'] as const) expect(packingFor({ maxScore: FINE_MAX }, period).unitMs).toBe(1);
+    expect(packingFor({ maxScore: FINE_MAX }, 'ALL_TIME').unitMs).toBe(128);
+  });
+
+  it('serves each exact time from the index on every fine period and region, and looks ALL_TIME up', async () => {
+    await t.server(`mutation { setFriends(playerId: "p0", friendIds: ["p1", "Spieler-Ü2", "p3"]) }`);
+    const exact = new Map(players.map((p) => [p.playerId, new Date(p.at).toISOString()]));
+    for (const period of ['DAILY', 'WEEKLY', 'MONTHLY', 'ALL_TIME']) {
+      for (const region of [null, 'EU']) {
+        const where = `board: "${FINE}", period: ${period}${region ? `, region: "${region}"` : ''}`;
+        const before = recordedTimeQueries();
+        const response = await t.gql<EveryRead>(`query Times {
+          top(${where}, limit: 3) { entries { ...Time } }
+          standing(${where}, playerId: "Spieler-Ü7") { ...Time }
+          around(${where}, playerId: "p10", radius: 2) { ...Time }
+          friends(${where}, playerId: "p0") { ...Time }
+          standings(${where}, first: 50) { edges { node { ...Time } } }
+        }
+        fragment Time on Standing { ${STANDING} }`);
+        expect(response.errors).toBeUndefined();
+        const d = response.data!;
+        const served = [...d.top.entries, d.standing, ...d.around, ...d.friends, ...d.standings.edges.map((e) => e.node)];
+        expect(d.standings.edges.length).toBe(players.length);
+        for (const standing of served) expect(standing.achievedAt, `${period} ${standing.player.id}`).toBe(exact.get(standing.player.id));
+        const queries = recordedTimeQueries() - before;
+        if (period === 'ALL_TIME') expect(queries, period).toBeGreaterThan(0);
+        else expect(queries, `${period} ${region}`).toBe(0);
+      }
+    }
   });
 });

@@ -342,9 +342,10 @@ describe.each([
     try {
       const answer = await watcher.gql(`query($b: ID!) { top(board: $b, limit: 10) { entries { rank achievedAt } } }`, { b: SUM.id });
       expect(answer.errors).toBeUndefined();
-      const lookups = statements.filter((statement) => /from board_scores s/.test(statement) && /player_id = any\(/.test(statement));
-      expect(lookups.length).toBeGreaterThan(0);
-      expect(lookups.filter((statement) => /s\.metadata/.test(statement))).toEqual([]);
+      // achievedAt alone: the index holds it to the millisecond on these boards (maxScore 1,000), so
+      // nothing is looked up (test/achieved-at.test.ts checks that a coarse board's look-up leaves the column out).
+      const lookups = statements.filter((statement) => /as reached_ms/.test(statement) && /player_id = any\(/.test(statement));
+      expect(lookups).toEqual([]);
       const withMetadata = await watcher.gql(`query($b: ID!) { top(board: $b, limit: 10) { entries { rank metadata } } }`, { b: SUM.id });
       expect(withMetadata.errors).toBeUndefined();
       expect(

@@ -16,7 +16,8 @@ import { boardScoreList } from './buckets.js';
  * (ranking/packing.ts): up to about two minutes early on a board with large scores, and no
  * metadata at all. Both are the board score's in PostgreSQL (board_scores.reached_at and
  * .metadata). Reads that already hold it (submit payloads, frozen season results) serve it as is.
- * Index reads look it up only when a selection asks for achievedAt or metadata, in one query per
+ * Index reads look it up only when a selection asks for metadata, or for achievedAt where the
+ * packing's unit is coarser than a millisecond (exactReachedAt), in one query per
  * request for every standing it serves (the request's loader; the metadata column is read only
  * when some standing of the batch asks for it), and remember it per place read, so that the views
  * the top cache and topChanged share among their readers are looked up once per view, not once per
@@ -44,6 +45,21 @@ function isHeldAs(at: BoardBucket, place: Place, score: RecordedBoardScore | nul
   if (!score || score.score !== place.score) return false;
   const packing = packingFor(at.board, at.bucket.period);
   return pack(at.board, packing, score.score, score.reachedAt, at.bucket.start) === pack(at.board, packing, place.score, place.reachedAt, at.bucket.start);
+}
+
+/**
+ * The recorded time of `place` when the index holds it to the millisecond, so that no look-up can
+ * tell more: on a packing whose unit is 1 ms (a DAILY, WEEKLY or MONTHLY bucket of a board with
+ * scores up to about a million, see ranking/packing.ts) the board score the index ranks was reached
+ * at exactly the place's time, and one PostgreSQL holds newer is not served anyway (see above).
+ * Undefined when the unit is coarser, or when the time sits at either end of the bucket's span,
+ * where the packing clamps. O(1).
+ */
+export function exactReachedAt(at: BoardBucket, place: Place): Date | undefined {
+  const packing = packingFor(at.board, at.bucket.period);
+  if (packing.unitMs !== 1) return undefined;
+  const t = place.reachedAt.getTime() - at.bucket.start.getTime();
+  return t > 0 && t < 2 ** packing.timeBits - 1 ? place.reachedAt : undefined;
 }
 
 /** The recorded part of `score` when it is the board score the index holds as `place`; else undefined. O(1). */

@@ -1,5 +1,5 @@
 import type { EntryMetadata } from '../model/board.js';
-import { type RecordedRead, lookUpRecorded } from '../operations/recorded-scores.js';
+import { type RecordedRead, exactReachedAt, lookUpRecorded } from '../operations/recorded-scores.js';
 import type { Standing } from '../operations/standings.js';
 import type { Place } from '../ranking/index.js';
 import type { Context } from './context.js';
@@ -37,7 +37,8 @@ export async function prefetchStandings(ctx: Context, standings: Standing[], nee
   // its reads are the hot path: not even the selection is walked for it.
   if (standings.length < PREFETCH_FROM) return;
   const needs = needsOf();
-  const unread = needs.recorded ? standings.filter((standing) => 'place' in standing.source) : [];
+  // A time the index holds exactly needs no look-up unless the metadata is asked for too.
+  const unread = needs.recorded ? standings.filter(({ source }) => 'place' in source && (needs.metadata || !exactReachedAt(source.at, source.place))) : [];
   const [recorded, players] = await Promise.all([
     lookUpRecorded(
       ctx.services,
@@ -68,10 +69,12 @@ function remembered<T>(memory: WeakMap<Place, Promise<T>>, place: Place, load: (
   return value;
 }
 
-/** A standing's achievedAt: as held, remembered, or looked up with the request's loader. */
+/** A standing's achievedAt: as held, as the index holds it when to the millisecond, remembered, or looked up with the request's loader. */
 export function achievedAtOf(ctx: Context, standing: Standing): Date | Promise<Date> {
   const { source } = standing;
   if ('recorded' in source) return source.recorded.reachedAt;
+  const exact = exactReachedAt(source.at, source.place);
+  if (exact) return exact;
   return remembered(rememberedTimes, source.place, async () => (await ctx.loaders.recorded.load({ ...source, metadata: false })).reachedAt);
 }
 
