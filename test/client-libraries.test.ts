@@ -306,6 +306,13 @@ const CASES: { operation: string; document: DocumentNode; variables: Variables }
   { operation: 'friends', document: ops.FriendsDocument, variables: { ...bucket, playerId: 'ada', withMetadata: true } },
   { operation: 'standings', document: ops.StandingsDocument, variables: { ...bucket, first: 2, after: null, withMetadata: true } },
   { operation: 'seasonResults', document: ops.SeasonResultsDocument, variables: { board: BOARD, season: 's1', first: 10, after: null, withMetadata: true } },
+  // With each standing's achievedAt, asked for by $withAchievedAt (the fragments' @include).
+  { operation: 'submitScore', document: ops.SubmitScoreDocument, variables: { input: results[1], withAchievedAt: true } },
+  { operation: 'top', document: ops.TopDocument, variables: { ...regional, limit: 10, withAchievedAt: true } },
+  { operation: 'standing', document: ops.StandingDocument, variables: { ...bucket, playerId: 'ada', withAchievedAt: true } },
+  { operation: 'around', document: ops.AroundDocument, variables: { ...bucket, playerId: 'bob', radius: 2, withAchievedAt: true, withMetadata: true } },
+  { operation: 'open', document: ops.OpenBoardDocument, variables: { ...regional, playerId: 'ada', limit: 10, radius: 1, withAchievedAt: true } },
+  { operation: 'standings', document: ops.StandingsDocument, variables: { ...bucket, first: 3, after: null, withAchievedAt: true } },
   { operation: 'top', document: ops.TopDocument, variables: { ...dense, limit: 10, rankStyle: 'DENSE' } },
   { operation: 'top', document: ops.TopDocument, variables: { ...dense, limit: 10, rankStyle: null } },
   { operation: 'standing', document: ops.StandingDocument, variables: { ...dense, playerId: 'bob', rankStyle: 'DENSE' } },
@@ -512,6 +519,11 @@ describe('every operation through real client libraries, over POST, GET and grap
       expect((await game.standing({ board: BOARD, playerId: '玩家一', withMetadata: true }))?.metadata).toEqual(results[0]!.metadata);
       expect((await game.standing({ board: BOARD, playerId: 'ada', withMetadata: true }))?.metadata).toBeNull();
       expect(await game.standing({ board: BOARD, playerId: '玩家一' })).not.toHaveProperty('metadata');
+      // achievedAt when asked for: the time ada's best result was sent with; left out by default.
+      const best = results.filter((r) => r.playerId === 'ada').sort((a, b) => b.score - a.score)[0]!;
+      expect((await game.standing({ board: BOARD, playerId: 'ada', withAchievedAt: true }))?.achievedAt).toBe(best.achievedAt);
+      expect(await game.standing({ board: BOARD, playerId: 'ada' })).not.toHaveProperty('achievedAt');
+      expect((await server.submitScore(results[0]!, { withAchievedAt: true })).standings.map((s) => s.standing.achievedAt)).toContain(results[0]!.achievedAt);
       const [answered] = await server.submitScores([results[0]!], { withMetadata: true });
       expect(answered!.standings.find((s) => s.period === 'ALL_TIME')!.standing.metadata).toEqual(results[0]!.metadata);
       const pages: ops.StandingsQuery['standings'][] = [];

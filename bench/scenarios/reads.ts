@@ -4,6 +4,8 @@
  * and the raw store operations underneath, measured in the same run with the same connections.
  */
 import { join } from 'node:path';
+import { print } from 'graphql';
+import { OpenBoardDocument } from '../../client/src/index.js';
 import { graphqlBody } from '../lib/clients.js';
 import { BOARD_ID, type BenchTarget, FRIEND_READERS, PLAYERS, playerId, randomPlayer } from '../lib/env.js';
 import type { Measurement } from '../lib/load.js';
@@ -14,7 +16,7 @@ import { playerShardKey, shardKeys } from '../../src/ranking/keys.js';
 import { profileNote } from '../profile-summary.js';
 import { type RunOptions, closedHttp, closedRaw, closedWs, plainBytesHttp, ratio, stockGraphqlWs, stockYogaHttp, withService } from './common.js';
 
-export const READ_SCENARIOS = ['standing', 'standing-named', 'around', 'top', 'open', 'friends'] as const;
+export const READ_SCENARIOS = ['standing', 'standing-named', 'around', 'top', 'open', 'open-client', 'open-client-times', 'friends'] as const;
 export type ReadScenario = (typeof READ_SCENARIOS)[number];
 
 /** One raw baseline: the store operations underneath one read, in words and as a call. */
@@ -57,6 +59,22 @@ async function topTen(stores: BenchStores, key: string): Promise<string[]> {
   return rows;
 }
 
+/** The store operations underneath a board's screen: the top ten, a player's place and the five either side, their names. */
+function openRaw(stores: BenchStores, at: BoardBucket, players: number): RawOperation[] {
+  return [
+    {
+      name: `raw ZRANGE 0 9 REV + ZCARD, ZREVRANK+ZSCORE, ZRANGE ±5 REV${shardWords(at)}, PG names`,
+      run: async () => {
+        const id = randomPlayer(players);
+        const key = playerShardKey(at, id);
+        const [top, rank] = await Promise.all([topTen(stores, shardKeys(at)[0]!), stores.redis.zrevrank(key, id), stores.redis.zscore(key, id)]);
+        const rows = await stores.redis.zrange(key, Math.max(0, (rank ?? 0) - 5), (rank ?? 0) + 5, 'REV', 'WITHSCORES');
+        return names(stores, [...new Set([...idsOf(top), id, ...idsOf(rows)])]);
+      },
+    },
+  ];
+}
+
 /** What a game client asks when it opens a board: the top ten, my standing and the five either side of me, with names, in one request. */
 const OPEN = `query Open($board: ID!, $playerId: ID!) {
   top(board: $board, limit: 10) { size entries { rank score player { id displayName } } }
@@ -65,7 +83,14 @@ const OPEN = `query Open($board: ID!, $playerId: ID!) {
 }`;
 
 /** The targets of issue 13, each against stock Yoga's {__typename} over HTTP in the same run. */
-const HTTP_TARGETS: Partial<Record<ReadScenario, number>> = { standing: 1.8, 'standing-named': 2.5, open: 1.5, top: 3 };
+const HTTP_TARGETS: Partial<Record<ReadScenario, number>> = {
+  standing: 1.8,
+  'standing-named': 2.5,
+  open: 1.5,
+  'open-client': 1.5,
+  'open-client-times': 1.5,
+  top: 3,
+};
 
 const SPECS: Record<ReadScenario, ReadSpec> = {
   standing: {
@@ -120,18 +145,28 @@ const SPECS: Record<ReadScenario, ReadSpec> = {
   open: {
     query: OPEN,
     variables: (target) => ({ board: target.boardId, playerId: randomPlayer(target.players) }),
-    raw: (stores, at, players) => [
-      {
-        name: `raw ZRANGE 0 9 REV + ZCARD, ZREVRANK+ZSCORE, ZRANGE ±5 REV${shardWords(at)}, PG names`,
-        run: async () => {
-          const id = randomPlayer(players);
-          const key = playerShardKey(at, id);
-          const [top, rank] = await Promise.all([topTen(stores, shardKeys(at)[0]!), stores.redis.zrevrank(key, id), stores.redis.zscore(key, id)]);
-          const rows = await stores.redis.zrange(key, Math.max(0, (rank ?? 0) - 5), (rank ?? 0) + 5, 'REV', 'WITHSCORES');
-          return names(stores, [...new Set([...idsOf(top), id, ...idsOf(rows)])]);
-        },
-      },
-    ],
+    raw: (stores, at, players) => openRaw(stores, at, players),
+  },
+  // The same screen as the typed client sends it (its OpenBoard document: every field of its
+  // fragments, avatarUrl, percentile and the top's asOf among them), on ALL_TIME.
+  'open-client': {
+    query: print(OpenBoardDocument),
+    variables: (target) => ({ board: target.boardId, playerId: randomPlayer(target.players), period: 'ALL_TIME', limit: 10, radius: 5 }),
+    raw: (stores, at, players) => openRaw(stores, at, players),
+  },
+  // The same with withAchievedAt: ALL_TIME's time unit is coarse on this board (maxScore 1e9), so
+  // the times of my standing and the players around me are looked up in PostgreSQL.
+  'open-client-times': {
+    query: print(OpenBoardDocument),
+    variables: (target) => ({
+      board: target.boardId,
+      playerId: randomPlayer(target.players),
+      period: 'ALL_TIME',
+      limit: 10,
+      radius: 5,
+      withAchievedAt: true,
+    }),
+    raw: (stores, at, players) => openRaw(stores, at, players),
   },
   top: {
     query: 'query Top($board: ID!) { top(board: $board, limit: 10) { size entries { rank score player { id displayName } } } }',

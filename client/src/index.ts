@@ -99,12 +99,20 @@ export interface BucketArgs {
   region?: string | null;
   /** Whether each standing carries its entry metadata (`metadata`, read from PostgreSQL only then). Default false. */
   withMetadata?: boolean;
+  /**
+   * Whether each standing carries `achievedAt`, when the player reached the score, to the
+   * millisecond. Where the index keeps the time coarser than that (ALL_TIME and SEASON on a board
+   * with large scores) the service looks it up in PostgreSQL, one query a request. Default false.
+   */
+  withAchievedAt?: boolean;
 }
 
 /** How a submission is answered. */
 export interface SubmitOptions {
   /** Whether the answered standings carry their entry metadata. Default false. */
   withMetadata?: boolean;
+  /** Whether the answered standings carry `achievedAt` (free here: the submission holds it). Default false. */
+  withAchievedAt?: boolean;
 }
 
 /** One printed text per document: printing is the costly part of preparing a request. */
@@ -216,12 +224,14 @@ export function createLeaderboardClient(options: LeaderboardClientOptions) {
     return dataOf(transport === 'ws' ? await overWs<R>(document, variables) : await overHttp<R>(document, variables));
   }
 
+  const answered = (options: SubmitOptions) => ({ withMetadata: options.withMetadata ?? false, withAchievedAt: options.withAchievedAt ?? false });
   const bucket = (args: BucketArgs) => ({
     board: args.board,
     period: args.period ?? 'ALL_TIME',
     bucket: args.bucket ?? null,
     region: args.region ?? null,
     withMetadata: args.withMetadata ?? false,
+    withAchievedAt: args.withAchievedAt ?? false,
   });
 
   /**
@@ -266,10 +276,10 @@ export function createLeaderboardClient(options: LeaderboardClientOptions) {
 
     /** Game servers: records one result; answers the player's standing in every bucket it went to. */
     submitScore: async (input: SubmitScoreInput, options: SubmitOptions = {}) =>
-      (await request(SubmitScoreDocument, { input, withMetadata: options.withMetadata ?? false })).submitScore,
+      (await request(SubmitScoreDocument, { input, ...answered(options) })).submitScore,
     /** Game servers: up to 1,000 results (every player of a match) in one transaction, answered in order. */
     submitScores: async (inputs: SubmitScoreInput[], options: SubmitOptions = {}) =>
-      (await request(SubmitScoresDocument, { inputs, withMetadata: options.withMetadata ?? false })).submitScores,
+      (await request(SubmitScoresDocument, { inputs, ...answered(options) })).submitScores,
     /** Game servers: creates or updates a player's profile. */
     upsertPlayer: async (input: PlayerInput) => (await request(UpsertPlayerDocument, { input })).upsertPlayer,
     /** Game servers: replaces a player's friend list; answers how many friends it holds. */
