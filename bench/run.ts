@@ -5,7 +5,7 @@
  *                                 [--match 10] [--scale 1] [--runtime dist|tsx] [--profile] [--metadata] [--force]
  *                                 [--players 1000000] [--no-quiet-wait]
  *
- * Scenarios: seed, submit, submit-batch, standing, standing-named, around, top, open, friends, peak, abuse, rebuild, memory,
+ * Scenarios: seed, submit, submit-batch, standing, standing-named, around, top, open, open-client, open-client-times, friends, peak, abuse, rebuild, memory,
  * sql-rank, or all (every one, in that order); and cluster, which is not part of all: it starts a
  * Redis Cluster of its own, seeds two boards of its own into it and takes ≈ 15 minutes more
  * (bench/scenarios/cluster.ts; --players sets its boards' players). Each service scenario runs the service as a real
