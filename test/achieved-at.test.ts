@@ -178,6 +178,30 @@ describe('achievedAt is the recorded time, to the millisecond', () => {
     expectExact(response.data!.seasonResults.edges.map((e) => e.node));
   });
 
+  it('the look-ups of concurrent requests go together: fewer queries than requests, every time exact', async () => {
+    const client = createClient({ url: `${t.url.replace('http', 'ws')}/graphql`, webSocketImpl: WebSocket, retryAttempts: 0 });
+    const query = `query Mine($board: ID!, $playerId: ID!) { standing(board: $board, playerId: $playerId) { ...Time } }
+      fragment Time on Standing { __typename ${STANDING} }`;
+    const players = [...oracle().keys()];
+    try {
+      const before = recordedTimeQueries();
+      // Sent at once on one socket, as a game's overlay or a busy server's requests arrive.
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, async (_, i) => {
+          for await (const result of client.iterate<{ standing: Served }>({ query, variables: { board: BOARD, playerId: players[i % players.length] } })) {
+            expect(result.errors).toBeUndefined();
+            return result.data!.standing;
+          }
+          throw new Error('graphql-ws answered nothing');
+        }),
+      );
+      expectExact(answers);
+      expect(recordedTimeQueries() - before).toBeLessThan(answers.length);
+    } finally {
+      await client.dispose();
+    }
+  });
+
   it('reads that do not select achievedAt query nothing for it; one that does, one query, and a shared top view once', async () => {
     const count = async (query: string) => {
       const before = recordedTimeQueries();

@@ -17,9 +17,9 @@ import { boardScoreList } from './buckets.js';
  * metadata at all. Both are the board score's in PostgreSQL (board_scores.reached_at and
  * .metadata). Reads that already hold it (submit payloads, frozen season results) serve it as is.
  * Index reads look it up only when a selection asks for metadata, or for achievedAt where the
- * packing's unit is coarser than a millisecond (exactReachedAt), in one query per
- * request for every standing it serves (the request's loader; the metadata column is read only
- * when some standing of the batch asks for it), and remember it per place read, so that the views
+ * packing's unit is coarser than a millisecond (exactReachedAt), in one query per list for every
+ * standing the requests of one turn of the event loop serve (createRecordedScores; the metadata
+ * column is read only when some standing of the batch asks for it), and remember it per place read, so that the views
  * the top cache and topChanged share among their readers are looked up once per view, not once per
  * reader.
  *
@@ -72,7 +72,7 @@ export function recordedOf(at: BoardBucket, place: Place, score: RecordedBoardSc
   return heldRecorded(at, place, score) ?? unrecorded(place);
 }
 
-/** One look-up of the request's loader: a place read from the index, and whether its metadata is asked for. */
+/** One look-up of Services.recordedScores: a place read from the index, and whether its metadata is asked for. */
 export interface RecordedRead {
   at: BoardBucket;
   place: Place;
@@ -108,16 +108,30 @@ export async function lookUpRecorded(services: Services, reads: readonly Omit<Re
   }
 }
 
-/** The request's loader of recorded board scores: one PostgreSQL query for every standing a request serves. */
-export function recordedScoreLoader(services: Services) {
+/** The process's look-ups of recorded board scores (Services.recordedScores). */
+export type RecordedScores = DataLoader<RecordedRead, RecordedScore>;
+
+/**
+ * The process's loader of recorded board scores, shared by every request: the look-ups asked for in
+ * one turn of the event loop, whichever requests ask them, are one PostgreSQL query per list.
+ * Why shared rather than per request: a look-up's cost is nearly all the statement's (a round trip,
+ * a plan, a transaction on both sides), hardly the few primary-key probes it makes, and requests
+ * under load reach their standings' fields together (their place reads come back from Redis on one
+ * connection, in one reply chunk). Sent at setImmediate, after the turn's I/O callbacks and their
+ * promise jobs, so a lone request waits no more than that turn. O(k log N) for k standings.
+ */
+export function createRecordedScores(services: () => Services): RecordedScores {
   return new DataLoader<RecordedRead, RecordedScore>(
     (reads) =>
       lookUpRecorded(
-        services,
+        services(),
         reads,
         reads.some((read) => read.metadata),
       ),
-    // Remembered per place object instead (see below), which lives as long as its view.
-    { cache: false },
+    {
+      // Remembered per place object instead (schema/recorded-fields.ts), which lives as long as its view.
+      cache: false,
+      batchScheduleFn: (send) => setImmediate(send),
+    },
   );
 }

@@ -23,6 +23,7 @@ import { type StoreProbes, probeStores } from '../services/store-health.js';
 import { timeStoreCalls } from '../services/store-timing.js';
 import { type SubmissionHealth, createSubmissionHealth } from '../services/submission-health.js';
 import { type SubmissionGroups, createSubmissionGroups } from './submission-groups.js';
+import { type RecordedScores, createRecordedScores } from './recorded-scores.js';
 
 /** What every operation takes: the per-process parts, built once by createServices (by the app, and by the CLI for its commands). */
 export interface Services {
@@ -40,6 +41,8 @@ export interface Services {
   topCache: TopCache;
   /** Player profiles shared in Redis, exact after renames and erasures: the names reads show go through it, and the changes of them. */
   profiles: ProfileCache;
+  /** Looks up what PostgreSQL recorded of the board scores standings show (achievedAt, metadata), the look-ups of concurrent requests together. */
+  recordedScores: RecordedScores;
   /** topChanged's fan-out (one Redis subscription per watched bucket); null where nothing is served (the CLI). */
   topFeed: TopFeed | null;
   boards: BoardDirectory;
@@ -127,6 +130,7 @@ export function createServices(given: ServiceDeps): Services {
     topCache,
     topFeed,
     profiles: createProfileCache(deps.redis, storage.players, deps.log),
+    recordedScores: createRecordedScores(() => services),
     boards: createBoardDirectory(storage.boards),
     seasons: createSeasonDirectory(storage.seasons, deps.redis),
     flagChanges: createFlagChanges(deps.redis),

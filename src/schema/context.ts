@@ -2,7 +2,6 @@ import DataLoader from 'dataloader';
 import { type Caller, bearerKey } from '../auth/keys.js';
 import type { Player } from '../db/players.js';
 import type { Services } from '../operations/services.js';
-import { recordedScoreLoader } from '../operations/recorded-scores.js';
 import { type PlaceReads, createPlaceReads } from '../operations/place-reads.js';
 import { isStoreUnavailable } from '../store-errors.js';
 import { deadlineSignal, settleBy } from '../deadline.js';
@@ -12,8 +11,8 @@ export interface Context {
   services: Services;
   /** Null for anonymous callers and for keys nobody issued. */
   caller: Caller | null;
-  /** Per request: names, recorded board scores, and places (standing and around read together; see place-reads.ts). */
-  loaders: { player: DataLoader<string, Player>; recorded: ReturnType<typeof recordedScoreLoader>; places: PlaceReads };
+  /** Per request: names, and places (standing and around read together; see place-reads.ts). */
+  loaders: { player: DataLoader<string, Player>; places: PlaceReads };
   /**
    * Holds the request's names back until `read` (a gathered place read) settles, and answers it:
    * the names the read brings are then one load with every other name of the request (the top's
@@ -95,7 +94,6 @@ export async function createContext(services: Services, { authorization, client,
     caller: key ? await settleBy(identify(services, key, address), beforeDeadline(services, startedAt, NAMES_MARGIN_MS)) : null,
     loaders: {
       player: playerLoader(services, startedAt, namesHeldBy),
-      recorded: recordedScoreLoader(services),
       get places() {
         return (places ??= createPlaceReads(services.index));
       },

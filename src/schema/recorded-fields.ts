@@ -69,20 +69,22 @@ function remembered<T>(memory: WeakMap<Place, Promise<T>>, place: Place, load: (
   return value;
 }
 
-/** A standing's achievedAt: as held, as the index holds it when to the millisecond, remembered, or looked up with the request's loader. */
+/** A standing's achievedAt: as held, as the index holds it when to the millisecond, remembered, or looked up (Services.recordedScores). */
 export function achievedAtOf(ctx: Context, standing: Standing): Date | Promise<Date> {
   const { source } = standing;
   if ('recorded' in source) return source.recorded.reachedAt;
   const exact = exactReachedAt(source.at, source.place);
   if (exact) return exact;
-  return remembered(rememberedTimes, source.place, async () => (await ctx.loaders.recorded.load({ ...source, metadata: false })).reachedAt);
+  return remembered(rememberedTimes, source.place, async () => (await ctx.services.recordedScores.load({ ...source, metadata: false })).reachedAt);
 }
 
-/** A standing's metadata, parsed: as held, remembered, or looked up with the request's loader; null when none was sent. */
+/** A standing's metadata, parsed: as held, remembered, or looked up (Services.recordedScores); null when none was sent. */
 export function metadataOf(ctx: Context, standing: Standing): unknown {
   const { source } = standing;
   if ('recorded' in source) return parseMetadata(source.recorded.metadata);
-  return remembered(rememberedMetadata, source.place, async () => parseMetadata((await ctx.loaders.recorded.load({ ...source, metadata: true })).metadata));
+  return remembered(rememberedMetadata, source.place, async () =>
+    parseMetadata((await ctx.services.recordedScores.load({ ...source, metadata: true })).metadata),
+  );
 }
 
 const parseMetadata = (text: EntryMetadata | null): unknown => (text === null ? null : JSON.parse(text));
