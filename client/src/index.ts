@@ -102,7 +102,8 @@ export interface BucketArgs {
   /**
    * Whether each standing carries `achievedAt`, when the player reached the score, to the
    * millisecond. Where the index keeps the time coarser than that (ALL_TIME and SEASON on a board
-   * with large scores) the service looks it up in PostgreSQL (one query shared by the requests of a moment). Default false.
+   * with large scores) the service looks it up in PostgreSQL (one query shared by the requests of
+   * a moment). Default false.
    */
   withAchievedAt?: boolean;
 }
