@@ -177,6 +177,30 @@ describe('place reads gathered per request', () => {
     }
   });
 
+  it('loads the names of concurrent requests together: fewer profile loads than requests, every name right', async () => {
+    const client = createClient({ url: `${t.url.replace('http', 'ws')}/graphql`, webSocketImpl: WebSocket, retryAttempts: 0 });
+    const query = `query Mine($board: ID!, $playerId: ID!) { standing(board: $board, playerId: $playerId) { ...Place } }${FRAGMENTS}`;
+    try {
+      // Sent at once on one socket, as a busy server's requests arrive.
+      const { answer, profiles } = await sentDuring(() =>
+        Promise.all(
+          PLAYERS.slice(0, 20).map(async (playerId) => {
+            for await (const result of client.iterate<{ standing: Place }>({ query, variables: { board: BOARD, playerId } })) {
+              expect(result.errors).toBeUndefined();
+              return { playerId, standing: result.data!.standing };
+            }
+            throw new Error('graphql-ws answered nothing');
+          }),
+        ),
+      );
+      for (const { playerId, standing } of answer)
+        expect(plain(standing)).toEqual({ rank: rankOf(playerId), score: SCORES.get(playerId), player: who(playerId) });
+      expect(profiles).toBeLessThan(answer.length);
+    } finally {
+      await client.dispose();
+    }
+  });
+
   it('answers the same on a sharded board, whose run merges the shards, without a standings script', async () => {
     for (const playerId of [RANKED[9]![0], RANKED[1]![0], RANKED.at(-2)![0]]) {
       const { data, standings } = await read<{ me: Place | null; around: Place[] }>(OPEN, { board: SHARDED, playerId, radius: 4 });

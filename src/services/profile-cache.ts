@@ -1,3 +1,4 @@
+import DataLoader from 'dataloader';
 import type { Logger } from 'pino';
 import type { Player } from '../db/players.js';
 import { freshlyShared } from '../fresh-read.js';
@@ -54,17 +55,38 @@ export function createProfileCache(redis: RedisClient, players: Pick<Storage['pl
     };
   }
 
-  return {
-    /**
-     * The profiles of these ids, in their order; a player without a profile has nulls. One Redis
-     * script call, plus one PostgreSQL query for those it does not hold (kept for the next read).
-     * Throws what PostgreSQL throws. O(k).
-     */
-    async load(ids: readonly string[]): Promise<Player[]> {
+  /**
+   * Every load asked for in one turn of the event loop, whichever requests ask it, as one look-up of
+   * their distinct ids. Why: under load the requests of a turn reach their names together (their
+   * reads come back from Redis on one connection, in one reply chunk), a look-up costs a script
+   * call whatever its size, and a board's top is named by nearly every request. Reading later than
+   * asked never shows a profile older than a change answered before the ask.
+   */
+  const together = new DataLoader<string, Player>(
+    async (asked) => {
+      const ids = [...new Set(asked)];
       const { players, kept } = await lookUp(ids);
       // The answer does not wait on keeping: a failed keep only means the next read asks PostgreSQL again.
       kept.catch((error: unknown) => log.debug({ err: error }, 'player profiles read from PostgreSQL not kept in Redis'));
-      return players;
+      const byId = new Map(players.map((player, i) => [ids[i]!, player]));
+      return asked.map((id) => byId.get(id)!);
+    },
+    // Each request's own loader keeps what it read; this one only gathers.
+    { cache: false, batchScheduleFn: (send) => setImmediate(send) },
+  );
+
+  return {
+    /**
+     * The profiles of these ids, in their order; a player without a profile has nulls. One Redis
+     * script call for the loads of one turn of the event loop (see `together`), plus one
+     * PostgreSQL query for the ids it does not hold (kept for the next read). Throws what
+     * PostgreSQL throws. O(k).
+     */
+    async load(ids: readonly string[]): Promise<Player[]> {
+      const players = await together.loadMany(ids);
+      const failed = players.find((player): player is Error => player instanceof Error);
+      if (failed) throw failed;
+      return players as Player[];
     },
 
     /**
