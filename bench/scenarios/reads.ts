@@ -75,6 +75,15 @@ function openRaw(stores: BenchStores, at: BoardBucket, players: number): RawOper
   ];
 }
 
+/** The typed client's OpenBoard as printed, on ALL_TIME, with achievedAt or without. */
+function clientOpen(withAchievedAt: boolean): ReadSpec {
+  return {
+    query: print(OpenBoardDocument),
+    variables: (target) => ({ board: target.boardId, playerId: randomPlayer(target.players), period: 'ALL_TIME', limit: 10, radius: 5, withAchievedAt }),
+    raw: (stores, at, players) => openRaw(stores, at, players),
+  };
+}
+
 /** What a game client asks when it opens a board: the top ten, my standing and the five either side of me, with names, in one request. */
 const OPEN = `query Open($board: ID!, $playerId: ID!) {
   top(board: $board, limit: 10) { size entries { rank score player { id displayName } } }
@@ -149,25 +158,10 @@ const SPECS: Record<ReadScenario, ReadSpec> = {
   },
   // The same screen as the typed client sends it (its OpenBoard document: every field of its
   // fragments, avatarUrl, percentile and the top's asOf among them), on ALL_TIME.
-  'open-client': {
-    query: print(OpenBoardDocument),
-    variables: (target) => ({ board: target.boardId, playerId: randomPlayer(target.players), period: 'ALL_TIME', limit: 10, radius: 5 }),
-    raw: (stores, at, players) => openRaw(stores, at, players),
-  },
+  'open-client': clientOpen(false),
   // The same with withAchievedAt: ALL_TIME's time unit is coarse on this board (maxScore 1e9), so
   // the times of my standing and the players around me are looked up in PostgreSQL.
-  'open-client-times': {
-    query: print(OpenBoardDocument),
-    variables: (target) => ({
-      board: target.boardId,
-      playerId: randomPlayer(target.players),
-      period: 'ALL_TIME',
-      limit: 10,
-      radius: 5,
-      withAchievedAt: true,
-    }),
-    raw: (stores, at, players) => openRaw(stores, at, players),
-  },
+  'open-client-times': clientOpen(true),
   top: {
     query: 'query Top($board: ID!) { top(board: $board, limit: 10) { size entries { rank score player { id displayName } } } }',
     variables: (target) => ({ board: target.boardId }),

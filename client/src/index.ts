@@ -225,14 +225,14 @@ export function createLeaderboardClient(options: LeaderboardClientOptions) {
     return dataOf(transport === 'ws' ? await overWs<R>(document, variables) : await overHttp<R>(document, variables));
   }
 
+  /** What each answered standing carries beside its place: the operations' @include variables. */
   const answered = (options: SubmitOptions) => ({ withMetadata: options.withMetadata ?? false, withAchievedAt: options.withAchievedAt ?? false });
   const bucket = (args: BucketArgs) => ({
     board: args.board,
     period: args.period ?? 'ALL_TIME',
     bucket: args.bucket ?? null,
     region: args.region ?? null,
-    withMetadata: args.withMetadata ?? false,
-    withAchievedAt: args.withAchievedAt ?? false,
+    ...answered(args),
   });
 
   /**

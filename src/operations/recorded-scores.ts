@@ -1,4 +1,4 @@
-import DataLoader from 'dataloader';
+import type DataLoader from 'dataloader';
 import type { EntryMetadata, RecordedBoardScore } from '../model/board.js';
 import type { BoardBucket, Place } from '../ranking/index.js';
 import { bucketKey } from '../ranking/keys.js';
@@ -6,6 +6,7 @@ import { pack, packingFor } from '../ranking/packing.js';
 import type { Services } from './services.js';
 import { isStoreUnavailable } from '../store-errors.js';
 import { boardScoreList } from './buckets.js';
+import { createTurnLoader } from '../services/turn-loader.js';
 
 /**
  * What a Standing serves of the board score as PostgreSQL recorded it: Standing.achievedAt, the
@@ -19,9 +20,9 @@ import { boardScoreList } from './buckets.js';
  * Index reads look it up only when a selection asks for metadata, or for achievedAt where the
  * packing's unit is coarser than a millisecond (exactReachedAt), in one query per list for every
  * standing the requests of one turn of the event loop serve (createRecordedScores; the metadata
- * column is read only when some standing of the batch asks for it), and remember it per place read, so that the views
- * the top cache and topChanged share among their readers are looked up once per view, not once per
- * reader.
+ * column is read only when some standing of the batch asks for it), and remember it per place
+ * read, so that the views the top cache and topChanged share among their readers are looked up
+ * once per view, not once per reader.
  *
  * The recorded part is served only when it is the board score the index ranks (the same packed
  * value): the index is written after the commit, so for a moment PostgreSQL may hold a newer board
@@ -50,7 +51,7 @@ function isHeldAs(at: BoardBucket, place: Place, score: RecordedBoardScore | nul
 /**
  * The recorded time of `place` when the index holds it to the millisecond, so that no look-up can
  * tell more: on a packing whose unit is 1 ms (a DAILY, WEEKLY or MONTHLY bucket of a board with
- * scores up to about a million, see ranking/packing.ts) the board score the index ranks was reached
+ * scores up to about 2 million, see ranking/packing.ts) the board score the index ranks was reached
  * at exactly the place's time, and one PostgreSQL holds newer is not served anyway (see above).
  * Undefined when the unit is coarser, or when the time sits at either end of the bucket's span,
  * where the packing clamps. O(1).
@@ -112,26 +113,17 @@ export async function lookUpRecorded(services: Services, reads: readonly Omit<Re
 export type RecordedScores = DataLoader<RecordedRead, RecordedScore>;
 
 /**
- * The process's loader of recorded board scores, shared by every request: the look-ups asked for in
- * one turn of the event loop, whichever requests ask them, are one PostgreSQL query per list.
- * Why shared rather than per request: a look-up's cost is nearly all the statement's (a round trip,
- * a plan, a transaction on both sides), hardly the few primary-key probes it makes, and requests
- * under load reach their standings' fields together (their place reads come back from Redis on one
- * connection, in one reply chunk). Sent at setImmediate, after the turn's I/O callbacks and their
- * promise jobs, so a lone request waits no more than that turn. O(k log N) for k standings.
+ * The process's loader of recorded board scores, shared by every request (createTurnLoader): the
+ * look-ups of one turn of the event loop are one PostgreSQL query per list. Results are remembered
+ * per place object instead (schema/recorded-fields.ts), which lives as long as its view.
+ * O(k log N) for k standings.
  */
 export function createRecordedScores(services: () => Services): RecordedScores {
-  return new DataLoader<RecordedRead, RecordedScore>(
-    (reads) =>
-      lookUpRecorded(
-        services(),
-        reads,
-        reads.some((read) => read.metadata),
-      ),
-    {
-      // Remembered per place object instead (schema/recorded-fields.ts), which lives as long as its view.
-      cache: false,
-      batchScheduleFn: (send) => setImmediate(send),
-    },
+  return createTurnLoader<RecordedRead, RecordedScore>((reads) =>
+    lookUpRecorded(
+      services(),
+      reads,
+      reads.some((read) => read.metadata),
+    ),
   );
 }

@@ -1,10 +1,10 @@
-import DataLoader from 'dataloader';
 import type { Logger } from 'pino';
 import type { Player } from '../db/players.js';
 import { freshlyShared } from '../fresh-read.js';
 import type { Storage } from '../db/storage.js';
 import { type Profile, type ProfileStoreOptions, createProfileStore } from '../profiles/store.js';
 import type { RedisClient } from '../redis.js';
+import { createTurnLoader } from './turn-loader.js';
 
 export type ProfileCacheOptions = ProfileStoreOptions;
 
@@ -56,24 +56,19 @@ export function createProfileCache(redis: RedisClient, players: Pick<Storage['pl
   }
 
   /**
-   * Every load asked for in one turn of the event loop, whichever requests ask it, as one look-up of
-   * their distinct ids. Why: under load the requests of a turn reach their names together (their
-   * reads come back from Redis on one connection, in one reply chunk), a look-up costs a script
-   * call whatever its size, and a board's top is named by nearly every request. Reading later than
-   * asked never shows a profile older than a change answered before the ask.
+   * Every load of one turn of the event loop as one look-up of their distinct ids
+   * (createTurnLoader): a board's top is named by nearly every request. Reading later than asked
+   * never shows a profile older than a change answered before the ask. Each request's own loader
+   * keeps what it read.
    */
-  const together = new DataLoader<string, Player>(
-    async (asked) => {
-      const ids = [...new Set(asked)];
-      const { players, kept } = await lookUp(ids);
-      // The answer does not wait on keeping: a failed keep only means the next read asks PostgreSQL again.
-      kept.catch((error: unknown) => log.debug({ err: error }, 'player profiles read from PostgreSQL not kept in Redis'));
-      const byId = new Map(players.map((player, i) => [ids[i]!, player]));
-      return asked.map((id) => byId.get(id)!);
-    },
-    // Each request's own loader keeps what it read; this one only gathers.
-    { cache: false, batchScheduleFn: (send) => setImmediate(send) },
-  );
+  const together = createTurnLoader<string, Player>(async (asked) => {
+    const ids = [...new Set(asked)];
+    const { players, kept } = await lookUp(ids);
+    // The answer does not wait on keeping: a failed keep only means the next read asks PostgreSQL again.
+    kept.catch((error: unknown) => log.debug({ err: error }, 'player profiles read from PostgreSQL not kept in Redis'));
+    const byId = new Map(players.map((player, i) => [ids[i]!, player]));
+    return asked.map((id) => byId.get(id)!);
+  });
 
   return {
     /**
