@@ -201,7 +201,6 @@ describe('group commit', () => {
 
   it('in one group, a submission PostgreSQL refuses is isolated and the others are recorded once', async () => {
     const board = (await findBoard(t.database.db, 'gc-best-high'))!;
-    const ghost: Board = { ...board, id: 'gc-no-such-board' };
     const entry = (b: Board, playerId: string, matchId: string, score: number): ResultEntry => ({
       board: b,
       playerId,
@@ -215,8 +214,9 @@ describe('group commit', () => {
     const sumBoard = (await findBoard(t.database.db, 'gc-sum-low'))!;
     const group = await recordGroup(t.database.sql, [
       [entry(board, 'iso-a', 'i1', 5)],
-      // No such board: the log's foreign key refuses it, found by splitting the group.
-      [entry(ghost, 'iso-b', 'i2', 5)],
+      // Metadata that is not JSON (the service never sends it; a bug could): PostgreSQL refuses the
+      // statement, and splitting the group finds the one submission to blame.
+      [{ ...entry(board, 'iso-b', 'i2', 5), metadata: '{"car": ' }],
       [entry(board, 'iso-c', 'i3', 7), entry(board, 'iso-c', 'i3', 7)],
       // Passes maxScore as a total: rejected by the fold, the group retried without it.
       [entry(sumBoard, 'iso-d', 'i4', MAX_SCORE), entry(sumBoard, 'iso-d', 'i5', 1)],
@@ -225,7 +225,7 @@ describe('group commit', () => {
     ]);
     const [a, b, c, d, e] = group.submissions;
     expect(a).toEqual({ ok: { outcomes: [expect.objectContaining({ duplicate: false, improved: true })] } });
-    expect((b as { error: { code: string } }).error.code).toBe('23503');
+    expect((b as { error: { code: string } }).error.code).toBe('22P02');
     expect(c).toEqual({ ok: { outcomes: [expect.objectContaining({ duplicate: false }), expect.objectContaining({ duplicate: true })] } });
     expect((d as { error: unknown }).error).toBeInstanceOf(TotalAboveMaxScoreError);
     expect(e).toEqual({ ok: { outcomes: [expect.objectContaining({ duplicate: true, improved: false })] } });

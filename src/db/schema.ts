@@ -85,9 +85,11 @@ export const friendships = pgTable(
 export const results = pgTable(
   'results',
   {
-    boardId: text()
-      .notNull()
-      .references(() => boards.id),
+    // No foreign key to boards, as result_keys has none: a board is never deleted and every write
+    // finds its board first (requireBoard), so the check bought nothing, and it cost PostgreSQL a
+    // trigger a row and a KEY SHARE lock on the board's row for every concurrent transaction (about
+    // 10% of its CPU a result under submit-batch; bench/RESULTS.md, 2026-12-04 05:10).
+    boardId: text().notNull(),
     matchId: text().notNull(),
     playerId: text().notNull(),
     score: bigint({ mode: 'number' }).notNull(),
@@ -136,9 +138,8 @@ export const resultKeys = pgTable(
 export const boardScores = pgTable(
   'board_scores',
   {
-    boardId: text()
-      .notNull()
-      .references(() => boards.id),
+    // No foreign key to boards, for the reason the score log has none.
+    boardId: text().notNull(),
     period: text({ enum: ['ALL_TIME', 'SEASON', 'MONTHLY', 'WEEKLY', 'DAILY'] }).notNull(),
     bucket: text().notNull(),
     region: text().notNull().default(''),
