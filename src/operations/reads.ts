@@ -5,7 +5,7 @@ import type { Services } from './services.js';
 import { type Standing, type TopBoard, bucketOfAnswer, toStanding } from './standings.js';
 import { styleOf, styledPlaces, styledRun, styledTop } from './rank-styles.js';
 import type { RankStyle } from '../model/board.js';
-import { type PlaceReads, directPlaceReads } from './place-reads.js';
+import type { PlaceReads } from './place-reads.js';
 
 /** A read that may ask for a rank style (null: its board's). */
 export interface Styled {
@@ -41,12 +41,12 @@ export async function readTop(services: Services, args: BucketArgs & Styled & { 
 /**
  * One player's standing, or null when they have no score there. O(log N). Through `places`, the
  * request's (see place-reads.ts), it shares an index call with the request's other reads of the
- * player; by default it makes its own.
+ * player; by default with the standings of every request of its turn (Services.placeReads).
  */
 export async function readStanding(
   services: Services,
   args: BucketArgs & Styled & { playerId: string },
-  places: PlaceReads = directPlaceReads(services.index),
+  places: PlaceReads = services.placeReads,
 ): Promise<Standing | null> {
   const at = await resolveBoardBucket(services, args);
   const view = await places.standing(at, args.playerId);
@@ -58,7 +58,7 @@ export async function readStanding(
 export async function readAround(
   services: Services,
   args: BucketArgs & Styled & { playerId: string; radius: number },
-  places: PlaceReads = directPlaceReads(services.index),
+  places: PlaceReads = services.placeReads,
 ): Promise<Standing[]> {
   const at = await resolveBoardBucket(services, args);
   const view = await places.around(at, args.playerId, args.radius);

@@ -24,6 +24,7 @@ import { timeStoreCalls } from '../services/store-timing.js';
 import { type SubmissionHealth, createSubmissionHealth } from '../services/submission-health.js';
 import { type SubmissionGroups, createSubmissionGroups } from './submission-groups.js';
 import { type RecordedScores, createRecordedScores } from './recorded-scores.js';
+import { type PlaceReads, createSharedPlaceReads } from './place-reads.js';
 
 /** What every operation takes: the per-process parts, built once by createServices (by the app, and by the CLI for its commands). */
 export interface Services {
@@ -41,6 +42,8 @@ export interface Services {
   topCache: TopCache;
   /** Player profiles shared in Redis, exact after renames and erasures: the names reads show go through it, and the changes of them. */
   profiles: ProfileCache;
+  /** Place reads shared by the requests of a turn: the standings read alone go in one index call per bucket (see place-reads.ts). */
+  placeReads: PlaceReads;
   /** Looks up what PostgreSQL recorded of the board scores standings show (achievedAt, metadata), the look-ups of concurrent requests together. */
   recordedScores: RecordedScores;
   /** topChanged's fan-out (one Redis subscription per watched bucket); null where nothing is served (the CLI). */
@@ -130,6 +133,7 @@ export function createServices(given: ServiceDeps): Services {
     topCache,
     topFeed,
     profiles: createProfileCache(deps.redis, storage.players, deps.log),
+    placeReads: createSharedPlaceReads(index),
     recordedScores: createRecordedScores(() => services),
     boards: createBoardDirectory(storage.boards),
     seasons: createSeasonDirectory(storage.seasons, deps.redis),

@@ -95,7 +95,7 @@ export async function createContext(services: Services, { authorization, client,
     loaders: {
       player: playerLoader(services, startedAt, namesHeldBy),
       get places() {
-        return (places ??= createPlaceReads(services.index));
+        return (places ??= createPlaceReads(services.index, services.placeReads));
       },
     },
     namesAfter(read) {
