@@ -45,11 +45,12 @@ describe('the index guard', () => {
     const reads = Object.entries(INDEX_METHOD_ROLES)
       .filter(([, role]) => role === 'read')
       .map(([method]) => method);
-    expect(reads.sort()).toEqual(['around', 'countBetter', 'countDistinctBetter', 'page', 'size', 'standings', 'top']);
+    expect(reads.sort()).toEqual(['around', 'arounds', 'countBetter', 'countDistinctBetter', 'page', 'size', 'standings', 'top']);
     const calls: Record<string, () => Promise<unknown>> = {
       top: () => index.top(at, 10),
       standings: () => index.standings(at, ['ada']),
       around: () => index.around(at, 'ada', 2),
+      arounds: () => index.arounds(at, [{ playerId: 'ada', radius: 2 }]),
       page: () => index.page(at, null, 10),
       size: () => index.size(at),
       countBetter: () => index.countBetter(at, [10]),

@@ -202,6 +202,34 @@ describe('place reads gathered per request', () => {
     }
   });
 
+  it('reads the screens of concurrent requests together: fewer around scripts than requests, every run right', async () => {
+    // The edges of the board, a player twice with two radii, and one with no score.
+    const asks = [
+      ...RANKED.slice(0, 18).map(([playerId], i) => ({ playerId, radius: 1 + (i % 4) })),
+      { playerId: RANKED.at(-1)![0], radius: 3 },
+      { playerId: RANKED[5]![0], radius: 6 },
+      { playerId: 'nobody-Ø', radius: 2 },
+    ];
+    for (const board of [BOARD, SHARDED]) {
+      const { answer, around, standings } = await sentDuring(() =>
+        sentAtOnce<{ me: Place | null; around: Place[] }>(
+          t.url,
+          OPEN,
+          asks.map(({ playerId, radius }) => ({ board, playerId, radius })),
+        ),
+      );
+      answer.forEach(({ me, around: run }, i) => {
+        const { playerId, radius } = asks[i]!;
+        const rank = rankOf(playerId);
+        expect(plain(me), `${board} ${playerId}`).toEqual(rank > 0 ? { rank, score: SCORES.get(playerId), player: who(playerId) } : null);
+        expect(plain(run), `${board} ${playerId} ${radius}`).toEqual(rank > 0 ? runAround(rank, radius) : []);
+      });
+      // A sharded board reads each run from every shard (a call per shard and player); one shard's, once per turn.
+      if (board === BOARD) expect(around, board).toBeLessThan(answer.length / 2);
+      expect(standings, board).toBe(0);
+    }
+  });
+
   it('answers the same on a sharded board, whose run merges the shards, without a standings script', async () => {
     for (const playerId of [RANKED[9]![0], RANKED[1]![0], RANKED.at(-2)![0]]) {
       const { data, standings } = await read<{ me: Place | null; around: Place[] }>(OPEN, { board: SHARDED, playerId, radius: 4 });

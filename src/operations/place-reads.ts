@@ -1,20 +1,19 @@
-import DataLoader from 'dataloader';
 import type { BoardBucket, BucketView, Place, RankingIndex } from '../ranking/index.js';
 import { bucketKey } from '../ranking/keys.js';
 import { createTurnLoader } from '../services/turn-loader.js';
 
 /**
- * One request's reads of single players' places, gathered into as few index calls as they allow.
+ * The process's reads of single players' places (Services.placeReads), gathered into as few index
+ * calls as they allow: the reads every request makes in one turn of the event loop (see
+ * createTurnLoader) go together, per bucket one around call for the players asked about with a
+ * radius and one standings call for the rest.
+ *
  * A game client opening a board asks, in one document, for the player's standing and for the
  * players around them in the same bucket: the around script reads the player's own place beside
  * its neighbours, in the same atomic step, so the standing is answered from that run rather than
- * by a script call of its own. Standings of one bucket go in one call, with those every other
- * request asked for in the same turn of the event loop (createSharedPlaceReads).
- *
- * The reads a request's resolvers make before the request next waits for a store are gathered
- * (DataLoader's batch, dispatched once the promise jobs of the moment have run): root fields
- * start together and reach their reads together. Every answer is what the index call on its own
- * would give: a place in an around run is read under the same snapshot and with the same size.
+ * by a call of its own. A request's root fields start together and reach their reads in the same
+ * turn. Every answer is what the index call on its own would give: a place in an around run is
+ * read under the same snapshot and with the same size.
  */
 export interface PlaceReads {
   /** The player's place (null when not ranked) and the bucket's size, as index.standings(at, [playerId]). */
@@ -40,78 +39,60 @@ function within(run: BucketView, playerId: string, radius: number): BucketView {
 /** An index call's answer, or its error (DataLoader rejects the loads answered an Error, and only those). */
 const settled = <T>(call: Promise<T>): Promise<T | Error> => call.catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
 
-/**
- * Answers a request's batch: per bucket and player asked about with a radius, one around call with
- * the largest radius, which answers that player's standing too; the standings asked for without
- * one go to the process's standings of the turn (`shared`). A call that fails fails only the reads
- * it answers. O(calls).
- */
-async function readBatch(index: RankingIndex, shared: PlaceReads, asks: readonly Ask[]): Promise<(BucketView<Place | null> | BucketView | Error)[]> {
-  const runKey = (ask: Ask) => `${bucketKey(ask.at)}\n${ask.playerId}`;
-  const radii = new Map<string, Ask & { radius: number }>();
-  for (const ask of asks) {
-    if (ask.radius === null) continue;
-    const run = radii.get(runKey(ask));
-    if (!run || run.radius < ask.radius) radii.set(runKey(ask), { ...ask, radius: ask.radius });
-  }
-  // Every call sent at once: the client pipelines them in one write.
-  const runs = new Map([...radii].map(([key, run]) => [key, settled(index.around(run.at, run.playerId, run.radius))] as const));
-  return Promise.all(
-    asks.map(async (ask) => {
-      const runRead = runs.get(runKey(ask));
-      if (!runRead) return settled(shared.standing(ask.at, ask.playerId));
-      const run = await runRead;
-      if (run instanceof Error) return run;
-      if (ask.radius !== null) return within(run, ask.playerId, ask.radius);
-      return { size: run.size, places: [run.places.find((place) => place.playerId === ask.playerId) ?? null] };
-    }),
-  );
+/** One bucket's part of a batch: its players' largest radius each (those asked with one), and the players asked without. */
+interface BucketAsks {
+  at: BoardBucket;
+  radii: Map<string, number>;
+  alone: Set<string>;
 }
 
 /**
- * Answers the standings asked for in one turn, by every request: per bucket, one standings call
- * for the distinct players asked about. A call that fails fails only its bucket's reads. O(calls).
+ * Answers a turn's batch: per bucket, one around call for its players asked about with a radius
+ * (each with their largest), which answers their standings too, and one standings call for the
+ * players asked about without one. A call that fails fails only the reads it answers. O(calls).
  */
-async function standingsOfTurn(index: RankingIndex, asks: readonly Omit<Ask, 'radius'>[]): Promise<(BucketView<Place | null> | Error)[]> {
-  const lists = new Map<string, { at: BoardBucket; playerIds: Set<string> }>();
-  for (const { at, playerId } of asks) {
-    const list = lists.get(bucketKey(at)) ?? { at, playerIds: new Set<string>() };
-    list.playerIds.add(playerId);
-    lists.set(bucketKey(at), list);
+async function readBatch(index: RankingIndex, asks: readonly Ask[]): Promise<(BucketView<Place | null> | BucketView | Error)[]> {
+  const buckets = new Map<string, BucketAsks>();
+  for (const { at, playerId, radius } of asks) {
+    const key = bucketKey(at);
+    const bucket = buckets.get(key) ?? { at, radii: new Map<string, number>(), alone: new Set<string>() };
+    buckets.set(key, bucket);
+    if (radius !== null) bucket.radii.set(playerId, Math.max(radius, bucket.radii.get(playerId) ?? 0));
+  }
+  for (const { at, playerId, radius } of asks) {
+    const bucket = buckets.get(bucketKey(at))!;
+    if (radius === null && !bucket.radii.has(playerId)) bucket.alone.add(playerId);
   }
   // Every call sent at once: the client pipelines them in one write.
   const read = new Map(
-    [...lists].map(([key, { at, playerIds }]) => {
-      const ids = [...playerIds];
-      const view = index.standings(at, ids).then(({ size, places }) => ({ size, places: new Map(ids.map((id, i) => [id, places[i] ?? null])) }));
-      return [key, settled(view)] as const;
+    [...buckets].map(([key, { at, radii, alone }]) => {
+      const runs = [...radii].map(([playerId, radius]) => ({ playerId, radius }));
+      const ids = [...alone];
+      const around = runs.length > 0 ? index.arounds(at, runs).then((views) => new Map(runs.map(({ playerId }, i) => [playerId, views[i]!]))) : null;
+      const standings =
+        ids.length > 0 ? index.standings(at, ids).then(({ size, places }) => ({ size, places: new Map(ids.map((id, i) => [id, places[i] ?? null])) })) : null;
+      return [key, { runs: around && settled(around), standings: standings && settled(standings) }] as const;
     }),
   );
   return Promise.all(
-    asks.map(async ({ at, playerId }) => {
-      const list = await read.get(bucketKey(at))!;
+    asks.map(async ({ at, playerId, radius }) => {
+      const { runs, standings } = read.get(bucketKey(at))!;
+      const found = runs && (await runs);
+      if (found instanceof Error) return found;
+      const run = found?.get(playerId);
+      if (run) {
+        if (radius !== null) return within(run, playerId, radius);
+        return { size: run.size, places: [run.places.find((place) => place.playerId === playerId) ?? null] };
+      }
+      const list = await standings!;
       return list instanceof Error ? list : { size: list.size, places: [list.places.get(playerId) ?? null] };
     }),
   );
 }
 
-/**
- * The process's place reads (Services.placeReads), for a read with no other in its request: each
- * standing joins the standings of every request of its turn of the event loop (createTurnLoader),
- * one index call per bucket; an around is a call of its own.
- */
-export function createSharedPlaceReads(index: RankingIndex): PlaceReads {
-  const standings = createTurnLoader<Omit<Ask, 'radius'>, BucketView<Place | null>>((asks) => standingsOfTurn(index, asks));
-  return {
-    standing: (at, playerId) => standings.load({ at, playerId }),
-    around: (at, playerId, radius) => index.around(at, playerId, radius),
-  };
-}
-
-/** A request's place reads over `index` (one per request: what it gathers is that request's), its lone standings through `shared`. */
-export function createPlaceReads(index: RankingIndex, shared: PlaceReads): PlaceReads {
-  // Not cached: a read is answered as of its batch, and two batches of one request read anew.
-  const loader = new DataLoader<Ask, BucketView<Place | null> | BucketView>((asks) => readBatch(index, shared, asks), { cache: false });
+/** The process's place reads over `index`: one per process (Services.placeReads), so that what it gathers is every request's. */
+export function createPlaceReads(index: RankingIndex): PlaceReads {
+  const loader = createTurnLoader<Ask, BucketView<Place | null> | BucketView>((asks) => readBatch(index, asks));
   return {
     standing: (at, playerId) => loader.load({ at, playerId, radius: null }),
     around: (at, playerId, radius) => loader.load({ at, playerId, radius }) as Promise<BucketView>,

@@ -5,7 +5,6 @@ import type { Services } from './services.js';
 import { type Standing, type TopBoard, bucketOfAnswer, toStanding } from './standings.js';
 import { styleOf, styledPlaces, styledRun, styledTop } from './rank-styles.js';
 import type { RankStyle } from '../model/board.js';
-import type { PlaceReads } from './place-reads.js';
 
 /** A read that may ask for a rank style (null: its board's). */
 export interface Styled {
@@ -39,29 +38,20 @@ export async function readTop(services: Services, args: BucketArgs & Styled & { 
 }
 
 /**
- * One player's standing, or null when they have no score there. O(log N). Through `places`, the
- * request's (see place-reads.ts), it shares an index call with the request's other reads of the
- * player; by default with the standings of every request of its turn (Services.placeReads).
+ * One player's standing, or null when they have no score there. O(log N). It shares an index call
+ * with the other place reads of its turn, this request's and every other's (Services.placeReads).
  */
-export async function readStanding(
-  services: Services,
-  args: BucketArgs & Styled & { playerId: string },
-  places: PlaceReads = services.placeReads,
-): Promise<Standing | null> {
+export async function readStanding(services: Services, args: BucketArgs & Styled & { playerId: string }): Promise<Standing | null> {
   const at = await resolveBoardBucket(services, args);
-  const view = await places.standing(at, args.playerId);
+  const view = await services.placeReads.standing(at, args.playerId);
   const [place] = await styledPlaces(services, at, view.places, styleOf(at.board, args.rankStyle));
   return place ? toStanding(at, place, view.size) : null;
 }
 
-/** The player and up to `radius` players either side, cut at the edges. O(log N + radius). `places` as for readStanding. */
-export async function readAround(
-  services: Services,
-  args: BucketArgs & Styled & { playerId: string; radius: number },
-  places: PlaceReads = services.placeReads,
-): Promise<Standing[]> {
+/** The player and up to `radius` players either side, cut at the edges. O(log N + radius). Shares an index call as readStanding does. */
+export async function readAround(services: Services, args: BucketArgs & Styled & { playerId: string; radius: number }): Promise<Standing[]> {
   const at = await resolveBoardBucket(services, args);
-  const view = await places.around(at, args.playerId, args.radius);
+  const view = await services.placeReads.around(at, args.playerId, args.radius);
   return (await styledRun(services, at, view.places, styleOf(at.board, args.rankStyle))).map((place) => toStanding(at, place, view.size));
 }
 

@@ -24,7 +24,7 @@ import { timeStoreCalls } from '../services/store-timing.js';
 import { type SubmissionHealth, createSubmissionHealth } from '../services/submission-health.js';
 import { type SubmissionGroups, createSubmissionGroups } from './submission-groups.js';
 import { type RecordedScores, createRecordedScores } from './recorded-scores.js';
-import { type PlaceReads, createSharedPlaceReads } from './place-reads.js';
+import { type PlaceReads, createPlaceReads } from './place-reads.js';
 
 /** What every operation takes: the per-process parts, built once by createServices (by the app, and by the CLI for its commands). */
 export interface Services {
@@ -42,7 +42,7 @@ export interface Services {
   topCache: TopCache;
   /** Player profiles shared in Redis, exact after renames and erasures: the names reads show go through it, and the changes of them. */
   profiles: ProfileCache;
-  /** Place reads shared by the requests of a turn: the standings read alone go in one index call per bucket (see place-reads.ts). */
+  /** Single players' places, the reads of every request of one event-loop turn in one standings and one around call per bucket (see place-reads.ts). */
   placeReads: PlaceReads;
   /** Looks up what PostgreSQL recorded of the board scores standings show (achievedAt, metadata), the look-ups of concurrent requests together. */
   recordedScores: RecordedScores;
@@ -133,7 +133,7 @@ export function createServices(given: ServiceDeps): Services {
     topCache,
     topFeed,
     profiles: createProfileCache(deps.redis, storage.players, deps.log),
-    placeReads: createSharedPlaceReads(index),
+    placeReads: createPlaceReads(index),
     recordedScores: createRecordedScores(() => services),
     boards: createBoardDirectory(storage.boards),
     seasons: createSeasonDirectory(storage.seasons, deps.redis),

@@ -322,6 +322,7 @@ export const INDEX_METHOD_ROLES = {
   top: 'read',
   standings: 'read',
   around: 'read',
+  arounds: 'read',
   page: 'read',
   size: 'read',
   countBetter: 'read',

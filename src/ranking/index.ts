@@ -277,6 +277,31 @@ export function createRankingIndex(redis: RedisClient) {
     return out;
   }
 
+  /**
+   * For each (player, radius) asked, the player and up to `radius` places either side; no places
+   * when the player is not ranked. One call for them all, O(k (log N + radius)); sharded:
+   * O(S (log N + radius)) each, one window per shard merged.
+   */
+  async function arounds(at: BoardBucket, asks: readonly { playerId: string; radius: number }[]): Promise<BucketView[]> {
+    if (sharded(at)) {
+      return Promise.all(
+        asks.map(async ({ playerId, radius }) => {
+          const { size, members } = await shardedAround(redis, at, playerId, radius);
+          return { size, places: members.map((member) => placeOfMember(at, member)) };
+        }),
+      );
+    }
+    const [size, ...reply] = await redis.readAround(bucketKey(at), ...asks.flatMap(({ playerId, radius }) => [playerId, radius]));
+    let next = 0;
+    return asks.map(() => {
+      const count = Number(reply[next++]);
+      if (count === 0) return { size: Number(size), places: [] };
+      const firstRank = Number(reply[next++]);
+      const rows = reply.slice(next, (next += 2 * count));
+      return { size: Number(size), places: placesFromRows(at, rows, firstRank) };
+    });
+  }
+
   return {
     /**
      * Writes board scores (each already combined with what the database held) and reads every
@@ -350,18 +375,12 @@ export function createRankingIndex(redis: RedisClient) {
       return { size: Number(size), places };
     },
 
-    /**
-     * The player and up to `radius` places either side; no places when the player is not ranked.
-     * O(log N + radius); sharded: O(S (log N + radius)), one window per shard merged.
-     */
+    arounds,
+
+    /** The player and up to `radius` places either side; no places when the player is not ranked. See {@link arounds}. */
     async around(at: BoardBucket, playerId: string, radius: number): Promise<BucketView> {
-      if (sharded(at)) {
-        const { size, members } = await shardedAround(redis, at, playerId, radius);
-        return { size, places: members.map((member) => placeOfMember(at, member)) };
-      }
-      const [size, firstRank, ...rows] = await redis.readAround(bucketKey(at), playerId, radius);
-      if (firstRank === undefined) return { size: Number(size), places: [] };
-      return { size: Number(size), places: placesFromRows(at, rows, Number(firstRank)) };
+      const [view] = await arounds(at, [{ playerId, radius }]);
+      return view!;
     },
 
     /**

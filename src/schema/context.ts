@@ -2,7 +2,6 @@ import DataLoader from 'dataloader';
 import { type Caller, bearerKey } from '../auth/keys.js';
 import type { Player } from '../db/players.js';
 import type { Services } from '../operations/services.js';
-import { type PlaceReads, createPlaceReads } from '../operations/place-reads.js';
 import { isStoreUnavailable } from '../store-errors.js';
 import { deadlineSignal, settleBy } from '../deadline.js';
 
@@ -11,8 +10,8 @@ export interface Context {
   services: Services;
   /** Null for anonymous callers and for keys nobody issued. */
   caller: Caller | null;
-  /** Per request: names, and places (standing and around read together; see place-reads.ts). */
-  loaders: { player: DataLoader<string, Player>; places: PlaceReads };
+  /** Per request: names. */
+  loaders: { player: DataLoader<string, Player> };
   /**
    * Holds the request's names back until `read` (a gathered place read) settles, and answers it:
    * the names the read brings are then one load with every other name of the request (the top's
@@ -82,8 +81,6 @@ export async function createContext(services: Services, { authorization, client,
   const startedAt = performance.now();
   const key = bearerKey(authorization);
   const address = client ?? 'unknown';
-  // Made on first use: most requests read no places.
-  let places: PlaceReads | undefined;
   const namesHeldBy: Promise<unknown>[] = [];
   return {
     services,
@@ -94,9 +91,6 @@ export async function createContext(services: Services, { authorization, client,
     caller: key ? await settleBy(identify(services, key, address), beforeDeadline(services, startedAt, NAMES_MARGIN_MS)) : null,
     loaders: {
       player: playerLoader(services, startedAt, namesHeldBy),
-      get places() {
-        return (places ??= createPlaceReads(services.index, services.placeReads));
-      },
     },
     namesAfter(read) {
       namesHeldBy.push(read);

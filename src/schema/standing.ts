@@ -7,8 +7,6 @@ import { RANK_STYLE_ARG } from './enums.js';
 import { bucketArgs } from './bucket-args.js';
 import { PlayerRef } from './player.js';
 import { rootFieldsNamed, selectsField, standingNeeds } from './selects.js';
-import type { Context } from './context.js';
-import type { PlaceReads } from '../operations/place-reads.js';
 import type { GraphQLResolveInfo } from 'graphql';
 import { idSchema, intRange } from './validation.js';
 
@@ -43,13 +41,12 @@ StandingRef.implement({
 const PLACE_READS = new Set(['standing', 'around']);
 
 /**
- * The request's gathered place reads when the operation has more than one root field reading
- * places (a client's board screen: my standing and the players around me), else none: a read
- * alone goes straight to the index, without a batch's wait. A gathered read holds the request's
- * names back until it is in (Context.namesAfter): the screen's names are then one load.
+ * Whether the operation has more than one root field reading places (a client's board screen: my
+ * standing and the players around me). Such a read holds the request's names back until it is in
+ * (Context.namesAfter): the screen's names are then one load, where a read alone asks for its
+ * name at once, beside its place.
  */
-const placeReadsFor = (ctx: Context, info: GraphQLResolveInfo): PlaceReads | undefined =>
-  rootFieldsNamed(info, PLACE_READS) > 1 ? ctx.loaders.places : undefined;
+const readsSeveralPlaces = (info: GraphQLResolveInfo): boolean => rootFieldsNamed(info, PLACE_READS) > 1;
 
 builder.queryFields((t) => ({
   standing: t.field({
@@ -58,8 +55,7 @@ builder.queryFields((t) => ({
     description: "One player's standing, or null when the player has no score there.",
     args: { ...bucketArgs(t.arg), playerId: t.arg.id({ required: true, validate: idSchema }), rankStyle: t.arg(RANK_STYLE_ARG) },
     resolve: (_root, args, ctx, info) => {
-      const places = placeReadsFor(ctx, info);
-      if (places) return ctx.namesAfter(readStanding(ctx.services, args, places));
+      if (readsSeveralPlaces(info)) return ctx.namesAfter(readStanding(ctx.services, args));
       // A lone standing asks for the profile at once, beside the rank: both go to Redis in one
       // write, rather than the name a round trip after the rank. Its errors are the player field's
       // to answer.
@@ -77,9 +73,8 @@ builder.queryFields((t) => ({
       rankStyle: t.arg(RANK_STYLE_ARG),
     },
     resolve: (_root, args, ctx, info) => {
-      const places = placeReadsFor(ctx, info);
-      const read = readAround(ctx.services, { ...args, board: args.board, playerId: args.playerId }, places);
-      return places ? ctx.namesAfter(read) : read;
+      const read = readAround(ctx.services, { ...args, board: args.board, playerId: args.playerId });
+      return readsSeveralPlaces(info) ? ctx.namesAfter(read) : read;
     },
   }),
   friends: t.field({

@@ -42,8 +42,8 @@ declare module 'ioredis' {
     readStandings(key: string, ...playerIds: string[]): Result<(number | string | null)[], Context>;
     /** See read-top.ts. Returns [size, id1, packed1, id2, packed2, ...]. */
     readTop(key: string, limit: number): Result<(number | string)[], Context>;
-    /** See read-around.ts. Returns [size, firstRank, id1, packed1, ...], or [size] when the player is not ranked. */
-    readAround(key: string, playerId: string, radius: number): Result<(number | string)[], Context>;
+    /** See read-around.ts. Returns [size, then per (player, radius) pair: count, firstRank, id1, packed1, ...; or 0 when the player is not ranked]. */
+    readAround(key: string, ...pairs: (string | number)[]): Result<(number | string)[], Context>;
     /** See remove-member.ts. Returns the 0-based rank the member held, or null when it was not there. */
     removeMember(key: string, playerId: string): Result<number | null, Context>;
     /**
