@@ -84,7 +84,9 @@ export async function logAndRead(tx: TransactionSql, entries: ResultEntry[]): Pr
     select
       (select coalesce(json_agg(json_build_array(board_id, match_id, player_id)), '[]') from keyed)::text as inserted,
       (select coalesce(json_agg(json_build_array(r.board_id, r.match_id, r.player_id, round(extract(epoch from r.achieved_at) * 1000), r.region)), '[]')
-       from result_keys r join input i using (board_id, player_id, match_id))::text as originals,
+       from result_keys r join input i using (board_id, player_id, match_id)
+       -- Only the replays are looked up: a key this statement claimed is not in its snapshot.
+       where not exists (select 1 from keyed k where (k.board_id, k.player_id, k.match_id) = (i.board_id, i.player_id, i.match_id)))::text as originals,
       (select coalesce(json_agg(json_build_array(s.board_id, s.period, s.bucket, s.region, s.player_id, s.score, round(extract(epoch from s.reached_at) * 1000), s.metadata::text)), '[]')
        from board_scores s
        join unnest(
