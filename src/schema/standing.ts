@@ -43,7 +43,7 @@ const PLACE_READS = new Set(['standing', 'around']);
 /**
  * Whether the operation has more than one root field reading places (a client's board screen: my
  * standing and the players around me). Such a read holds the request's names back until it is in
- * (Context.namesAfter): the screen's names are then one load, where a read alone asks for its
+ * (Context.namesAfter): the screen's names are then one load, where a lone standing asks for its
  * name at once, beside its place.
  */
 const readsSeveralPlaces = (info: GraphQLResolveInfo): boolean => rootFieldsNamed(info, PLACE_READS) > 1;

@@ -1,0 +1,33 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { describe, expect, it } from 'vitest';
+import { MAX_TURN_BATCH, createTurnLoader } from '../src/services/turn-loader.js';
+
+/** A turn loader whose batches are recorded, each key answered as itself doubled. */
+function recordingLoader() {
+  const batches: number[][] = [];
+  const loader = createTurnLoader<number, number>(async (keys) => {
+    batches.push([...keys]);
+    return keys.map((key) => key * 2);
+  });
+  return { loader, batches };
+}
+
+describe('the turn loader (services/turn-loader.ts)', () => {
+  it("answers every load of one turn from one batch, and a later turn's from another", async () => {
+    const { loader, batches } = recordingLoader();
+    const first = await Promise.all([3, 1, 2].map((key) => loader.load(key)));
+    await nextTurn();
+    const second = await loader.load(7);
+    expect({ first, second }).toEqual({ first: [6, 2, 4], second: 14 });
+    expect(batches).toEqual([[3, 1, 2], [7]]);
+  });
+
+  it(`splits a burst of one turn into batches of at most ${MAX_TURN_BATCH}, each load answered its own`, async () => {
+    const { loader, batches } = recordingLoader();
+    const keys = Array.from({ length: 2 * MAX_TURN_BATCH + 500 }, (_, i) => i);
+    const answers = await Promise.all(keys.map((key) => loader.load(key)));
+    expect(answers).toEqual(keys.map((key) => key * 2));
+    expect(batches.map((batch) => batch.length)).toEqual([MAX_TURN_BATCH, MAX_TURN_BATCH, 500]);
+    expect(batches.flat()).toEqual(keys);
+  });
+});
