@@ -71,16 +71,16 @@ async function readBatch(index: RankingIndex, asks: readonly Ask[]): Promise<(Bu
       const around = runs.length > 0 ? index.arounds(at, runs).then((views) => new Map(runs.map(({ playerId }, i) => [playerId, views[i]!]))) : null;
       const standings =
         ids.length > 0 ? index.standings(at, ids).then(({ size, places }) => ({ size, places: new Map(ids.map((id, i) => [id, places[i] ?? null])) })) : null;
-      return [key, { runs: around && settled(around), standings: standings && settled(standings) }] as const;
+      return [key, { radii, runs: around && settled(around), standings: standings && settled(standings) }] as const;
     }),
   );
   return Promise.all(
     asks.map(async ({ at, playerId, radius }) => {
-      const { runs, standings } = read.get(bucketKey(at))!;
-      const found = runs && (await runs);
-      if (found instanceof Error) return found;
-      const run = found?.get(playerId);
-      if (run) {
+      const { radii, runs, standings } = read.get(bucketKey(at))!;
+      if (radii.has(playerId)) {
+        const found = await runs!;
+        if (found instanceof Error) return found;
+        const run = found.get(playerId)!;
         if (radius !== null) return within(run, playerId, radius);
         return { size: run.size, places: [run.places.find((place) => place.playerId === playerId) ?? null] };
       }
