@@ -69,6 +69,14 @@ describe.each([
     }
   });
 
+  it('arounds of many players in one call equal each one read alone on one key, sharded or not', async () => {
+    // Every player, each with its own radius, two unknown players among them.
+    const asks = [...IDS, 'nobody', 'nobody-else'].map((playerId, i) => ({ playerId, radius: [0, 1, 3, 50][i % 4]! }));
+    const alone = await Promise.all(asks.map(({ playerId, radius }) => index.around(single, playerId, radius)));
+    expect(await index.arounds(single, asks)).toEqual(alone);
+    for (const at of sharded) expect(await index.arounds(at, asks)).toEqual(alone);
+  });
+
   it('pages equal one key, from every cursor and from positions no member holds', async () => {
     const size = await index.size(single);
     for (const at of sharded) {

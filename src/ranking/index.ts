@@ -16,7 +16,7 @@ import { type MemberChange, applyDenseDeltas, countDistinctBetter, denseDeltas, 
 import { lowestPackedAbove, pack, packedDirection, packingFor, unpack } from './packing.js';
 import { type RebuildOptions, rebuildKey, rebuildSortedSet, rebuildTombstoneKey } from './rebuild.js';
 import { defineRankingScripts } from './scripts/index.js';
-import { type Member, type RankedMember, aheadElsewhere, rankOrder, shardedAround, shardedPage, shardedSize, shardedStandings, shardedTop } from './shards.js';
+import { type Member, type RankedMember, aheadElsewhere, rankOrder, shardedArounds, shardedPage, shardedSize, shardedStandings, shardedTop } from './shards.js';
 
 export type { BoardBucket } from './keys.js';
 export { type RebuildOptions, RebuildRunningError, rebuildKey, rebuildTombstoneKey } from './rebuild.js';
@@ -279,17 +279,13 @@ export function createRankingIndex(redis: RedisClient) {
 
   /**
    * For each (player, radius) asked, the player and up to `radius` places either side; no places
-   * when the player is not ranked. One call for them all, O(k (log N + radius)); sharded:
-   * O(S (log N + radius)) each, one window per shard merged.
+   * when the player is not ranked. One call for them all, O(k (log N + radius)); sharded: at most
+   * 2S calls for them all, O(k · S (log N + radius)), one window per shard merged.
    */
   async function arounds(at: BoardBucket, asks: readonly { playerId: string; radius: number }[]): Promise<BucketView[]> {
     if (sharded(at)) {
-      return Promise.all(
-        asks.map(async ({ playerId, radius }) => {
-          const { size, members } = await shardedAround(redis, at, playerId, radius);
-          return { size, places: members.map((member) => placeOfMember(at, member)) };
-        }),
-      );
+      const views = await shardedArounds(redis, at, asks);
+      return views.map(({ size, members }) => ({ size, places: members.map((member) => placeOfMember(at, member)) }));
     }
     const [size, ...reply] = await redis.readAround(bucketKey(at), ...asks.flatMap(({ playerId, radius }) => [playerId, radius]));
     let next = 0;

@@ -151,32 +151,63 @@ export async function shardedStandings(redis: RedisClient, at: BoardBucket, play
 }
 
 /**
- * The player and up to `radius` members either side, cut at the edges; no members when the player
- * is not ranked. The player's packed score is read from its shard, then every shard answers its
- * `radius` members closest ahead of and after that position (readNear); the closest `radius` of
- * each side over all shards are the answer, and the player's rank is the sum of the members ahead.
- * O(S (log N + radius)), in 1 + S calls.
+ * For each (player, radius) asked, the player and up to `radius` members either side, cut at the
+ * edges; no members when the player is not ranked. The players' packed scores are read from their
+ * shards (one ZMSCORE per shard), then every shard answers, for each player found, its `radius`
+ * members closest ahead of and after that position (readNear, one call per shard for them all);
+ * the closest `radius` of each side over all shards are a player's answer, and their rank is the
+ * sum of the members ahead. O(k · S (log N + radius)), in at most 2S calls.
  */
-export async function shardedAround(redis: RedisClient, at: BoardBucket, playerId: string, radius: number): Promise<ShardedView> {
-  const packed = await redis.zscore(shardKey(at, shardOf(playerId, at.board.shards)), playerId);
-  if (packed === null) return { size: await shardedSize(redis, at), members: [] };
-  const replies = await Promise.all(shardKeys(at).map((key) => redis.readNear(key, packed, playerId, radius)));
-  const ahead = sum(replies.map((reply) => Number(reply[1])));
-  // The player itself is in no window; leaving it out by id too covers a write that moved it
-  // between the two reads.
-  const others = (members: Member[]) => members.filter((member) => member.playerId !== playerId);
-  const before = replies.map((reply) => others(membersOf(reply, 3, 3 + 2 * Number(reply[2]))));
-  const after = replies.map((reply) => others(membersOf(reply, 3 + 2 * Number(reply[2]))));
-  const ranksAhead = before.flat().sort(rankOrder);
-  const shown = ranksAhead.slice(Math.max(0, ranksAhead.length - radius));
-  return {
-    size: sum(replies.map((reply) => Number(reply[0]))),
-    members: [
+export async function shardedArounds(redis: RedisClient, at: BoardBucket, asks: readonly { playerId: string; radius: number }[]): Promise<ShardedView[]> {
+  const byShard = new Map<number, number[]>();
+  asks.forEach(({ playerId }, i) => {
+    const shard = shardOf(playerId, at.board.shards);
+    byShard.set(shard, [...(byShard.get(shard) ?? []), i]);
+  });
+  const packed: (string | null)[] = asks.map(() => null);
+  await Promise.all(
+    [...byShard].map(async ([shard, indexes]) => {
+      const scores = await redis.zmscore(shardKey(at, shard), ...indexes.map((i) => asks[i]!.playerId));
+      indexes.forEach((i, k) => (packed[i] = scores[k] ?? null));
+    }),
+  );
+  const found = asks.flatMap((ask, i) => (packed[i] === null ? [] : [{ ...ask, packed: packed[i]! }]));
+  const replies = await Promise.all(
+    shardKeys(at).map((key) => redis.readNear(key, ...found.flatMap(({ packed, playerId, radius }) => [packed, playerId, radius]))),
+  );
+  const size = sum(replies.map((reply) => Number(reply[0])));
+  // Each shard's reply read window by window: [ahead, countBefore, ...before, countAfter, ...after] per player found.
+  const next = replies.map(() => 1);
+  const windows = found.map(() =>
+    replies.map((reply, s) => {
+      const ahead = Number(reply[next[s]!]);
+      const beforeAt = next[s]! + 2;
+      const afterCountAt = beforeAt + 2 * Number(reply[next[s]! + 1]);
+      const end = afterCountAt + 1 + 2 * Number(reply[afterCountAt]);
+      next[s] = end;
+      return { ahead, before: membersOf(reply, beforeAt, afterCountAt), after: membersOf(reply, afterCountAt + 1, end) };
+    }),
+  );
+  const views = found.map(({ playerId, radius, packed }, f) => {
+    const shards = windows[f]!;
+    const ahead = sum(shards.map((window) => window.ahead));
+    // The player itself is in no window; leaving it out by id too covers a write that moved it
+    // between the two reads.
+    const others = (members: Member[]) => members.filter((member) => member.playerId !== playerId);
+    const ranksAhead = shards.flatMap((window) => others(window.before)).sort(rankOrder);
+    const shown = ranksAhead.slice(Math.max(0, ranksAhead.length - radius));
+    return [
       ...shown.map((member, i) => ({ ...member, rank: ahead - shown.length + i })),
       { playerId, packed: Number(packed), rank: ahead },
-      ...merge(after, radius, ahead + 1),
-    ],
-  };
+      ...merge(
+        shards.map((window) => others(window.after)),
+        radius,
+        ahead + 1,
+      ),
+    ];
+  });
+  let f = 0;
+  return asks.map((_, i) => ({ size, members: packed[i] === null ? [] : views[f++]! }));
 }
 
 /**

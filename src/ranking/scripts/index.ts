@@ -74,8 +74,8 @@ declare module 'ioredis' {
     countAhead(key: string, ...packedIdPairs: string[]): Result<number[], Context>;
     /** See read-after.ts. Returns [size, before, id1, packed1, ...]. */
     readAfter(key: string, count: number, packed: string, playerId: string): Result<(number | string)[], Context>;
-    /** See read-near.ts. Returns [size, ahead, count, idA1, packedA1, ..., idB1, packedB1, ...]. */
-    readNear(key: string, packed: string, playerId: string, radius: number): Result<(number | string)[], Context>;
+    /** See read-near.ts. Returns [size, then per (packed, player id, radius) triple: ahead, countBefore, idB1, packedB1, ..., countAfter, idA1, packedA1, ...]. */
+    readNear(key: string, ...triples: (string | number)[]): Result<(number | string)[], Context>;
     /** See rebuild-begin.ts. Returns 1 when claimed, 0 when another rebuild holds the key. */
     beginRebuild(rebuildKey: string, tombstoneKey: string, marker: string, ttlMs: number): Result<number, Context>;
     /** See rebuild-swap.ts. Returns the live size, or -1 when the marker is gone. */

@@ -1,41 +1,48 @@
 import { positionLua } from './position.js';
 
 /**
- * readNear: the members of one shard just ahead of and just after a position (packed, id), with
- * the shard's size and how many members are ahead, read in one atomic step. A sharded bucket's
- * around-me merges one such window per shard: the `radius` members closest ahead of the player
- * over every shard are among the union of each shard's `radius` closest, and likewise after.
+ * readNear: for each of several positions (packed, id), the members of one shard just ahead of and
+ * just after it, with how many members are ahead, and the shard's size, read in one atomic step. A
+ * sharded bucket's around-me merges one such window per shard: the `radius` members closest ahead
+ * of the player over every shard are among the union of each shard's `radius` closest, and
+ * likewise after. The positions of the around reads of one turn go in one call per shard.
  *
  * KEYS[1]  the shard's sorted set
- * ARGV[1]  the position's packed score
- * ARGV[2]  the position's player id (a member of this shard or not)
- * ARGV[3]  radius (0 or more)
+ * ARGV     (packed score, player id, radius) triples: a position (its player a member of this
+ *          shard or not) and how many members either side (0 or more)
  *
- * Returns {size, ahead, count, idA1, packedA1, ..., idB1, packedB1, ...}: `ahead` members rank
- * strictly ahead of the position; then up to `radius` of them, the closest, in rank order (`count`
- * of them, the first at 0-based rank ahead - count); then up to `radius` members strictly after
- * the position, in rank order. A member at exactly the position (the player itself) is in neither.
+ * Returns {size, then per triple: ahead, countBefore, idB1, packedB1, ..., countAfter, idA1,
+ * packedA1, ...}: `ahead` members rank strictly ahead of the position; then up to `radius` of
+ * them, the closest, in rank order (the first at 0-based rank ahead - countBefore); then up to
+ * `radius` members strictly after the position, in rank order. A member at exactly the position
+ * (the player itself) is in neither.
  *
- * O(log N + radius), O(log T · log N + radius) when T members tie on the position's packed value.
+ * O(k (log N + radius)) for k triples, O(log T · log N + radius) a triple when T members tie on
+ * its packed value.
  */
 export const readNearLua = `${positionLua}
 local key = KEYS[1]
-local radius = tonumber(ARGV[3])
-local ahead = countAhead(key, ARGV[1], ARGV[2])
-local after = atOrAhead(key, ARGV[1], ARGV[2], ahead)
-local before = {}
-if radius > 0 and ahead > 0 then
-  before = redis.call('ZRANGE', key, math.max(0, ahead - radius), ahead - 1, 'REV', 'WITHSCORES')
-end
-local out = {redis.call('ZCARD', key), ahead, #before / 2}
-for i = 1, #before do
-  out[#out + 1] = before[i]
-end
-if radius > 0 then
-  local rows = redis.call('ZRANGE', key, after, after + radius - 1, 'REV', 'WITHSCORES')
+local out = {redis.call('ZCARD', key)}
+local function append(rows)
+  out[#out + 1] = #rows / 2
   for i = 1, #rows do
     out[#out + 1] = rows[i]
   end
+end
+for t = 1, #ARGV - 2, 3 do
+  local packed, member, radius = ARGV[t], ARGV[t + 1], tonumber(ARGV[t + 2])
+  local ahead = countAhead(key, packed, member)
+  local after = atOrAhead(key, packed, member, ahead)
+  out[#out + 1] = ahead
+  local before, rows = {}, {}
+  if radius > 0 then
+    if ahead > 0 then
+      before = redis.call('ZRANGE', key, math.max(0, ahead - radius), ahead - 1, 'REV', 'WITHSCORES')
+    end
+    rows = redis.call('ZRANGE', key, after, after + radius - 1, 'REV', 'WITHSCORES')
+  end
+  append(before)
+  append(rows)
 end
 return out
 `;
