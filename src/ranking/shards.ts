@@ -118,18 +118,24 @@ export async function shardedTop(redis: RedisClient, at: BoardBucket, limit: num
   };
 }
 
-/**
- * The places of the given players (null for those not ranked): each shard reads the ids it holds
- * (one readStandings per shard), then every shard counts the members ahead of the places found in
- * the others (one countAhead per shard). O(S log N + F · S log N) for F players, in at most 2S calls.
- */
-export async function shardedStandings(redis: RedisClient, at: BoardBucket, playerIds: string[]): Promise<ShardedView<RankedMember | null>> {
+/** The indexes of the given players, grouped by the shard of the bucket that holds each. O(k). */
+function indexesByShard(at: BoardBucket, playerIds: readonly string[]): Map<number, number[]> {
   const byShard = new Map<number, number[]>();
   playerIds.forEach((playerId, i) => {
     const shard = shardOf(playerId, at.board.shards);
     const indexes = byShard.get(shard) ?? [];
     if (indexes.push(i) === 1) byShard.set(shard, indexes);
   });
+  return byShard;
+}
+
+/**
+ * The places of the given players (null for those not ranked): each shard reads the ids it holds
+ * (one readStandings per shard), then every shard counts the members ahead of the places found in
+ * the others (one countAhead per shard). O(S log N + F · S log N) for F players, in at most 2S calls.
+ */
+export async function shardedStandings(redis: RedisClient, at: BoardBucket, playerIds: string[]): Promise<ShardedView<RankedMember | null>> {
+  const byShard = indexesByShard(at, playerIds);
   const sizes = new Map<number, number>();
   const found: (ShardPlace & { i: number })[] = [];
   await Promise.all(
@@ -159,11 +165,10 @@ export async function shardedStandings(redis: RedisClient, at: BoardBucket, play
  * sum of the members ahead. O(k · S (log N + radius)), in at most 2S calls.
  */
 export async function shardedArounds(redis: RedisClient, at: BoardBucket, asks: readonly { playerId: string; radius: number }[]): Promise<ShardedView[]> {
-  const byShard = new Map<number, number[]>();
-  asks.forEach(({ playerId }, i) => {
-    const shard = shardOf(playerId, at.board.shards);
-    byShard.set(shard, [...(byShard.get(shard) ?? []), i]);
-  });
+  const byShard = indexesByShard(
+    at,
+    asks.map(({ playerId }) => playerId),
+  );
   const packed: (string | null)[] = asks.map(() => null);
   await Promise.all(
     [...byShard].map(async ([shard, indexes]) => {
