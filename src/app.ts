@@ -22,12 +22,13 @@ import { createClientAddressOf } from './http/client-address.js';
 import { type CorsOrigins, useCorsPolicy } from './http/cors.js';
 import { answerHealth, answerReadiness } from './http/health.js';
 import { answerMetrics } from './services/metrics.js';
-import { useSharedAnswers } from './http/shared-answers.js';
+import { createSharedAnswers } from './http/shared-answers.js';
+import { createEarlyAnswers } from './http/early-answers.js';
 import { type PersistedDocumentsOptions, createPersistedDocuments, usePersistedDocuments } from './http/persisted-documents.js';
 import { createMetricsAccess } from './http/metrics-access.js';
-import { useObservability } from './http/observe.js';
+import { createOperationObserver, useObservability } from './http/observe.js';
 import { useCompiledOperations } from './http/compiled-operations.js';
-import { useReadBudget } from './http/read-limit.js';
+import { createReadBudget } from './http/read-limit.js';
 import { MAX_BODY_BYTES, type RequestLimits, requestLimitsOf } from './http/request-limits.js';
 import { useRequestDeadline } from './http/request-deadline.js';
 import { graphiqlOptions, useIntrospection } from './http/graphiql.js';
@@ -113,6 +114,12 @@ export function buildApp(deps: AppDeps): App {
   const clientOf = createClientAddressOf(deps.trustedProxies);
   const corsOrigins = deps.corsOrigins ?? '*';
   const documents = createPersistedDocuments(deps.persistedDocuments);
+  // What a read may return (its rows, from its arguments and variables), and its client's budget.
+  const readBudget = createReadBudget(services.limits, limits);
+  const sharedAnswers = createSharedAnswers({
+    currentRead: (bucket) => services.topCache.currentRead(bucket),
+    profileChanges: () => services.profiles.changes(),
+  });
 
   // A store that does not answer is the client's business (retry later); any other unexpected
   // error stays masked and is logged with its stack for us. Yoga and the fast path share it.
@@ -153,10 +160,9 @@ export function buildApp(deps: AppDeps): App {
       useCompiledOperations({ log }),
       useObservability(services.metrics, log),
       useRequestDeadline(),
-      // What a read may return (its rows, from its arguments and variables), and its client's budget.
-      useReadBudget(services.limits, limits),
+      readBudget.plugin,
       // A query of shared tops only, answered once per refresh of its views (after the budget charged it).
-      useSharedAnswers({ currentRead: (bucket) => services.topCache.currentRead(bucket), profileChanges: () => services.profiles.changes() }),
+      sharedAnswers.plugin,
       useTopCacheControl(),
     ],
     // The body limit is enforced in front, from Content-Length (see body-limit.ts).
@@ -193,6 +199,8 @@ export function buildApp(deps: AppDeps): App {
     maskError: maskServiceError,
     corsOrigins,
     documents,
+    // An anonymous repeat of a shared top, answered before the pipeline while its answer is current.
+    early: createEarlyAnswers({ shared: sharedAnswers, budget: readBudget, observe: createOperationObserver(services.metrics, log), clientOf }),
     log,
   });
   // Every registered document parsed and validated once now (Yoga's caches keep them), not on its first request.

@@ -6,8 +6,10 @@ import { until } from './helpers/wait.js';
 /**
  * The shared top served as bytes (src/http/shared-answers.ts, src/http/fast-graphql.ts): a query
  * of shared tops only is executed once per refresh of its views and then answered from the same
- * result, serialised once, to every caller; every guarantee of a full execution still holds.
- * The oracle for names is the players table; for the top, the scores submitted, sorted.
+ * result, serialised once, to every caller; an anonymous repeat of its body is answered before the
+ * pipeline (src/http/early-answers.ts). Every guarantee of a full execution still holds. The
+ * oracle for names is the players table; for the top, the scores submitted, sorted; for the
+ * bytes and headers, Yoga's own answer.
  */
 
 const TOP = `query ArenaTop($board: ID!, $limit: Int!) {
@@ -42,6 +44,15 @@ async function calls(app: TestApp, call: string): Promise<number> {
     if (line.startsWith('leaderboard_store_seconds_count{') && line.includes(`call="${call}"`)) total += Number(line.split(' ').pop());
   }
   return total;
+}
+
+/** How many operations an app has observed (its operation metric) with this root field and outcome. */
+async function observed(app: TestApp, field: string, outcome: string): Promise<number> {
+  const text = await app.app.services.metrics.registry.getSingleMetricAsString('leaderboard_operation_seconds');
+  const line = text
+    .split('\n')
+    .find((l) => l.startsWith('leaderboard_operation_seconds_count{') && l.includes(`field="${field}"`) && l.includes(`outcome="${outcome}"`));
+  return line ? Number(line.split(' ').pop()) : 0;
 }
 
 async function createArena(app: TestApp, players: number) {
@@ -98,6 +109,40 @@ describe('shared tops: one execution per refresh, the same bytes for every calle
     // The oracle: the scores submitted, sorted.
     expect(answer.data!.top.entries.map((entry) => entry.score)).toEqual(Array.from({ length: 10 }, (_, i) => 1_000 + 10 * (11 - i)));
     expect(answer.data!.top.size).toBe(12);
+  });
+
+  it('an anonymous repeat is answered before the pipeline as Yoga answers it (bytes, status, headers), each observed', async () => {
+    const body = JSON.stringify({ query: TOP, variables, operationName: 'ArenaTop' });
+    // application/json is the fast path (and its early answers); application/graphql+json is Yoga's own.
+    const send = async (contentType: string) => {
+      const response = await fetch(`${reader.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': contentType, accept: 'application/json', origin: 'https://arena.example' },
+        body,
+      });
+      const headers = ['content-type', 'cache-control', 'access-control-allow-origin', 'vary'].map((name) => [name, response.headers.get(name)]);
+      return { status: response.status, headers: Object.fromEntries(headers) as Record<string, string | null>, text: await response.text() };
+    };
+    let repeat: Awaited<ReturnType<typeof send>> | undefined;
+    let yoga: Awaited<ReturnType<typeof send>> | undefined;
+    await until(
+      async () => {
+        const first = await send('application/json');
+        repeat = await send('application/json');
+        yoga = await send('application/graphql+json');
+        // All three from one view (a refresh in between: try again).
+        return repeat.text === first.text && yoga.text === first.text;
+      },
+      10_000,
+      'three answers from one view',
+      0,
+    );
+    expect(repeat).toEqual(yoga);
+    expect(repeat!.status).toBe(200);
+    expect(repeat!.headers['access-control-allow-origin']).toBe('*');
+    const before = await observed(reader, '__typename,top', 'ok');
+    for (let i = 0; i < 5; i++) expect((await send('application/json')).status).toBe(200);
+    expect(await observed(reader, '__typename,top', 'ok')).toBe(before + 5);
   });
 
   it('a change to the top is visible within the documented second, and asOf says when the view was read', async () => {
@@ -176,11 +221,13 @@ describe('shared tops keep the limits', () => {
   });
   afterAll(() => t?.close());
 
-  it('a shared answer still spends its client’s read budget: past it, RATE_LIMITED', async () => {
+  it('a shared answer still spends its client’s read budget: past it, RATE_LIMITED, observed as such', async () => {
+    const refusedBefore = await observed(t, '__typename,top', 'RATE_LIMITED');
     const codes: (string | undefined)[] = [];
     for (let i = 0; i < 8; i++) codes.push(codeOf(JSON.parse((await post(t, TOP, { board: BOARD, limit: 10 })).text) as GraphQLResponse<unknown>));
     expect(codes[0]).toBeUndefined();
     expect(codes).toContain('RATE_LIMITED');
+    expect((await observed(t, '__typename,top', 'RATE_LIMITED')) - refusedBefore).toBe(codes.filter((code) => code === 'RATE_LIMITED').length);
   });
 
   it('a query over the cost limit is refused every time, however shareable', async () => {
@@ -200,6 +247,28 @@ describe('shared tops keep the limits', () => {
       'a refusal for cost',
       200,
     );
+  });
+});
+
+describe('shared tops asked with a key', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp({ rateLimits: { readsPerSecond: 0, readRowsPerSecond: 0, submissionsPerSecond: 0, authFailuresPerSecond: 2 } });
+    await createArena(t, 12);
+  });
+  afterAll(() => t?.close());
+
+  it('are never answered before the pipeline: an unknown key still spends its client’s failed authentications', async () => {
+    // A new guess each time: a key looked up once is cached, and answered without a lookup.
+    const guess = (i: number) => ({ authorization: `Bearer lb_server_guess_${i}` });
+    const codes: (string | undefined)[] = [];
+    for (let i = 0; i < 6; i++) codes.push(codeOf(JSON.parse((await post(t, TOP, { board: BOARD, limit: 10 }, guess(i))).text) as GraphQLResponse<unknown>));
+    // An unknown key reads as anonymous until its client has failed twice in a second.
+    expect(codes[0]).toBeUndefined();
+    expect(codes).toContain('RATE_LIMITED');
+    // Without the key, the same client is answered (its reads are not limited here).
+    expect(codeOf(JSON.parse((await post(t, TOP, { board: BOARD, limit: 10 })).text) as GraphQLResponse<unknown>)).toBeUndefined();
   });
 });
 

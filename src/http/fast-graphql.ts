@@ -6,6 +6,7 @@ import { NOT_CACHEABLE } from './cache-control.js';
 import { type CorsOrigins, corsHeaders } from './cors.js';
 import type { PersistedDocuments } from './persisted-documents.js';
 import { isSharedResult } from './shared-answers.js';
+import type { EarlyAnswers } from './early-answers.js';
 import { type Checked, createValidDocuments } from './valid-documents.js';
 
 /**
@@ -31,6 +32,8 @@ export interface FastGraphqlOptions {
   corsOrigins?: CorsOrigins;
   /** Registered documents, run by id (see persisted-documents.ts). Default: none, so only queries sent as text are taken here. */
   documents?: PersistedDocuments;
+  /** Shared answers handed out before the pipeline (see early-answers.ts). Default: none, so every operation runs the pipeline. */
+  early?: EarlyAnswers;
   log: Logger;
 }
 
@@ -225,10 +228,26 @@ export function createFastGraphql(options: FastGraphqlOptions): (req: IncomingMe
     return { ...rest, query: resolved };
   }
 
+  /** Writes a response with the service's headers, unless the client went away meanwhile. */
+  function respond(req: IncomingMessage, res: ServerResponse, response: Serialised): void {
+    if (res.destroyed) return;
+    const headers: Record<string, string | number> = {
+      ...response.headers,
+      'content-length': response.body.length,
+      'cache-control': NOT_CACHEABLE,
+    };
+    Object.assign(headers, corsHeaders(options.corsOrigins ?? '*', req.headers, false));
+    res.writeHead(response.status, headers).end(response.body);
+  }
+
   async function answer(req: IncomingMessage, res: ServerResponse, body: Buffer): Promise<void> {
+    const text = body.toString('utf8');
+    const early = options.early?.answer(req, text);
+    const earlyResult = early && (await early);
+    if (earlyResult) return respond(req, res, serialise(earlyResult));
     let parsed: unknown;
     try {
-      parsed = JSON.parse(body.toString('utf8'));
+      parsed = JSON.parse(text);
     } catch {
       parsed = undefined;
     }
@@ -249,16 +268,17 @@ export function createFastGraphql(options: FastGraphqlOptions): (req: IncomingMe
       void yoga(req, res);
       return;
     }
-    const results = batch ? await Promise.all(operations.map(run)) : await run(operations[0]!);
-    const response = serialise(results);
-    if (res.destroyed) return;
-    const headers: Record<string, string | number> = {
-      ...response.headers,
-      'content-length': response.body.length,
-      'cache-control': NOT_CACHEABLE,
-    };
-    Object.assign(headers, corsHeaders(options.corsOrigins ?? '*', req.headers, false));
-    res.writeHead(response.status, headers).end(response.body);
+    if (batch) return respond(req, res, serialise(await Promise.all(operations.map(run))));
+    const [operation] = operations as [Prepared];
+    const result = await run(operation);
+    const { params, document, enveloped } = operation;
+    options.early?.keep(
+      req,
+      text,
+      { schema: enveloped.schema as GraphQLSchema, document, operationName: params.operationName ?? undefined, variables: params.variables ?? undefined },
+      result,
+    );
+    respond(req, res, serialise(result));
   }
 
   return (req, res) => {

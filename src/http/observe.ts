@@ -51,16 +51,23 @@ function countSubmissions(metrics: Metrics, carried: number, result: ExecutionRe
   metrics.submissions.inc({ outcome: label }, carried);
 }
 
+/** Starts the observation of one operation; the function it answers ends it, with the operation's errors and result. */
+export type OperationObserver = (
+  args: { document: unknown; operationName?: unknown; variableValues?: unknown },
+  kind: 'execute' | 'subscribe',
+) => (errors: readonly { extensions?: Record<string, unknown> }[] | undefined, result?: ExecutionResult) => void;
+
 /**
  * One structured log line and one latency observation per operation: its type, root fields, name,
- * outcome and duration. Variables, keys and results are never logged.
+ * outcome and duration. Variables, keys and results are never logged. The plugin below and the
+ * shared answers served before the pipeline (early-answers.ts) observe through it alike.
  */
-export function useObservability(metrics: Metrics, log: Logger): Plugin {
-  const observe = (args: { document: unknown; operationName?: unknown; variableValues?: unknown }, kind: 'execute' | 'subscribe') => {
+export function createOperationObserver(metrics: Metrics, log: Logger): OperationObserver {
+  return (args, kind) => {
     const started = performance.now();
     const { operation, type, field, name } = describe(args.document as DocumentNode, args.operationName as string | undefined);
     const carried = operation ? submissionsIn(operation, args.variableValues as Record<string, unknown> | undefined) : 0;
-    return (errors: readonly { extensions?: Record<string, unknown> }[] | undefined, result?: ExecutionResult) => {
+    return (errors, result) => {
       const ms = performance.now() - started;
       const codes = [...new Set((errors ?? []).map((e) => (typeof e.extensions?.code === 'string' ? e.extensions.code : 'INTERNAL')))];
       const outcome = codes.length === 0 ? 'ok' : codes.join(',');
@@ -69,6 +76,11 @@ export function useObservability(metrics: Metrics, log: Logger): Plugin {
       log.info({ operation: name, type, field, outcome, ms: Math.round(ms * 100) / 100, kind }, 'operation');
     };
   };
+}
+
+/** Every operation Yoga runs, observed (see createOperationObserver). */
+export function useObservability(metrics: Metrics, log: Logger): Plugin {
+  const observe = createOperationObserver(metrics, log);
   return {
     onExecute({ args }) {
       const done = observe(args, 'execute');

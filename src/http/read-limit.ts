@@ -19,13 +19,31 @@ interface KeptCosts {
   byKey: Map<string, OperationCost>;
 }
 
-interface RunArgs {
-  schema: unknown;
-  document: unknown;
-  operationName?: unknown;
-  variableValues?: unknown;
-  contextValue: unknown;
+/** One operation as it will run, and who sends it. */
+export interface Admission {
+  schema: GraphQLSchema;
+  document: DocumentNode;
+  operationName: string | undefined;
+  variables: Record<string, unknown> | undefined;
+  /** The client address whose budgets it spends. */
+  client: string;
 }
+
+export interface ReadBudget {
+  /** The refusal of an operation (its cost, or its client's budget spent), or undefined when it may run, its budget then spent. Mutations always may. */
+  admit(operation: Admission): Promise<GraphQLError | undefined>;
+  /** Admits (and counts the subscriptions of) every operation Yoga runs. */
+  plugin: Plugin;
+}
+
+/** An envelop hook's arguments as the operation they run. */
+const admissionOf = (args: { schema: unknown; document: unknown; operationName?: unknown; variableValues?: unknown; contextValue: unknown }): Admission => ({
+  schema: args.schema as GraphQLSchema,
+  document: args.document as DocumentNode,
+  operationName: args.operationName as string | undefined,
+  variables: args.variableValues as Record<string, unknown> | undefined,
+  client: (args.contextValue as Context).client,
+});
 
 /**
  * What a read may cost, checked as it starts, with its arguments as it will run them (variables
@@ -36,7 +54,7 @@ interface RunArgs {
  * open, per client. Mutations are bounded by their own inputs (1,000 results, 1,000 friends) and
  * limited per API key where they are handled (submissions count each result).
  */
-export function useReadBudget(limits: RateLimits, { maxOperationRows = 5_000, subscriptionsPerClient = 1_000 }: ReadBudgetOptions = {}): Plugin {
+export function createReadBudget(limits: RateLimits, { maxOperationRows = 5_000, subscriptionsPerClient = 1_000 }: ReadBudgetOptions = {}): ReadBudget {
   const openSubscriptions = new Map<string, number>();
   // A document's cost per operation and the values of the variables that decide it, walked once:
   // the hot reads repeat both (the same few boards and limits, whoever the player), and Yoga's
@@ -72,18 +90,15 @@ export function useReadBudget(limits: RateLimits, { maxOperationRows = 5_000, su
     return cost;
   }
 
-  /** The refusal of a read, or undefined when it may run; its budget spent. */
-  async function admit(args: RunArgs): Promise<GraphQLError | undefined> {
-    const document = args.document as DocumentNode;
-    const operationName = args.operationName as string | undefined;
+  async function admit({ schema, document, operationName, variables, client }: Admission): Promise<GraphQLError | undefined> {
     // Mutations first, before their variables are coerced a second time (a batch of 1,000 results).
     if (getOperationAST(document, operationName)?.operation === OperationTypeNode.MUTATION) return undefined;
-    const cost = costOf(args.schema as GraphQLSchema, document, operationName, args.variableValues as Record<string, unknown> | undefined);
+    const cost = costOf(schema, document, operationName, variables);
     // Not runnable as it is (no such operation, bad variables): execution answers why.
     if (!cost) return undefined;
     if (cost.rows > maxOperationRows) return documentLimitError('cost', maxOperationRows, cost.rows);
     try {
-      await limits.read((args.contextValue as Context).client, cost.rows);
+      await limits.read(client, cost.rows);
     } catch (error) {
       if (error instanceof GraphQLError) return error;
       throw error;
@@ -91,9 +106,9 @@ export function useReadBudget(limits: RateLimits, { maxOperationRows = 5_000, su
     return undefined;
   }
 
-  return {
+  const plugin: Plugin = {
     async onExecute({ args, setResultAndStopExecution }) {
-      const refusal = await admit(args);
+      const refusal = await admit(admissionOf(args));
       if (refusal) setResultAndStopExecution({ errors: [refusal] });
     },
     async onSubscribe({ args, setResultAndStopExecution }) {
@@ -102,7 +117,7 @@ export function useReadBudget(limits: RateLimits, { maxOperationRows = 5_000, su
       const refusal =
         open >= subscriptionsPerClient
           ? clientError('RATE_LIMITED', `This client has ${open} subscriptions open, the most allowed; close one first.`)
-          : await admit(args);
+          : await admit(admissionOf(args));
       if (refusal) return setResultAndStopExecution({ errors: [refusal] });
       openSubscriptions.set(client, (openSubscriptions.get(client) ?? 0) + 1);
       let released = false;
@@ -123,4 +138,5 @@ export function useReadBudget(limits: RateLimits, { maxOperationRows = 5_000, su
       };
     },
   };
+  return { admit, plugin };
 }

@@ -20,11 +20,23 @@ interface Shared {
   reads: [bucket: string, read: number][];
 }
 
-/** Results answered from a shared answer: the same object for every caller, so transports may serialise it once (fast-graphql.ts). */
-const sharedResults = new WeakSet<object>();
+/** Results answered from a shared answer, with what each was built from: the same object for every caller, so transports may serialise it once (fast-graphql.ts). */
+const sharedResults = new WeakMap<object, Shared>();
 
 /** Whether this result is a shared answer, the same object (and bytes) for every caller until its views change. O(1). */
 export const isSharedResult = (result: unknown): boolean => typeof result === 'object' && result !== null && sharedResults.has(result);
+
+export interface SharedAnswers {
+  /** Keeps the results of queries of shared tops, and hands them to the next callers while current. */
+  plugin: Plugin;
+  /**
+   * Whether a shared answer (see isSharedResult) is still the one the plugin would hand out now:
+   * no profile changed since it was built and the top cache answers each bucket it read from the
+   * same read. One Redis GET, shared with concurrent callers (ProfileCache.changes); false when
+   * Redis does not answer it, or for any other result.
+   */
+  isCurrent(result: ExecutionResult): Promise<boolean>;
+}
 
 /** Whether a field or type is limited to some callers (Pothos scope-auth keeps its scopes in the schema's extensions). */
 const scoped = (thing: { extensions?: unknown } | null | undefined) =>
@@ -71,13 +83,14 @@ function readsOnlySharedTops(schema: GraphQLSchema, document: DocumentNode): boo
  * (renames and erasures rewrite a token every process reads per answer: one Redis GET). A
  * refresh, a topChanged event or the second passing makes the next caller execute it again.
  *
- * Runs after the read budget (useReadBudget: it charges and refuses first) and inside the
- * observability plugin's hooks, so limits, rate limits, metrics and logs see every request; an
+ * Runs after the read budget (read-limit.ts: it charges and refuses first) and inside the
+ * observability plugin's hooks, so limits, rate limits, metrics and logs see every request (and
+ * early-answers.ts, which hands a current one out before the pipeline, does the same); an
  * answer with errors is never kept (masking applies as always), and after Redis lost the index
  * no shared answer outlives the view it came from. O(1) per request beside the GET; an execution
  * that is kept costs one walk of its document the first time.
  */
-export function useSharedAnswers(options: SharedAnswersOptions): Plugin {
+export function createSharedAnswers(options: SharedAnswersOptions): SharedAnswers {
   const perDocument = options.answersPerDocument ?? 100;
   const shareable = new WeakMap<DocumentNode, boolean>();
   const answers = new WeakMap<DocumentNode, Map<string, Shared>>();
@@ -92,14 +105,19 @@ export function useSharedAnswers(options: SharedAnswersOptions): Plugin {
         let byKey = answers.get(document);
         if (!byKey) answers.set(document, (byKey = new Map<string, Shared>()));
         byKey.delete(key);
-        byKey.set(key, { result, profiles, reads });
+        const kept = { result, profiles, reads };
+        byKey.set(key, kept);
         if (byKey.size > perDocument) byKey.delete(byKey.keys().next().value!);
-        sharedResults.add(result);
+        sharedResults.set(result, kept);
       },
     };
   }
 
-  return {
+  /** Whether a kept answer is the one to hand out with this profile-change token. */
+  const current = (kept: Shared, profiles: string | null) =>
+    profiles !== null && kept.profiles === profiles && kept.reads.every(([bucket, read]) => options.currentRead(bucket) === read);
+
+  const plugin: Plugin = {
     onExecute({ args, setResultAndStopExecution }) {
       const document = args.document as DocumentNode;
       let share = shareable.get(document);
@@ -109,12 +127,20 @@ export function useSharedAnswers(options: SharedAnswersOptions): Plugin {
       return options.profileChanges().then((profiles) => {
         const key = `${args.operationName ?? ''}\n${JSON.stringify(args.variableValues ?? {})}`;
         const kept = answers.get(document)?.get(key);
-        if (kept && profiles !== null && kept.profiles === profiles && kept.reads.every(([bucket, read]) => options.currentRead(bucket) === read)) {
+        if (kept && current(kept, profiles)) {
           setResultAndStopExecution(kept.result);
           return undefined;
         }
         return keepAfter(args.contextValue, document, key, profiles);
       });
+    },
+  };
+
+  return {
+    plugin,
+    async isCurrent(result) {
+      const kept = sharedResults.get(result);
+      return kept !== undefined && current(kept, await options.profileChanges());
     },
   };
 }
