@@ -51,6 +51,20 @@ describe('reads of a whole list in the background', () => {
     await expect(database.sql`select pg_sleep(0.2)`).rejects.toThrow(/statement timeout/);
   });
 
+  it('a read stopped early, with the next chunk asked for ahead, gives its connection back with the cursor closed', async () => {
+    let chunks = 0;
+    for await (const chunk of streamBoardScores(database.sql, list, { chunkSize: 1_000 })) {
+      expect(chunk).toHaveLength(1_000);
+      if (++chunks === 2) break;
+    }
+    // The pool's one connection answers (a cursor left open or a fetch left waiting would hold it), with its bound.
+    const [setting] = await database.sql<{ statement_timeout: string }[]>`show statement_timeout`;
+    expect(setting!.statement_timeout).toBe(`${STATEMENT_MS}ms`);
+    let rows = 0;
+    for await (const chunk of streamBoardScores(database.sql, list)) rows += chunk.length;
+    expect(rows).toBe(ROWS);
+  });
+
   it("the drift gauge's count does too, where a request's count keeps the bound", async () => {
     await expect(countRankable(database.sql, list)).rejects.toThrow(/statement timeout/);
     expect(await countRankable(database.sql, list, { unbounded: true })).toBe(ROWS);

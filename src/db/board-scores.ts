@@ -36,8 +36,8 @@ export interface StreamBoardScoresOptions {
 
 /**
  * Every board score of one list, leaving out flagged players, in chunks read through a
- * server-side cursor: memory stays at one chunk (plus what the caller holds) however large the
- * list. The rows are one consistent snapshot, taken when the first chunk is asked for; nothing is
+ * server-side cursor, each read ahead while the caller handles the one before: memory stays at
+ * two chunks (plus what the caller holds) however large the list. The rows are one consistent snapshot, taken when the first chunk is asked for; nothing is
  * sent to the database before that. Breaking out of the loop closes the cursor.
  *
  * Each row is the driver's own array, yielded as it comes: a rebuild reads millions, and an object
@@ -62,8 +62,27 @@ export async function* streamBoardScores(sql: Sql, list: BoardScoreList, options
       where not exists (select 1 from players p where p.id = s.player_id and p.flagged_at is not null)`
       .values()
       .cursor(options.chunkSize ?? 50_000);
-    // The column order is the tuple's: player id, score, reached at.
-    for await (const rows of cursor) yield rows as unknown as BoardScoreRow[];
+    const chunks = cursor[Symbol.asyncIterator]();
+    // (The driver answers a plain { done: true }, not a promise, once the cursor is through.)
+    const ask = () => Promise.resolve(chunks.next());
+    let next = ask();
+    try {
+      for (;;) {
+        const step = await next;
+        if (step.done) return;
+        // The next chunk is asked for before this one is handed over, so that PostgreSQL reads it
+        // while the caller packs and writes this one (the cursor fetches only when asked).
+        next = ask();
+        // The column order is the tuple's: player id, score, reached at.
+        yield step.value as unknown as BoardScoreRow[];
+      }
+    } finally {
+      // A caller that stops early leaves a fetch in flight: the cursor is closed once it is in.
+      await next.then(
+        (step) => void (step.done || chunks.return?.()),
+        () => undefined,
+      );
+    }
   } finally {
     await session.release();
   }
