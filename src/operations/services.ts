@@ -101,7 +101,7 @@ export interface ServiceDeps {
   rateLimits?: RateLimitOptions;
   /**
    * How submissions are grouped into transactions: at most `maxGroupWeight` results per group
-   * (default 500) and `maxInFlight` groups committing at once (default 4). See GroupCommitOptions.
+   * (default 500) and `maxInFlight` groups committing at once (default 2). See GroupCommitOptions.
    */
   groupCommit?: GroupCommitOptions | undefined;
   /** Every request is answered within this many milliseconds, whatever a store does. Default 10,000. */

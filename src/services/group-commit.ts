@@ -23,9 +23,12 @@ export interface GroupCommitOptions {
    */
   maxGroupWeight?: number;
   /**
-   * Groups committing at the same time (up to their COMMIT), each on its own connection of the pool. 1 is classic group
-   * commit; a few let groups of different players overlap their statements and COMMITs (the
-   * random page reads of board scores dominate, and they overlap well). Default 4.
+   * Groups committing at the same time (up to their COMMIT), each on its own connection of the
+   * pool. 1 is classic group commit; a second lets the next group's statements overlap this one's
+   * COMMIT (its fsync). More made each group smaller, and so each result dearer, for no more
+   * throughput on two cores: with 4, single submissions from 50 connections went 0.82 statements a
+   * result and 1,365–1,453 a second, against 0.49 and 1,619–1,769 with 2 (bench/RESULTS.md).
+   * Default 2.
    */
   maxInFlight?: number;
 }
@@ -54,7 +57,7 @@ export function createGroupCommit<T, R>(
   options: GroupCommitOptions = {},
 ): GroupCommit<T, R> {
   const maxGroupWeight = options.maxGroupWeight ?? 500;
-  const maxInFlight = options.maxInFlight ?? 4;
+  const maxInFlight = options.maxInFlight ?? 2;
   const queue: Waiting<T, R>[] = [];
   let inFlight = 0;
 
