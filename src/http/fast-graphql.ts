@@ -156,7 +156,10 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
  * (processRegularResult itself) and the server adapter's response hooks: CORS (the
  * service's policy, http/cors.ts, shared with this path) and cache-control.ts (a POST answer is never cacheable). A plugin
  * added to the app with onRequest, onParams, onExecutionResult or onResponse hooks would be
- * skipped here and must be added to this path too.
+ * skipped here and must be added to this path too. So would a plugin with onExecute hooks for the
+ * anonymous repeats of a shared top that `early` answers before the pipeline: what such a request
+ * meets there (the read budget, the observation, the shared answer's currency) is called from
+ * early-answers.ts, and anything new must be too.
  */
 export function createFastGraphql(options: FastGraphqlOptions): (req: IncomingMessage, res: ServerResponse) => boolean {
   const { yoga, endpoint = '/graphql', batchingLimit = 0 } = options;
