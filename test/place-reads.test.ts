@@ -4,6 +4,7 @@ import { WebSocket } from 'ws';
 import { createLeaderboardClient } from '../client/src/index.js';
 import { sentAtOnce } from './helpers/at-once.js';
 import { rankScores } from './helpers/oracle.js';
+import { observations } from './helpers/metrics.js';
 import { SERVER_KEY, type TestApp, startTestApp } from './helpers/test-app.js';
 
 /**
@@ -51,15 +52,8 @@ const plain = (places: (Place | null)[] | Place | null): unknown =>
 describe('place reads gathered per request', () => {
   let t: TestApp;
 
-  /** How many calls of one Redis script the app has made, from its own metrics. */
-  async function calls(call: string): Promise<number> {
-    const text = await t.app.services.metrics.registry.getSingleMetricAsString('leaderboard_store_seconds');
-    let total = 0;
-    for (const line of text.split('\n')) {
-      if (line.startsWith('leaderboard_store_seconds_count{') && line.includes(`call="${call}"`)) total += Number(line.split(' ').pop());
-    }
-    return total;
-  }
+  /** How many calls of one Redis script the app has made. */
+  const calls = (call: string) => observations(t, 'leaderboard_store_seconds', { call });
 
   /** What `work` answers, and how many around, standings and profile scripts (and a sharded around's shard windows) the app sent meanwhile. */
   async function sentDuring<T>(work: () => Promise<T>) {

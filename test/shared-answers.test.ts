@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LostIndexFixture, startLostIndexFixture } from './helpers/lost-index.js';
 import { ADMIN_KEY, type GraphQLResponse, type TestApp, startTestApp } from './helpers/test-app.js';
 import { until } from './helpers/wait.js';
+import { observations } from './helpers/metrics.js';
 
 /**
  * The shared top served as bytes (src/http/shared-answers.ts, src/http/fast-graphql.ts): a query
@@ -36,24 +37,11 @@ async function post(app: TestApp, query: string, variables: Record<string, unkno
   return { status: response.status, text: await response.text() };
 }
 
-/** How many calls of one Redis command or script an app has made, from its own metrics. */
-async function calls(app: TestApp, call: string): Promise<number> {
-  const text = await app.app.services.metrics.registry.getSingleMetricAsString('leaderboard_store_seconds');
-  let total = 0;
-  for (const line of text.split('\n')) {
-    if (line.startsWith('leaderboard_store_seconds_count{') && line.includes(`call="${call}"`)) total += Number(line.split(' ').pop());
-  }
-  return total;
-}
+/** How many calls of one Redis command or script an app has made. */
+const calls = (app: TestApp, call: string) => observations(app, 'leaderboard_store_seconds', { call });
 
-/** How many operations an app has observed (its operation metric) with this root field and outcome. */
-async function observed(app: TestApp, field: string, outcome: string): Promise<number> {
-  const text = await app.app.services.metrics.registry.getSingleMetricAsString('leaderboard_operation_seconds');
-  const line = text
-    .split('\n')
-    .find((l) => l.startsWith('leaderboard_operation_seconds_count{') && l.includes(`field="${field}"`) && l.includes(`outcome="${outcome}"`));
-  return line ? Number(line.split(' ').pop()) : 0;
-}
+/** How many operations an app has observed with this root field and outcome. */
+const observed = (app: TestApp, field: string, outcome: string) => observations(app, 'leaderboard_operation_seconds', { field, outcome });
 
 async function createArena(app: TestApp, players: number) {
   const created = await app.admin('mutation($input: CreateBoardInput!) { createBoard(input: $input) { id } }', {
