@@ -11,6 +11,7 @@ import * as ops from '../client/src/index.js';
 import { GENERATED_DOCUMENTS } from './helpers/generated-documents.js';
 import { withoutFragments, withoutTypenames } from './helpers/plain-document.js';
 import { ADMIN_KEY, type TestApp, startTestApp } from './helpers/test-app.js';
+import { observations } from './helpers/metrics.js';
 
 /**
  * Every operation of the contract, sent as real clients send it: by the typed client this
@@ -74,7 +75,10 @@ function recordingFetch(sent: string[]): typeof fetch {
   };
 }
 
-function wsClient(url: string, sent: string[]): WsClient {
+/** The headers of a sender with `key`: none for an anonymous one (null). */
+const authorizationOf = (key: string | null): Record<string, string> => (key === null ? {} : { authorization: `Bearer ${key}` });
+
+function wsClient(url: string, sent: string[], key: string | null = ADMIN_KEY): WsClient {
   return createWsClient({
     url: url.replace('http', 'ws') + '/graphql',
     webSocketImpl: class extends WebSocket {
@@ -84,14 +88,20 @@ function wsClient(url: string, sent: string[]): WsClient {
         super.send(data, ...rest);
       }
     },
-    connectionParams: { authorization: `Bearer ${ADMIN_KEY}` },
+    connectionParams: authorizationOf(key),
     retryAttempts: 0,
   });
 }
 
-function typedClient(url: string, transport: ops.Transport): Sender {
+function typedClient(url: string, transport: ops.Transport, key: string | null = ADMIN_KEY): Sender {
   const sent: string[] = [];
-  const client = ops.createLeaderboardClient({ url: `${url}/graphql`, apiKey: ADMIN_KEY, transport, fetch: recordingFetch(sent), webSocketImpl: WebSocket });
+  const client = ops.createLeaderboardClient({
+    url: `${url}/graphql`,
+    ...(key === null ? {} : { apiKey: key }),
+    transport,
+    fetch: recordingFetch(sent),
+    webSocketImpl: WebSocket,
+  });
   const capture = async (run: () => Promise<unknown>): Promise<Answer> => {
     try {
       return { data: withoutTypenames(await run()), codes: [] };
@@ -115,12 +125,12 @@ function typedClient(url: string, transport: ops.Transport): Sender {
   };
 }
 
-function apollo(url: string, transport: ops.Transport): Sender {
+function apollo(url: string, transport: ops.Transport, key: string | null = ADMIN_KEY): Sender {
   const sent: string[] = [];
-  const ws = wsClient(url, sent);
+  const ws = wsClient(url, sent, key);
   const http = new HttpLink({
     uri: `${url}/graphql`,
-    headers: { authorization: `Bearer ${ADMIN_KEY}` },
+    headers: authorizationOf(key),
     useGETForQueries: transport === 'get',
     fetch: recordingFetch(sent),
   });
@@ -153,9 +163,9 @@ function apollo(url: string, transport: ops.Transport): Sender {
   };
 }
 
-function urql(url: string, transport: ops.Transport): Sender {
+function urql(url: string, transport: ops.Transport, key: string | null = ADMIN_KEY): Sender {
   const sent: string[] = [];
-  const ws = wsClient(url, sent);
+  const ws = wsClient(url, sent, key);
   const forwardSubscription = (request: { query?: string | undefined; variables?: unknown; operationName?: string | undefined }) => ({
     subscribe: (sink: { next(value: FormattedExecutionResult): void; error(error: unknown): void; complete(): void }) => ({
       unsubscribe: ws.subscribe(
@@ -167,7 +177,7 @@ function urql(url: string, transport: ops.Transport): Sender {
   const client = new UrqlClient({
     url: `${url}/graphql`,
     fetch: recordingFetch(sent),
-    fetchOptions: { headers: { authorization: `Bearer ${ADMIN_KEY}` } },
+    fetchOptions: { headers: authorizationOf(key) },
     preferGetMethod: transport === 'get' ? 'force' : false,
     exchanges: [
       cacheExchange,
@@ -382,6 +392,27 @@ describe('every operation through real client libraries, over POST, GET and grap
         expect(viewOf(await sender.send(c.document, c.variables)), `${c.operation} by ${sender.name}`).toEqual(viewOf(expected));
         noteSent(c.operation, sender);
       }
+    }
+  });
+
+  it('a game client reading the top anonymously, again and again (answered before the pipeline once shared), gets what the plain document answers', async () => {
+    // Anonymous over POST: the requests the fast path answers from a kept shared answer.
+    const anonymous = [typedClient(t.url, 'post', null), apollo(t.url, 'post', null), urql(t.url, 'post', null)];
+    try {
+      for (const variables of [
+        { ...bucket, limit: 10 },
+        { ...regional, limit: 3 },
+      ]) {
+        const expected = viewOf(await oracle.send(ops.TopDocument, variables));
+        const before = await observations(t, 'leaderboard_operation_seconds', { type: 'query', outcome: 'ok' });
+        for (let i = 0; i < 3; i++) {
+          for (const sender of anonymous) expect(viewOf(await sender.send(ops.TopDocument, variables)), `top by anonymous ${sender.name}`).toEqual(expected);
+        }
+        // Every answer observed as an operation, whichever way it was answered.
+        expect(await observations(t, 'leaderboard_operation_seconds', { type: 'query', outcome: 'ok' })).toBe(before + 3 * anonymous.length);
+      }
+    } finally {
+      for (const sender of anonymous) await sender.close();
     }
   });
 
