@@ -90,4 +90,31 @@ describe('the HTTP fast path answers as Yoga does', () => {
     expect((await both({ query: '{ nope }' }, { accept: 'application/graphql-response+json' })).status).toBe(400);
     await both(read, { accept: 'text/event-stream' });
   });
+
+  it('the Accept headers real clients send (graphql-response+json first) and their neighbours: media type, status and body as Yoga', async () => {
+    const accepts = [
+      // Apollo Client, urql, the typed client (client/src/index.ts).
+      'application/graphql-response+json,application/json;q=0.9',
+      'application/graphql-response+json, application/graphql+json, application/json, text/event-stream, multipart/mixed',
+      'application/graphql-response+json, application/json',
+      'application/json, application/graphql-response+json',
+      'application/*',
+      '*/*;q=0.8, application/graphql-response+json',
+      'text/event-stream, application/json',
+      'application/graphql-response+json; charset=iso-8859-1, application/json',
+      'text/html',
+      '',
+    ];
+    const bodies = [
+      { query: 'query($p: ID!) { __typename standing(board: "global", playerId: $p) { __typename rank } }', variables: { p: 'a' } },
+      { query: '{ standing(board: "nope", playerId: "a") { rank } }' },
+      { query: '{ top(board: "global", limit: 0) { size } }' },
+      { query: 'mutation { submitScore(input: { board: "global", playerId: "e", score: 1, matchId: "y" }) { duplicate } }' },
+      [{ query: '{ __typename }' }, { query: '{ standing(board: "nope", playerId: "a") { rank } }' }],
+    ];
+    for (const accept of accepts) {
+      for (const body of bodies) await both(body, { accept });
+    }
+    expect((await both(bodies[0]!, { accept: accepts[0]! })).contentType).toBe('application/graphql-response+json; charset=utf-8');
+  });
 });

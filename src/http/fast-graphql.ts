@@ -98,28 +98,42 @@ function isJsonBody(contentType: string | undefined): boolean {
   return first === 'application/json' || first?.startsWith('application/json;') === true;
 }
 
-const JSON_MEDIA_TYPES = new Set(['application/json', 'application/*', '*/*']);
-const acceptDecisions = new Map<string, boolean>();
+/** The media types of Yoga's regular result processor, in its order. */
+const REGULAR_MEDIA_TYPES = ['application/graphql-response+json', 'application/json'] as const;
+type RegularMediaType = (typeof REGULAR_MEDIA_TYPES)[number];
+const mediaTypeDecisions = new Map<string, RegularMediaType | null>();
+
+/** Whether a listed media type (wildcards allowed) takes one of the processor's. */
+const takes = (listed: string, mediaType: string) => {
+  const [listedType, listedSubtype] = listed.split('/');
+  const [type, subtype] = mediaType.split('/');
+  return (listedType === '*' || listedType === type) && (listedSubtype === '*' || listedSubtype === subtype);
+};
 
 /**
- * Whether Yoga would answer with `application/json` whatever the result: every media type the
- * client lists is one only Yoga's JSON processor takes (or a wildcard, for which Yoga picks JSON
- * last), in UTF-8. Anything else (graphql-response+json, event streams, multipart) goes to Yoga.
- * Decisions are kept per header value (clients send one or two values).
+ * The media type Yoga answers a query's or mutation's result in for this Accept header, or null
+ * when its regular (JSON) processor would not answer it. Yoga's rule (useResultProcessors): of the
+ * media types listed in UTF-8, q-values ignored, the first that the regular processor takes picks
+ * it, and of the processor's two, the last it takes (so a wildcard gets application/json).
+ * What real clients send: Apollo Client, urql and the typed client list
+ * application/graphql-response+json first. Decisions are kept per header value (clients send a
+ * few values).
  */
-function acceptsOnlyJson(accept: string | undefined): boolean {
-  if (accept === undefined || accept === 'application/json' || accept === '*/*') return true;
-  let decided = acceptDecisions.get(accept);
+function regularMediaType(accept: string | undefined): RegularMediaType | null {
+  if (accept === undefined || accept === '' || accept === 'application/json' || accept === '*/*') return 'application/json';
+  let decided = mediaTypeDecisions.get(accept);
   if (decided === undefined) {
-    decided = accept
-      .replace(/\s/g, '')
-      .toLowerCase()
-      .split(',')
-      .every((entry) => {
-        const [mediaType = '', ...params] = entry.split(';');
-        return JSON_MEDIA_TYPES.has(mediaType) && params.every((param) => !param.startsWith('charset=') || param === 'charset=utf-8');
-      });
-    if (acceptDecisions.size < 100) acceptDecisions.set(accept, decided);
+    decided = null;
+    for (const entry of accept.replace(/\s/g, '').toLowerCase().split(',')) {
+      const [listed = '', ...params] = entry.split(';');
+      if ((params.find((param) => param.includes('charset=')) ?? 'charset=utf-8') !== 'charset=utf-8') continue;
+      const taken = REGULAR_MEDIA_TYPES.filter((mediaType) => takes(listed, mediaType));
+      if (taken.length > 0) {
+        decided = taken[taken.length - 1]!;
+        break;
+      }
+    }
+    if (mediaTypeDecisions.size < 100) mediaTypeDecisions.set(accept, decided);
   }
   return decided;
 }
@@ -142,7 +156,9 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
  * bench's profile of standing reads (bench/RESULTS.md) put that layer at about a fifth of the
  * service's CPU.
  *
- * It takes only what it answers exactly as Yoga would: `application/json` in and out, on the
+ * It takes only what it answers exactly as Yoga would: `application/json` in, out in the media type
+ * Yoga's regular processor picks from the Accept header (application/json or
+ * application/graphql-response+json, with Yoga's status codes for each: regularMediaType), on the
  * endpoint itself, and (after reading the body) parameters Yoga accepts as they are, queries that
  * parse and validate, queries and mutations (not subscriptions). Everything else, before a single
  * operation runs, goes to Yoga with the body already read (`req.body`, which Yoga's node adapter
@@ -163,16 +179,17 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
  */
 export function createFastGraphql(options: FastGraphqlOptions): (req: IncomingMessage, res: ServerResponse) => boolean {
   const { yoga, endpoint = '/graphql', batchingLimit = 0 } = options;
-  const serialised = new WeakMap<object, Serialised>();
+  const serialised = new Map(REGULAR_MEDIA_TYPES.map((mediaType) => [mediaType, new WeakMap<object, Serialised>()]));
   const valid = createValidDocuments();
 
-  /** The response of a result, as Yoga would write it; a shared answer's is made once and kept with it. */
-  function serialise(results: ExecutionResult | ExecutionResult[]): Serialised {
-    const kept = Array.isArray(results) || !isSharedResult(results) ? undefined : serialised.get(results);
+  /** The response of a result in a media type, as Yoga would write it; a shared answer's is made once per media type and kept with it. */
+  function serialise(results: ExecutionResult | ExecutionResult[], mediaType: RegularMediaType): Serialised {
+    const keep = !Array.isArray(results) && isSharedResult(results) ? serialised.get(mediaType)! : undefined;
+    const kept = keep?.get(results);
     if (kept) return kept;
-    const response = processRegularResult(results as never, plainFetch, 'application/json') as unknown as PlainResponse;
+    const response = processRegularResult(results as never, plainFetch, mediaType) as unknown as PlainResponse;
     const made = { body: Buffer.from(response.body), status: response.status, headers: response.headers };
-    if (!Array.isArray(results) && isSharedResult(results)) serialised.set(results, made);
+    keep?.set(results, made);
     return made;
   }
 
@@ -243,11 +260,11 @@ export function createFastGraphql(options: FastGraphqlOptions): (req: IncomingMe
     res.writeHead(response.status, headers).end(response.body);
   }
 
-  async function answer(req: IncomingMessage, res: ServerResponse, body: Buffer): Promise<void> {
+  async function answer(req: IncomingMessage, res: ServerResponse, body: Buffer, mediaType: RegularMediaType): Promise<void> {
     const text = body.toString('utf8');
     const early = options.early?.answer(req, text);
     const earlyResult = early && (await early);
-    if (earlyResult) return respond(req, res, serialise(earlyResult));
+    if (earlyResult) return respond(req, res, serialise(earlyResult, mediaType));
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
@@ -271,7 +288,7 @@ export function createFastGraphql(options: FastGraphqlOptions): (req: IncomingMe
       void yoga(req, res);
       return;
     }
-    if (batch) return respond(req, res, serialise(await Promise.all(operations.map(run))));
+    if (batch) return respond(req, res, serialise(await Promise.all(operations.map(run)), mediaType));
     const [operation] = operations as [Prepared];
     const result = await run(operation);
     const { params, document, enveloped } = operation;
@@ -281,20 +298,21 @@ export function createFastGraphql(options: FastGraphqlOptions): (req: IncomingMe
       { schema: enveloped.schema as GraphQLSchema, document, operationName: params.operationName ?? undefined, variables: params.variables ?? undefined },
       result,
     );
-    respond(req, res, serialise(result));
+    respond(req, res, serialise(result, mediaType));
   }
 
   return (req, res) => {
     if (req.method !== 'POST' || req.url !== endpoint) return false;
     const { headers } = req;
-    if (!isJsonBody(headers['content-type']) || !acceptsOnlyJson(headers.accept)) return false;
+    const mediaType = regularMediaType(headers.accept);
+    if (!isJsonBody(headers['content-type']) || mediaType === null) return false;
     // A preflight's headers on a POST: Yoga's CORS answer depends on them.
     if (headers['access-control-request-method'] !== undefined || headers['access-control-request-headers'] !== undefined) return false;
     // An empty body is Yoga's to refuse (and its stream is Yoga's to read).
     if (!(Number(headers['content-length']) > 0)) return false;
     readBody(req)
       .then(
-        (body) => answer(req, res, body),
+        (body) => answer(req, res, body, mediaType),
         () => res.destroy(),
       )
       .catch((error: unknown) => {
