@@ -22,12 +22,13 @@ export interface HttpGraphql {
 /**
  * An HTTP GraphQL client of `connections` keep-alive connections to `url` (its origin and path),
  * from `localAddress` when given (another loopback address, e.g. 127.0.0.2, is another client to
- * the service's per-client budgets).
+ * the service's per-client budgets). It sends the Accept header the client libraries send (Apollo
+ * Client, urql and the typed client list application/graphql-response+json first).
  */
 export function httpGraphql(url: string, connections: number, headers: Record<string, string> = {}, localAddress?: string): HttpGraphql {
   const target = new URL(url);
   const pool = new Pool(target.origin, { connections, pipelining: 1, keepAliveTimeout: 60_000, ...(localAddress ? { localAddress } : {}) });
-  const allHeaders = { 'content-type': 'application/json', accept: 'application/json', ...headers };
+  const allHeaders = { 'content-type': 'application/json', accept: 'application/graphql-response+json, application/json', ...headers };
   return {
     async post(body) {
       const response = await pool.request({ path: target.pathname, method: 'POST', headers: allHeaders, body });
