@@ -114,6 +114,38 @@ describe('bad input is refused with the contract code and changes nothing', () =
     );
   });
 
+  describe('the message names each broken argument, in the order the arguments are declared, with its rule', () => {
+    const messageOf = async (answer: Promise<GraphQLResponse>) => {
+      const { errors } = await answer;
+      expect(errors?.[0]?.extensions?.code, JSON.stringify(errors)).toBe('BAD_USER_INPUT');
+      return errors?.[0]?.message;
+    };
+    const letters = 'must be 1 to 32 characters of letters (A-Z, a-z), digits, _, - and . (case-sensitive)';
+    it('a submission and each input of a batch, by its place', async () => {
+      expect(await messageOf(t.server(SUBMIT, { input: { ...valid, score: -1 } }))).toBe('input.score: must not be negative');
+      const inputs = [valid, { ...valid, score: 1.5 }, { ...valid, playerId: 'x'.repeat(129), region: 'E U' }];
+      expect(await messageOf(t.server(SUBMIT_MANY, { inputs }))).toBe(
+        `inputs.1.score: must be a whole number; inputs.2.playerId: must be at most 128 characters; inputs.2.region: ${letters}`,
+      );
+      const many = Array.from({ length: 1_001 }, (_, i) => ({ ...valid, matchId: `many-${i}` }));
+      expect(await messageOf(t.server(SUBMIT_MANY, { inputs: many }))).toBe('inputs: at most 1000 inputs');
+    });
+    it('the reads of a bucket', async () => {
+      const board = `board: "a:b", region: "E U", playerId: "${'x'.repeat(129)}"`;
+      const both = `board: must be 1 to 64 characters of letters (A-Z, a-z), digits, _, - and . (case-sensitive); region: ${letters}`;
+      expect(await messageOf(t.gql(`{ standing(${board}) { rank } }`))).toBe(`${both}; playerId: must be at most 128 characters`);
+      expect(await messageOf(t.gql(`{ around(${board}, radius: 51) { rank } }`))).toBe(
+        `${both}; playerId: must be at most 128 characters; radius: radius must be at most 50`,
+      );
+      expect(await messageOf(t.gql(`{ friends(${board}) { rank } }`))).toBe(`${both}; playerId: must be at most 128 characters`);
+      expect(await messageOf(t.gql(`{ top(board: "bad", limit: 0) { size } }`))).toBe('limit: limit must be at least 1');
+      expect(await messageOf(t.gql(`{ standings(board: "bad", region: "E U", first: 0) { edges { cursor } } }`))).toBe(
+        `region: ${letters}; first: first must be at least 1`,
+      );
+      expect(await messageOf(t.gql(`{ board(id: "bad") { size(region: "E U") } }`))).toBe(`region: ${letters}`);
+    });
+  });
+
   describe('reads', () => {
     const read = (query: string) => () => t.gql(query);
     it('limit 0', refused('BAD_USER_INPUT', read(`{ top(board: "bad", limit: 0) { size } }`)));

@@ -6,7 +6,7 @@ import { MAX_REGIONS, createBoard, updateBoard } from '../operations/boards.js';
 import { readSize } from '../operations/reads.js';
 import { rebuildBoard } from '../operations/rebuild.js';
 import { builder } from './builder.js';
-import { bucketArgs } from './bucket-args.js';
+import { bucketArgs, bucketArgsSchema } from './bucket-args.js';
 import { RetentionInput, RetentionRef, retentionFrom } from './retention.js';
 import { AggregateEnum, PeriodEnum, RankStyleEnum, ScoreOrderEnum } from './enums.js';
 import { boardIdSchema, intRange, regionSchema } from './validation.js';
@@ -65,6 +65,7 @@ BoardRef.implement({
         const { period, bucket, region } = bucketArgs(t.arg);
         return { period, bucket, region };
       })(),
+      validate: bucketArgsSchema.pick({ region: true }),
       resolve: (board, args, ctx) => readSize(ctx.services, { ...args, board: board.id }),
     }),
   }),
@@ -138,6 +139,7 @@ builder.mutationFields((t) => ({
     description: "Admin. Rebuilds one bucket's ranking index from the durable store and swaps it in atomically; answers the number of ranked players.",
     authScopes: { admin: true },
     args: bucketArgs(t.arg),
+    validate: bucketArgsSchema,
     resolve: (_root, args, ctx) => rebuildBoard(ctx.services, { ...args, board: args.board }),
   }),
 }));

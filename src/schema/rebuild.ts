@@ -3,7 +3,7 @@ import { findRebuild, startRebuild } from '../operations/rebuild.js';
 import { requireBoard } from '../operations/buckets.js';
 import { BoardRef } from './board.js';
 import { builder } from './builder.js';
-import { bucketArgs } from './bucket-args.js';
+import { bucketArgs, bucketArgsSchema } from './bucket-args.js';
 import { PeriodEnum } from './enums.js';
 
 const RebuildStateEnum = builder.enumType('RebuildState', {
@@ -55,6 +55,7 @@ builder.mutationFields((t) => ({
       "Admin. Starts rebuilding one bucket's ranking index from PostgreSQL in the background, as rebuildBoard does, and answers at once; poll rebuild(id) for its progress. RATE_LIMITED while another rebuild of the bucket runs.",
     authScopes: { admin: true },
     args: bucketArgs(t.arg),
+    validate: bucketArgsSchema,
     resolve: (_root, args, ctx) => startRebuild(ctx.services, { ...args, board: args.board }),
   }),
 }));

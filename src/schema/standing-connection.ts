@@ -4,7 +4,7 @@ import { standingNeeds } from './selects.js';
 import { builder } from './builder.js';
 import { inTurns } from './turns.js';
 import { RANK_STYLE_ARG } from './enums.js';
-import { bucketArgs } from './bucket-args.js';
+import { bucketArgs, bucketArgsSchema } from './bucket-args.js';
 import { StandingRef } from './standing.js';
 import { intRange } from './validation.js';
 
@@ -42,10 +42,11 @@ builder.queryFields((t) => ({
       'The whole board page by page (first: 1 to 1,000). Rows whose scores do not change are never skipped or repeated between pages, however other rows move.',
     args: {
       ...bucketArgs(t.arg),
-      first: t.arg.int({ required: true, defaultValue: 50, validate: intRange(1, MAX_PAGE, 'first') }),
+      first: t.arg.int({ required: true, defaultValue: 50 }),
       after: t.arg.string(),
       rankStyle: t.arg(RANK_STYLE_ARG),
     },
+    validate: bucketArgsSchema.extend({ first: intRange(1, MAX_PAGE, 'first') }),
     resolve: async (_root, args, ctx, info) => {
       const page = await readStandingsPage(ctx.services, { ...args, board: args.board });
       await prefetchStandings(

@@ -4,7 +4,7 @@ import type { Standing } from '../operations/standings.js';
 import { builder } from './builder.js';
 import { inTurns } from './turns.js';
 import { RANK_STYLE_ARG } from './enums.js';
-import { bucketArgs } from './bucket-args.js';
+import { bucketArgs, bucketArgsSchema } from './bucket-args.js';
 import { PlayerRef } from './player.js';
 import { rootFieldsNamed, selectsField, standingNeeds } from './selects.js';
 import type { GraphQLResolveInfo } from 'graphql';
@@ -48,12 +48,16 @@ const PLACE_READS = new Set(['standing', 'around']);
  */
 const readsSeveralPlaces = (info: GraphQLResolveInfo): boolean => rootFieldsNamed(info, PLACE_READS) > 1;
 
+/** The rules of a read of one player's place: a bucket's arguments and the player's id. */
+const onePlayerSchema = bucketArgsSchema.extend({ playerId: idSchema });
+
 builder.queryFields((t) => ({
   standing: t.field({
     type: StandingRef,
     nullable: true,
     description: "One player's standing, or null when the player has no score there.",
-    args: { ...bucketArgs(t.arg), playerId: t.arg.id({ required: true, validate: idSchema }), rankStyle: t.arg(RANK_STYLE_ARG) },
+    args: { ...bucketArgs(t.arg), playerId: t.arg.id({ required: true }), rankStyle: t.arg(RANK_STYLE_ARG) },
+    validate: onePlayerSchema,
     resolve: (_root, args, ctx, info) => {
       if (readsSeveralPlaces(info)) return ctx.namesAfter(readStanding(ctx.services, args));
       // A lone standing asks for the profile at once, beside the rank: both go to Redis in one
@@ -68,10 +72,11 @@ builder.queryFields((t) => ({
     description: 'The player and up to `radius` (0 to 50) players either side, in rank order. Empty when the player has no score there.',
     args: {
       ...bucketArgs(t.arg),
-      playerId: t.arg.id({ required: true, validate: idSchema }),
-      radius: t.arg.int({ required: true, defaultValue: 5, validate: intRange(0, 50, 'radius') }),
+      playerId: t.arg.id({ required: true }),
+      radius: t.arg.int({ required: true, defaultValue: 5 }),
       rankStyle: t.arg(RANK_STYLE_ARG),
     },
+    validate: onePlayerSchema.extend({ radius: intRange(0, 50, 'radius') }),
     resolve: (_root, args, ctx, info) => {
       const read = readAround(ctx.services, { ...args, board: args.board, playerId: args.playerId });
       return readsSeveralPlaces(info) ? ctx.namesAfter(read) : read;
@@ -80,7 +85,8 @@ builder.queryFields((t) => ({
   friends: t.field({
     type: [StandingRef],
     description: "The player and the player's friends who have a score there, in rank order, each with their rank on the whole board.",
-    args: { ...bucketArgs(t.arg), playerId: t.arg.id({ required: true, validate: idSchema }), rankStyle: t.arg(RANK_STYLE_ARG) },
+    args: { ...bucketArgs(t.arg), playerId: t.arg.id({ required: true }), rankStyle: t.arg(RANK_STYLE_ARG) },
+    validate: onePlayerSchema,
     resolve: async (_root, args, ctx, info) => {
       const friends = await readFriends(ctx.services, { ...args, board: args.board, playerId: args.playerId });
       await prefetchStandings(ctx, friends, () => standingNeeds(info));

@@ -7,21 +7,30 @@ import { PeriodEnum } from './enums.js';
 import { StandingRef } from './standing.js';
 import { boardIdSchema, idSchema, regionSchema } from './validation.js';
 
+/**
+ * The rules of a SubmitScoreInput, checked as one object by the fields that take one (as
+ * bucket-args.ts says why): a batch of 100 results is 100 objects to check, where a rule on each
+ * input field costs the validation plugin's mapping of each. Loose: achievedAt and metadata are
+ * their scalars' to check.
+ */
+const submitScoreInputSchema = z.looseObject({
+  board: boardIdSchema,
+  playerId: idSchema,
+  score: z.number().finite('must be finite').int('must be a whole number').min(0, 'must not be negative'),
+  matchId: idSchema,
+  region: regionSchema.nullish(),
+});
+
 const SubmitScoreInputType = builder.inputType('SubmitScoreInput', {
   fields: (t) => ({
-    board: t.id({ required: true, validate: boardIdSchema }),
-    playerId: t.id({ required: true, validate: idSchema }),
-    score: t.float({
-      required: true,
-      description: 'A whole number, 0 <= score <= board.maxScore.',
-      validate: z.number().finite('must be finite').int('must be a whole number').min(0, 'must not be negative'),
-    }),
+    board: t.id({ required: true }),
+    playerId: t.id({ required: true }),
+    score: t.float({ required: true, description: 'A whole number, 0 <= score <= board.maxScore.' }),
     matchId: t.id({
       required: true,
       description: '(board, matchId, playerId) is the idempotency key: a replay changes nothing and answers duplicate: true.',
-      validate: idSchema,
     }),
-    region: t.string({ validate: regionSchema.nullish(), description: 'One of board.regions; the score then also goes to that regional board.' }),
+    region: t.string({ description: 'One of board.regions; the score then also goes to that regional board.' }),
     achievedAt: t.field({
       type: 'DateTime',
       description:
@@ -68,6 +77,7 @@ builder.mutationFields((t) => ({
     description: 'Game servers. Recorded durably before it answers.',
     authScopes: { server: true },
     args: { input: t.arg({ type: SubmitScoreInputType, required: true }) },
+    validate: z.looseObject({ input: submitScoreInputSchema }),
     resolve: async (_root, { input }, ctx) => (await submitScores(ctx.services, [input], { ...submitterOf(ctx), batch: false }))[0]!,
   }),
   submitScores: t.field({
@@ -76,12 +86,9 @@ builder.mutationFields((t) => ({
       'Game servers. Up to 1,000 results at once (every player of a match), each handled as submitScore would be, in order; the answer lists them in the same order.',
     authScopes: { server: true },
     args: {
-      inputs: t.arg({
-        type: [SubmitScoreInputType],
-        required: true,
-        validate: z.array(z.unknown()).max(MAX_BATCH, `at most ${MAX_BATCH} inputs`),
-      }),
+      inputs: t.arg({ type: [SubmitScoreInputType], required: true }),
     },
+    validate: z.looseObject({ inputs: z.array(submitScoreInputSchema).max(MAX_BATCH, `at most ${MAX_BATCH} inputs`) }),
     resolve: (_root, { inputs }, ctx) => submitScores(ctx.services, inputs, submitterOf(ctx)),
   }),
 }));

@@ -5,7 +5,7 @@ import { prefetchStandings } from './recorded-fields.js';
 import { builder } from './builder.js';
 import { inTurns } from './turns.js';
 import { standingNeeds } from './selects.js';
-import { bucketArgs } from './bucket-args.js';
+import { bucketArgs, bucketArgsSchema } from './bucket-args.js';
 import { PeriodEnum, RANK_STYLE_ARG } from './enums.js';
 import { StandingRef } from './standing.js';
 import { intRange } from './validation.js';
@@ -36,9 +36,10 @@ builder.queryFields((t) => ({
     description: 'The first `limit` standings (1 to 1,000). Served from a cache at most about one second old; asOf says how old.',
     args: {
       ...bucketArgs(t.arg),
-      limit: t.arg.int({ required: true, defaultValue: 10, validate: intRange(1, 1000, 'limit') }),
+      limit: t.arg.int({ required: true, defaultValue: 10 }),
       rankStyle: t.arg(RANK_STYLE_ARG),
     },
+    validate: bucketArgsSchema.extend({ limit: intRange(1, 1000, 'limit') }),
     resolve: async (_root, args, ctx, info) => {
       const top = await readTop(ctx.services, { ...args, board: args.board });
       if (top.cacheRead) ctx.topReads?.push(top.cacheRead);
@@ -56,9 +57,10 @@ builder.subscriptionFields((t) => ({
       'The top `limit` (1 to board.topSize) of one bucket: the current view at once, then a new view each time its entries change (who, their order, or a score). Bursts are coalesced into at most one event per 100 ms per bucket.',
     args: {
       ...bucketArgs(t.arg),
-      limit: t.arg.int({ required: true, defaultValue: 10, validate: intRange(1, 100, 'limit') }),
+      limit: t.arg.int({ required: true, defaultValue: 10 }),
       rankStyle: t.arg(RANK_STYLE_ARG),
     },
+    validate: bucketArgsSchema.extend({ limit: intRange(1, 100, 'limit') }),
     subscribe: (_root, args, ctx) => watchTopChanged(ctx.services, { ...args, board: args.board }, ctx.signal),
     resolve: (event: TopEvent, args, ctx) => topChangedView(ctx.services, event, args.rankStyle),
   }),
