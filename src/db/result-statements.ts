@@ -44,8 +44,14 @@ export interface Logged {
  * index_backlog row naming every (board, player) with a new result (the outbox costs no round trip
  * of its own, and one row per group, not per result), and in the same statement reads what the
  * fold needs: the originals of the replays, the current board scores of the rows kept as rows that
- * the new results touch (keepsBoardScores), and which of the players are flagged.
+ * the entries touch (keepsBoardScores), and which of the players are flagged.
  * O(k log N) for k entries.
+ *
+ * The board scores are read for every entry, replays too (the fold reads only new results' rows):
+ * narrowing them to the keys claimed here made PostgreSQL check each row against the claimed keys
+ * one by one, as it cannot size an insert's returned rows, k² comparisons; at the ~500 entries of a
+ * group under load, about a tenth of the statement (EXPLAIN ANALYZE on the bench board).
+ * A replay's read is one index probe, answered but unused.
  */
 export async function logAndRead(tx: TransactionSql, entries: ResultEntry[]): Promise<Logged> {
   const wanted = new Map<string, { boardId: string; row: ScoreRowKey; playerId: string }>();
@@ -96,8 +102,7 @@ export async function logAndRead(tx: TransactionSql, entries: ResultEntry[]): Pr
          ${tx.array(rows.map((k) => k.row.region))}::text[],
          ${tx.array(rows.map((k) => k.playerId))}::text[])
          as w(board_id, period, bucket, region, player_id)
-         on s.board_id = w.board_id and s.period = w.period and s.bucket = w.bucket and s.region = w.region and s.player_id = w.player_id
-       where exists (select 1 from keyed k where k.board_id = w.board_id and k.player_id = w.player_id))::text as before,
+         on s.board_id = w.board_id and s.period = w.period and s.bucket = w.bucket and s.region = w.region and s.player_id = w.player_id)::text as before,
       array(select id from queued) as backlog_ids,
       array(select p.id from players p where p.id in (select player_id from input) and p.flagged_at is not null) as flagged,
       case when exists (select 1 from keyed) then pg_current_xact_id()::text end as xid`;
