@@ -1,6 +1,8 @@
 import { sql } from 'drizzle-orm';
+import { createClient } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type GraphQLResponse, type TestApp, startTestApp } from './helpers/test-app.js';
+import { WebSocket } from 'ws';
+import { type GraphQLResponse, type TestApp, codeOf, startTestApp } from './helpers/test-app.js';
 
 // A date to come (2037 has 2026's calendar): the app sets Redis expiries from this clock, so a
 // past date would expire the keys at once.
@@ -9,7 +11,6 @@ const SUBMIT = `mutation($input: SubmitScoreInput!) { submitScore(input: $input)
 const SUBMIT_MANY = `mutation($inputs: [SubmitScoreInput!]!) { submitScores(inputs: $inputs) { duplicate } }`;
 const CREATE = `mutation($input: CreateBoardInput!) { createBoard(input: $input) { id } }`;
 
-const codeOf = (response: GraphQLResponse) => response.errors?.[0]?.extensions?.code;
 const valid = { board: 'bad', playerId: 'someone', score: 10, matchId: 'm-valid', region: 'eu' };
 
 describe('bad input is refused with the contract code and changes nothing', () => {
@@ -115,12 +116,13 @@ describe('bad input is refused with the contract code and changes nothing', () =
   });
 
   describe('the message names each broken argument, in the order the arguments are declared, with its rule', () => {
-    const messageOf = async (answer: Promise<GraphQLResponse>) => {
-      const { errors } = await answer;
-      expect(errors?.[0]?.extensions?.code, JSON.stringify(errors)).toBe('BAD_USER_INPUT');
-      return errors?.[0]?.message;
+    const messageOf = async (response: Promise<GraphQLResponse>) => {
+      const answer = await response;
+      expect(codeOf(answer), JSON.stringify(answer.errors)).toBe('BAD_USER_INPUT');
+      return answer.errors?.[0]?.message;
     };
     const letters = 'must be 1 to 32 characters of letters (A-Z, a-z), digits, _, - and . (case-sensitive)';
+    const both = `board: must be 1 to 64 characters of letters (A-Z, a-z), digits, _, - and . (case-sensitive); region: ${letters}`;
     it('a submission and each input of a batch, by its place', async () => {
       expect(await messageOf(t.server(SUBMIT, { input: { ...valid, score: -1 } }))).toBe('input.score: must not be negative');
       const inputs = [valid, { ...valid, score: 1.5 }, { ...valid, playerId: 'x'.repeat(129), region: 'E U' }];
@@ -132,7 +134,6 @@ describe('bad input is refused with the contract code and changes nothing', () =
     });
     it('the reads of a bucket', async () => {
       const board = `board: "a:b", region: "E U", playerId: "${'x'.repeat(129)}"`;
-      const both = `board: must be 1 to 64 characters of letters (A-Z, a-z), digits, _, - and . (case-sensitive); region: ${letters}`;
       expect(await messageOf(t.gql(`{ standing(${board}) { rank } }`))).toBe(`${both}; playerId: must be at most 128 characters`);
       expect(await messageOf(t.gql(`{ around(${board}, radius: 51) { rank } }`))).toBe(
         `${both}; playerId: must be at most 128 characters; radius: radius must be at most 50`,
@@ -143,6 +144,24 @@ describe('bad input is refused with the contract code and changes nothing', () =
         `region: ${letters}; first: first must be at least 1`,
       );
       expect(await messageOf(t.gql(`{ board(id: "bad") { size(region: "E U") } }`))).toBe(`region: ${letters}`);
+    });
+    it('the same over GET and graphql-ws, sent as a client library sends it (a fragment, __typename, variables)', async () => {
+      const query = `query Place($board: ID!, $region: String, $playerId: ID!) {
+        standing(board: $board, region: $region, playerId: $playerId) { ...Place __typename }
+      }
+      fragment Place on Standing { rank player { id __typename } __typename }`;
+      const variables = { board: 'a:b', region: 'E U', playerId: 'x'.repeat(129) };
+      const expected = `${both}; playerId: must be at most 128 characters`;
+      const search = new URLSearchParams({ query, variables: JSON.stringify(variables) });
+      const get = await fetch(`${t.url}/graphql?${search}`, { headers: { accept: 'application/graphql-response+json, application/json' } });
+      expect(await messageOf(get.json() as Promise<GraphQLResponse>)).toBe(expected);
+      const client = createClient({ url: `${t.url.replace('http', 'ws')}/graphql`, webSocketImpl: WebSocket, retryAttempts: 0 });
+      try {
+        const answers = client.iterate({ query, variables });
+        expect(await messageOf(answers.next().then((answer) => answer.value as GraphQLResponse))).toBe(expected);
+      } finally {
+        await client.dispose();
+      }
     });
   });
 
