@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countRankable, findBoardScores, streamBoardScores } from '../src/db/board-scores.js';
 import { findBoard } from '../src/db/boards.js';
+import { createDatabase } from '../src/db/client.js';
 import { derivedScoresOfPlayers } from '../src/db/derived-scores.js';
 import type { Board, CalendarPeriod } from '../src/model/board.js';
 import { type Bucket, isKept, keptBuckets, parseBucketLabel } from '../src/model/buckets.js';
@@ -100,10 +101,17 @@ describe('board scores derived from the score log', () => {
       const list = boardScoreList({ board, bucket, region });
       expect(list.derived, where).not.toBeNull();
 
-      const streamed = new Map<string, unknown>();
-      for await (const chunk of streamBoardScores(t.database.sql, list, { chunkSize: 7 }))
-        for (const [playerId, score, reachedMs] of chunk) streamed.set(playerId, { score, reachedMs });
-      expect(streamed, where).toEqual(new Map([...oracle].map(([id, entry]) => [id, { score: entry.score, reachedMs: entry.reachedAt }])));
+      // Read whole by one reader, and in parts by several (each player in one part, once).
+      for (const readers of [1, 2, 3]) {
+        const streamed = new Map<string, unknown>();
+        let rows = 0;
+        for await (const chunk of streamBoardScores(t.database.sql, list, { chunkSize: 7, readers })) {
+          rows += chunk.length;
+          for (const [playerId, score, reachedMs] of chunk) streamed.set(playerId, { score, reachedMs });
+        }
+        expect(streamed, `${where} by ${readers}`).toEqual(new Map([...oracle].map(([id, entry]) => [id, { score: entry.score, reachedMs: entry.reachedAt }])));
+        expect(rows, `${where} by ${readers}`).toBe(streamed.size);
+      }
       expect(await countRankable(t.database.sql, list), where).toBe(oracle.size);
 
       const asked = ['Zoë', '玩家', 'nobody'];
@@ -149,6 +157,24 @@ describe('board scores derived from the score log', () => {
       );
       expect(asMap(bounded), playerId).toEqual(expected);
       expect(asMap(all), playerId).toEqual(expected);
+    }
+  });
+
+  it('a read in parts stopped early, each reader with a chunk asked for ahead, gives every connection back', { timeout: 20_000 }, async () => {
+    const season: Bucket = { period: 'SEASON', label: 's1', start: SEASON_START, end: null };
+    const list = boardScoreList({ board, bucket: season, region: null });
+    // A pool of just the readers' connections: one a stopped read kept would leave the next read waiting for ever.
+    const database = createDatabase(t.databaseUrl, { maxConnections: 2 });
+    try {
+      for await (const chunk of streamBoardScores(database.sql, list, { chunkSize: 1, readers: 2 })) {
+        expect(chunk).toHaveLength(1);
+        break;
+      }
+      const players = new Set<string>();
+      for await (const chunk of streamBoardScores(database.sql, list, { chunkSize: 1, readers: 2 })) for (const [playerId] of chunk) players.add(playerId);
+      expect(players).toEqual(new Set(oracleOf(season, null).keys()));
+    } finally {
+      await database.close();
     }
   });
 

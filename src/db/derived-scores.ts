@@ -34,6 +34,23 @@ export interface ListRead {
   players?: readonly string[] | undefined;
   /** Whether the metadata column is read (up to a kilobyte a row); null is read when not. Default false. */
   metadata?: boolean | undefined;
+  /** Only the players of one part of the list (see {@link inPart}): one reader's share of a read split among several. Default: every part. */
+  part?: ListPart | undefined;
+}
+
+/** One of `of` parts of a list, each player in exactly one of them by a hash of their id. */
+export interface ListPart {
+  index: number;
+  of: number;
+}
+
+/**
+ * A condition (with its `and`) on the rows whose player id, the column `playerId` (qualified, e.g.
+ * r.player_id), falls in `part`; nothing for no part. O(1) a row.
+ */
+export function inPart(sql: Sql | TransactionSql, playerId: string, part: ListPart | undefined) {
+  // hashtext is int4: its sign bit is masked off, as abs() of its least value would overflow.
+  return part ? sql`and (hashtext(${sql(playerId)}) & 2147483647) % ${part.of} = ${part.index}` : sql``;
 }
 
 /**
@@ -59,6 +76,7 @@ export function derivedBoardScores(
     from results r
     where ${inSpan(sql, list)}
       ${players ? sql`and r.player_id = any(${sql.array([...new Set(players)])}::text[])` : sql``}
+      ${inPart(sql, 'r.player_id', read.part)}
     order by r.player_id collate "C", ${better}, r.achieved_at, r.recorded_at, r.match_id`;
 }
 

@@ -14,7 +14,7 @@ export const RECOVERY_LOCK = 7_361_203;
 export interface IndexRecoveryOptions {
   /** How often the generation marker is read (it is also read at once after every reconnect). Default 1,000 ms. */
   intervalMs?: number;
-  /** Buckets rebuilt at once during a recovery. Default 4. */
+  /** Buckets rebuilt at once during a recovery, each read by one connection of the pool. Default 4. */
   concurrency?: number;
 }
 
@@ -96,7 +96,9 @@ async function recover(services: Services, lost: GenerationCheck[], concurrency:
       async (at) => {
         const key = bucketKey(at);
         try {
-          await rebuildBucket(services, at);
+          // One reader a bucket: the lanes already read `concurrency` buckets at once, and two
+          // readers each would hold most of the pool (see StreamBoardScoresOptions.readers).
+          await rebuildBucket(services, at, { readers: 1 });
           for (const { node, pending } of plans) if (pending.has(key)) await indexGeneration.rebuilt(node, at);
           rebuilt++;
         } catch (error) {
