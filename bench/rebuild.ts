@@ -1,10 +1,12 @@
 /**
- * How fast a bucket is rebuilt: `npx tsx bench/rebuild.ts [members] [rounds] [period]` (default
- * 1,000,000, 3 and ALL_TIME).
+ * How fast a bucket is rebuilt: `npx tsx bench/rebuild.ts [members] [rounds] [period] [region]`
+ * (default 1,000,000, 3, ALL_TIME and the global list).
  *
  * Seeds one bucket in bulk (generate_series) in a database of its own, with some flagged players
- * among them: for ALL_TIME, its board-score rows; for MONTHLY (a bucket a BEST board derives from
- * the score log, see keepsBoardScores), two results a member in this month's partition of the log.
+ * among them: for ALL_TIME, its board-score rows; for MONTHLY or SEASON (buckets a BEST board
+ * derives from the score log, see keepsBoardScores), two results a member in this month's
+ * partition of the log, the season open since the month began. With a region, every row is in
+ * it and the region's bucket is rebuilt.
  * It rebuilds the bucket's sorted set, and prints members per second;
  * beside it, the same rows streamed from PostgreSQL alone, and a raw pipelined ZADD of the same
  * members into another key, so that each side's cost shows; the three interleaved for a few rounds,
@@ -17,11 +19,13 @@ import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { findBoard, insertBoard } from '../src/db/boards.js';
 import { streamBoardScores } from '../src/db/board-scores.js';
-import { createDatabase, ensureDatabase, migrateDatabase } from '../src/db/client.js';
+import { type Database, createDatabase, ensureDatabase, migrateDatabase } from '../src/db/client.js';
+import { insertSeason } from '../src/db/seasons.js';
 import { rebuildBucket } from '../src/operations/rebuild-bucket.js';
 import { createLogger } from '../src/logger.js';
-import { type BoardScoreRow, DEFAULT_RETENTION } from '../src/model/board.js';
-import { bucketAt } from '../src/model/buckets.js';
+import { type Board, type BoardScoreRow, DEFAULT_RETENTION } from '../src/model/board.js';
+import { type Bucket, bucketAt } from '../src/model/buckets.js';
+import { seasonBucket } from '../src/services/season-directory.js';
 import type { BoardBucket } from '../src/ranking/index.js';
 import { bucketKey } from '../src/ranking/keys.js';
 import { packAt, packedDirection, packingFor } from '../src/ranking/packing.js';
@@ -34,8 +38,10 @@ import { boardScoreList } from '../src/operations/buckets.js';
 
 const MEMBERS = Number(process.argv[2] ?? 1_000_000);
 const ROUNDS = Number(process.argv[3] ?? 3);
-const PERIOD = (process.argv[4] ?? 'ALL_TIME') as 'ALL_TIME' | 'MONTHLY';
-if (PERIOD !== 'ALL_TIME' && PERIOD !== 'MONTHLY') throw new Error('the period is ALL_TIME or MONTHLY');
+const PERIOD = (process.argv[4] ?? 'ALL_TIME') as 'ALL_TIME' | 'MONTHLY' | 'SEASON';
+if (PERIOD !== 'ALL_TIME' && PERIOD !== 'MONTHLY' && PERIOD !== 'SEASON') throw new Error('the period is ALL_TIME, MONTHLY or SEASON');
+/** The bucket's region, or null for the global list. Every seeded result and board score is in it. */
+const REGION = process.argv[5] ?? null;
 const FLAGGED_EVERY = 1_000;
 const POSTGRES_URL = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -53,7 +59,7 @@ async function seed(sql: postgres.Sql): Promise<number> {
     // Player i scores (i * 7919) mod 1,000,003 (many ties), reached i seconds before now.
     await sql`
       insert into board_scores (board_id, period, bucket, region, player_id, score, reached_at)
-      select 'bench', 'ALL_TIME', 'all', '', 'p' || lpad(i::text, 8, '0'), (i::bigint * 7919) % 1000003, now() - make_interval(secs => i)
+      select 'bench', 'ALL_TIME', 'all', ${REGION ?? ''}, 'p' || lpad(i::text, 8, '0'), (i::bigint * 7919) % 1000003, now() - make_interval(secs => i)
       from generate_series(1, ${MEMBERS}) as i`;
   } else {
     // Two results a player this month, at times spread over the month as players come and go
@@ -63,11 +69,11 @@ async function seed(sql: postgres.Sql): Promise<number> {
     await createResultPartition(sql, monthOf(new Date()));
     const monthStart = sql`date_trunc('month', now() at time zone 'UTC') at time zone 'UTC'`;
     await sql`
-      insert into results (board_id, match_id, player_id, score, achieved_at)
-      select 'bench', 'm' || n, 'p' || lpad(i::text, 8, '0'), (i::bigint * (case n when 1 then 7919 else 104729 end)) % 1000003,
+      insert into results (board_id, match_id, player_id, region, score, achieved_at)
+      select 'bench', 'm' || n, 'p' || lpad(i::text, 8, '0'), ${REGION}::text, (i::bigint * (case n when 1 then 7919 else 104729 end)) % 1000003,
              ${monthStart} + (now() - ${monthStart}) * ((((i::bigint * 2 + n) * 2654435761) % 4294967291)::float8 / 4294967291)
       from generate_series(1, ${MEMBERS}) as i, generate_series(1, 2) as n
-      order by 5`;
+      order by 6`;
   }
   // A profile for one player in ten, and a flag for one in a thousand: the rebuild joins them.
   await sql`
@@ -95,6 +101,20 @@ async function rawZadd(redis: ReturnType<typeof createRedis>, key: string, at: B
   }
   await Promise.all(inFlight);
   return seconds(started);
+}
+
+/** The bucket rebuilt: this month's or ALL_TIME, or a season open since the month began (derived from the same results as the month). */
+async function benchBucket(database: Database, board: Board): Promise<Bucket> {
+  if (PERIOD !== 'SEASON') return bucketAt(board, PERIOD, new Date());
+  const now = new Date();
+  const inserted = await insertSeason(database.db, {
+    boardId: board.id,
+    name: 'bench',
+    startsAt: new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1)),
+    endsAt: null,
+  });
+  if (!('season' in inserted)) throw new Error('the bench board has a season already');
+  return seasonBucket(inserted.season);
 }
 
 const median = (all: number[]) => [...all].sort((a, b) => a - b)[Math.floor(all.length / 2)]!;
@@ -125,18 +145,20 @@ async function main() {
       order: 'HIGH_FIRST',
       aggregate: 'BEST',
       maxScore: 1_000_002,
-      periods: ['ALL_TIME', 'MONTHLY'],
-      regions: [],
+      periods: ['ALL_TIME', 'MONTHLY', 'SEASON'],
+      regions: REGION ? [REGION] : [],
       topSize: 10,
       retention: DEFAULT_RETENTION,
     });
     let started = performance.now();
     const expected = await seed(database.sql);
-    console.log(`seeded ${fmt(MEMBERS)} members of ${PERIOD} (${fmt(MEMBERS - expected)} flagged) in ${seconds(started).toFixed(1)} s`);
+    console.log(
+      `seeded ${fmt(MEMBERS)} members of ${PERIOD}${REGION ? ` in ${REGION}` : ''} (${fmt(MEMBERS - expected)} flagged) in ${seconds(started).toFixed(1)} s`,
+    );
     await settle(database.sql);
 
     const board = (await findBoard(database.db, 'bench'))!;
-    const at: BoardBucket = { board, bucket: bucketAt(board, PERIOD, new Date()), region: null };
+    const at: BoardBucket = { board, bucket: await benchBucket(database, board), region: REGION };
     const services = createServices({ database, redis, log: createLogger('silent') });
     const list = boardScoreList(at);
 

@@ -1,7 +1,8 @@
 /**
  * The rebuild scenario: bench/rebuild.ts run as it is (its own database and keys, 1,000,000
- * members by default) for a bucket kept as board-score rows (ALL_TIME) and for one derived from
- * the score log (a BEST board's month; its week, day and season are derived the same way), its
+ * members by default) for buckets kept as board-score rows (ALL_TIME, globally and in a region)
+ * and derived from the score log (a BEST board's month, globally and in a region, and a season;
+ * its week and day are derived as its month is), its
  * lines read back into a report: each rebuild's members a second beside the same rows streamed
  * from PostgreSQL alone and a raw pipelined bulk ZADD of the same members, and issue 14's target
  * for each (at least 250,000 members a second, or at least 0.9× the raw ZADD).
@@ -23,13 +24,14 @@ function figure(output: string, label: string): { count: number; seconds: number
   return { count: number(match[1]!), seconds: Number(match[2]), perSecond: number(match[3]!) };
 }
 
-/** The periods rebuilt: one bucket kept as rows, one derived from the log. */
-const PERIODS = ['ALL_TIME', 'MONTHLY'] as const;
+/** The buckets rebuilt, as bench/rebuild.ts names them (period, then region): kept as rows, and derived from the log. */
+const BUCKETS = [['ALL_TIME'], ['ALL_TIME', 'EU'], ['MONTHLY'], ['MONTHLY', 'EU'], ['SEASON']] as const;
+type BenchBucket = (typeof BUCKETS)[number];
 
-/** bench/rebuild.ts's output for one period's bucket. */
-function runScript(members: number, period: (typeof PERIODS)[number]): Promise<string> {
+/** bench/rebuild.ts's output for one bucket. */
+function runScript(members: number, bucket: BenchBucket): Promise<string> {
   return new Promise<string>((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', SCRIPT, String(members), '3', period], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', SCRIPT, String(members), '3', ...bucket], { stdio: ['ignore', 'pipe', 'pipe'] });
     let text = '';
     const echo = (to: NodeJS.WriteStream) => (chunk: Buffer) => {
       text += chunk.toString();
@@ -37,7 +39,7 @@ function runScript(members: number, period: (typeof PERIODS)[number]): Promise<s
     };
     child.stdout.on('data', echo(process.stdout));
     child.stderr.on('data', echo(process.stderr));
-    child.once('exit', (code) => (code === 0 ? resolve(text) : reject(new Error(`bench/rebuild.ts (${period}) exited with ${code}`))));
+    child.once('exit', (code) => (code === 0 ? resolve(text) : reject(new Error(`bench/rebuild.ts (${bucket.join(' ')}) exited with ${code}`))));
   });
 }
 
@@ -47,9 +49,10 @@ export async function runRebuild(members = PLAYERS): Promise<Report> {
   const targets: Report['targets'] = [];
   const unit = 'members/s';
   const round = (ratio: number) => Math.round(ratio * 100) / 100;
-  for (const period of PERIODS) {
+  for (const bucket of BUCKETS) {
+    const period = bucket.join(' ');
     if (quietGate.enabled) await waitForQuiet({ maxWaitMs: quietGate.maxWaitMs });
-    const output = await runScript(members, period);
+    const output = await runScript(members, bucket);
     const rebuild = figure(output, 'rebuild');
     if (!rebuild) throw new Error(`bench/rebuild.ts (${period}) printed no "rebuild:" line`);
     const stream = figure(output, 'stream');
@@ -68,10 +71,10 @@ export async function runRebuild(members = PLAYERS): Promise<Report> {
   }
   return {
     scenario: 'rebuild',
-    params: { members, periods: [...PERIODS] },
+    params: { members, buckets: BUCKETS.map((bucket) => bucket.join(' ')) },
     rows,
     ratios,
     targets,
-    notes: ['measured by bench/rebuild.ts in a database and key prefix of its own for each period, removed afterwards; median of 3 rounds'],
+    notes: ['measured by bench/rebuild.ts in a database and key prefix of its own for each bucket, removed afterwards; median of 3 rounds'],
   };
 }
