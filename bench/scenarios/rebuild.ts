@@ -2,10 +2,10 @@
  * The rebuild scenario: bench/rebuild.ts run as it is (its own database and keys, 1,000,000
  * members by default) for buckets kept as board-score rows (ALL_TIME, globally and in a region)
  * and derived from the score log (a BEST board's month, globally and in a region, and a season;
- * its week and day are derived as its month is), its
- * lines read back into a report: each rebuild's members a second beside the same rows streamed
- * from PostgreSQL alone and a raw pipelined bulk ZADD of the same members, and issue 14's target
- * for each (at least 250,000 members a second, or at least 0.9× the raw ZADD).
+ * its week and day are derived as its month is), its lines read back into a report: each
+ * rebuild's members a second beside the same rows streamed from PostgreSQL alone and a raw
+ * pipelined bulk ZADD of the same members, and issue 14's target for each (at least 250,000
+ * members a second, or at least 0.9× the raw ZADD).
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
