@@ -248,17 +248,19 @@ describe.each([
     await submitAll(t, meanwhile, 5);
     results.push(...meanwhile);
     remodel();
-    await until(
-      async () => {
-        const answer = await t.gql<{ standings: { edges: { node: Row }[] } }>(
-          `query($b: ID!) { standings(board: $b, first: 1000) { edges { node { ${ROW} } } } }`,
-          { b: BOARD.id },
-        );
-        return JSON.stringify(answer.data?.standings.edges.map((edge) => edge.node)) === JSON.stringify(expected('DENSE'));
-      },
-      20_000,
-      'the bucket recovered',
-    );
+    // Polled with expect, so that a bucket that never recovers whole fails with the rows it lacks.
+    await expect
+      .poll(
+        async () => {
+          const answer = await t.gql<{ standings: { edges: { node: Row }[] } }>(
+            `query($b: ID!) { standings(board: $b, first: 1000) { edges { node { ${ROW} } } } }`,
+            { b: BOARD.id },
+          );
+          return answer.data?.standings.edges.map((edge) => edge.node);
+        },
+        { timeout: 20_000, interval: 100 },
+      )
+      .toEqual(expected('DENSE'));
     await expectDenseEverywhere();
   });
 });
