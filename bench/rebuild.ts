@@ -106,13 +106,8 @@ async function rawZadd(redis: ReturnType<typeof createRedis>, key: string, at: B
 /** The bucket rebuilt: this month's or ALL_TIME, or a season open since the month began (derived from the same results as the month). */
 async function benchBucket(database: Database, board: Board): Promise<Bucket> {
   if (PERIOD !== 'SEASON') return bucketAt(board, PERIOD, new Date());
-  const now = new Date();
-  const inserted = await insertSeason(database.db, {
-    boardId: board.id,
-    name: 'bench',
-    startsAt: new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1)),
-    endsAt: null,
-  });
+  const month = bucketAt(board, 'MONTHLY', new Date());
+  const inserted = await insertSeason(database.db, { boardId: board.id, name: 'bench', startsAt: month.start, endsAt: null });
   if (!('season' in inserted)) throw new Error('the bench board has a season already');
   return seasonBucket(inserted.season);
 }

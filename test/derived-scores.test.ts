@@ -24,6 +24,8 @@ import { type TestApp, startTestApp } from './helpers/test-app.js';
 const NOW = new Date('2037-11-29T12:00:00.000Z');
 const DAY_MS = 86_400_000;
 const SEASON_START = new Date(NOW.getTime() - 500 * DAY_MS);
+/** The board's one season, open since SEASON_START: longer than any calendar bucket is kept. */
+const SEASON: Bucket = { period: 'SEASON', label: 's1', start: SEASON_START, end: null };
 const BOARD = { id: 'Derived-EU', order: 'HIGH_FIRST' as const, aggregate: 'BEST' as const, regions: ['EU'], maxScore: 1_000 };
 const CALENDAR: CalendarPeriod[] = ['DAILY', 'WEEKLY', 'MONTHLY'];
 const PLAYERS = ['Zoë', 'p1', 'p2', 'p3', 'p4', 'p5', 'p6', 'p7', '玩家'];
@@ -68,9 +70,8 @@ describe('board scores derived from the score log', () => {
   };
   /** Every bucket of the derived periods kept at NOW, globally and in the region. */
   const keptDerived = (): { bucket: Bucket; region: string | null }[] => {
-    const season: Bucket = { period: 'SEASON', label: 's1', start: SEASON_START, end: null };
     return [null, 'EU'].flatMap((region) => [
-      { bucket: season, region },
+      { bucket: SEASON, region },
       ...CALENDAR.flatMap((period) => keptBuckets(board, period, NOW, region, CLOCK_SKEW_MS).map((bucket) => ({ bucket, region }))),
     ]);
   };
@@ -161,8 +162,7 @@ describe('board scores derived from the score log', () => {
   });
 
   it('a read in parts stopped early, each reader with a chunk asked for ahead, gives every connection back', { timeout: 20_000 }, async () => {
-    const season: Bucket = { period: 'SEASON', label: 's1', start: SEASON_START, end: null };
-    const list = boardScoreList({ board, bucket: season, region: null });
+    const list = boardScoreList({ board, bucket: SEASON, region: null });
     // A pool of just the readers' connections: one a stopped read kept would leave the next read waiting for ever.
     const database = createDatabase(t.databaseUrl, { maxConnections: 2 });
     try {
@@ -172,7 +172,7 @@ describe('board scores derived from the score log', () => {
       }
       const players = new Set<string>();
       for await (const chunk of streamBoardScores(database.sql, list, { chunkSize: 1, readers: 2 })) for (const [playerId] of chunk) players.add(playerId);
-      expect(players).toEqual(new Set(oracleOf(season, null).keys()));
+      expect(players).toEqual(new Set(oracleOf(SEASON, null).keys()));
     } finally {
       await database.close();
     }
