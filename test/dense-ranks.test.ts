@@ -1,10 +1,9 @@
 import { createClient } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import { deleteKeysUnder } from '../src/redis.js';
 import { type ModelBoard, type ModelResult, modelBuckets, submitAll } from './helpers/board-views.js';
 import { type RedisClusterFixture, startRedisCluster } from './helpers/redis-cluster.js';
-import { TEST_REDIS_URL } from './helpers/redis-keys.js';
+import { TEST_REDIS_URL, loseKeysUnder } from './helpers/redis-keys.js';
 import { type TestApp, codeOf, startTestApp } from './helpers/test-app.js';
 import { until } from './helpers/wait.js';
 import { STYLED_ROW as ROW, type StyledRow as Row, createRaceBoard, edgesOfRuns, firstTopChangedView, raceOfTies, readAllPages } from './helpers/rank-views.js';
@@ -233,8 +232,8 @@ describe.each([
     expect(rebuilt.data?.rebuildBoard).toBe(ordinal.length);
     await expectDenseEverywhere();
 
-    // Every key of the app gone (its generation markers too): noticed, and every bucket rebuilt.
-    await deleteKeysUnder(redisCluster ? { cluster: redisCluster.nodes } : TEST_REDIS_URL, t.keyPrefix);
+    // Every key of the app gone at once (its generation markers too), as a flush does: noticed, and every bucket rebuilt.
+    await loseKeysUnder(redisCluster ? { cluster: redisCluster.nodes } : TEST_REDIS_URL, t.keyPrefix);
     // Results keep coming while the loss is noticed and the bucket rebuilt and recounted: new
     // players and better times, some of them scores nobody held before.
     const meanwhile: ModelResult[] = ordinal.slice(0, 40).map((entry, i) => ({
