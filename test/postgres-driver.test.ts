@@ -8,8 +8,8 @@ import { until } from './helpers/wait.js';
  * The PostgreSQL driver as patched (patches/postgres+3.4.9.patch, applied by `npm install`): a
  * transaction or a reserved connection that outlives its connection fails every query it still
  * has, at once, and sends none of them anywhere; BEGIN reserves its connection whatever the
- * pipeline holds. Each case hangs, or runs a statement outside its transaction, on the unpatched
- * postgres.js 3.4.9.
+ * pipeline holds; a terminated backend's FATAL error dies with its session. Each case hangs, or
+ * runs a statement outside its transaction, on the unpatched postgres.js 3.4.9.
  */
 
 /** Whether `promise` settles within `ms`: 'resolved', 'rejected', or 'pending'. */
@@ -114,6 +114,25 @@ describe('the patched postgres.js, with its connection cut under a transaction',
     reserved.release();
     expect(await settlesWithin(viaProxy`select 1`, 5_000)).toBe('resolved');
     expect((await direct<{ n: number }[]>`select count(*)::int as n from driver_probe`)[0]!.n).toBe(0);
+  });
+
+  it('a reserved connection whose backend was terminated (FATAL, then the close), released: the pool of one serves the next reserve and statement', async () => {
+    // What a PostgreSQL restart or pg_terminate_backend sends: the FATAL's error came to the next
+    // session's first answer, failing the reserve waiting on it, whose connection was then lost.
+    const reserved = await viaProxy.reserve();
+    const pid = (await reserved<{ pid: number }[]>`select pg_backend_pid() as pid`)[0]!.pid;
+    const sleeping = reserved`select pg_sleep(30)`.execute();
+    sleeping.catch(() => undefined);
+    await until(async () => (await direct`select 1 from pg_stat_activity where pid = ${pid} and state = 'active'`).length === 1, 5_000, 'the sleep running');
+    await direct`select pg_terminate_backend(${pid})`;
+    expect(await settlesWithin(sleeping, 5_000)).toBe('rejected');
+    reserved.release();
+    const next = viaProxy.reserve();
+    expect(await settlesWithin(next, 5_000)).toBe('resolved');
+    const again = await next;
+    expect(await again<{ n: number }[]>`select 2::int as n`).toEqual([{ n: 2 }]);
+    again.release();
+    expect(await settlesWithin(viaProxy`select 1`, 5_000)).toBe('resolved');
   });
 
   it('BEGIN reserves its connection even when the pipeline has no room (max_pipeline 0)', async () => {
