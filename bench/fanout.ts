@@ -26,13 +26,13 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { parseArgs } from 'node:util';
 import { type Client, createClient } from 'graphql-ws';
 import * as hdr from 'hdr-histogram-js';
 import postgres from 'postgres';
 import { WebSocket } from 'ws';
 import { createRedis, deleteKeysUnder } from '../src/redis.js';
+import { freePort } from '../test/helpers/ports.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -60,14 +60,6 @@ const keyPrefix = `lbbench:fanout:${run}:`;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** The service as operators run it, in a process of its own. */
 async function startService(): Promise<{ child: ChildProcess; url: string; output: () => string }> {

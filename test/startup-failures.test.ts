@@ -2,6 +2,7 @@ import { type Server, createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestStores } from './helpers/test-app.js';
+import { freePort } from './helpers/ports.js';
 import { startService } from './helpers/service-process.js';
 
 /**
@@ -9,15 +10,6 @@ import { startService } from './helpers/service-process.js';
  * use. Each is one line naming the store or the port, the setting that points at it and what to
  * check; exit code 1; no stack (the cause's stack only at LOG_LEVEL=debug).
  */
-
-/** A port nothing listens on: bound once, then released. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 /** The service's exit code and what it wrote that is not a JSON log line. */
 async function failedStart(env: Record<string, string>) {

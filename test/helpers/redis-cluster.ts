@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
-import { freePort } from './redis-server.js';
+import { freePort } from './ports.js';
 import { until } from './wait.js';
 
 const run = promisify(execFile);

@@ -1,16 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
+import { freePort } from './ports.js';
 import { until } from './wait.js';
-
-/** A free port of 127.0.0.1: bound, then released. */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /**
  * A redis-server of the test's own, without persistence, so that killing and starting it again
