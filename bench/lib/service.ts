@@ -6,10 +6,10 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream, mkdirSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PERIODS } from '../../src/model/board.js';
+import { freePort } from '../../test/helpers/ports.js';
 import { BENCH_ADMIN_KEY, BENCH_SERVER_KEY, BENCH_TARGET, type BenchTarget, REDIS_URL, benchDatabaseUrl } from './env.js';
 
 export interface ServiceOptions {
@@ -33,15 +33,6 @@ export interface ServiceProcess {
   logFile: string;
   /** SIGTERM, then waits for it to exit (and write its profile). */
   stop(): Promise<void>;
-}
-
-/** A port nobody listens on just now. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 const everyPeriodRead = (boardId: string) =>
