@@ -1,16 +1,16 @@
 import { readFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
+import { type AddressInfo, createServer } from 'node:net';
 
-/** Linux's default ephemeral range, when /proc does not tell. */
-const DEFAULT_EPHEMERAL = { low: 32_768, high: 60_999 };
+/** Linux's default first ephemeral port, when /proc does not tell. */
+const DEFAULT_EPHEMERAL_LOW = 32_768;
 
-/** The kernel's ephemeral port range: where it picks the local port of every outgoing connection. */
-async function ephemeralRange(): Promise<{ low: number; high: number }> {
+/** The first port of the kernel's ephemeral range: where it picks the local port of every outgoing connection. */
+async function ephemeralLow(): Promise<number> {
   try {
-    const [low, high] = (await readFile('/proc/sys/net/ipv4/ip_local_port_range', 'utf8')).trim().split(/\s+/).map(Number);
-    return low && high ? { low, high } : DEFAULT_EPHEMERAL;
+    const [low] = (await readFile('/proc/sys/net/ipv4/ip_local_port_range', 'utf8')).trim().split(/\s+/).map(Number);
+    return low || DEFAULT_EPHEMERAL_LOW;
   } catch {
-    return DEFAULT_EPHEMERAL;
+    return DEFAULT_EPHEMERAL_LOW;
   }
 }
 
@@ -31,10 +31,21 @@ function bindable(port: number): Promise<boolean> {
  * then fails to start ("exited (1)"). Below the range only another listener can take it.
  */
 export async function freePort(): Promise<number> {
-  const { low } = await ephemeralRange();
-  const floor = Math.min(10_000, low - 1_000);
+  const low = await ephemeralLow();
+  const floor = Math.max(1_024, Math.min(10_000, low - 1_000));
+  // No room below the range (a kernel set to start it low): a port the kernel picks, as before.
+  if (low - floor < 1_000) return anyFreePort();
   for (;;) {
     const port = floor + Math.floor(Math.random() * (low - floor));
     if (await bindable(port)) return port;
   }
+}
+
+/** A port the kernel picks: bound, then released. */
+async function anyFreePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
 }
