@@ -27,6 +27,8 @@ function figure(output: string, label: string): { count: number; seconds: number
 /** The buckets rebuilt, as bench/rebuild.ts names them (period, then region): kept as rows, and derived from the log. */
 const BUCKETS = [['ALL_TIME'], ['ALL_TIME', 'EU'], ['MONTHLY'], ['MONTHLY', 'EU'], ['SEASON']] as const;
 type BenchBucket = (typeof BUCKETS)[number];
+/** How a bucket is named in the report, e.g. "MONTHLY EU". */
+const bucketName = (bucket: BenchBucket) => bucket.join(' ');
 
 /** bench/rebuild.ts's output for one bucket. */
 function runScript(members: number, bucket: BenchBucket): Promise<string> {
@@ -39,7 +41,7 @@ function runScript(members: number, bucket: BenchBucket): Promise<string> {
     };
     child.stdout.on('data', echo(process.stdout));
     child.stderr.on('data', echo(process.stderr));
-    child.once('exit', (code) => (code === 0 ? resolve(text) : reject(new Error(`bench/rebuild.ts (${bucket.join(' ')}) exited with ${code}`))));
+    child.once('exit', (code) => (code === 0 ? resolve(text) : reject(new Error(`bench/rebuild.ts (${bucketName(bucket)}) exited with ${code}`))));
   });
 }
 
@@ -50,28 +52,28 @@ export async function runRebuild(members = PLAYERS): Promise<Report> {
   const unit = 'members/s';
   const round = (ratio: number) => Math.round(ratio * 100) / 100;
   for (const bucket of BUCKETS) {
-    const period = bucket.join(' ');
+    const name = bucketName(bucket);
     if (quietGate.enabled) await waitForQuiet({ maxWaitMs: quietGate.maxWaitMs });
     const output = await runScript(members, bucket);
     const rebuild = figure(output, 'rebuild');
-    if (!rebuild) throw new Error(`bench/rebuild.ts (${period}) printed no "rebuild:" line`);
+    if (!rebuild) throw new Error(`bench/rebuild.ts (${name}) printed no "rebuild:" line`);
     const stream = figure(output, 'stream');
     const raw = figure(output, 'raw ZADD');
-    rows.push({ name: `rebuild job, ${period} (PostgreSQL → fresh key → RENAME)`, role: 'service', value: rebuild.perSecond, unit, extra: rebuild });
-    if (stream) rows.push({ name: `${period}: PostgreSQL stream alone (cursor)`, role: 'baseline', value: stream.perSecond, unit, extra: stream });
-    if (raw) rows.push({ name: `${period}: raw pipelined bulk ZADD of the same members`, role: 'baseline', value: raw.perSecond, unit, extra: raw });
+    rows.push({ name: `rebuild job, ${name} (PostgreSQL → fresh key → RENAME)`, role: 'service', value: rebuild.perSecond, unit, extra: rebuild });
+    if (stream) rows.push({ name: `${name}: PostgreSQL stream alone (cursor)`, role: 'baseline', value: stream.perSecond, unit, extra: stream });
+    if (raw) rows.push({ name: `${name}: raw pipelined bulk ZADD of the same members`, role: 'baseline', value: raw.perSecond, unit, extra: raw });
     const toRaw = raw ? round(rebuild.perSecond / raw.perSecond) : undefined;
-    if (toRaw !== undefined) ratios[`${period} rebuild / raw ZADD`] = toRaw;
-    if (stream) ratios[`${period} rebuild / PostgreSQL stream`] = round(rebuild.perSecond / stream.perSecond);
+    if (toRaw !== undefined) ratios[`${name} rebuild / raw ZADD`] = toRaw;
+    if (stream) ratios[`${name} rebuild / PostgreSQL stream`] = round(rebuild.perSecond / stream.perSecond);
     targets.push({
-      description: `rebuild of ${period} ≥ 250,000 members/s, or ≥ 0.9× raw ZADD`,
+      description: `rebuild of ${name} ≥ 250,000 members/s, or ≥ 0.9× raw ZADD`,
       measured: `${rebuild.perSecond.toLocaleString('en-US')} members/s${toRaw === undefined ? '' : `, ${toRaw}× raw ZADD`}`,
       met: rebuild.perSecond >= 250_000 || (toRaw ?? 0) >= 0.9,
     });
   }
   return {
     scenario: 'rebuild',
-    params: { members, buckets: BUCKETS.map((bucket) => bucket.join(' ')) },
+    params: { members, buckets: BUCKETS.map(bucketName) },
     rows,
     ratios,
     targets,
