@@ -221,8 +221,12 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
     throw new Error('no node of the cluster answers');
   }
 
-  /** True when every live node is ok, agrees on the masters, every slot is served, and every replica is in sync. */
-  async function isWhole(): Promise<boolean> {
+  /**
+   * Why the cluster is not whole yet (a node that does not answer, a state not ok, slots not all
+   * served, a replica's link down, nodes that disagree on the members or the masters), or null
+   * when every live node is ok, agrees on the masters, every slot is served, and every replica is in sync.
+   */
+  async function notWhole(): Promise<string | null> {
     const addresses = live();
     const views = await Promise.all(
       addresses.map((address) =>
@@ -233,13 +237,15 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
         }).catch(() => null),
       ),
     );
-    if (views.some((view) => view === null)) return false;
-    for (const view of views) {
-      if (!/cluster_state:ok/.test(view!.info) || !new RegExp(`cluster_slots_ok:${SLOTS}\\b`).test(view!.info)) return false;
-      if (/role:slave/.test(view!.replication) && !/master_link_status:up/.test(view!.replication)) return false;
-      if (view!.nodes.length !== addresses.length) return false;
-      const covered = view!.nodes.reduce((sum, node) => sum + node.slots.reduce((n, [from, to]) => n + to - from + 1, 0), 0);
-      if (covered !== SLOTS) return false;
+    for (const [i, view] of views.entries()) {
+      const at = `${addresses[i]!.host}:${addresses[i]!.port}`;
+      if (view === null) return `${at} does not answer`;
+      if (!/cluster_state:ok/.test(view.info) || !new RegExp(`cluster_slots_ok:${SLOTS}\\b`).test(view.info))
+        return `${at}: ${view.info.match(/cluster_state:\w+/)?.[0]}, ${view.info.match(/cluster_slots_ok:\d+/)?.[0]}`;
+      if (/role:slave/.test(view.replication) && !/master_link_status:up/.test(view.replication)) return `${at}: a replica whose link to its master is down`;
+      if (view.nodes.length !== addresses.length) return `${at} knows ${view.nodes.length} nodes of ${addresses.length}`;
+      const covered = view.nodes.reduce((sum, node) => sum + node.slots.reduce((n, [from, to]) => n + to - from + 1, 0), 0);
+      if (covered !== SLOTS) return `${at} sees ${covered} slots served`;
     }
     const masters = (view: (typeof views)[number] | undefined) =>
       view!.nodes
@@ -247,11 +253,17 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
         .map((node) => node.id)
         .sort()
         .join();
-    return views.every((view) => masters(view) === masters(views[0]));
+    return views.every((view) => masters(view) === masters(views[0])) ? null : 'the nodes disagree on the masters';
   }
 
   async function whole(): Promise<void> {
-    await until(isWhole, WAIT_MS, 'the Redis Cluster whole');
+    let why: string | null = 'not checked yet';
+    try {
+      await until(async () => (why = await notWhole()) === null, WAIT_MS, 'the Redis Cluster whole');
+    } catch (error) {
+      // What was still missing at the last check, so a failure says why.
+      throw new Error(`${(error as Error).message} (last check: ${why})`, { cause: error });
+    }
   }
 
   const masterOf = async (slot: number) => {
@@ -293,7 +305,7 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
       await until(
         async () => {
           promoted = await masterOf(slot).catch(() => null);
-          return promoted !== null && promoted.id !== killed.id && (await isWhole());
+          return promoted !== null && promoted.id !== killed.id && (await notWhole()) === null;
         },
         WAIT_MS,
         `a replica taking over slot ${slot}`,
