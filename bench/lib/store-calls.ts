@@ -2,7 +2,8 @@
  * What one read costs the stores, counted by the service itself: its `/metrics` counts every Redis
  * command and script it sends and every PostgreSQL statement and transaction it runs
  * (`leaderboard_store_seconds_count`, see src/services/store-timing.ts), and its own CPU
- * (`process_cpu_seconds_total`). Sampled at the start and the end of a measured window, the
+ * (`process_cpu_seconds_total`) and the main thread's garbage-collection pauses
+ * (`nodejs_gc_duration_seconds_sum`, every kind). Sampled at the start and the end of a measured window, the
  * differences divided by the requests answered give the cost of one read. Background jobs
  * (catch-up, the season closer) are counted too: a few calls a second, which is noise at
  * thousands of reads a second.
@@ -15,18 +16,28 @@ export interface StoreCalls {
   postgres: number;
   /** Seconds of CPU the service process used (user + system). */
   cpuSeconds: number;
+  /**
+   * Seconds the main thread spent paused for garbage collection (minor, major, incremental and
+   * weak-callback pauses together): time it served no request. What a request's allocations cost
+   * it, beyond the allocation itself: a scavenge copies what is alive, so its pause grows with what
+   * every request in flight holds, and it comes as often as the young generation fills.
+   */
+  gcSeconds: number;
 }
 
 const COUNT = /^leaderboard_store_seconds_count\{([^}]*)\} (\S+)$/;
+const GC_SUM = /^nodejs_gc_duration_seconds_sum\{[^}]*\} (\S+)$/;
 
 /** Reads the totals from a service's `/metrics` (`graphqlUrl` is its …/graphql address). */
 export async function readStoreCalls(graphqlUrl: string): Promise<StoreCalls> {
   const response = await fetch(new URL('/metrics', graphqlUrl));
   const text = await response.text();
-  const calls: StoreCalls = { redis: 0, postgres: 0, cpuSeconds: 0 };
+  const calls: StoreCalls = { redis: 0, postgres: 0, cpuSeconds: 0, gcSeconds: 0 };
   for (const line of text.split('\n')) {
     const count = COUNT.exec(line);
-    if (count) {
+    const gc = count ? null : GC_SUM.exec(line);
+    if (gc) calls.gcSeconds += Number(gc[1]);
+    else if (count) {
       const store = /store="(\w+)"/.exec(count[1]!)?.[1];
       if (store === 'redis' || store === 'postgres') calls[store] += Number(count[2]);
     } else if (line.startsWith('process_cpu_seconds_total ')) {
@@ -36,11 +47,13 @@ export async function readStoreCalls(graphqlUrl: string): Promise<StoreCalls> {
   return calls;
 }
 
-/** Per request over a window: Redis commands, PostgreSQL transactions, and µs of service CPU. */
+/** Per request over a window: Redis commands, PostgreSQL transactions, µs of service CPU and, of those, µs of garbage-collection pauses. */
 export interface CostPerRequest {
   redisCommands: number;
   postgresTransactions: number;
   serviceCpuUs: number;
+  /** Absent in runs recorded before it was measured. */
+  gcPauseUs?: number;
 }
 
 export function costPerRequest(start: StoreCalls, end: StoreCalls, requests: number): CostPerRequest | undefined {
@@ -50,5 +63,6 @@ export function costPerRequest(start: StoreCalls, end: StoreCalls, requests: num
     redisCommands: round((end.redis - start.redis) / requests, 2),
     postgresTransactions: round((end.postgres - start.postgres) / requests, 4),
     serviceCpuUs: round(((end.cpuSeconds - start.cpuSeconds) * 1e6) / requests, 0),
+    gcPauseUs: round(((end.gcSeconds - start.gcSeconds) * 1e6) / requests, 0),
   };
 }
