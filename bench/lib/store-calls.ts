@@ -47,7 +47,7 @@ export async function readStoreCalls(graphqlUrl: string): Promise<StoreCalls> {
   return calls;
 }
 
-/** Per request over a window: Redis commands, PostgreSQL transactions, µs of service CPU and, of those, µs of garbage-collection pauses. */
+/** Per request over a window: Redis commands, PostgreSQL transactions, µs of service CPU, and µs the main thread was paused for garbage collection. */
 export interface CostPerRequest {
   redisCommands: number;
   postgresTransactions: number;
