@@ -1,4 +1,4 @@
-import { createServer } from 'node:net';
+import { freePort } from './helpers/ports.js';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type App, buildApp } from '../src/app.js';
@@ -6,15 +6,6 @@ import { createDatabase } from '../src/db/client.js';
 import { createLogger } from '../src/logger.js';
 import { createRedis } from '../src/redis.js';
 import { SERVER_KEY, type TestApp, startTestApp } from './helpers/test-app.js';
-
-/** A port nothing listens on: bound, then released. */
-async function deadPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 async function post(url: string, query: string, key?: string) {
   const response = await fetch(`${url}/graphql`, {
@@ -40,7 +31,7 @@ describe('a store that does not answer gives UNAVAILABLE, never a false success'
   });
 
   it('PostgreSQL down: a submission is UNAVAILABLE', async () => {
-    const database = createDatabase(`postgres://postgres@127.0.0.1:${await deadPort()}/nothing`);
+    const database = createDatabase(`postgres://postgres@127.0.0.1:${await freePort()}/nothing`);
     const redis = createRedis('redis://127.0.0.1:6379', { keyPrefix: `${healthy.keyPrefix}pgdown:` });
     await redis.connect();
     const app = buildApp({ database, redis, log: createLogger('silent'), serverKeys: [SERVER_KEY], port: 0 });
@@ -53,7 +44,7 @@ describe('a store that does not answer gives UNAVAILABLE, never a false success'
   });
 
   it('Redis down: reads are UNAVAILABLE; a submission is recorded and answered without standings', async () => {
-    const redis = createRedis(`redis://127.0.0.1:${await deadPort()}`, { keyPrefix: 'unused:' });
+    const redis = createRedis(`redis://127.0.0.1:${await freePort()}`, { keyPrefix: 'unused:' });
     redis.on('error', () => {});
     redis.connect().catch(() => {});
     const app = buildApp({ database: healthy.database, redis, log: createLogger('silent'), serverKeys: [SERVER_KEY], port: 0 });

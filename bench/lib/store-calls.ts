@@ -35,11 +35,12 @@ export async function readStoreCalls(graphqlUrl: string): Promise<StoreCalls> {
   const calls: StoreCalls = { redis: 0, postgres: 0, cpuSeconds: 0, gcSeconds: 0 };
   for (const line of text.split('\n')) {
     const count = COUNT.exec(line);
-    const gc = count ? null : GC_SUM.exec(line);
-    if (gc) calls.gcSeconds += Number(gc[1]);
-    else if (count) {
+    const gc = GC_SUM.exec(line);
+    if (count) {
       const store = /store="(\w+)"/.exec(count[1]!)?.[1];
       if (store === 'redis' || store === 'postgres') calls[store] += Number(count[2]);
+    } else if (gc) {
+      calls.gcSeconds += Number(gc[1]);
     } else if (line.startsWith('process_cpu_seconds_total ')) {
       calls.cpuSeconds = Number(line.slice('process_cpu_seconds_total '.length));
     }

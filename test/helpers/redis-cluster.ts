@@ -258,12 +258,12 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
 
   async function whole(): Promise<void> {
     let why: string | null = 'not checked yet';
-    try {
-      await until(async () => (why = await notWhole()) === null, WAIT_MS, 'the Redis Cluster whole');
-    } catch (error) {
-      // What was still missing at the last check, so a failure says why.
-      throw new Error(`${(error as Error).message} (last check: ${why})`, { cause: error });
-    }
+    // What was still missing at the last check, so that a failure says why.
+    await until(
+      async () => (why = await notWhole()) === null,
+      WAIT_MS,
+      () => `the Redis Cluster whole (last check: ${why})`,
+    );
   }
 
   const masterOf = async (slot: number) => {

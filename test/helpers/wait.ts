@@ -2,12 +2,13 @@ import { setTimeout as pause } from 'node:timers/promises';
 
 /**
  * Waiting for a condition, never for time: polls `check` every `everyMs` until it holds, and fails
- * with `what` once `timeoutMs` passes without it. Answers how long it took (tests report it).
+ * with `what` once `timeoutMs` passes without it (a function: asked then, so that it can say what
+ * the last check found). Answers how long it took (tests report it).
  */
-export async function until(check: () => Promise<boolean> | boolean, timeoutMs: number, what: string, everyMs = 100): Promise<number> {
+export async function until(check: () => Promise<boolean> | boolean, timeoutMs: number, what: string | (() => string), everyMs = 100): Promise<number> {
   const started = Date.now();
   while (!(await check())) {
-    if (Date.now() - started > timeoutMs) throw new Error(`${what}: not within ${timeoutMs} ms`);
+    if (Date.now() - started > timeoutMs) throw new Error(`${typeof what === 'function' ? what() : what}: not within ${timeoutMs} ms`);
     await pause(everyMs);
   }
   return Date.now() - started;
