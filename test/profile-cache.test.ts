@@ -3,6 +3,7 @@ import { createLogger } from '../src/logger.js';
 import { createProfileStore } from '../src/profiles/store.js';
 import { createRedisClient, deleteKeysUnder } from '../src/redis.js';
 import { createProfileCache } from '../src/services/profile-cache.js';
+import { MAX_TURN_BATCH } from '../src/services/turn-loader.js';
 import { createStorage } from '../src/db/storage.js';
 import { TEST_REDIS_URL } from './helpers/redis-keys.js';
 import { type TestApp, startTestApp } from './helpers/test-app.js';
@@ -154,6 +155,30 @@ describe('shared profile cache: names from Redis, exact after renames, erasures 
     expect(await nameOf(reader, 'fay')).toBe('Fay');
     // Nothing asked of the profiles (the process's background jobs may ask other things meanwhile).
     expect(readerStatements.slice(before).filter((statement) => /players/.test(statement))).toEqual([]);
+  });
+
+  it(`one turn's loads naming more players than one look-up takes (${MAX_TURN_BATCH}) each answer their own ids, in their order`, async () => {
+    const ids = Array.from({ length: 2 * MAX_TURN_BATCH + 300 }, (_, i) => `Turn-Ü-${i}`);
+    await writer.database.sql`insert into players (id, display_name) select id, 'Name of ' || id from unnest(${writer.database.sql.array(ids)}::text[]) as id`;
+    const redis = createRedisClient(TEST_REDIS_URL, { keyPrefix: `${reader.keyPrefix}turn:` });
+    await redis.connect();
+    try {
+      const cache = createProfileCache(redis, createStorage(reader.database).players, log);
+      // One turn: three calls whose ids overlap, one of them backwards, and an id nobody has.
+      const calls = [ids.slice(0, 1_500), ids.slice(900).reverse(), ['nobody-here', ids[7]!, ids[7]!]];
+      const answers = await Promise.all(calls.map((call) => cache.load(call)));
+      const names = new Map(
+        (await writer.database.sql<{ id: string; display_name: string }[]>`select id, display_name from players where id like 'Turn-Ü-%'`).map((row) => [
+          row.id,
+          row.display_name,
+        ]),
+      );
+      expect(answers.map((players) => players.map((player) => [player.id, player.displayName]))).toEqual(
+        calls.map((call) => call.map((id) => [id, names.get(id) ?? null])),
+      );
+    } finally {
+      redis.disconnect();
+    }
   });
 
   it('a change made outside the service (SQL by hand) shows once its hash is maxAgeMs old', async () => {

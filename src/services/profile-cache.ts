@@ -4,7 +4,7 @@ import { freshlyShared } from '../fresh-read.js';
 import type { Storage } from '../db/storage.js';
 import { type Profile, type ProfileStoreOptions, createProfileStore } from '../profiles/store.js';
 import type { RedisClient } from '../redis.js';
-import { createTurnLoader } from './turn-loader.js';
+import { MAX_TURN_BATCH, createTurnLoader } from './turn-loader.js';
 
 export type ProfileCacheOptions = ProfileStoreOptions;
 
@@ -57,17 +57,23 @@ export function createProfileCache(redis: RedisClient, players: Pick<Storage['pl
 
   /**
    * Every load of one turn of the event loop as one look-up of their distinct ids
-   * (createTurnLoader): a board's top is named by nearly every request. Reading later than asked
-   * never shows a profile older than a change answered before the ask. Each request's own loader
-   * keeps what it read.
+   * (createTurnLoader): a board's top is named by nearly every request. A load is one call's ids,
+   * not one id, so a request's names (its loader's batch) cost one promise here rather than two an
+   * id. The distinct ids go in look-ups of at most MAX_TURN_BATCH, sent at once: a burst is several
+   * short script calls, none holding Redis long. Reading later than asked never shows a profile
+   * older than a change answered before the ask. Each request's own loader keeps what it read.
    */
-  const together = createTurnLoader<string, Player>(async (asked) => {
-    const ids = [...new Set(asked)];
-    const { players, kept } = await lookUp(ids);
-    // The answer does not wait on keeping: a failed keep only means the next read asks PostgreSQL again.
-    kept.catch((error: unknown) => log.debug({ err: error }, 'player profiles read from PostgreSQL not kept in Redis'));
+  const together = createTurnLoader<readonly string[], Player[]>(async (calls) => {
+    const ids = [...new Set(calls.flat())];
+    const lookUps: ReturnType<typeof lookUp>[] = [];
+    for (let from = 0; from < ids.length; from += MAX_TURN_BATCH) lookUps.push(lookUp(ids.slice(from, from + MAX_TURN_BATCH)));
+    const players = (await Promise.all(lookUps)).flatMap(({ players, kept }) => {
+      // The answer does not wait on keeping: a failed keep only means the next read asks PostgreSQL again.
+      kept.catch((error: unknown) => log.debug({ err: error }, 'player profiles read from PostgreSQL not kept in Redis'));
+      return players;
+    });
     const byId = new Map(players.map((player, i) => [ids[i]!, player]));
-    return asked.map((id) => byId.get(id)!);
+    return calls.map((call) => call.map((id) => byId.get(id)!));
   });
 
   return {
@@ -77,11 +83,8 @@ export function createProfileCache(redis: RedisClient, players: Pick<Storage['pl
      * PostgreSQL query for the ids it does not hold (kept for the next read). Throws what
      * PostgreSQL throws. O(k).
      */
-    async load(ids: readonly string[]): Promise<Player[]> {
-      const players = await together.loadMany(ids);
-      const failed = players.find((player): player is Error => player instanceof Error);
-      if (failed) throw failed;
-      return players as Player[];
+    load(ids: readonly string[]): Promise<Player[]> {
+      return together.load(ids);
     },
 
     /**
