@@ -67,21 +67,21 @@ export function createProfileCache(redis: RedisClient, players: Pick<Storage['pl
     const ids = [...new Set(calls.flat())];
     const lookUps: ReturnType<typeof lookUp>[] = [];
     for (let from = 0; from < ids.length; from += MAX_TURN_BATCH) lookUps.push(lookUp(ids.slice(from, from + MAX_TURN_BATCH)));
-    const players = (await Promise.all(lookUps)).flatMap(({ players, kept }) => {
+    const profiles = (await Promise.all(lookUps)).flatMap((lookedUp) => {
       // The answer does not wait on keeping: a failed keep only means the next read asks PostgreSQL again.
-      kept.catch((error: unknown) => log.debug({ err: error }, 'player profiles read from PostgreSQL not kept in Redis'));
-      return players;
+      lookedUp.kept.catch((error: unknown) => log.debug({ err: error }, 'player profiles read from PostgreSQL not kept in Redis'));
+      return lookedUp.players;
     });
-    const byId = new Map(players.map((player, i) => [ids[i]!, player]));
+    const byId = new Map(profiles.map((profile, i) => [ids[i]!, profile]));
     return calls.map((call) => call.map((id) => byId.get(id)!));
   });
 
   return {
     /**
      * The profiles of these ids, in their order; a player without a profile has nulls. One Redis
-     * script call for the loads of one turn of the event loop (see `together`), plus one
-     * PostgreSQL query for the ids it does not hold (kept for the next read). Throws what
-     * PostgreSQL throws. O(k).
+     * script call for the loads of one turn of the event loop (a call per MAX_TURN_BATCH distinct
+     * ids: see `together`), plus one PostgreSQL query for the ids it does not hold (kept for the
+     * next read). Throws what PostgreSQL throws. O(k).
      */
     load(ids: readonly string[]): Promise<Player[]> {
       return together.load(ids);
