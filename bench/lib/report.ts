@@ -92,7 +92,7 @@ export function publish(report: Report): void {
     const serverCores = row.cpu?.server;
     const cpuUs = serverCores !== undefined && row.throughput ? `${fmt((serverCores * 1e6) / row.throughput)} µs of server CPU a request (/proc)` : undefined;
     const cost = row.cost
-      ? `${fmt(row.cost.redisCommands, 2)} Redis commands, ${fmt(row.cost.postgresTransactions, 4)} PostgreSQL transactions, ${fmt(row.cost.serviceCpuUs)} µs of service CPU${row.cost.gcPauseUs === undefined ? '' : ` and ${fmt(row.cost.gcPauseUs)} µs of garbage-collection pauses`} a request (its /metrics)`
+      ? `${fmt(row.cost.redisCommands, 2)} Redis commands, ${fmt(row.cost.postgresTransactions, 4)} PostgreSQL transactions, ${fmt(row.cost.serviceCpuUs)} µs of service CPU${row.cost.gcPauseUs === undefined ? '' : ` and ${fmt(row.cost.gcPauseUs)} µs of garbage-collection pauses`} a request (its /metrics)${row.cost.allocatedKb === undefined ? '' : `; ${fmt(row.cost.allocatedKb, 1)} KB allocated a request (its heap)`}`
       : undefined;
     if (cost || cpuUs) console.log(`cost of ${row.name}: ${[cost, cpuUs].filter(Boolean).join('; ')}`);
   }

@@ -8,8 +8,10 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream, mkdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { PERIODS } from '../../src/model/board.js';
 import { freePort } from '../../test/helpers/ports.js';
+import { allocationSocket } from './store-calls.js';
 import { BENCH_ADMIN_KEY, BENCH_SERVER_KEY, BENCH_TARGET, type BenchTarget, REDIS_URL, benchDatabaseUrl } from './env.js';
 
 export interface ServiceOptions {
@@ -64,6 +66,8 @@ async function waitForReads(base: string, boardId: string, exited: () => boolean
   }
 }
 
+const ALLOCATION_METER = fileURLToPath(new URL('allocation-meter.js', import.meta.url));
+
 /** The flags `npm start` gives node ($npm_package_config_nodeFlags: the young generation's size). */
 const START_NODE_FLAGS = (
   JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { config: { nodeFlags: string } }
@@ -82,14 +86,16 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     mkdirSync(options.cpuProfileDir, { recursive: true });
     nodeArgs.push('--cpu-prof', '--cpu-prof-dir', options.cpuProfileDir);
   }
-  // As npm start runs it: the flags it gives node (package.json's config.nodeFlags), then the entry.
-  nodeArgs.push(...START_NODE_FLAGS, ...(options.runtime === 'dist' ? ['dist/main.js'] : ['--import', 'tsx', 'src/main.ts']));
+  // As npm start runs it: the flags it gives node (package.json's config.nodeFlags), then the entry;
+  // beside them the allocation meter (allocation-meter.js), which serves a figure on a socket of its own.
+  nodeArgs.push(...START_NODE_FLAGS, '--import', ALLOCATION_METER, ...(options.runtime === 'dist' ? ['dist/main.js'] : ['--import', 'tsx', 'src/main.ts']));
   const child: ChildProcess = spawn(process.execPath, nodeArgs, {
     env: {
       ...process.env,
       PORT: String(port),
       HOST: '127.0.0.1',
       DATABASE_URL: benchDatabaseUrl(target.database),
+      BENCH_ALLOCATION_SOCKET: allocationSocket(port),
       REDIS_URL: typeof target.redis === 'string' ? target.redis : REDIS_URL,
       // Set (and so preferred to REDIS_URL) only for a cluster target; empty reads as unset.
       REDIS_CLUSTER_NODES: typeof target.redis === 'string' ? '' : target.redis.cluster.map(({ host, port: node }) => `${host}:${node}`).join(','),

@@ -1,9 +1,14 @@
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
 /**
  * What one read costs the stores, counted by the service itself: its `/metrics` counts every Redis
  * command and script it sends and every PostgreSQL statement and transaction it runs
  * (`leaderboard_store_seconds_count`, see src/services/store-timing.ts), and its own CPU
  * (`process_cpu_seconds_total`) and the main thread's garbage-collection pauses
- * (`nodejs_gc_duration_seconds_sum`, every kind). Sampled at the start and the end of a measured window, the
+ * (`nodejs_gc_duration_seconds_sum`, every kind), and what its heap allocated (the bench's
+ * allocation meter, allocation-meter.js, on its own socket). Sampled at the start and the end of a measured window, the
  * differences divided by the requests answered give the cost of one read. Background jobs
  * (catch-up, the season closer) are counted too: a few calls a second, which is noise at
  * thousands of reads a second.
@@ -23,6 +28,25 @@ export interface StoreCalls {
    * every request in flight holds, and it comes as often as the young generation fills.
    */
   gcSeconds: number;
+  /** Bytes allocated on the JavaScript heap (allocation-meter.js); undefined where the meter is off (WORKERS > 1). */
+  allocatedBytes: number | undefined;
+}
+
+/** The Unix socket the allocation meter of the service on `port` answers on (service.ts hands it the path). */
+export const allocationSocket = (port: number) => join(tmpdir(), `lb-bench-allocation-${port}.sock`);
+
+/** The allocation meter's total, or undefined when it does not answer. */
+function readAllocated(port: number): Promise<number | undefined> {
+  return new Promise((resolve) => {
+    const asked = request({ socketPath: allocationSocket(port), path: '/' }, (response) => {
+      let body = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => (body += chunk));
+      response.on('end', () => resolve(Number(body)));
+    });
+    asked.once('error', () => resolve(undefined));
+    asked.end();
+  });
 }
 
 const COUNT = /^leaderboard_store_seconds_count\{([^}]*)\} (\S+)$/;
@@ -30,9 +54,9 @@ const GC_SUM = /^nodejs_gc_duration_seconds_sum\{[^}]*\} (\S+)$/;
 
 /** Reads the totals from a service's `/metrics` (`graphqlUrl` is its …/graphql address). */
 export async function readStoreCalls(graphqlUrl: string): Promise<StoreCalls> {
-  const response = await fetch(new URL('/metrics', graphqlUrl));
-  const text = await response.text();
-  const calls: StoreCalls = { redis: 0, postgres: 0, cpuSeconds: 0, gcSeconds: 0 };
+  const url = new URL(graphqlUrl);
+  const [text, allocatedBytes] = await Promise.all([fetch(new URL('/metrics', url)).then((response) => response.text()), readAllocated(Number(url.port))]);
+  const calls: StoreCalls = { redis: 0, postgres: 0, cpuSeconds: 0, gcSeconds: 0, allocatedBytes };
   for (const line of text.split('\n')) {
     const count = COUNT.exec(line);
     const gc = GC_SUM.exec(line);
@@ -48,13 +72,15 @@ export async function readStoreCalls(graphqlUrl: string): Promise<StoreCalls> {
   return calls;
 }
 
-/** Per request over a window: Redis commands, PostgreSQL transactions, µs of service CPU, and µs the main thread was paused for garbage collection. */
+/** Per request over a window: Redis commands, PostgreSQL transactions, µs of service CPU, µs the main thread was paused for garbage collection, and KB allocated. */
 export interface CostPerRequest {
   redisCommands: number;
   postgresTransactions: number;
   serviceCpuUs: number;
   /** Absent in runs recorded before it was measured. */
   gcPauseUs?: number;
+  /** KB the service's heap allocated; absent before it was measured, and where the meter is off. */
+  allocatedKb?: number;
 }
 
 export function costPerRequest(start: StoreCalls, end: StoreCalls, requests: number): CostPerRequest | undefined {
@@ -65,5 +91,8 @@ export function costPerRequest(start: StoreCalls, end: StoreCalls, requests: num
     postgresTransactions: round((end.postgres - start.postgres) / requests, 4),
     serviceCpuUs: round(((end.cpuSeconds - start.cpuSeconds) * 1e6) / requests, 0),
     gcPauseUs: round(((end.gcSeconds - start.gcSeconds) * 1e6) / requests, 0),
+    ...(start.allocatedBytes === undefined || end.allocatedBytes === undefined
+      ? {}
+      : { allocatedKb: round((end.allocatedBytes - start.allocatedBytes) / 1e3 / requests, 1) }),
   };
 }
