@@ -35,14 +35,17 @@ export interface StoreCalls {
 /** The Unix socket the allocation meter of the service on `port` answers on (service.ts hands it the path). */
 export const allocationSocket = (port: number) => join(tmpdir(), `lb-bench-allocation-${port}.sock`);
 
-/** The allocation meter's total, or undefined when it does not answer. */
+/** The allocation meter's total, or undefined when it does not answer with one. */
 function readAllocated(port: number): Promise<number | undefined> {
   return new Promise((resolve) => {
     const asked = request({ socketPath: allocationSocket(port), path: '/' }, (response) => {
       let body = '';
       response.setEncoding('utf8');
       response.on('data', (chunk: string) => (body += chunk));
-      response.on('end', () => resolve(Number(body)));
+      response.on('end', () => {
+        const total = body === '' ? NaN : Number(body);
+        resolve(Number.isFinite(total) ? total : undefined);
+      });
     });
     asked.once('error', () => resolve(undefined));
     asked.end();
