@@ -7,6 +7,7 @@ import { appendFileSync, mkdirSync } from 'node:fs';
 import { cpus, platform, release, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { Measurement } from './load.js';
+import type { CostPerRequest } from './store-calls.js';
 
 export const RESULTS_DIR = fileURLToPath(new URL('../results/', import.meta.url));
 
@@ -63,6 +64,13 @@ function table(header: string[], lines: string[][]): string {
 }
 
 /** Prints the table and appends the JSON line. */
+/** A row's cost from the service's own counters: "0.13 Redis commands, … a request (its /metrics); 132.3 KB allocated a request (its heap)". */
+function costLine(cost: CostPerRequest): string {
+  const gc = cost.gcPauseUs === undefined ? '' : ` and ${fmt(cost.gcPauseUs)} µs of garbage-collection pauses`;
+  const counted = `${fmt(cost.redisCommands, 2)} Redis commands, ${fmt(cost.postgresTransactions, 4)} PostgreSQL transactions, ${fmt(cost.serviceCpuUs)} µs of service CPU${gc} a request (its /metrics)`;
+  return cost.allocatedKb === undefined ? counted : `${counted}; ${fmt(cost.allocatedKb, 1)} KB allocated a request (its heap)`;
+}
+
 export function publish(report: Report): void {
   const lines = report.rows.map((row) => {
     // No answer in the window: there is no latency to show.
@@ -91,9 +99,7 @@ export function publish(report: Report): void {
   for (const row of report.rows) {
     const serverCores = row.cpu?.server;
     const cpuUs = serverCores !== undefined && row.throughput ? `${fmt((serverCores * 1e6) / row.throughput)} µs of server CPU a request (/proc)` : undefined;
-    const cost = row.cost
-      ? `${fmt(row.cost.redisCommands, 2)} Redis commands, ${fmt(row.cost.postgresTransactions, 4)} PostgreSQL transactions, ${fmt(row.cost.serviceCpuUs)} µs of service CPU${row.cost.gcPauseUs === undefined ? '' : ` and ${fmt(row.cost.gcPauseUs)} µs of garbage-collection pauses`} a request (its /metrics)${row.cost.allocatedKb === undefined ? '' : `; ${fmt(row.cost.allocatedKb, 1)} KB allocated a request (its heap)`}`
-      : undefined;
+    const cost = row.cost && costLine(row.cost);
     if (cost || cpuUs) console.log(`cost of ${row.name}: ${[cost, cpuUs].filter(Boolean).join('; ')}`);
   }
   if (report.rows.some((row) => row.quiet === false))

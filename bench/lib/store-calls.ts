@@ -7,9 +7,9 @@ import { join } from 'node:path';
  * command and script it sends and every PostgreSQL statement and transaction it runs
  * (`leaderboard_store_seconds_count`, see src/services/store-timing.ts), and its own CPU
  * (`process_cpu_seconds_total`) and the main thread's garbage-collection pauses
- * (`nodejs_gc_duration_seconds_sum`, every kind), and what its heap allocated (the bench's
- * allocation meter, allocation-meter.js, on its own socket). Sampled at the start and the end of a measured window, the
- * differences divided by the requests answered give the cost of one read. Background jobs
+ * (`nodejs_gc_duration_seconds_sum`, every kind); and what its heap allocated (the bench's
+ * allocation meter, allocation-meter.js, on its own socket). Sampled at the start and the end of a
+ * measured window, the differences divided by the requests answered give the cost of one read. Background jobs
  * (catch-up, the season closer) are counted too: a few calls a second, which is noise at
  * thousands of reads a second.
  */
