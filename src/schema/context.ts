@@ -10,8 +10,12 @@ export interface Context {
   services: Services;
   /** Null for anonymous callers and for keys nobody issued. */
   caller: Caller | null;
-  /** Per request: names. */
-  loaders: { player: DataLoader<string, Player> };
+  /**
+   * Per request: players' profiles, a list of ids a load (a read's standings, or one player), in
+   * their order. Not cached: every load reads the shared profile cache, so a profile changed by
+   * an earlier field of the request (a mutation) is read as changed.
+   */
+  loaders: { players: DataLoader<readonly string[], Player[]> };
   /**
    * Holds the request's names back until `read` (a gathered place read) settles, and answers it:
    * the names the read brings are then one load with every other name of the request (the top's
@@ -47,20 +51,26 @@ const NAMES_MARGIN_MS = 500;
  * for those Redis does not hold). When PostgreSQL does not answer, players come back with their id
  * alone: a ranking read from Redis is still worth serving without names. A load is sent once the
  * reads in `heldBy` have settled (none: as DataLoader would, after the current ticks), so that the
- * names those reads bring go in the same load.
+ * names those reads bring go in the same load. Its keys are lists, so a read's names cost one
+ * promise here, not one an id.
  */
-function playerLoader(services: Services, startedAt: number, heldBy: Promise<unknown>[]) {
-  return new DataLoader<string, Player>(
-    async (ids) => {
+function playersLoader(services: Services, startedAt: number, heldBy: Promise<unknown>[]) {
+  return new DataLoader<readonly string[], Player[]>(
+    async (lists) => {
+      const ids = lists.flat();
+      let players: Player[];
       try {
-        return await settleBy(services.profiles.load(ids), beforeDeadline(services, startedAt, NAMES_MARGIN_MS));
+        players = await settleBy(services.profiles.load(ids), beforeDeadline(services, startedAt, NAMES_MARGIN_MS));
       } catch (error) {
         if (!isStoreUnavailable(error)) throw error;
         services.log.warn({ err: error }, 'player profiles unavailable; answering ids only');
-        return ids.map((id) => ({ id, displayName: null, avatarUrl: null }));
+        players = ids.map((id) => ({ id, displayName: null, avatarUrl: null }));
       }
+      let from = 0;
+      return lists.map((list) => players.slice(from, (from += list.length)));
     },
     {
+      cache: false,
       // DataLoader's own schedule, after the reads held: the fields a read's answer names are
       // resolved in the promise jobs that follow it, all run before the tick that sends the load.
       batchScheduleFn: (send) => {
@@ -90,7 +100,7 @@ export async function createContext(services: Services, { authorization, client,
     // A stored key is looked up in PostgreSQL: not past the request's bound (UNAVAILABLE then).
     caller: key ? await settleBy(identify(services, key, address), beforeDeadline(services, startedAt, NAMES_MARGIN_MS)) : null,
     loaders: {
-      player: playerLoader(services, startedAt, namesHeldBy),
+      players: playersLoader(services, startedAt, namesHeldBy),
     },
     namesAfter(read) {
       namesHeldBy.push(read);

@@ -1,18 +1,11 @@
 import { z } from 'zod';
 import type { Player } from '../db/players.js';
 import { deletePlayer } from '../operations/erasure.js';
-import type { Context } from './context.js';
-import { type FlagOutcome, flagPlayer, unflagPlayer } from '../operations/flags.js';
+import { flagPlayer, unflagPlayer } from '../operations/flags.js';
 import { findPlayer, searchPlayers, setFriends, upsertPlayer } from '../operations/players.js';
 import { MAX_FRIENDS } from '../operations/reads.js';
 import { builder } from './builder.js';
 import { displayNameSchema, idSchema, intRange } from './validation.js';
-
-/** The player a flag or unflag answers, also primed in the request's loader so that what this request reads of them is the new profile. */
-function primed(ctx: Context, { player }: FlagOutcome): Player {
-  ctx.loaders.player.clear(player.id).prime(player.id, player);
-  return player;
-}
 
 export const PlayerRef = builder.objectRef<Player>('Player');
 
@@ -65,9 +58,7 @@ builder.mutationFields((t) => ({
     authScopes: { server: true },
     args: { input: t.arg({ type: PlayerInput, required: true }) },
     resolve: async (_root, { input }, ctx) => {
-      const player = await upsertPlayer(ctx.services, { ...input, id: input.id });
-      ctx.loaders.player.clear(player.id).prime(player.id, player);
-      return player;
+      return upsertPlayer(ctx.services, { ...input, id: input.id });
     },
   }),
   setFriends: t.int({
@@ -87,14 +78,14 @@ builder.mutationFields((t) => ({
       playerId: t.arg.id({ required: true, validate: idSchema }),
       reason: t.arg.string({ required: true, validate: z.string().trim().min(1, 'must not be empty').max(500, 'must be at most 500 characters') }),
     },
-    resolve: async (_root, args, ctx) => primed(ctx, await flagPlayer(ctx.services, args.playerId, args.reason.trim())),
+    resolve: async (_root, args, ctx) => (await flagPlayer(ctx.services, args.playerId, args.reason.trim())).player,
   }),
   unflagPlayer: t.field({
     type: PlayerRef,
     description: 'Admin. Shows the player again, with every score they have.',
     authScopes: { admin: true },
     args: { playerId: t.arg.id({ required: true, validate: idSchema }) },
-    resolve: async (_root, args, ctx) => primed(ctx, await unflagPlayer(ctx.services, args.playerId)),
+    resolve: async (_root, args, ctx) => (await unflagPlayer(ctx.services, args.playerId)).player,
   }),
   deletePlayer: t.boolean({
     description:
@@ -103,7 +94,6 @@ builder.mutationFields((t) => ({
     args: { playerId: t.arg.id({ required: true, validate: idSchema }) },
     resolve: async (_root, args, ctx) => {
       const { erased } = await deletePlayer(ctx.services, args.playerId);
-      ctx.loaders.player.clear(args.playerId);
       return erased;
     },
   }),

@@ -26,32 +26,45 @@ export interface StandingNeeds {
 }
 
 /**
- * Looks up, for a long list of standings of one request (a page, a friend list; at least
- * PREFETCH_FROM of them), what `needsOf` says its selection asks of them, in one go before execution reaches the rows: the recorded board scores (held in
- * each standing's source from then on) and the players' profiles (through the request's loader).
- * The rows' fields then answer at once, rather than each through a promise of its own: a page of a
- * thousand spends about half the CPU, and holds the event loop for less at a time.
+ * Gives each standing its player's profile (`Standing.player`, which the schema serves as held)
+ * when the selection may ask for it (`asked`): one load of the request's loader for the list, held
+ * back like every other name of the request (Context.namesAfter). Every read that serves
+ * standings calls it, or fills them itself (topChanged's shared views, a player's own board
+ * scores). Throws what the load throws (PostgreSQL unavailable is not thrown: see context.ts). O(n).
+ */
+export async function withPlayers(ctx: Context, standings: readonly Standing[], asked: boolean): Promise<void> {
+  if (!asked || standings.length === 0) return;
+  const players = await ctx.loaders.players.load(standings.map((standing) => standing.playerId));
+  players.forEach((player, i) => (standings[i]!.player = player));
+}
+
+/**
+ * Readies a list of standings of one request for its selection (`needsOf` says what it may ask
+ * of them): the players' profiles (withPlayers), and, for a long list (a page, a friend list; at
+ * least PREFETCH_FROM of them), the recorded board scores, in one go before execution reaches the
+ * rows (held in each standing's source from then on). The rows' fields then answer at once,
+ * rather than each through a promise of its own: a page of a thousand spends about half the CPU,
+ * and holds the event loop for less at a time.
  */
 export async function prefetchStandings(ctx: Context, standings: Standing[], needsOf: () => StandingNeeds): Promise<void> {
-  // A short list (what a game reads: a top ten, a standing's neighbours) gains nothing from it, and
-  // its reads are the hot path: not even the selection is walked for it.
-  if (standings.length < PREFETCH_FROM) return;
   const needs = needsOf();
+  // A short list (what a game reads: a top ten, a standing's neighbours) gains nothing from a
+  // look-up ahead, and its reads are the hot path.
+  const long = standings.length >= PREFETCH_FROM;
   // A time the index holds exactly needs no look-up unless the metadata is asked for too.
-  const unread = needs.recorded ? standings.filter(({ source }) => 'place' in source && (needs.metadata || !exactReachedAt(source.at, source.place))) : [];
-  const [recorded, players] = await Promise.all([
-    lookUpRecorded(
-      ctx.services,
-      unread.map((standing) => standing.source as Omit<RecordedRead, 'metadata'>),
-      needs.metadata,
-    ),
-    needs.player ? ctx.loaders.player.loadMany(standings.map((standing) => standing.playerId)) : [],
+  const unread =
+    long && needs.recorded ? standings.filter(({ source }) => 'place' in source && (needs.metadata || !exactReachedAt(source.at, source.place))) : [];
+  const [recorded] = await Promise.all([
+    unread.length === 0
+      ? []
+      : lookUpRecorded(
+          ctx.services,
+          unread.map((standing) => standing.source as Omit<RecordedRead, 'metadata'>),
+          needs.metadata,
+        ),
+    withPlayers(ctx, standings, needs.player),
   ]);
   unread.forEach((standing, i) => (standing.source = { recorded: recorded[i]! }));
-  players.forEach((player, i) => {
-    // A failed load is left to the field's own (which answers its error, as without the prefetch).
-    if (!(player instanceof Error)) standings[i]!.player = player;
-  });
 }
 
 /** The recorded times and (parsed) metadata of places read from the index, remembered per place object (see above). */

@@ -1,4 +1,4 @@
-import { achievedAtOf, metadataOf, prefetchStandings } from './recorded-fields.js';
+import { achievedAtOf, metadataOf, prefetchStandings, withPlayers } from './recorded-fields.js';
 import { readAround, readFriends, readStanding } from '../operations/reads.js';
 import type { Standing } from '../operations/standings.js';
 import { builder } from './builder.js';
@@ -33,7 +33,14 @@ StandingRef.implement({
       description: 'The metadata of the result that set this score (BEST: the best result; SUM: the latest non-zero one); null when none was sent.',
       resolve: (standing, _args, ctx) => metadataOf(ctx, standing),
     }),
-    player: t.field({ type: PlayerRef, resolve: (standing, _args, ctx) => standing.player ?? ctx.loaders.player.load(standing.playerId) }),
+    // Served as held: every read that serves standings fills their players when the selection
+    // asks for them (recorded-fields.ts, withPlayers). A resolver here would be a call, a resolve
+    // info and a promise for each row of every list, about a third of what a read of names
+    // allocates. The shape's `player` is optional (filled only when asked for), which Pothos would
+    // type as a nullable field; the field stays non-null, as the contract has it. (The lint rule
+    // misreads expose's overloads: without the assertion, tsc refuses the call.)
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion
+    player: t.expose('player', { type: PlayerRef } as { type: typeof PlayerRef; nullable: true }),
   }),
 });
 
@@ -58,13 +65,21 @@ builder.queryFields((t) => ({
     description: "One player's standing, or null when the player has no score there.",
     args: { ...bucketArgs(t.arg), playerId: t.arg.id({ required: true }), rankStyle: t.arg(RANK_STYLE_ARG) },
     validate: onePlayerSchema,
-    resolve: (_root, args, ctx, info) => {
-      if (readsSeveralPlaces(info)) return ctx.namesAfter(readStanding(ctx.services, args));
+    resolve: async (_root, args, ctx, info) => {
+      const named = selectsField(info, 'player');
+      if (readsSeveralPlaces(info)) {
+        const standing = await ctx.namesAfter(readStanding(ctx.services, args));
+        if (standing) await withPlayers(ctx, [standing], named);
+        return standing;
+      }
       // A lone standing asks for the profile at once, beside the rank: both go to Redis in one
-      // write, rather than the name a round trip after the rank. Its errors are the player field's
-      // to answer.
-      if (selectsField(info, 'player')) ctx.loaders.player.load(args.playerId).catch(() => undefined);
-      return readStanding(ctx.services, args);
+      // write, rather than the name a round trip after the rank. A player without a standing has
+      // no name to answer, nor its error.
+      const players = named ? ctx.loaders.players.load([args.playerId]) : undefined;
+      players?.catch(() => undefined);
+      const standing = await readStanding(ctx.services, args);
+      if (standing && players) standing.player = (await players)[0];
+      return standing;
     },
   }),
   around: t.field({
@@ -77,9 +92,11 @@ builder.queryFields((t) => ({
       rankStyle: t.arg(RANK_STYLE_ARG),
     },
     validate: onePlayerSchema.extend({ radius: intRange(0, 50, 'radius') }),
-    resolve: (_root, args, ctx, info) => {
+    resolve: async (_root, args, ctx, info) => {
       const read = readAround(ctx.services, { ...args, board: args.board, playerId: args.playerId });
-      return readsSeveralPlaces(info) ? ctx.namesAfter(read) : read;
+      const around = await (readsSeveralPlaces(info) ? ctx.namesAfter(read) : read);
+      await withPlayers(ctx, around, selectsField(info, 'player'));
+      return around;
     },
   }),
   friends: t.field({

@@ -1,4 +1,7 @@
 import { z } from 'zod';
+import type { GraphQLResolveInfo } from 'graphql';
+import { withPlayers } from './recorded-fields.js';
+import { selectsField } from './selects.js';
 import type { Context } from './context.js';
 import type { PeriodStanding } from '../operations/standings.js';
 import { MAX_BATCH, type SubmitScorePayload, submitScores } from '../operations/submit.js';
@@ -47,6 +50,14 @@ const SubmitScoreInputType = builder.inputType('SubmitScoreInput', {
 /** Who submits (auth has run: only callers with a key reach a submission) and when the request came in. */
 const submitterOf = (ctx: Context) => ({ keyId: ctx.caller?.keyId ?? null, startedAt: ctx.startedAt });
 
+/** Gives the payloads' standings their players when the selection asks for them (see withPlayers): one load for the whole answer. */
+const withStandingPlayers = (ctx: Context, payloads: readonly SubmitScorePayload[], info: GraphQLResolveInfo) =>
+  withPlayers(
+    ctx,
+    payloads.flatMap((payload) => payload.standings.map(({ standing }) => standing)),
+    selectsField(info, 'standings', 'standing', 'player'),
+  );
+
 const PeriodStandingRef = builder.objectRef<PeriodStanding>('PeriodStanding');
 PeriodStandingRef.implement({
   fields: (t) => ({
@@ -78,7 +89,11 @@ builder.mutationFields((t) => ({
     authScopes: { server: true },
     args: { input: t.arg({ type: SubmitScoreInputType, required: true }) },
     validate: z.looseObject({ input: submitScoreInputSchema }),
-    resolve: async (_root, { input }, ctx) => (await submitScores(ctx.services, [input], { ...submitterOf(ctx), batch: false }))[0]!,
+    resolve: async (_root, { input }, ctx, info) => {
+      const [payload] = await submitScores(ctx.services, [input], { ...submitterOf(ctx), batch: false });
+      await withStandingPlayers(ctx, [payload!], info);
+      return payload!;
+    },
   }),
   submitScores: t.field({
     type: [SubmitScorePayloadRef],
@@ -89,6 +104,10 @@ builder.mutationFields((t) => ({
       inputs: t.arg({ type: [SubmitScoreInputType], required: true }),
     },
     validate: z.looseObject({ inputs: z.array(submitScoreInputSchema).max(MAX_BATCH, `at most ${MAX_BATCH} inputs`) }),
-    resolve: (_root, { inputs }, ctx) => submitScores(ctx.services, inputs, submitterOf(ctx)),
+    resolve: async (_root, { inputs }, ctx, info) => {
+      const payloads = await submitScores(ctx.services, inputs, submitterOf(ctx));
+      await withStandingPlayers(ctx, payloads, info);
+      return payloads;
+    },
   }),
 }));

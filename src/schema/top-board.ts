@@ -1,10 +1,10 @@
 import { readTop } from '../operations/reads.js';
 import type { TopBoard } from '../operations/standings.js';
 import { type TopEvent, topChangedView, watchTopChanged } from '../operations/top-changed.js';
-import { prefetchStandings } from './recorded-fields.js';
+import { withPlayers } from './recorded-fields.js';
 import { builder } from './builder.js';
 import { inTurns } from './turns.js';
-import { standingNeeds } from './selects.js';
+import { selectsField } from './selects.js';
 import { bucketArgs, bucketArgsSchema } from './bucket-args.js';
 import { PeriodEnum, RANK_STYLE_ARG } from './enums.js';
 import { StandingRef } from './standing.js';
@@ -44,7 +44,7 @@ builder.queryFields((t) => ({
       const top = await readTop(ctx.services, { ...args, board: args.board });
       if (top.cacheRead) ctx.topReads?.push(top.cacheRead);
       // The players only: a view's recorded times are looked up once for all its readers (recorded-scores.ts).
-      await prefetchStandings(ctx, top.entries, () => ({ ...standingNeeds(info, 'entries'), recorded: false, metadata: false }));
+      await withPlayers(ctx, top.entries, selectsField(info, 'entries', 'player'));
       return top;
     },
   }),
