@@ -16,8 +16,9 @@ export interface Standing {
    */
   source: { recorded: RecordedScore } | { at: BoardBucket; place: Place };
   /**
-   * The player's profile when the read has it already (topChanged loads each view's profiles once
-   * for all its viewers); otherwise the request's player loader fetches it.
+   * The player's profile, served as held: filled by the read that serves the standing whenever
+   * its selection asks for it (schema/recorded-fields.ts, withPlayers; topChanged loads each
+   * view's profiles once for all its viewers).
    */
   player?: Player | undefined;
 }

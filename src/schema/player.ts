@@ -57,9 +57,7 @@ builder.mutationFields((t) => ({
     description: "Game servers. Creates or updates a player's profile.",
     authScopes: { server: true },
     args: { input: t.arg({ type: PlayerInput, required: true }) },
-    resolve: async (_root, { input }, ctx) => {
-      return upsertPlayer(ctx.services, { ...input, id: input.id });
-    },
+    resolve: (_root, { input }, ctx) => upsertPlayer(ctx.services, { ...input, id: input.id }),
   }),
   setFriends: t.int({
     description: "Game servers. Replaces the player's friend list (at most 1,000 ids); answers how many friends it now holds.",
