@@ -44,16 +44,16 @@ StandingRef.implement({
   }),
 });
 
-/** The root fields that read single players' places. */
-const PLACE_READS = new Set(['standing', 'around']);
+/** The root fields whose answers name players (through their standings). */
+const NAMING_READS = new Set(['standing', 'around', 'top', 'friends', 'standings', 'seasonResults']);
 
 /**
- * Whether the operation has more than one root field reading places (a client's board screen: my
- * standing and the players around me). Such a read holds the request's names back until it is in
- * (Context.namesAfter): the screen's names are then one load, where a lone standing asks for its
- * name at once, beside its place.
+ * Whether the operation has another root field naming players beside this place read (a client's
+ * board screen: the top, my standing and the players around me). Such a read holds the request's
+ * names back until it is in (Context.namesAfter): the screen's names are then one load, where a
+ * lone standing asks for its name at once, beside its place.
  */
-const readsSeveralPlaces = (info: GraphQLResolveInfo): boolean => rootFieldsNamed(info, PLACE_READS) > 1;
+const namesWithOthers = (info: GraphQLResolveInfo): boolean => rootFieldsNamed(info, NAMING_READS) > 1;
 
 /** The rules of a read of one player's place: a bucket's arguments and the player's id. */
 const onePlayerSchema = bucketArgsSchema.extend({ playerId: idSchema });
@@ -67,7 +67,7 @@ builder.queryFields((t) => ({
     validate: onePlayerSchema,
     resolve: async (_root, args, ctx, info) => {
       const named = selectsField(info, 'player');
-      if (readsSeveralPlaces(info)) {
+      if (namesWithOthers(info)) {
         const standing = await ctx.namesAfter(readStanding(ctx.services, args));
         if (standing) await withPlayers(ctx, [standing], named);
         return standing;
@@ -94,7 +94,7 @@ builder.queryFields((t) => ({
     validate: onePlayerSchema.extend({ radius: intRange(0, 50, 'radius') }),
     resolve: async (_root, args, ctx, info) => {
       const read = readAround(ctx.services, { ...args, board: args.board, playerId: args.playerId });
-      const around = await (readsSeveralPlaces(info) ? ctx.namesAfter(read) : read);
+      const around = await (namesWithOthers(info) ? ctx.namesAfter(read) : read);
       await withPlayers(ctx, around, selectsField(info, 'player'));
       return around;
     },
