@@ -115,6 +115,31 @@ describe('place reads gathered per request', () => {
     }
   });
 
+  it('names a top and one other read (an around, a page) with one profile read, whichever comes back first', async () => {
+    const playerId = RANKED[9]![0];
+    const top = RANKED.slice(0, 3).map(([id, score]) => ({ rank: rankOf(id), score, player: who(id) }));
+    const withAround = await read<{ top: { entries: Place[] }; around: Place[] }>(
+      `query TopAndAround($board: ID!, $playerId: ID!) { __typename top(board: $board, limit: 3) { __typename entries { ...Place } } around(board: $board, playerId: $playerId, radius: 2) { ...Place } }${FRAGMENTS}`,
+      { board: BOARD, playerId },
+    );
+    expect({ top: plain(withAround.data.top.entries), around: plain(withAround.data.around), profiles: withAround.profiles }).toEqual({
+      top,
+      around: runAround(10, 2),
+      profiles: 1,
+    });
+    const withPage = await read<{ top: { entries: Place[] }; standings: { edges: { node: Place }[] } }>(
+      `query TopAndPage($board: ID!) { __typename top(board: $board, limit: 3) { __typename entries { ...Place } } standings(board: $board, first: 5) { __typename edges { __typename node { ...Place } } } }${FRAGMENTS}`,
+      { board: BOARD },
+    );
+    expect({ top: plain(withPage.data.top.entries), page: plain(withPage.data.standings.edges.map((edge) => edge.node)), profiles: withPage.profiles }).toEqual(
+      {
+        top,
+        page: runAround(3, 2),
+        profiles: 1,
+      },
+    );
+  });
+
   it('gathers them the same over GET and graphql-ws', async () => {
     const playerId = RANKED[12]![0];
     const variables = { board: BOARD, playerId, radius: 3 };

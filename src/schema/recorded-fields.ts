@@ -3,6 +3,8 @@ import { type RecordedRead, exactReachedAt, lookUpRecorded } from '../operations
 import type { Standing } from '../operations/standings.js';
 import type { Place } from '../ranking/index.js';
 import type { Context } from './context.js';
+import type { GraphQLResolveInfo } from 'graphql';
+import { rootFieldsNamed } from './selects.js';
 
 /**
  * The fields a Standing resolves from the request (operations/recorded-scores.ts looks the
@@ -24,6 +26,21 @@ export interface StandingNeeds {
   metadata: boolean;
   player: boolean;
 }
+
+/** The root fields whose answers name players (through their standings). */
+const NAMING_READS = new Set(['standing', 'around', 'top', 'friends', 'standings', 'seasonResults']);
+
+/**
+ * Whether the operation has another root field naming players beside the one being resolved (a
+ * client's board screen: the top, my standing and the players around me). O(root selections).
+ */
+export const namesWithOthers = (info: GraphQLResolveInfo): boolean => rootFieldsNamed(info, NAMING_READS) > 1;
+
+/**
+ * `read`, holding the request's names back until it is in when another root field names players
+ * (Context.namesAfter): the request's names are then one load, whichever read comes back first.
+ */
+export const namesTogether = <T>(ctx: Context, info: GraphQLResolveInfo, read: Promise<T>): Promise<T> => (namesWithOthers(info) ? ctx.namesAfter(read) : read);
 
 /**
  * Gives each standing its player's profile (`Standing.player`, which the schema serves as held)

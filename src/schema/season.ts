@@ -6,7 +6,7 @@ import { BoardRef } from './board.js';
 import { builder } from './builder.js';
 import { RANK_STYLE_ARG } from './enums.js';
 import { standingNeeds } from './selects.js';
-import { prefetchStandings } from './recorded-fields.js';
+import { namesTogether, prefetchStandings } from './recorded-fields.js';
 import { StandingConnectionRef } from './standing-connection.js';
 import { boardIdSchema, intRange, seasonIdSchema } from './validation.js';
 
@@ -44,7 +44,11 @@ builder.queryFields((t) => ({
     },
     resolve: async (_root, args, ctx, info) => {
       const needs = standingNeeds(info, 'edges', 'node');
-      const page = await readSeasonResults(ctx.services, { ...args, board: args.board, season: args.season, withMetadata: needs.metadata });
+      const page = await namesTogether(
+        ctx,
+        info,
+        readSeasonResults(ctx.services, { ...args, board: args.board, season: args.season, withMetadata: needs.metadata }),
+      );
       await prefetchStandings(
         ctx,
         page.edges.map((edge) => edge.node),

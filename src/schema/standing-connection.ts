@@ -1,5 +1,5 @@
 import { MAX_PAGE, type PageInfo, type StandingConnection, type StandingEdge, readStandingsPage } from '../operations/pages.js';
-import { prefetchStandings } from './recorded-fields.js';
+import { namesTogether, prefetchStandings } from './recorded-fields.js';
 import { standingNeeds } from './selects.js';
 import { builder } from './builder.js';
 import { inTurns } from './turns.js';
@@ -48,7 +48,7 @@ builder.queryFields((t) => ({
     },
     validate: bucketArgsSchema.extend({ first: intRange(1, MAX_PAGE, 'first') }),
     resolve: async (_root, args, ctx, info) => {
-      const page = await readStandingsPage(ctx.services, { ...args, board: args.board });
+      const page = await namesTogether(ctx, info, readStandingsPage(ctx.services, { ...args, board: args.board }));
       await prefetchStandings(
         ctx,
         page.edges.map((edge) => edge.node),

@@ -1,4 +1,4 @@
-import { achievedAtOf, metadataOf, prefetchStandings, withPlayers } from './recorded-fields.js';
+import { achievedAtOf, metadataOf, namesTogether, namesWithOthers, prefetchStandings, withPlayers } from './recorded-fields.js';
 import { readAround, readFriends, readStanding } from '../operations/reads.js';
 import type { Standing } from '../operations/standings.js';
 import { builder } from './builder.js';
@@ -6,8 +6,7 @@ import { inTurns } from './turns.js';
 import { RANK_STYLE_ARG } from './enums.js';
 import { bucketArgs, bucketArgsSchema } from './bucket-args.js';
 import { PlayerRef } from './player.js';
-import { rootFieldsNamed, selectsField, standingNeeds } from './selects.js';
-import type { GraphQLResolveInfo } from 'graphql';
+import { selectsField, standingNeeds } from './selects.js';
 import { idSchema, intRange } from './validation.js';
 
 export const StandingRef = builder.objectRef<Standing>('Standing');
@@ -43,17 +42,6 @@ StandingRef.implement({
     player: t.expose('player', { type: PlayerRef } as { type: typeof PlayerRef; nullable: true }),
   }),
 });
-
-/** The root fields whose answers name players (through their standings). */
-const NAMING_READS = new Set(['standing', 'around', 'top', 'friends', 'standings', 'seasonResults']);
-
-/**
- * Whether the operation has another root field naming players beside this place read (a client's
- * board screen: the top, my standing and the players around me). Such a read holds the request's
- * names back until it is in (Context.namesAfter): the screen's names are then one load, where a
- * lone standing asks for its name at once, beside its place.
- */
-const namesWithOthers = (info: GraphQLResolveInfo): boolean => rootFieldsNamed(info, NAMING_READS) > 1;
 
 /** The rules of a read of one player's place: a bucket's arguments and the player's id. */
 const onePlayerSchema = bucketArgsSchema.extend({ playerId: idSchema });
@@ -93,8 +81,7 @@ builder.queryFields((t) => ({
     },
     validate: onePlayerSchema.extend({ radius: intRange(0, 50, 'radius') }),
     resolve: async (_root, args, ctx, info) => {
-      const read = readAround(ctx.services, { ...args, board: args.board, playerId: args.playerId });
-      const around = await (namesWithOthers(info) ? ctx.namesAfter(read) : read);
+      const around = await namesTogether(ctx, info, readAround(ctx.services, { ...args, board: args.board, playerId: args.playerId }));
       await withPlayers(ctx, around, selectsField(info, 'player'));
       return around;
     },
@@ -105,7 +92,7 @@ builder.queryFields((t) => ({
     args: { ...bucketArgs(t.arg), playerId: t.arg.id({ required: true }), rankStyle: t.arg(RANK_STYLE_ARG) },
     validate: onePlayerSchema,
     resolve: async (_root, args, ctx, info) => {
-      const friends = await readFriends(ctx.services, { ...args, board: args.board, playerId: args.playerId });
+      const friends = await namesTogether(ctx, info, readFriends(ctx.services, { ...args, board: args.board, playerId: args.playerId }));
       await prefetchStandings(ctx, friends, () => standingNeeds(info));
       return inTurns(friends);
     },

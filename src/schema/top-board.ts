@@ -1,7 +1,7 @@
 import { readTop } from '../operations/reads.js';
 import type { TopBoard } from '../operations/standings.js';
 import { type TopEvent, topChangedView, watchTopChanged } from '../operations/top-changed.js';
-import { withPlayers } from './recorded-fields.js';
+import { namesTogether, withPlayers } from './recorded-fields.js';
 import { builder } from './builder.js';
 import { inTurns } from './turns.js';
 import { selectsField } from './selects.js';
@@ -41,7 +41,7 @@ builder.queryFields((t) => ({
     },
     validate: bucketArgsSchema.extend({ limit: intRange(1, 1000, 'limit') }),
     resolve: async (_root, args, ctx, info) => {
-      const top = await readTop(ctx.services, { ...args, board: args.board });
+      const top = await namesTogether(ctx, info, readTop(ctx.services, { ...args, board: args.board }));
       if (top.cacheRead) ctx.topReads?.push(top.cacheRead);
       // The players only: a view's recorded times are looked up once for all its readers (recorded-scores.ts).
       await withPlayers(ctx, top.entries, selectsField(info, 'entries', 'player'));
