@@ -17,9 +17,10 @@ export interface Context {
    */
   loaders: { players: DataLoader<readonly string[], Player[]> };
   /**
-   * Holds the request's names back until `read` (a gathered place read) settles, and answers it:
-   * the names the read brings are then one load with every other name of the request (the top's
-   * included), rather than a load before the read and one after.
+   * Holds the request's names back until `read` (a read whose answer names players, when another
+   * root field names players too: recorded-fields.ts, namesTogether) settles, and answers it: the
+   * names the read brings are then one load with every other name of the request, whichever read
+   * comes back first.
    */
   namesAfter<T>(read: Promise<T>): Promise<T>;
   /** Aborted when the client goes away. */

@@ -35,9 +35,10 @@ StandingRef.implement({
     // Served as held: every read that serves standings fills their players when the selection
     // asks for them (recorded-fields.ts, withPlayers), so a read's names are one load of one key
     // (its list of ids), where a resolver here would load each row's name on its own: a promise
-    // and a loader entry a name, what most of a read's names allocated. The shape's `player` is optional (filled only when asked for), which Pothos would
-    // type as a nullable field; the field stays non-null, as the contract has it. (The lint rule
-    // misreads expose's overloads: without the assertion, tsc refuses the call.)
+    // and a loader entry a name, what most of a read's names allocated. The shape's `player` is
+    // optional (filled only when asked for), which Pothos would type as a nullable field; the
+    // field stays non-null, as the contract has it. (The lint rule misreads expose's overloads:
+    // without the assertion, tsc refuses the call.)
     // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion
     player: t.expose('player', { type: PlayerRef } as { type: typeof PlayerRef; nullable: true }),
   }),
