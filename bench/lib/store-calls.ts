@@ -35,8 +35,8 @@ export interface StoreCalls {
 /** The Unix socket the allocation meter of the service on `port` answers on (service.ts hands it the path). */
 export const allocationSocket = (port: number) => join(tmpdir(), `lb-bench-allocation-${port}.sock`);
 
-/** The allocation meter's total, or undefined when it does not answer with one. */
-function readAllocated(port: number): Promise<number | undefined> {
+/** The allocation meter's total for the service on `port`, or undefined when it does not answer with one. */
+export function readAllocated(port: number): Promise<number | undefined> {
   return new Promise((resolve) => {
     const asked = request({ socketPath: allocationSocket(port), path: '/' }, (response) => {
       let body = '';

@@ -7,10 +7,13 @@
  * - the statements sent: the service's own count (`leaderboard_postgres_statements_total` on its
  *   /metrics, BEGIN and COMMIT included), or a raw baseline's statements per call;
  * - the CPU of each process, per result, from the measurement's cpu column, and of it the time the
- *   service's garbage collector took (`nodejs_gc_duration_seconds`, prom-client's default metric).
+ *   service's garbage collector took (`nodejs_gc_duration_seconds`, prom-client's default metric);
+ * - the bytes the service's heap allocated (the allocation meter, allocation-meter.js): steadier
+ *   than its CPU on a shared machine, so the figure to compare builds of the write path by.
  */
 import postgres from 'postgres';
 import type { Measurement } from './load.js';
+import { readAllocated } from './store-calls.js';
 
 export interface WriteCosts {
   /** Rows PostgreSQL wrote (inserted + updated + deleted) per result, over every table. */
@@ -23,6 +26,8 @@ export interface WriteCosts {
   cpuMicros: Record<string, number>;
   /** Of the service's CPU per result, the microseconds its garbage collector took, when known. */
   gcMicros?: number;
+  /** KB the service's heap allocated per result, when its allocation meter answers. */
+  allocatedKb?: number;
 }
 
 export interface WriteCostProbe {
@@ -87,12 +92,17 @@ export function writeCostProbe(databaseUrl: string, statements: { metricsUrl: st
             ? (end.service.statements - start.service.statements) / results
             : undefined;
       const gc = start.service.gcSeconds !== undefined && end.service.gcSeconds !== undefined ? end.service.gcSeconds - start.service.gcSeconds : undefined;
+      const allocated =
+        start.service.allocatedBytes !== undefined && end.service.allocatedBytes !== undefined
+          ? end.service.allocatedBytes - start.service.allocatedBytes
+          : undefined;
       return {
         rows,
         rowsByTable,
         ...(statementsPerResult === undefined ? {} : { statements: round(statementsPerResult) }),
         cpuMicros,
         ...(gc === undefined ? {} : { gcMicros: Math.round((gc * 1e6) / results) }),
+        ...(allocated === undefined ? {} : { allocatedKb: Math.round(allocated / results / 100) / 10 }),
       };
     },
     close: () => sql.end(),
@@ -101,21 +111,23 @@ export function writeCostProbe(databaseUrl: string, statements: { metricsUrl: st
 
 const round = (value: number) => Math.round(value * 1000) / 1000;
 
-/** What the service's /metrics counts: statements sent, and seconds its garbage collector took. */
+/** What the service's /metrics counts (statements sent, seconds its garbage collector took), and its allocation meter's total. */
 interface ServiceCounters {
   statements?: number;
   gcSeconds?: number;
+  allocatedBytes?: number;
 }
 
 /** The service's `leaderboard_postgres_statements_total`, and `nodejs_gc_duration_seconds_sum` over every kind of collection. */
 async function serviceCounters(metricsUrl: string): Promise<ServiceCounters> {
   try {
-    const text = await (await fetch(metricsUrl)).text();
+    const [text, allocatedBytes] = await Promise.all([fetch(metricsUrl).then((response) => response.text()), readAllocated(Number(new URL(metricsUrl).port))]);
     const statements = /^leaderboard_postgres_statements_total (\S+)$/m.exec(text);
     const gc = [...text.matchAll(/^nodejs_gc_duration_seconds_sum\{[^}]*\} (\S+)$/gm)];
     return {
       ...(statements ? { statements: Number(statements[1]) } : {}),
       ...(gc.length > 0 ? { gcSeconds: gc.reduce((sum, line) => sum + Number(line[1]), 0) } : {}),
+      ...(allocatedBytes === undefined ? {} : { allocatedBytes }),
     };
   } catch {
     return {};
@@ -132,7 +144,8 @@ export function costsNote(name: string, costs: WriteCosts): string {
     .map(([process, micros]) => `${process} ${micros}`)
     .join(' ');
   const gc = costs.gcMicros === undefined ? '' : ` (of the service's, garbage collection ${costs.gcMicros})`;
-  return `${name}: per result, PostgreSQL rows written ${costs.rows.toFixed(2)}${tables ? ` (${tables})` : ''}${costs.statements === undefined ? '' : `, statements ${costs.statements.toFixed(3)}`}, CPU µs ${cpu}${gc}`;
+  const allocated = costs.allocatedKb === undefined ? '' : `; the service allocated ${costs.allocatedKb.toFixed(1)} KB`;
+  return `${name}: per result, PostgreSQL rows written ${costs.rows.toFixed(2)}${tables ? ` (${tables})` : ''}${costs.statements === undefined ? '' : `, statements ${costs.statements.toFixed(3)}`}, CPU µs ${cpu}${gc}${allocated}`;
 }
 
 /** How much the bench board's log and board scores hold: what a write's PostgreSQL cost depends on besides the code. */
