@@ -91,4 +91,47 @@ describe('board-score writes', () => {
       expect(after[period]!.version).not.toBe(first[period]!.version);
     }
   });
+
+  it('one call of results achieved at different times and in different regions answers each in its own buckets, placed as of its own moment', async () => {
+    const created = await t.admin(`mutation($input: CreateBoardInput!) { createBoard(input: $input) { id } }`, {
+      input: { id: 'Mixed-Batch', title: 'Mixed', order: 'HIGH_FIRST', periods: ['ALL_TIME', 'DAILY'], regions: ['EU', 'NA'], maxScore: 1_000_000 },
+    });
+    expect(created.errors).toBeUndefined();
+    const now = new Date();
+    const yesterday = new Date(now.getTime() - 86_400_000);
+    const results = [
+      { playerId: 'Zoë', score: 300, region: 'EU', achievedAt: now },
+      { playerId: 'Ĳsbrand', score: 200, region: null, achievedAt: now },
+      { playerId: 'Łukasz', score: 100, region: 'EU', achievedAt: yesterday },
+      { playerId: 'Ngozi', score: 400, region: 'NA', achievedAt: yesterday },
+      { playerId: 'Ana', score: 250, region: 'EU', achievedAt: now },
+    ];
+    const answer = await t.server<{
+      submitScores: { __typename: string; standings: { period: string; bucket: string; region: string | null; standing: { rank: number; score: number } }[] }[];
+    }>(
+      `fragment Placed on PeriodStanding { __typename period bucket region standing { __typename rank score } }
+       mutation Mixed($inputs: [SubmitScoreInput!]!) { submitScores(inputs: $inputs) { __typename standings { ...Placed } } }`,
+      { inputs: results.map((r) => ({ ...r, board: 'Mixed-Batch', matchId: 'mixed-1', achievedAt: r.achievedAt.toISOString() })) },
+    );
+    expect(answer.errors).toBeUndefined();
+
+    // The oracle: each result's lists (ALL_TIME and its day, globally and in its region), and its
+    // rank in each among the results of the call up to it.
+    const day = (at: Date) => at.toISOString().slice(0, 10);
+    const lists = (r: (typeof results)[number]) =>
+      [null, ...(r.region ? [r.region] : [])].flatMap((region) => [
+        ['ALL_TIME', 'all', region],
+        ['DAILY', day(r.achievedAt), region],
+      ]);
+    const expected = results.map((r, i) =>
+      lists(r).map(([period, bucket, region]) => {
+        const rank = 1 + results.slice(0, i).filter((o) => o.score > r.score && lists(o).some((l) => l.join() === [period, bucket, region].join())).length;
+        return [period, bucket, region, rank, r.score];
+      }),
+    );
+    const sorted = (rows: unknown[][]) => rows.map((row) => JSON.stringify(row)).sort();
+    answer.data!.submitScores.forEach((payload, i) => {
+      expect(sorted(payload.standings.map((s) => [s.period, s.bucket, s.region, s.standing.rank, s.standing.score]))).toEqual(sorted(expected[i]!));
+    });
+  });
 });

@@ -1,6 +1,7 @@
 import { type RecordOutcome, type RecordedGroup, type ResultEntry, type ScoreRowKey, type StoredBoardScore } from '../db/results.js';
 import { rowId } from '../db/result-entries.js';
 import type { Season } from '../db/seasons.js';
+import { keepsBoardScores } from '../model/board.js';
 import { settleBy } from '../deadline.js';
 import type { BoardBucket, BoardScoreWrite, Place } from '../ranking/index.js';
 import type { ResultBucket } from './buckets.js';
@@ -140,15 +141,14 @@ async function writeIndex(
   backlogIds: number[],
 ): Promise<SubmissionRecorded['places'] | null> {
   const writes: BoardScoreWrite[] = [];
-  const owners: { entry: PreparedEntry; bucket: number; score: StoredBoardScore }[] = [];
   const lastWrite = new Map<string, BoardScoreWrite>();
   for (const { entry, outcome } of shown) {
     outcome.after.forEach((score, b) => {
       const at = entry.buckets[b]!;
       const write = { at, score, expiresAt: at.expiresAt };
       writes.push(write);
-      owners.push({ entry, bucket: b, score });
-      lastWrite.set(rowId(entry.board.id, rowKey(at), entry.playerId), write);
+      // Only a row kept in board_scores is stored (below): a bucket derived from the log has none.
+      if (keepsBoardScores(at.board, at.bucket.period)) lastWrite.set(rowId(entry.board.id, entry.rows[b]!, entry.playerId), write);
     });
   }
   // The stored board score is the truth: should it differ from the fold's last value (the player
@@ -163,15 +163,20 @@ async function writeIndex(
   try {
     const placed = await services.index.writeBoardScores(writes);
     services.backlog.confirm(backlogIds);
-    owners.forEach(({ entry, bucket, score }, i) => {
-      const { place, size } = placed[i]!;
-      const { at } = writes[i]!;
-      const own = places.get(entry) ?? [];
-      // The board score written, as recorded, where it is the one the index now holds; where the
-      // index holds a better one (a derived bucket's earlier best), that one is looked up if asked for.
-      own[bucket] = place ? { place, size, at, recorded: heldRecorded(at, place, score) } : null;
-      places.set(entry, own);
-    });
+    // The writes are the shown entries' board scores in order, as made above.
+    let i = 0;
+    for (const { entry, outcome } of shown) {
+      places.set(
+        entry,
+        outcome.after.map((score) => {
+          const { place, size } = placed[i]!;
+          const { at } = writes[i++]!;
+          // The board score written, as recorded, where it is the one the index now holds; where the
+          // index holds a better one (a derived bucket's earlier best), that one is looked up if asked for.
+          return place ? { place, size, at, recorded: heldRecorded(at, place, score) } : null;
+        }),
+      );
+    }
     return places;
   } catch (error) {
     services.metrics.indexBehind.inc();

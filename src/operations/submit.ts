@@ -67,8 +67,30 @@ function metadataText(metadata: unknown, where: string): EntryMetadata | null {
   return text;
 }
 
+/** The buckets of a result and their board-score rows, as one call's results share them. */
+type BucketsOf = (board: Board, achievedAt: Date, region: string | null, seasons: readonly Season[]) => Pick<PreparedEntry, 'buckets' | 'rows'>;
+
+/**
+ * bucketsOfResult for one call, each distinct (board, achievedAt, region) worked out once: a batch's
+ * results are mostly one board's, achieved now, so they share one list of buckets (read only from
+ * then on). Why: a list a result was a twentieth of what a batch allocated (bench/RESULTS.md).
+ * `seasons` must be the board's for the whole call (submitScores reads them once a board).
+ */
+function bucketsOnce(now: Date): BucketsOf {
+  const known = new Map<string, Pick<PreparedEntry, 'buckets' | 'rows'>>();
+  return (board, achievedAt, region, seasons) => {
+    const key = `${board.id}\u0000${achievedAt.getTime()}\u0000${region ?? ''}`;
+    let found = known.get(key);
+    if (!found) {
+      const buckets = bucketsOfResult(board, achievedAt, region, now, seasons);
+      known.set(key, (found = { buckets, rows: buckets.map(rowKey) }));
+    }
+    return found;
+  };
+}
+
 /** Checks one input against its board; everything the input type cannot check alone. */
-function prepare(input: SubmitScoreInput, board: Board, seasons: readonly Season[], now: Date, where: string): PreparedEntry {
+function prepare(input: SubmitScoreInput, board: Board, seasons: readonly Season[], now: Date, where: string, bucketsOf: BucketsOf): PreparedEntry {
   if (input.score > board.maxScore) {
     throw badInput(`${where}score ${input.score} is above board "${board.id}"'s maxScore of ${board.maxScore}.`);
   }
@@ -80,19 +102,8 @@ function prepare(input: SubmitScoreInput, board: Board, seasons: readonly Season
     throw badInput(`${where}achievedAt ${achievedAt.toISOString()} is more than 5 minutes ahead of the server's clock.`);
   }
   const metadata = metadataText(input.metadata, where);
-  const buckets = bucketsOfResult(board, achievedAt, region, now, seasons);
-  return {
-    board,
-    seasons,
-    matchId: input.matchId,
-    playerId: input.playerId,
-    score: input.score,
-    region,
-    achievedAt,
-    metadata,
-    buckets,
-    rows: buckets.map(rowKey),
-  };
+  const { buckets, rows } = bucketsOf(board, achievedAt, region, seasons);
+  return { board, seasons, matchId: input.matchId, playerId: input.playerId, score: input.score, region, achievedAt, metadata, buckets, rows };
 }
 
 /**
@@ -113,11 +124,12 @@ export async function submitScores(
   const entries: PreparedEntry[] = [];
   // One season lookup per board per call, however many of its results the call carries.
   const seasonsByBoard = new Map<string, Promise<Season[]>>();
+  const bucketsOf = bucketsOnce(now);
   for (const [i, input] of inputs.entries()) {
     const where = batch ? `inputs[${i}]: ` : '';
     const board = await requireBoard(services, input.board);
     if (!seasonsByBoard.has(board.id)) seasonsByBoard.set(board.id, liveSeasonsOf(services, board));
-    entries.push(prepare(input, board, await seasonsByBoard.get(board.id)!, now, where));
+    entries.push(prepare(input, board, await seasonsByBoard.get(board.id)!, now, where, bucketsOf));
   }
   if (entries.length === 0) return [];
 
@@ -134,26 +146,25 @@ export async function submitScores(
   }
 
   const { outcomes, hidden, places } = recorded;
-  return Promise.all(
-    entries.map(async (entry, i) => {
-      const outcome = outcomes[i]!;
-      const standings = hidden.has(entry.playerId)
-        ? []
-        : outcome.duplicate
-          ? await readStandings(
-              services,
-              bucketsOfResult(entry.board, outcome.recorded.achievedAt, outcome.recorded.region, now, entry.seasons),
-              entry.playerId,
-            )
-          : await standingsOf(services, entry, places);
-      return { duplicate: outcome.duplicate, improved: outcome.improved, standings };
-    }),
-  );
+  const payloads = entries.map((entry, i): SubmitScorePayload | Promise<SubmitScorePayload> => {
+    const { duplicate, improved, recorded: original } = outcomes[i]!;
+    if (hidden.has(entry.playerId)) return { duplicate, improved, standings: [] };
+    const standings = duplicate
+      ? readStandings(services, bucketsOfResult(entry.board, original.achievedAt, original.region, now, entry.seasons), entry.playerId)
+      : standingsOf(services, entry, places);
+    return standings instanceof Promise ? standings.then((held) => ({ duplicate, improved, standings: held })) : { duplicate, improved, standings };
+  });
+  // Why not Promise.all alone: it takes a promise for every payload, and a batch's new results on an
+  // ORDINAL board (the common case) are all answered already.
+  return payloads.some((payload) => payload instanceof Promise) ? Promise.all(payloads.map(async (payload) => payload)) : (payloads as SubmitScorePayload[]);
 }
 
 function standingsOf(services: Services, entry: PreparedEntry, places: SubmissionRecorded['places']): PeriodStanding[] | Promise<PeriodStanding[]> {
   const own = places.get(entry) ?? [];
-  const found = entry.buckets.flatMap((at, b) => (own[b] ? [{ at, placed: own[b] }] : []));
+  const found: { at: ResultBucket; placed: PlaceWithSize }[] = [];
+  entry.buckets.forEach((at, b) => {
+    if (own[b]) found.push({ at, placed: own[b] });
+  });
   const answer = (at: ResultBucket, placed: PlaceWithSize, place: Place) => ({
     ...bucketOfAnswer(at),
     standing: toStanding(placed.at, place, placed.size, placed.recorded),
