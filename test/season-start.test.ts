@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type GraphQLResponse, type TestApp, startTestApp } from './helpers/test-app.js';
+import { observations } from './helpers/metrics.js';
 
 /**
  * A season starts when startSeason answers, in every API process, and a next season can be
@@ -77,6 +78,31 @@ describe('a season starts when startSeason answers, in every process', () => {
         (e) => e.node.player.id,
       ),
     ).toEqual(['at-start', 'right-after']);
+  });
+});
+
+describe('a burst of submissions to a season board', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ seasonCloseIntervalMs: 3_600_000 });
+  });
+  afterAll(() => t?.close());
+
+  it('shares its season look-ups (fewer token reads than submissions), and every result sent after startSeason answered is in the season', async () => {
+    const board = 'Burst-EU';
+    await t.admin(CREATE, { input: { id: board, title: board, maxScore: 1_000, periods: ['ALL_TIME', 'SEASON'] } });
+    const started = await t.admin<{ startSeason: Season }>(START, { board, name: 'Burst' });
+    expect(started.errors).toBeUndefined();
+    const players = Array.from({ length: 40 }, (_, i) => `Spieler-${i}-ß`);
+    const tokenReads = () => observations(t, 'leaderboard_store_seconds', { store: 'redis', call: 'hmget' });
+    const before = await tokenReads();
+    const answers = await Promise.all(
+      players.map((playerId, i) => t.server(SUBMIT, { input: { board, playerId, score: i + 1, matchId: `burst-${i}` } }) as Promise<Submitted>),
+    );
+    // Each submission's season look-up read the token once before; the flag check reads it once a group.
+    expect((await tokenReads()) - before).toBeLessThan(players.length);
+    for (const answer of answers) expect(seasonOf(answer)).toBe(started.data!.startSeason.id);
+    expect(await playersIn(t, board)).toEqual([...players].sort());
   });
 });
 

@@ -145,8 +145,13 @@ export function createRankingIndex(redis: RedisClient) {
    */
   async function applyWrites(writes: BoardScoreWrite[]): Promise<{ replies: ApplyReply[]; recounts: (RecountReply | undefined)[] }> {
     const callsByKey = new Map<string, ApplyCall[]>();
+    // A batch's writes fall in a few buckets, each one object for all of them (submit.ts shares a
+    // call's buckets): the keys of each bucket's shards are made once, not once a write.
+    const keysOf = new Map<BoardBucket, string[]>();
     writes.forEach(({ at, score, expiresAt }, i) => {
-      const key = playerShardKey(at, score.playerId);
+      let keys = keysOf.get(at);
+      if (!keys) keysOf.set(at, (keys = shardKeys(at)));
+      const key = keys[shardOf(score.playerId, at.board.shards)]!;
       const packed = String(pack(at.board, packingFor(at.board, at.bucket.period), score.score, score.reachedAt, at.bucket.start));
       const direction = packedDirection(at.board);
       const expireAt = expireAtOf(expiresAt);

@@ -4,6 +4,7 @@ import type { Storage } from '../db/storage.js';
 import type { RedisClient } from '../redis.js';
 import { isStoreUnavailable } from '../store-errors.js';
 import { createVersionTokens } from './version-tokens.js';
+import { freshlyShared } from '../fresh-read.js';
 
 /** The version tokens of each board's seasons (see version-tokens.ts): one field per board. */
 export const SEASON_VERSIONS_KEY = 'lb:{seasons}:versions';
@@ -22,7 +23,8 @@ export const SEASON_CACHE_MAX_AGE_MS = 1_000;
  * it kept only under the same token (see version-tokens.ts). So a season counts every result sent
  * after startSeason answered, from whichever process: a result is put in a season by its achievedAt
  * against startsAt and endsAt, which never change, and every lookup after the answer sees the season.
- * A lookup costs one Redis HMGET, plus a PostgreSQL query when the token moved.
+ * A lookup costs one Redis HMGET (shared by the lookups of its board asked while the last one was
+ * out), plus a PostgreSQL query when the token moved.
  *
  * (A result already in flight while startSeason runs, its season looked up before the season
  * committed, is recorded without it; once startSeason has answered, none is.)
@@ -83,8 +85,20 @@ export function createSeasonDirectory(seasons: Storage['seasons'], redis: RedisC
     );
   }
 
+  /**
+   * The board's token, read by a read sent after the caller asked (freshlyShared): lookups of one
+   * board asked while its read is out share the next one, so a burst of submissions costs an HMGET
+   * a round trip, not one each, and each still sees every change answered before it asked.
+   */
+  const tokenReads = new Map<string, () => Promise<string[] | undefined>>();
+  function tokenOf(boardId: string): Promise<string[] | undefined> {
+    let shared = tokenReads.get(boardId);
+    if (!shared) tokenReads.set(boardId, (shared = freshlyShared(() => versions.read([boardId]))));
+    return shared();
+  }
+
   async function live(boardId: string): Promise<Season[]> {
-    const [token] = (await versions.read([boardId])) ?? [];
+    const [token] = (await tokenOf(boardId)) ?? [];
     if (token === undefined) return read(boardId);
     const now = clock();
     const entry = kept.get(boardId);
