@@ -148,11 +148,18 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
   const children = new Map<number, ChildProcess>();
   const buses = new Map<number, number>();
   const nodes: ClusterAddress[] = [];
+  // Every port drawn for this cluster: none is bound until its server starts, so a draw may give
+  // one drawn before (a node's port twice, and the second server exits).
+  const drawn = new Set<number>();
+  const drawPort = async () => {
+    let port = await freePort();
+    while (drawn.has(port)) port = await freePort();
+    drawn.add(port);
+    return port;
+  };
   for (let i = 0; i < masterCount * (1 + replicas); i++) {
-    const port = await freePort();
-    let bus = await freePort();
-    while (bus === port) bus = await freePort();
-    buses.set(port, bus);
+    const port = await drawPort();
+    buses.set(port, await drawPort());
     nodes.push({ host: '127.0.0.1', port });
   }
 
@@ -272,8 +279,29 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
     return master;
   };
 
+  /**
+   * Starts node `i` for the first time. Why the retries: a port drawn free may be bound by another
+   * test file's server before this one binds it (files run in parallel, each drawing ports), and the
+   * server then exits at once (CI, 2026-12-05: "redis-server on port 30150 exited (1)"); the node
+   * takes two other ports then. Nothing knows its address yet.
+   */
+  async function startFirst(i: number): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      const node = nodes[i]!;
+      try {
+        return await start(node);
+      } catch (error) {
+        if (attempt === 3 || children.get(node.port)?.exitCode === null) throw error;
+        buses.delete(node.port);
+        const port = await drawPort();
+        buses.set(port, await drawPort());
+        nodes[i] = { host: node.host, port };
+      }
+    }
+  }
+
   try {
-    await Promise.all(nodes.map(start));
+    await Promise.all(nodes.map((_, i) => startFirst(i)));
     await run(
       'redis-cli',
       ['--cluster', 'create', ...nodes.map(({ host, port }) => `${host}:${port}`), '--cluster-replicas', String(replicas), '--cluster-yes'],
