@@ -98,6 +98,16 @@ describe('bad input is refused with the contract code and changes nothing', () =
       refused('NOT_FOUND', () => t.server(SUBMIT_MANY, { inputs: [good(1), { ...good(2), board: 'nope' }] })),
     );
     it(
+      'the first input in error is the one answered, whatever its kind',
+      refused('BAD_USER_INPUT', async () => {
+        const unknownFirst = await t.server(SUBMIT_MANY, { inputs: [good(6), { ...good(7), board: 'nope' }, { ...good(8), score: 1_001 }] });
+        expect(codeOf(unknownFirst)).toBe('NOT_FOUND');
+        const aboveMaxFirst = await t.server(SUBMIT_MANY, { inputs: [good(6), { ...good(8), score: 1_001 }, { ...good(7), board: 'nope' }] });
+        expect(aboveMaxFirst.errors?.[0]?.message).toMatch(/^inputs\[1\]: score 1001 is above board "bad"'s maxScore/);
+        return aboveMaxFirst;
+      }),
+    );
+    it(
       'a SUM total passing maxScore within the batch',
       refused('BAD_USER_INPUT', () =>
         t.server(SUBMIT_MANY, {

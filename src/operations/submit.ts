@@ -122,14 +122,18 @@ export async function submitScores(
   if (keyId !== null) await services.limits.submissions(keyId, inputs.length);
   const now = services.now();
   const entries: PreparedEntry[] = [];
-  // One season lookup per board per call, however many of its results the call carries.
-  const seasonsByBoard = new Map<string, Promise<Season[]>>();
+  // Each board a call names, and its live seasons, looked up once, however many of its results the
+  // call carries; at the first input that names it, so the first input in error is the one answered.
+  const boards = new Map<string, Promise<{ board: Board; seasons: Season[] }>>();
+  const boardOf = (id: string) => {
+    let found = boards.get(id);
+    if (!found) boards.set(id, (found = requireBoard(services, id).then(async (board) => ({ board, seasons: await liveSeasonsOf(services, board) }))));
+    return found;
+  };
   const bucketsOf = bucketsOnce(now);
   for (const [i, input] of inputs.entries()) {
-    const where = batch ? `inputs[${i}]: ` : '';
-    const board = await requireBoard(services, input.board);
-    if (!seasonsByBoard.has(board.id)) seasonsByBoard.set(board.id, liveSeasonsOf(services, board));
-    entries.push(prepare(input, board, await seasonsByBoard.get(board.id)!, now, where, bucketsOf));
+    const { board, seasons } = await boardOf(input.board);
+    entries.push(prepare(input, board, seasons, now, batch ? `inputs[${i}]: ` : '', bucketsOf));
   }
   if (entries.length === 0) return [];
 
