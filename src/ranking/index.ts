@@ -145,8 +145,9 @@ export function createRankingIndex(redis: RedisClient) {
    */
   async function applyWrites(writes: BoardScoreWrite[]): Promise<{ replies: ApplyReply[]; recounts: (RecountReply | undefined)[] }> {
     const callsByKey = new Map<string, ApplyCall[]>();
-    // A batch's writes fall in a few buckets, each one object for all of them (submit.ts shares a
-    // call's buckets): the keys of each bucket's shards are made once, not once a write.
+    // A batch's writes fall in a few buckets, each one object shared by its writes (submit.ts
+    // shares a call's buckets): each bucket's shard keys are made once, not once a write. A write
+    // whose bucket is an object of its own still gets its key, only without the saving.
     const keysOf = new Map<BoardBucket, string[]>();
     writes.forEach(({ at, score, expiresAt }, i) => {
       let keys = keysOf.get(at);

@@ -88,7 +88,8 @@ export function createSeasonDirectory(seasons: Storage['seasons'], redis: RedisC
   /**
    * The board's token, read by a read sent after the caller asked (freshlyShared): lookups of one
    * board asked while its read is out share the next one, so a burst of submissions costs an HMGET
-   * a round trip, not one each, and each still sees every change answered before it asked.
+   * a round trip, not one each, and each still sees every change answered before it asked. One
+   * entry a board ever looked up, as `kept` has.
    */
   const tokenReads = new Map<string, () => Promise<string[] | undefined>>();
   function tokenOf(boardId: string): Promise<string[] | undefined> {
