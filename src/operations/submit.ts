@@ -154,7 +154,7 @@ export async function submitScores(
     const { duplicate, improved, recorded: original } = outcomes[i]!;
     if (hidden.has(entry.playerId)) return { duplicate, improved, standings: [] };
     const standings = duplicate
-      ? readStandings(services, bucketsOfResult(entry.board, original.achievedAt, original.region, now, entry.seasons), entry.playerId)
+      ? readStandings(services, bucketsOf(entry.board, original.achievedAt, original.region, entry.seasons).buckets, entry.playerId)
       : standingsOf(services, entry, places);
     return standings instanceof Promise ? standings.then((held) => ({ duplicate, improved, standings: held })) : { duplicate, improved, standings };
   });
