@@ -31,6 +31,7 @@ import { useCompiledOperations } from './http/compiled-operations.js';
 import { createReadBudget } from './http/read-limit.js';
 import { MAX_BODY_BYTES, type RequestLimits, requestLimitsOf } from './http/request-limits.js';
 import { useRequestDeadline } from './http/request-deadline.js';
+import { executeHooksTogether } from './http/execute-hooks.js';
 import { graphiqlOptions, useIntrospection } from './http/graphiql.js';
 import { createLandingRoute } from './http/landing.js';
 import { packageRoot } from './http/page-route.js';
@@ -156,14 +157,17 @@ export function buildApp(deps: AppDeps): App {
       ...useDocumentLimits({ bytes: limits.maxDocumentBytes }),
       useCorsPolicy(corsOrigins),
       useIntrospection(deps.introspection ?? true),
-      // A repeated query or mutation runs compiled (graphql-jit); first of the execute hooks, so the others wrap it.
-      useCompiledOperations({ log }),
-      useObservability(services.metrics, log),
-      useRequestDeadline(),
-      readBudget.plugin,
-      // A query of shared tops only, answered once per refresh of its views (after the budget charged it).
-      sharedAnswers.plugin,
-      useTopCacheControl(),
+      // What every operation meets as it runs, its execute hooks run as one (see execute-hooks.ts).
+      ...executeHooksTogether([
+        // A repeated query or mutation runs compiled (graphql-jit); first of the execute hooks, so the others wrap it.
+        useCompiledOperations({ log }),
+        useObservability(services.metrics, log),
+        useRequestDeadline(),
+        readBudget.plugin,
+        // A query of shared tops only, answered once per refresh of its views (after the budget charged it).
+        sharedAnswers.plugin,
+        useTopCacheControl(),
+      ]),
     ],
     // The body limit is enforced in front, from Content-Length (see body-limit.ts).
     maxRequestBodySize: false,
