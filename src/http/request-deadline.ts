@@ -20,20 +20,25 @@ import { unavailable } from '../errors.js';
 export function useRequestDeadline(): Plugin<Context> {
   return {
     onExecute({ executeFn, setExecuteFn }) {
-      setExecuteFn(async (args: ExecutionArgs) => {
-        const context = args.contextValue as Context;
-        const ms = context.services.requestTimeoutMs;
-        const left = context.startedAt + ms - performance.now();
-        let timer: NodeJS.Timeout | undefined;
-        const late = new Promise<ExecutionResult>((resolve) => {
-          timer = setTimeout(() => resolve({ data: null, errors: [unavailable(lateMessage(args.document, args.operationName, ms))] }), Math.max(0, left));
-        });
-        try {
-          return await Promise.race([executeFn(args) as Promise<ExecutionResult>, late]);
-        } finally {
-          clearTimeout(timer);
-        }
-      });
+      // One promise an operation, settled by whichever comes first: the execution, or the timer.
+      setExecuteFn(
+        (args: ExecutionArgs) =>
+          new Promise<ExecutionResult>((resolve, reject) => {
+            // Started first: an execute function that throws at once rejects this, no timer left behind.
+            const execution = executeFn(args) as Promise<ExecutionResult> | ExecutionResult;
+            const context = args.contextValue as Context;
+            const ms = context.services.requestTimeoutMs;
+            const left = context.startedAt + ms - performance.now();
+            const timer = setTimeout(
+              () => resolve({ data: null, errors: [unavailable(lateMessage(args.document, args.operationName, ms))] }),
+              Math.max(0, left),
+            );
+            Promise.resolve(execution).then(
+              (result) => (clearTimeout(timer), resolve(result)),
+              (error: unknown) => (clearTimeout(timer), reject(error as Error)),
+            );
+          }),
+      );
     },
   };
 }
