@@ -69,11 +69,14 @@ export function createOperationObserver(metrics: Metrics, log: Logger): Operatio
     const carried = operation ? submissionsIn(operation, args.variableValues as Record<string, unknown> | undefined) : 0;
     return (errors, result) => {
       const ms = performance.now() - started;
-      const codes = [...new Set((errors ?? []).map((e) => (typeof e.extensions?.code === 'string' ? e.extensions.code : 'INTERNAL')))];
-      const outcome = codes.length === 0 ? 'ok' : codes.join(',');
+      const outcome =
+        !errors || errors.length === 0
+          ? 'ok'
+          : [...new Set(errors.map((e) => (typeof e.extensions?.code === 'string' ? e.extensions.code : 'INTERNAL')))].join(',');
       metrics.operationSeconds.observe({ type, field, outcome }, ms / 1000);
       if (result) countSubmissions(metrics, carried, result, outcome);
-      log.info({ operation: name, type, field, outcome, ms: Math.round(ms * 100) / 100, kind }, 'operation');
+      // The line is made only when it is written: not at all when LOG_LEVEL is above info.
+      if (log.isLevelEnabled('info')) log.info({ operation: name, type, field, outcome, ms: Math.round(ms * 100) / 100, kind }, 'operation');
     };
   };
 }
