@@ -30,8 +30,12 @@ export interface Admission {
 }
 
 export interface ReadBudget {
-  /** The refusal of an operation (its cost, or its client's budget spent), or undefined when it may run, its budget then spent. Mutations always may. */
-  admit(operation: Admission): Promise<GraphQLError | undefined>;
+  /**
+   * The refusal of an operation (its cost, or its client's budget spent), or undefined when it may
+   * run, its budget then spent. Mutations always may. A promise only when the budget is to be
+   * waited for (a rate limit is on).
+   */
+  admit(operation: Admission): GraphQLError | undefined | Promise<GraphQLError | undefined>;
   /** Admits (and counts the subscriptions of) every operation Yoga runs. */
   plugin: Plugin;
 }
@@ -90,26 +94,30 @@ export function createReadBudget(limits: RateLimits, { maxOperationRows = 5_000,
     return cost;
   }
 
-  async function admit({ schema, document, operationName, variables, client }: Admission): Promise<GraphQLError | undefined> {
+  function admit({ schema, document, operationName, variables, client }: Admission): GraphQLError | undefined | Promise<GraphQLError | undefined> {
     // Mutations first, before their variables are coerced a second time (a batch of 1,000 results).
     if (getOperationAST(document, operationName)?.operation === OperationTypeNode.MUTATION) return undefined;
     const cost = costOf(schema, document, operationName, variables);
     // Not runnable as it is (no such operation, bad variables): execution answers why.
     if (!cost) return undefined;
     if (cost.rows > maxOperationRows) return documentLimitError('cost', maxOperationRows, cost.rows);
-    try {
-      await limits.read(client, cost.rows);
-    } catch (error) {
-      if (error instanceof GraphQLError) return error;
-      throw error;
-    }
-    return undefined;
+    return limits.read(client, cost.rows)?.then(
+      () => undefined,
+      (error: unknown) => {
+        if (error instanceof GraphQLError) return error;
+        throw error;
+      },
+    );
   }
 
   const plugin: Plugin = {
-    async onExecute({ args, setResultAndStopExecution }) {
-      const refusal = await admit(admissionOf(args));
-      if (refusal) setResultAndStopExecution({ errors: [refusal] });
+    onExecute({ args, setResultAndStopExecution }) {
+      const refuse = (refusal: GraphQLError | undefined) => {
+        if (refusal) setResultAndStopExecution({ errors: [refusal] });
+      };
+      // Synchronous unless the budget is waited for: the other execute hooks then wait no turn for it.
+      const refusal = admit(admissionOf(args));
+      return refusal instanceof Promise ? refusal.then(refuse) : refuse(refusal);
     },
     async onSubscribe({ args, setResultAndStopExecution }) {
       const client = (args.contextValue as unknown as Context).client;
