@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DeadlineExceededError, deadlineSignal, settleBy, throwIfPast } from '../src/deadline.js';
 
@@ -70,5 +71,27 @@ describe('deadline signals', () => {
     } finally {
       process.off('warning', onWarning);
     }
+  });
+  it('a thousand waits on one signal cost it one listener: each settles once, by its work or else by the signal', async () => {
+    fakeClock();
+    const signal = deadlineSignal(10_000, 'PostgreSQL');
+    const releases: (() => void)[] = [];
+    const works = Array.from({ length: 1_000 }, (_, i) =>
+      settleBy(new Promise<number>((resolve) => (i % 2 === 0 ? releases.push(() => resolve(i)) : undefined)), signal),
+    );
+    // Why it matters: an AbortSignal walks all its listeners to add or remove one (see settleBy).
+    expect(getEventListeners(signal, 'abort').length).toBe(1);
+    for (const release of releases) release();
+    await Promise.all(works.filter((_, i) => i % 2 === 0));
+    vi.advanceTimersByTime(10_000);
+    const outcomes = await Promise.allSettled(works);
+    // The oracle: even-numbered works answered before the deadline, the odd ones never.
+    outcomes.forEach((outcome, i) => {
+      if (i % 2 === 0) expect(outcome).toEqual({ status: 'fulfilled', value: i });
+      else expect((outcome as PromiseRejectedResult).reason).toBeInstanceOf(DeadlineExceededError);
+    });
+    // A wait on a signal already aborted is refused at once, and the signal keeps no listener.
+    await expect(settleBy(Promise.resolve(1), signal)).rejects.toBeInstanceOf(DeadlineExceededError);
+    expect(getEventListeners(signal, 'abort').length).toBe(0);
   });
 });
