@@ -44,7 +44,8 @@ export function requireRegion(board: Board, region: string | null | undefined): 
   return region ?? null;
 }
 
-async function requireBucket(services: Services, board: Board, period: Period, label: string | null | undefined, region: string | null): Promise<Bucket> {
+/** A SEASON bucket may need a query (its board's live seasons); every other is worked out at once. */
+function requireBucket(services: Services, board: Board, period: Period, label: string | null | undefined, region: string | null): Bucket | Promise<Bucket> {
   if (!board.periods.includes(period)) throw notFound(`Board "${board.id}" keeps no ${period} buckets.`);
   if (period === 'SEASON') return requireSeasonBucket(services, board, label);
   const now = services.now();
@@ -55,11 +56,16 @@ async function requireBucket(services: Services, board: Board, period: Period, l
   return bucket;
 }
 
-/** The board bucket a read names, checked: NOT_FOUND for what does not exist, BAD_USER_INPUT for what is malformed. */
+/**
+ * The board bucket a read names, checked: NOT_FOUND for what does not exist, BAD_USER_INPUT for
+ * what is malformed. A known board's calendar bucket takes no wait but this function's own: every
+ * read resolves one, an `open` screen three.
+ */
 export async function resolveBoardBucket(services: Services, args: BucketArgs): Promise<BoardBucket> {
-  const board = await requireBoard(services, args.board);
+  const board = services.boards.known(args.board) ?? (await requireBoard(services, args.board));
   const region = requireRegion(board, args.region);
-  return { board, bucket: await requireBucket(services, board, args.period, args.bucket, region), region };
+  const bucket = requireBucket(services, board, args.period, args.bucket, region);
+  return { board, bucket: bucket instanceof Promise ? await bucket : bucket, region };
 }
 
 /**
