@@ -72,6 +72,7 @@ describe('deadline signals', () => {
       process.off('warning', onWarning);
     }
   });
+
   it('a thousand waits on one signal cost it one listener: each settles once, by its work or else by the signal', async () => {
     fakeClock();
     const signal = deadlineSignal(10_000, 'PostgreSQL');

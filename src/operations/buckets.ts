@@ -65,6 +65,7 @@ export async function resolveBoardBucket(services: Services, args: BucketArgs): 
   const board = services.boards.known(args.board) ?? (await requireBoard(services, args.board));
   const region = requireRegion(board, args.region);
   const bucket = requireBucket(services, board, args.period, args.bucket, region);
+  // Awaited only when it is a promise: an await of a plain value still costs a promise and a turn.
   return { board, bucket: bucket instanceof Promise ? await bucket : bucket, region };
 }
 
