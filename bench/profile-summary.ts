@@ -90,9 +90,9 @@ export function summarizeProfile(file: string, top = 25): string {
 }
 
 /** A report note with the summary of the profile a run just wrote, if any. */
-export function profileNote(dir: string, since: number): string[] {
+export function profileNote(dir: string, since: number, phase?: string): string[] {
   const file = newestProfile(dir, since);
-  return file ? [`CPU profile of the service: ${file}\n${summarizeProfile(file, 20)}`] : [];
+  return file ? [`CPU profile of the service${phase ? ` (${phase})` : ''}: ${file}\n${summarizeProfile(file, 20)}`] : [];
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {

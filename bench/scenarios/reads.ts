@@ -236,13 +236,16 @@ export async function runRead(scenario: ReadScenario, run: RunOptions): Promise<
   const profileDir = join(RESULTS_DIR, 'profiles');
   const startedAt = Date.now();
 
-  // HTTP and graphql-ws against the service; with --profile, the HTTP phase in a profiled process of its own.
-  const http = await withService({ target, runtime: run.runtime, ...(run.profile ? { cpuProfileDir: profileDir } : {}) }, (service) =>
+  // HTTP and graphql-ws against the service, each in a process of its own; with --profile, each profiled into a folder of its own.
+  const profiled = (phase: string) => (run.profile ? { cpuProfileDir: join(profileDir, phase) } : {});
+  const http = await withService({ target, runtime: run.runtime, ...profiled('http') }, (service) =>
     closedHttp(service.url, run, () => body(variables()), service.pid, {}, { costOf: service.url }),
   );
   const ws = run.targetOnly
     ? undefined
-    : await withService({ target, runtime: run.runtime }, (service) => closedWs(service.wsUrl, run, spec.query, variables, service.pid, service.url));
+    : await withService({ target, runtime: run.runtime, ...profiled('graphql-ws') }, (service) =>
+        closedWs(service.wsUrl, run, spec.query, variables, service.pid, service.url),
+      );
   const yoga = run.targetOnly ? undefined : await stockYogaHttp(run);
   const stockWs = run.targetOnly ? undefined : await stockGraphqlWs(run);
   const plain = run.targetOnly ? undefined : await plainBytesHttp(run, () => body(variables()));
@@ -289,7 +292,8 @@ export async function runRead(scenario: ReadScenario, run: RunOptions): Promise<
     }
   }
   const notes: string[] = ws ? [`graphql-ws: ${run.connections} sockets × ${run.inflight} operations in flight`] : [];
-  if (run.profile) notes.push(...profileNote(profileDir, startedAt));
+  if (run.profile)
+    notes.push(...profileNote(join(profileDir, 'http'), startedAt, 'HTTP'), ...profileNote(join(profileDir, 'graphql-ws'), startedAt, 'graphql-ws'));
   const rows: Row[] = [row(`service ${scenario} (HTTP)`, 'service', http)];
   if (ws) rows.push(row(`service ${scenario} (graphql-ws)`, 'service', ws));
   if (yoga) rows.push(row('stock Yoga {__typename} (HTTP)', 'baseline', yoga));
