@@ -35,7 +35,7 @@ import { type RedisClient, createRedisClient, deleteKeysUnder } from '../src/red
 import type { Services } from '../src/operations/services.js';
 import { currentOf, seasonBucket } from '../src/services/season-directory.js';
 import { createServices } from '../src/operations/services.js';
-import { createProfileStore } from '../src/profiles/store.js';
+import { DEFAULT_PROFILE_HASHES, PROFILE_KEYS_PREFIX, createProfileStore, profileHashKey } from '../src/profiles/store.js';
 import { BENCH_TARGET, type BenchTarget, FRIENDS_EACH, FRIEND_READERS, MAX_SCORE, benchDatabaseUrl, playerId } from './lib/env.js';
 
 export interface SeedOptions {
@@ -115,14 +115,30 @@ async function recoverIndex(services: Services, say: (line: string) => void): Pr
 const WARM_BATCH = 5_000;
 
 /**
- * Every player's profile held in Redis, as in a deployment whose players have been read or
- * renamed since the profiles' hashes were made (they live an hour, see profiles/store.ts): loaded
- * through the service's own profile cache (a miss reads PostgreSQL and keeps what it read), unless
- * a random sample shows them held already.
+ * How long the profiles must still have to live for a seed to keep them. Their hashes live an hour
+ * from when they were made (profiles/store.ts), all within a minute of one warming, so without this
+ * a run an hour after the seed found them held, then read every name from PostgreSQL once they
+ * expired during its measurement (seen twice: bench/RESULTS.md, 2026-12-05).
  */
-async function warmProfiles(services: Services, redis: RedisClient, players: number, say: (line: string) => void): Promise<void> {
+const PROFILES_MUST_LIVE_MS = 20 * 60_000;
+
+/**
+ * Every player's profile held in Redis, as in a deployment whose players have been read or
+ * renamed since the profiles' hashes were made: loaded through the service's own profile cache (a
+ * miss reads PostgreSQL and keeps what it read), unless a random sample shows them held already
+ * with at least PROFILES_MUST_LIVE_MS to live. Hashes about to expire are dropped first, so that
+ * the warming makes them anew.
+ */
+async function warmProfiles(services: Services, target: BenchTarget, redis: RedisClient, players: number, say: (line: string) => void): Promise<void> {
   const sample = Array.from({ length: 200 }, (_, i) => playerId(1 + ((i * 7_919 + Date.now()) % players)));
-  if ((await createProfileStore(redis).read(sample)).every((held) => 'profile' in held)) return;
+  const held = (await createProfileStore(redis).read(sample)).every((entry) => 'profile' in entry);
+  const leastLeftMs = Math.min(...(await Promise.all(sample.map((id) => redis.pttl(profileHashKey(id, DEFAULT_PROFILE_HASHES))))));
+  if (held && leastLeftMs >= PROFILES_MUST_LIVE_MS) return;
+  if (held) {
+    say(`profiles: their hashes expire within ${Math.round(leastLeftMs / 60_000)} min; made anew`);
+    // The changes token goes too, as in a seed from nothing: the next change writes it.
+    await deleteKeysUnder(target.redis, `${target.keyPrefix}${PROFILE_KEYS_PREFIX}`, { commandTimeoutMs: 60_000 });
+  }
   const started = performance.now();
   for (let from = 1; from <= players; from += WARM_BATCH) {
     await services.profiles.warm(Array.from({ length: Math.min(WARM_BATCH, players - from + 1) }, (_, i) => playerId(from + i)));
@@ -267,7 +283,7 @@ export async function seed(options: SeedOptions = {}): Promise<number> {
           );
         }
       }
-      await warmProfiles(services, stores.redis, players, say);
+      await warmProfiles(services, target, stores.redis, players, say);
     } finally {
       await stores.close();
     }

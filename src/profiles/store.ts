@@ -43,14 +43,20 @@ function hashOf(id: string, hashes: number): number {
   return (hash >>> 0) % hashes;
 }
 
+/** What every profile key starts with: the hashes and the changes token. */
+export const PROFILE_KEYS_PREFIX = 'lb:{profiles}:';
+
+/** How many hashes the profiles are spread over unless {@link ProfileStoreOptions.hashes} says. */
+export const DEFAULT_PROFILE_HASHES = 65_536;
+
 /**
  * The profile hash holding an id. Every hash carries the `{profiles}` Redis Cluster hash tag, so a
  * read of any ids is one script call on one node.
  */
-export const profileHashKey = (id: string, hashes: number) => `lb:{profiles}:${hashOf(id, hashes)}`;
+export const profileHashKey = (id: string, hashes: number) => `${PROFILE_KEYS_PREFIX}${hashOf(id, hashes)}`;
 
 /** The token every change of a profile rewrites (see markProfilesLua). */
-export const PROFILE_CHANGES_KEY = 'lb:{profiles}:changes';
+export const PROFILE_CHANGES_KEY = `${PROFILE_KEYS_PREFIX}changes`;
 
 /** The profile as stored: the name as a JSON string, [name, avatar] when there is an avatar, `null` for no profile. */
 export function encodeProfile({ displayName, avatarUrl }: Profile): string {
@@ -69,7 +75,7 @@ function decodeProfile(id: string, value: string): Profile {
  * database: its callers read PostgreSQL and hand it what they read.
  */
 export function createProfileStore(redis: RedisClient, options: ProfileStoreOptions = {}) {
-  const hashes = options.hashes ?? 65_536;
+  const hashes = options.hashes ?? DEFAULT_PROFILE_HASHES;
   const ttl = String(options.maxAgeMs ?? 3_600_000);
   defineProfileScripts(redis);
   const keysOf = (ids: readonly string[]) => ids.map((id) => profileHashKey(id, hashes));
