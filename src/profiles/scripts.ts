@@ -1,5 +1,5 @@
 import type { Result } from 'ioredis';
-import type { RedisClient } from '../redis.js';
+import { type RedisClient, sendAtOnce } from '../redis.js';
 
 /**
  * The profile hashes' scripts. A profile hash holds the profiles of the players whose ids fall in
@@ -143,8 +143,9 @@ const SCRIPTS = { readProfiles: readProfilesLua, fillProfiles: fillProfilesLua, 
 export function defineProfileScripts(redis: RedisClient): void {
   if (Object.hasOwn(redis.scriptsSet, 'readProfiles')) return;
   for (const [name, lua] of Object.entries(SCRIPTS)) redis.defineCommand(name, { lua });
-  // A Cluster client's auto-pipelining groups a tick's commands by the slot of their first
-  // argument, which for these is the key count, not a key: sent on their own, they are routed
-  // by their keys (all in the {profiles} slot). One node pipelines them as usual.
-  if (redis.isCluster) redis.options.autoPipeliningIgnoredCommands = [...(redis.options.autoPipeliningIgnoredCommands ?? []), ...Object.keys(SCRIPTS)];
+  // A read of profiles is already one call for a turn's requests (profile-cache.ts). And a Cluster
+  // client's auto-pipelining groups a tick's commands by the slot of their first argument, which
+  // for these is the key count, not a key: sent on their own, they are routed by their keys (all
+  // in the {profiles} slot). One node pipelines the others as usual.
+  sendAtOnce(redis, redis.isCluster ? Object.keys(SCRIPTS) : ['readProfiles']);
 }

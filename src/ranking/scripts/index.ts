@@ -1,5 +1,5 @@
 import type { Result } from 'ioredis';
-import type { RedisClient } from '../../redis.js';
+import { type RedisClient, sendAtOnce } from '../../redis.js';
 import type { DenseKeyList } from '../keys.js';
 import { applyDenseScoresLua, applyScoresLua } from './apply-scores.js';
 import { readAroundLua } from './read-around.js';
@@ -116,4 +116,8 @@ export function defineRankingScripts(redis: RedisClient): void {
   redis.defineCommand('swapDense', { numberOfKeys: 6, lua: swapDenseLua });
   redis.defineCommand('beginDenseRecount', { numberOfKeys: 3, lua: beginDenseRecountLua });
   redis.defineCommand('recountChunk', { numberOfKeys: 2, lua: recountChunkLua });
+  // Each already one call for many requests: a turn's reads of places (operations/place-reads.ts),
+  // a bucket's shared top (top-cache.ts). The few read by one request alone (a friends list, a
+  // player's standings, a replay's answer) go at once too: a write each, where a tick's would share one.
+  sendAtOnce(redis, ['readStandings', 'readAround', 'readTop']);
 }
