@@ -36,7 +36,8 @@ const backoff = (attempt: number) => Math.min(attempt * 100, 2_000);
 export function createRedis(url: string, options: RedisClientOptions = {}): Redis {
   return new Redis(url, {
     lazyConnect: true,
-    // Commands issued in the same tick go out in one write: fewer, larger socket writes (see bench/RESULTS.md).
+    // Commands issued in the same tick go out in one write: fewer, larger socket writes (see bench/RESULTS.md);
+    // reads already gathered per turn are sent at once instead (sendAtOnce).
     enableAutoPipelining: true,
     keyPrefix: options.keyPrefix ?? '',
     enableOfflineQueue: false,
