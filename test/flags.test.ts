@@ -1,8 +1,11 @@
+import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { FLAG_VERSIONS_KEY } from '../src/services/flag-changes.js';
 import { type ModelBoard, type ModelResult, type ViewProbe, expectBucketMatches, indexKeysHolding, modelBuckets, submitAll } from './helpers/board-views.js';
 import { movableClock } from './helpers/clock.js';
 import { seeded } from './helpers/random.js';
 import { type TestApp, codeOf, startTestApp } from './helpers/test-app.js';
+import { until } from './helpers/wait.js';
 
 /**
  * flagPlayer / unflagPlayer against a plain model of the recorded results: a flagged player is in
@@ -249,6 +252,58 @@ describe('flagPlayer / unflagPlayer', () => {
     }
     results.push(...quiet);
     // Plain writes leave the shared top as it was read for up to its bound: wait that out.
+    clock.advance(1_001);
+    await expectEveryBucket();
+  });
+
+  it('the flag check reads its token behind the index write: after it in Redis’s order, sent before the write is answered', async () => {
+    const { services } = t.app;
+    // Redis's own record of the order it ran this app's commands in.
+    const monitor = await (t.redis as Redis).monitor();
+    const ran: string[][] = [];
+    monitor.on('monitor', (_time: string, args: string[]) => {
+      if (args.some((arg) => arg.startsWith(t.keyPrefix))) ran.push(args);
+    });
+    const order: string[] = [];
+    const write = services.index.writeBoardScores.bind(services.index);
+    const writes = vi.spyOn(services.index, 'writeBoardScores').mockImplementation(async (...args) => {
+      const placed = await write(...args);
+      order.push('write answered');
+      return placed;
+    });
+    const behind = services.flagChanges.readBehind.bind(services.flagChanges);
+    const tokenReads = vi.spyOn(services.flagChanges, 'readBehind').mockImplementation(() => {
+      order.push('token read sent');
+      return behind();
+    });
+    const ownReads = vi.spyOn(services.flagChanges, 'read');
+    const checks = vi.spyOn(services.storage.players, 'flaggedAmong');
+    const result: ModelResult = { board: 'arena', playerId: 'Spieler-Ü', matchId: 'behind-1', score: 512, region: 'eu', achievedAt: NOW };
+    const isTokenRead = (args: string[]) => args[0]!.toLowerCase() === 'hmget' && args[1] === `${t.keyPrefix}${FLAG_VERSIONS_KEY}`;
+    try {
+      const [payload] = await submitAll(t, [result]);
+      results.push(result);
+      expect(payload).toMatchObject({ duplicate: false });
+      expect(payload!.standings.length).toBeGreaterThan(0);
+      await until(() => ran.some(isTokenRead), 5_000, 'the token read in MONITOR');
+    } finally {
+      writes.mockRestore();
+      tokenReads.mockRestore();
+      ownReads.mockRestore();
+      checks.mockRestore();
+      monitor.disconnect();
+    }
+    // Sent in the tick that sent the write, not a round trip after its answer; no read of its own.
+    expect(order).toEqual(['token read sent', 'write answered']);
+    expect(ownReads).not.toHaveBeenCalled();
+    // ...and run by Redis after every index write of the group: the span it ends covers the write.
+    const isArenaWrite = (args: string[]) =>
+      args[0]!.toLowerCase() === 'evalsha' && args.slice(3).some((arg) => arg.startsWith(t.keyPrefix) && arg.includes('arena'));
+    const lastWrite = ran.findLastIndex(isArenaWrite);
+    expect(lastWrite).toBeGreaterThanOrEqual(0);
+    expect(ran.findIndex(isTokenRead)).toBeGreaterThan(lastWrite);
+    // No flag was raised meanwhile: the token did not move, and PostgreSQL was not asked.
+    expect(checks).not.toHaveBeenCalled();
     clock.advance(1_001);
     await expectEveryBucket();
   });

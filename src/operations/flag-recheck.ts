@@ -2,6 +2,17 @@ import { announceTops } from '../pubsub/announce.js';
 import type { BoardBucket } from '../ranking/index.js';
 import type { Services } from './services.js';
 
+/** The flag tokens at the ends of a writer's span (services/flag-changes.ts). */
+export interface FlagSpan {
+  /** Read before the writer read the flags. Default: none, so the flags are queried. */
+  before?: string | undefined;
+  /**
+   * Read after the write (flagChanges.readBehind: sent behind it). Default: read here, once the
+   * caller has waited for its write.
+   */
+  after?: Promise<string | undefined> | undefined;
+}
+
 /**
  * Closes the race between writing board scores into the index and a flag that lands meanwhile,
  * for every writer of the index (the write path, the index catch-up): the writer read the flags
@@ -14,22 +25,23 @@ import type { Services } from './services.js';
  * after the write, and flagPlayer's removal, which reads the committed board scores, comes later
  * still. Either way the index converges.
  *
- * The query is skipped when `flagsBefore`, a flag token (services/flag-changes.ts) read before the
- * writer read the flags, is still the token after the write: flagPlayer rewrites it after its
+ * The query is skipped when `flags.before`, a flag token (services/flag-changes.ts) read before the
+ * writer read the flags, is still the token after the write (`flags.after`, read by Redis after
+ * the write was applied): flagPlayer rewrites it after its
  * commit and before its removal, so a flag that committed after the writer's read, and whose
  * removal came before the write, rewrote it before this second read. (Same token: any flag
  * committed since the writer's read has its removal still to come, after the write.)
  *
  * `written`: the buckets each player was just written into. Answers the players taken out. One
- * Redis read, or one query when a flag was raised meanwhile (or without `flagsBefore`); the lock and
+ * Redis read (none when `flags.after` is given), or one query when a flag was raised meanwhile (or without `flags.before`); the lock and
  * a removal only for a player flagged meanwhile. Throws when a store does not answer (the caller
  * logs it: a rebuild or the next flag corrects the index).
  */
-export async function takeOutFlaggedMeanwhile(services: Services, written: ReadonlyMap<string, BoardBucket[]>, flagsBefore?: string): Promise<Set<string>> {
+export async function takeOutFlaggedMeanwhile(services: Services, written: ReadonlyMap<string, BoardBucket[]>, flags: FlagSpan = {}): Promise<Set<string>> {
   const { storage, index } = services;
-  // Read even without `flagsBefore`: it is the start of this process's next groups (lastRead).
-  const flagsAfter = await services.flagChanges.read();
-  if (flagsBefore !== undefined && flagsAfter === flagsBefore) return new Set();
+  // Read even without `before`: it is the start of this process's next groups (lastRead).
+  const after = await (flags.after ?? services.flagChanges.read());
+  if (flags.before !== undefined && after === flags.before) return new Set();
   const flagged = await storage.players.flaggedAmong([...written.keys()]);
   for (const playerId of flagged) {
     const buckets = written.get(playerId) ?? [];

@@ -6,7 +6,7 @@ import { settleBy } from '../deadline.js';
 import type { BoardBucket, BoardScoreWrite, Place } from '../ranking/index.js';
 import type { ResultBucket } from './buckets.js';
 import type { Services } from './services.js';
-import { takeOutFlaggedMeanwhile } from './flag-recheck.js';
+import { type FlagSpan, takeOutFlaggedMeanwhile } from './flag-recheck.js';
 import { type GroupCommit, type GroupCommitOptions, type ItemOutcome, createGroupCommit } from '../services/group-commit.js';
 import { type RecordedScore, heldRecorded } from './recorded-scores.js';
 
@@ -87,7 +87,13 @@ async function commitGroup(
   const hidden = recorded.flagged;
   const shown = written.filter(({ entry }) => !hidden.has(entry.playerId));
   const stored = recorded.boardScores.filter((score) => !hidden.has(score.playerId));
-  const places = await writeIndex(services, shown, stored, recorded.backlogIds);
+  // The flag check's token, read behind the index write it follows, in the tick that sent it: on
+  // one Redis, no round trip of its own after the write (a submission waited two, ~3 ms each
+  // under load, between its commit and its answer: bench/RESULTS.md).
+  let flagsAfter: Promise<string | undefined> | undefined;
+  const places = await writeIndex(services, shown, stored, recorded.backlogIds, () => {
+    flagsAfter = services.flagChanges.readBehind();
+  });
   // Recorded already: past the deadline the answer goes out without waiting for the check (which
   // goes on, and logs what it could not do).
   if (places)
@@ -96,7 +102,7 @@ async function commitGroup(
         services,
         shown.map(({ entry }) => entry),
         hidden,
-        flagsBefore,
+        { before: flagsBefore, after: flagsAfter },
       ),
       signal,
     ).catch(() => {});
@@ -114,12 +120,12 @@ export type PlaceWithSize = { place: Place; size: number; at: BoardBucket; recor
  * takeOutFlaggedMeanwhile); those join `hidden`. (When the index write failed there is nothing to
  * take out: the catch-up job, which leaves flagged players out, writes those board scores later.)
  */
-async function keepFlaggedOut(services: Services, entries: PreparedEntry[], hidden: Set<string>, flagsBefore: string | undefined): Promise<void> {
+async function keepFlaggedOut(services: Services, entries: PreparedEntry[], hidden: Set<string>, flags: FlagSpan): Promise<void> {
   const written = new Map<string, BoardBucket[]>();
   for (const entry of entries) if (entry.buckets.length > 0) written.set(entry.playerId, [...(written.get(entry.playerId) ?? []), ...entry.buckets]);
   if (written.size === 0) return;
   try {
-    for (const playerId of await takeOutFlaggedMeanwhile(services, written, flagsBefore)) hidden.add(playerId);
+    for (const playerId of await takeOutFlaggedMeanwhile(services, written, flags)) hidden.add(playerId);
   } catch (error) {
     services.log.error({ err: error }, 'could not check for players flagged during the write; a rebuild or a new flag corrects the index');
   }
@@ -132,13 +138,15 @@ async function keepFlaggedOut(services: Services, entries: PreparedEntry[], hidd
  * Answers every entry's places; null when Redis does not answer. Once the index holds them, the
  * group's index_backlog rows are confirmed (deleted in the background, with other groups' in one
  * statement); when it does not, they stay, and the catch-up job (jobs/index-catch-up.ts)
- * re-applies them as soon as Redis answers again.
+ * re-applies them as soon as Redis answers again. `sent` is called once the write is on its way
+ * (see RankingIndex.writeBoardScores).
  */
 async function writeIndex(
   services: Services,
   shown: { entry: PreparedEntry; outcome: RecordOutcome }[],
   stored: StoredBoardScore[],
   backlogIds: number[],
+  sent: () => void,
 ): Promise<SubmissionRecorded['places'] | null> {
   const writes: BoardScoreWrite[] = [];
   const lastWrite = new Map<string, BoardScoreWrite>();
@@ -161,7 +169,7 @@ async function writeIndex(
   }
   const places: SubmissionRecorded['places'] = new Map();
   try {
-    const placed = await services.index.writeBoardScores(writes);
+    const placed = await services.index.writeBoardScores(writes, sent);
     services.backlog.confirm(backlogIds);
     // The writes are the shown entries' board scores in order, as made above.
     let i = 0;

@@ -311,10 +311,17 @@ export function createRankingIndex(redis: RedisClient) {
      * top announces it once (see {@link announceTopChanged}). One script call per sorted set written
      * (the players' shards) and per 1,000 writes to it: O(k log N); plus, for sharded buckets, one
      * countAhead per other shard and bucket: O(S · k log N).
+     *
+     * `sent`, when given, is called once every script call of the write has been handed to the
+     * client, in the same tick (not when there is nothing to write): a command the caller sends
+     * then is queued behind them on the client's connection (see FlagChanges.readBehind).
      */
-    async writeBoardScores(writes: BoardScoreWrite[]): Promise<{ size: number; place: Place | null }[]> {
+    async writeBoardScores(writes: BoardScoreWrite[], sent?: () => void): Promise<{ size: number; place: Place | null }[]> {
       if (writes.length === 0) return [];
-      const { replies, recounts } = await applyWrites(writes);
+      // applyWrites calls the client for every sorted set before its first wait.
+      const applied = applyWrites(writes);
+      sent?.();
+      const { replies, recounts } = await applied;
       const [places] = await Promise.all([placesAfter(writes, replies), countDenseWrites(writes, replies, recounts)]);
       return places;
     },

@@ -1,4 +1,4 @@
-import type { RedisClient } from '../redis.js';
+import { type RedisClient, isCluster } from '../redis.js';
 import { createVersionTokens } from './version-tokens.js';
 
 /** The version token of the players' flags (see version-tokens.ts): one field for every player. */
@@ -13,6 +13,14 @@ export const FLAG_VERSIONS_KEY = 'lb:{flags}:versions';
 export function createFlagChanges(redis: RedisClient) {
   const versions = createVersionTokens(redis, FLAG_VERSIONS_KEY);
   let seen: string | undefined;
+  /**
+   * The current token, as a span's end (and the next span's start). Undefined when it cannot be
+   * trusted (Redis away, or the hash lost): ask PostgreSQL then. One HMGET.
+   */
+  async function read(): Promise<string | undefined> {
+    seen = (await versions.read(['players']))?.[0];
+    return seen;
+  }
   return {
     /**
      * The token this process last read, as a span's start: Redis answered it before this call, so
@@ -20,14 +28,18 @@ export function createFlagChanges(redis: RedisClient) {
      * after one that could not be trusted. Free: no Redis call.
      */
     lastRead: (): string | undefined => seen,
+    /** The current token (see above). One HMGET. */
+    read,
     /**
-     * The current token, as a span's end (and the next span's start). Undefined when it cannot be
-     * trusted (Redis away, or the hash lost): ask PostgreSQL then. One HMGET.
+     * The token read by a command queued behind every command already sent on this client, so
+     * that Redis answers it as of after them: the commands of one connection run in the order they
+     * are sent, and this HMGET goes through the same queue (auto-pipelining) as the index's
+     * writes. A writer's span ends after its write without a round trip of its own: the write path
+     * calls it in the tick that sends its index write. Undefined on a Redis Cluster, where the
+     * token's node runs its commands in no order with the others': the caller waits for its write,
+     * then reads.
      */
-    async read(): Promise<string | undefined> {
-      seen = (await versions.read(['players']))?.[0];
-      return seen;
-    },
+    readBehind: (): Promise<string | undefined> | undefined => (isCluster(redis) ? undefined : read()),
     /** Marks a flag raised, for every process. Throws when Redis does not take it. One HSET. */
     raised: (): Promise<void> => versions.changed(['players']),
   };
