@@ -301,7 +301,7 @@ describe('flagPlayer / unflagPlayer', () => {
       args[0]!.toLowerCase() === 'evalsha' && args.slice(3).some((arg) => arg.startsWith(t.keyPrefix) && arg.includes('arena'));
     const lastWrite = ran.findLastIndex(isArenaWrite);
     expect(lastWrite).toBeGreaterThanOrEqual(0);
-    expect(ran.findIndex(isTokenRead)).toBeGreaterThan(lastWrite);
+    expect(ran.findLastIndex(isTokenRead)).toBeGreaterThan(lastWrite);
     // No flag was raised meanwhile: the token did not move, and PostgreSQL was not asked.
     expect(checks).not.toHaveBeenCalled();
     clock.advance(1_001);

@@ -26,16 +26,16 @@ export interface FlagSpan {
  * still. Either way the index converges.
  *
  * The query is skipped when `flags.before`, a flag token (services/flag-changes.ts) read before the
- * writer read the flags, is still the token after the write (`flags.after`, read by Redis after
- * the write was applied): flagPlayer rewrites it after its
- * commit and before its removal, so a flag that committed after the writer's read, and whose
- * removal came before the write, rewrote it before this second read. (Same token: any flag
- * committed since the writer's read has its removal still to come, after the write.)
+ * writer read the flags, is still the token after the write (`flags.after`, which Redis read after
+ * it applied the write): flagPlayer rewrites it after its commit and before its removal, so a flag
+ * that committed after the writer's read, and whose removal came before the write, rewrote it
+ * before this second read. (Same token: any flag committed since the writer's read has its removal
+ * still to come, after the write.)
  *
  * `written`: the buckets each player was just written into. Answers the players taken out. One
- * Redis read (none when `flags.after` is given), or one query when a flag was raised meanwhile (or without `flags.before`); the lock and
- * a removal only for a player flagged meanwhile. Throws when a store does not answer (the caller
- * logs it: a rebuild or the next flag corrects the index).
+ * Redis read (none when `flags.after` is given), or one query when a flag was raised meanwhile (or
+ * without `flags.before`); the lock and a removal only for a player flagged meanwhile. Throws when
+ * a store does not answer (the caller logs it: a rebuild or the next flag corrects the index).
  */
 export async function takeOutFlaggedMeanwhile(services: Services, written: ReadonlyMap<string, BoardBucket[]>, flags: FlagSpan = {}): Promise<Set<string>> {
   const { storage, index } = services;
