@@ -20,7 +20,7 @@ function clockTicks(): number {
 }
 
 /** utime + stime of a process, in seconds; undefined when it is gone. */
-function processSeconds(pid: number): number | undefined {
+export function processSeconds(pid: number): number | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // The command name may hold spaces; the fields after it are fixed.

@@ -14,6 +14,7 @@ import { type BenchStores, openBenchStores } from '../seed.js';
 import type { BoardBucket } from '../../src/ranking/index.js';
 import { playerShardKey, shardKeys } from '../../src/ranking/keys.js';
 import { profileNote } from '../profile-summary.js';
+import { measureWakeup, wakeupNote } from '../lib/wakeup.js';
 import { type RunOptions, closedHttp, closedRaw, closedWs, plainBytesHttp, ratio, stockGraphqlWs, stockYogaHttp, withService } from './common.js';
 
 export const READ_SCENARIOS = ['standing', 'standing-named', 'around', 'top', 'open', 'open-client', 'open-client-times', 'friends'] as const;
@@ -260,6 +261,8 @@ export async function runRead(scenario: ReadScenario, run: RunOptions): Promise<
   } finally {
     await stores.close();
   }
+  // With nothing else running: what a wake-up costs on this machine, to compare runs across machines.
+  const wakeup = await measureWakeup();
 
   const targets: Target[] = [];
   const httpTarget = HTTP_TARGETS[scenario];
@@ -291,7 +294,7 @@ export async function runRead(scenario: ReadScenario, run: RunOptions): Promise<
         });
     }
   }
-  const notes: string[] = ws ? [`graphql-ws: ${run.connections} sockets × ${run.inflight} operations in flight`] : [];
+  const notes: string[] = [...(ws ? [`graphql-ws: ${run.connections} sockets × ${run.inflight} operations in flight`] : []), wakeupNote(wakeup)];
   if (run.profile)
     notes.push(...profileNote(join(profileDir, 'http'), startedAt, 'HTTP'), ...profileNote(join(profileDir, 'graphql-ws'), startedAt, 'graphql-ws'));
   const rows: Row[] = [row(`service ${scenario} (HTTP)`, 'service', http)];

@@ -27,6 +27,7 @@ import { shardKeys, shardOf } from '../../src/ranking/keys.js';
 import { pack, packingFor } from '../../src/ranking/packing.js';
 import type { RedisClient } from '../../src/redis.js';
 import { type RunOptions, closedHttp, closedRaw, ratio, stockYogaHttp, withService } from './common.js';
+import { measureWakeup, wakeupNote } from '../lib/wakeup.js';
 
 export type WriteScenario = 'submit' | 'submit-batch';
 
@@ -277,6 +278,8 @@ export async function runWrite(scenario: WriteScenario, run: RunOptions): Promis
     if (!run.targetOnly) await forgetRawRows(stores.database.sql, target.boardId);
     await stores.close();
   }
+  // With nothing else running: what a wake-up costs on this machine, to compare runs across machines.
+  const wakeup = await measureWakeup();
 
   const unit = 'results/s';
   const targets: Target[] = run.targetOnly ? [] : writeTargets(scenario, service.measurement, service.costs);
@@ -322,6 +325,7 @@ export async function runWrite(scenario: WriteScenario, run: RunOptions): Promis
       ...(run.profile ? profileNote(profileDir, startedAt) : []),
       ...costs.map(({ name, costs: found }) => costsNote(name, found)),
       `each call's results are ${size === 1 ? 'one random player' : `${size} distinct random players of one match`}; the service writes ${buckets} buckets per result (every period, no region)`,
+      wakeupNote(wakeup),
     ],
   };
 }
