@@ -82,7 +82,11 @@ export async function measureWakeup(trips = 5_000): Promise<WakeupCost> {
   const inProcess = await roundTrips((local.address() as AddressInfo).port, trips).finally(() => local.close());
   const peer = spawn(process.execPath, ['-e', PEER], { stdio: ['ignore', 'pipe', 'inherit'] });
   try {
-    const [line] = (await once(peer.stdout, 'data')) as [Buffer];
+    // Its port, or its exit code should it die first (a port never comes then, and the run would hang).
+    const [line] = (await Promise.race([
+      once(peer.stdout, 'data'),
+      once(peer, 'exit').then(([code]) => Promise.reject(new Error(`the wake-up probe's peer exited with ${String(code)} before listening`))),
+    ])) as [Buffer];
     const peerBefore = processSeconds(peer.pid!) ?? 0;
     const { wallUs, cpuUs } = await roundTrips(Number(line.toString().trim()), trips);
     const peerUs = (((processSeconds(peer.pid!) ?? 0) - peerBefore) * 1e6) / trips;
