@@ -10,13 +10,13 @@
  * Run as a script it listens on PORT (default 0) and prints `listening <port>`; import
  * {@link startBaselineYoga} to start it as a child process.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { type IncomingMessage, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { useServer } from 'graphql-ws/use/ws';
 import { createSchema, createYoga } from 'graphql-yoga';
 import { WebSocketServer } from 'ws';
+import { spawnListening } from './listening-child.js';
 
 export interface BaselineProcess {
   url: string;
@@ -29,19 +29,11 @@ export interface BaselineProcess {
 
 /** Starts the stock servers as a child process and waits until they listen. */
 export async function startBaselineYoga(): Promise<BaselineProcess> {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url)], {
-    // As the service runs (npm start): production, so both skip graphql-js's development checks.
-    env: { ...process.env, PORT: '0', NODE_ENV: 'production' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const port = await new Promise<number>((resolve, reject) => {
-    let output = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /listening (\d+)/.exec(output);
-      if (match) resolve(Number(match[1]));
-    });
-    child.once('exit', (code) => reject(new Error(`the stock Yoga exited with ${code}: ${output}`)));
+  // As the service runs (npm start): production, so both skip graphql-js's development checks.
+  const { child, port } = await spawnListening(['--import', 'tsx', fileURLToPath(import.meta.url)], 'the stock Yoga', {
+    ...process.env,
+    PORT: '0',
+    NODE_ENV: 'production',
   });
   return {
     url: `http://127.0.0.1:${port}/graphql`,

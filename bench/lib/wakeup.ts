@@ -9,10 +9,10 @@
  * The probe: a peer process echoes 64 bytes over loopback TCP, one message in flight, so that the
  * peer sleeps in epoll between messages as the stores do between a lightly loaded service's turns.
  */
-import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { type AddressInfo, type Socket, createConnection, createServer } from 'node:net';
 import { processSeconds } from './cpu.js';
+import { spawnListening } from './listening-child.js';
 
 export interface WakeupCost {
   /** Round trips timed. */
@@ -33,10 +33,10 @@ const echo = (socket: Socket) => {
   socket.on('data', (chunk) => socket.write(chunk));
 };
 
-/** The peer: echoes whatever it reads, and prints its port once listening. */
+/** The peer: echoes whatever it reads, and prints `listening <port>` once listening. */
 const PEER = `
 const server = require('node:net').createServer(${echo.toString()});
-server.listen(0, '127.0.0.1', () => console.log(server.address().port));
+server.listen(0, '127.0.0.1', () => console.log('listening ' + server.address().port));
 `;
 
 /** µs of wall time and of this process's CPU a round trip of 64 bytes to `port`, `trips` of them after 200 to warm up. */
@@ -80,15 +80,10 @@ export async function measureWakeup(trips = 5_000): Promise<WakeupCost> {
   local.listen(0, '127.0.0.1');
   await once(local, 'listening');
   const inProcess = await roundTrips((local.address() as AddressInfo).port, trips).finally(() => local.close());
-  const peer = spawn(process.execPath, ['-e', PEER], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const { child: peer, port } = await spawnListening(['-e', PEER], "the wake-up probe's peer");
   try {
-    // Its port, or its exit code should it die first (a port never comes then, and the run would hang).
-    const [line] = (await Promise.race([
-      once(peer.stdout, 'data'),
-      once(peer, 'exit').then(([code]) => Promise.reject(new Error(`the wake-up probe's peer exited with ${String(code)} before listening`))),
-    ])) as [Buffer];
     const peerBefore = processSeconds(peer.pid!) ?? 0;
-    const { wallUs, cpuUs } = await roundTrips(Number(line.toString().trim()), trips);
+    const { wallUs, cpuUs } = await roundTrips(port, trips);
     const peerUs = (((processSeconds(peer.pid!) ?? 0) - peerBefore) * 1e6) / trips;
     return { trips, wallUs, callerUs: cpuUs, peerUs, inProcessUs: inProcess.cpuUs };
   } finally {
