@@ -3,7 +3,7 @@
  *
  *     npm run bench -- <scenario> [--seconds 20] [--warmup 5] [--connections 50] [--inflight 4]
  *                                 [--match 10] [--scale 1] [--runtime dist|tsx] [--profile] [--metadata] [--force]
- *                                 [--players 1000000] [--no-quiet-wait]
+ *                                 [--players 1000000] [--rounds 0] [--no-quiet-wait]
  *
  * Scenarios: seed, submit, submit-batch, standing, standing-named, around, top, open, open-client, open-client-times, friends, peak, abuse, rebuild, memory,
  * sql-rank, or all (every one, in that order); and cluster, which is not part of all: it starts a
@@ -17,6 +17,11 @@
  * Before each measurement it waits (up to 10 minutes) for the machine to be quiet, so another job's
  * load is not counted as the service's; --no-quiet-wait skips that. The cpu column says who had
  * the cores during each measurement ("other" is everybody else).
+ *
+ * --rounds N (read scenarios with an HTTP target) adds N rounds of stock Yoga and the service over
+ * HTTP taken in turn, seconds apart, and prints each round's ratio and their median beside the
+ * scenario's own (bench/scenarios/common.ts, interleavedHttp): on a machine whose speed drifts
+ * over minutes, the ratio to set beside a target.
  */
 import { execFileSync } from 'node:child_process';
 import { parseArgs } from 'node:util';
@@ -55,6 +60,7 @@ const { values, positionals } = parseArgs({
     force: { type: 'boolean', default: false },
     players: { type: 'string' },
     only: { type: 'string' },
+    rounds: { type: 'string', default: '0' },
     'no-quiet-wait': { type: 'boolean', default: false },
   },
 });
@@ -69,7 +75,7 @@ function clusterScenarios(text: string): ClusterScenario[] {
 
 function usage(problem: string): never {
   console.error(
-    `${problem}\nusage: npm run bench -- <${[...SCENARIOS, 'all'].join('|')}> [--seconds 20] [--warmup 5] [--connections 50] [--inflight 4] [--match 10] [--scale 1] [--runtime tsx|dist] [--profile] [--metadata] [--force] [--players 1000000] [--only standing,standing-named,open,top,submit-batch] (both cluster only) [--no-quiet-wait]`,
+    `${problem}\nusage: npm run bench -- <${[...SCENARIOS, 'all'].join('|')}> [--seconds 20] [--warmup 5] [--connections 50] [--inflight 4] [--match 10] [--scale 1] [--runtime tsx|dist] [--profile] [--metadata] [--force] [--players 1000000] [--only standing,standing-named,open,top,submit-batch] (both cluster only) [--rounds 0] [--no-quiet-wait]`,
   );
   process.exit(2);
 }
@@ -130,6 +136,7 @@ async function main(): Promise<void> {
     metadata: values.metadata,
     target: BENCH_TARGET,
     targetOnly: false,
+    rounds: Number.isInteger(Number(values.rounds)) && Number(values.rounds) >= 0 ? Number(values.rounds) : usage('--rounds must be a whole number, 0 or more'),
   };
   const connections = values.connections === undefined ? undefined : positive('connections', values.connections);
   // The service as npm start runs it: the build, compiled by tsc (nothing to do when it is current).

@@ -34,6 +34,11 @@ export interface RunOptions {
    * not graphql-ws, the stock servers nor the raw PostgreSQL transaction. The cluster run sets it.
    */
   targetOnly: boolean;
+  /**
+   * Rounds of the service and stock Yoga over HTTP taken in turn after a read scenario's phases
+   * (see {@link interleavedHttp}), for the scenarios with an HTTP target. Default 0: none.
+   */
+  rounds: number;
 }
 
 /** Runs `fn` against a fresh service process, stopped afterwards. */
@@ -125,6 +130,53 @@ export async function stockGraphqlWs(run: RunOptions): Promise<Measurement> {
 }
 
 export const ratio = (a: number, b: number) => (b > 0 ? Math.round((a / b) * 100) / 100 : NaN);
+
+/** One round of {@link interleavedHttp}: the two sides, measured one right after the other. */
+export interface HttpRound {
+  service: Measurement;
+  stock: Measurement;
+}
+
+/** Each side of an interleaved round: seconds of load before it is measured, and seconds measured. */
+export const ROUND_WARMUP_SECONDS = 1;
+export const ROUND_SECONDS = 4;
+
+/**
+ * `run.rounds` rounds of the service and stock Yoga's `{ __typename }` over HTTP, both processes up
+ * throughout, in ABBA order (stock Yoga first in even rounds, the service first in odd ones), each
+ * side measured for ROUND_SECONDS after ROUND_WARMUP_SECONDS of load. Why: a shared VM's speed
+ * drifts over minutes (bench/RESULTS.md, the fourteenth machine: the same reads took 99 and 173 µs
+ * of CPU in runs minutes apart), and a scenario's own phases measure the service and stock Yoga up
+ * to a minute apart. A round's two sides are seconds apart, so a drift moves both, and the
+ * alternating order cancels a steady one.
+ */
+export async function interleavedHttp(run: RunOptions, service: ServiceProcess, body: () => string): Promise<HttpRound[]> {
+  const stockBody = graphqlBody(TYPENAME)();
+  const side = { ...run, seconds: ROUND_SECONDS, warmup: ROUND_WARMUP_SECONDS };
+  return withStock(async (stock) => {
+    const measureStock = () => closedHttp(stock.url, side, () => stockBody, stock.pid);
+    const measureService = () => closedHttp(service.url, side, body, service.pid);
+    const rounds: HttpRound[] = [];
+    for (let round = 0; round < run.rounds; round++) {
+      if (round % 2 === 0) {
+        const stock = await measureStock();
+        rounds.push({ stock, service: await measureService() });
+      } else {
+        const service = await measureService();
+        rounds.push({ service, stock: await measureStock() });
+      }
+    }
+    return rounds;
+  });
+}
+
+/** The middle value (the mean of the middle two for an even count); NaN for none. */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  if (sorted.length === 0) return NaN;
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
 
 /** Closed loop of an in-process operation (a raw store call): `concurrency` at once. */
 export function closedRaw(
