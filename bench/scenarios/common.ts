@@ -159,11 +159,11 @@ export async function interleavedHttp(run: RunOptions, service: ServiceProcess, 
     const rounds: HttpRound[] = [];
     for (let round = 0; round < run.rounds; round++) {
       if (round % 2 === 0) {
-        const stock = await measureStock();
-        rounds.push({ stock, service: await measureService() });
+        const stockSide = await measureStock();
+        rounds.push({ stock: stockSide, service: await measureService() });
       } else {
-        const service = await measureService();
-        rounds.push({ service, stock: await measureStock() });
+        const serviceSide = await measureService();
+        rounds.push({ service: serviceSide, stock: await measureStock() });
       }
     }
     return rounds;

@@ -365,6 +365,7 @@ export async function runRead(scenario: ReadScenario, run: RunOptions): Promise<
       runtime: run.runtime,
       profiled: run.profile,
       query: spec.query,
+      ...(run.rounds > 0 ? { rounds: run.rounds } : {}),
       ...(target.players === PLAYERS && target.boardId === BOARD_ID ? {} : { board: target.boardId, players: target.players, shards: target.shards }),
     },
     rows,
