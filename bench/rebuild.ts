@@ -34,6 +34,7 @@ import { createResultPartition, monthOf } from '../src/db/partitions.js';
 import { createServices } from '../src/operations/services.js';
 import { cpuSince, sampleCpu, waitForQuiet } from './lib/cpu.js';
 import { redisPid } from './scenarios/cluster.js';
+import { median } from './lib/median.js';
 import { boardScoreList } from '../src/operations/buckets.js';
 
 const MEMBERS = Number(process.argv[2] ?? 1_000_000);
@@ -111,8 +112,6 @@ async function benchBucket(database: Database, board: Board): Promise<Bucket> {
   if (!('season' in inserted)) throw new Error('the bench board has a season already');
   return seasonBucket(inserted.season);
 }
-
-const median = (all: number[]) => [...all].sort((a, b) => a - b)[Math.floor(all.length / 2)]!;
 
 /**
  * Leaves the seeded tables as a live board's are: vacuumed, analysed and checkpointed, so that

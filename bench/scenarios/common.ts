@@ -63,6 +63,9 @@ export async function withStock<T>(fn: (stock: BaselineProcess) => Promise<T>): 
 
 export const TYPENAME = '{ __typename }';
 
+/** The request body every stock Yoga measurement sends. */
+const TYPENAME_BODY = graphqlBody(TYPENAME)();
+
 /** Closed loop of one HTTP query, `connections` at once; `body` builds each request's body. */
 export async function closedHttp(
   url: string,
@@ -115,8 +118,7 @@ export async function closedWs(
 
 /** The stock Yoga's `{ __typename }` over HTTP with the same connections: the figure targets are set against. */
 export async function stockYogaHttp(run: RunOptions): Promise<Measurement> {
-  const body = graphqlBody(TYPENAME)();
-  return withStock((stock) => closedHttp(stock.url, run, () => body, stock.pid));
+  return withStock((stock) => closedHttp(stock.url, run, () => TYPENAME_BODY, stock.pid));
 }
 
 /** Plain node:http answering fixed bytes to the same bodies, with the same connections: the ceiling of any Node HTTP server here. */
@@ -151,10 +153,9 @@ export const ROUND_SECONDS = 4;
  * alternating order cancels a steady one.
  */
 export async function interleavedHttp(run: RunOptions, service: ServiceProcess, body: () => string): Promise<HttpRound[]> {
-  const stockBody = graphqlBody(TYPENAME)();
   const side = { ...run, seconds: ROUND_SECONDS, warmup: ROUND_WARMUP_SECONDS };
   return withStock(async (stock) => {
-    const measureStock = () => closedHttp(stock.url, side, () => stockBody, stock.pid);
+    const measureStock = () => closedHttp(stock.url, side, () => TYPENAME_BODY, stock.pid);
     const measureService = () => closedHttp(service.url, side, body, service.pid);
     const rounds: HttpRound[] = [];
     for (let round = 0; round < run.rounds; round++) {
@@ -168,14 +169,6 @@ export async function interleavedHttp(run: RunOptions, service: ServiceProcess, 
     }
     return rounds;
   });
-}
-
-/** The middle value (the mean of the middle two for an even count); NaN for none. */
-export function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  if (sorted.length === 0) return NaN;
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
 /** Closed loop of an in-process operation (a raw store call): `concurrency` at once. */

@@ -15,6 +15,7 @@ import type { BoardBucket } from '../../src/ranking/index.js';
 import { playerShardKey, shardKeys } from '../../src/ranking/keys.js';
 import { profileNote } from '../profile-summary.js';
 import { measureWakeup, wakeupNote } from '../lib/wakeup.js';
+import { median } from '../lib/median.js';
 import {
   ROUND_SECONDS,
   type RunOptions,
@@ -22,7 +23,6 @@ import {
   closedRaw,
   closedWs,
   interleavedHttp,
-  median,
   plainBytesHttp,
   ratio,
   stockGraphqlWs,
