@@ -35,8 +35,9 @@ export interface RunOptions {
    */
   targetOnly: boolean;
   /**
-   * Rounds of the service and stock Yoga over HTTP taken in turn after a read scenario's phases
-   * (see {@link interleavedHttp}), for the scenarios with an HTTP target. Default 0: none.
+   * Rounds of stock Yoga and the service over HTTP (and over graphql-ws for `standing` and
+   * `standing-named`) taken in turn after a read scenario's phases (see {@link interleavedReads}),
+   * for the scenarios with an HTTP target. Default 0: none.
    */
   rounds: number;
 }
@@ -133,10 +134,14 @@ export async function stockGraphqlWs(run: RunOptions): Promise<Measurement> {
 
 export const ratio = (a: number, b: number) => (b > 0 ? Math.round((a / b) * 100) / 100 : NaN);
 
-/** One round of {@link interleavedHttp}: the two sides, measured one right after the other. */
-export interface HttpRound {
-  service: Measurement;
+/** One round of {@link interleavedReads}: each side's measurement, taken one right after another. */
+export interface ReadRound {
+  /** Stock Yoga's `{ __typename }` over HTTP. */
   stock: Measurement;
+  /** The service over HTTP. */
+  service: Measurement;
+  /** The service over graphql-ws, when the round measures it. */
+  ws?: Measurement;
 }
 
 /** Each side of an interleaved round: seconds of load before it is measured, and seconds measured. */
@@ -144,28 +149,32 @@ export const ROUND_WARMUP_SECONDS = 1;
 export const ROUND_SECONDS = 4;
 
 /**
- * `run.rounds` rounds of the service and stock Yoga's `{ __typename }` over HTTP, both processes up
- * throughout, in ABBA order (stock Yoga first in even rounds, the service first in odd ones), each
- * side measured for ROUND_SECONDS after ROUND_WARMUP_SECONDS of load. Why: a shared VM's speed
- * drifts over minutes (bench/RESULTS.md, the fourteenth machine: the same reads took 99 and 173 µs
- * of CPU in runs minutes apart), and a scenario's own phases measure the service and stock Yoga up
- * to a minute apart. A round's two sides are seconds apart, so a drift moves both, and the
- * alternating order cancels a steady one.
+ * `run.rounds` rounds of stock Yoga's `{ __typename }` and the service over HTTP (and, given `ws`,
+ * over graphql-ws), every process up throughout, each side measured for ROUND_SECONDS after
+ * ROUND_WARMUP_SECONDS of load, in ABBA order: stock Yoga first in even rounds, last in odd ones.
+ * Why: a shared VM's speed drifts over minutes (bench/RESULTS.md, the fourteenth machine: the same
+ * reads took 99 and 173 µs of CPU in runs minutes apart), and a scenario's own phases measure the
+ * service and stock Yoga up to a minute apart. A round's sides are seconds apart, so a drift moves
+ * them all, and the alternating order cancels a steady one.
  */
-export async function interleavedHttp(run: RunOptions, service: ServiceProcess, body: () => string): Promise<HttpRound[]> {
+export async function interleavedReads(
+  run: RunOptions,
+  service: ServiceProcess,
+  body: () => string,
+  ws?: { query: string; variables: () => Record<string, unknown> },
+): Promise<ReadRound[]> {
   const side = { ...run, seconds: ROUND_SECONDS, warmup: ROUND_WARMUP_SECONDS };
   return withStock(async (stock) => {
-    const measureStock = () => closedHttp(stock.url, side, () => TYPENAME_BODY, stock.pid);
-    const measureService = () => closedHttp(service.url, side, body, service.pid);
-    const rounds: HttpRound[] = [];
+    const sides: [keyof ReadRound, () => Promise<Measurement>][] = [
+      ['stock', () => closedHttp(stock.url, side, () => TYPENAME_BODY, stock.pid)],
+      ['service', () => closedHttp(service.url, side, body, service.pid)],
+    ];
+    if (ws) sides.push(['ws', () => closedWs(service.wsUrl, side, ws.query, ws.variables, service.pid)]);
+    const rounds: ReadRound[] = [];
     for (let round = 0; round < run.rounds; round++) {
-      if (round % 2 === 0) {
-        const stockSide = await measureStock();
-        rounds.push({ stock: stockSide, service: await measureService() });
-      } else {
-        const serviceSide = await measureService();
-        rounds.push({ service: serviceSide, stock: await measureStock() });
-      }
+      const measured: Partial<ReadRound> = {};
+      for (const [name, measure] of round % 2 === 0 ? sides : [...sides].reverse()) measured[name] = await measure();
+      rounds.push(measured as ReadRound);
     }
     return rounds;
   });
