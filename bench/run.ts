@@ -21,7 +21,7 @@
  * --rounds N (read scenarios with an HTTP target) adds N rounds of stock Yoga and the service over
  * HTTP (and over graphql-ws for standing and standing-named) taken in turn, seconds apart, and
  * prints each round's ratios and their medians beside the scenario's own
- * (bench/scenarios/common.ts, interleavedReads): on a machine whose speed drifts over minutes, the
+ * (bench/scenarios/rounds.ts, interleavedReads): on a machine whose speed drifts over minutes, the
  * ratios to set beside a target.
  */
 import { execFileSync } from 'node:child_process';

@@ -36,7 +36,7 @@ export interface RunOptions {
   targetOnly: boolean;
   /**
    * Rounds of stock Yoga and the service over HTTP (and over graphql-ws for `standing` and
-   * `standing-named`) taken in turn after a read scenario's phases (see {@link interleavedReads}),
+   * `standing-named`) taken in turn after a read scenario's phases (see rounds.ts, interleavedReads),
    * for the scenarios with an HTTP target. Default 0: none.
    */
   rounds: number;
@@ -66,6 +66,9 @@ export const TYPENAME = '{ __typename }';
 
 /** The request body every stock Yoga measurement sends. */
 const TYPENAME_BODY = graphqlBody(TYPENAME)();
+
+/** A running stock Yoga's `{ __typename }` over HTTP with the run's connections: what every HTTP target is set against. */
+export const measureStockYoga = (stock: BaselineProcess, run: RunOptions): Promise<Measurement> => closedHttp(stock.url, run, () => TYPENAME_BODY, stock.pid);
 
 /** Closed loop of one HTTP query, `connections` at once; `body` builds each request's body. */
 export async function closedHttp(
@@ -119,7 +122,7 @@ export async function closedWs(
 
 /** The stock Yoga's `{ __typename }` over HTTP with the same connections: the figure targets are set against. */
 export async function stockYogaHttp(run: RunOptions): Promise<Measurement> {
-  return withStock((stock) => closedHttp(stock.url, run, () => TYPENAME_BODY, stock.pid));
+  return withStock((stock) => measureStockYoga(stock, run));
 }
 
 /** Plain node:http answering fixed bytes to the same bodies, with the same connections: the ceiling of any Node HTTP server here. */
@@ -133,52 +136,6 @@ export async function stockGraphqlWs(run: RunOptions): Promise<Measurement> {
 }
 
 export const ratio = (a: number, b: number) => (b > 0 ? Math.round((a / b) * 100) / 100 : NaN);
-
-/** One round of {@link interleavedReads}: each side's measurement, taken one right after another. */
-export interface ReadRound {
-  /** Stock Yoga's `{ __typename }` over HTTP. */
-  stock: Measurement;
-  /** The service over HTTP. */
-  service: Measurement;
-  /** The service over graphql-ws, when the round measures it. */
-  ws?: Measurement;
-}
-
-/** Each side of an interleaved round: seconds of load before it is measured, and seconds measured. */
-export const ROUND_WARMUP_SECONDS = 1;
-export const ROUND_SECONDS = 4;
-
-/**
- * `run.rounds` rounds of stock Yoga's `{ __typename }` and the service over HTTP (and, given `ws`,
- * over graphql-ws), every process up throughout, each side measured for ROUND_SECONDS after
- * ROUND_WARMUP_SECONDS of load, in ABBA order: stock Yoga first in even rounds, last in odd ones.
- * Why: a shared VM's speed drifts over minutes (bench/RESULTS.md, the fourteenth machine: the same
- * reads took 99 and 173 µs of CPU in runs minutes apart), and a scenario's own phases measure the
- * service and stock Yoga up to a minute apart. A round's sides are seconds apart, so a drift moves
- * them all, and the alternating order cancels a steady one.
- */
-export async function interleavedReads(
-  run: RunOptions,
-  service: ServiceProcess,
-  body: () => string,
-  ws?: { query: string; variables: () => Record<string, unknown> },
-): Promise<ReadRound[]> {
-  const side = { ...run, seconds: ROUND_SECONDS, warmup: ROUND_WARMUP_SECONDS };
-  return withStock(async (stock) => {
-    const sides: [keyof ReadRound, () => Promise<Measurement>][] = [
-      ['stock', () => closedHttp(stock.url, side, () => TYPENAME_BODY, stock.pid)],
-      ['service', () => closedHttp(service.url, side, body, service.pid)],
-    ];
-    if (ws) sides.push(['ws', () => closedWs(service.wsUrl, side, ws.query, ws.variables, service.pid)]);
-    const rounds: ReadRound[] = [];
-    for (let round = 0; round < run.rounds; round++) {
-      const measured: Partial<ReadRound> = {};
-      for (const [name, measure] of round % 2 === 0 ? sides : [...sides].reverse()) measured[name] = await measure();
-      rounds.push(measured as ReadRound);
-    }
-    return rounds;
-  });
-}
 
 /** Closed loop of an in-process operation (a raw store call): `concurrency` at once. */
 export function closedRaw(

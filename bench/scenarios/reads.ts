@@ -15,21 +15,8 @@ import type { BoardBucket } from '../../src/ranking/index.js';
 import { playerShardKey, shardKeys } from '../../src/ranking/keys.js';
 import { profileNote } from '../profile-summary.js';
 import { measureWakeup, wakeupNote } from '../lib/wakeup.js';
-import { median } from '../lib/median.js';
-import {
-  ROUND_SECONDS,
-  type ReadRound,
-  type RunOptions,
-  closedHttp,
-  closedRaw,
-  closedWs,
-  interleavedReads,
-  plainBytesHttp,
-  ratio,
-  stockGraphqlWs,
-  stockYogaHttp,
-  withService,
-} from './common.js';
+import { type RunOptions, closedHttp, closedRaw, closedWs, plainBytesHttp, ratio, stockGraphqlWs, stockYogaHttp, withService } from './common.js';
+import { interleavedReads, summariseRounds } from './rounds.js';
 
 export const READ_SCENARIOS = ['standing', 'standing-named', 'around', 'top', 'open', 'open-client', 'open-client-times', 'friends'] as const;
 export type ReadScenario = (typeof READ_SCENARIOS)[number];
@@ -296,20 +283,8 @@ export async function runRead(scenario: ReadScenario, run: RunOptions): Promise<
     const httpRatio = ratio(http.throughput, yoga.throughput);
     targets.push({ description: `${scenario} over HTTP ≥ ${httpTarget}× stock Yoga {__typename}`, measured: `${httpRatio}×`, met: httpRatio >= httpTarget });
   }
-  // Each round's ratio to its stock Yoga side, and their median, for the service over HTTP or graphql-ws.
-  const roundRatios = (side: 'service' | 'ws') => rounds.flatMap((round) => (round[side] ? [ratio(round[side].throughput, round.stock.throughput)] : []));
-  const middle = (ratios: number[]) => Math.round(median(ratios) * 100) / 100;
-  const httpRoundRatios = roundRatios('service');
-  const roundsMedian = middle(httpRoundRatios);
-  if (httpTarget !== undefined && rounds.length > 0) {
-    targets.push({
-      description: `${scenario} over HTTP ≥ ${httpTarget}× stock Yoga {__typename}, the median of ${rounds.length} interleaved rounds`,
-      measured: `${roundsMedian}×`,
-      met: roundsMedian >= httpTarget,
-    });
-  }
-  const wsRoundRatios = roundRatios('ws');
-  const wsRoundsMedian = middle(wsRoundRatios);
+  const summary = summariseRounds(scenario, rounds, { http: httpTarget, ws: wsTarget });
+  if (summary.targets.http) targets.push(summary.targets.http);
   if (wsTarget !== undefined && yoga && ws) {
     const wsRatio = ratio(ws.throughput, yoga.throughput);
     targets.push(
@@ -321,13 +296,7 @@ export async function runRead(scenario: ReadScenario, run: RunOptions): Promise<
       { description: `${scenario} over graphql-ws ≥ ${wsTarget}× stock Yoga {__typename} (HTTP)`, measured: `${wsRatio}×`, met: wsRatio >= wsTarget },
     );
   }
-  if (wsTarget !== undefined && wsRoundRatios.length > 0) {
-    targets.push({
-      description: `${scenario} over graphql-ws ≥ ${wsTarget}× stock Yoga {__typename} (HTTP), the median of ${wsRoundRatios.length} interleaved rounds`,
-      measured: `${wsRoundsMedian}×`,
-      met: wsRoundsMedian >= wsTarget,
-    });
-  }
+  if (summary.targets.ws) targets.push(summary.targets.ws);
   if (scenario === 'standing-named') {
     for (const [transport, m] of [
       ['HTTP', http],
@@ -341,25 +310,11 @@ export async function runRead(scenario: ReadScenario, run: RunOptions): Promise<
         });
     }
   }
-  const notes: string[] = [...(ws ? [`graphql-ws: ${run.connections} sockets × ${run.inflight} operations in flight`] : []), wakeupNote(wakeup)];
-  if (rounds.length > 0) {
-    const range = (values: number[]) => `${Math.min(...values).toLocaleString('en-US')}–${Math.max(...values).toLocaleString('en-US')}`;
-    // Each side's rates round by round, and its server's CPU a request (from /proc).
-    const span = (side: keyof ReadRound) => {
-      const measured = rounds.flatMap((round) => round[side] ?? []);
-      const rates = measured.map((m) => Math.round(m.throughput));
-      const cpu = measured.map((m) => Math.round((1e6 * (m.cpu?.server ?? NaN)) / m.throughput));
-      return `${range(rates)} req/s at ${range(cpu)} µs of its CPU a request`;
-    };
-    const listed = (ratios: number[]) => ratios.map((r) => `${r}×`).join(', ');
-    notes.push(
-      `interleaved (${rounds.length} rounds, ${ROUND_SECONDS} s a side, stock Yoga and the service in turn, ABBA): service HTTP / stock Yoga ${listed(httpRoundRatios)}; median ${roundsMedian}× (service ${span('service')}; stock Yoga ${span('stock')})`,
-    );
-    if (wsRoundRatios.length > 0)
-      notes.push(
-        `interleaved: service graphql-ws / stock Yoga HTTP ${listed(wsRoundRatios)}; median ${wsRoundsMedian}× (service over graphql-ws ${span('ws')})`,
-      );
-  }
+  const notes: string[] = [
+    ...(ws ? [`graphql-ws: ${run.connections} sockets × ${run.inflight} operations in flight`] : []),
+    wakeupNote(wakeup),
+    ...summary.notes,
+  ];
   if (run.profile)
     notes.push(...profileNote(join(profileDir, 'http'), startedAt, 'HTTP'), ...profileNote(join(profileDir, 'graphql-ws'), startedAt, 'graphql-ws'));
   const rows: Row[] = [row(`service ${scenario} (HTTP)`, 'service', http)];
@@ -380,8 +335,7 @@ export async function runRead(scenario: ReadScenario, run: RunOptions): Promise<
     ratios['service HTTP / plain node:http'] = ratio(http.throughput, plain.throughput);
   }
   ratios['service HTTP / raw'] = ratio(http.throughput, raw[0]!.measurement.throughput);
-  if (rounds.length > 0) ratios['service HTTP / stock Yoga HTTP, median of interleaved rounds'] = roundsMedian;
-  if (wsRoundRatios.length > 0) ratios['service graphql-ws / stock Yoga HTTP, median of interleaved rounds'] = wsRoundsMedian;
+  Object.assign(ratios, summary.ratios);
   return {
     scenario,
     params: {
