@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type GraphQLResponse, type TestApp, startTestApp } from './helpers/test-app.js';
+import { type GraphQLResponse, SERVER_KEY, type TestApp, startTestApp } from './helpers/test-app.js';
+import { sentAtOnce } from './helpers/at-once.js';
 import { observations } from './helpers/metrics.js';
 
 /**
@@ -93,15 +94,21 @@ describe('a burst of submissions to a season board', () => {
     await t.admin(CREATE, { input: { id: board, title: board, maxScore: 1_000, periods: ['ALL_TIME', 'SEASON'] } });
     const started = await t.admin<{ startSeason: Season }>(START, { board, name: 'Burst' });
     expect(started.errors).toBeUndefined();
-    const players = Array.from({ length: 40 }, (_, i) => `Spieler-${i}-ß`);
+    const players = Array.from({ length: 30 }, (_, i) => `Spieler-${i}-ß`);
     const tokenReads = () => observations(t, 'leaderboard_store_seconds', { store: 'redis', call: 'hmget' });
     const before = await tokenReads();
-    const answers = await Promise.all(
-      players.map((playerId, i) => t.server(SUBMIT, { input: { board, playerId, score: i + 1, matchId: `burst-${i}` } }) as Promise<Submitted>),
+    // All sent at once on one socket (30: within a socket's 32 operations running), as a busy game
+    // server's arrive. Sent as HTTP requests of their own, a loaded machine (CI's) could deliver
+    // them one by one, with nothing to share.
+    const answers = await sentAtOnce<NonNullable<Submitted['data']>>(
+      t.url,
+      SUBMIT,
+      players.map((playerId, i) => ({ input: { board, playerId, score: i + 1, matchId: `burst-${i}` } })),
+      SERVER_KEY,
     );
     // Each submission's season look-up read the token once before; the flag check reads it once a group.
     expect((await tokenReads()) - before).toBeLessThan(players.length);
-    for (const answer of answers) expect(seasonOf(answer)).toBe(started.data!.startSeason.id);
+    for (const data of answers) expect(seasonOf({ data })).toBe(started.data!.startSeason.id);
     expect(await playersIn(t, board)).toEqual([...players].sort());
   });
 });
