@@ -97,8 +97,8 @@ describe('a burst of submissions to a season board', () => {
     const players = Array.from({ length: 30 }, (_, i) => `Spieler-${i}-ß`);
     const tokenReads = () => observations(t, 'leaderboard_store_seconds', { store: 'redis', call: 'hmget' });
     const before = await tokenReads();
-    // All sent at once on one socket (30: within a socket's 32 operations running), as a busy game
-    // server's arrive. Sent as HTTP requests of their own, a loaded machine (CI's) could deliver
+    // All sent at once on one socket (30: within the 32 operations a socket may have running,
+    // DEFAULT_REQUEST_LIMITS.operationsPerSocket), as a busy game server's arrive. Sent as HTTP requests of their own, a loaded machine (CI's) could deliver
     // them one by one, with nothing to share.
     const answers = await sentAtOnce<NonNullable<Submitted['data']>>(
       t.url,
