@@ -131,7 +131,7 @@ const PROFILES_MUST_LIVE_MS = 20 * 60_000;
  */
 async function warmProfiles(services: Services, target: BenchTarget, redis: RedisClient, players: number, say: (line: string) => void): Promise<void> {
   const sample = Array.from({ length: 200 }, (_, i) => playerId(1 + ((i * 7_919 + Date.now()) % players)));
-  const held = (await createProfileStore(redis).read(sample)).every((entry) => 'profile' in entry);
+  const held = (await createProfileStore(redis).read(sample)).held.every((entry) => 'profile' in entry);
   const leastLeftMs = Math.min(...(await Promise.all(sample.map((id) => redis.pttl(profileHashKey(id, DEFAULT_PROFILE_HASHES))))));
   if (held && leastLeftMs >= PROFILES_MUST_LIVE_MS) return;
   if (held) {

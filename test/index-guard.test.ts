@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { type Board, DEFAULT_RETENTION } from '../src/model/board.js';
 import { INDEX_METHOD_ROLES, IndexRecoveringError, createIndexGeneration, guardReads } from '../src/ranking/generation.js';
 import { type BoardBucket, createRankingIndex } from '../src/ranking/index.js';
+import { DEFAULT_PROFILE_HASHES, PROFILE_CHANGES_KEY } from '../src/profiles/store.js';
 import { defineRankingScripts } from '../src/ranking/scripts/index.js';
 import { scratchRedis } from './helpers/redis-keys.js';
 
@@ -45,12 +46,13 @@ describe('the index guard', () => {
     const reads = Object.entries(INDEX_METHOD_ROLES)
       .filter(([, role]) => role === 'read')
       .map(([method]) => method);
-    expect(reads.sort()).toEqual(['around', 'arounds', 'countBetter', 'countDistinctBetter', 'page', 'size', 'standings', 'top']);
+    expect(reads.sort()).toEqual(['around', 'arounds', 'aroundsNamed', 'countBetter', 'countDistinctBetter', 'page', 'size', 'standings', 'top']);
     const calls: Record<string, () => Promise<unknown>> = {
       top: () => index.top(at, 10),
       standings: () => index.standings(at, ['ada']),
       around: () => index.around(at, 'ada', 2),
       arounds: () => index.arounds(at, [{ playerId: 'ada', radius: 2 }]),
+      aroundsNamed: () => index.aroundsNamed(at, [{ playerId: 'ada', radius: 2 }], { changesKey: PROFILE_CHANGES_KEY, hashes: DEFAULT_PROFILE_HASHES }),
       page: () => index.page(at, null, 10),
       size: () => index.size(at),
       countBetter: () => index.countBetter(at, [10]),

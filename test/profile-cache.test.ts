@@ -8,6 +8,7 @@ import { createStorage } from '../src/db/storage.js';
 import { TEST_REDIS_URL } from './helpers/redis-keys.js';
 import { type TestApp, startTestApp } from './helpers/test-app.js';
 import { until } from './helpers/wait.js';
+import { observations } from './helpers/metrics.js';
 
 /**
  * The shared profile cache (profiles in Redis, PostgreSQL the fallback), across two API processes
@@ -85,6 +86,43 @@ describe('shared profile cache: names from Redis, exact after renames, erasures 
     expect(await nameOf(reader, 'ann')).toBeNull();
   });
 
+  it("a board screen names its top as seen and its neighbours with their places, and shows another process's rename at once", async () => {
+    const SCREEN = `query Screen($playerId: ID!) {
+      __typename
+      top(board: "Global-EU", limit: 3) { __typename entries { ...Row } }
+      me: standing(board: "Global-EU", playerId: $playerId) { ...Row }
+      around(board: "Global-EU", playerId: $playerId, radius: 1) { ...Row }
+    }
+    fragment Row on Standing { __typename rank player { ...Who } }
+    fragment Who on Player { __typename id displayName }`;
+    type Row = { player: { id: string; displayName: string | null } };
+    const rows = async () => {
+      const answer = await reader.gql<{ top: { entries: Row[] }; me: Row; around: Row[] }>(SCREEN, { playerId: 'dee' });
+      expect(answer.errors).toBeUndefined();
+      const { top, me, around } = answer.data!;
+      return [...top.entries, me, ...around].map(({ player }) => [player.id, player.displayName] as const);
+    };
+    const named = async (shown: (readonly [string, string | null])[]) => Promise.all(shown.map(async ([id]) => [id, await truth(id)] as const));
+    const profileReads = () => observations(reader, 'leaderboard_store_seconds', { call: 'readProfiles' });
+    // The first screens read (and keep) what Redis did not hold yet, the top's names among them.
+    await rows();
+    await rows();
+    const before = await profileReads();
+    const shown = await rows();
+    expect(shown).toEqual(await named(shown));
+    // Dee's neighbours include 'Ünïcode-玩家': its hash found in Lua, or this would read it again.
+    expect(shown.map(([id]) => id)).toContain('Ünïcode-玩家');
+    expect(await profileReads()).toBe(before);
+
+    const [leader, was] = shown[0]!;
+    for (const name of ['Top ✓', 'Top ✓✓', was]) {
+      await rename(leader, name);
+      const after = await rows();
+      expect(after).toEqual(await named(after));
+      expect(after[0]).toEqual([leader, name]);
+    }
+  });
+
   it('an erasure answered by another process leaves no profile here', async () => {
     expect(await nameOf(reader, 'cy')).toBe('Cy');
     const erased = await writer.admin<{ deletePlayer: boolean }>('mutation { deletePlayer(playerId: "cy") }');
@@ -109,7 +147,7 @@ describe('shared profile cache: names from Redis, exact after renames, erasures 
     const store = createProfileStore(reader.redis);
     // A reader misses dee, reads PostgreSQL ("Dee"), and is slow to keep it: a rename answers meanwhile.
     await emptyProfiles();
-    const [missed] = (await store.read(['dee'])) as [{ epoch: string }];
+    const [missed] = (await store.read(['dee'])).held as [{ epoch: string }];
     expect(typeof missed.epoch).toBe('string');
     await rename('dee', 'Deirdre');
     await store.fill([{ profile: { id: 'dee', displayName: 'Dee', avatarUrl: null }, epoch: missed.epoch }]);
@@ -117,10 +155,10 @@ describe('shared profile cache: names from Redis, exact after renames, erasures 
 
     // Redis emptied between the miss and the keep: the old epoch is gone with it.
     await emptyProfiles();
-    const [again] = (await store.read(['dee'])) as [{ epoch: string }];
+    const [again] = (await store.read(['dee'])).held as [{ epoch: string }];
     await emptyProfiles();
     await store.fill([{ profile: { id: 'dee', displayName: 'Dee', avatarUrl: null }, epoch: again.epoch }]);
-    const [after] = await store.read(['dee']);
+    const [after] = (await store.read(['dee'])).held;
     expect('profile' in after!).toBe(false);
     expect(await nameOf(reader, 'dee')).toBe('Deirdre');
   });
@@ -187,7 +225,7 @@ describe('shared profile cache: names from Redis, exact after renames, erasures 
     try {
       const cache = createProfileCache(redis, createStorage(reader.database).players, log, { maxAgeMs: 500 });
       expect((await cache.load(['bo']))[0]!.displayName).toBe('Robert');
-      await until(async () => 'profile' in (await createProfileStore(redis).read(['bo']))[0]!, 5_000, 'bo kept');
+      await until(async () => 'profile' in (await createProfileStore(redis).read(['bo'])).held[0]!, 5_000, 'bo kept');
       await writer.database.sql`update players set display_name = 'Bobby' where id = 'bo'`;
       expect((await cache.load(['bo']))[0]!.displayName).toBe('Robert');
       await until(async () => (await cache.load(['bo']))[0]!.displayName === 'Bobby', 5_000, 'the hand-made change seen');

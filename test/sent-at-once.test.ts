@@ -67,7 +67,7 @@ describe('reads gathered per turn are sent in the turn they are called in', () =
     const held = await sentBeforeTheTurn(() => profiles.read(['Zoë', 'zoë']));
     expect(held.sent).toBe(true);
     // Nothing kept for them yet: each answers the epoch to keep one under.
-    expect(held.answer.map((entry) => !('profile' in entry) && typeof entry.epoch === 'string')).toEqual([true, true]);
+    expect(held.answer.held.map((entry) => !('profile' in entry) && typeof entry.epoch === 'string')).toEqual([true, true]);
 
     // The measure can tell: a plain command is still held for the turn (ioredis's auto-pipelining).
     const plain = await sentBeforeTheTurn(() => redis.get('no-such-key'));

@@ -1,5 +1,7 @@
 import type { BoardBucket, BucketView, Place, RankingIndex } from '../ranking/index.js';
 import { bucketKey } from '../ranking/keys.js';
+import type { Profile } from '../profiles/store.js';
+import type { ProfileCache } from '../services/profile-cache.js';
 import { createTurnLoader } from '../services/turn-loader.js';
 
 /**
@@ -13,13 +15,20 @@ import { createTurnLoader } from '../services/turn-loader.js';
  * its neighbours, in the same atomic step, so the standing is answered from that run rather than
  * by a call of its own. A request's root fields start together and reach their reads in the same
  * turn. Every answer is what the index call on its own would give: a place in an around run is
- * read under the same snapshot and with the same size.
+ * read under the same snapshot and with the same size. On one Redis node the around call also
+ * reads its players' profiles (PlaceNaming), so the screen's names need no call of their own.
  */
 export interface PlaceReads {
   /** The player's place (null when not ranked) and the bucket's size, as index.standings(at, [playerId]). */
-  standing(at: BoardBucket, playerId: string): Promise<BucketView<Place | null>>;
+  standing(at: BoardBucket, playerId: string): Promise<BucketView<NamedPlace | null>>;
   /** The player and up to `radius` places either side, as index.around. */
-  around(at: BoardBucket, playerId: string, radius: number): Promise<BucketView>;
+  around(at: BoardBucket, playerId: string, radius: number): Promise<BucketView<NamedPlace>>;
+}
+
+/** A place, with its player's profile when the read that found it read that too (see PlaceNaming). */
+export interface NamedPlace extends Place {
+  /** Read in the same step as the place; undefined when it was not read, or Redis held none to take. */
+  profile?: Profile | undefined;
 }
 
 interface Ask {
@@ -51,7 +60,7 @@ interface BucketAsks {
  * (each with their largest), which answers their standings too, and one standings call for the
  * players asked about without one. A call that fails fails only the reads it answers. O(calls).
  */
-async function readBatch(index: RankingIndex, asks: readonly Ask[]): Promise<(BucketView<Place | null> | BucketView | Error)[]> {
+async function readBatch(index: RankingIndex, naming: PlaceNaming | null, asks: readonly Ask[]): Promise<(BucketView<Place | null> | BucketView | Error)[]> {
   const buckets = new Map<string, BucketAsks>();
   for (const { at, playerId, radius } of asks) {
     const key = bucketKey(at);
@@ -68,7 +77,7 @@ async function readBatch(index: RankingIndex, asks: readonly Ask[]): Promise<(Bu
     [...buckets].map(([key, { at, radii, alone }]) => {
       const runs = [...radii].map(([playerId, radius]) => ({ playerId, radius }));
       const ids = [...alone];
-      const around = runs.length > 0 ? index.arounds(at, runs).then((views) => new Map(runs.map(({ playerId }, i) => [playerId, views[i]!]))) : null;
+      const around = runs.length > 0 ? aroundsOf(index, naming, at, runs).then((views) => new Map(runs.map(({ playerId }, i) => [playerId, views[i]!]))) : null;
       const standings =
         ids.length > 0 ? index.standings(at, ids).then(({ size, places }) => ({ size, places: new Map(ids.map((id, i) => [id, places[i] ?? null])) })) : null;
       return [key, { radii, runs: around && settled(around), standings: standings && settled(standings) }] as const;
@@ -90,9 +99,40 @@ async function readBatch(index: RankingIndex, asks: readonly Ask[]): Promise<(Bu
   );
 }
 
-/** The process's place reads over `index`: one per process (Services.placeReads), so that what it gathers is every request's. */
-export function createPlaceReads(index: RankingIndex): PlaceReads {
-  const loader = createTurnLoader<Ask, BucketView<Place | null> | BucketView>((asks) => readBatch(index, asks));
+/**
+ * How an around call names the players it reads in the same step, on one node (ProfileCache.naming):
+ * its runs then come back with their players' profiles, which the names asked after them take
+ * without another call.
+ */
+export type PlaceNaming = NonNullable<ProfileCache['naming']>;
+
+/** index.arounds, naming the runs' players in the same call when `naming` is given and the bucket is one shard. */
+async function aroundsOf(
+  index: RankingIndex,
+  naming: PlaceNaming | null,
+  at: BoardBucket,
+  runs: { playerId: string; radius: number }[],
+): Promise<BucketView<NamedPlace>[]> {
+  if (!naming || at.board.shards > 1) return index.arounds(at, runs);
+  const sentAt = naming.clock();
+  const { views, token, values } = await index.aroundsNamed(at, runs, naming);
+  const places: NamedPlace[] = views.flatMap((view) => view.places);
+  const profiles = naming.seen(
+    sentAt,
+    token,
+    places.map((place) => place.playerId),
+    values,
+  );
+  places.forEach((place, i) => (place.profile = profiles[i]));
+  return views;
+}
+
+/**
+ * The process's place reads over `index`: one per process (Services.placeReads), so that what it
+ * gathers is every request's. With `naming` (one node), an around call names its players too.
+ */
+export function createPlaceReads(index: RankingIndex, naming: PlaceNaming | null = null): PlaceReads {
+  const loader = createTurnLoader<Ask, BucketView<Place | null> | BucketView>((asks) => readBatch(index, naming, asks));
   return {
     standing: (at, playerId) => loader.load({ at, playerId, radius: null }),
     around: (at, playerId, radius) => loader.load({ at, playerId, radius }) as Promise<BucketView>,

@@ -124,6 +124,7 @@ export function createServices(given: ServiceDeps): Services {
   const topFeed = deps.subscriber
     ? createTopFeed({ subscriber: deps.subscriber, topCache, index, log: deps.log, watchers: metrics.topChangedSubscribers })
     : null;
+  const profiles = createProfileCache(deps.redis, storage.players, deps.log);
   const services: Services = {
     storage,
     index,
@@ -132,8 +133,8 @@ export function createServices(given: ServiceDeps): Services {
     submissions: createSubmissionGroups(() => services, deps.groupCommit),
     topCache,
     topFeed,
-    profiles: createProfileCache(deps.redis, storage.players, deps.log),
-    placeReads: createPlaceReads(index),
+    profiles,
+    placeReads: createPlaceReads(index, profiles.naming),
     recordedScores: createRecordedScores(() => services),
     boards: createBoardDirectory(storage.boards),
     seasons: createSeasonDirectory(storage.seasons, deps.redis),

@@ -23,14 +23,19 @@ export interface Standing {
   player?: Player | undefined;
 }
 
-/** A place read from the index in bucket `at`, as a Standing; `recorded` when the read holds the recorded board score already. */
-export function toStanding(at: BoardBucket, place: Place, size: number, recorded?: RecordedScore): Standing {
+/**
+ * A place read from the index in bucket `at`, as a Standing; `recorded` when the read holds the
+ * recorded board score already. The place's `profile`, when its read brought one (place-reads.ts,
+ * NamedPlace), is the standing's player.
+ */
+export function toStanding(at: BoardBucket, place: Place & { profile?: Player | undefined }, size: number, recorded?: RecordedScore): Standing {
   return {
     playerId: place.playerId,
     rank: place.rank,
     score: place.score,
     percentile: size === 0 ? 0 : (100 * (size - place.rank)) / size,
     source: recorded ? { recorded } : { at, place },
+    player: place.profile,
   };
 }
 

@@ -81,14 +81,36 @@ export function createProfileStore(redis: RedisClient, options: ProfileStoreOpti
   const keysOf = (ids: readonly string[]) => ids.map((id) => profileHashKey(id, hashes));
 
   return {
-    /** What is held for each id, in their order (duplicates allowed). One script call; throws what Redis throws. O(k). */
-    async read(ids: readonly string[]): Promise<Held[]> {
-      const replies = await redis.readProfiles(ids.length, ...keysOf(ids), randomUUID(), ttl, ...ids);
-      return ids.map((id, i) => {
+    /**
+     * What is held for each id, in their order (duplicates allowed), and the changes token read in
+     * the same step (null when there is none). One script call; throws what Redis throws. O(k).
+     */
+    async read(ids: readonly string[]): Promise<{ held: Held[]; token: string | null }> {
+      const replies = await redis.readProfiles(ids.length + 1, PROFILE_CHANGES_KEY, ...keysOf(ids), randomUUID(), ttl, ...ids);
+      const held = ids.map((id, i): Held => {
         const value = replies[2 * i];
         // A change is under way: read PostgreSQL, keep nothing.
         if (value == null) return { epoch: replies[2 * i + 1] ?? null };
         return value.startsWith(PENDING) ? { epoch: null } : { profile: decodeProfile(id, value) };
+      });
+      return { held, token: replies[2 * ids.length] ?? null };
+    },
+
+    /**
+     * What a script that names the players it reads (profileValuesLua) needs: the changes token's
+     * key, to declare, and the number of hashes. Null on a Redis Cluster, where a script may read
+     * only the keys it declares.
+     */
+    naming: redis.isCluster ? null : { changesKey: PROFILE_CHANGES_KEY, hashes },
+
+    /**
+     * The profile of each id in what profileValuesLua answered for them (a value each, null for
+     * none): undefined where it held none, or a change's pending mark. O(k).
+     */
+    profilesIn(ids: readonly string[], values: readonly (string | null)[]): (Profile | undefined)[] {
+      return ids.map((id, i) => {
+        const value = values[i];
+        return value == null || value.startsWith(PENDING) ? undefined : decodeProfile(id, value);
       });
     },
 

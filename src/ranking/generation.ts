@@ -323,6 +323,7 @@ export const INDEX_METHOD_ROLES = {
   standings: 'read',
   around: 'read',
   arounds: 'read',
+  aroundsNamed: 'read',
   page: 'read',
   size: 'read',
   countBetter: 'read',

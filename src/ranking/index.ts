@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { RedisClient } from '../redis.js';
 import type { BoardScore, BoardScoreRow } from '../model/board.js';
 import {
@@ -294,14 +295,37 @@ export function createRankingIndex(redis: RedisClient) {
       return views.map(({ size, members }) => ({ size, places: members.map((member) => placeOfMember(at, member)) }));
     }
     const [size, ...reply] = await redis.readAround(bucketKey(at), ...asks.flatMap(({ playerId, radius }) => [playerId, radius]));
+    return runsFrom(at, asks, Number(size), reply).views;
+  }
+
+  /** readAround's reply after the size, as one view per ask; `end` is where the runs end in it. O(places). */
+  function runsFrom(at: BoardBucket, asks: readonly unknown[], size: number, reply: readonly (number | string | null)[]): { views: BucketView[]; end: number } {
     let next = 0;
-    return asks.map(() => {
+    const views = asks.map(() => {
       const count = Number(reply[next++]);
-      if (count === 0) return { size: Number(size), places: [] };
+      if (count === 0) return { size, places: [] };
       const firstRank = Number(reply[next++]);
-      const rows = reply.slice(next, (next += 2 * count));
-      return { size: Number(size), places: placesFromRows(at, rows, firstRank) };
+      const rows = reply.slice(next, (next += 2 * count)) as (number | string)[];
+      return { size, places: placesFromRows(at, rows, firstRank) };
     });
+    return { views, end: next };
+  }
+
+  /**
+   * {@link arounds} of a one-shard bucket on one node, with what profileValuesLua answers for the
+   * places' players in the same step: the profiles' changes token and a value per place, in the
+   * order of the views and their places (see read-around.ts, readAroundNamed). One call, O(k (log N + radius)).
+   */
+  async function aroundsNamed(
+    at: BoardBucket,
+    asks: readonly { playerId: string; radius: number }[],
+    naming: { changesKey: string; hashes: number },
+  ): Promise<{ views: BucketView[]; token: string | null; values: (string | null)[] }> {
+    if (sharded(at)) throw new Error(`aroundsNamed reads a one-shard bucket, not ${bucketKey(at)}`);
+    const pairs = asks.flatMap(({ playerId, radius }) => [playerId, radius]);
+    const [size, ...reply] = await redis.readAroundNamed(bucketKey(at), naming.changesKey, randomUUID(), naming.hashes, ...pairs);
+    const { views, end } = runsFrom(at, asks, Number(size), reply);
+    return { views, token: (reply[end] as string | null) ?? null, values: reply.slice(end + 1) as (string | null)[] };
   }
 
   return {
@@ -385,6 +409,7 @@ export function createRankingIndex(redis: RedisClient) {
     },
 
     arounds,
+    aroundsNamed,
 
     /** The player and up to `radius` places either side; no places when the player is not ranked. See {@link arounds}. */
     async around(at: BoardBucket, playerId: string, radius: number): Promise<BucketView> {

@@ -53,15 +53,16 @@ const NAMES_MARGIN_MS = 500;
  * alone: a ranking read from Redis is still worth serving without names. A load is sent once the
  * reads in `heldBy` have settled (none: as DataLoader would, after the current ticks), so that the
  * names those reads bring go in the same load. Its keys are lists, so a read's names cost one
- * promise here, not one an id.
+ * promise here, not one an id. `since` is when the request came in, on the profile cache's clock:
+ * names Redis answered since then are taken as answered (services/profile-sightings.ts).
  */
-function playersLoader(services: Services, startedAt: number, heldBy: Promise<unknown>[]) {
+function playersLoader(services: Services, startedAt: number, since: number, heldBy: Promise<unknown>[]) {
   return new DataLoader<readonly string[], Player[]>(
     async (lists) => {
       const ids = lists.flat();
       let players: Player[];
       try {
-        players = await settleBy(services.profiles.load(ids), beforeDeadline(services, startedAt, NAMES_MARGIN_MS));
+        players = await settleBy(services.profiles.load(ids, since), beforeDeadline(services, startedAt, NAMES_MARGIN_MS));
       } catch (error) {
         if (!isStoreUnavailable(error)) throw error;
         services.log.warn({ err: error }, 'player profiles unavailable; answering ids only');
@@ -101,7 +102,7 @@ export async function createContext(services: Services, { authorization, client,
     // A stored key is looked up in PostgreSQL: not past the request's bound (UNAVAILABLE then).
     caller: key ? await settleBy(identify(services, key, address), beforeDeadline(services, startedAt, NAMES_MARGIN_MS)) : null,
     loaders: {
-      players: playersLoader(services, startedAt, namesHeldBy),
+      players: playersLoader(services, startedAt, services.profiles.clock(), namesHeldBy),
     },
     namesAfter(read) {
       namesHeldBy.push(read);

@@ -2,11 +2,15 @@ import type { Logger } from 'pino';
 import type { Player } from '../db/players.js';
 import { freshlyShared } from '../fresh-read.js';
 import type { Storage } from '../db/storage.js';
-import { type Profile, type ProfileStoreOptions, createProfileStore } from '../profiles/store.js';
+import { type Held, type Profile, type ProfileStoreOptions, createProfileStore } from '../profiles/store.js';
 import type { RedisClient } from '../redis.js';
+import { type ProfileSightingsOptions, createProfileSightings } from './profile-sightings.js';
 import { MAX_TURN_BATCH, createTurnLoader } from './turn-loader.js';
 
-export type ProfileCacheOptions = ProfileStoreOptions;
+export type ProfileCacheOptions = ProfileStoreOptions & {
+  /** The profiles remembered from what Redis answered (see profile-sightings.ts). Default: its defaults. */
+  sightings?: ProfileSightingsOptions;
+};
 
 const noProfile = (id: string): Player => ({ id, displayName: null, avatarUrl: null });
 
@@ -24,16 +28,27 @@ const noProfile = (id: string): Player => ({ id, displayName: null, avatarUrl: n
  * - a profile read from PostgreSQL is kept only if the id's hash still has the epoch read before
  *   the query and holds nothing for the id (no mark, no newer profile): a change after the query
  *   wins, and a Redis emptied meanwhile (new epochs) keeps nothing read before;
- * - two changes of one player that cross drop its entry (see settleProfilesLua).
+ * - two changes of one player that cross drop its entry (see settleProfilesLua);
+ * - a profile taken as this process last saw it in Redis, without asking again, is taken only while
+ *   a Redis read sent after the asking request came in answered the changes token it was seen
+ *   under, which every change rewrites (profile-sightings.ts).
  * When Redis does not answer, profiles are read from PostgreSQL and nothing is kept.
  */
 export function createProfileCache(redis: RedisClient, players: Pick<Storage['players'], 'find'>, log: Logger, options: ProfileCacheOptions = {}) {
   const store = createProfileStore(redis, options);
+  const sightings = createProfileSightings(options.sightings);
 
-  /** What Redis holds for the ids; every id a miss (kept under no epoch) when Redis does not answer. */
-  async function held(ids: readonly string[]) {
+  /** What Redis holds for the ids (the settled profiles among it remembered); every id a miss (kept under no epoch) when Redis does not answer. */
+  async function held(ids: readonly string[]): Promise<Held[]> {
+    const sentAt = sightings.now();
     try {
-      return await store.read(ids);
+      const { held: found, token } = await store.read(ids);
+      sightings.saw(
+        sentAt,
+        token,
+        found.flatMap((entry) => ('profile' in entry ? [entry.profile] : [])),
+      );
+      return found;
     } catch {
       return ids.map(() => ({ epoch: null }));
     }
@@ -81,10 +96,42 @@ export function createProfileCache(redis: RedisClient, players: Pick<Storage['pl
      * The profiles of these ids, in their order; a player without a profile has nulls. One Redis
      * script call for the loads of one turn of the event loop (a call per MAX_TURN_BATCH distinct
      * ids: see `together`), plus one PostgreSQL query for the ids it does not hold (kept for the
-     * next read). Throws what PostgreSQL throws. O(k).
+     * next read). For a read that came in at `since` (on `clock`), the ids whose
+     * profiles may be taken as last seen in Redis are not asked again (profile-sightings.ts).
+     * Throws what PostgreSQL throws. O(k).
      */
-    load(ids: readonly string[]): Promise<Player[]> {
-      return together.load(ids);
+    async load(ids: readonly string[], since?: number): Promise<Player[]> {
+      const known = since === undefined ? undefined : sightings.known(ids, since);
+      if (!known) return together.load(ids);
+      const unknown = ids.filter((_, i) => known[i] === undefined);
+      if (unknown.length === 0) return known as Player[];
+      const loaded = await together.load(unknown);
+      let next = 0;
+      return known.map((profile) => profile ?? loaded[next++]!);
+    },
+
+    /** The clock `load`'s `since` is read on. O(1). */
+    clock: sightings.now,
+
+    /**
+     * For a place read that names its players in the same script step (profileValuesLua): the
+     * changes token's key and the number of hashes to give it, and `seen`, which takes what it
+     * answered: the profiles of its ids (undefined where Redis held none to take), and the token
+     * for the reads after it. Null on a Redis Cluster (see ProfileStore.naming).
+     */
+    naming: store.naming && {
+      ...store.naming,
+      /** The clock to read the script's `sentAt` on. */
+      clock: sightings.now,
+      /**
+       * The script was sent at `sentAt` (on `clock`) and answered `token` and `values` for `ids`.
+       * Only the token is remembered: the profiles go with the places read, to the reads that
+       * asked for them (players around one are seldom asked about again soon). O(k).
+       */
+      seen(sentAt: number, token: string | null, ids: readonly string[], values: readonly (string | null)[]): (Profile | undefined)[] {
+        sightings.saw(sentAt, token, []);
+        return store.profilesIn(ids, values);
+      },
     },
 
     /**
@@ -113,6 +160,9 @@ export function createProfileCache(redis: RedisClient, players: Pick<Storage['pl
     async change<T>(ids: readonly string[], commit: () => Promise<T>, after: (committed: T) => readonly Player[]): Promise<T> {
       const marks = await store.mark(ids);
       const committed = await commit();
+      // What this process saw before the change is not current for its reads after it, even before
+      // another token is read (a request that renames, then reads the name).
+      sightings.forget();
       const profiles = new Map(after(committed).map((player) => [player.id, player]));
       // Left pending when Redis fails now: reads stay exact (from PostgreSQL) until the hash expires.
       await store

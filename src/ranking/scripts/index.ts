@@ -2,7 +2,7 @@ import type { Result } from 'ioredis';
 import { type RedisClient, sendAtOnce } from '../../redis.js';
 import type { DenseKeyList } from '../keys.js';
 import { applyDenseScoresLua, applyScoresLua } from './apply-scores.js';
-import { readAroundLua } from './read-around.js';
+import { readAroundLua, readAroundNamedLua } from './read-around.js';
 import { readStandingsLua } from './read-standings.js';
 import { readTopLua } from './read-top.js';
 import { removeDenseMemberLua, removeMemberLua } from './remove-member.js';
@@ -44,6 +44,14 @@ declare module 'ioredis' {
     readTop(key: string, limit: number): Result<(number | string)[], Context>;
     /** See read-around.ts. Returns [size, then per (player, radius) pair: count, firstRank, id1, packed1, ...; or 0 when the player is not ranked]. */
     readAround(key: string, ...pairs: (string | number)[]): Result<(number | string)[], Context>;
+    /** See read-around.ts (readAroundNamed). Returns readAround's reply, then the profiles' changes token, then a profile value per place read (each null when none). */
+    readAroundNamed(
+      key: string,
+      changesKey: string,
+      freshToken: string,
+      hashes: number,
+      ...pairs: (string | number)[]
+    ): Result<(number | string | null)[], Context>;
     /** See remove-member.ts. Returns the 0-based rank the member held, or null when it was not there. */
     removeMember(key: string, playerId: string): Result<number | null, Context>;
     /**
@@ -100,6 +108,7 @@ export function defineRankingScripts(redis: RedisClient): void {
   redis.defineCommand('readStandings', { numberOfKeys: 1, lua: readStandingsLua });
   redis.defineCommand('readTop', { numberOfKeys: 1, lua: readTopLua });
   redis.defineCommand('readAround', { numberOfKeys: 1, lua: readAroundLua });
+  redis.defineCommand('readAroundNamed', { numberOfKeys: 2, lua: readAroundNamedLua });
   redis.defineCommand('removeMember', { numberOfKeys: 1, lua: removeMemberLua });
   redis.defineCommand('countAhead', { numberOfKeys: 1, lua: countAheadLua });
   redis.defineCommand('readAfter', { numberOfKeys: 1, lua: readAfterLua });
@@ -119,5 +128,5 @@ export function defineRankingScripts(redis: RedisClient): void {
   // Each already one call for many requests: a turn's reads of places (operations/place-reads.ts),
   // a bucket's shared top (top-cache.ts). The few read by one request alone (a friends list, a
   // player's standings, a replay's answer) go at once too: a write each, where a tick's would share one.
-  sendAtOnce(redis, ['readStandings', 'readAround', 'readTop']);
+  sendAtOnce(redis, ['readStandings', 'readAround', 'readAroundNamed', 'readTop']);
 }

@@ -1,3 +1,5 @@
+import { profileValuesLua } from '../../profiles/scripts.js';
+
 /**
  * readAround: for each of several players of one bucket, the player and up to `radius` members
  * either side, cut at the edges of the bucket, all read in one atomic step (the requests of one
@@ -13,10 +15,15 @@
  *
  * O(k (log N + radius)) for k pairs.
  */
-export const readAroundLua = `
+export const readAroundLua = `${aroundRuns(1)}return out
+`;
+
+/** readAround's work, its pairs from ARGV[first]: fills `out` with what readAround returns. */
+function aroundRuns(first: number): string {
+  return `
 local key = KEYS[1]
 local out = {redis.call('ZCARD', key)}
-for i = 1, #ARGV - 1, 2 do
+for i = ${first}, #ARGV - 1, 2 do
   local rank = redis.call('ZREVRANK', key, ARGV[i])
   if rank then
     local radius = tonumber(ARGV[i + 1])
@@ -31,5 +38,35 @@ for i = 1, #ARGV - 1, 2 do
     out[#out + 1] = 0
   end
 end
+`;
+}
+
+/**
+ * readAroundNamed: readAround, with the profiles of the players it read in the same step, so that
+ * a client's board screen (its standing, the players around it) needs no second call for their
+ * names (see profileValuesLua; one node only: the profile hashes are not declared).
+ *
+ * KEYS[1]  the bucket's sorted set
+ * KEYS[2]  the profiles' changes token (profiles/store.ts PROFILE_CHANGES_KEY)
+ * ARGV[1]  a fresh random token, the changes token when there is none
+ * ARGV[2]  how many hashes the profiles are spread over
+ * ARGV     from ARGV[3]: (player id, radius) pairs, radius 0 or more
+ *
+ * Returns what readAround returns, then the changes token, then each run's
+ * players' held profile values (nil for none), in the order of the runs and their places.
+ *
+ * O(k (log N + radius)) for k pairs.
+ */
+export const readAroundNamedLua = `${profileValuesLua}${aroundRuns(3)}
+local ids = {}
+local at = 2
+while at <= #out do
+  local count = out[at]
+  for r = 1, count do ids[#ids + 1] = out[at + 2 * r] end
+  at = at + (count == 0 and 1 or 2 + 2 * count)
+end
+local token, values = profileValues(KEYS[2], ARGV[1], tonumber(ARGV[2]), ids)
+out[#out + 1] = token
+for i = 1, #ids do out[#out + 1] = values[i] end
 return out
 `;
