@@ -46,10 +46,22 @@ describe('the index guard', () => {
     const reads = Object.entries(INDEX_METHOD_ROLES)
       .filter(([, role]) => role === 'read')
       .map(([method]) => method);
-    expect(reads.sort()).toEqual(['around', 'arounds', 'aroundsNamed', 'countBetter', 'countDistinctBetter', 'page', 'size', 'standings', 'top']);
+    expect(reads.sort()).toEqual([
+      'around',
+      'arounds',
+      'aroundsNamed',
+      'countBetter',
+      'countDistinctBetter',
+      'page',
+      'size',
+      'standings',
+      'standingsNamed',
+      'top',
+    ]);
     const calls: Record<string, () => Promise<unknown>> = {
       top: () => index.top(at, 10),
       standings: () => index.standings(at, ['ada']),
+      standingsNamed: () => index.standingsNamed(at, ['ada'], { changesKey: PROFILE_CHANGES_KEY, hashes: DEFAULT_PROFILE_HASHES }),
       around: () => index.around(at, 'ada', 2),
       arounds: () => index.arounds(at, [{ playerId: 'ada', radius: 2 }]),
       aroundsNamed: () => index.aroundsNamed(at, [{ playerId: 'ada', radius: 2 }], { changesKey: PROFILE_CHANGES_KEY, hashes: DEFAULT_PROFILE_HASHES }),

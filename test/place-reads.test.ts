@@ -57,11 +57,12 @@ describe('place reads gathered per request', () => {
 
   /** What `work` answers, and how many around, standings and profile scripts (and a sharded around's shard windows) the app sent meanwhile. */
   async function sentDuring<T>(work: () => Promise<T>) {
-    const scripts = ['readAround', 'readAroundNamed', 'readStandings', 'readProfiles', 'readNear'] as const;
+    // On one node the around and standings scripts name their players too (…Named).
+    const scripts = ['readAround', 'readAroundNamed', 'readStandings', 'readStandingsNamed', 'readProfiles', 'readNear'] as const;
     const before = await Promise.all(scripts.map(calls));
     const answer = await work();
-    const [around, aroundNamed, standings, profiles, windows] = (await Promise.all(scripts.map(calls))).map((after, i) => after - before[i]!);
-    return { answer, around: around! + aroundNamed!, standings: standings!, profiles: profiles!, windows: windows! };
+    const [around, aroundNamed, standings, standingsNamed, profiles, windows] = (await Promise.all(scripts.map(calls))).map((after, i) => after - before[i]!);
+    return { answer, around: around! + aroundNamed!, standings: standings! + standingsNamed!, profiles: profiles!, windows: windows! };
   }
 
   /** The data of `query` over POST, and how many around, standings and profile scripts answering it took. */
@@ -263,6 +264,19 @@ describe('place reads gathered per request', () => {
       if (board === BOARD) expect(around, board).toBeLessThan(answer.length / 2);
       else expect(windows, board).toBeLessThan(answer.length);
       expect(standings, board).toBe(0);
+    }
+  });
+
+  it("answers a lone standing with the player's name from the standings script alone on one shard, and with a profile read on four", async () => {
+    const query = `query Mine($board: ID!, $playerId: ID!) { __typename standing(board: $board, playerId: $playerId) { ...Place } }${FRAGMENTS}`;
+    for (const playerId of [RANKED[0]![0], PLAYERS[3]!, PLAYERS[6]!, RANKED.at(-1)![0]]) {
+      const one = await read<{ standing: Place }>(query, { board: BOARD, playerId });
+      expect(plain(one.data.standing), playerId).toEqual({ rank: rankOf(playerId), score: SCORES.get(playerId), player: who(playerId) });
+      expect({ standings: one.standings, profiles: one.profiles }, playerId).toEqual({ standings: 1, profiles: 0 });
+      // The shards' standings are several calls: the name is read on its own.
+      const four = await read<{ standing: Place }>(query, { board: SHARDED, playerId });
+      expect(plain(four.data.standing), playerId).toEqual(plain(one.data.standing));
+      expect(four.profiles, playerId).toBe(1);
     }
   });
 

@@ -15,14 +15,16 @@ import { createTurnLoader } from '../services/turn-loader.js';
  * its neighbours, in the same atomic step, so the standing is answered from that run rather than
  * by a call of its own. A request's root fields start together and reach their reads in the same
  * turn. Every answer is what the index call on its own would give: a place in an around run is
- * read under the same snapshot and with the same size. On one Redis node the around call also
- * reads its players' profiles (PlaceNaming), so the screen's names need no call of their own.
+ * read under the same snapshot and with the same size. On one Redis node each call also reads its
+ * players' profiles (PlaceNaming), so the names need no call of their own.
  */
 export interface PlaceReads {
   /** The player's place (null when not ranked) and the bucket's size, as index.standings(at, [playerId]). */
   standing(at: BoardBucket, playerId: string): Promise<BucketView<NamedPlace | null>>;
   /** The player and up to `radius` places either side, as index.around. */
   around(at: BoardBucket, playerId: string, radius: number): Promise<BucketView<NamedPlace>>;
+  /** Whether the places come with their players' profiles (NamedPlace; one Redis node), where Redis holds them. */
+  named: boolean;
 }
 
 /** A place, with its player's profile when the read that found it read that too (see PlaceNaming). */
@@ -79,7 +81,9 @@ async function readBatch(index: RankingIndex, naming: PlaceNaming | null, asks: 
       const ids = [...alone];
       const around = runs.length > 0 ? aroundsOf(index, naming, at, runs).then((views) => new Map(runs.map(({ playerId }, i) => [playerId, views[i]!]))) : null;
       const standings =
-        ids.length > 0 ? index.standings(at, ids).then(({ size, places }) => ({ size, places: new Map(ids.map((id, i) => [id, places[i] ?? null])) })) : null;
+        ids.length > 0
+          ? standingsOf(index, naming, at, ids).then(({ size, places }) => ({ size, places: new Map(ids.map((id, i) => [id, places[i] ?? null])) }))
+          : null;
       return [key, { radii, runs: around && settled(around), standings: standings && settled(standings) }] as const;
     }),
   );
@@ -100,8 +104,8 @@ async function readBatch(index: RankingIndex, naming: PlaceNaming | null, asks: 
 }
 
 /**
- * How an around call names the players it reads in the same step, on one node (ProfileCache.naming):
- * its runs then come back with their players' profiles, which the names asked after them take
+ * How a place read names the players it reads in the same step, on one node (ProfileCache.naming):
+ * its places then come back with their players' profiles, which the names asked after them take
  * without another call.
  */
 export type PlaceNaming = NonNullable<ProfileCache['naming']>;
@@ -127,6 +131,16 @@ async function aroundsOf(
   return views;
 }
 
+/** index.standings, naming the players in the same call when `naming` is given and the bucket is one shard. */
+async function standingsOf(index: RankingIndex, naming: PlaceNaming | null, at: BoardBucket, ids: string[]): Promise<BucketView<NamedPlace | null>> {
+  if (!naming || at.board.shards > 1) return index.standings(at, ids);
+  const sentAt = naming.clock();
+  const { view, token, values } = await index.standingsNamed(at, ids, naming);
+  const profiles = naming.seen(sentAt, token, ids, values);
+  view.places.forEach((place: NamedPlace | null, i) => place && (place.profile = profiles[i]));
+  return view;
+}
+
 /**
  * The process's place reads over `index`: one per process (Services.placeReads), so that what it
  * gathers is every request's. With `naming` (one node), an around call names its players too.
@@ -136,5 +150,6 @@ export function createPlaceReads(index: RankingIndex, naming: PlaceNaming | null
   return {
     standing: (at, playerId) => loader.load({ at, playerId, radius: null }),
     around: (at, playerId, radius) => loader.load({ at, playerId, radius }) as Promise<BucketView>,
+    named: naming !== null,
   };
 }

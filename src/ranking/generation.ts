@@ -321,6 +321,7 @@ export function createIndexGeneration(redis: RedisClient) {
 export const INDEX_METHOD_ROLES = {
   top: 'read',
   standings: 'read',
+  standingsNamed: 'read',
   around: 'read',
   arounds: 'read',
   aroundsNamed: 'read',

@@ -111,6 +111,15 @@ interface ApplyCall {
   indexes: number[];
 }
 
+/** readStandings's reply after the size: a place per id, null for one not ranked. O(k). */
+function standingsFrom(at: BoardBucket, playerIds: readonly string[], pairs: readonly (number | string | null)[]): (Place | null)[] {
+  return playerIds.map((playerId, i) => {
+    const rank = pairs[2 * i];
+    const packed = pairs[2 * i + 1];
+    return rank === null || rank === undefined || packed === null || packed === undefined ? null : placeOf(at, playerId, Number(rank), String(packed));
+  });
+}
+
 /** Reads a flat [id, packed, id, packed, ...] run of rows, the first at 0-based rank `firstRank`. */
 function placesFromRows(at: BoardBucket, rows: (number | string)[], firstRank: number): Place[] {
   const places: Place[] = [];
@@ -400,12 +409,27 @@ export function createRankingIndex(redis: RedisClient) {
         return { size, places: members.map((member) => (member ? placeOfMember(at, member) : null)) };
       }
       const [size, ...pairs] = await redis.readStandings(bucketKey(at), ...playerIds);
-      const places = playerIds.map((playerId, i) => {
-        const rank = pairs[2 * i];
-        const packed = pairs[2 * i + 1];
-        return rank === null || rank === undefined || packed === null || packed === undefined ? null : placeOf(at, playerId, Number(rank), String(packed));
-      });
-      return { size: Number(size), places };
+      return { size: Number(size), places: standingsFrom(at, playerIds, pairs) };
+    },
+
+    /**
+     * {@link standings} of a one-shard bucket on one node, with what profileValuesLua answers for
+     * the players in the same step: the profiles' changes token and a value per player (null for
+     * one not ranked there; see read-standings.ts, readStandingsNamed). One call, O(k log N).
+     */
+    async standingsNamed(
+      at: BoardBucket,
+      playerIds: string[],
+      naming: { changesKey: string; hashes: number },
+    ): Promise<{ view: BucketView<Place | null>; token: string | null; values: (string | null)[] }> {
+      if (sharded(at)) throw new Error(`standingsNamed reads a one-shard bucket, not ${bucketKey(at)}`);
+      const [size, ...reply] = await redis.readStandingsNamed(bucketKey(at), naming.changesKey, randomUUID(), naming.hashes, ...playerIds);
+      const end = 2 * playerIds.length;
+      return {
+        view: { size: Number(size), places: standingsFrom(at, playerIds, reply) },
+        token: (reply[end] as string | null) ?? null,
+        values: reply.slice(end + 1) as (string | null)[],
+      };
     },
 
     arounds,

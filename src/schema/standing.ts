@@ -56,14 +56,14 @@ builder.queryFields((t) => ({
     validate: onePlayerSchema,
     resolve: async (_root, args, ctx, info) => {
       const named = selectsField(info, 'player');
-      if (namesWithOthers(info)) {
-        const standing = await ctx.namesAfter(readStanding(ctx.services, args));
+      if (namesWithOthers(info) || ctx.services.placeReads.named) {
+        const standing = await namesTogether(ctx, info, readStanding(ctx.services, args));
         if (standing) await withPlayers(ctx, [standing], named);
         return standing;
       }
-      // A lone standing asks for the profile at once, beside the rank: both go to Redis in one
-      // write, rather than the name a round trip after the rank. A player without a standing has
-      // no name to answer, nor its error.
+      // A lone standing on a Redis Cluster (whose place reads bring no profiles) asks for the
+      // profile at once, beside the rank, rather than the name a round trip after the rank. A
+      // player without a standing has no name to answer, nor its error.
       const players = named ? ctx.loaders.players.load([args.playerId]) : undefined;
       players?.catch(() => undefined);
       const standing = await readStanding(ctx.services, args);

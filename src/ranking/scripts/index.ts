@@ -3,7 +3,7 @@ import { type RedisClient, sendAtOnce } from '../../redis.js';
 import type { DenseKeyList } from '../keys.js';
 import { applyDenseScoresLua, applyScoresLua } from './apply-scores.js';
 import { readAroundLua, readAroundNamedLua } from './read-around.js';
-import { readStandingsLua } from './read-standings.js';
+import { readStandingsLua, readStandingsNamedLua } from './read-standings.js';
 import { readTopLua } from './read-top.js';
 import { removeDenseMemberLua, removeMemberLua } from './remove-member.js';
 import { beginRebuildLua } from './rebuild-begin.js';
@@ -40,6 +40,14 @@ declare module 'ioredis' {
     ): Result<(number | string | null)[], Context>;
     /** See read-standings.ts. Returns [size, rank1, packed1, rank2, packed2, ...]. */
     readStandings(key: string, ...playerIds: string[]): Result<(number | string | null)[], Context>;
+    /** See read-standings.ts (readStandingsNamed). Returns readStandings's reply, then the profiles' changes token, then a profile value per id (each null when none). */
+    readStandingsNamed(
+      key: string,
+      changesKey: string,
+      freshToken: string,
+      hashes: number,
+      ...playerIds: string[]
+    ): Result<(number | string | null)[], Context>;
     /** See read-top.ts. Returns [size, id1, packed1, id2, packed2, ...]. */
     readTop(key: string, limit: number): Result<(number | string)[], Context>;
     /** See read-around.ts. Returns [size, then per (player, radius) pair: count, firstRank, id1, packed1, ...; or 0 when the player is not ranked]. */
@@ -106,6 +114,7 @@ declare module 'ioredis' {
 export function defineRankingScripts(redis: RedisClient): void {
   redis.defineCommand('applyScores', { numberOfKeys: 3, lua: applyScoresLua });
   redis.defineCommand('readStandings', { numberOfKeys: 1, lua: readStandingsLua });
+  redis.defineCommand('readStandingsNamed', { numberOfKeys: 2, lua: readStandingsNamedLua });
   redis.defineCommand('readTop', { numberOfKeys: 1, lua: readTopLua });
   redis.defineCommand('readAround', { numberOfKeys: 1, lua: readAroundLua });
   redis.defineCommand('readAroundNamed', { numberOfKeys: 2, lua: readAroundNamedLua });
@@ -128,5 +137,5 @@ export function defineRankingScripts(redis: RedisClient): void {
   // Each already one call for many requests: a turn's reads of places (operations/place-reads.ts),
   // a bucket's shared top (top-cache.ts). The few read by one request alone (a friends list, a
   // player's standings, a replay's answer) go at once too: a write each, where a tick's would share one.
-  sendAtOnce(redis, ['readStandings', 'readAround', 'readAroundNamed', 'readTop']);
+  sendAtOnce(redis, ['readStandings', 'readStandingsNamed', 'readAround', 'readAroundNamed', 'readTop']);
 }
