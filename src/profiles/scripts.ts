@@ -71,11 +71,11 @@ return out
 
 /**
  * profileValues, a Lua function for scripts that name the players they read in the same step (a
- * single node's only: it reads profile hashes its caller did not declare as keys). Given the
- * changes token's key as the client sent it (a declared key, so with the client's key prefix:
- * the hashes' keys are that key with `changes` replaced by the hash's number), a fresh random
- * token, the number of hashes and a list of player ids, it returns the changes token (set to the fresh one when there
- * is none: see changesToken) and each id's held value, false when its hash holds
+ * single node's only: it reads profile hashes its caller did not declare as keys). It takes the
+ * changes token's key as the client sent it (a declared key, so with the client's key prefix: the
+ * hashes' keys are that key with `changes` replaced by the hash's number), a fresh random token,
+ * the number of hashes and a list of player ids. It returns the changes token (set to the fresh
+ * one when there is none: see changesToken) and each id's held value, false when its hash holds
  * none. A miss is read again by readProfiles, which keeps what PostgreSQL then answers.
  *
  * An id's hash is found as profileHashKey finds it: FNV-1a over the id's UTF-16 code units (the

@@ -52,8 +52,8 @@ end
  * ARGV[2]  how many hashes the profiles are spread over
  * ARGV     from ARGV[3]: (player id, radius) pairs, radius 0 or more
  *
- * Returns what readAround returns, then the changes token, then each run's
- * players' held profile values (nil for none), in the order of the runs and their places.
+ * Returns what readAround returns, then the changes token, then each run's players' held profile
+ * values (nil for none), in the order of the runs and their places.
  *
  * O(k (log N + radius)) for k pairs.
  */
