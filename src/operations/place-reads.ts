@@ -23,7 +23,7 @@ export interface PlaceReads {
   standing(at: BoardBucket, playerId: string): Promise<BucketView<NamedPlace | null>>;
   /** The player and up to `radius` places either side, as index.around. */
   around(at: BoardBucket, playerId: string, radius: number): Promise<BucketView<NamedPlace>>;
-  /** Whether the places come with their players' profiles (NamedPlace; one Redis node), where Redis holds them. */
+  /** Whether a one-shard board's places come with their players' profiles (NamedPlace; on one Redis node), where Redis holds them. */
   named: boolean;
 }
 

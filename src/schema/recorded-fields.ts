@@ -45,10 +45,10 @@ export const namesTogether = <T>(ctx: Context, info: GraphQLResolveInfo, read: P
 /**
  * Gives each standing its player's profile (`Standing.player`, which the schema serves as held)
  * when the selection may ask for it (`asked`): one load of the request's loader for those whose
- * read did not bring it (operations/place-reads.ts, NamedPlace), held
- * back like every other name of the request (Context.namesAfter). Every read that serves
- * standings calls it, or fills them itself (topChanged's shared views, a player's own board
- * scores). Throws what the load throws (PostgreSQL unavailable is not thrown: see context.ts). O(n).
+ * read did not bring it (operations/place-reads.ts, NamedPlace), held back like every other name
+ * of the request (Context.namesAfter). Every read that serves standings calls it, or fills them
+ * itself (topChanged's shared views, a player's own board scores). Throws what the load throws
+ * (PostgreSQL unavailable is not thrown: see context.ts). O(n).
  */
 export async function withPlayers(ctx: Context, standings: readonly Standing[], asked: boolean): Promise<void> {
   if (!asked) return;

@@ -62,8 +62,9 @@ builder.queryFields((t) => ({
         return standing;
       }
       // A lone standing on a Redis Cluster (whose place reads bring no profiles) asks for the
-      // profile at once, beside the rank, rather than the name a round trip after the rank. A
-      // player without a standing has no name to answer, nor its error.
+      // profile at once, beside the rank, rather than the name a round trip after the rank. (On
+      // one node a sharded board's lone standing takes the path above: its name follows its place.)
+      // A player without a standing has no name to answer, nor its error.
       const players = named ? ctx.loaders.players.load([args.playerId]) : undefined;
       players?.catch(() => undefined);
       const standing = await readStanding(ctx.services, args);
