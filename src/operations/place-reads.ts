@@ -110,6 +110,9 @@ async function readBatch(index: RankingIndex, naming: PlaceNaming | null, asks: 
  */
 export type PlaceNaming = NonNullable<ProfileCache['naming']>;
 
+/** `naming` for a read of bucket `at`: null unless the bucket is one shard (a script names only its own sorted set's players). O(1). */
+const namingFor = (naming: PlaceNaming | null, at: BoardBucket): PlaceNaming | null => (at.board.shards === 1 ? naming : null);
+
 /** index.arounds, naming the runs' players in the same call when `naming` is given and the bucket is one shard. */
 async function aroundsOf(
   index: RankingIndex,
@@ -117,11 +120,12 @@ async function aroundsOf(
   at: BoardBucket,
   runs: { playerId: string; radius: number }[],
 ): Promise<BucketView<NamedPlace>[]> {
-  if (!naming || at.board.shards > 1) return index.arounds(at, runs);
-  const sentAt = naming.clock();
-  const { views, token, values } = await index.aroundsNamed(at, runs, naming);
+  const named = namingFor(naming, at);
+  if (!named) return index.arounds(at, runs);
+  const sentAt = named.clock();
+  const { views, token, values } = await index.aroundsNamed(at, runs, named);
   const places: NamedPlace[] = views.flatMap((view) => view.places);
-  const profiles = naming.seen(
+  const profiles = named.seen(
     sentAt,
     token,
     places.map((place) => place.playerId),
@@ -133,10 +137,11 @@ async function aroundsOf(
 
 /** index.standings, naming the players in the same call when `naming` is given and the bucket is one shard. */
 async function standingsOf(index: RankingIndex, naming: PlaceNaming | null, at: BoardBucket, ids: string[]): Promise<BucketView<NamedPlace | null>> {
-  if (!naming || at.board.shards > 1) return index.standings(at, ids);
-  const sentAt = naming.clock();
-  const { view, token, values } = await index.standingsNamed(at, ids, naming);
-  const profiles = naming.seen(sentAt, token, ids, values);
+  const named = namingFor(naming, at);
+  if (!named) return index.standings(at, ids);
+  const sentAt = named.clock();
+  const { view, token, values } = await index.standingsNamed(at, ids, named);
+  const profiles = named.seen(sentAt, token, ids, values);
   view.places.forEach((place: NamedPlace | null, i) => place && (place.profile = profiles[i]));
   return view;
 }

@@ -2,6 +2,7 @@ import type { Player } from '../db/players.js';
 import type { Period } from '../model/board.js';
 import type { BoardBucket, Place } from '../ranking/index.js';
 import type { RecordedScore } from './recorded-scores.js';
+import type { NamedPlace } from './place-reads.js';
 
 /** A Standing as the schema serves it: a place and the size it is a place in. */
 export interface Standing {
@@ -28,7 +29,7 @@ export interface Standing {
  * recorded board score already. The place's `profile`, when its read brought one (place-reads.ts,
  * NamedPlace), is the standing's player.
  */
-export function toStanding(at: BoardBucket, place: Place & { profile?: Player | undefined }, size: number, recorded?: RecordedScore): Standing {
+export function toStanding(at: BoardBucket, place: NamedPlace, size: number, recorded?: RecordedScore): Standing {
   return {
     playerId: place.playerId,
     rank: place.rank,

@@ -106,5 +106,3 @@ export function createProfileSightings(options: ProfileSightingsOptions = {}) {
     },
   };
 }
-
-export type ProfileSightings = ReturnType<typeof createProfileSightings>;
