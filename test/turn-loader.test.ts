@@ -30,4 +30,36 @@ describe('the turn loader (services/turn-loader.ts)', () => {
     expect(batches.map((batch) => batch.length)).toEqual([MAX_TURN_BATCH, MAX_TURN_BATCH, 500]);
     expect(batches.flat()).toEqual(keys);
   });
+
+  it('sends a batch that reaches sendAt loads once the job that filled it is done, before the turn ends, with every load of that job', async () => {
+    const events: string[] = [];
+    const loader = createTurnLoader<number, number>(
+      async (keys) => {
+        events.push(`batch ${keys.join(',')}`);
+        return keys.map((key) => key * 2);
+      },
+      { sendAt: 3 },
+    );
+    setImmediate(() => events.push('turn ends'));
+    // One job past sendAt (as a request's root fields): its four loads go together.
+    const filled = [1, 2, 3, 4].map((key) => loader.load(key));
+    // A job queued after the batch was filled: its load waits for the turn's end.
+    const later = new Promise<number>((resolve) => queueMicrotask(() => resolve(loader.load(5))));
+    expect(await Promise.all([...filled, later])).toEqual([2, 4, 6, 8, 10]);
+    expect(events).toEqual(['batch 1,2,3,4', 'turn ends', 'batch 5']);
+  });
+
+  it("sends a batch below sendAt at the turn's end, as without it", async () => {
+    const events: string[] = [];
+    const loader = createTurnLoader<number, number>(
+      async (keys) => {
+        events.push(`batch ${keys.join(',')}`);
+        return keys;
+      },
+      { sendAt: 3 },
+    );
+    setImmediate(() => events.push('turn ends'));
+    await Promise.all([loader.load(1), new Promise((resolve) => queueMicrotask(() => resolve(loader.load(2))))]);
+    expect(events).toEqual(['turn ends', 'batch 1,2']);
+  });
 });

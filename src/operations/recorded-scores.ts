@@ -1,4 +1,3 @@
-import type DataLoader from 'dataloader';
 import type { EntryMetadata, RecordedBoardScore } from '../model/board.js';
 import type { BoardBucket, Place } from '../ranking/index.js';
 import { bucketKey } from '../ranking/keys.js';
@@ -6,7 +5,7 @@ import { pack, packingFor } from '../ranking/packing.js';
 import type { Services } from './services.js';
 import { isStoreUnavailable } from '../store-errors.js';
 import { boardScoreList } from './buckets.js';
-import { createTurnLoader } from '../services/turn-loader.js';
+import { type TurnLoader, createTurnLoader } from '../services/turn-loader.js';
 
 /**
  * What a Standing serves of the board score as PostgreSQL recorded it: Standing.achievedAt, the
@@ -110,7 +109,7 @@ export async function lookUpRecorded(services: Services, reads: readonly Omit<Re
 }
 
 /** The process's look-ups of recorded board scores (Services.recordedScores). */
-export type RecordedScores = DataLoader<RecordedRead, RecordedScore>;
+export type RecordedScores = TurnLoader<RecordedRead, RecordedScore>;
 
 /**
  * The process's loader of recorded board scores, shared by every request (createTurnLoader): the
