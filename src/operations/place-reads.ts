@@ -149,12 +149,13 @@ async function standingsOf(index: RankingIndex, naming: PlaceNaming | null, at: 
 
 /**
  * How many place reads of a turn make a call that leaves before the turn ends
- * (TurnLoaderOptions.sendAt): a board screen asks two (its standing and its run), so some four
- * screens a call. Measured on `open` (bench/RESULTS.md): the service busy 0.94–0.96 of a core
- * rather than 0.81–0.82, no longer idle while Redis runs one call for the whole turn, for 0.27
- * Redis commands a request rather than 0.06.
+ * (TurnLoaderOptions.sendAt): a board screen asks two (its standing and its run), so some eight
+ * screens a call. Measured on `open` (bench/RESULTS.md): the service busy 0.91–0.94 of a core
+ * rather than 0.81–0.82, no longer idle while Redis runs one call for the whole turn. Each call is
+ * a write that may wake Redis, and waking a process is what this machine charges most for: 16
+ * sends 0.15 Redis commands a request, 8 sent 0.27 for no more requests a second.
  */
-export const PLACE_READS_SENT_AT = 8;
+export const PLACE_READS_SENT_AT = 16;
 
 /**
  * The process's place reads over `index`: one per process (Services.placeReads), so that what it
