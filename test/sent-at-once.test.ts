@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { bucketAt } from '../src/model/buckets.js';
+import { PLACE_READS_SENT_AT, createPlaceReads } from '../src/operations/place-reads.js';
 import { createProfileStore } from '../src/profiles/store.js';
 import { type BoardBucket, createRankingIndex } from '../src/ranking/index.js';
 import { indexTestBoard } from './helpers/board-views.js';
@@ -72,5 +73,35 @@ describe('reads gathered per turn are sent in the turn they are called in', () =
     // The measure can tell: a plain command is still held for the turn (ioredis's auto-pipelining).
     const plain = await sentBeforeTheTurn(() => redis.get('no-such-key'));
     expect(plain).toEqual({ sent: false, answer: null });
+  });
+
+  it(`a turn's place reads leave before the turn ends once ${PLACE_READS_SENT_AT} are asked, each screen's standing and run from one call`, async () => {
+    await index.writeBoardScores([...SCORES].map(([playerId, score]) => ({ at, score: { playerId, score, reachedAt: NOW }, expiresAt: null })));
+    const calls: string[] = [];
+    const reads = createPlaceReads({
+      ...index,
+      arounds: (...args) => (calls.push('arounds'), index.arounds(...args)),
+      standings: (...args) => (calls.push('standings'), index.standings(...args)),
+    });
+    // One job, as a turn's requests: a lone standing, then screens (a standing and its run) past
+    // sendAt, the last screen's two reads on either side of it.
+    const screens = RANKED.slice(0, PLACE_READS_SENT_AT / 2).map(([playerId]) => playerId);
+    const before = written();
+    const last = RANKED.at(-1)![0];
+    const lone = reads.standing(at, last);
+    const asked = screens.map((playerId) => ({ me: reads.standing(at, playerId), run: reads.around(at, playerId, 1) }));
+    await beforeTheTurn();
+    expect(written()).toBeGreaterThan(before);
+    const rankOf = (playerId: string) => RANKED.findIndex(([id]) => id === playerId) + 1;
+    expect((await lone).places[0]?.rank).toBe(RANKED.length);
+    for (const [i, { me, run }] of asked.entries()) {
+      const own = i + 1;
+      expect((await me).places.map((place) => place && [place.playerId, place.rank])).toEqual([[screens[i], own]]);
+      expect((await run).places.map((place) => [place.playerId, place.rank])).toEqual(
+        RANKED.slice(Math.max(0, own - 2), own + 1).map(([id]) => [id, rankOf(id)]),
+      );
+    }
+    // Every screen's standing came from its own run, the last one's too: one around call.
+    expect(calls.sort()).toEqual(['arounds', 'standings']);
   });
 });
