@@ -14,7 +14,7 @@ export interface TurnLoaderOptions {
    * the store answers them all. Sent early, the store answers the first requests while the process
    * reads the rest. The loads of one job (a request's root fields, which reach their loads together)
    * still go together: the batch takes loads past this number until it is sent. Default
-   * {@link MAX_TURN_BATCH}: only the turn's end.
+   * {@link MAX_TURN_BATCH}: a batch leaves before the turn's end only once it is full.
    */
   sendAt?: number;
 }
