@@ -31,7 +31,7 @@ export interface TurnLoaderOptions {
  * holding Redis or a statement long.
  */
 export function createTurnLoader<K, V>(batch: DataLoader.BatchLoadFn<K, V>, { sendAt = MAX_TURN_BATCH }: TurnLoaderOptions = {}): TurnLoader<K, V> {
-  /** The batch loads now join: how many it holds, and its send (which sends it once). */
+  /** The batch loads join (the latest made: a sent one takes no more), how many it holds, and its send (which sends it once). */
   let filling: { size: number; send: () => void } | null = null;
   const loader = new DataLoader<K, V>(batch, {
     cache: false,
@@ -44,7 +44,6 @@ export function createTurnLoader<K, V>(batch: DataLoader.BatchLoadFn<K, V>, { se
         send: () => {
           if (sent) return;
           sent = true;
-          if (filling === current) filling = null;
           dispatch();
         },
       };
