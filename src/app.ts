@@ -27,7 +27,6 @@ import { createEarlyAnswers } from './http/early-answers.js';
 import { type PersistedDocumentsOptions, createPersistedDocuments, usePersistedDocuments } from './http/persisted-documents.js';
 import { createMetricsAccess } from './http/metrics-access.js';
 import { createOperationObserver, useObservability } from './http/observe.js';
-import { useCompiledOperations } from './http/compiled-operations.js';
 import { createReadBudget } from './http/read-limit.js';
 import { MAX_BODY_BYTES, type RequestLimits, requestLimitsOf } from './http/request-limits.js';
 import { useRequestDeadline } from './http/request-deadline.js';
@@ -159,8 +158,6 @@ export function buildApp(deps: AppDeps): App {
       useIntrospection(deps.introspection ?? true),
       // What every operation meets as it runs, its execute hooks run as one (see execute-hooks.ts).
       ...executeHooksTogether([
-        // A repeated query or mutation runs compiled (graphql-jit); first of the execute hooks, so the others wrap it.
-        useCompiledOperations({ log }),
         useObservability(services.metrics, log),
         useRequestDeadline(),
         readBudget.plugin,
