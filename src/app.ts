@@ -27,6 +27,7 @@ import { createEarlyAnswers } from './http/early-answers.js';
 import { type PersistedDocumentsOptions, createPersistedDocuments, usePersistedDocuments } from './http/persisted-documents.js';
 import { createMetricsAccess } from './http/metrics-access.js';
 import { createOperationObserver, useObservability } from './http/observe.js';
+import { useRequestErrorCodes } from './http/request-errors.js';
 import { createReadBudget } from './http/read-limit.js';
 import { MAX_BODY_BYTES, type RequestLimits, requestLimitsOf } from './http/request-limits.js';
 import { useRequestDeadline } from './http/request-deadline.js';
@@ -158,6 +159,8 @@ export function buildApp(deps: AppDeps): App {
       useIntrospection(deps.introspection ?? true),
       // What every operation meets as it runs, its execute hooks run as one (see execute-hooks.ts).
       ...executeHooksTogether([
+        // Request errors (variables that fail coercion, parse errors) named before the observation records their outcome.
+        useRequestErrorCodes(),
         useObservability(services.metrics, log),
         useRequestDeadline(),
         readBudget.plugin,

@@ -1,7 +1,7 @@
 import type { IncomingMessage, Server } from 'node:http';
 import { type ExecutionArgs, type GraphQLSchema, OperationTypeNode, getOperationAST } from 'graphql';
 import { CloseCode, type ServerOptions, handleProtocols, makeServer } from 'graphql-ws';
-import type { YogaServerInstance } from 'graphql-yoga';
+import { type YogaServerInstance, createGraphQLError } from 'graphql-yoga';
 import { WebSocket, WebSocketServer } from 'ws';
 import type { PreparedContext } from './fast-graphql.js';
 import type { PersistedDocuments } from './persisted-documents.js';
@@ -85,7 +85,10 @@ export function attachGraphqlWs(
       const { document } = checked;
       // Each socket's share of the process: open subscriptions, and other operations running or
       // waiting to be sent; past either, the operation is refused and the socket kept.
-      const kind = getOperationAST(document, params.operationName)?.operation === OperationTypeNode.SUBSCRIPTION ? 'subscriptions' : 'operations';
+      const operation = getOperationAST(document, params.operationName);
+      // graphql-ws would throw "Unable to identify operation" without a code: the client's mistake, answered as Yoga answers it over HTTP.
+      if (!operation) return [createGraphQLError('Could not determine what operation to execute.', { extensions: { code: 'OPERATION_RESOLUTION_FAILURE' } })];
+      const kind = operation.operation === OperationTypeNode.SUBSCRIPTION ? 'subscriptions' : 'operations';
       const running = ctx.extra.running;
       const cap = kind === 'subscriptions' ? limits.subscriptionsPerSocket : limits.operationsPerSocket;
       if (running[kind] >= cap) {

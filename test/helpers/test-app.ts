@@ -82,6 +82,8 @@ export interface TestAppOptions {
   requestLimits?: RequestLimits;
   /** HTTP settings, as the environment gives them to the service (GRAPHIQL, INTROSPECTION, ...). Default: the app's. */
   http?: Pick<AppDeps, 'graphiql' | 'introspection' | 'trustedProxies' | 'corsOrigins' | 'persistedDocuments'>;
+  /** The app's logger, for a test that reads what the app logs. Default: TEST_LOG_LEVEL's (silent), on standard output. */
+  log?: AppDeps['log'];
 }
 
 /**
@@ -112,7 +114,7 @@ export async function startTestApp(options: TestAppOptions = {}) {
     database,
     redis,
     subscriber,
-    log: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
+    log: options.log ?? createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
     adminKey: ADMIN_KEY,
     serverKeys: [SERVER_KEY],
     port: 0,
