@@ -119,6 +119,7 @@ export function buildApp(deps: AppDeps): App {
   const readBudget = createReadBudget(services.limits, limits);
   const sharedAnswers = createSharedAnswers({
     currentRead: (bucket) => services.topCache.currentRead(bucket),
+    currentBoard: (id) => services.boards.known(id),
     profileChanges: () => services.profiles.changes(),
   });
 
@@ -164,9 +165,10 @@ export function buildApp(deps: AppDeps): App {
         useObservability(services.metrics, log),
         useRequestDeadline(),
         readBudget.plugin,
+        // Before shared answers: a shared answer stops the execute hooks after it, and is as public as a fresh one.
+        useTopCacheControl(),
         // A query of shared tops only, answered once per refresh of its views (after the budget charged it).
         sharedAnswers.plugin,
-        useTopCacheControl(),
       ]),
     ],
     // The body limit is enforced in front, from Content-Length (see body-limit.ts).

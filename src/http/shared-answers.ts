@@ -1,10 +1,18 @@
 import { BREAK, type DocumentNode, type ExecutionResult, type GraphQLSchema, Kind, OperationTypeNode, TypeInfo, visit, visitWithTypeInfo } from 'graphql';
 import { type Plugin, isAsyncIterable } from 'graphql-yoga';
+import type { Board } from '../model/board.js';
+import type { TopRead } from '../operations/standings.js';
 import type { Context } from '../schema/context.js';
 
 export interface SharedAnswersOptions {
   /** Which read of a bucket's top the top cache would answer now without reading the index (see TopCache.currentRead). */
   currentRead(bucket: string): number | undefined;
+  /**
+   * The definition of a board a read of it would be served with now (BoardDirectory.known, which
+   * hands out a new object only when the definition changed): its settings shape a top answer as
+   * much as the read does (the rank style its ranks are served in).
+   */
+  currentBoard(id: string): Board | undefined;
   /** The token of the last change of any player's profile (ProfileCache.changes); null when Redis holds none yet or does not answer. */
   profileChanges(): Promise<string | null>;
   /** Answers kept per document, one per set of variables; the oldest kept goes first. Default 100. */
@@ -16,8 +24,8 @@ interface Shared {
   result: ExecutionResult;
   /** The profile-change token read before the execution. */
   profiles: string;
-  /** Per bucket read, the top cache's read it came from. */
-  reads: [bucket: string, read: number][];
+  /** Per top read, the top cache's read and the board definition it was served with. */
+  reads: TopRead[];
 }
 
 /** Results answered from a shared answer, with what each was built from: the same object for every caller, so transports may serialise it once (fast-graphql.ts). */
@@ -31,9 +39,10 @@ export interface SharedAnswers {
   plugin: Plugin;
   /**
    * Whether a shared answer (see isSharedResult) is still the one the plugin would hand out now:
-   * no profile changed since it was built and the top cache answers each bucket it read from the
-   * same read. One Redis GET, shared with concurrent callers (ProfileCache.changes); false when
-   * Redis does not answer it, or for any other result.
+   * no profile changed since it was built, the top cache answers each bucket it read from the
+   * same read, and each board it read is the same definition. One Redis GET, shared with
+   * concurrent callers (ProfileCache.changes); false when Redis does not answer it, or for any
+   * other result.
    */
   isCurrent(result: ExecutionResult): Promise<boolean>;
 }
@@ -42,12 +51,25 @@ export interface SharedAnswers {
 const scoped = (thing: { extensions?: unknown } | null | undefined) =>
   Boolean((thing?.extensions as { pothosOptions?: { authScopes?: unknown } } | undefined)?.pothosOptions?.authScopes);
 
+/** readsOnlySharedTops's decisions, per schema and document (a document is walked once). */
+const decisions = new WeakMap<GraphQLSchema, WeakMap<DocumentNode, boolean>>();
+
 /**
  * Whether every operation of a document reads only shared tops: queries whose root fields are
  * `top` (or `__typename`), selecting nothing limited to some callers. Such an answer depends on
- * its variables and the views it read, never on who asks. O(document size).
+ * its variables and the views it read, never on who asks: the one definition of an answer that
+ * may be handed to every caller, by shared answers here and by a CDN (cache-control.ts). O(1) for
+ * a document decided before; O(document size) the first time.
  */
-function readsOnlySharedTops(schema: GraphQLSchema, document: DocumentNode): boolean {
+export function readsOnlySharedTops(schema: GraphQLSchema, document: DocumentNode): boolean {
+  let bySchema = decisions.get(schema);
+  if (!bySchema) decisions.set(schema, (bySchema = new WeakMap()));
+  let decided = bySchema.get(document);
+  if (decided === undefined) bySchema.set(document, (decided = walkForSharedTops(schema, document)));
+  return decided;
+}
+
+function walkForSharedTops(schema: GraphQLSchema, document: DocumentNode): boolean {
   const queryType = schema.getQueryType();
   const typeInfo = new TypeInfo(schema);
   let shared = true;
@@ -79,9 +101,11 @@ function readsOnlySharedTops(schema: GraphQLSchema, document: DocumentNode): boo
  * Shared tops answered once per refresh: a query that reads only the top of buckets (the same
  * document, operation and variables, nothing limited to some callers) answers every caller the
  * same, so its result is kept and handed to the next callers, the very same object, for as long
- * as the top cache would answer each bucket from the same read and no profile changed anywhere
- * (renames and erasures rewrite a token every process reads per answer: one Redis GET). A
- * refresh, a topChanged event or the second passing makes the next caller execute it again.
+ * as the top cache would answer each bucket from the same read, each board it read is the same
+ * definition (updateBoard here, or this process's refresh of a definition another process
+ * changed, makes a new one: see board-directory.ts), and no profile changed anywhere (renames and
+ * erasures rewrite a token every process reads per answer: one Redis GET). A refresh, a
+ * topChanged event, a board's change or the second passing makes the next caller execute it again.
  *
  * Runs after the read budget (read-limit.ts: it charges and refuses first) and inside the
  * observability plugin's hooks, so limits, rate limits, metrics and logs see every request (and
@@ -92,7 +116,6 @@ function readsOnlySharedTops(schema: GraphQLSchema, document: DocumentNode): boo
  */
 export function createSharedAnswers(options: SharedAnswersOptions): SharedAnswers {
   const perDocument = options.answersPerDocument ?? 100;
-  const shareable = new WeakMap<DocumentNode, boolean>();
   const answers = new WeakMap<DocumentNode, Map<string, Shared>>();
 
   /** Hooks that keep the execution's result when it may be shared: no errors, and every top it read recorded. */
@@ -113,17 +136,17 @@ export function createSharedAnswers(options: SharedAnswersOptions): SharedAnswer
     };
   }
 
-  /** Whether a kept answer is the one to hand out with this profile-change token. */
+  /** Whether a kept answer is the one to hand out with this profile-change token: built from what every read would be served from now. */
   const current = (kept: Shared, profiles: string | null) =>
-    profiles !== null && kept.profiles === profiles && kept.reads.every(([bucket, read]) => options.currentRead(bucket) === read);
+    profiles !== null &&
+    kept.profiles === profiles &&
+    kept.reads.every(({ bucket, read, board }) => options.currentRead(bucket) === read && options.currentBoard(board.id) === board);
 
   const plugin: Plugin = {
     onExecute({ args, setResultAndStopExecution }) {
       const document = args.document as DocumentNode;
-      let share = shareable.get(document);
-      if (share === undefined) shareable.set(document, (share = readsOnlySharedTops(args.schema as GraphQLSchema, document)));
       // Every other operation passes without a wait (no promise in its pipeline from here).
-      if (!share) return undefined;
+      if (!readsOnlySharedTops(args.schema as GraphQLSchema, document)) return undefined;
       return options.profileChanges().then((profiles) => {
         const key = `${args.operationName ?? ''}\n${JSON.stringify(args.variableValues ?? {})}`;
         const kept = answers.get(document)?.get(key);

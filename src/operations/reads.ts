@@ -28,7 +28,7 @@ export async function readTop(services: Services, args: BucketArgs & Styled & { 
     return last;
   });
   return {
-    cacheRead: [bucketKey(at), view.read],
+    cacheRead: { bucket: bucketKey(at), read: view.read, board: at.board },
     boardId: at.board.id,
     ...bucketOfAnswer(at),
     entries: styledTop(view.places, styleOf(at.board, args.rankStyle)).map((place) => toStanding(at, place, view.size)),

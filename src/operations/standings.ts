@@ -1,5 +1,5 @@
 import type { Player } from '../db/players.js';
-import type { Period } from '../model/board.js';
+import type { Board, Period } from '../model/board.js';
 import type { BoardBucket, Place } from '../ranking/index.js';
 import type { RecordedScore } from './recorded-scores.js';
 import type { NamedPlace } from './place-reads.js';
@@ -61,9 +61,21 @@ export interface PeriodStanding extends BucketOfAnswer {
   standing: Standing;
 }
 
+/**
+ * What a top answer was built from besides its arguments (shared answers track it:
+ * http/shared-answers.ts): the top cache's read of the bucket, by bucket key, and the board's
+ * definition as this process held it (the board directory's object), whose settings (its rank
+ * style) shape the answer as much as the read does.
+ */
+export interface TopRead {
+  bucket: string;
+  read: number;
+  board: Board;
+}
+
 export interface TopBoard extends BucketOfAnswer {
-  /** The top cache's read the view came from, by bucket key (shared answers track it: http/shared-answers.ts); none for topChanged's views. */
-  cacheRead?: [bucket: string, read: number];
+  /** What the answer was built from; none for topChanged's views. */
+  cacheRead?: TopRead;
   boardId: string;
   entries: Standing[];
   size: number;

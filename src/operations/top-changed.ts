@@ -88,7 +88,9 @@ function profilesOf(services: Services, view: TopView): Profiles {
  */
 export function topChangedView(services: Services, event: TopEvent, asked?: RankStyle | null): TopBoard | Promise<TopBoard> {
   services.metrics.topChangedEvents.inc();
-  const style = styleOf(event.at.board, asked);
+  // The board as this process holds it now, not as it was when the bucket's first viewer came: a
+  // rank style changed by updateBoard is served from the next view on.
+  const style = styleOf(services.boards.known(event.at.board.id) ?? event.at.board, asked);
   const built = answers.get(event.view)?.get(style);
   if (built) return built;
   const profiles = profilesOf(services, event.source);

@@ -2,6 +2,7 @@ import DataLoader from 'dataloader';
 import { type Caller, bearerKey } from '../auth/keys.js';
 import type { Player } from '../db/players.js';
 import type { Services } from '../operations/services.js';
+import type { TopRead } from '../operations/standings.js';
 import { isStoreUnavailable } from '../store-errors.js';
 import { deadlineSignal, settleBy } from '../deadline.js';
 
@@ -31,9 +32,9 @@ export interface Context {
   startedAt: number;
   /**
    * Set by a request whose answer may be shared (http/shared-answers.ts): each `top` read appends
-   * the bucket's key and the top cache's read it answered from. Default: unset.
+   * what it was built from (the top cache's read, the board's definition). Default: unset.
    */
-  topReads?: [bucket: string, read: number][];
+  topReads?: TopRead[];
 }
 
 /**

@@ -8,6 +8,9 @@ import type { Board } from '../model/board.js';
  */
 export const BOARD_REFRESH_MS = 500;
 
+/** Whether two reads of a board hold the same definition: every field alike (both are rows mapped the same way). O(fields). */
+const sameDefinition = (a: Board, b: Board) => JSON.stringify(a) === JSON.stringify(b);
+
 interface Kept {
   board: Board;
   readAt: number;
@@ -19,7 +22,10 @@ interface Kept {
  * known: a definition older than {@link BOARD_REFRESH_MS} is read again in the background, so a
  * change made by updateBoard in any process is served everywhere within a second, and while
  * PostgreSQL does not answer the last definition read is served (reads go on from Redis). A miss
- * is not kept, so a board created by another process is found on the next request.
+ * is not kept, so a board created by another process is found on the next request. A refresh that
+ * reads the definition unchanged keeps the object it had, so the object changes exactly when the
+ * definition does: what is built from a board (a shared answer, http/shared-answers.ts) stays
+ * current for as long as its board is the same object.
  */
 export function createBoardDirectory(boards: Storage['boards'], clock: () => number = () => performance.now()) {
   const kept = new Map<string, Kept>();
@@ -34,7 +40,7 @@ export function createBoardDirectory(boards: Storage['boards'], clock: () => num
       (board) => {
         // A definition written here meanwhile (updateBoard) is newer than this read: keep it.
         if (kept.get(id) !== entry) return;
-        if (board) remember(board);
+        if (board) remember(sameDefinition(board, entry.board) ? entry.board : board);
         else kept.delete(id);
       },
       // Still the last one read; the next lookup tries again.
