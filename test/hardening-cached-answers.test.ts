@@ -39,6 +39,17 @@ async function createBoard(app: TestApp, id: string) {
   expect((await app.server('mutation($inputs: [SubmitScoreInput!]!) { submitScores(inputs: $inputs) { duplicate } }', { inputs })).errors).toBeUndefined();
 }
 
+/** An app of its own for the tests of a describe, started before them with these boards, closed after them. */
+function appWithBoards(...boards: string[]): () => TestApp {
+  let app: TestApp | undefined;
+  beforeAll(async () => {
+    app = await startTestApp();
+    for (const board of boards) await createBoard(app, board);
+  });
+  afterAll(() => app?.close());
+  return () => app!;
+}
+
 async function setRankStyle(app: TestApp, board: string, rankStyle: string) {
   const updated = await app.admin<{ updateBoard: { rankStyle: string } }>('mutation($input: UpdateBoardInput!) { updateBoard(input: $input) { rankStyle } }', {
     input: { id: board, rankStyle },
@@ -75,15 +86,9 @@ async function ranksOf(response: Response): Promise<number[]> {
 }
 
 describe('a GET answer is public only when every caller gets the same bytes', () => {
-  let app: TestApp;
+  const app = appWithBoards('cached');
   const get = (query: string, headers: Record<string, string> = {}) =>
-    fetch(`${app.url}/graphql?query=${encodeURIComponent(query)}`, { headers: { accept: 'application/json', ...headers } });
-
-  beforeAll(async () => {
-    app = await startTestApp();
-    await createBoard(app, 'cached');
-  });
-  afterAll(() => app.close());
+    fetch(`${app().url}/graphql?query=${encodeURIComponent(query)}`, { headers: { accept: 'application/json', ...headers } });
 
   it('a top with the admin key selecting admin-only fields is no-store, and so is the same document sent anonymously', async () => {
     for (const field of ['recentResults { score }', 'boardScores { score }']) {
@@ -174,15 +179,10 @@ describe('another process serves a board setting changed by updateBoard within t
 });
 
 describe('the board directory hands out a new definition exactly when the board changed', () => {
-  let app: TestApp;
-  beforeAll(async () => {
-    app = await startTestApp();
-    await createBoard(app, 'directory');
-  });
-  afterAll(() => app.close());
+  const app = appWithBoards('directory');
 
   it('a refresh that reads the same definition keeps its object (shared answers stay current); a changed one is a new object', async () => {
-    const storage = app.app.services.storage.boards;
+    const storage = app().app.services.storage.boards;
     // The real store, its reads counted so the test knows when a background refresh has landed.
     const finds: Promise<Board | null>[] = [];
     const boards = { ...storage, find: (id: string) => (finds[finds.length] = storage.find(id)) };
@@ -200,7 +200,7 @@ describe('the board directory hands out a new definition exactly when the board 
     };
     const first = (await directory.find('directory'))!;
     expect(await refreshed()).toBe(first);
-    await setRankStyle(app, 'directory', 'COMPETITION');
+    await setRankStyle(app(), 'directory', 'COMPETITION');
     const changed = await refreshed();
     expect(changed).not.toBe(first);
     expect(changed.rankStyle).toBe('COMPETITION');
@@ -209,15 +209,10 @@ describe('the board directory hands out a new definition exactly when the board 
 });
 
 describe("a topChanged stream serves the board's rank style as it is now", () => {
-  let app: TestApp;
-  beforeAll(async () => {
-    app = await startTestApp();
-    await createBoard(app, 'live');
-  });
-  afterAll(() => app.close());
+  const app = appWithBoards('live');
 
   it('the first view after updateBoard(rankStyle) ranks in the new style', async () => {
-    const client = createClient({ url: `${app.url.replace('http', 'ws')}/graphql`, webSocketImpl: WebSocket, retryAttempts: 0 });
+    const client = createClient({ url: `${app().url.replace('http', 'ws')}/graphql`, webSocketImpl: WebSocket, retryAttempts: 0 });
     const views: { rank: number; score: number }[][] = [];
     const errors: unknown[] = [];
     const unsubscribe = client.subscribe<{ topChanged: { entries: { rank: number; score: number }[] } }>(
@@ -232,11 +227,11 @@ describe("a topChanged stream serves the board's rank style as it is now", () =>
       await until(() => views.length > 0 || errors.length > 0, 5_000, 'the first view');
       expect(errors).toEqual([]);
       expect(views[0]!.map((entry) => entry.rank)).toEqual(ordinalRanks(SCORES));
-      await setRankStyle(app, 'live', 'COMPETITION');
+      await setRankStyle(app(), 'live', 'COMPETITION');
       // A new leader changes the top, so the stream sends its next view.
       const scores = [600, ...SCORES];
       expect(
-        (await app.server('mutation { submitScore(input: { board: "live", playerId: "new", score: 600, matchId: "m" }) { duplicate } }')).errors,
+        (await app().server('mutation { submitScore(input: { board: "live", playerId: "new", score: 600, matchId: "m" }) { duplicate } }')).errors,
       ).toBeUndefined();
       await until(() => views.some((view) => view.length === scores.length), 5_000, 'the view with the new leader');
       const view = views.find((entries) => entries.length === scores.length)!;
