@@ -18,7 +18,8 @@ import { useTopCacheControl } from './http/cache-control.js';
 import { boundedDocumentCache, useDocumentLimits } from './http/document-limits.js';
 import { type PreparedContext, createFastGraphql } from './http/fast-graphql.js';
 import { createBodyLimits } from './http/body-limit.js';
-import { createClientAddressOf } from './http/client-address.js';
+import { createClientAddressOf, createTrustedProxies } from './http/client-address.js';
+import { limitConnections } from './http/connection-limits.js';
 import { type CorsOrigins, useCorsPolicy } from './http/cors.js';
 import { answerHealth, answerReadiness } from './http/health.js';
 import { answerMetrics } from './services/metrics.js';
@@ -220,14 +221,23 @@ export function buildApp(deps: AppDeps): App {
   const answerConsole = createConsoleRoute();
   const answerLanding = createLandingRoute({ graphiql: deps.graphiql ?? true, packageDir: packageRoot(dirname(fileURLToPath(import.meta.url))) });
   const indexDrift = createIndexDriftGauge(services, deps.indexDrift);
-  const refuseBody = createBodyLimits({ maxBytes: MAX_BODY_BYTES, maxBytesInFlight: limits.maxBodyBytesInFlight });
+  const refuseBody = createBodyLimits({
+    maxBytes: MAX_BODY_BYTES,
+    maxBytesInFlight: limits.maxBodyBytesInFlight,
+    maxBytesInFlightPerClient: limits.maxBodyBytesInFlightPerClient,
+    clientOf,
+  });
+  // How often Node looks for requests past their timeout, and the service for idle connections.
+  const checkEveryMs = Math.min(1_000, limits.requestTimeoutMs);
   const server: Server = createServer(
     {
       // A request (headers and body) arriving slower than this is answered 408 and its connection
       // closed, so trickling bodies cannot hold connections; checked every second (Node's default: 30 s).
       requestTimeout: limits.requestTimeoutMs,
       headersTimeout: limits.requestTimeoutMs,
-      connectionsCheckingInterval: Math.min(1_000, limits.requestTimeoutMs),
+      connectionsCheckingInterval: checkEveryMs,
+      // An idle keep-alive connection is closed after this (see RequestLimits.keepAliveTimeoutMs).
+      keepAliveTimeout: limits.keepAliveTimeoutMs,
     },
     (req, res) => {
       if (refuseBody(req, res)) return;
@@ -245,6 +255,14 @@ export function buildApp(deps: AppDeps): App {
     },
   );
   server.maxConnections = limits.maxConnections;
+  // One address's share of the connections, and no connection open for long without a request.
+  limitConnections(server, {
+    maxPerClient: limits.maxConnectionsPerClient,
+    isTrustedProxy: createTrustedProxies(deps.trustedProxies),
+    firstRequestMs: limits.requestTimeoutMs,
+    keepAliveTimeoutMs: limits.keepAliveTimeoutMs,
+    checkEveryMs,
+  });
 
   const closeSockets = attachGraphqlWs(server, yoga as never, services, { ...limits, clientOf, documents });
   let seasonCloser: SeasonCloser | undefined;

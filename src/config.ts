@@ -123,6 +123,12 @@ export const configSchema = z.object({
   MAX_CONNECTIONS: z.coerce.number().int().min(1).default(DEFAULT_REQUEST_LIMITS.maxConnections),
   /** Bytes of HTTP request bodies one process holds at once (declared lengths of the requests not answered yet); past it, 503. */
   MAX_BODY_BYTES_IN_FLIGHT: z.coerce.number().int().min(MAX_BODY_BYTES).default(DEFAULT_REQUEST_LIMITS.maxBodyBytesInFlight),
+  /** The share of MAX_BODY_BYTES_IN_FLIGHT one client address may hold; past it, 429. */
+  MAX_BODY_BYTES_IN_FLIGHT_PER_CLIENT: z.coerce.number().int().min(MAX_BODY_BYTES).default(DEFAULT_REQUEST_LIMITS.maxBodyBytesInFlightPerClient),
+  /** Connections (HTTP and WebSocket) one peer address may hold open in one process; trusted proxies are not counted. */
+  MAX_CONNECTIONS_PER_CLIENT: z.coerce.number().int().min(1).default(DEFAULT_REQUEST_LIMITS.maxConnectionsPerClient),
+  /** How long an HTTP connection may stay open with no request after its last answer. */
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(1_000).default(DEFAULT_REQUEST_LIMITS.keepAliveTimeoutMs),
   /**
    * API processes sharing the port (node:cluster, see src/workers.ts). 1 runs the app in this
    * process, with no primary; more runs a primary that forks and supervises that many.

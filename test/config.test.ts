@@ -53,6 +53,9 @@ describe('configuration from the environment', () => {
       HTTP_REQUEST_TIMEOUT_MS: 10_000,
       MAX_CONNECTIONS: 10_000,
       MAX_BODY_BYTES_IN_FLIGHT: 268_435_456,
+      MAX_BODY_BYTES_IN_FLIGHT_PER_CLIENT: 33_554_432,
+      MAX_CONNECTIONS_PER_CLIENT: 1_000,
+      HTTP_KEEP_ALIVE_TIMEOUT_MS: 5_000,
     });
     expect(loadConfig({ MAX_OPERATION_ROWS: '20000', SUBSCRIPTIONS_PER_SOCKET: '5' })).toMatchObject({
       MAX_OPERATION_ROWS: 20_000,
@@ -61,6 +64,11 @@ describe('configuration from the environment', () => {
     expect(() => loadConfig({ HTTP_REQUEST_TIMEOUT_MS: '10', MAX_CONNECTIONS: '0' })).toThrow(/HTTP_REQUEST_TIMEOUT_MS[\s\S]*MAX_CONNECTIONS/);
     // Below the largest body one request may have, no large request could ever be read.
     expect(() => loadConfig({ MAX_BODY_BYTES_IN_FLIGHT: '1000000' })).toThrow(/MAX_BODY_BYTES_IN_FLIGHT/);
+    expect(() => loadConfig({ MAX_BODY_BYTES_IN_FLIGHT_PER_CLIENT: '1000000' })).toThrow(/MAX_BODY_BYTES_IN_FLIGHT_PER_CLIENT/);
+    // 0 would turn Node's keep-alive timeout off.
+    expect(() => loadConfig({ MAX_CONNECTIONS_PER_CLIENT: '0', HTTP_KEEP_ALIVE_TIMEOUT_MS: '0' })).toThrow(
+      /MAX_CONNECTIONS_PER_CLIENT[\s\S]*HTTP_KEEP_ALIVE_TIMEOUT_MS/,
+    );
   });
 
   it('reads comma-separated server keys, and treats empty as unset', () => {

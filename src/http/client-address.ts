@@ -19,10 +19,14 @@ export function isAddressOrRange(entry: string): boolean {
   return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
 }
 
-/** The trusted proxies, addresses or CIDR ranges (see {@link isAddressOrRange}); none by default. */
-export function createClientAddressOf(trustedProxies: readonly string[] = []): ClientAddressOf {
-  const peerOf = (req: Pick<IncomingMessage, 'socket'>) => plainAddress(req.socket.remoteAddress ?? '') ?? 'unknown';
-  if (trustedProxies.length === 0) return peerOf;
+/** A socket's peer as one key per client (an IPv4-mapped `::ffff:` v6 as its IPv4), before any header is read. */
+export function peerAddressOf(socket: { remoteAddress?: string | undefined }): string {
+  return plainAddress(socket.remoteAddress ?? '') ?? 'unknown';
+}
+
+/** Whether a bare address (see {@link peerAddressOf}) is one of the trusted proxies, addresses or CIDR ranges. */
+export function createTrustedProxies(trustedProxies: readonly string[] = []): (address: string) => boolean {
+  if (trustedProxies.length === 0) return () => false;
   const trusted = new BlockList();
   for (const entry of trustedProxies) {
     const [address, prefix] = entry.split('/') as [string, string | undefined];
@@ -30,7 +34,14 @@ export function createClientAddressOf(trustedProxies: readonly string[] = []): C
     if (prefix === undefined) trusted.addAddress(address, family);
     else trusted.addSubnet(address, Number(prefix), family);
   }
-  const isTrusted = (address: string) => trusted.check(address, isIP(address) === 6 ? 'ipv6' : 'ipv4');
+  return (address) => trusted.check(address, isIP(address) === 6 ? 'ipv6' : 'ipv4');
+}
+
+/** The trusted proxies, addresses or CIDR ranges (see {@link isAddressOrRange}); none by default. */
+export function createClientAddressOf(trustedProxies: readonly string[] = []): ClientAddressOf {
+  const peerOf = (req: Pick<IncomingMessage, 'socket'>) => peerAddressOf(req.socket);
+  if (trustedProxies.length === 0) return peerOf;
+  const isTrusted = createTrustedProxies(trustedProxies);
 
   return (req) => {
     let client = peerOf(req);

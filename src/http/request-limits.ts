@@ -19,7 +19,10 @@ export interface RequestLimits {
    * closed. Past 64 KiB the socket's messages are no longer read until it drains. Default 4 MiB.
    */
   maxSocketBufferedBytes?: number;
-  /** How long a client may take to send a whole HTTP request (headers and body); then 408 and the connection is closed. Default 10,000 ms. */
+  /**
+   * How long a client may take to send a whole HTTP request (headers and body), and a new
+   * connection its first request's headers; then 408 and the connection is closed. Default 10,000 ms.
+   */
   requestTimeoutMs?: number;
   /** Connections (HTTP and WebSocket) the process holds at once; more are closed as they come. Default 10,000. */
   maxConnections?: number;
@@ -30,6 +33,31 @@ export interface RequestLimits {
    * MAX_BODY_BYTES) cannot take the process's memory. At least MAX_BODY_BYTES. Default 256 MiB.
    */
   maxBodyBytesInFlight?: number;
+  /**
+   * Bytes of maxBodyBytesInFlight the requests of one client address (see http/client-address.ts)
+   * may hold at once; its request past them is answered 429 (RATE_LIMITED, Retry-After: 1) while
+   * other clients' bodies are still read. Ten largest bodies (MAX_BODY_BYTES) at once is more than
+   * any real client sends, and it takes eight addresses to fill the default maxBodyBytesInFlight.
+   * At least MAX_BODY_BYTES. Default 32 MiB.
+   */
+  maxBodyBytesInFlightPerClient?: number;
+  /**
+   * Connections (HTTP and WebSocket) one peer address may hold open at once; more are closed as
+   * they come. Counted by the socket's peer, as no header has arrived when a connection opens:
+   * behind a proxy that peer is the proxy, so the proxies of TRUSTED_PROXIES are not counted (the
+   * proxy is the one to cap its clients' connections). Sized for a carrier-grade NAT: a few hundred
+   * players behind one address, each with a WebSocket and a browser's few HTTP connections, fit,
+   * and one address takes at most a tenth of the default maxConnections. Default 1,000.
+   */
+  maxConnectionsPerClient?: number;
+  /**
+   * How long a connection may stay open with no request in flight after its last answer (Node's
+   * server.keepAliveTimeout, announced to clients in `Keep-Alive: timeout=`); bytes that start no
+   * request (blank lines) do not keep it open. Before its first request, a connection has
+   * requestTimeoutMs. Behind a load balancer that reuses idle connections for longer (AWS ALB: 60 s),
+   * set it above the balancer's idle timeout. Default 5,000 ms (Node's).
+   */
+  keepAliveTimeoutMs?: number;
 }
 
 /**
@@ -50,6 +78,9 @@ export const DEFAULT_REQUEST_LIMITS: Required<RequestLimits> = {
   requestTimeoutMs: 10_000,
   maxConnections: 10_000,
   maxBodyBytesInFlight: 256 * 1024 * 1024,
+  maxBodyBytesInFlightPerClient: 32 * 1024 * 1024,
+  maxConnectionsPerClient: 1_000,
+  keepAliveTimeoutMs: 5_000,
 };
 
 /** The limits given, each left out at its default. */
