@@ -126,7 +126,8 @@ async function requireSeasonBucket(services: Services, board: Board, label: stri
     if (!open) throw notFound(`Board "${board.id}" has no open season.`);
     return seasonBucket(open);
   }
-  if (!SEASON_LABEL.test(label)) throw badInput(`"${label}" is not a SEASON bucket; name a season by its id, like s1.`);
+  // Season ids are opaque to clients: one of another form than the service gives (s1, s2, ...) names no season, and is not asked about.
+  if (!SEASON_LABEL.test(label)) throw notFound(`Board "${board.id}" has no season "${label}".`);
   const named = live.find((season) => season.id === label);
   if (named) return seasonBucket(named);
   const season = await services.storage.seasons.find(board.id, label);

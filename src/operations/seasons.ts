@@ -2,6 +2,7 @@ import { type Season } from '../db/seasons.js';
 import { closeSeason as closeAndFreeze } from './close-season.js';
 import type { Board, EntryMetadata, RankStyle } from '../model/board.js';
 import { requireBoard } from './buckets.js';
+import { SEASON_LABEL } from '../services/season-directory.js';
 import type { Services } from './services.js';
 import { badInput, notFound } from '../errors.js';
 import type { StandingConnection } from './pages.js';
@@ -93,7 +94,8 @@ export async function readSeasonResults(
   const board = await requireBoard(services, args.board);
   const scope = `season:${board.id}:${args.season}`;
   const after = args.after === null || args.after === undefined ? null : services.cursors.decode(scope, args.after);
-  const season = await services.storage.seasons.find(board.id, args.season);
+  // A season id of another form than the service gives (s1, s2, ...) names no season: not asked about.
+  const season = SEASON_LABEL.test(args.season) ? await services.storage.seasons.find(board.id, args.season) : null;
   if (!season) throw notFound(`Board "${board.id}" has no season "${args.season}".`);
   if (!season.closedAt) throw notFound(`Season "${season.id}" of board "${board.id}" is still open; read it with period SEASON.`);
   const page = await services.storage.seasons.pageResults({

@@ -2,7 +2,7 @@ import type { ArgBuilder } from '@pothos/core';
 import { z } from 'zod';
 import type { builder } from './builder.js';
 import { PeriodEnum } from './enums.js';
-import { boardIdSchema, regionSchema } from './validation.js';
+import { idSchema, regionSchema } from './validation.js';
 
 type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
 
@@ -27,4 +27,4 @@ export function bucketArgs(arg: ArgBuilder<Types>) {
  * one schema). These fields are every read a client makes. Loose, so arguments without a rule pass
  * as they came.
  */
-export const bucketArgsSchema = z.looseObject({ board: boardIdSchema, region: regionSchema.nullish() });
+export const bucketArgsSchema = z.looseObject({ board: idSchema, region: regionSchema.nullish() });
