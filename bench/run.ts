@@ -5,8 +5,9 @@
  *                                 [--match 10] [--scale 1] [--runtime dist|tsx] [--profile] [--metadata] [--force]
  *                                 [--players 1000000] [--rounds 0] [--no-quiet-wait]
  *
- * Scenarios: seed, submit, submit-batch, standing, standing-named, around, top, open, open-client, open-client-times, friends, peak, abuse, rebuild, memory,
- * sql-rank, or all (every one, in that order); and cluster, which is not part of all: it starts a
+ * Scenarios: seed, submit, submit-batch, standing, standing-named, around, top, open, open-client, open-client-times, friends, peak, abuse,
+ * abuse-cost-walk, abuse-introspection, abuse-validation, abuse-body-hold, abuse-idle-connections, abuse-scalar-reads, rebuild,
+ * memory, sql-rank, or all (every one, in that order); and cluster, which is not part of all: it starts a
  * Redis Cluster of its own, seeds two boards of its own into it and takes ≈ 15 minutes more
  * (bench/scenarios/cluster.ts; --players sets its boards' players). Each service scenario runs the service as a real
  * process (bench/lib/service.ts) on the bench board (seeded first when it is not: bench/seed.ts),
@@ -23,6 +24,13 @@
  * prints each round's ratios and their medians beside the scenario's own
  * (bench/scenarios/rounds.ts, interleavedReads): on a machine whose speed drifts over minutes, the
  * ratios to set beside a target.
+ *
+ * abuse and the abuse-… scenarios (bench/scenarios/abuse.ts, abuse-cases.ts) each measure a
+ * well-behaved probe client alone and then beside one abusive client (from 127.0.0.2), in one
+ * service process with its default per-client limits, for --warmup and --seconds each; the
+ * abuse-… ones are the six ways of issue 53 in which one client slowed everyone. E.g.
+ *
+ *     npm run bench -- abuse-idle-connections --seconds 20 --warmup 5
  */
 import { execFileSync } from 'node:child_process';
 import { parseArgs } from 'node:util';
@@ -33,6 +41,7 @@ import { type Report, publish } from './lib/report.js';
 import { CLUSTER_SCENARIOS, type ClusterScenario, redisPid, runCluster } from './scenarios/cluster.js';
 import type { RunOptions } from './scenarios/common.js';
 import { runAbuse } from './scenarios/abuse.js';
+import { ABUSE_CASES, runAbuseCase } from './scenarios/abuse-cases.js';
 import { runMemory } from './scenarios/memory.js';
 import { runPeak } from './scenarios/peak.js';
 import { READ_SCENARIOS, runRead } from './scenarios/reads.js';
@@ -42,7 +51,7 @@ import { runWrite } from './scenarios/writes.js';
 import { seed } from './seed.js';
 
 /** What `all` runs, in this order. */
-const ALL = ['seed', 'submit', 'submit-batch', ...READ_SCENARIOS, 'peak', 'abuse', 'rebuild', 'memory', 'sql-rank'] as const;
+const ALL = ['seed', 'submit', 'submit-batch', ...READ_SCENARIOS, 'peak', 'abuse', ...ABUSE_CASES, 'rebuild', 'memory', 'sql-rank'] as const;
 const SCENARIOS = [...ALL, 'cluster'] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
@@ -101,6 +110,13 @@ async function runScenario(scenario: Scenario, base: Omit<RunOptions, 'connectio
       return runPeak(run);
     case 'abuse':
       return runAbuse(run);
+    case 'abuse-cost-walk':
+    case 'abuse-introspection':
+    case 'abuse-validation':
+    case 'abuse-body-hold':
+    case 'abuse-idle-connections':
+    case 'abuse-scalar-reads':
+      return runAbuseCase(scenario, run);
     case 'rebuild':
       return runRebuild();
     case 'memory':

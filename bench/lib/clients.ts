@@ -19,16 +19,27 @@ export interface HttpGraphql {
   close(): Promise<void>;
 }
 
-/**
- * An HTTP GraphQL client of `connections` keep-alive connections to `url` (its origin and path),
- * from `localAddress` when given (another loopback address, e.g. 127.0.0.2, is another client to
- * the service's per-client budgets). It sends the Accept header the client libraries send (Apollo
- * Client, urql and the typed client list application/graphql-response+json first).
- */
-export function httpGraphql(url: string, connections: number, headers: Record<string, string> = {}, localAddress?: string): HttpGraphql {
+export interface HttpClientOptions {
+  /** The address it connects from: another loopback address (e.g. 127.0.0.2) is another client to the service's per-client limits. Default: the system's choice. */
+  localAddress?: string;
+  /** Keep connections open between requests. False: a new connection for each request, as a client that arrives, asks and leaves. Default true. */
+  keepAlive?: boolean;
+}
+
+/** The headers every bench HTTP client sends: the Accept header the client libraries send (Apollo Client, urql and the typed client list application/graphql-response+json first). */
+export const GRAPHQL_HEADERS = { 'content-type': 'application/json', accept: 'application/graphql-response+json, application/json' };
+
+/** An undici Pool of up to `connections` connections to `origin`, one request on each at a time. */
+export function graphqlPool(origin: string, connections: number, { localAddress, keepAlive = true }: HttpClientOptions = {}): Pool {
+  // pipelining 0 is undici's way of asking for a connection per request.
+  return new Pool(origin, { connections, pipelining: keepAlive ? 1 : 0, keepAliveTimeout: 60_000, ...(localAddress ? { localAddress } : {}) });
+}
+
+/** An HTTP GraphQL client of `connections` keep-alive connections to `url` (its origin and path), sending {@link GRAPHQL_HEADERS}. */
+export function httpGraphql(url: string, connections: number, headers: Record<string, string> = {}, options: HttpClientOptions = {}): HttpGraphql {
   const target = new URL(url);
-  const pool = new Pool(target.origin, { connections, pipelining: 1, keepAliveTimeout: 60_000, ...(localAddress ? { localAddress } : {}) });
-  const allHeaders = { 'content-type': 'application/json', accept: 'application/graphql-response+json, application/json', ...headers };
+  const pool = graphqlPool(target.origin, connections, options);
+  const allHeaders = { ...GRAPHQL_HEADERS, ...headers };
   return {
     async post(body) {
       const response = await pool.request({ path: target.pathname, method: 'POST', headers: allHeaders, body });

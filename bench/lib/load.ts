@@ -16,6 +16,8 @@ export interface Measurement {
   errors: number;
   /** The first error seen, for the report. */
   firstError?: string;
+  /** The errors by kind (see {@link errorKind}), when there were any. */
+  errorKinds?: Record<string, number>;
   /** The measured window. */
   seconds: number;
   /** requests / seconds. */
@@ -50,11 +52,26 @@ export interface OpenMeasurement extends Measurement {
   backlogAtEnd: number;
   /** How late the sender was, at worst, against the schedule (timer slack): latency counts it. */
   maxSendLagMs: number;
+  /** Requests due in the window but not sent because the stream already had `maxInFlight` unanswered. */
+  skipped: number;
   /**
    * Held: answers arrived at 99% of the target rate or more, without errors, and less than one
    * second of traffic was waiting at the end of the window.
    */
   held: boolean;
+}
+
+/**
+ * What kind of error `error` is, for counting: its `kind` when it has one (a refusal the client
+ * named, e.g. RATE_LIMITED), else its `code` (ECONNRESET, UND_ERR_SOCKET…), else "error".
+ */
+export function errorKind(error: unknown): string {
+  if (typeof error === 'object' && error !== null) {
+    const { kind, code } = error as { kind?: unknown; code?: unknown };
+    if (typeof kind === 'string') return kind;
+    if (typeof code === 'string') return code;
+  }
+  return 'error';
 }
 
 /** Latencies of one operation, in an HDR histogram of microseconds. */
@@ -63,6 +80,7 @@ export class Recorder {
   requests = 0;
   errors = 0;
   firstError: string | undefined;
+  readonly errorKinds: Record<string, number> = {};
 
   /** Records one answered request that took `ms` milliseconds. O(1). */
   record(ms: number): void {
@@ -72,6 +90,8 @@ export class Recorder {
 
   error(error: unknown): void {
     this.errors++;
+    const kind = errorKind(error);
+    this.errorKinds[kind] = (this.errorKinds[kind] ?? 0) + 1;
     this.firstError ??= error instanceof Error ? error.message : String(error);
   }
 
@@ -81,6 +101,7 @@ export class Recorder {
       requests,
       errors: this.errors,
       ...(this.firstError ? { firstError: this.firstError.slice(0, 300) } : {}),
+      ...(this.errors > 0 ? { errorKinds: { ...this.errorKinds } } : {}),
       seconds,
       throughput: requests / seconds,
       p50: at(50),
@@ -174,6 +195,12 @@ export interface Stream {
   /** Requests a second. */
   rate: number;
   operation: () => Promise<unknown>;
+  /**
+   * At most this many unanswered at once: a request due while the stream has as many is not sent
+   * (counted as skipped), as a client with that many connections that does not queue. Default:
+   * no bound (every request is sent when due).
+   */
+  maxInFlight?: number;
 }
 
 export interface OpenLoopOptions extends WindowOptions {
@@ -202,6 +229,7 @@ export async function openLoop(options: OpenLoopOptions): Promise<Record<string,
     inFlight: 0,
     answeredInWindow: 0,
     maxLag: 0,
+    skipped: 0,
     backlogAtEnd: 0,
     pending: new Set<Promise<unknown>>(),
   }));
@@ -233,6 +261,7 @@ export async function openLoop(options: OpenLoopOptions): Promise<Record<string,
       if (!measuring && now >= from) {
         measuring = true;
         cpuAtStart = sampleCpu(options.watchPids);
+        options.window?.opened();
       }
       const horizon = Math.min(now, until);
       for (const s of state) {
@@ -240,11 +269,14 @@ export async function openLoop(options: OpenLoopOptions): Promise<Record<string,
         while (started + s.sent * interval <= horizon) {
           const due = started + s.sent * interval;
           s.sent++;
-          send(s, due, now);
+          if (s.stream.maxInFlight !== undefined && s.inFlight >= s.stream.maxInFlight) {
+            if (due >= from && due < until) s.skipped++;
+          } else send(s, due, now);
         }
       }
       if (now >= until) {
         for (const s of state) s.backlogAtEnd = s.inFlight;
+        options.window?.closed();
         resolve();
       } else setTimeout(tick, 1);
     };
@@ -270,6 +302,7 @@ export async function openLoop(options: OpenLoopOptions): Promise<Record<string,
       achievedRate,
       backlogAtEnd: s.backlogAtEnd,
       maxSendLagMs: s.maxLag,
+      skipped: s.skipped,
       held: achievedRate >= 0.99 * s.stream.rate && figures.errors === 0 && s.backlogAtEnd < s.stream.rate,
     };
   }

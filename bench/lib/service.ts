@@ -37,6 +37,21 @@ export interface ServiceProcess {
   stop(): Promise<void>;
 }
 
+/** The load generator is one address standing for thousands of clients: no per-client budgets. */
+const NO_CLIENT_LIMITS = {
+  RATE_LIMIT_SUBMISSIONS_PER_SECOND: '0',
+  RATE_LIMIT_READS_PER_SECOND: '0',
+  RATE_LIMIT_READ_ROWS_PER_SECOND: '0',
+  SUBSCRIPTIONS_PER_CLIENT: '1000000',
+  WS_OPERATIONS_PER_SOCKET: '100000',
+};
+
+/**
+ * Those settings left empty, for {@link ServiceOptions.env}: the service then applies its own
+ * defaults (it reads an empty variable as unset), as a service deployed without them does.
+ */
+export const SERVICE_DEFAULT_LIMITS: Record<string, string> = Object.fromEntries(Object.keys(NO_CLIENT_LIMITS).map((name) => [name, '']));
+
 const everyPeriodRead = (boardId: string) =>
   `{ ${PERIODS.map((period) => `${period}: standing(board: "${boardId}", playerId: "p1", period: ${period}) { rank }`).join(' ')} }`;
 
@@ -102,12 +117,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
       REDIS_KEY_PREFIX: target.keyPrefix,
       ADMIN_API_KEY: BENCH_ADMIN_KEY,
       SERVER_API_KEYS: BENCH_SERVER_KEY,
-      // The load generator is one address standing for thousands of clients: no per-client budgets.
-      RATE_LIMIT_SUBMISSIONS_PER_SECOND: '0',
-      RATE_LIMIT_READS_PER_SECOND: '0',
-      RATE_LIMIT_READ_ROWS_PER_SECOND: '0',
-      SUBSCRIPTIONS_PER_CLIENT: '1000000',
-      WS_OPERATIONS_PER_SOCKET: '100000',
+      ...NO_CLIENT_LIMITS,
       LOG_LEVEL: 'warn',
       // As npm start runs it: graphql-js skips its development-only checks.
       NODE_ENV: 'production',

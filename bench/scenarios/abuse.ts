@@ -9,8 +9,9 @@
  */
 import { httpGraphql, graphqlBody } from '../lib/clients.js';
 import { BOARD_ID } from '../lib/env.js';
-import { type OpenMeasurement, type Stream, openLoop } from '../lib/load.js';
-import type { Report, Row, Target } from '../lib/report.js';
+import type { Stream } from '../lib/load.js';
+import type { Report, Target } from '../lib/report.js';
+import { openRow, probeAloneThenBeside, probeTarget } from './beside.js';
 import { type RunOptions, withService } from './common.js';
 
 /** The service's defaults (src/services/rate-limits.ts), set explicitly over the bench's "no budgets". */
@@ -26,23 +27,18 @@ const HEAVIEST_ROWS = 4_999;
 const PROBE = 'query Leader($board: ID!) { top(board: $board, limit: 1) { entries { rank score player { displayName } } } }';
 const PROBE_RATE = 50;
 
-function openRow(name: string, role: Row['role'], m: OpenMeasurement): Row {
-  return { name, role, ...m, value: m.achievedRate, extra: { targetRate: m.targetRate, refused: m.errors, backlogAtEnd: m.backlogAtEnd } };
-}
-
 export async function runAbuse(run: RunOptions): Promise<Report> {
   const abusiveRate = (2 * ROWS_PER_SECOND) / HEAVIEST_ROWS;
   const figures = await withService({ runtime: run.runtime, env: BUDGETS }, async (service) => {
     const probe = httpGraphql(service.url, 4);
-    const abuser = httpGraphql(service.url, 8, {}, '127.0.0.2');
+    const abuser = httpGraphql(service.url, 8, {}, { localAddress: '127.0.0.2' });
     const probeBody = graphqlBody(PROBE);
     const heavyBody = graphqlBody(HEAVIEST);
     const probeStream: Stream = { name: 'probe', rate: PROBE_RATE, operation: () => probe.post(probeBody({ board: BOARD_ID })) };
     const abusive: Stream = { name: 'abuser', rate: abusiveRate, operation: () => abuser.post(heavyBody({ board: BOARD_ID })) };
     try {
-      const alone = await openLoop({ streams: [probeStream], warmupSeconds: run.warmup, seconds: run.seconds, watchPids: { server: service.pid } });
-      const beside = await openLoop({ streams: [probeStream, abusive], warmupSeconds: run.warmup, seconds: run.seconds, watchPids: { server: service.pid } });
-      return { alone: alone.probe!, probe: beside.probe!, abuser: beside.abuser! };
+      const { alone, probe: probed, streams } = await probeAloneThenBeside(run, service.pid, probeStream, { streams: [abusive] });
+      return { alone, probe: probed, abuser: streams.abuser! };
     } finally {
       await probe.close();
       await abuser.close();
@@ -50,11 +46,7 @@ export async function runAbuse(run: RunOptions): Promise<Report> {
   });
   const { alone, probe, abuser } = figures;
   const targets: Target[] = [
-    {
-      description: 'probe p99 beside the abusive client < 50 ms',
-      measured: `${probe.p99.toFixed(1)} ms (alone: ${alone.p99.toFixed(1)} ms)`,
-      met: probe.requests > 0 && probe.p99 < 50 && probe.errors === 0,
-    },
+    probeTarget(alone, probe),
     {
       description: `the abusive client is held to its rows budget (${ROWS_PER_SECOND.toLocaleString('en-US')} a second)`,
       measured: `${(abuser.requests / run.seconds).toFixed(2)} heaviest reads a second answered (${Math.round((abuser.requests * HEAVIEST_ROWS) / run.seconds).toLocaleString('en-US')} rows/s), ${abuser.errors} refused`,
