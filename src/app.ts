@@ -26,6 +26,7 @@ import { answerMetrics } from './services/metrics.js';
 import { createSharedAnswers } from './http/shared-answers.js';
 import { createEarlyAnswers } from './http/early-answers.js';
 import { type PersistedDocumentsOptions, createPersistedDocuments, usePersistedDocuments } from './http/persisted-documents.js';
+import { useJsonDepth } from './http/json-depth.js';
 import { createMetricsAccess } from './http/metrics-access.js';
 import { createOperationObserver, useObservability } from './http/observe.js';
 import { useRequestErrorCodes } from './http/request-errors.js';
@@ -155,6 +156,8 @@ export function buildApp(deps: AppDeps): App {
     plugins: [
       // A registered document named by id becomes the request's query, before anything else looks at it.
       usePersistedDocuments(documents),
+      // Variables nested deeper than the contract needs, refused before anything walks them (see json-depth.ts).
+      useJsonDepth(),
       // What a document may be, refused before it runs: aliases, depth, tokens, directives, cost.
       ...useDocumentLimits({ bytes: limits.maxDocumentBytes }),
       useCorsPolicy(corsOrigins),

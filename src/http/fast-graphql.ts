@@ -6,6 +6,7 @@ import { NOT_CACHEABLE } from './cache-control.js';
 import { type CorsOrigins, corsHeaders } from './cors.js';
 import type { PersistedDocuments } from './persisted-documents.js';
 import { isSharedResult } from './shared-answers.js';
+import { paramsDepthProblem } from './json-depth.js';
 import type { EarlyAnswers } from './early-answers.js';
 import { type Checked, createValidDocuments } from './valid-documents.js';
 
@@ -276,7 +277,11 @@ export function createFastGraphql(options: FastGraphqlOptions): (req: IncomingMe
     let context: Promise<object> | undefined;
     const prepared = () => (context ??= options.context(req));
     const operations: Prepared[] = [];
-    const takes = (!batch || (list.length > 0 && list.length <= batchingLimit)) && list.every(isPlainParams);
+    // Variables nested too deep are Yoga's to refuse (useJsonDepth), before anything here walks them.
+    const takes =
+      (!batch || (list.length > 0 && list.length <= batchingLimit)) &&
+      list.every(isPlainParams) &&
+      list.every((params) => paramsDepthProblem(params) === undefined);
     for (const params of takes ? list : []) {
       const operation = prepare(params, { req, res, prepared });
       if (!operation) break;

@@ -7,6 +7,7 @@ import type { PreparedContext } from './fast-graphql.js';
 import type { PersistedDocuments } from './persisted-documents.js';
 import { MAX_BODY_BYTES, type RequestLimits } from './request-limits.js';
 import { createValidDocuments } from './valid-documents.js';
+import { paramsDepthProblem } from './json-depth.js';
 import type { ClientAddressOf } from './client-address.js';
 import { createContext } from '../schema/context.js';
 import type { Services } from '../operations/services.js';
@@ -67,6 +68,9 @@ export function attachGraphqlWs(
     execute: (args) => (args.rootValue as { execute: Run }).execute(args) as never,
     subscribe: (args) => (args.rootValue as { subscribe: Run }).subscribe(args) as never,
     onSubscribe: (ctx, id, params) => {
+      // Variables nested too deep are refused before anything walks them (see json-depth.ts).
+      const tooDeep = paramsDepthProblem(params);
+      if (tooDeep !== undefined) return [clientError('BAD_USER_INPUT', tooDeep)];
       const authorization = ctx.connectionParams?.authorization;
       // The request context is made here, not from a fetch Request, and only for a valid operation.
       const prepared = () =>

@@ -104,10 +104,15 @@ function isoWeekOneMonday(isoYear: number): number {
  */
 const lastBucket = new Map<string, Bucket>();
 
+/** What an IANA time zone name looks like: parts of letters, digits, `_`, `-` and `+`, each starting with a letter, joined by `/`. */
+const IANA_NAME = /^[A-Za-z][\w+-]{0,30}(?:\/[A-Za-z][\w+-]{0,30}){0,2}$/;
+
 /** Whether `zone` is a time zone this service knows; answers its canonical name (Europe/Paris for europe/paris), or null. */
 export function canonicalTimeZone(zone: string): string | null {
-  // A bare offset (+01:00) is no zone: it knows no daylight-saving time.
-  if (/^[+-]/.test(zone)) return null;
+  // Only a name shaped as IANA's are (Europe/Paris, America/Port-au-Prince, Etc/GMT+5, UTC): Temporal
+  // also takes an ISO date-time for a zone (2020-01-01T00:00+01:00 as +01:00, a bracketed name as
+  // that name), and a bare offset (+01:00) is no zone: it knows no daylight-saving time.
+  if (!IANA_NAME.test(zone)) return null;
   try {
     return Temporal.Now.zonedDateTimeISO(zone).timeZoneId;
   } catch {

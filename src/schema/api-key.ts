@@ -1,10 +1,9 @@
-import { z } from 'zod';
 import type { StoredKey } from '../db/api-keys.js';
 import type { IssuedKey } from '../operations/api-keys.js';
 import { issueApiKey, listApiKeys, revokeApiKey } from '../operations/api-keys.js';
 import { notFound } from '../errors.js';
 import { builder } from './builder.js';
-import { idSchema } from './validation.js';
+import { idSchema, textSchema } from './validation.js';
 
 const ApiKeyRoleEnum = builder.enumType('ApiKeyRole', {
   values: {
@@ -48,7 +47,7 @@ builder.mutationFields((t) => ({
     description: 'Admin. Makes an API key; every process accepts it at once. The answer carries the key, this once.',
     authScopes: { admin: true },
     args: {
-      name: t.arg.string({ required: true, validate: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters') }),
+      name: t.arg.string({ required: true, validate: textSchema(100) }),
       role: t.arg({ type: ApiKeyRoleEnum, required: true }),
     },
     resolve: (_root, args, ctx) => issueApiKey(ctx.services, { name: args.name.trim(), role: args.role }),

@@ -5,7 +5,7 @@ import { flagPlayer, unflagPlayer } from '../operations/flags.js';
 import { findPlayer, searchPlayers, setFriends, upsertPlayer } from '../operations/players.js';
 import { MAX_FRIENDS } from '../operations/reads.js';
 import { builder } from './builder.js';
-import { displayNameSchema, idSchema, intRange } from './validation.js';
+import { avatarUrlSchema, displayNameSchema, idSchema, intRange, textSchema } from './validation.js';
 
 export const PlayerRef = builder.objectRef<Player>('Player');
 
@@ -30,7 +30,7 @@ builder.queryFields((t) => ({
       'Admin. Players whose id starts with `text` or whose display name contains it, case-insensitive: the exact id first, then ids, then names (first: 1 to 100). A player with scores but no profile is found by their exact id.',
     authScopes: { admin: true },
     args: {
-      text: t.arg.string({ required: true, validate: z.string().trim().min(1, 'must not be empty').max(128, 'must be at most 128 characters') }),
+      text: t.arg.string({ required: true, validate: textSchema(128) }),
       first: t.arg.int({ required: true, defaultValue: 20, validate: intRange(1, 100, 'first') }),
     },
     resolve: (_root, args, ctx) => searchPlayers(ctx.services, args.text.trim(), args.first),
@@ -41,13 +41,7 @@ const PlayerInput = builder.inputType('PlayerInput', {
   fields: (t) => ({
     id: t.id({ required: true, validate: idSchema }),
     displayName: t.string({ validate: displayNameSchema.nullable() }),
-    avatarUrl: t.string({
-      validate: z
-        .string()
-        .max(2048, 'must be at most 2048 characters')
-        .refine((url) => URL.canParse(url) && /^https?:$/.test(new URL(url).protocol), 'must be an http(s) URL')
-        .nullable(),
-    }),
+    avatarUrl: t.string({ validate: avatarUrlSchema.nullable() }),
   }),
 });
 
@@ -74,7 +68,7 @@ builder.mutationFields((t) => ({
     authScopes: { admin: true },
     args: {
       playerId: t.arg.id({ required: true, validate: idSchema }),
-      reason: t.arg.string({ required: true, validate: z.string().trim().min(1, 'must not be empty').max(500, 'must be at most 500 characters') }),
+      reason: t.arg.string({ required: true, validate: textSchema(500) }),
     },
     resolve: async (_root, args, ctx) => (await flagPlayer(ctx.services, args.playerId, args.reason.trim())).player,
   }),

@@ -5,6 +5,7 @@ import { BoardRef } from './board.js';
 import { builder } from './builder.js';
 import { bucketArgs, bucketArgsSchema } from './bucket-args.js';
 import { PeriodEnum } from './enums.js';
+import { idSchema } from './validation.js';
 
 const RebuildStateEnum = builder.enumType('RebuildState', {
   values: {
@@ -43,7 +44,7 @@ builder.queryFields((t) => ({
     nullable: true,
     description: 'Admin. A rebuild started with startRebuild (kept for a day), from any process of the deployment; null when unknown.',
     authScopes: { admin: true },
-    args: { id: t.arg.id({ required: true }) },
+    args: { id: t.arg.id({ required: true, validate: idSchema }) },
     resolve: (_root, args, ctx) => findRebuild(ctx.services, args.id),
   }),
 }));

@@ -8,20 +8,21 @@ import { MAX_BATCH, type SubmitScorePayload, submitScores } from '../operations/
 import { builder } from './builder.js';
 import { PeriodEnum } from './enums.js';
 import { StandingRef } from './standing.js';
-import { idSchema, regionSchema } from './validation.js';
+import { boardIdSchema, idSchema, metadataSchema, regionSchema } from './validation.js';
 
 /**
  * The rules of a SubmitScoreInput, checked as one object by the fields that take one (as
  * bucket-args.ts says why): a batch of 100 results is 100 objects to check, where a rule on each
- * input field costs the validation plugin's mapping of each. Loose: achievedAt and metadata are
- * their scalars' to check.
+ * input field costs the validation plugin's mapping of each. Loose: achievedAt is its scalar's to
+ * check; metadata's shape is checked here, its type and size on the write path (operations/submit.ts).
  */
 const submitScoreInputSchema = z.looseObject({
-  board: idSchema,
+  board: boardIdSchema,
   playerId: idSchema,
   score: z.number().finite('must be finite').int('must be a whole number').min(0, 'must not be negative'),
   matchId: idSchema,
   region: regionSchema.nullish(),
+  metadata: metadataSchema.optional(),
 });
 
 const SubmitScoreInputType = builder.inputType('SubmitScoreInput', {
