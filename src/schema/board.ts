@@ -9,7 +9,7 @@ import { builder } from './builder.js';
 import { bucketArgs, bucketArgsSchema } from './bucket-args.js';
 import { RetentionInput, RetentionRef, retentionFrom } from './retention.js';
 import { AggregateEnum, PeriodEnum, RankStyleEnum, ScoreOrderEnum } from './enums.js';
-import { boardIdSchema, intRange, regionSchema, textSchema } from './validation.js';
+import { boardIdSchema, idSchema, intRange, regionSchema, textSchema } from './validation.js';
 
 const TITLE = textSchema(200);
 const MAX_SCORE = z
@@ -76,7 +76,7 @@ builder.queryFields((t) => ({
   board: t.field({
     type: BoardRef,
     nullable: true,
-    args: { id: t.arg.id({ required: true, validate: boardIdSchema }) },
+    args: { id: t.arg.id({ required: true, validate: idSchema }) },
     resolve: (_root, args, ctx) => ctx.services.boards.find(args.id),
   }),
 }));
@@ -104,7 +104,7 @@ const CreateBoardInput = builder.inputType('CreateBoardInput', {
 
 const UpdateBoardInput = builder.inputType('UpdateBoardInput', {
   fields: (t) => ({
-    id: t.id({ required: true, validate: boardIdSchema }),
+    id: t.id({ required: true, validate: idSchema }),
     title: t.string({ validate: TITLE.nullish() }),
     topSize: t.int({ validate: intRange(1, 100, 'topSize').nullish() }),
     rankStyle: t.field({ type: RankStyleEnum, description: 'ORDINAL and COMPETITION may be swapped; to or from DENSE is refused.' }),

@@ -7,7 +7,7 @@ import { RANK_STYLE_ARG } from './enums.js';
 import { standingNeeds } from './selects.js';
 import { namesTogether, prefetchStandings } from './recorded-fields.js';
 import { StandingConnectionRef } from './standing-connection.js';
-import { boardIdSchema, intRange, seasonIdSchema, textSchema } from './validation.js';
+import { idSchema, intRange, textSchema } from './validation.js';
 
 export const SeasonRef = builder.objectRef<Season>('Season');
 
@@ -35,8 +35,8 @@ builder.queryFields((t) => ({
     type: StandingConnectionRef,
     description: 'The frozen final standings of a closed season.',
     args: {
-      board: t.arg.id({ required: true, validate: boardIdSchema }),
-      season: t.arg.id({ required: true, validate: seasonIdSchema }),
+      board: t.arg.id({ required: true, validate: idSchema }),
+      season: t.arg.id({ required: true, validate: idSchema }),
       first: t.arg.int({ required: true, defaultValue: 100, validate: intRange(1, MAX_PAGE, 'first') }),
       after: t.arg.string(),
       rankStyle: t.arg(RANK_STYLE_ARG),
@@ -65,7 +65,7 @@ builder.mutationFields((t) => ({
       "Admin. Starts the board's next season; the current one, if any, must be closed first, or end by `startsAt`. It counts every result achieved at or after the `startsAt` it answers, from the moment it answers.",
     authScopes: { admin: true },
     args: {
-      board: t.arg.id({ required: true, validate: boardIdSchema }),
+      board: t.arg.id({ required: true, validate: idSchema }),
       name: t.arg.string({ required: true, validate: textSchema(200) }),
       endsAt: t.arg({ type: 'DateTime' }),
       startsAt: t.arg({
@@ -80,7 +80,7 @@ builder.mutationFields((t) => ({
     type: SeasonRef,
     description: 'Admin. Closes the current season and freezes its final standings; seasonResults serves them from then on.',
     authScopes: { admin: true },
-    args: { board: t.arg.id({ required: true, validate: boardIdSchema }) },
+    args: { board: t.arg.id({ required: true, validate: idSchema }) },
     resolve: (_root, args, ctx) => closeSeason(ctx.services, args.board),
   }),
 }));

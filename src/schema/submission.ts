@@ -8,7 +8,7 @@ import { MAX_BATCH, type SubmitScorePayload, submitScores } from '../operations/
 import { builder } from './builder.js';
 import { PeriodEnum } from './enums.js';
 import { StandingRef } from './standing.js';
-import { boardIdSchema, idSchema, metadataSchema, regionSchema } from './validation.js';
+import { idSchema, metadataSchema, regionSchema } from './validation.js';
 
 /**
  * The rules of a SubmitScoreInput, checked as one object by the fields that take one (as
@@ -17,7 +17,7 @@ import { boardIdSchema, idSchema, metadataSchema, regionSchema } from './validat
  * check; metadata's shape is checked here, its type and size on the write path (operations/submit.ts).
  */
 const submitScoreInputSchema = z.looseObject({
-  board: boardIdSchema,
+  board: idSchema,
   playerId: idSchema,
   score: z.number().finite('must be finite').int('must be a whole number').min(0, 'must not be negative'),
   matchId: idSchema,

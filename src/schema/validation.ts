@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { jsonProblem } from '../model/json-depth.js';
-import { SEASON_LABEL } from '../services/season-directory.js';
 
 /**
  * Player and match ids: short, printable strings, unicode welcome (`Jürgen`, `玩家一`), since a
@@ -69,14 +68,15 @@ function nameSchema(max: number) {
   return z.string().regex(new RegExp(`^[A-Za-z0-9_.-]{1,${max}}$`), rule);
 }
 
-/** A board id, wherever one is given: created, written to, read. */
+/**
+ * A new board's id (createBoard), which becomes part of Redis keys. Every other argument naming a
+ * board takes any id (idSchema): ids are opaque, so one that no board could have names none and is
+ * answered NOT_FOUND, as an unknown one is, never refused for its form.
+ */
 export const boardIdSchema = nameSchema(64);
 
 /** A region, wherever one is given. */
 export const regionSchema = nameSchema(32);
-
-/** A season id, as seasons are numbered (s1, s2, ...), wherever one is named. */
-export const seasonIdSchema = z.string().regex(SEASON_LABEL, 'must be a season id such as s1');
 
 /**
  * Display names: what players see beside ranks. Unicode and emoji welcome (a ZWJ sequence such as
