@@ -181,7 +181,7 @@ describe('another process serves a board setting changed by updateBoard within t
 describe('the board directory hands out a new definition exactly when the board changed', () => {
   const app = appWithBoards('directory');
 
-  it('a refresh that reads the same definition keeps its object (shared answers stay current); a changed one is a new object', async () => {
+  it('a refresh or a listing that reads the same definition keeps its object (shared answers stay current); a changed one is a new object', async () => {
     const storage = app().app.services.storage.boards;
     // The real store, its reads counted so the test knows when a background refresh has landed.
     const finds: Promise<Board | null>[] = [];
@@ -200,6 +200,9 @@ describe('the board directory hands out a new definition exactly when the board 
     };
     const first = (await directory.find('directory'))!;
     expect(await refreshed()).toBe(first);
+    // Listing the boards (any caller's `boards`) reads every definition again: unchanged, the same objects.
+    expect((await directory.list()).find((board) => board.id === 'directory')).toBe(first);
+    expect(directory.known('directory')).toBe(first);
     await setRankStyle(app(), 'directory', 'COMPETITION');
     const changed = await refreshed();
     expect(changed).not.toBe(first);

@@ -22,14 +22,16 @@ interface Kept {
  * known: a definition older than {@link BOARD_REFRESH_MS} is read again in the background, so a
  * change made by updateBoard in any process is served everywhere within a second, and while
  * PostgreSQL does not answer the last definition read is served (reads go on from Redis). A miss
- * is not kept, so a board created by another process is found on the next request. A refresh that
- * reads the definition unchanged keeps the object it had, so the object changes exactly when the
- * definition does: what is built from a board (a shared answer, http/shared-answers.ts) stays
- * current for as long as its board is the same object.
+ * is not kept, so a board created by another process is found on the next request. A definition
+ * read or written unchanged (a refresh, a listing of the boards) keeps the object it had, so the
+ * object changes exactly when the definition does: what is built from a board (a shared answer,
+ * http/shared-answers.ts) stays current for as long as its board is the same object.
  */
 export function createBoardDirectory(boards: Storage['boards'], clock: () => number = () => performance.now()) {
   const kept = new Map<string, Kept>();
-  const remember = (board: Board) => {
+  const remember = (read: Board) => {
+    const held = kept.get(read.id)?.board;
+    const board = held && sameDefinition(held, read) ? held : read;
     kept.set(board.id, { board, readAt: clock(), refreshing: false });
     return board;
   };
@@ -40,7 +42,7 @@ export function createBoardDirectory(boards: Storage['boards'], clock: () => num
       (board) => {
         // A definition written here meanwhile (updateBoard) is newer than this read: keep it.
         if (kept.get(id) !== entry) return;
-        if (board) remember(sameDefinition(board, entry.board) ? entry.board : board);
+        if (board) remember(board);
         else kept.delete(id);
       },
       // Still the last one read; the next lookup tries again.
@@ -68,7 +70,7 @@ export function createBoardDirectory(boards: Storage['boards'], clock: () => num
     async list(): Promise<Board[]> {
       return (await boards.list()).map(remember);
     },
-    /** Keeps a definition just read or written (by createBoard or updateBoard in this process). */
+    /** Keeps a definition just read or written (by createBoard or updateBoard in this process), and answers the object kept for it. */
     remember,
   };
 }
