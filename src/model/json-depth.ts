@@ -19,31 +19,29 @@ export type JsonVisitor = (scalar: unknown, isKey: boolean) => string | undefine
  * `maxDepth` steps; otherwise O(members).
  */
 export function jsonProblem(value: unknown, maxDepth: number, visit?: JsonVisitor): string | undefined {
-  // Two stacks side by side (each value, and the levels of objects and arrays around it), so that
-  // the walk allocates no pair per member: it runs on every request's variables.
-  const values: unknown[] = [value];
-  const depths: number[] = [0];
-  while (values.length > 0) {
-    const item = values.pop();
+  if (typeof value !== 'object' || value === null) return visit?.(value, false);
+  // Only objects and arrays wait on the stacks (each beside its level), scalars are visited as they
+  // are met: the walk runs on every request's variables, so it allocates nothing per member.
+  const containers: object[] = [value];
+  const depths: number[] = [1];
+  while (containers.length > 0) {
+    const container = containers.pop()!;
     const depth = depths.pop()!;
-    if (typeof item !== 'object' || item === null) {
-      const problem = visit?.(item, false);
-      if (problem !== undefined) return problem;
-      continue;
-    }
-    if (depth >= maxDepth) return `nests objects and arrays more than ${maxDepth} levels deep`;
-    if (Array.isArray(item)) {
-      for (const member of item as unknown[]) {
-        values.push(member);
-        depths.push(depth + 1);
+    if (depth > maxDepth) return `nests objects and arrays more than ${maxDepth} levels deep`;
+    const isArray = Array.isArray(container);
+    for (const key in container) {
+      if (!isArray && visit) {
+        const problem = visit(key, true);
+        if (problem !== undefined) return problem;
       }
-      continue;
-    }
-    for (const key in item) {
-      const problem = visit?.(key, true);
-      if (problem !== undefined) return problem;
-      values.push((item as Record<string, unknown>)[key]);
-      depths.push(depth + 1);
+      const member = (container as Record<string, unknown>)[key];
+      if (typeof member === 'object' && member !== null) {
+        containers.push(member);
+        depths.push(depth + 1);
+      } else if (visit) {
+        const problem = visit(member, false);
+        if (problem !== undefined) return problem;
+      }
     }
   }
   return undefined;
