@@ -246,3 +246,78 @@ describe("a topChanged stream serves the board's rank style as it is now", () =>
     }
   });
 });
+
+describe('a shared top of the current bucket gives way when its arguments name another bucket', () => {
+  const BUCKET_TOP = 'query Top($board: ID!, $period: Period!) { top(board: $board, period: $period, limit: 10) { bucket entries { rank score } } }';
+  interface BucketTop {
+    top: { bucket: string; entries: { rank: number; score: number }[] };
+  }
+  /** The same read twice (so the second is a shared answer, and its anonymous body kept), then as the caller asks. */
+  const read = async (app: TestApp, board: string, period: string, key: boolean) => {
+    const response = await fetch(`${app.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${SERVER_KEY}` } : {}) },
+      body: JSON.stringify({ query: BUCKET_TOP, variables: { board, period } }),
+    });
+    const answer = (await response.json()) as GraphQLResponse<BucketTop>;
+    expect(answer.errors).toBeUndefined();
+    return answer.data!.top;
+  };
+
+  // 100 ms before a UTC midnight, still unless moved: the views read before midnight are fresh after it.
+  const midnight = new Date(Math.ceil((Date.now() + 60_000) / 86_400_000) * 86_400_000);
+  const clock = movableClock({ runs: false, startsAt: new Date(midnight.getTime() - 100) });
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startTestApp({ now: clock.now });
+  });
+  afterAll(() => app.close());
+
+  it('DAILY: the first read after midnight answers the new day, on the pipeline and before it', async () => {
+    for (const board of ['day-key', 'day-anonymous']) {
+      expect(
+        (await app.admin(`mutation { createBoard(input: { id: "${board}", title: "Day", maxScore: 1000, periods: [DAILY] }) { id } }`)).errors,
+      ).toBeUndefined();
+      expect(
+        (await app.server(`mutation { submitScore(input: { board: "${board}", playerId: "p", score: 5, matchId: "m" }) { duplicate } }`)).errors,
+      ).toBeUndefined();
+    }
+    const today = new Date(midnight.getTime() - 1).toISOString().slice(0, 10);
+    const tomorrow = midnight.toISOString().slice(0, 10);
+    for (const [board, key] of [
+      ['day-key', true],
+      ['day-anonymous', false],
+    ] as const) {
+      expect(await read(app, board, 'DAILY', key)).toEqual({ bucket: today, entries: [{ rank: 1, score: 5 }] });
+      expect(await read(app, board, 'DAILY', key)).toEqual({ bucket: today, entries: [{ rank: 1, score: 5 }] });
+    }
+    clock.advance(200);
+    for (const [board, key] of [
+      ['day-key', true],
+      ['day-anonymous', false],
+    ] as const) {
+      expect(await read(app, board, 'DAILY', key)).toEqual({ bucket: tomorrow, entries: [] });
+    }
+  });
+
+  it('SEASON: the first read after a season closed and the next started answers the new season', async () => {
+    const board = 'seasonal';
+    expect(
+      (await app.admin(`mutation { createBoard(input: { id: "${board}", title: "S", maxScore: 1000, periods: [SEASON] }) { id } }`)).errors,
+    ).toBeUndefined();
+    const first = await app.admin<{ startSeason: { id: string } }>(`mutation { startSeason(board: "${board}", name: "One") { id } }`);
+    expect(first.errors).toBeUndefined();
+    expect(
+      (await app.server(`mutation { submitScore(input: { board: "${board}", playerId: "p", score: 5, matchId: "m" }) { duplicate } }`)).errors,
+    ).toBeUndefined();
+    for (const key of [true, false]) {
+      expect(await read(app, board, 'SEASON', key)).toEqual({ bucket: first.data!.startSeason.id, entries: [{ rank: 1, score: 5 }] });
+      expect(await read(app, board, 'SEASON', key)).toEqual({ bucket: first.data!.startSeason.id, entries: [{ rank: 1, score: 5 }] });
+    }
+    expect((await app.admin(`mutation { closeSeason(board: "${board}") { id } }`)).errors).toBeUndefined();
+    const next = await app.admin<{ startSeason: { id: string } }>(`mutation { startSeason(board: "${board}", name: "Two") { id } }`);
+    expect(next.errors).toBeUndefined();
+    expect(next.data!.startSeason.id).not.toBe(first.data!.startSeason.id);
+    for (const key of [true, false]) expect(await read(app, board, 'SEASON', key)).toEqual({ bucket: next.data!.startSeason.id, entries: [] });
+  });
+});

@@ -40,7 +40,8 @@ export interface SharedAnswers {
   /**
    * Whether a shared answer (see isSharedResult) is still the one the plugin would hand out now:
    * no profile changed since it was built, the top cache answers each bucket it read from the
-   * same read, and each board it read is the same definition. One Redis GET, shared with
+   * same read, each board it read is the same definition, and its arguments name the same buckets.
+   * One Redis GET, shared with
    * concurrent callers (ProfileCache.changes); false when Redis does not answer it, or for any
    * other result.
    */
@@ -103,9 +104,11 @@ function walkForSharedTops(schema: GraphQLSchema, document: DocumentNode): boole
  * same, so its result is kept and handed to the next callers, the very same object, for as long
  * as the top cache would answer each bucket from the same read, each board it read is the same
  * definition (updateBoard here, or this process's refresh of a definition another process
- * changed, makes a new one: see board-directory.ts), and no profile changed anywhere (renames and
- * erasures rewrite a token every process reads per answer: one Redis GET). A refresh, a
- * topChanged event, a board's change or the second passing makes the next caller execute it again.
+ * changed, makes a new one: see board-directory.ts), each read's arguments still name the same
+ * bucket (a DAILY top past midnight, a SEASON top once another season is current: resolved again
+ * as a read resolves them), and no profile changed anywhere (renames and erasures rewrite a token
+ * every process reads per answer: one Redis GET). A refresh, a topChanged event, a board's change,
+ * a new bucket or the second passing makes the next caller execute it again.
  *
  * Runs after the read budget (read-limit.ts: it charges and refuses first) and inside the
  * observability plugin's hooks, so limits, rate limits, metrics and logs see every request (and
@@ -136,11 +139,17 @@ export function createSharedAnswers(options: SharedAnswersOptions): SharedAnswer
     };
   }
 
-  /** Whether a kept answer is the one to hand out with this profile-change token: built from what every read would be served from now. */
-  const current = (kept: Shared, profiles: string | null) =>
-    profiles !== null &&
-    kept.profiles === profiles &&
-    kept.reads.every(({ bucket, read, board }) => options.currentRead(bucket) === read && options.currentBoard(board.id) === board);
+  /**
+   * Whether a kept answer is the one to hand out with this profile-change token: built from what
+   * every read would be served from now. Synchronous unless a read's bucket moves with the clock
+   * or its board's seasons (TopRead.stillNamed).
+   */
+  const current = (kept: Shared, profiles: string | null): boolean | Promise<boolean> => {
+    if (profiles === null || kept.profiles !== profiles) return false;
+    if (!kept.reads.every(({ bucket, read, board }) => options.currentRead(bucket) === read && options.currentBoard(board.id) === board)) return false;
+    const named = kept.reads.flatMap(({ stillNamed }) => (stillNamed ? [stillNamed()] : []));
+    return named.length === 0 || Promise.all(named).then((all) => all.every(Boolean));
+  };
 
   const plugin: Plugin = {
     onExecute({ args, setResultAndStopExecution }) {
@@ -150,11 +159,13 @@ export function createSharedAnswers(options: SharedAnswersOptions): SharedAnswer
       return options.profileChanges().then((profiles) => {
         const key = `${args.operationName ?? ''}\n${JSON.stringify(args.variableValues ?? {})}`;
         const kept = answers.get(document)?.get(key);
-        if (kept && current(kept, profiles)) {
+        const handOut = (isCurrent: boolean) => {
+          if (!kept || !isCurrent) return keepAfter(args.contextValue, document, key, profiles);
           setResultAndStopExecution(kept.result);
           return undefined;
-        }
-        return keepAfter(args.contextValue, document, key, profiles);
+        };
+        const now = kept ? current(kept, profiles) : false;
+        return typeof now === 'boolean' ? handOut(now) : now.then(handOut);
       });
     },
   };
@@ -163,7 +174,7 @@ export function createSharedAnswers(options: SharedAnswersOptions): SharedAnswer
     plugin,
     async isCurrent(result) {
       const kept = sharedResults.get(result);
-      return kept !== undefined && current(kept, await options.profileChanges());
+      return kept !== undefined && (await current(kept, await options.profileChanges()));
     },
   };
 }

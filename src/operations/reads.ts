@@ -1,4 +1,5 @@
 import { IndexRecoveringError } from '../ranking/generation.js';
+import type { BoardBucket } from '../ranking/index.js';
 import { bucketKey } from '../ranking/keys.js';
 import { type BucketArgs, resolveBoardBucket } from './buckets.js';
 import type { Services } from './services.js';
@@ -28,13 +29,28 @@ export async function readTop(services: Services, args: BucketArgs & Styled & { 
     return last;
   });
   return {
-    cacheRead: { bucket: bucketKey(at), read: view.read, board: at.board },
+    cacheRead: {
+      bucket: bucketKey(at),
+      read: view.read,
+      board: at.board,
+      stillNamed: at.bucket.period === 'ALL_TIME' ? undefined : () => namesBucket(services, args, at),
+    },
     boardId: at.board.id,
     ...bucketOfAnswer(at),
     entries: styledTop(view.places, styleOf(at.board, args.rankStyle)).map((place) => toStanding(at, place, view.size)),
     size: view.size,
     asOf: view.asOf,
   };
+}
+
+/** Whether `args` name the bucket `at` now, as a read resolves them; false for arguments a read would now refuse. */
+async function namesBucket(services: Services, args: BucketArgs, at: BoardBucket): Promise<boolean> {
+  try {
+    const now = await resolveBoardBucket(services, args);
+    return now.board === at.board && now.region === at.region && now.bucket.label === at.bucket.label;
+  } catch {
+    return false;
+  }
 }
 
 /**

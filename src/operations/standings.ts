@@ -71,6 +71,12 @@ export interface TopRead {
   bucket: string;
   read: number;
   board: Board;
+  /**
+   * Whether the read's arguments still name this bucket, as a read resolves them now: a period
+   * other than ALL_TIME moves with the clock (a DAILY top past midnight) and a board's seasons
+   * (SEASON once another season is current). None for ALL_TIME, whose bucket only the board names.
+   */
+  stillNamed?: (() => Promise<boolean>) | undefined;
 }
 
 export interface TopBoard extends BucketOfAnswer {
