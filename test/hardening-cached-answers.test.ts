@@ -4,7 +4,7 @@ import { WebSocket } from 'ws';
 import type { Board } from '../src/model/board.js';
 import { BOARD_REFRESH_MS, createBoardDirectory } from '../src/services/board-directory.js';
 import { movableClock } from './helpers/clock.js';
-import { ADMIN_KEY, type GraphQLResponse, SERVER_KEY, type TestApp, startTestApp } from './helpers/test-app.js';
+import { ADMIN_KEY, type GraphQLResponse, SERVER_KEY, type TestApp, type TestAppOptions, startTestApp } from './helpers/test-app.js';
 import { settle, until } from './helpers/wait.js';
 
 /**
@@ -40,10 +40,10 @@ async function createBoard(app: TestApp, id: string) {
 }
 
 /** An app of its own for the tests of a describe, started before them with these boards, closed after them. */
-function appWithBoards(...boards: string[]): () => TestApp {
+function appWithBoards(boards: string[], options: TestAppOptions = {}): () => TestApp {
   let app: TestApp | undefined;
   beforeAll(async () => {
-    app = await startTestApp();
+    app = await startTestApp(options);
     for (const board of boards) await createBoard(app, board);
   });
   afterAll(() => app?.close());
@@ -86,7 +86,7 @@ async function ranksOf(response: Response): Promise<number[]> {
 }
 
 describe('a GET answer is public only when every caller gets the same bytes', () => {
-  const app = appWithBoards('cached');
+  const app = appWithBoards(['cached']);
   const get = (query: string, headers: Record<string, string> = {}) =>
     fetch(`${app().url}/graphql?query=${encodeURIComponent(query)}`, { headers: { accept: 'application/json', ...headers } });
 
@@ -115,6 +115,20 @@ describe('a GET answer is public only when every caller gets the same bytes', ()
       const vary = (answer.headers.get('vary') ?? '').toLowerCase().split(/\s*,\s*/);
       expect(vary).toEqual(expect.arrayContaining(['authorization', 'accept']));
     }
+  });
+});
+
+describe('a public answer keeps the Vary of a CORS policy that names origins', () => {
+  const app = appWithBoards(['cors'], { http: { corsOrigins: ['https://game.example'] } });
+
+  it('Vary names Origin, Accept and Authorization', async () => {
+    const query = '{ top(board: "cors", limit: 3) { entries { rank } } }';
+    const answer = await fetch(`${app().url}/graphql?query=${encodeURIComponent(query)}`, { headers: { origin: 'https://game.example' } });
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('cache-control')).toBe('public, max-age=1');
+    expect(answer.headers.get('access-control-allow-origin')).toBe('https://game.example');
+    const vary = (answer.headers.get('vary') ?? '').toLowerCase().split(/\s*,\s*/);
+    expect(vary).toEqual(expect.arrayContaining(['origin', 'accept', 'authorization']));
   });
 });
 
@@ -179,7 +193,7 @@ describe('another process serves a board setting changed by updateBoard within t
 });
 
 describe('the board directory hands out a new definition exactly when the board changed', () => {
-  const app = appWithBoards('directory');
+  const app = appWithBoards(['directory']);
 
   it('a refresh or a listing that reads the same definition keeps its object (shared answers stay current); a changed one is a new object', async () => {
     const storage = app().app.services.storage.boards;
@@ -212,7 +226,7 @@ describe('the board directory hands out a new definition exactly when the board 
 });
 
 describe("a topChanged stream serves the board's rank style as it is now", () => {
-  const app = appWithBoards('live');
+  const app = appWithBoards(['live']);
 
   it('the first view after updateBoard(rankStyle) ranks in the new style', async () => {
     const client = createClient({ url: `${app().url.replace('http', 'ws')}/graphql`, webSocketImpl: WebSocket, retryAttempts: 0 });
