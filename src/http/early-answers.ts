@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import type { DocumentNode, ExecutionResult, GraphQLSchema } from 'graphql';
+import { type DocumentNode, type ExecutionResult, GraphQLError, type GraphQLSchema } from 'graphql';
 import type { OperationObserver } from './observe.js';
 import type { ReadBudget } from './read-limit.js';
 import { type SharedAnswers, isSharedResult } from './shared-answers.js';
@@ -47,7 +47,7 @@ export interface EarlyAnswers {
  * envelop's orchestration or execution, while the shared answer is current. The pipeline's
  * guarantees that such a request would meet are kept here, each by the same code:
  * - the read budget: the operation's cost is checked and spent from its client's budgets, and
- *   RATE_LIMITED answered past them (ReadBudget.admit);
+ *   RATE_LIMITED answered past them (ReadBudget.admit), then settled to the rows the answer holds;
  * - currency: the shared answer's own check (SharedAnswers.isCurrent: one GET of the profile-change
  *   token, and the top cache's reads), so a rename, a refresh or an emptied Redis shows exactly as
  *   on the pipeline;
@@ -72,8 +72,10 @@ export function createEarlyAnswers(options: EarlyAnswersOptions): EarlyAnswers {
       if (bodies.get(body) === kept) bodies.delete(body);
       return undefined;
     }
-    const refusal = await budget.admit({ schema: kept.schema, document, operationName, variables, client: clientOf(req) });
-    const result = refusal ? { errors: [refusal] } : kept.result;
+    const verdict = await budget.admit({ schema: kept.schema, document, operationName, variables, client: clientOf(req) });
+    const result = verdict instanceof GraphQLError ? { errors: [verdict] } : kept.result;
+    // Charged what the answer returned, as on the pipeline (read-limit.ts).
+    if (verdict && !(verdict instanceof GraphQLError)) verdict.settle(result);
     done(result.errors, result);
     return result;
   }

@@ -8,13 +8,26 @@ export interface RateLimitOptions {
   readsPerSecond?: number;
   /**
    * Rows a second one client address may be sent by reads: each query and subscription is charged
-   * the rows it can return (see http/operation-cost.ts), so a heavy read spends what it costs.
-   * 0 turns the limit off. Default 10,000.
+   * the rows it can return as it starts (see http/operation-cost.ts), and a query is given back,
+   * once answered, what its answer did not hold (refund), so a read spends what it returned. 0
+   * turns the limit off. Default 10,000.
    */
   readRowsPerSecond?: number;
   /** Authentications with an unknown key a second one client address may make; past it, RATE_LIMITED before any lookup. 0 turns the limit off. Default 5. */
   authFailuresPerSecond?: number;
 }
+
+/** What a read was charged from its client's rows budget, as `refund` needs it. */
+export interface ReadCharge {
+  client: string;
+  /** The rows taken. */
+  rows: number;
+  /** When the second they were taken in ends (Date.now() milliseconds). */
+  until: number;
+}
+
+/** How close to the end of its second a charge is no longer refunded (see refund). */
+const REFUND_MARGIN_MS = 5;
 
 /**
  * Per-process token buckets (rate-limiter-flexible, in memory): cheap, and with N processes behind
@@ -32,11 +45,14 @@ export function createRateLimits({
   const readRows = limiter(readRowsPerSecond);
   const authFailures = limiter(authFailuresPerSecond);
 
-  async function consume(which: RateLimiterMemory | null, key: string, points: number, what: string): Promise<void> {
-    if (!which) return;
+  /** Takes `points` (at least 1, at most a whole second's budget) from the key's budget; answers what it took and until when its second lasts. */
+  async function consume(which: RateLimiterMemory | null, key: string, points: number, what: string): Promise<ReadCharge | undefined> {
+    if (!which) return undefined;
+    // Never more than a whole second's budget, so that anything the other limits let through can run.
+    const taken = Math.min(Math.max(1, points), which.points);
     try {
-      // Never more than a whole second's budget, so that anything the other limits let through can run.
-      await which.consume(key, Math.min(Math.max(1, points), which.points));
+      const spent = await which.consume(key, taken);
+      return { client: key, rows: taken, until: Date.now() + spent.msBeforeNext };
     } catch (rejection) {
       if (!(rejection instanceof RateLimiterRes)) throw rejection;
       throw clientError('RATE_LIMITED', `Too many ${what}; retry in ${Math.max(1, Math.ceil(rejection.msBeforeNext))} ms.`);
@@ -48,12 +64,25 @@ export function createRateLimits({
     submissions: (apiKeyId: string, count: number) => consume(submissions, apiKeyId, count, 'submissions for this API key'),
     /**
      * Takes one read, and the rows it can return, from the client's budgets; RATE_LIMITED when
-     * either is spent. Nothing to wait for (undefined) when both are off, so that a read then
-     * waits no turn for them. O(1).
+     * either is spent. Answers the rows taken (undefined when rows are not limited), for
+     * `refund`. Nothing to wait for (undefined) when both are off, so that a read then waits no
+     * turn for them. O(1).
      */
-    read(client: string, rows = 1): Promise<void> | undefined {
+    read(client: string, rows = 1): Promise<ReadCharge | undefined> | undefined {
       if (!reads && !readRows) return undefined;
       return consume(reads, client, 1, 'reads from this client').then(() => consume(readRows, client, rows, 'rows read by this client'));
+    },
+    /**
+     * Gives back `rows` of what `charge` took (never more than it took), the way Shopify's GraphQL
+     * API refunds the requested cost an answer did not use: a read is charged the rows it
+     * returned. Only while the second it was charged in lasts: the budget is a count per fixed
+     * second, and a refund into the next one would give the client more than its budget. O(1).
+     */
+    refund(charge: ReadCharge, rows: number): void {
+      const back = Math.min(Math.max(0, Math.floor(rows)), charge.rows);
+      // A margin against the two clocks read a moment apart (here and in the limiter's store).
+      if (!readRows || back === 0 || Date.now() + REFUND_MARGIN_MS >= charge.until) return;
+      void readRows.reward(charge.client, back);
     },
     /** RATE_LIMITED when the client has spent its failed authentications. O(1). */
     async authFailureAllowed(client: string): Promise<void> {
