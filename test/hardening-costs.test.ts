@@ -4,6 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { FriendsDocument, OpenBoardDocument } from '../client/src/index.js';
 import { operationCost, rowsReturned } from '../src/http/operation-cost.js';
+import type { BoardBucket, BucketView } from '../src/ranking/index.js';
+import { createTopCache } from '../src/ranking/top-cache.js';
 import { schema } from '../src/schema/index.js';
 import { type GraphQLResponse, SERVER_KEY, type TestApp, startTestApp } from './helpers/test-app.js';
 import { settle } from './helpers/wait.js';
@@ -198,6 +200,47 @@ describe('scalars that read a store (item 10)', () => {
       expect(codes.filter((code) => code === 'ok').length).toBeLessThanOrEqual(2 * Math.floor(1_000 / 21));
       expect(codes.filter((code) => code !== 'ok' && code !== 'RATE_LIMITED')).toEqual([]);
     });
+  });
+});
+
+describe('the shared top cache after one long top (item 10)', () => {
+  const at = { board: { id: 'b' }, bucket: { period: 'ALL_TIME', label: 'all' }, region: null } as unknown as BoardBucket;
+  /** The index's top as the cache reads it, recording each read's length: the bucket holds 5,000 players. */
+  function index() {
+    const reads: number[] = [];
+    const read = (_at: BoardBucket, limit: number): Promise<BucketView> => {
+      reads.push(limit);
+      const places = Array.from({ length: Math.min(limit, 5_000) }, (_, i) => ({ playerId: `p${i}`, rank: i + 1, score: 5_000 - i, reachedAt: new Date(0) }));
+      return Promise.resolve({ size: 5_000, places });
+    };
+    return { reads, read };
+  }
+
+  it('one top(limit: 1000) is read for itself; the reads of the bucket after it stay as long as the usual asks', async () => {
+    const { reads, read } = index();
+    let clock = 0;
+    const cache = createTopCache(read, { now: () => clock });
+    await cache.top(at, 10);
+    expect((await cache.top(at, 1_000)).places).toHaveLength(1_000);
+    // Within the second, served from what was read.
+    expect((await cache.top(at, 1_000)).places).toHaveLength(1_000);
+    expect((await cache.top(at, 10)).places).toHaveLength(10);
+    expect(reads).toEqual([10, 1_000]);
+    // Every second after, for the next 30: ten rows, not a thousand.
+    for (clock = 1_500; clock < 30_000; clock += 1_500)
+      expect((await cache.top(at, 10)).places.map((place) => place.rank)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    expect(reads.slice(2)).toEqual(reads.slice(2).map(() => 10));
+  });
+
+  it('a topChanged-sized ask (up to 100) is still remembered, so its readers and the top ten share one read', async () => {
+    const { reads, read } = index();
+    let clock = 0;
+    const cache = createTopCache(read, { now: () => clock });
+    await cache.top(at, 100);
+    clock = 1_500;
+    await cache.top(at, 10);
+    await cache.top(at, 100);
+    expect(reads).toEqual([100, 100]);
   });
 });
 

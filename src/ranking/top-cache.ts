@@ -13,6 +13,13 @@ export interface TopCacheOptions {
   maxAgeMs?: number;
   /** How long the largest limit asked for stays the one that is read. Default 30,000 ms. */
   limitMemoryMs?: number;
+  /**
+   * The largest limit remembered (limitMemoryMs): a larger ask is read once for itself (or served
+   * from a view that holds it), and later reads of the bucket stay as long as the limits asked at
+   * most this, so that one `top(limit: 1000)` does not make every read of its bucket 1,000 rows
+   * long for limitMemoryMs. Default 100, the largest board topSize (what topChanged reads).
+   */
+  maxRememberedLimit?: number;
   /** How many buckets are cached at most; the least recently read go first. Default 10,000. */
   maxBuckets?: number;
   /** The clock. Default: the system's. */
@@ -44,15 +51,18 @@ export function createTopCache(read: (at: BoardBucket, limit: number) => Promise
   const maxAgeMs = options.maxAgeMs ?? 1_000;
   const limitMemoryMs = options.limitMemoryMs ?? 30_000;
   const maxBuckets = options.maxBuckets ?? 10_000;
+  const maxRememberedLimit = options.maxRememberedLimit ?? 100;
   const now = options.now ?? Date.now;
   const entries = new Map<string, Entry>();
   let reads = 0;
 
   const slice = (view: TopView, limit: number): TopView => ({ ...view, places: view.places.slice(0, limit) });
 
-  /** The bucket's entry, with `limit` remembered as asked at `t`. */
+  /** The bucket's entry, with `limit` remembered as asked at `t` unless it is past maxRememberedLimit. */
   function entryFor(key: string, limit: number, t: number): Entry {
-    const entry = entries.get(key) ?? { viewRead: 0, readingLimit: 0, largestLimit: limit, largestAskedAt: t };
+    const remembered = limit <= maxRememberedLimit;
+    const entry = entries.get(key) ?? { viewRead: 0, readingLimit: 0, largestLimit: remembered ? limit : 0, largestAskedAt: t };
+    if (!remembered) return entry;
     if (limit >= entry.largestLimit || t - entry.largestAskedAt > limitMemoryMs) {
       entry.largestLimit = Math.max(limit, t - entry.largestAskedAt > limitMemoryMs ? 0 : entry.largestLimit);
       entry.largestAskedAt = t;
@@ -60,8 +70,9 @@ export function createTopCache(read: (at: BoardBucket, limit: number) => Promise
     return entry;
   }
 
-  function startRead(key: string, entry: Entry, at: BoardBucket): Promise<TopView> {
-    const limit = entry.largestLimit;
+  /** Reads the remembered limit, or `asked` when it is more (an ask past maxRememberedLimit). */
+  function startRead(key: string, entry: Entry, at: BoardBucket, asked = 0): Promise<TopView> {
+    const limit = Math.max(entry.largestLimit, asked);
     const readNumber = ++reads;
     const reading = read(at, limit).then(
       (view) => {
@@ -98,7 +109,7 @@ export function createTopCache(read: (at: BoardBucket, limit: number) => Promise
       const covers = (v: TopView) => v.places.length >= limit || v.places.length === v.size;
       if (view && t - view.asOf.getTime() <= maxAgeMs && covers(view)) return slice(view, limit);
       if (entry.reading && entry.readingLimit >= limit) return slice(await entry.reading, limit);
-      return slice(await startRead(key, entry, at), limit);
+      return slice(await startRead(key, entry, at, limit), limit);
     },
 
     /**
@@ -112,7 +123,7 @@ export function createTopCache(read: (at: BoardBucket, limit: number) => Promise
     refresh(at: BoardBucket, limit: number): Promise<TopView> {
       const key = bucketKey(at);
       const entry = entryFor(key, limit, now());
-      if (!entry.reading) return startRead(key, entry, at);
+      if (!entry.reading) return startRead(key, entry, at, limit);
       entry.nextRefresh ??= entry.reading
         .then(
           () => undefined,
@@ -120,7 +131,7 @@ export function createTopCache(read: (at: BoardBucket, limit: number) => Promise
         )
         .then(() => {
           entry.nextRefresh = undefined;
-          return startRead(key, entry, at);
+          return startRead(key, entry, at, limit);
         });
       return entry.nextRefresh;
     },
