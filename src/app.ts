@@ -31,6 +31,7 @@ import { createMetricsAccess } from './http/metrics-access.js';
 import { createOperationObserver, useObservability } from './http/observe.js';
 import { useRequestErrorCodes } from './http/request-errors.js';
 import { createReadBudget } from './http/read-limit.js';
+import { createValidationBudget } from './http/validation-budget.js';
 import { MAX_BODY_BYTES, type RequestLimits, requestLimitsOf } from './http/request-limits.js';
 import { useRequestDeadline } from './http/request-deadline.js';
 import { executeHooksTogether } from './http/execute-hooks.js';
@@ -158,8 +159,9 @@ export function buildApp(deps: AppDeps): App {
       usePersistedDocuments(documents),
       // Variables nested deeper than the contract needs, refused before anything walks them (see json-depth.ts).
       useJsonDepth(),
-      // What a document may be, refused before it runs: aliases, depth, tokens, directives, cost.
-      ...useDocumentLimits({ bytes: limits.maxDocumentBytes }),
+      // What a document may be, refused before it runs: aliases, depth, tokens, directives, cost;
+      // and the time validating it takes, charged to its client.
+      ...useDocumentLimits({ bytes: limits.maxDocumentBytes, budget: createValidationBudget(services.limits, clientOf) }),
       useCorsPolicy(corsOrigins),
       useIntrospection(deps.introspection ?? true),
       // What every operation meets as it runs, its execute hooks run as one (see execute-hooks.ts).

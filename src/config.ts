@@ -105,6 +105,8 @@ export const configSchema = z.object({
   RATE_LIMIT_READ_ROWS_PER_SECOND: z.coerce.number().int().min(0).default(10_000),
   /** Authentications with an unknown key a second one client address may make before further ones are refused unlooked-up; 0 turns the limit off. */
   RATE_LIMIT_AUTH_FAILURES_PER_SECOND: z.coerce.number().int().min(0).default(5),
+  /** Milliseconds a second the service may spend validating one client address's new documents; 0 turns the limit off. */
+  RATE_LIMIT_VALIDATION_MS_PER_SECOND: z.coerce.number().int().min(0).default(100),
   /** The most rows one query or subscription may return (lists at their requested size, aliases each counted). */
   MAX_OPERATION_ROWS: z.coerce.number().int().min(1).default(DEFAULT_REQUEST_LIMITS.maxOperationRows),
   /** Bytes one GraphQL document (the query text) may have. */

@@ -77,6 +77,7 @@ async function serve(config: Config, log: Logger): Promise<void> {
       readsPerSecond: config.RATE_LIMIT_READS_PER_SECOND,
       readRowsPerSecond: config.RATE_LIMIT_READ_ROWS_PER_SECOND,
       authFailuresPerSecond: config.RATE_LIMIT_AUTH_FAILURES_PER_SECOND,
+      validationMsPerSecond: config.RATE_LIMIT_VALIDATION_MS_PER_SECOND,
     },
     requestLimits: {
       maxDocumentBytes: config.MAX_DOCUMENT_BYTES,

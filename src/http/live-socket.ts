@@ -78,7 +78,8 @@ export function attachGraphqlWs(
           authorization: typeof authorization === 'string' ? authorization : ctx.extra.request.headers.authorization,
           client: clientOf(ctx.extra.request),
         });
-      const enveloped = yoga.getEnveloped<PreparedContext>({ prepared });
+      // The upgrade request too, for whoever charges work to its client (see validation-budget.ts).
+      const enveloped = yoga.getEnveloped<PreparedContext & { req: IncomingMessage }>({ prepared, req: ctx.extra.request });
       const schema = enveloped.schema as GraphQLSchema;
       // The registered document a payload names, or its own query (refused where only registered ones run).
       const query = documents.resolve(params);

@@ -25,9 +25,10 @@ export type Checked = { document: DocumentNode; errors?: undefined } | { documen
  * that a transport runs a repeated query without walking every plugin's parse and validate hooks
  * again to reach the answer Yoga's own caches would give (that walk was about a tenth of a shared
  * `top`'s CPU). Sound because both steps depend on the text and the schema alone: every rule and
- * limit the pipeline holds (GraphQL Armor's, document-limits.ts; introspection off) reads the
- * document and nothing of the request. Only what passed is kept; refusals go through the pipeline
- * every time, to be answered as it answers them.
+ * limit the pipeline holds (document-limits.ts; introspection off) reads the document and nothing
+ * of the request (the validation budget reads the client, but only ever to refuse). Only what
+ * passed is kept; refusals go through the pipeline every time, to be answered as it answers them
+ * (document-limits.ts remembers them, so they are not validated again).
  *
  * At most `entries` documents (least recently used out first) of at most `maxBytes` each: what
  * clients repeat is short (the deepest a generated client writes is about 1.1 kB), and the
@@ -38,7 +39,8 @@ export function createValidDocuments({ entries = 256, maxBytes = 4_096 }: ValidD
   return {
     /**
      * `source` parsed and validated by `pipeline`, or from the documents that passed before. A
-     * parse error is answered as errors; anything else the pipeline throws is thrown.
+     * parse error, or a GraphQL error thrown by validation, is answered as errors; anything else
+     * the pipeline throws is thrown.
      */
     check(pipeline: Pipeline, source: string): Checked {
       const known = valid.get(source);
@@ -50,7 +52,14 @@ export function createValidDocuments({ entries = 256, maxBytes = 4_096 }: ValidD
         if (error instanceof GraphQLError) return { errors: [error] };
         throw error;
       }
-      const errors = pipeline.validate(pipeline.schema, document) as readonly GraphQLError[];
+      let errors: readonly GraphQLError[];
+      try {
+        errors = pipeline.validate(pipeline.schema, document) as readonly GraphQLError[];
+      } catch (error) {
+        // A refusal of the validation itself (its client's budget spent: validation-budget.ts), not of the document.
+        if (error instanceof GraphQLError) return { errors: [error] };
+        throw error;
+      }
       if (errors.length > 0) return { errors };
       valid.set(source, document);
       return { document };

@@ -15,6 +15,14 @@ export interface RateLimitOptions {
   readRowsPerSecond?: number;
   /** Authentications with an unknown key a second one client address may make; past it, RATE_LIMITED before any lookup. 0 turns the limit off. Default 5. */
   authFailuresPerSecond?: number;
+  /**
+   * Milliseconds a second one client address may have the service spend validating its documents
+   * (those not answered from a cache; see http/validation-budget.ts); past it, its next documents
+   * are refused RATE_LIMITED before they are validated. What a client repeats is validated once,
+   * so this only meets a client sending new documents faster than any real one does. 0 turns the
+   * limit off. Default 100.
+   */
+  validationMsPerSecond?: number;
 }
 
 /** What a read was charged from its client's rows budget, as `refund` needs it. */
@@ -38,12 +46,14 @@ export function createRateLimits({
   readsPerSecond = 200,
   readRowsPerSecond = 10_000,
   authFailuresPerSecond = 5,
+  validationMsPerSecond = 100,
 }: RateLimitOptions = {}) {
   const limiter = (points: number) => (points > 0 ? new RateLimiterMemory({ points, duration: 1 }) : null);
   const submissions = limiter(submissionsPerSecond);
   const reads = limiter(readsPerSecond);
   const readRows = limiter(readRowsPerSecond);
   const authFailures = limiter(authFailuresPerSecond);
+  const validation = validationMsPerSecond > 0 ? createSecondBudget(validationMsPerSecond) : null;
 
   /** Takes `points` (at least 1, at most a whole second's budget) from the key's budget; answers what it took and until when its second lasts. */
   async function consume(which: RateLimiterMemory | null, key: string, points: number, what: string): Promise<ReadCharge | undefined> {
@@ -84,6 +94,15 @@ export function createRateLimits({
       if (!readRows || back === 0 || Date.now() + REFUND_MARGIN_MS >= charge.until) return;
       void readRows.reward(charge.client, back);
     },
+    /**
+     * How many milliseconds the client must wait before another of its documents is validated: 0
+     * while its validation budget lasts (and when it is off). Synchronous, as validation is. O(1).
+     */
+    validationWait: (client: string): number => validation?.wait(client) ?? 0,
+    /** Takes `ms` of validation (at least one: each document costs its parse and checks too) from the client's budget. O(1). */
+    validated(client: string, ms: number): void {
+      validation?.spend(client, Math.max(1, ms));
+    },
     /** RATE_LIMITED when the client has spent its failed authentications. O(1). */
     async authFailureAllowed(client: string): Promise<void> {
       if (!authFailures) return;
@@ -100,3 +119,34 @@ export function createRateLimits({
 }
 
 export type RateLimits = ReturnType<typeof createRateLimits>;
+
+/** Clients whose second is counted at once, past which the seconds that are over are forgotten. */
+const COUNTED_CLIENTS = 10_000;
+
+/**
+ * A budget per key and fixed second, like the others but answered synchronously (for validation,
+ * which cannot wait for a promise): work is counted once done, and refused once the second's
+ * budget is spent, until the second is over.
+ */
+function createSecondBudget(points: number) {
+  const seconds = new Map<string, { until: number; spent: number }>();
+  return {
+    wait(key: string): number {
+      const second = seconds.get(key);
+      const left = second ? Math.ceil(second.until - performance.now()) : 0;
+      return second && left > 0 && second.spent >= points ? left : 0;
+    },
+    spend(key: string, amount: number): void {
+      const now = performance.now();
+      let second = seconds.get(key);
+      if (!second || second.until <= now) {
+        if (seconds.size >= COUNTED_CLIENTS) {
+          for (const [other, { until }] of seconds) if (until <= now) seconds.delete(other);
+        }
+        second = { until: now + 1_000, spent: 0 };
+        seconds.set(key, second);
+      }
+      second.spent += amount;
+    },
+  };
+}

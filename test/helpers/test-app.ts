@@ -119,7 +119,7 @@ export async function startTestApp(options: TestAppOptions = {}) {
     serverKeys: [SERVER_KEY],
     port: 0,
     now: options.now,
-    rateLimits: options.rateLimits ?? { readsPerSecond: 0, submissionsPerSecond: 0, readRowsPerSecond: 0, authFailuresPerSecond: 0 },
+    rateLimits: options.rateLimits ?? { readsPerSecond: 0, submissionsPerSecond: 0, readRowsPerSecond: 0, authFailuresPerSecond: 0, validationMsPerSecond: 0 },
     seasonCloseIntervalMs: options.seasonCloseIntervalMs,
     indexCatchUp: options.indexCatchUp,
     indexRecovery: options.indexRecovery,
