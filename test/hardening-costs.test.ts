@@ -244,6 +244,46 @@ describe('the shared top cache after one long top (item 10)', () => {
   });
 });
 
+describe('a SEASON read naming a season not live (item 10)', () => {
+  let t: TestApp;
+  const statements: string[] = [];
+  beforeAll(async () => {
+    t = await startTestApp({ onQuery: (statement) => statements.push(statement) });
+    const created = await t.admin(`mutation { createBoard(input: { id: "ladder", title: "Ladder", maxScore: 1000, periods: [ALL_TIME, SEASON] }) { id } }`);
+    expect(created.errors).toBeUndefined();
+    expect((await t.admin(`mutation { startSeason(board: "ladder", name: "One") { id } }`)).errors).toBeUndefined();
+  });
+  afterAll(() => t?.close());
+
+  const read = (season: string) => t.gql(`{ top(board: "ladder", period: SEASON, bucket: "${season}") { bucket } }`);
+  /** The statements that look one season up by its id, and those that read a board's live seasons. */
+  const byId = () => statements.filter((statement) => /from "seasons"/.test(statement) && /"seasons"\."id" = /.test(statement)).length;
+  const live = () => statements.filter((statement) => /from "seasons"/.test(statement) && /"closed_at" is null/.test(statement)).length;
+
+  it('is answered NOT_FOUND from what the process remembers, not from PostgreSQL every read', async () => {
+    statements.length = 0;
+    for (let i = 0; i < 50; i += 1) expect(codeOf(await read('s9'))).toBe('NOT_FOUND');
+    // At most one lookup by id each time the live seasons are read again (once a second at most),
+    // where every read asked once.
+    expect(byId()).toBeLessThanOrEqual(live() + 1);
+    expect(byId()).toBeLessThan(10);
+  });
+
+  it('a season started since is seen at once, and a closed one is remembered as closed', async () => {
+    expect(codeOf(await read('s2'))).toBe('NOT_FOUND');
+    expect((await t.admin(`mutation { closeSeason(board: "ladder") { id } }`)).errors).toBeUndefined();
+    expect((await t.admin(`mutation { startSeason(board: "ladder", name: "Two") { id } }`)).errors).toBeUndefined();
+    expect(await read('s2')).toEqual({ data: { top: { bucket: 's2' } } });
+    statements.length = 0;
+    for (let i = 0; i < 50; i += 1) {
+      const closed = await read('s1');
+      expect(codeOf(closed)).toBe('NOT_FOUND');
+      expect(closed.errors?.[0]?.message).toMatch(/is closed/);
+    }
+    expect(byId()).toBeLessThanOrEqual(live() + 1);
+  });
+});
+
 describe('a read is charged the rows it returned (item 15)', () => {
   let t: TestApp;
   let ws: Client;

@@ -120,17 +120,15 @@ export async function liveSeasonsOf(services: Services, board: Board): Promise<S
  * is NOT_FOUND here, as is an unknown one. O(1) while cached, one query otherwise.
  */
 async function requireSeasonBucket(services: Services, board: Board, label: string | null | undefined): Promise<Bucket> {
-  const live = await services.seasons.live(board.id);
   if (label === null || label === undefined) {
-    const open = currentOf(live, services.now());
+    const open = currentOf(await services.seasons.live(board.id), services.now());
     if (!open) throw notFound(`Board "${board.id}" has no open season.`);
     return seasonBucket(open);
   }
   // Season ids are opaque to clients: one of another form than the service gives (s1, s2, ...) names no season, and is not asked about.
   if (!SEASON_LABEL.test(label)) throw notFound(`Board "${board.id}" has no season "${label}".`);
-  const named = live.find((season) => season.id === label);
-  if (named) return seasonBucket(named);
-  const season = await services.storage.seasons.find(board.id, label);
+  // A season not live (closed, or none) is remembered as a live one is (season-directory.ts), not asked of PostgreSQL each read.
+  const season = await services.seasons.named(board.id, label);
   if (!season) throw notFound(`Board "${board.id}" has no season "${label}".`);
   if (season.closedAt) throw notFound(`Season "${label}" of board "${board.id}" is closed; seasonResults serves its final standings.`);
   return seasonBucket(season);

@@ -37,6 +37,15 @@ export interface SeasonDirectory {
   /** The board's seasons not closed yet, earliest first. */
   live(boardId: string): Promise<Season[]>;
   /**
+   * The board's season with that id, live or closed, or null when it has none: what the board has
+   * not (or no longer has live) is remembered as what it has is, under the same token and for as
+   * long, so a read naming an unknown or closed season asks PostgreSQL once a token and second,
+   * not once a read. A start or a close moves the token (`changed`), so a season started is seen
+   * by every lookup after startSeason answered, as with `live`. At most
+   * REMEMBERED_SEASONS_PER_BOARD ids are remembered a board; others are asked each time.
+   */
+  named(boardId: string, id: string): Promise<Season | null>;
+  /**
    * The board's current season at `now`: the latest started of its live seasons (one past its
    * endsAt stays current until the next starts or it is closed), or null.
    */
@@ -52,7 +61,15 @@ interface Kept {
   token: string;
   readAt: number;
   seasons: Promise<Season[]>;
+  /** Lookups of seasons not among `seasons` (closed, or none), under the same token. */
+  others: Map<string, Promise<Season | null>>;
 }
+
+/**
+ * How many ids of seasons not live (closed, or none) a process remembers a board, per token: a
+ * client naming ever new ids gets no more memory for them, only one primary-key lookup each.
+ */
+export const REMEMBERED_SEASONS_PER_BOARD = 100;
 
 /** The current season among a board's live ones at `now`. */
 export function currentOf(live: readonly Season[], now: Date): Season | null {
@@ -105,7 +122,7 @@ export function createSeasonDirectory(seasons: Storage['seasons'], redis: RedisC
     const entry = kept.get(boardId);
     if (entry && entry.token === token && now - entry.readAt < SEASON_CACHE_MAX_AGE_MS) return entry.seasons;
     // Timed from before the query is sent, and shared by every lookup under the same token.
-    const fresh: Kept = { token, readAt: now, seasons: read(boardId) };
+    const fresh: Kept = { token, readAt: now, seasons: read(boardId), others: new Map() };
     fresh.seasons.catch(() => {
       if (kept.get(boardId) === fresh) kept.delete(boardId);
     });
@@ -113,8 +130,28 @@ export function createSeasonDirectory(seasons: Storage['seasons'], redis: RedisC
     return fresh.seasons;
   }
 
+  async function named(boardId: string, id: string): Promise<Season | null> {
+    const liveSeasons = await live(boardId);
+    const found = liveSeasons.find((season) => season.id === id);
+    if (found) return found;
+    // Remembered only with the live seasons just read (the same token): not while Redis does not
+    // answer (nothing is kept then), nor past a change read since.
+    const entry = kept.get(boardId);
+    if (!entry || (await entry.seasons) !== liveSeasons) return seasons.find(boardId, id);
+    let known = entry.others.get(id);
+    if (known) return known;
+    if (entry.others.size >= REMEMBERED_SEASONS_PER_BOARD) return seasons.find(boardId, id);
+    const asked = seasons.find(boardId, id);
+    entry.others.set(id, (known = asked));
+    asked.catch(() => {
+      if (entry.others.get(id) === asked) entry.others.delete(id);
+    });
+    return known;
+  }
+
   return {
     live,
+    named,
     open: async (boardId, now) => currentOf(await live(boardId), now),
     async changed(boardId) {
       kept.delete(boardId);
