@@ -101,7 +101,7 @@ export const configSchema = z.object({
   RATE_LIMIT_SUBMISSIONS_PER_SECOND: z.coerce.number().int().min(0).default(20_000),
   /** Read operations a second one client address may make; 0 turns the limit off. */
   RATE_LIMIT_READS_PER_SECOND: z.coerce.number().int().min(0).default(200),
-  /** Rows a second one client address may be sent by reads, each read charged the rows it can return; 0 turns the limit off. */
+  /** Rows a second one client address may be sent by reads: each read is checked against the rows it can return, and charged the rows it returned; 0 turns the limit off. */
   RATE_LIMIT_READ_ROWS_PER_SECOND: z.coerce.number().int().min(0).default(10_000),
   /** Authentications with an unknown key a second one client address may make before further ones are refused unlooked-up; 0 turns the limit off. */
   RATE_LIMIT_AUTH_FAILURES_PER_SECOND: z.coerce.number().int().min(0).default(5),
