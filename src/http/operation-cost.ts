@@ -199,6 +199,7 @@ function introspectionRows(
   return rows;
 }
 
+/** The objects introspection returns under one selection set of an introspection object (`source`, of `type`). */
 function introspectedUnder(walk: Walk, selectionSet: SelectionSetNode, type: GraphQLObjectType, source: unknown): number {
   let rows = 0;
   for (const selection of selectionSet.selections) {
