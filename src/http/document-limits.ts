@@ -44,10 +44,11 @@ export interface DocumentLimits {
   /** Who pays for validating a document, and who has nothing left to pay with. Default: nobody (validation is free). */
   budget?: ValidationBudget;
   /**
-   * Refused documents remembered (by a digest of their text, so that a large one costs its key and
-   * errors, not its text), so a repeated refusal is answered without validating it again. Default 4,096.
+   * Documents whose validation is remembered (by a digest of their text, so that a large one costs
+   * its key and errors, not its text), so that one sent again is not validated again, whatever its
+   * size (Yoga's caches keep documents of up to 16 kB). Default 4,096.
    */
-  refusals?: number;
+  remembered?: number;
 }
 
 /**
@@ -204,9 +205,37 @@ function mostRepeatedField(operation: OperationDefinitionNode, fragments: Map<st
   return most;
 }
 
-/** A refusal without its document: the same message, locations and extensions, holding neither the text nor its syntax tree. */
-function detached(error: GraphQLError): GraphQLError {
-  return Object.assign(new GraphQLError(error.message, { extensions: error.extensions }), { locations: error.locations });
+/** What a valid document's validation answers. */
+const VALID: readonly GraphQLError[] = Object.freeze([]);
+
+/** The longest stand-in text a remembered refusal keeps for its locations (see {@link detached}). */
+const MAX_STAND_IN_CHARS = 4_096;
+
+/**
+ * A refusal without its document: the same message and extensions, and its locations kept as
+ * positions in a stand-in text of blank lines and spaces (Yoga makes every error it answers anew
+ * from its source and positions), so neither the document's text nor its syntax tree stays in
+ * memory. Undefined when the stand-in would be long (a location far into a long line, or many
+ * lines down): such a refusal is not remembered.
+ */
+function detached(error: GraphQLError): GraphQLError | undefined {
+  const locations = error.locations ?? [];
+  if (locations.length === 0) return new GraphQLError(error.message, { extensions: error.extensions });
+  const widths = new Map<number, number>();
+  for (const { line, column } of locations) widths.set(line, Math.max(widths.get(line) ?? 0, column));
+  const lastLine = Math.max(...widths.keys());
+  const lineStarts: number[] = [];
+  let standIn = '';
+  for (let line = 1; line <= lastLine; line += 1) {
+    lineStarts[line] = standIn.length;
+    standIn += `${' '.repeat(widths.get(line) ?? 0)}\n`;
+    if (standIn.length > MAX_STAND_IN_CHARS) return undefined;
+  }
+  return new GraphQLError(error.message, {
+    source: new Source(standIn, error.source?.name),
+    positions: locations.map(({ line, column }) => lineStarts[line]! + column - 1),
+    extensions: error.extensions,
+  });
 }
 
 /** Whether a parse error is graphql-js's refusal of a document past `maxLexicalTokens`. */
@@ -245,19 +274,19 @@ function shapeRefusals(document: DocumentNode, limits: ShapeLimits): GraphQLErro
  * fields), set so that nothing a code generator or a normalising client writes for an operation
  * of the contract is refused: depth counts fields, not fragment spreads, so Relay's and
  * graphql-codegen's fragment per type, nested, costs what the same selection written inline
- * costs; `__typename` is a leaf like any other. A refused document is a GraphQL error with `extensions.code`
- * BAD_USER_INPUT and `extensions.limit`, never Armor's "Syntax Error".
+ * costs; `__typename` is a leaf like any other. A refused document is a GraphQL error with
+ * `extensions.code` BAD_USER_INPUT and `extensions.limit`, never Armor's "Syntax Error".
  *
  * Cheap checks go before expensive ones, so that a document refused for its shape costs what
  * reading it costs, never what validating it would: the bytes before parsing; the tokens while
  * parsing (graphql-js's parser stops at the limit); aliases, depth, directives and fields in one
  * linear walk of the parsed document, then repeated fields in a walk of it written out (bounded
  * by its fields), all before graphql-js's rules run (as validation rules, GraphQL Armor's limits
- * ran beside them, the quadratic one included). Then a document refused before (by a digest of
- * its text and the rules, so that any size is remembered for its key) is refused again from
+ * ran beside them, the quadratic one included). Then a document validated before (by a digest of
+ * its text and the rules, so that one of any size is remembered for its key) is answered from
  * memory; only then is it validated, its client charged for the time it took (`budget`). Yoga's
- * parse and validation caches (which answer repeats of short documents before any of this) keep
- * these refusals as they keep any other result.
+ * parse and validation caches (which answer repeats of documents up to 16 kB before any of this)
+ * keep these refusals as they keep any other result.
  *
  * Armor's cost limit is off: it cannot see variables (a `limit` in one cost nothing) and charges
  * nesting rather than rows; read-limit.ts counts rows instead.
@@ -271,7 +300,7 @@ export function useDocumentLimits({
   fields = 1_000,
   repeatedFields = 20,
   budget,
-  refusals: rememberedRefusals = 4_096,
+  remembered: rememberedDocuments = 4_096,
 }: DocumentLimits = {}): (Plugin | ReturnType<typeof EnvelopArmorPlugin>)[] {
   const armor = EnvelopArmorPlugin({
     // Checked before validation, below.
@@ -305,9 +334,9 @@ export function useDocumentLimits({
       });
     },
   };
-  // Each parsed document's text, for the refusals remembered by it (the text is the request's own, not a copy).
+  // Each parsed document's text, for the validations remembered by it (the text is the request's own, not a copy).
   const texts = new WeakMap<DocumentNode, string>();
-  const refused = createLRUCache<readonly GraphQLError[]>({ max: rememberedRefusals });
+  const validations = createLRUCache<readonly GraphQLError[]>({ max: rememberedDocuments });
   const shapeLimits = { aliases, depth, directives, fields, repeatedFields };
   const beforeValidation: Plugin = {
     onParse({ params }) {
@@ -322,14 +351,15 @@ export function useDocumentLimits({
         const overLimits = shapeRefusals(document, shapeLimits);
         if (overLimits.length > 0) return overLimits;
         const text = texts.get(document);
-        const key = text === undefined ? undefined : refusalKey(text, rules);
-        const known = key === undefined ? undefined : refused.get(key);
+        const key = text === undefined ? undefined : validationKey(text, rules);
+        const known = key === undefined ? undefined : validations.get(key);
         if (known) return known;
         budget?.before(context);
         const started = performance.now();
         const errors = validateRules(schema, document, rules, ...rest);
         budget?.spent(context, performance.now() - started);
-        if (key !== undefined && errors.length > 0) refused.set(key, errors.map(detached));
+        const kept = errors.length > 0 ? errors.map(detached) : VALID;
+        if (key !== undefined && kept.every((error) => error !== undefined)) validations.set(key, kept);
         return errors;
       };
       setValidationFn(validated);
@@ -340,7 +370,7 @@ export function useDocumentLimits({
 }
 
 /** What a validation's outcome depends on besides the schema (the app's own): the text, and the rules run on it. */
-function refusalKey(text: string, rules: readonly { name: string }[] | undefined): string {
+function validationKey(text: string, rules: readonly { name: string }[] | undefined): string {
   return createHash('sha256')
     .update(rules?.map((rule) => rule.name).join(',') ?? '')
     .update('\n')
