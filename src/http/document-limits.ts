@@ -336,7 +336,13 @@ export function useDocumentLimits({
   };
   // Each parsed document's text, for the validations remembered by it (the text is the request's own, not a copy).
   const texts = new WeakMap<DocumentNode, string>();
-  const validations = createLRUCache<readonly GraphQLError[]>({ max: rememberedDocuments });
+  // By schema too: one app has one, but nothing else then ties these plugins to it.
+  const validationsBySchema = new WeakMap<object, ReturnType<typeof createLRUCache<readonly GraphQLError[]>>>();
+  const validationsOf = (schema: object) => {
+    let validations = validationsBySchema.get(schema);
+    if (!validations) validationsBySchema.set(schema, (validations = createLRUCache<readonly GraphQLError[]>({ max: rememberedDocuments })));
+    return validations;
+  };
   const shapeLimits = { aliases, depth, directives, fields, repeatedFields };
   const beforeValidation: Plugin = {
     onParse({ params }) {
@@ -352,6 +358,7 @@ export function useDocumentLimits({
         if (overLimits.length > 0) return overLimits;
         const text = texts.get(document);
         const key = text === undefined ? undefined : validationKey(text, rules);
+        const validations = validationsOf(schema);
         const known = key === undefined ? undefined : validations.get(key);
         if (known) return known;
         budget?.before(context);
