@@ -41,11 +41,15 @@ let sent = 0;
 /** A text no cache has seen: the same document, with a comment of its own. */
 const fresh = (document: string) => `# ${process.pid}-${Date.now()}-${(sent += 1)}\n${document}`;
 
-async function post(t: TestApp, query: string, { accept = 'application/json', client }: { accept?: string; client?: string } = {}): Promise<Answer> {
+async function post(
+  t: TestApp,
+  query: string,
+  { accept = 'application/json', client, operationName }: { accept?: string; client?: string; operationName?: string | undefined } = {},
+): Promise<Answer> {
   const response = await fetch(`${t.url}/graphql`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept, ...(client ? { 'x-forwarded-for': client } : {}) },
-    body: JSON.stringify({ query }),
+    body: JSON.stringify({ query, operationName }),
   });
   const text = await response.text();
   expect(response.status, text).toBeLessThan(500);
@@ -130,12 +134,21 @@ describe('validation, budgeted', () => {
         'fields',
         10_000,
       ],
+      // Twenty operations of a hundred fields each: every operation's walk is bounded by one count.
+      [
+        'fields, over every operation',
+        `${Array.from({ length: 20 }, (_, i) => `query Q${i} { ...A }`).join(' ')} fragment A on Query { ${'...B '.repeat(10)}} fragment B on Query { ${'__typename '.repeat(10)}}`,
+        'fields',
+        2_000,
+      ],
       // Four copies in four copies in...: no selection set repeats a field more than four times, yet the
       // rule compares 256 copies of `id` pair by pair.
       ['copies nested in copies', `{ ${nest('top(board: "x")', 4, nest('entries', 4, nest('player', 4, 'id id id id')))} }`, 'repeatedFields', 256],
     ];
     for (const [what, document, limit, found] of OVER) {
-      const { result, validations } = await validationsDuring(() => post(t, fresh(document), { client: '198.51.100.3' }));
+      // One of several operations is run by its name.
+      const operationName = document.startsWith('query Q0') ? 'Q0' : undefined;
+      const { result, validations } = await validationsDuring(() => post(t, fresh(document), { client: '198.51.100.3', operationName }));
       expect(result.errors?.[0]?.extensions, `${what}: ${JSON.stringify(result.errors)}`).toMatchObject({ code: 'BAD_USER_INPUT', limit, found });
       expect(validations, what).toBe(0);
     }

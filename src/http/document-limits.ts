@@ -28,8 +28,9 @@ export interface DocumentLimits {
   /** Bytes one document may have, checked before it is parsed (or looked up in the parse cache). Default 100,000. */
   bytes?: number;
   /**
-   * Fields one operation selects, each fragment counted where it is spread (so the operation as it
-   * runs, whose fields a fragment spread many times multiplies). Default 1,000.
+   * Fields one document selects, in all its operations, each fragment counted where it is spread
+   * (so the operations as they run, whose fields a fragment spread many times multiplies).
+   * Default 1,000.
    */
   fields?: number;
   /**
@@ -76,7 +77,7 @@ const WHAT: Record<DocumentLimitName, (found: string, field?: string) => string>
   directives: (found) => `The operation has ${found} directives`,
   cost: (found) => `The operation can return ${found} rows`,
   bytes: (found) => `The document is ${found} bytes long`,
-  fields: (found) => `The operation selects ${found} fields, each fragment counted where it is spread`,
+  fields: (found) => `The document selects ${found} fields, each fragment counted where it is spread`,
   repeatedFields: (found, field = 'one field') => `The operation selects ${field} ${found} times at one place`,
 };
 
@@ -258,12 +259,17 @@ type ShapeLimits = Required<Pick<DocumentLimits, 'aliases' | 'depth' | 'directiv
 /** The refusals of each operation over a limit on its shape, none when it is within them all. */
 function shapeRefusals(document: DocumentNode, limits: ShapeLimits): GraphQLError[] {
   const fragments = fragmentsOf(document);
-  return operationShapes(document, fragments).flatMap(([operation, shape]) => {
-    const refusals = (['aliases', 'depth', 'directives', 'fields'] as const)
+  const shapes = operationShapes(document, fragments);
+  const refusals = shapes.flatMap(([, shape]) =>
+    (['aliases', 'depth', 'directives'] as const)
       .filter((limit) => shape[limit] > limits[limit])
-      .map((limit) => documentLimitError(limit, limits[limit], shape[limit]));
-    // Written out only within the fields limit.
-    if (refusals.length > 0) return refusals;
+      .map((limit) => documentLimitError(limit, limits[limit], shape[limit])),
+  );
+  // Every operation's, so that the walks below (which write them out) are bounded however many operations there are.
+  const fields = shapes.reduce((sum, [, shape]) => sum + shape.fields, 0);
+  if (fields > limits.fields) refusals.push(documentLimitError('fields', limits.fields, fields));
+  if (refusals.length > 0) return refusals;
+  return shapes.flatMap(([operation]) => {
     const repeated = mostRepeatedField(operation, fragments);
     return repeated.times > limits.repeatedFields ? [documentLimitError('repeatedFields', limits.repeatedFields, repeated.times, repeated.field)] : [];
   });
