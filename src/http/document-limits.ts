@@ -239,6 +239,9 @@ function detached(error: GraphQLError): GraphQLError | undefined {
   });
 }
 
+/** The text of what the parser is given. */
+const textOf = (source: string | Source) => (typeof source === 'string' ? source : source.body);
+
 /** Whether a parse error is graphql-js's refusal of a document past `maxLexicalTokens`. */
 const isTokenLimit = (error: unknown) => error instanceof GraphQLError && error.message.endsWith('tokens. Parsing aborted.');
 
@@ -321,8 +324,7 @@ export function useDocumentLimits({
     // Before the parser and Yoga's parse cache (which runs after every plugin given to Yoga), so an
     // oversized document is neither lexed nor kept.
     onParse({ params }) {
-      const source = params.source as string | Source;
-      const size = Buffer.byteLength(typeof source === 'string' ? source : source.body);
+      const size = Buffer.byteLength(textOf(params.source as string | Source));
       if (size > bytes) throw documentLimitError('bytes', bytes, size);
     },
   };
@@ -353,7 +355,7 @@ export function useDocumentLimits({
   const beforeValidation: Plugin = {
     onParse({ params }) {
       return ({ result }) => {
-        if (result && !(result instanceof Error)) texts.set(result as DocumentNode, String(params.source));
+        if (result && !(result instanceof Error)) texts.set(result as DocumentNode, textOf(params.source as string | Source));
       };
     },
     onValidate({ context, validateFn, setValidationFn }) {
