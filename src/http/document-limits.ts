@@ -290,8 +290,9 @@ function shapeRefusals(document: DocumentNode, limits: ShapeLimits): GraphQLErro
  * reading it costs, never what validating it would: the bytes before parsing; the tokens while
  * parsing (graphql-js's parser stops at the limit); aliases, depth, directives and fields in one
  * linear walk of the parsed document, then repeated fields in a walk of it written out (bounded
- * by its fields), all before graphql-js's rules run (as validation rules, GraphQL Armor's limits
- * ran beside them, the quadratic one included). Then a document validated before (by a digest of
+ * by its fields), both as part of parsing, so long before graphql-js's rules run (as validation
+ * rules, GraphQL Armor's limits ran beside them, the quadratic one included), and a refusal is
+ * cached as a parse error, without its syntax tree. Then a document validated before (by a digest of
  * its text and the rules, so that one of any size is remembered for its key) is answered from
  * memory; only then is it validated, its client charged for the time it took (`budget`). Yoga's
  * parse and validation caches (which answer repeats of documents up to 16 kB before any of this)
@@ -328,17 +329,26 @@ export function useDocumentLimits({
       if (size > bytes) throw documentLimitError('bytes', bytes, size);
     },
   };
-  const namedTokenRefusal: Plugin = {
-    // The parser stops at the limit.
+  const shapeLimits = { aliases, depth, directives, fields, repeatedFields };
+  const parseWithinLimits: Plugin = {
+    // The parser stops at the token limit; the shape is checked as soon as the document is parsed.
+    // A refusal is a parse error, so Yoga's parse cache keeps the error alone, never the syntax
+    // tree of a document that will not run (hundreds of kilobytes for a short text of repeats,
+    // which a client sending new ones would pile up in the cache for the garbage collector).
     onParse({ parseFn, setParseFn }) {
       setParseFn((source: string | Source, options) => {
+        let document: DocumentNode;
         try {
-          return parseFn(source, { ...options, maxLexicalTokens: tokens }) as DocumentNode;
+          document = parseFn(source, { ...options, maxLexicalTokens: tokens }) as DocumentNode;
         } catch (error) {
           if (!isTokenLimit(error)) throw error;
           // Only a refused document is counted to its end, to say by how much it is over.
           throw documentLimitError('tokens', tokens, countTokens(source));
         }
+        const [overLimits] = shapeRefusals(document, shapeLimits);
+        // HTTP 400, as when these limits were validation rules (Yoga answers a parse error 200 to an application/json client).
+        if (overLimits) throw new GraphQLError(overLimits.message, { extensions: { ...overLimits.extensions, http: { status: 400 } } });
+        return document;
       });
     },
   };
@@ -351,7 +361,6 @@ export function useDocumentLimits({
     if (!validations) validationsBySchema.set(schema, (validations = createLRUCache<readonly GraphQLError[]>({ max: rememberedDocuments })));
     return validations;
   };
-  const shapeLimits = { aliases, depth, directives, fields, repeatedFields };
   const beforeValidation: Plugin = {
     onParse({ params }) {
       return ({ result }) => {
@@ -362,8 +371,6 @@ export function useDocumentLimits({
       const validateRules = validateFn as typeof validate;
       // The validation function itself, so that none of this runs when Yoga's validation cache answers.
       const validated: typeof validate = (schema, document, rules, ...rest) => {
-        const overLimits = shapeRefusals(document, shapeLimits);
-        if (overLimits.length > 0) return overLimits;
         const text = texts.get(document);
         const key = text === undefined ? undefined : validationKey(text, rules);
         const validations = validationsOf(schema);
@@ -381,7 +388,7 @@ export function useDocumentLimits({
     },
   };
   // Armor's (which only keeps field suggestions out of validation errors now) is an envelop plugin, which Yoga takes as it is.
-  return [documentSize, armor, namedTokenRefusal, beforeValidation];
+  return [documentSize, armor, parseWithinLimits, beforeValidation];
 }
 
 /** What a validation's outcome depends on besides the schema (the app's own): the text, and the rules run on it. */
