@@ -30,6 +30,7 @@ import { useJsonDepth } from './http/json-depth.js';
 import { createMetricsAccess } from './http/metrics-access.js';
 import { createOperationObserver, useObservability } from './http/observe.js';
 import { useRequestErrorCodes } from './http/request-errors.js';
+import { useCompiledOperations } from './http/compiled-operations.js';
 import { createReadBudget } from './http/read-limit.js';
 import { createValidationBudget } from './http/validation-budget.js';
 import { MAX_BODY_BYTES, type RequestLimits, requestLimitsOf } from './http/request-limits.js';
@@ -166,6 +167,8 @@ export function buildApp(deps: AppDeps): App {
       useIntrospection(deps.introspection ?? true),
       // What every operation meets as it runs, its execute hooks run as one (see execute-hooks.ts).
       ...executeHooksTogether([
+        // A repeated query runs compiled (graphql-jit) where that answers the same bytes; first of the execute hooks, so the others wrap it.
+        useCompiledOperations({ log }),
         // Request errors (variables that fail coercion, parse errors) named before the observation records their outcome.
         useRequestErrorCodes(),
         useObservability(services.metrics, log),

@@ -2,7 +2,16 @@ import { ApolloClient, ApolloLink, HttpLink, InMemoryCache } from '@apollo/clien
 import { GraphQLWsLink } from '@apollo/client/link/subscriptions';
 import { Client as UrqlClient, cacheExchange, fetchExchange, subscriptionExchange } from '@urql/core';
 import { readFileSync } from 'node:fs';
-import { type DocumentNode, type FormattedExecutionResult, Kind, type OperationDefinitionNode, OperationTypeNode, buildSchema, parse } from 'graphql';
+import {
+  type DocumentNode,
+  type FormattedExecutionResult,
+  Kind,
+  type OperationDefinitionNode,
+  OperationTypeNode,
+  buildSchema,
+  getOperationAST,
+  parse,
+} from 'graphql';
 import { type Client as WsClient, createClient as createWsClient } from 'graphql-ws';
 import { firstValueFrom } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +21,7 @@ import { GENERATED_DOCUMENTS } from './helpers/generated-documents.js';
 import { withoutFragments, withoutTypenames } from './helpers/plain-document.js';
 import { ADMIN_KEY, type TestApp, startTestApp } from './helpers/test-app.js';
 import { observations } from './helpers/metrics.js';
+import { notCompiledBecause } from '../src/http/compiled-operations.js';
 
 /**
  * Every operation of the contract, sent as real clients send it: by the typed client this
@@ -339,6 +349,24 @@ const CASES: { operation: string; document: DocumentNode; variables: Variables }
   { operation: 'top', document: ops.TopDocument, variables: { ...bucket, limit: 10, rankStyle: 'DENSE' } },
 ];
 
+/** The variables each generated document (test/helpers/generated-documents.ts) is sent with, by its operation. */
+const GENERATED_VARIABLES: Record<string, Variables> = {
+  submitScore: { input: results[1] },
+  submitScores: { inputs: results.slice(0, 3) },
+  // rankStyle as a game client passes it to some reads, and leaves it null (the board's) on others.
+  top: { ...bucket, limit: 10, rankStyle: 'COMPETITION' },
+  standing: { ...regional, playerId: 'bob' },
+  around: { ...bucket, playerId: 'ada', radius: 2, rankStyle: 'COMPETITION' },
+  open: { ...regional, playerId: 'Jürgen', limit: 5, radius: 1 },
+  friends: { ...bucket, playerId: 'ada' },
+  standings: { ...bucket, first: 3, after: null, rankStyle: 'COMPETITION' },
+  seasonResults: { board: BOARD, season: 's1', first: 5, after: null },
+  board: { id: BOARD, period: 'ALL_TIME', bucket: null, region: null },
+  boards: { period: 'ALL_TIME', bucket: null, region: null },
+  player: { id: 'Jürgen' },
+  topChanged: { ...bucket, limit: 3, rankStyle: 'COMPETITION' },
+};
+
 // About 600 requests in all: generous bounds for a shared, busy machine.
 describe('every operation through real client libraries, over POST, GET and graphql-ws', { timeout: 180_000 }, () => {
   let t: TestApp;
@@ -482,25 +510,9 @@ describe('every operation through real client libraries, over POST, GET and grap
   });
 
   it('the deepest documents generated clients make (client preset and Relay), sent by every library', async () => {
-    const variablesOf: Record<string, Variables> = {
-      submitScore: { input: results[1] },
-      submitScores: { inputs: results.slice(0, 3) },
-      // rankStyle as a game client passes it to some reads, and leaves it null (the board's) on others.
-      top: { ...bucket, limit: 10, rankStyle: 'COMPETITION' },
-      standing: { ...regional, playerId: 'bob' },
-      around: { ...bucket, playerId: 'ada', radius: 2, rankStyle: 'COMPETITION' },
-      open: { ...regional, playerId: 'Jürgen', limit: 5, radius: 1 },
-      friends: { ...bucket, playerId: 'ada' },
-      standings: { ...bucket, first: 3, after: null, rankStyle: 'COMPETITION' },
-      seasonResults: { board: BOARD, season: 's1', first: 5, after: null },
-      board: { id: BOARD, period: 'ALL_TIME', bucket: null, region: null },
-      boards: { period: 'ALL_TIME', bucket: null, region: null },
-      player: { id: 'Jürgen' },
-      topChanged: { ...bucket, limit: 3, rankStyle: 'COMPETITION' },
-    };
     for (const generated of GENERATED_DOCUMENTS) {
       const document = parse(generated.query);
-      const variables = variablesOf[generated.operation]!;
+      const variables = GENERATED_VARIABLES[generated.operation]!;
       const subscription = generated.kind === 'subscription';
       const expected = viewOf(subscription ? await oracle.first(document, variables) : await oracle.send(document, variables));
       expect(expected.codes, generated.operationName).toEqual([]);
@@ -511,6 +523,63 @@ describe('every operation through real client libraries, over POST, GET and grap
         if (subscription && generated.operationName.endsWith('Relay') && sender.name.startsWith('Apollo')) continue;
         const answer = viewOf(subscription ? await sender.first(document, variables) : await sender.send(document, variables));
         expect(answer, `${generated.operationName} by ${sender.name}`).toEqual(expected);
+      }
+    }
+  });
+
+  it('every query of the contract answers the same bytes run compiled (graphql-jit) as on graphql-js', async () => {
+    const post = async (query: string, variables: Variables, key: string | undefined) =>
+      (
+        await fetch(`${t.url}/graphql`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) },
+          body: JSON.stringify({ query, variables }),
+        })
+      ).text();
+    const cases: { name: string; query: string; variables: Variables; compiled: boolean }[] = [
+      ...GENERATED_DOCUMENTS.filter((generated) => generated.kind === 'query').map((generated) => ({
+        name: generated.operationName,
+        query: generated.query,
+        variables: GENERATED_VARIABLES[generated.operation]!,
+        compiled: true,
+      })),
+      {
+        name: 'aliases, and @include on a field of its own',
+        query: `query Aliased($b: ID!, $with: Boolean!) { leader: top(board: $b, limit: 1) { e: entries { r: rank s: score } } me: standing(board: $b, playerId: "ada") { r: rank player { id displayName @include(if: $with) } } them: around(board: $b, playerId: "bob", radius: 1) { rank s: score } }`,
+        variables: { b: BOARD, with: true },
+        compiled: true,
+      },
+      {
+        name: 'an error beside data, and nulls',
+        query: `query Partial($b: ID!) { standing(board: $b, playerId: "nobody-here") { rank } board(id: "no-such") { id } size: board(id: $b) { size } gone: top(board: "no-such", limit: 1) { bucket } }`,
+        variables: { b: BOARD },
+        compiled: true,
+      },
+      {
+        name: 'a merged field whose first copy @skip leaves out',
+        query: `query Merged($b: ID!, $skip: Boolean!) { standing(board: $b, playerId: "ada") { score @skip(if: $skip) rank score } }`,
+        variables: { b: BOARD, skip: true },
+        compiled: false,
+      },
+      {
+        name: 'a merged field under @include in a fragment',
+        query: `query MergedInFragment($b: ID!, $with: Boolean!) { around(board: $b, playerId: "bob", radius: 1) { ...Place @include(if: $with) rank player { id } } } fragment Place on Standing { score rank }`,
+        variables: { b: BOARD, with: false },
+        compiled: false,
+      },
+    ];
+    for (const { name, query, variables, compiled } of cases) {
+      const document = parse(query);
+      expect(notCompiledBecause(document, getOperationAST(document)!) === undefined, name).toBe(compiled);
+      for (const key of [undefined, ADMIN_KEY]) {
+        // Its second run compiles it (useCompiledOperations' runsBeforeCompiling), the third runs compiled
+      // (a document of tops alone is a shared answer after its first run, so it is the same object).
+        await post(query, variables, key);
+        await post(query, variables, key);
+        const repeated = await post(query, variables, key);
+        // The same text with a comment of its own is a document never run before: graphql-js answers it.
+        const fresh = await post(`${query}\n# graphql-js ${name} ${key ?? 'anonymous'}`, variables, key);
+        expect(repeated, name).toBe(fresh);
       }
     }
   });

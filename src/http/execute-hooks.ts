@@ -19,9 +19,9 @@ const isPromise = (value: unknown): value is PromiseLike<unknown> => typeof (val
  * Why: envelop runs each hook of a phase through its promise helpers, a few fake promises and
  * closures a hook and a phase (about a kilobyte an operation for each plugin with an execute
  * hook, measured: bench/RESULTS.md), and once a hook answers a promise the rest of the phase
- * waits a turn each. The service's own execute hooks (observation, the deadline, the read
- * budget, shared answers, cache control) are five, run for every operation; here they
- * cost one hook, and take a promise only where one of them answers one.
+ * waits a turn each. The service's own execute hooks (compiled plans, request error codes,
+ * observation, the deadline, the read budget, cache control, shared answers) are seven, run for
+ * every operation; here they cost one hook, and take a promise only where one of them answers one.
  *
  * Each hook gets a payload of its own, a plain object as envelop makes it. Not one object with an
  * accessor for the current execute function or result: such an object (a literal spread from
