@@ -573,7 +573,7 @@ describe('every operation through real client libraries, over POST, GET and grap
       expect(notCompiledBecause(document, getOperationAST(document)!) === undefined, name).toBe(compiled);
       for (const key of [undefined, ADMIN_KEY]) {
         // Its second run compiles it (useCompiledOperations' runsBeforeCompiling), the third runs compiled
-      // (a document of tops alone is a shared answer after its first run, so it is the same object).
+        // (a document of tops alone is a shared answer after its first run, so it is the same object).
         await post(query, variables, key);
         await post(query, variables, key);
         const repeated = await post(query, variables, key);
