@@ -122,6 +122,8 @@ export function createReadBudget(limits: RateLimits, { maxOperationRows = 5_000,
   function settleWith(schema: GraphQLSchema, cost: OperationCost, charge: ReadCharge): AdmittedRead {
     return {
       settle(result) {
+        // The answer is walked only when something of its charge could still come back.
+        if (!limits.refundable(charge)) return;
         let rows = returned.get(result);
         if (rows === undefined) returned.set(result, (rows = rowsReturned(schema, cost, result.data)));
         // At least a row, as the charge was.

@@ -54,6 +54,9 @@ export function createRateLimits({
   const readRows = limiter(readRowsPerSecond);
   const authFailures = limiter(authFailuresPerSecond);
   const validation = validationMsPerSecond > 0 ? createSecondBudget(validationMsPerSecond) : null;
+  // More than a row charged, within the second it was charged in: a margin against the two clocks
+  // read a moment apart (here and in the limiter's store).
+  const refundable = (charge: ReadCharge): boolean => readRows !== null && charge.rows > 1 && Date.now() + REFUND_MARGIN_MS < charge.until;
 
   /** Takes `points` (at least 1, at most a whole second's budget) from the key's budget; answers what it took and until when its second lasts. */
   async function consume(which: RateLimiterMemory | null, key: string, points: number, what: string): Promise<ReadCharge | undefined> {
@@ -90,10 +93,11 @@ export function createRateLimits({
      */
     refund(charge: ReadCharge, rows: number): void {
       const back = Math.min(Math.max(0, Math.floor(rows)), charge.rows);
-      // A margin against the two clocks read a moment apart (here and in the limiter's store).
-      if (!readRows || back === 0 || Date.now() + REFUND_MARGIN_MS >= charge.until) return;
-      void readRows.reward(charge.client, back);
+      if (back === 0 || !refundable(charge)) return;
+      void readRows!.reward(charge.client, back);
     },
+    /** Whether anything of this charge could still be given back, so that a caller counts what to give back only then. O(1). */
+    refundable,
     /**
      * How many milliseconds the client must wait before another of its documents is validated: 0
      * while its validation budget lasts (and when it is off). Synchronous, as validation is. O(1).
