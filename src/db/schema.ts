@@ -28,6 +28,11 @@ export const boards = pgTable(
       .default('ORDINAL'),
     /** Regions whose calendar buckets follow a zone of their own: [{ region, timeZone }]. */
     regionTimeZones: jsonb().$type<{ region: string; timeZone: string }[]>().notNull().default([]),
+    /**
+     * Days without a result after which a player leaves the board's ALL_TIME and SEASON sorted sets
+     * (jobs/inactive-players.ts); null: never (the default).
+     */
+    inactiveAfterDays: integer(),
     epoch: timestamptz().notNull(),
     createdAt: timestamptz().notNull().defaultNow(),
   },
@@ -36,6 +41,7 @@ export const boards = pgTable(
     check('boards_top_size_range', sql`${table.topSize} between 1 and 100`),
     check('boards_shards_range', sql`${table.shards} between 1 and 64`),
     check('boards_rank_style_known', sql`${table.rankStyle} in ('ORDINAL', 'COMPETITION', 'DENSE')`),
+    check('boards_inactive_after_days_range', sql`${table.inactiveAfterDays} is null or ${table.inactiveAfterDays} between 1 and 36500`),
   ],
 );
 

@@ -1,0 +1,2 @@
+ALTER TABLE "boards" ADD COLUMN "inactive_after_days" integer;--> statement-breakpoint
+ALTER TABLE "boards" ADD CONSTRAINT "boards_inactive_after_days_range" CHECK ("boards"."inactive_after_days" is null or "boards"."inactive_after_days" between 1 and 36500);
