@@ -21,6 +21,7 @@ function toBoard(row: BoardRow): Board {
     rankStyle: row.rankStyle,
     timeZone: row.timeZone,
     regionTimeZones: row.regionTimeZones,
+    inactiveAfterDays: row.inactiveAfterDays,
     createdAt: row.createdAt,
   };
 }
@@ -31,7 +32,7 @@ export function boardEpoch(now: Date): Date {
 }
 
 /** A board to create: everything but what the service sets (its epoch, its creation time); `shards` defaults to 1, the zones to UTC. */
-export type NewBoard = Omit<Board, 'epoch' | 'createdAt' | 'shards' | 'timeZone' | 'regionTimeZones' | 'rankStyle'> & {
+export type NewBoard = Omit<Board, 'epoch' | 'createdAt' | 'shards' | 'timeZone' | 'regionTimeZones' | 'rankStyle' | 'inactiveAfterDays'> & {
   shards?: number | undefined;
   /** Default ORDINAL. */
   rankStyle?: Board['rankStyle'] | undefined;
@@ -39,6 +40,8 @@ export type NewBoard = Omit<Board, 'epoch' | 'createdAt' | 'shards' | 'timeZone'
   timeZone?: string | undefined;
   /** Default none. */
   regionTimeZones?: Board['regionTimeZones'] | undefined;
+  /** Default null: never. */
+  inactiveAfterDays?: number | null | undefined;
 };
 
 /** Inserts a board; answers null when the id is taken. */
@@ -61,6 +64,7 @@ export async function insertBoard(db: Db, board: NewBoard, now = new Date()): Pr
       rankStyle: board.rankStyle ?? 'ORDINAL',
       timeZone: board.timeZone ?? 'UTC',
       regionTimeZones: board.regionTimeZones ?? [],
+      inactiveAfterDays: board.inactiveAfterDays ?? null,
       epoch: boardEpoch(now),
     })
     .onConflictDoNothing()
@@ -85,6 +89,8 @@ export interface BoardChanges {
   regions?: string[] | undefined;
   maxScore?: number | undefined;
   rankStyle?: Board['rankStyle'] | undefined;
+  /** null clears it (never); undefined keeps it. */
+  inactiveAfterDays?: number | null | undefined;
 }
 
 /**

@@ -45,8 +45,17 @@ export interface Board {
   timeZone: string;
   /** Regions whose buckets follow a zone of their own; the others (and the global list) follow `timeZone`. */
   regionTimeZones: RegionTimeZone[];
+  /**
+   * Days without a result on the board after which a player leaves its ALL_TIME and SEASON sorted
+   * sets (see jobs/inactive-players.ts), 1 to {@link MAX_INACTIVE_AFTER_DAYS}; null (or left out,
+   * as a board made in code may): never.
+   */
+  inactiveAfterDays?: number | null | undefined;
   createdAt: Date;
 }
+
+/** The most days inactiveAfterDays takes: a hundred years. */
+export const MAX_INACTIVE_AFTER_DAYS = 36_500;
 
 /** A region of a board whose calendar buckets follow a time zone of their own. */
 export interface RegionTimeZone {

@@ -1,5 +1,5 @@
 import { type NewBoard } from '../db/boards.js';
-import { type Board, PERIODS, type RankStyle, type RegionTimeZone } from '../model/board.js';
+import { type Board, MAX_INACTIVE_AFTER_DAYS, PERIODS, type RankStyle, type RegionTimeZone } from '../model/board.js';
 import { canonicalTimeZone } from '../model/buckets.js';
 import type { Services } from './services.js';
 import { badInput, notFound } from '../errors.js';
@@ -18,9 +18,22 @@ export async function createBoard(services: Services, input: CreateBoardInput): 
     regions,
     timeZone: requireTimeZone(input.timeZone ?? 'UTC', 'timeZone'),
     regionTimeZones: requireRegionTimeZones(input.regionTimeZones ?? [], regions),
+    inactiveAfterDays: requireInactiveAfterDays(input.inactiveAfterDays),
   });
   if (!board) throw badInput(`A board "${input.id}" exists already.`);
   return services.boards.remember(board);
+}
+
+/**
+ * inactiveAfterDays as given: null (never) or a whole number of days from 1 to
+ * MAX_INACTIVE_AFTER_DAYS; BAD_USER_INPUT naming the field otherwise. undefined stays undefined
+ * (left out). The input type checks the same; this is the operation's own guard. O(1).
+ */
+export function requireInactiveAfterDays<T extends number | null | undefined>(days: T): T {
+  if (days === null || days === undefined) return days;
+  if (!Number.isInteger(days) || days < 1 || days > MAX_INACTIVE_AFTER_DAYS)
+    throw badInput(`inactiveAfterDays: ${days} is not a whole number of days from 1 to ${MAX_INACTIVE_AFTER_DAYS}; null keeps every player ranked.`);
+  return days;
 }
 
 /** The canonical name of an IANA time zone, or BAD_USER_INPUT naming the field. */
@@ -50,6 +63,8 @@ export interface UpdateBoardInput {
   addRegions?: readonly string[] | null | undefined;
   maxScore?: number | null | undefined;
   rankStyle?: RankStyle | null | undefined;
+  /** Days without a result after which a player leaves ALL_TIME and SEASON; null: never; left out: unchanged. */
+  inactiveAfterDays?: number | null | undefined;
 }
 
 /** The most regions a board keeps (createBoard's limit too). */
@@ -81,6 +96,8 @@ export async function updateBoard(services: Services, input: UpdateBoardInput): 
       regions,
       maxScore: input.maxScore ?? undefined,
       rankStyle: input.rankStyle ?? undefined,
+      // Unlike the others, null is a value here (never): only a field left out is kept.
+      inactiveAfterDays: requireInactiveAfterDays(input.inactiveAfterDays),
     };
   });
   if (!updated) throw notFound(`No board "${input.id}".`);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Board, RegionTimeZone } from '../model/board.js';
+import { type Board, MAX_INACTIVE_AFTER_DAYS, type RegionTimeZone } from '../model/board.js';
 import { MAX_SHARDS } from '../ranking/keys.js';
 import { MAX_BOARD_SCORE } from '../ranking/packing.js';
 import { MAX_REGIONS, createBoard, updateBoard } from '../operations/boards.js';
@@ -12,6 +12,10 @@ import { AggregateEnum, PeriodEnum, RankStyleEnum, ScoreOrderEnum } from './enum
 import { boardIdSchema, idSchema, intRange, regionSchema, textSchema } from './validation.js';
 
 const TITLE = textSchema(200);
+const INACTIVE_AFTER_DAYS = intRange(1, MAX_INACTIVE_AFTER_DAYS, 'inactiveAfterDays').nullish();
+const INACTIVE_AFTER_DAYS_INPUT =
+  'Days without a result on the board after which a player leaves its ALL_TIME and SEASON rankings (every region too) until their next result or a rebuild; their scores stay recorded. 1 to 36,500; null: never.';
+
 const MAX_SCORE = z
   .number()
   .int('must be a whole number')
@@ -59,6 +63,11 @@ BoardRef.implement({
       type: [RegionTimeZoneRef],
       description: "Regions whose buckets follow a zone of their own; the others follow the board's.",
     }),
+    inactiveAfterDays: t.exposeInt('inactiveAfterDays', {
+      nullable: true,
+      description:
+        'Days without a result on the board after which a player leaves its ALL_TIME and SEASON rankings until their next result or a rebuild; null: never.',
+    }),
     size: t.int({
       description: 'How many players are ranked in that bucket.',
       args: (() => {
@@ -99,6 +108,7 @@ const CreateBoardInput = builder.inputType('CreateBoardInput', {
     rankStyle: t.field({ type: RankStyleEnum, required: true, defaultValue: 'ORDINAL' }),
     timeZone: t.string({ required: true, defaultValue: 'UTC' }),
     regionTimeZones: t.field({ type: [RegionTimeZoneInput], required: true, defaultValue: [] }),
+    inactiveAfterDays: t.int({ description: `${INACTIVE_AFTER_DAYS_INPUT} Default null.`, validate: INACTIVE_AFTER_DAYS }),
   }),
 });
 
@@ -115,6 +125,10 @@ const UpdateBoardInput = builder.inputType('UpdateBoardInput', {
     maxScore: t.float({
       description: "Only upwards, and only while every existing bucket's packing stays exact; refused otherwise, saying so.",
       validate: MAX_SCORE.nullish(),
+    }),
+    inactiveAfterDays: t.int({
+      description: `${INACTIVE_AFTER_DAYS_INPUT} Left out: unchanged. Set later, players already inactive leave at the job's next pass; cleared, those out return with their next result or a rebuild.`,
+      validate: INACTIVE_AFTER_DAYS,
     }),
   }),
 });
