@@ -3,6 +3,7 @@ import { DEFAULT_REQUEST_LIMITS, MAX_BODY_BYTES } from './http/request-limits.js
 import type { RedisTarget } from './redis.js';
 import { isAddressOrRange } from './http/client-address.js';
 import { isOrigin } from './http/cors.js';
+import { PostgresUrlError, parsePostgresUrl } from './db/postgres-url.js';
 
 /** A comma-separated list, blanks dropped. */
 const commaList = z
@@ -17,8 +18,13 @@ const commaList = z
 
 const apiKeyList = commaList.pipe(z.array(z.string().min(16, 'each key must be at least 16 characters long')));
 
-const postgresUrl = z.string().refine((value) => URL.canParse(value) && /^postgres(ql)?:$/.test(new URL(value).protocol), {
-  message: 'must be a postgres:// URL',
+/** A postgres:// URL of one host or several (`h1:5432,h2:5433`, see db/postgres-url.ts), each host checked. */
+const postgresUrl = z.string().superRefine((value, context) => {
+  try {
+    parsePostgresUrl(value);
+  } catch (error) {
+    context.addIssue({ code: 'custom', message: error instanceof PostgresUrlError ? error.message : 'must be a postgres:// URL' });
+  }
 });
 
 const redisUrl = z.string().refine((value) => URL.canParse(value) && /^rediss?:$/.test(new URL(value).protocol), {

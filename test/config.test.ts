@@ -31,6 +31,33 @@ describe('configuration from the environment', () => {
     for (const name of ['PORT', 'DATABASE_URL', 'REDIS_URL', 'ADMIN_API_KEY', 'SERVER_API_KEYS', 'LOG_LEVEL']) expect(problems).toContain(name);
   });
 
+  it('takes a DATABASE_URL naming several hosts, each checked, and refuses garbage', () => {
+    for (const url of [
+      'postgres://h1:5432,h2:5433/db?target_session_attrs=read-write',
+      'postgresql://user:p%40ss@db-a.internal,db-b.internal:6432/leaderboard?target_session_attrs=primary&sslmode=require',
+      'postgres://postgres@127.0.0.1:5432,[::1]:5433/leaderboard',
+      'postgres://postgres@127.0.0.1:5432/leaderboard?target_session_attrs=read-write',
+    ])
+      expect(loadConfig({ DATABASE_URL: url }).DATABASE_URL).toBe(url);
+    const refused = (url: string) => {
+      try {
+        loadConfig({ DATABASE_URL: url });
+      } catch (error) {
+        return (error as ConfigError).problems.join('\n');
+      }
+      return 'accepted';
+    };
+    expect(refused('mysql://h1:3306,h2:3306/db')).toMatch(/DATABASE_URL.*must be a postgres:\/\/ URL/);
+    expect(refused('postgres://h1:5432,/db')).toMatch(/DATABASE_URL.*"" in its host list is not host or host:port/);
+    expect(refused('postgres://h1:5432,h2:port/db')).toMatch(/DATABASE_URL.*"h2:port"/);
+    expect(refused('postgres://h1:5432,h2:70000/db')).toMatch(/DATABASE_URL.*the port of "h2:70000" is not between 1 and 65535/);
+    expect(refused('postgres://h1:5432,h 2:5433/db')).toMatch(/DATABASE_URL.*"h 2:5433"/);
+    expect(refused('postgres://h1:5432,h2:0/db')).toMatch(/DATABASE_URL.*between 1 and 65535/);
+    expect(refused('postgres://h1,h2/db?target_session_attrs=standby')).toMatch(/DATABASE_URL.*target_session_attrs must be read-write or primary/);
+    expect(refused('postgres://h1/db?target_session_attrs=any')).toMatch(/DATABASE_URL.*target_session_attrs/);
+    expect(refused('not a url')).toMatch(/DATABASE_URL.*must be a postgres:\/\/ URL/);
+  });
+
   it('reads the rate limits, 0 turning one off, and refuses a negative one', () => {
     expect(loadConfig({})).toMatchObject({ RATE_LIMIT_SUBMISSIONS_PER_SECOND: 20_000, RATE_LIMIT_READS_PER_SECOND: 200 });
     expect(loadConfig({ RATE_LIMIT_SUBMISSIONS_PER_SECOND: '0', RATE_LIMIT_READS_PER_SECOND: '50' })).toMatchObject({
