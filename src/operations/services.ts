@@ -6,6 +6,7 @@ import { type Storage, createStorage } from '../db/storage.js';
 import { type TopFeed, createTopFeed } from '../pubsub/top-feed.js';
 import { type IndexGeneration, createIndexGeneration, guardReads } from '../ranking/generation.js';
 import { type RankingIndex, createRankingIndex } from '../ranking/index.js';
+import type { ReplicaReads } from '../ranking/replicas.js';
 import { type TopCache, createTopCache } from '../ranking/top-cache.js';
 import type { RedisClient } from '../redis.js';
 import { type BacklogConfirmer, createBacklogConfirmer } from '../services/backlog-confirmer.js';
@@ -30,8 +31,17 @@ import { type PlaceReads, createPlaceReads } from './place-reads.js';
 export interface Services {
   /** PostgreSQL, the system of record. */
   storage: Storage;
-  /** Reads of a bucket Redis may have lost refuse (IndexRecoveringError) until it is rebuilt: see ranking/generation.ts. */
+  /**
+   * Reads of a bucket Redis may have lost refuse (IndexRecoveringError) until it is rebuilt: see
+   * ranking/generation.ts. Its reads go to Redis replicas that keep up, when there are
+   * (ServiceDeps.replicaReads): they may be up to REDIS_REPLICA_MAX_LAG_MS behind.
+   */
   index: RankingIndex;
+  /**
+   * The same index with every read on the masters: what a submission answers from (its own
+   * standings, a replay's), which must hold its own write. `index` itself without replicas.
+   */
+  masterIndex: RankingIndex;
   /** Whether Redis still holds the index, and which buckets are back after it lost it. */
   indexGeneration: IndexGeneration;
   /** Confirms committed batches' index_backlog rows once the index holds their board scores. */
@@ -106,6 +116,11 @@ export interface ServiceDeps {
   groupCommit?: GroupCommitOptions | undefined;
   /** Every request is answered within this many milliseconds, whatever a store does. Default 10,000. */
   requestTimeoutMs?: number;
+  /**
+   * Redis replicas the index's reads that may be a little stale go to (see ranking/replicas.ts),
+   * started and stopped by the caller. Default: none, every read on the masters.
+   */
+  replicaReads?: ReplicaReads | undefined;
 }
 
 /** What every operation uses, built once per process: by the app, and by the CLI for its commands. */
@@ -116,18 +131,20 @@ export function createServices(given: ServiceDeps): Services {
   const storage = createStorage(deps.database);
   let cursorSecret = deps.cursorSecret;
   const indexGeneration = createIndexGeneration(deps.redis);
-  const index = guardReads(createRankingIndex(deps.redis), indexGeneration);
+  const masterIndex = guardReads(createRankingIndex(deps.redis), indexGeneration);
+  const index = deps.replicaReads ? guardReads(createRankingIndex(deps.redis, { reads: deps.replicaReads.reads }), indexGeneration) : masterIndex;
   // The cache dates and ages its views by the services' clock (the system's unless one is given),
   // so that a test moving the clock ages them too.
   const clock = deps.now;
-  const topCache = createTopCache((at, limit) => index.top(at, limit), clock ? { now: () => clock().getTime() } : {});
+  const topCache = createTopCache((at, limit, options) => index.top(at, limit, options), clock ? { now: () => clock().getTime() } : {});
   const topFeed = deps.subscriber
-    ? createTopFeed({ subscriber: deps.subscriber, topCache, index, log: deps.log, watchers: metrics.topChangedSubscribers })
+    ? createTopFeed({ subscriber: deps.subscriber, topCache, index, log: deps.log, watchers: metrics.topChangedSubscribers, replicas: deps.replicaReads })
     : null;
   const profiles = createProfileCache(deps.redis, storage.players, deps.log);
   const services: Services = {
     storage,
     index,
+    masterIndex,
     indexGeneration,
     backlog: createBacklogConfirmer(storage.backlog, deps.log),
     submissions: createSubmissionGroups(() => services, deps.groupCommit),

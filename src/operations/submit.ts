@@ -192,7 +192,8 @@ function standingsOf(services: Services, entry: PreparedEntry, places: Submissio
 async function inBoardStyle(services: Services, at: BoardBucket, place: Place): Promise<Place | null> {
   if (at.board.rankStyle === 'ORDINAL') return place;
   try {
-    const [styled] = await styledPlaces(services, at, [place], at.board.rankStyle);
+    // On the masters, as the place itself was read (read-your-writes; Services.masterIndex).
+    const [styled] = await styledPlaces({ index: services.masterIndex }, at, [place], at.board.rankStyle);
     return styled ?? null;
   } catch (error) {
     services.log.error({ err: error }, 'index read failed for the rank style of a submitted result');
@@ -205,8 +206,9 @@ async function readStandings(services: Services, buckets: ResultBucket[], player
   try {
     const views = await Promise.all(
       buckets.map(async (at) => {
-        const view = await services.index.standings(at, [playerId]);
-        const [place] = await styledPlaces(services, at, view.places, at.board.rankStyle);
+        // On the masters: the replayed result's own write is there (Services.masterIndex), maybe not yet on a replica.
+        const view = await services.masterIndex.standings(at, [playerId]);
+        const [place] = await styledPlaces({ index: services.masterIndex }, at, view.places, at.board.rankStyle);
         return place ? [{ ...bucketOfAnswer(at), standing: toStanding(at, place, view.size) }] : [];
       }),
     );

@@ -2,6 +2,7 @@ import { type RedisClient, isCluster } from '../redis.js';
 import type { Logger } from 'pino';
 import type { BoardBucket, RankingIndex } from '../ranking/index.js';
 import type { TopCache, TopView } from '../ranking/top-cache.js';
+import type { ReplicaReads } from '../ranking/replicas.js';
 import { LatestValue } from './latest.js';
 
 /** One view of a bucket's top as a watcher gets it: sliced to the watcher's limit. */
@@ -36,6 +37,14 @@ export interface TopFeedOptions {
   retryMs?: number;
   /** Counts open watches up and down (the topChangedSubscribers gauge). Default: none. */
   watchers?: { inc(): void; dec(): void };
+  /**
+   * The Redis replicas the index reads from, when it does (REDIS_REPLICA_URLS, or a Cluster's):
+   * a change is heard from the master, maybe before a replica has it, so after the read at once
+   * (which a lagging replica may answer from before the change) the top is read again once a
+   * replica has caught up with the moment the change was heard (or on the master). Default: none
+   * (the index reads from the masters).
+   */
+  replicas?: Pick<ReplicaReads, 'caughtUp'> | undefined;
 }
 
 /** The feed was closed (the process is stopping): nothing more can be watched. */
@@ -69,6 +78,8 @@ interface Channel {
   lastReadAt: number;
   /** The read waiting for the coalescing window to pass. */
   timer?: NodeJS.Timeout | undefined;
+  /** The latest change the next read must see (ReadOptions.since), when a replica must have caught up with one. */
+  since?: number | undefined;
 }
 
 /** What a watcher compares: who, in which order, with which score and time. */
@@ -118,7 +129,15 @@ export function createTopFeed(options: TopFeedOptions) {
 
   subscriber.on('smessage', (name: string) => {
     const channel = byShardChannel.get(name);
-    if (channel) schedule(channel, 0);
+    if (!channel) return;
+    schedule(channel, 0);
+    // Read again once a replica holds the change (the read above may have found it behind).
+    const heardAt = Date.now();
+    options.replicas?.caughtUp(heardAt).then(() => {
+      if (channels.get(channel.name) !== channel) return;
+      channel.since = Math.max(channel.since ?? -Infinity, heardAt);
+      schedule(channel, 0);
+    }, log.error.bind(log));
   });
   // Changes announced while the connection was down were missed: read every watched top again
   // once it is back (ioredis subscribes again by itself, just after this event). Not at the first
@@ -176,7 +195,13 @@ export function createTopFeed(options: TopFeedOptions) {
   /** Reads the top once (as many places as the board watches) and hands it to every viewer. */
   async function read(channel: Channel): Promise<TopView> {
     channel.lastReadAt = performance.now();
-    const view = await topCache.refresh(channel.at, channel.at.board.topSize);
+    const { since } = channel;
+    channel.since = undefined;
+    const view = await topCache.refresh(channel.at, channel.at.board.topSize, since === undefined ? undefined : { since }).catch((error: unknown) => {
+      // Still owed: the read again carries it.
+      if (since !== undefined) channel.since = Math.max(channel.since ?? -Infinity, since);
+      throw error;
+    });
     const sliceOf = slicer(view);
     for (const viewer of channel.viewers) deliver(viewer, channel.at, view, sliceOf);
     return view;

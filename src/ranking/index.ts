@@ -17,6 +17,7 @@ import { type MemberChange, applyDenseDeltas, countDistinctBetter, denseDeltas, 
 import { lowestPackedAbove, pack, packedDirection, packingFor, unpack } from './packing.js';
 import { type RebuildOptions, rebuildKey, rebuildSortedSet, rebuildTombstoneKey } from './rebuild.js';
 import { defineRankingScripts } from './scripts/index.js';
+import { type ReadOptions, type Reads, fromMasters } from './replicas.js';
 import { type Member, type RankedMember, aheadElsewhere, rankOrder, shardedArounds, shardedPage, shardedSize, shardedStandings, shardedTop } from './shards.js';
 
 export type { BoardBucket } from './keys.js';
@@ -129,6 +130,18 @@ function placesFromRows(at: BoardBucket, rows: (number | string)[], firstRank: n
   return places;
 }
 
+export interface RankingIndexOptions {
+  /**
+   * Where the reads that may be a little stale go (top, standings, around, pages, the counts of
+   * the rank styles): replicas that keep up (see replicas.ts), else the masters. Default: the
+   * masters. Writes, the places a write reads back, `size` (drift counts) and everything the
+   * write path reads stay on the masters whatever this says.
+   */
+  reads?: Reads | undefined;
+}
+
+export type { ReadOptions } from './replicas.js';
+
 /**
  * The ranking index: one sorted set per board bucket, or per shard of a bucket on a board with
  * several shards (see keys.ts), holding packed board scores. Every read of a sharded bucket
@@ -140,8 +153,9 @@ function placesFromRows(at: BoardBucket, rows: (number | string)[], firstRank: n
  * Commands for one key keep their order, which the write path relies on: a removal goes to the
  * rebuild key first, and a batch's writes to one key split over several calls still apply in order.
  */
-export function createRankingIndex(redis: RedisClient) {
+export function createRankingIndex(redis: RedisClient, options: RankingIndexOptions = {}) {
   defineRankingScripts(redis);
+  const reads = options.reads ?? fromMasters(redis);
   const prefixed = (name: string) => `${redis.options.keyPrefix ?? ''}${name}`;
 
   /**
@@ -299,12 +313,14 @@ export function createRankingIndex(redis: RedisClient) {
    * 2S calls for them all, O(k · S (log N + radius)), one window per shard merged.
    */
   async function arounds(at: BoardBucket, asks: readonly { playerId: string; radius: number }[]): Promise<BucketView[]> {
-    if (sharded(at)) {
-      const views = await shardedArounds(redis, at, asks);
-      return views.map(({ size, members }) => ({ size, places: members.map((member) => placeOfMember(at, member)) }));
-    }
-    const [size, ...reply] = await redis.readAround(bucketKey(at), ...asks.flatMap(({ playerId, radius }) => [playerId, radius]));
-    return runsFrom(at, asks, Number(size), reply).views;
+    return reads(async (redis) => {
+      if (sharded(at)) {
+        const views = await shardedArounds(redis, at, asks);
+        return views.map(({ size, members }) => ({ size, places: members.map((member) => placeOfMember(at, member)) }));
+      }
+      const [size, ...reply] = await redis.readAround(bucketKey(at), ...asks.flatMap(({ playerId, radius }) => [playerId, radius]));
+      return runsFrom(at, asks, Number(size), reply).views;
+    });
   }
 
   /** readAround's reply after the size, as one view per ask; `end` is where the runs end in it. O(places). */
@@ -332,7 +348,12 @@ export function createRankingIndex(redis: RedisClient) {
   ): Promise<{ views: BucketView[]; token: string | null; values: (string | null)[] }> {
     if (sharded(at)) throw new Error(`aroundsNamed reads a one-shard bucket, not ${bucketKey(at)}`);
     const pairs = asks.flatMap(({ playerId, radius }) => [playerId, radius]);
-    const [size, ...reply] = await redis.readAroundNamed(bucketKey(at), naming.changesKey, randomUUID(), naming.hashes, ...pairs);
+    // A replica runs the variant that only reads the changes token (it takes no write).
+    const [size, ...reply] = await reads((redis, onReplica) =>
+      onReplica
+        ? redis.readAroundNamedOnReplica(bucketKey(at), naming.changesKey, randomUUID(), naming.hashes, ...pairs)
+        : redis.readAroundNamed(bucketKey(at), naming.changesKey, randomUUID(), naming.hashes, ...pairs),
+    );
     const { views, end } = runsFrom(at, asks, Number(size), reply);
     return { views, token: (reply[end] as string | null) ?? null, values: reply.slice(end + 1) as (string | null)[] };
   }
@@ -389,14 +410,62 @@ export function createRankingIndex(redis: RedisClient) {
       );
     },
 
-    /** The first `limit` places. O(log N + limit); sharded: O(S (log N + limit)), the merge of every shard's top. */
-    async top(at: BoardBucket, limit: number): Promise<BucketView> {
-      if (sharded(at)) {
-        const { size, members } = await shardedTop(redis, at, limit);
-        return { size, places: members.map((member) => placeOfMember(at, member)) };
+    /**
+     * One step of a scan of a bucket's shard (`shard`, 0-based): ZSCAN from `cursor` with COUNT
+     * `count`, answering the next cursor ('0' when the scan is over) and the (player id, packed)
+     * pairs read. Every member there from the scan's start to its end is read at least once,
+     * whatever is added or removed meanwhile (see jobs/inactive-players.ts). O(count).
+     */
+    async scanShard(at: BoardBucket, shard: number, cursor: string, count: number): Promise<{ cursor: string; pairs: string[] }> {
+      const [next, pairs] = await redis.zscan(shardKey(at, shard), cursor, 'COUNT', count);
+      return { cursor: next, pairs };
+    },
+
+    /**
+     * Takes inactive players out of one shard of a bucket (jobs/inactive-players.ts), each only
+     * while it still holds the packed value the scan read (see remove-inactive.ts); a DENSE board's
+     * distinct-score counts lose their scores. Unlike {@link removePlayer}, a running rebuild is
+     * left alone: a rebuild brings inactive players back, and the job's next pass takes them out.
+     * Answers the ids removed and whether one of them was in the shard's watched top. One script
+     * call (two on a DENSE board): O(k log N).
+     */
+    async removeInactive(at: BoardBucket, shard: number, pairs: readonly string[]): Promise<{ removed: string[]; topChanged: boolean }> {
+      const key = shardKey(at, shard);
+      const removed: string[] = [];
+      let topChanged = false;
+      if (pairs.length === 0) return { removed, topChanged };
+      const took = (i: number, rank: number | string | null | undefined) => {
+        if (rank === null || rank === undefined) return false;
+        removed.push(pairs[2 * i]!);
+        if (Number(rank) < at.board.topSize) topChanged = true;
+        return true;
+      };
+      if (!dense(at)) {
+        const ranks = await redis.removeInactive(key, ...pairs);
+        ranks.forEach((rank, i) => took(i, rank));
+        return { removed, topChanged };
       }
-      const [size, ...rows] = await redis.readTop(bucketKey(at), limit);
-      return { size: Number(size), places: placesFromRows(at, rows, 0) };
+      const reply = await redis.removeInactiveDense(key, recountPositionKey(key), ...pairs);
+      const epoch = String(reply.at(-1));
+      const changes: MemberChange[] = [];
+      for (let i = 0; 2 * i < pairs.length; i++) {
+        if (took(i, reply[2 * i])) changes.push({ before: pairs[2 * i + 1]!, after: null, countedBefore: reply[2 * i + 1] === 1, countedAfter: false });
+      }
+      // The counts' expiry stays as it is (0): they expire when their bucket's sorted sets do.
+      await applyDenseDeltas(redis, at, epoch, denseDeltas(packingFor(at.board, at.bucket.period), changes), 0);
+      return { removed, topChanged };
+    },
+
+    /** The first `limit` places. O(log N + limit); sharded: O(S (log N + limit)), the merge of every shard's top. */
+    async top(at: BoardBucket, limit: number, options?: ReadOptions): Promise<BucketView> {
+      return reads(async (redis) => {
+        if (sharded(at)) {
+          const { size, members } = await shardedTop(redis, at, limit);
+          return { size, places: members.map((member) => placeOfMember(at, member)) };
+        }
+        const [size, ...rows] = await redis.readTop(bucketKey(at), limit);
+        return { size: Number(size), places: placesFromRows(at, rows, 0) };
+      }, options);
     },
 
     /**
@@ -404,12 +473,14 @@ export function createRankingIndex(redis: RedisClient) {
      * in at most 2S calls (see shardedStandings).
      */
     async standings(at: BoardBucket, playerIds: string[]): Promise<BucketView<Place | null>> {
-      if (sharded(at)) {
-        const { size, members } = await shardedStandings(redis, at, playerIds);
-        return { size, places: members.map((member) => (member ? placeOfMember(at, member) : null)) };
-      }
-      const [size, ...pairs] = await redis.readStandings(bucketKey(at), ...playerIds);
-      return { size: Number(size), places: standingsFrom(at, playerIds, pairs) };
+      return reads(async (redis) => {
+        if (sharded(at)) {
+          const { size, members } = await shardedStandings(redis, at, playerIds);
+          return { size, places: members.map((member) => (member ? placeOfMember(at, member) : null)) };
+        }
+        const [size, ...pairs] = await redis.readStandings(bucketKey(at), ...playerIds);
+        return { size: Number(size), places: standingsFrom(at, playerIds, pairs) };
+      });
     },
 
     /**
@@ -423,7 +494,12 @@ export function createRankingIndex(redis: RedisClient) {
       naming: { changesKey: string; hashes: number },
     ): Promise<{ view: BucketView<Place | null>; token: string | null; values: (string | null)[] }> {
       if (sharded(at)) throw new Error(`standingsNamed reads a one-shard bucket, not ${bucketKey(at)}`);
-      const [size, ...reply] = await redis.readStandingsNamed(bucketKey(at), naming.changesKey, randomUUID(), naming.hashes, ...playerIds);
+      // A replica runs the variant that only reads the changes token (it takes no write).
+      const [size, ...reply] = await reads((redis, onReplica) =>
+        onReplica
+          ? redis.readStandingsNamedOnReplica(bucketKey(at), naming.changesKey, randomUUID(), naming.hashes, ...playerIds)
+          : redis.readStandingsNamed(bucketKey(at), naming.changesKey, randomUUID(), naming.hashes, ...playerIds),
+      );
       const end = 2 * playerIds.length;
       return {
         view: { size: Number(size), places: standingsFrom(at, playerIds, reply) },
@@ -449,12 +525,12 @@ export function createRankingIndex(redis: RedisClient) {
      * O(S (log T · log N + first)) when T members tie on the cursor's packed value.
      */
     async page(at: BoardBucket, after: Member | null, first: number): Promise<PageView> {
-      const { size, members } = await shardedPage(redis, at, after, first + 1);
+      const { size, members } = await reads((redis) => shardedPage(redis, at, after, first + 1));
       const places = members.map((member) => ({ ...placeOfMember(at, member), packed: member.packed }));
       return { size, places: places.slice(0, first), hasMore: places.length > first };
     },
 
-    /** How many players are ranked. O(1); sharded: O(S), the sum of the shards' sizes. */
+    /** How many players are ranked, on the masters (the drift counts compare it). O(1); sharded: O(S), the sum of the shards' sizes. */
     async size(at: BoardBucket): Promise<number> {
       return sharded(at) ? shardedSize(redis, at) : redis.zcard(bucketKey(at));
     },
@@ -466,7 +542,7 @@ export function createRankingIndex(redis: RedisClient) {
     async countBetter(at: BoardBucket, scores: number[]): Promise<number[]> {
       const packing = packingFor(at.board, at.bucket.period);
       const floors = scores.map((score) => lowestPackedAbove(at.board, packing, score));
-      const perShard = await Promise.all(shardKeys(at).map((key) => Promise.all(floors.map((floor) => redis.zcount(key, floor, '+inf')))));
+      const perShard = await reads((redis) => Promise.all(shardKeys(at).map((key) => Promise.all(floors.map((floor) => redis.zcount(key, floor, '+inf'))))));
       return floors.map((_, i) => perShard.reduce((total, counts) => total + counts[i]!, 0));
     },
 
@@ -478,7 +554,7 @@ export function createRankingIndex(redis: RedisClient) {
      */
     async countDistinctBetter(at: BoardBucket, scores: number[]): Promise<number[]> {
       if (!dense(at)) throw new RangeError(`board "${at.board.id}" is not DENSE: its buckets do not count distinct scores`);
-      return countDistinctBetter(redis, at, scores);
+      return reads((redis) => countDistinctBetter(redis, at, scores));
     },
 
     /**

@@ -1,4 +1,4 @@
-import type { BoardBucket, BucketView } from './index.js';
+import type { BoardBucket, BucketView, ReadOptions } from './index.js';
 import { bucketKey } from './keys.js';
 
 /** A view of a bucket's top and when it was read from the index. */
@@ -35,6 +35,8 @@ interface Entry {
   readingLimit: number;
   /** The read a refresh waits to start once `reading` is done, shared by every refresh meanwhile. */
   nextRefresh?: Promise<TopView> | undefined;
+  /** The latest `since` asked of that waiting read by the refreshes sharing it (see ReadOptions). */
+  nextSince?: number | undefined;
   /** The largest limit asked recently, and when: each read fetches that many, so smaller asks are slices. */
   largestLimit: number;
   largestAskedAt: number;
@@ -47,7 +49,7 @@ interface Entry {
  * is the merged top of its shards (what `read` answers), keyed by the bucket, so one hit saves a
  * read of every shard.
  */
-export function createTopCache(read: (at: BoardBucket, limit: number) => Promise<BucketView>, options: TopCacheOptions = {}) {
+export function createTopCache(read: (at: BoardBucket, limit: number, options?: ReadOptions) => Promise<BucketView>, options: TopCacheOptions = {}) {
   const maxAgeMs = options.maxAgeMs ?? 1_000;
   const limitMemoryMs = options.limitMemoryMs ?? 30_000;
   const maxBuckets = options.maxBuckets ?? 10_000;
@@ -71,10 +73,10 @@ export function createTopCache(read: (at: BoardBucket, limit: number) => Promise
   }
 
   /** Reads the remembered limit, or `asked` when it is more (an ask past maxRememberedLimit). */
-  function startRead(key: string, entry: Entry, at: BoardBucket, asked = 0): Promise<TopView> {
+  function startRead(key: string, entry: Entry, at: BoardBucket, asked = 0, readOptions?: ReadOptions): Promise<TopView> {
     const limit = Math.max(entry.largestLimit, asked);
     const readNumber = ++reads;
-    const reading = read(at, limit).then(
+    const reading = read(at, limit, readOptions).then(
       (view) => {
         const fresh = { ...view, asOf: new Date(now()), read: readNumber };
         if (readNumber > entry.viewRead) {
@@ -118,20 +120,24 @@ export function createTopCache(read: (at: BoardBucket, limit: number) => Promise
      * already under way may have started before whatever prompted this call (a top change), so it
      * is not joined: the call waits for it and then reads again, and every refresh arriving
      * meanwhile shares that next read (single flight: at most one read in flight and one waiting
-     * per bucket). O(log N + limit).
+     * per bucket). `options.since`: the read must see every write the master took before then
+     * (a replica that has not caught up is skipped; see ReadOptions). O(log N + limit).
      */
-    refresh(at: BoardBucket, limit: number): Promise<TopView> {
+    refresh(at: BoardBucket, limit: number, options?: ReadOptions): Promise<TopView> {
       const key = bucketKey(at);
       const entry = entryFor(key, limit, now());
-      if (!entry.reading) return startRead(key, entry, at, limit);
+      if (!entry.reading) return startRead(key, entry, at, limit, options);
+      if (options?.since !== undefined) entry.nextSince = Math.max(entry.nextSince ?? -Infinity, options.since);
       entry.nextRefresh ??= entry.reading
         .then(
           () => undefined,
           () => undefined,
         )
         .then(() => {
+          const since = entry.nextSince;
           entry.nextRefresh = undefined;
-          return startRead(key, entry, at, limit);
+          entry.nextSince = undefined;
+          return startRead(key, entry, at, limit, since === undefined ? undefined : { since });
         });
       return entry.nextRefresh;
     },

@@ -1,4 +1,5 @@
 import { positionLua } from './position.js';
+import { NO_WRITES } from './read-only.js';
 
 /**
  * countAhead: how many members of one shard rank ahead of each of several positions, and the
@@ -12,8 +13,10 @@ import { positionLua } from './position.js';
  * of members strictly ahead of it in REV order (see countAhead in position.ts).
  *
  * O(k log N) for k positions, O(k log T · log N) when T members tie on a position's packed value.
+ *
+ * Read-only (`#!lua flags=no-writes`, see read-only.ts): replicas run it.
  */
-export const countAheadLua = `${positionLua}
+export const countAheadLua = `${NO_WRITES}${positionLua}
 local key = KEYS[1]
 local out = {redis.call('ZCARD', key)}
 for i = 1, #ARGV, 2 do

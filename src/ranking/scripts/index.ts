@@ -2,8 +2,8 @@ import type { Result } from 'ioredis';
 import { type RedisClient, sendAtOnce } from '../../redis.js';
 import type { DenseKeyList } from '../keys.js';
 import { applyDenseScoresLua, applyScoresLua } from './apply-scores.js';
-import { readAroundLua, readAroundNamedLua } from './read-around.js';
-import { readStandingsLua, readStandingsNamedLua } from './read-standings.js';
+import { readAroundLua, readAroundNamedLua, readAroundNamedOnReplicaLua } from './read-around.js';
+import { readStandingsLua, readStandingsNamedLua, readStandingsNamedOnReplicaLua } from './read-standings.js';
 import { readTopLua } from './read-top.js';
 import { removeDenseMemberLua, removeMemberLua } from './remove-member.js';
 import { beginRebuildLua } from './rebuild-begin.js';
@@ -19,6 +19,7 @@ import { applyDenseLua } from './dense-apply.js';
 import { swapDenseLua } from './dense-swap.js';
 import { beginDenseRecountLua } from './dense-begin.js';
 import { recountChunkLua } from './recount-chunk.js';
+import { removeInactiveDenseLua, removeInactiveLua } from './remove-inactive.js';
 
 /** A member's place as a script reports it: 0-based rank and packed score as Redis prints it, or nulls. */
 export type RawPlace = [rank: number | null, packed: string | null];
@@ -47,6 +48,22 @@ declare module 'ioredis' {
       freshToken: string,
       hashes: number,
       ...playerIds: string[]
+    ): Result<(number | string | null)[], Context>;
+    /** See read-standings.ts (readStandingsNamedOnReplica): readStandingsNamed on a replica, the token only read. */
+    readStandingsNamedOnReplica(
+      key: string,
+      changesKey: string,
+      freshToken: string,
+      hashes: number,
+      ...playerIds: string[]
+    ): Result<(number | string | null)[], Context>;
+    /** See read-around.ts (readAroundNamedOnReplica): readAroundNamed on a replica, the token only read. */
+    readAroundNamedOnReplica(
+      key: string,
+      changesKey: string,
+      freshToken: string,
+      hashes: number,
+      ...pairs: (string | number)[]
     ): Result<(number | string | null)[], Context>;
     /** See read-top.ts. Returns [size, id1, packed1, id2, packed2, ...]. */
     readTop(key: string, limit: number): Result<(number | string)[], Context>;
@@ -102,6 +119,10 @@ declare module 'ioredis' {
     removeFromRebuild(rebuildKey: string, tombstoneKey: string, playerId: string): Result<number, Context>;
     /** See check-generation.ts. Returns [generation, recovering, claimed]. */
     checkGeneration(markerKey: string, freshGeneration: string, ...sourceMark: string[]): Result<[string, 0 | 1, 0 | 1 | 2 | 3], Context>;
+    /** See remove-inactive.ts. Returns the 0-based rank each (id, packed) pair's member held, or null when it was not removed. */
+    removeInactive(key: string, ...idPackedPairs: string[]): Result<(number | null)[], Context>;
+    /** See remove-inactive.ts (removeInactiveDense). Returns [rank1, counted1, ...] per pair, then the recount's id. */
+    removeInactiveDense(key: string, recountPositionKey: string, ...idPackedPairs: string[]): Result<(number | string | null)[], Context>;
     /** See plan-recovery.ts. Returns the bucket keys still pending. */
     planRecovery(pendingKey: string, ...bucketKeys: string[]): Result<string[], Context>;
   }
@@ -110,18 +131,23 @@ declare module 'ioredis' {
 /**
  * Registers every ranking script on a client once. ioredis then sends each by EVALSHA and falls
  * back to EVAL only when the server does not know the script yet (after a restart, say).
+ * The read-only scripts (`#!lua flags=no-writes`) are defined `readOnly`, which a Cluster client
+ * that reads from replicas (scaleReads, see ranking/replicas.ts) needs to send them there: it
+ * sends any other script to the master. A client that reads from masters only ignores it.
  */
 export function defineRankingScripts(redis: RedisClient): void {
   redis.defineCommand('applyScores', { numberOfKeys: 3, lua: applyScoresLua });
-  redis.defineCommand('readStandings', { numberOfKeys: 1, lua: readStandingsLua });
+  redis.defineCommand('readStandings', { numberOfKeys: 1, lua: readStandingsLua, readOnly: true });
   redis.defineCommand('readStandingsNamed', { numberOfKeys: 2, lua: readStandingsNamedLua });
-  redis.defineCommand('readTop', { numberOfKeys: 1, lua: readTopLua });
-  redis.defineCommand('readAround', { numberOfKeys: 1, lua: readAroundLua });
+  redis.defineCommand('readTop', { numberOfKeys: 1, lua: readTopLua, readOnly: true });
+  redis.defineCommand('readAround', { numberOfKeys: 1, lua: readAroundLua, readOnly: true });
   redis.defineCommand('readAroundNamed', { numberOfKeys: 2, lua: readAroundNamedLua });
+  redis.defineCommand('readStandingsNamedOnReplica', { numberOfKeys: 2, lua: readStandingsNamedOnReplicaLua, readOnly: true });
+  redis.defineCommand('readAroundNamedOnReplica', { numberOfKeys: 2, lua: readAroundNamedOnReplicaLua, readOnly: true });
   redis.defineCommand('removeMember', { numberOfKeys: 1, lua: removeMemberLua });
-  redis.defineCommand('countAhead', { numberOfKeys: 1, lua: countAheadLua });
-  redis.defineCommand('readAfter', { numberOfKeys: 1, lua: readAfterLua });
-  redis.defineCommand('readNear', { numberOfKeys: 1, lua: readNearLua });
+  redis.defineCommand('countAhead', { numberOfKeys: 1, lua: countAheadLua, readOnly: true });
+  redis.defineCommand('readAfter', { numberOfKeys: 1, lua: readAfterLua, readOnly: true });
+  redis.defineCommand('readNear', { numberOfKeys: 1, lua: readNearLua, readOnly: true });
   redis.defineCommand('beginRebuild', { numberOfKeys: 2, lua: beginRebuildLua });
   redis.defineCommand('swapRebuilt', { numberOfKeys: 3, lua: swapRebuiltLua });
   redis.defineCommand('dropRebuild', { numberOfKeys: 2, lua: dropRebuildLua });
@@ -134,8 +160,18 @@ export function defineRankingScripts(redis: RedisClient): void {
   redis.defineCommand('swapDense', { numberOfKeys: 6, lua: swapDenseLua });
   redis.defineCommand('beginDenseRecount', { numberOfKeys: 3, lua: beginDenseRecountLua });
   redis.defineCommand('recountChunk', { numberOfKeys: 2, lua: recountChunkLua });
+  redis.defineCommand('removeInactive', { numberOfKeys: 1, lua: removeInactiveLua });
+  redis.defineCommand('removeInactiveDense', { numberOfKeys: 2, lua: removeInactiveDenseLua });
   // Each already one call for many requests: a turn's reads of places (operations/place-reads.ts),
   // a bucket's shared top (top-cache.ts). The few read by one request alone (a friends list, a
   // player's standings, a replay's answer) go at once too: a write each, where a tick's would share one.
-  sendAtOnce(redis, ['readStandings', 'readStandingsNamed', 'readAround', 'readAroundNamed', 'readTop']);
+  sendAtOnce(redis, [
+    'readStandings',
+    'readStandingsNamed',
+    'readStandingsNamedOnReplica',
+    'readAround',
+    'readAroundNamed',
+    'readAroundNamedOnReplica',
+    'readTop',
+  ]);
 }

@@ -1,4 +1,5 @@
 import { positionLua } from './position.js';
+import { NO_WRITES } from './read-only.js';
 
 /**
  * readAfter: the members of one shard that follow a position (packed, id) in REV order, with the
@@ -18,8 +19,10 @@ import { positionLua } from './position.js';
  * is here (or still holds that packed value), the rows start strictly after it.
  *
  * O(log N + count), O(log T · log N + count) when T members tie on the position's packed value.
+ *
+ * Read-only (`#!lua flags=no-writes`, see read-only.ts): replicas run it.
  */
-export const readAfterLua = `${positionLua}
+export const readAfterLua = `${NO_WRITES}${positionLua}
 local key = KEYS[1]
 local before = atOrAhead(key, ARGV[2], ARGV[3], countAhead(key, ARGV[2], ARGV[3]))
 local out = {redis.call('ZCARD', key), before}

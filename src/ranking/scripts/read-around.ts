@@ -1,4 +1,5 @@
 import { profileValuesLua } from '../../profiles/scripts.js';
+import { NO_WRITES, tokenReadOnly } from './read-only.js';
 
 /**
  * readAround: for each of several players of one bucket, the player and up to `radius` members
@@ -14,8 +15,10 @@ import { profileValuesLua } from '../../profiles/scripts.js';
  * is the count 0 alone (a ranked player's run holds at least the player).
  *
  * O(k (log N + radius)) for k pairs.
+ *
+ * Read-only (`#!lua flags=no-writes`, see read-only.ts): replicas run it.
  */
-export const readAroundLua = `${aroundRuns(1)}return out
+export const readAroundLua = `${NO_WRITES}${aroundRuns(1)}return out
 `;
 
 /** readAround's work, its pairs from ARGV[first]: fills `out` with what readAround returns. */
@@ -70,3 +73,10 @@ out[#out + 1] = token
 for i = 1, #ids do out[#out + 1] = values[i] end
 return out
 `;
+
+/**
+ * readAroundNamedOnReplica: readAroundNamed declared read-only, for a replica: the same KEYS, ARGV and reply, but
+ * the changes token is only read, answered false when there is none (see tokenReadOnly in
+ * read-only.ts), since a replica takes no write. Read-only (`#!lua flags=no-writes`).
+ */
+export const readAroundNamedOnReplicaLua = `${NO_WRITES}${tokenReadOnly(readAroundNamedLua)}`;

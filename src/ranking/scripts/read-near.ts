@@ -1,4 +1,5 @@
 import { positionLua } from './position.js';
+import { NO_WRITES } from './read-only.js';
 
 /**
  * readNear: for each of several positions (packed, id), the members of one shard just ahead of and
@@ -19,8 +20,10 @@ import { positionLua } from './position.js';
  *
  * O(k (log N + radius)) for k triples, O(log T · log N + radius) a triple when T members tie on
  * its packed value.
+ *
+ * Read-only (`#!lua flags=no-writes`, see read-only.ts): replicas run it.
  */
-export const readNearLua = `${positionLua}
+export const readNearLua = `${NO_WRITES}${positionLua}
 local key = KEYS[1]
 local out = {redis.call('ZCARD', key)}
 local function append(rows)

@@ -1,4 +1,5 @@
 import { profileValuesLua } from '../../profiles/scripts.js';
+import { NO_WRITES, tokenReadOnly } from './read-only.js';
 
 /**
  * readStandings: the places of several members of one bucket, read in one atomic step so that
@@ -11,8 +12,10 @@ import { profileValuesLua } from '../../profiles/scripts.js';
  * order and its packed score, or false and false when the player is not ranked there.
  *
  * O(k log N) for k ids.
+ *
+ * Read-only (`#!lua flags=no-writes`, see read-only.ts): replicas run it.
  */
-export const readStandingsLua = `${standingsOf(1)}return out
+export const readStandingsLua = `${NO_WRITES}${standingsOf(1)}return out
 `;
 
 /** readStandings' work, its ids from ARGV[first]: fills `out` with what readStandings returns. */
@@ -67,3 +70,10 @@ for i = 3, #ARGV do
 end
 return out
 `;
+
+/**
+ * readStandingsNamedOnReplica: readStandingsNamed declared read-only, for a replica: the same KEYS, ARGV and reply, but
+ * the changes token is only read, answered false when there is none (see tokenReadOnly in
+ * read-only.ts), since a replica takes no write. Read-only (`#!lua flags=no-writes`).
+ */
+export const readStandingsNamedOnReplicaLua = `${NO_WRITES}${tokenReadOnly(readStandingsNamedLua)}`;
