@@ -200,9 +200,12 @@ export async function startOwnPostgres(options: OwnPostgresOptions = {}): Promis
 /**
  * A streaming standby of `primary`: `pg_basebackup -R` (which writes standby.signal and
  * primary_conninfo), started and answering. Its application_name is `name`, so the primary's
- * synchronous_standby_names may name it; with `'*'` any standby is synchronous.
+ * synchronous_standby_names may name it; with `'*'` any standby is synchronous. It copies the
+ * primary's postgresql.conf; `settings` go on top (postgresql.auto.conf): a standby to be promoted
+ * with no standby of its own needs `synchronous_standby_names: "''"`, or its commits wait forever.
  */
-export async function startStandby(primary: OwnPostgres, name = 'standby'): Promise<OwnPostgres> {
+export async function startStandby(primary: OwnPostgres, options: { name?: string; settings?: Record<string, string | number> } = {}): Promise<OwnPostgres> {
+  const name = options.name ?? 'standby';
   const home = await ownDir('lb-pg-standby-');
   const dataDir = join(home, 'data');
   const port = await freePort();
@@ -224,7 +227,12 @@ export async function startStandby(primary: OwnPostgres, name = 'standby'): Prom
   ]);
   await appendFile(
     join(dataDir, 'postgresql.auto.conf'),
-    `\nprimary_conninfo = 'host=${primary.host} port=${primary.port} user=postgres application_name=${name}'\n`,
+    [
+      '',
+      `primary_conninfo = 'host=${primary.host} port=${primary.port} user=postgres application_name=${name}'`,
+      ...Object.entries(options.settings ?? {}).map(([key, value]) => `${key} = ${value}`),
+      '',
+    ].join('\n'),
   );
   return startServer(home, port);
 }
