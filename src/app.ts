@@ -9,6 +9,7 @@ import { type IndexCatchUp, type IndexCatchUpOptions, startIndexCatchUp } from '
 import { type IndexRecovery, type IndexRecoveryOptions, startIndexRecovery } from './jobs/index-recovery.js';
 import { type SeasonCloser, startSeasonCloser } from './jobs/season-closer.js';
 import { type ResultPartitions, type ResultPartitionsOptions, startResultPartitions } from './jobs/result-partitions.js';
+import { type InactivePlayers, type InactivePlayersOptions, startInactivePlayers } from './jobs/inactive-players.js';
 import { createContext } from './schema/context.js';
 import type { Services } from './operations/services.js';
 import { unavailable } from './errors.js';
@@ -67,6 +68,8 @@ export interface AppDeps extends ServiceDeps {
   resultPartitions?: ResultPartitionsOptions | undefined;
   /** How often the deployment's measurement of the index drift is renewed (see jobs/index-drift.ts). Default: its defaults. */
   indexDrift?: IndexDriftOptions | undefined;
+  /** How this process takes inactive players out of the index (see jobs/inactive-players.ts). Default: its defaults (hourly, and at start). */
+  inactivePlayers?: InactivePlayersOptions | undefined;
   /**
    * Every worker's metrics, for `/metrics` in a worker of several sharing the port (see
    * http/cluster-metrics.ts). Default: none, so `/metrics` serves this process's own.
@@ -277,6 +280,7 @@ export function buildApp(deps: AppDeps): App {
   let indexRecovery: IndexRecovery | undefined;
   let indexCatchUp: IndexCatchUp | undefined;
   let resultPartitions: ResultPartitions | undefined;
+  let inactivePlayers: InactivePlayers | undefined;
 
   // A key created or revoked by any process (or the CLI) is forgotten here at once.
   const keyChanges = services.storage.apiKeys.listenForChanges(() => services.keyring.forget(), log);
@@ -301,6 +305,7 @@ export function buildApp(deps: AppDeps): App {
       });
       seasonCloser = startSeasonCloser(services, deps.seasonCloseIntervalMs ?? 5_000);
       indexCatchUp = startIndexCatchUp(services, deps.indexCatchUp);
+      inactivePlayers = startInactivePlayers(services, deps.inactivePlayers);
       keyChanges.start();
       const { port } = server.address() as AddressInfo;
       const url = `http://${deps.host ?? '127.0.0.1'}:${port}`;
@@ -310,6 +315,7 @@ export function buildApp(deps: AppDeps): App {
     async stop() {
       await seasonCloser?.stop();
       await indexCatchUp?.stop();
+      await inactivePlayers?.stop();
       await resultPartitions?.stop();
       await indexRecovery?.stop();
       await keyChanges.stop();

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Sql } from 'postgres';
 import { findLiveKey, insertApiKey, listApiKeys, listenForKeyChanges, revokeApiKey } from './api-keys.js';
 import { countRankable, findBoardScores, listsWithBoardScores, streamBoardScores } from './board-scores.js';
+import { activeAmong, countRankableByActivity } from './activity.js';
 import { changeBoard, findBoard, insertBoard, listBoards } from './boards.js';
 import type { Database } from './client.js';
 import { erasePlayer } from './erasure.js';
@@ -102,6 +103,10 @@ export function createStorage(database: Database) {
       stream: on(sql, streamBoardScores),
       lists: on(sql, listsWithBoardScores),
       countRankable: on(sql, countRankable),
+      /** countRankable split by the players' activity on the board (db/activity.ts). */
+      countRankableByActivity: on(sql, countRankableByActivity),
+      /** Which players have a result on the board achieved since a cutoff (db/activity.ts). */
+      activeAmong: on(sql, activeAmong),
       find: on(sql, findBoardScores),
     },
     seasons: {

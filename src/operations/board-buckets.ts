@@ -5,6 +5,7 @@ import type { BoardBucket } from '../ranking/index.js';
 import { CLOCK_SKEW_MS, boardScoreList, resolveBoardBucket } from './buckets.js';
 import type { Services } from './services.js';
 import { seasonBucket } from '../services/season-directory.js';
+import { activeSince } from '../db/activity.js';
 
 /** The buckets being written now: each kept period's current bucket (and the open season), globally and per region. */
 export async function liveBuckets(services: Services, board: Board): Promise<BoardBucket[]> {
@@ -56,6 +57,18 @@ export interface BucketDrift {
  * count keeps the bound). Default false.
  */
 export async function measureBucketDrift(services: Services, at: BoardBucket, { unbounded = false } = {}): Promise<BucketDrift> {
+  const days = at.board.inactiveAfterDays;
+  if (days && (at.bucket.period === 'ALL_TIME' || at.bucket.period === 'SEASON')) {
+    // Inactive players leave these buckets (jobs/inactive-players.ts) and come back with a result
+    // or a rebuild: the sorted set holds every active player and any number of the inactive ones,
+    // and only a size outside that span is drift.
+    const since = activeSince(services.now(), days);
+    const [{ stored, active }, size] = await Promise.all([
+      services.storage.boardScores.countRankableByActivity(boardScoreList(at), since, { unbounded }),
+      services.index.size(at),
+    ]);
+    return { stored, size, drift: size < active ? active - size : size > stored ? stored - size : 0 };
+  }
   const [stored, size] = await Promise.all([services.storage.boardScores.countRankable(boardScoreList(at), { unbounded }), services.index.size(at)]);
   return { stored, size, drift: stored - size };
 }

@@ -9,6 +9,7 @@ import type { Services } from './services.js';
 import { type FlagSpan, takeOutFlaggedMeanwhile } from './flag-recheck.js';
 import { type GroupCommit, type GroupCommitOptions, type ItemOutcome, createGroupCommit } from '../services/group-commit.js';
 import { type RecordedScore, heldRecorded } from './recorded-scores.js';
+import { restoreReturningBest } from './returning-players.js';
 
 /**
  * The write path's shared half (submit.ts is the other): the process's group commit of checked
@@ -170,6 +171,8 @@ async function writeIndex(
   const places: SubmissionRecorded['places'] = new Map();
   try {
     const placed = await services.index.writeBoardScores(writes, sent);
+    // A player back from inactivity returns to a BEST board's SEASON with their best, not this result (returning-players.ts).
+    await restoreReturningBest(services, writes, placed);
     services.backlog.confirm(backlogIds);
     // The writes are the shown entries' board scores in order, as made above.
     let i = 0;

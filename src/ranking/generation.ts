@@ -331,6 +331,8 @@ export const INDEX_METHOD_ROLES = {
   countDistinctBetter: 'read',
   writeBoardScores: 'write',
   removePlayer: 'unguarded',
+  scanShard: 'read',
+  removeInactive: 'unguarded',
   drop: 'unguarded',
   topChannels: 'unguarded',
   announceTopChanged: 'unguarded',

@@ -47,6 +47,12 @@ export function createMetrics() {
       aggregator: 'omit',
       registers: [registry],
     }),
+    inactivePlayersRemoved: new Counter({
+      name: 'leaderboard_inactive_players_removed_total',
+      help: "Members taken out of a board's ALL_TIME and SEASON sorted sets (each region's and shard's counted apart) because the player had no result for the board's inactiveAfterDays (see jobs/inactive-players.ts); those who came back at once are not counted.",
+      labelNames: ['board'] as const,
+      registers: [registry],
+    }),
     indexBehind: new Counter({
       name: 'leaderboard_index_write_failures_total',
       help: 'Committed batches whose index write failed: the index is behind until it is caught up.',
