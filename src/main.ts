@@ -4,6 +4,7 @@ import type { RedisClient } from './redis.js';
 import { buildApp } from './app.js';
 import { type Config, ConfigError, loadConfig, redisTarget } from './config.js';
 import { createDatabase, ensureDatabase, migrateDatabase, sessionTimeoutsFor } from './db/client.js';
+import { hostLabel, parsePostgresUrl } from './db/postgres-url.js';
 import { createLogger, exitAfterFlush } from './logger.js';
 import { createRedisClient } from './redis.js';
 import { subscriberFor } from './pubsub/top-feed.js';
@@ -159,10 +160,10 @@ function reasonOf(error: unknown): string {
   return message.split('\n', 1)[0]!.replace(/\.+$/, '');
 }
 
-/** host:port of a postgres:// URL, without its password. */
+/** host:port/database of a postgres:// URL (host:port,host:port/database for several hosts), without its password. */
 function postgresAddress(url: string): string {
-  const parsed = new URL(url);
-  return `${parsed.hostname}:${parsed.port || 5432}${parsed.pathname}`;
+  const parsed = parsePostgresUrl(url);
+  return `${parsed.hosts.map(hostLabel).join(',')}/${parsed.database}`;
 }
 
 /** host:port of a redis:// URL, without its password. */

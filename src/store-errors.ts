@@ -20,6 +20,12 @@ const NETWORK_CODES = new Set([
   '57P02',
   '57P03',
   '53300',
+  // A write on a server that is (or became) a standby: read_only_sql_transaction. The statement
+  // and its transaction failed there, so nothing was recorded; the pool finds the primary again
+  // (see db/primary.ts).
+  '25006',
+  // No host of DATABASE_URL is a primary (db/primary.ts: NoPrimaryError)
+  'NO_PRIMARY',
   // PostgreSQL ending what ran past a session timeout (see SessionTimeouts in db/client.ts):
   // statement_timeout, lock_timeout, idle_in_transaction_session_timeout
   '57014',
@@ -31,9 +37,10 @@ const REDIS_DOWN = /Connection is closed|Stream isn't writeable|enableOfflineQue
 
 /**
  * Errors of ours that mean the same: an index bucket not rebuilt yet, a COMMIT whose outcome is not
- * known yet, a store that did not answer within the request's bound, a shared secret not read yet.
+ * known yet, a store that did not answer within the request's bound, a shared secret not read yet,
+ * no primary among DATABASE_URL's hosts.
  */
-const OWN_UNAVAILABLE = new Set(['IndexRecoveringError', 'CommitInDoubtError', 'DeadlineExceededError', 'SecretNotLoadedError']);
+const OWN_UNAVAILABLE = new Set(['IndexRecoveringError', 'CommitInDoubtError', 'DeadlineExceededError', 'SecretNotLoadedError', 'NoPrimaryError']);
 
 export function isStoreUnavailable(error: unknown): boolean {
   for (let cause = error, depth = 0; cause instanceof Error && depth < 5; cause = cause.cause, depth++) {

@@ -2,6 +2,8 @@ import { fileURLToPath } from 'node:url';
 import { drizzle, type PostgresJsDatabase } from 'drizzle-orm/postgres-js';
 import { migrate } from 'drizzle-orm/postgres-js/migrator';
 import postgres, { type Options, type ReservedSql, type Sql } from 'postgres';
+import { type PrimaryWatch, primaryConnection } from './primary.js';
+import { parsePostgresUrl } from './postgres-url.js';
 import * as schema from './schema.js';
 
 export type Db = PostgresJsDatabase<typeof schema>;
@@ -10,6 +12,8 @@ export type Db = PostgresJsDatabase<typeof schema>;
 export interface Database {
   db: Db;
   sql: Sql;
+  /** Which PostgreSQL host the pool writes to: DATABASE_URL may name a primary and its standbys (see db/primary.ts). */
+  primary: PrimaryWatch;
   close(): Promise<void>;
 }
 
@@ -113,19 +117,27 @@ function clientOptions(options: DatabaseOptions = {}): Options<Record<string, po
   };
 }
 
+/**
+ * A postgres.js pool on `url`'s primary: `url` may name several hosts, of which the pool writes to
+ * the one that is the primary, and finds the new one after a promotion (see db/primary.ts).
+ */
+function openPool(url: string, options: Options<Record<string, postgres.PostgresType>>) {
+  const connection = primaryConnection(url, options);
+  return { sql: postgres(connection.url, connection.options), primary: connection.primary };
+}
+
 /** Opens a pool; nothing connects until the first query. */
 export function createDatabase(url: string, options: DatabaseOptions = {}): Database {
-  const sql = postgres(url, clientOptions(options));
+  const { sql, primary } = openPool(url, clientOptions(options));
   const db = drizzle({ client: sql, schema, casing: 'snake_case' });
-  return { db, sql, close: () => sql.end({ timeout: 5 }) };
+  return { db, sql, primary, close: () => sql.end({ timeout: 5 }) };
 }
 
 /** Creates the database named in `url` when it does not exist yet. */
 export async function ensureDatabase(url: string): Promise<void> {
-  const name = decodeURIComponent(new URL(url).pathname.slice(1));
-  const maintenanceUrl = new URL(url);
-  maintenanceUrl.pathname = '/postgres';
-  const sql = postgres(maintenanceUrl.toString(), { ...clientOptions({ timeouts: null }), max: 1 });
+  const parsed = parsePostgresUrl(url);
+  const name = parsed.database;
+  const { sql } = openPool(parsed.withDatabase('postgres'), { ...clientOptions({ timeouts: null }), max: 1 });
   try {
     const [found] = await sql`select 1 as found from pg_database where datname = ${name}`;
     if (found) return;
@@ -146,7 +158,7 @@ export async function ensureDatabase(url: string): Promise<void> {
  */
 export async function migrateDatabase(url: string): Promise<void> {
   // A migration may rightly take long, and waits for another process's.
-  const sql = postgres(url, { ...clientOptions({ timeouts: null }), max: 1 });
+  const { sql } = openPool(url, { ...clientOptions({ timeouts: null }), max: 1 });
   try {
     await sql`select pg_advisory_lock(${MIGRATION_LOCK})`;
     await migrate(drizzle({ client: sql, casing: 'snake_case' }), { migrationsFolder: MIGRATIONS_FOLDER });
