@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { RedisClient } from '../redis.js';
+import { type RedisClient, isCluster } from '../redis.js';
 import type { BoardScore, BoardScoreRow } from '../model/board.js';
 import {
   type BoardBucket,
@@ -157,15 +157,18 @@ export function createRankingIndex(redis: RedisClient, options: RankingIndexOpti
   defineRankingScripts(redis);
   const reads = options.reads ?? fromMasters(redis);
   const prefixed = (name: string) => `${redis.options.keyPrefix ?? ''}${name}`;
+  const onCluster = isCluster(redis);
 
   /**
-   * A batch's writes, grouped by the player's shard: one applyScores call per sorted set (and per
-   * {@link WRITES_PER_CALL} writes), each write going into a running rebuild first, then the live
-   * set, announcing on the shard's top channel when any write changed that shard's top (see
-   * apply-scores.ts). Writes to one key keep the batch's order, inside a call as across the calls
-   * (sent in order, and commands for one key keep their order); the replies come back in the
-   * batch's order. Why one call per key rather than per write: the client's cost per command, not
-   * Redis's work, is what dominated a batch's CPU. O(k log N) in about one call per key.
+   * A batch's writes, grouped by the player's shard: one applyScores call for every sorted set of
+   * one node (on a Cluster, one a set; and per {@link WRITES_PER_CALL} writes), each write
+   * going into a running rebuild first, then the live set, announcing on the shard's top channel
+   * when any write changed that shard's top (see apply-scores.ts); a DENSE board's sets one call
+   * each (applyDenseScores). Writes to one key keep the batch's order, inside a call as across the
+   * calls (sent in order, and commands for one node keep their order); the replies come back in
+   * the batch's order. Why one call per node rather than per key or write: the client's cost per
+   * command, not Redis's work, is what dominated the write path's CPU (a single submission wrote
+   * five buckets in five calls before). O(k log N) in about one call per node.
    */
   async function applyWrites(writes: BoardScoreWrite[]): Promise<{ replies: ApplyReply[]; recounts: (RecountReply | undefined)[] }> {
     const callsByKey = new Map<string, ApplyCall[]>();
@@ -193,13 +196,45 @@ export function createRankingIndex(redis: RedisClient, options: RankingIndexOpti
     });
     const replies: ApplyReply[] = new Array<ApplyReply>(writes.length);
     const recounts: (RecountReply | undefined)[] = new Array<RecountReply | undefined>(writes.length);
-    await Promise.all(
-      [...callsByKey.values()].flat().map(async ({ key, dense, direction, expireAt, topSize, pairs, indexes }) => {
-        if (!dense) {
-          const flat = await redis.applyScores(key, rebuildKey(key), rebuildTombstoneKey(key), direction, expireAt, topSize, ...pairs);
-          indexes.forEach((i, k) => (replies[i] = flat.slice(REPLY_LENGTH * k, REPLY_LENGTH * (k + 1)) as ApplyReply));
-          return;
+    // Every set of one node in one script call, up to WRITES_PER_CALL writes a call: a single
+    // submission's buckets are one command, not one each. A set's runs keep their order, and the
+    // calls for one node go down its one connection in the order made here. On a Cluster, one set a
+    // call (applyScoresToSet): the client routes and auto-pipelines a command by its first argument,
+    // which must be a key there, and every bucket and shard is a hash slot of its own anyway.
+    const runs: { calls: ApplyCall[]; writes: number }[] = [];
+    const denseCalls: ApplyCall[] = [];
+    for (const calls of callsByKey.values()) {
+      for (const call of calls) {
+        if (call.dense) {
+          denseCalls.push(call);
+          continue;
         }
+        let run = runs.at(-1);
+        if (!run || onCluster || run.writes + call.indexes.length > WRITES_PER_CALL) runs.push((run = { calls: [], writes: 0 }));
+        run.calls.push(call);
+        run.writes += call.indexes.length;
+      }
+    }
+    const applied = runs.map(async ({ calls }) => {
+      let flat: (number | string | null)[];
+      if (onCluster) {
+        const [{ key, direction, expireAt, topSize, pairs, indexes }] = calls as [ApplyCall];
+        flat = await redis.applyScoresToSet(key, rebuildKey(key), rebuildTombstoneKey(key), 1, direction, expireAt, topSize, indexes.length, ...pairs);
+      } else {
+        const keys: string[] = [];
+        const args: (string | number)[] = [calls.length];
+        for (const { key, direction, expireAt, topSize, pairs, indexes } of calls) {
+          keys.push(key, rebuildKey(key), rebuildTombstoneKey(key));
+          args.push(direction, expireAt, topSize, indexes.length, ...pairs);
+        }
+        flat = await redis.applyScores(keys.length, ...keys, ...args);
+      }
+      let k = 0;
+      for (const { indexes } of calls) for (const i of indexes) replies[i] = flat.slice(REPLY_LENGTH * k, REPLY_LENGTH * ++k) as ApplyReply;
+    });
+    await Promise.all([
+      ...applied,
+      ...denseCalls.map(async ({ key, direction, expireAt, topSize, pairs, indexes }) => {
         const flat = await redis.applyDenseScores(
           key,
           rebuildKey(key),
@@ -217,7 +252,7 @@ export function createRankingIndex(redis: RedisClient, options: RankingIndexOpti
           recounts[i] = { countedBefore: reply[5] === 1, countedAfter: reply[6] === 1, epoch };
         });
       }),
-    );
+    ]);
     return { replies, recounts };
   }
 
@@ -362,9 +397,10 @@ export function createRankingIndex(redis: RedisClient, options: RankingIndexOpti
     /**
      * Writes board scores (each already combined with what the database held) and reads every
      * member's place after its write, as of the write's own moment; a batch that changes a shard's
-     * top announces it once (see {@link announceTopChanged}). One script call per sorted set written
-     * (the players' shards) and per 1,000 writes to it: O(k log N); plus, for sharded buckets, one
-     * countAhead per other shard and bucket: O(S · k log N).
+     * top announces it once (see {@link announceTopChanged}). One script call for every sorted set
+     * written on one node (one a set on a Cluster, where each is a hash slot of its own, and on a DENSE board) and per 1,000
+     * writes: O(k log N); plus, for sharded buckets, one countAhead per other shard and bucket:
+     * O(S · k log N).
      *
      * `sent`, when given, is called once every script call of the write has been handed to the
      * client, in the same tick (not when there is nothing to write): a command the caller sends

@@ -27,16 +27,25 @@ export type RawPlace = [rank: number | null, packed: string | null];
 declare module 'ioredis' {
   interface RedisCommander<Context> {
     /**
-     * See apply-scores.ts. Returns [rank, packed, size, changed, packedBefore] per (id, packed) pair,
-     * flat; publishes on the top channel once when any changed is 1.
+     * See apply-scores.ts: `numberOfKeys` (3 a set), then (key, rebuildKey, tombstoneKey) a set,
+     * then the number of sets and, a set, direction, expireAt, topSize, n and n (id, packed) pairs.
+     * Returns [rank, packed, size, changed, packedBefore] per pair, flat, set after set; publishes
+     * on a set's top channel once when any of its changed is 1.
      */
-    applyScores(
+    applyScores(numberOfKeys: number, ...keysThenArgs: (string | number)[]): Result<(number | string | null)[], Context>;
+    /**
+     * applyScores for one set, its three keys first (what a Redis Cluster client routes, and
+     * auto-pipelines, by the first key): the number of sets (1), then as applyScores.
+     */
+    applyScoresToSet(
       key: string,
       rebuildKey: string,
       tombstoneKey: string,
+      sets: 1,
       direction: 'GT' | 'LT',
       expireAt: number,
       topSize: number,
+      writes: number,
       ...idPackedPairs: string[]
     ): Result<(number | string | null)[], Context>;
     /** See read-standings.ts. Returns [size, rank1, packed1, rank2, packed2, ...]. */
@@ -136,7 +145,11 @@ declare module 'ioredis' {
  * sends any other script to the master. A client that reads from masters only ignores it.
  */
 export function defineRankingScripts(redis: RedisClient): void {
-  redis.defineCommand('applyScores', { numberOfKeys: 3, lua: applyScoresLua });
+  // As many sets as a call carries (three keys each): the caller passes the number of keys first.
+  // A Cluster client's auto-pipelining groups a command by its first argument, which must then be
+  // a key: there the same script goes one set a call (every bucket and shard is a slot of its own).
+  redis.defineCommand('applyScores', { lua: applyScoresLua });
+  redis.defineCommand('applyScoresToSet', { numberOfKeys: 3, lua: applyScoresLua });
   redis.defineCommand('readStandings', { numberOfKeys: 1, lua: readStandingsLua, readOnly: true });
   redis.defineCommand('readStandingsNamed', { numberOfKeys: 2, lua: readStandingsNamedLua });
   redis.defineCommand('readTop', { numberOfKeys: 1, lua: readTopLua, readOnly: true });
