@@ -86,6 +86,16 @@ export const configSchema = z.object({
     .default(''),
   ADMIN_API_KEY: z.string().min(16, 'must be at least 16 characters long').optional(),
   SERVER_API_KEYS: apiKeyList,
+  /**
+   * Replicas of the REDIS_URL node (`redis://h:p,redis://h2:p`): the reads that may be a little
+   * stale go to them while they keep up (see ranking/replicas.ts). Not read on a Cluster, whose
+   * replicas REDIS_CLUSTER_REPLICA_READS turns on.
+   */
+  REDIS_REPLICA_URLS: commaList.pipe(z.array(redisUrl)),
+  /** On a Cluster (REDIS_CLUSTER_NODES): whether those reads go to each master's replicas. */
+  REDIS_CLUSTER_REPLICA_READS: flag(false),
+  /** A replica whose heartbeat is older than this many milliseconds is skipped until it catches up. */
+  REDIS_REPLICA_MAX_LAG_MS: z.coerce.number().int().min(1).default(1_000),
   CURSOR_SECRET: z.string().min(16, 'must be at least 16 characters long').optional(),
   /** When set, /metrics answers only `Authorization: Bearer <METRICS_TOKEN>`. */
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters long').optional(),

@@ -8,6 +8,7 @@ import { hostLabel, parsePostgresUrl } from './db/postgres-url.js';
 import { createLogger, exitAfterFlush } from './logger.js';
 import { createRedisClient } from './redis.js';
 import { subscriberFor } from './pubsub/top-feed.js';
+import { openReplicaReads } from './ranking/replicas.js';
 import { superviseWorkers } from './workers.js';
 import { answerWorkersMetricsRequests, joinWorkerMetrics } from './http/cluster-metrics.js';
 
@@ -60,11 +61,23 @@ async function serve(config: Config, log: Logger): Promise<void> {
   // topChanged's own connection: once subscribed it can run nothing else.
   const subscriber = subscriberFor(redis);
   await redisFailure.around(() => connectQuietly(subscriber));
+  // Reads that may be a little stale go to replicas that keep up: REDIS_REPLICA_URLS, or the Cluster's.
+  const replicas = config.REDIS_CLUSTER_NODES
+    ? config.REDIS_CLUSTER_REPLICA_READS
+      ? { cluster: config.REDIS_CLUSTER_NODES }
+      : null
+    : config.REDIS_REPLICA_URLS.length > 0
+      ? { urls: config.REDIS_REPLICA_URLS }
+      : null;
+  const replicaReads = replicas
+    ? await redisFailure.around(() => openReplicaReads(redis, { replicas, keyPrefix: config.REDIS_KEY_PREFIX, maxLagMs: config.REDIS_REPLICA_MAX_LAG_MS, log }))
+    : undefined;
 
   const app = buildApp({
     database,
     redis,
     subscriber,
+    replicaReads,
     log,
     adminKey: config.ADMIN_API_KEY,
     serverKeys: config.SERVER_API_KEYS,
@@ -120,6 +133,7 @@ async function serve(config: Config, log: Logger): Promise<void> {
     deadline.unref();
     await app.stop();
     await database.close();
+    await replicaReads?.close();
     await subscriber.quit();
     await redis.quit();
     exitAfterFlush(log, 0);

@@ -1,4 +1,4 @@
-import { Cluster, Redis } from 'ioredis';
+import { Cluster, type ClusterOptions, Redis } from 'ioredis';
 
 /**
  * A connection to the index's Redis: one node, or a Redis Cluster. Everything outside this module
@@ -23,6 +23,12 @@ export interface RedisClientOptions {
   keyPrefix?: string;
   /** How long a command may take before it fails. Default 2,000 ms. */
   commandTimeoutMs?: number;
+  /**
+   * A Cluster client only: which node of a slot a read-only command goes to (ioredis's
+   * `scaleReads`). Default 'master'. A client that reads from replicas is the replicas' own (see
+   * ranking/replicas.ts), never the one that writes.
+   */
+  scaleReads?: ClusterOptions['scaleReads'];
 }
 
 /** Reconnection backoff, shared by both kinds of client: 100 ms more per attempt, at most 2 s. */
@@ -52,8 +58,10 @@ export function createRedis(url: string, options: RedisClientOptions = {}): Redi
  * queue (a command while the cluster is not ready fails at once), the same command timeout per
  * node, and reconnection by itself. A command to a master that went away is retried for about
  * 1.6 s (16 redirections 100 ms apart, ioredis's defaults), the time a replica needs to take over
- * with a short cluster-node-timeout, then fails. Reads go to masters only (`scaleReads: 'master'`):
- * a replica lags, and every rank must be exact. Auto-pipelining batches the commands of one tick
+ * with a short cluster-node-timeout, then fails. Reads go to masters only (`scaleReads: 'master'`)
+ * unless `options.scaleReads` says otherwise: a replica lags, and the writes' ranks must be exact,
+ * so only the replica reads' own client (ranking/replicas.ts) sends read-only commands to replicas,
+ * which ioredis then connects in READONLY mode. Auto-pipelining batches the commands of one tick
  * per node. Call connect() before use.
  */
 export function createRedisCluster(nodes: RedisNodeAddress[], options: RedisClientOptions = {}): Cluster {
@@ -61,7 +69,7 @@ export function createRedisCluster(nodes: RedisNodeAddress[], options: RedisClie
     lazyConnect: true,
     enableAutoPipelining: true,
     enableOfflineQueue: false,
-    scaleReads: 'master',
+    scaleReads: options.scaleReads ?? 'master',
     clusterRetryStrategy: backoff,
     redisOptions: {
       keyPrefix: options.keyPrefix ?? '',

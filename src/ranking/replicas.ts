@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import calculateSlot from 'cluster-key-slot';
 import type { Cluster, Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { type RedisClient, isCluster } from '../redis.js';
+import { type RedisClient, type RedisTarget, createRedis, createRedisCluster, isCluster } from '../redis.js';
 import { defineRankingScripts } from './scripts/index.js';
 
 /** What a read asks of the node it runs on. */
@@ -49,9 +49,9 @@ export interface ReplicaReadsOptions {
    */
   replicas: Redis[] | Cluster;
   /** A replica whose heartbeat is older than this is skipped (REDIS_REPLICA_MAX_LAG_MS). Default 1,000. */
-  maxLagMs?: number;
+  maxLagMs?: number | undefined;
   /** How often each process writes its heartbeat and reads it back from every replica. Default 250 ms. */
-  heartbeatMs?: number;
+  heartbeatMs?: number | undefined;
   log?: Logger | undefined;
   /** The clock. Default: the system's. */
   now?: () => number;
@@ -113,7 +113,7 @@ const heartbeatKey = (process: string, tag: string) => `replica-heartbeat:{${tag
  * and reads fail with the master's error: the staleness bound holds rather than serving an index
  * that no longer moves.
  */
-export function createReplicaReads(options: ReplicaReadsOptions & { routing?: ClusterReadRouting }) {
+export function createReplicaReads(options: ReplicaReadsOptions & { routing?: ClusterReadRouting | undefined }) {
   const { writer, replicas, log } = options;
   const maxLagMs = options.maxLagMs ?? 1_000;
   const heartbeatMs = options.heartbeatMs ?? 250;
@@ -128,6 +128,7 @@ export function createReplicaReads(options: ReplicaReadsOptions & { routing?: Cl
   const waiters = new Set<{ since: number; done: () => void }>();
   let timer: NodeJS.Timeout | undefined;
   let beating: Promise<void> | undefined;
+  let slotsReadAt = now();
   let turn = 0;
 
   const fresh = (replica: string, since = -Infinity): boolean => {
@@ -184,6 +185,13 @@ export function createReplicaReads(options: ReplicaReadsOptions & { routing?: Cl
     const t = now();
     if (isCluster(writer)) {
       const reader = replicas as Cluster;
+      // The client learns a Cluster's replicas from CLUSTER SLOTS, which lists a replica only once
+      // its master has gossiped its replication offset (after a first write): asked again each
+      // second while it knows none, else every 5 s, so replicas added or promoted are found.
+      if (t - slotsReadAt >= (reader.nodes('slave').length === 0 ? 1_000 : 5_000)) {
+        slotsReadAt = t;
+        reader.refreshSlotsCache();
+      }
       const targets = clusterTargets(reader);
       await Promise.all(
         targets.map(async ({ key, replicas: of }) => {
@@ -303,3 +311,47 @@ export function createReplicaReads(options: ReplicaReadsOptions & { routing?: Cl
 }
 
 export type ReplicaReads = ReturnType<typeof createReplicaReads>;
+
+export interface ReplicaSetup {
+  /** One node's replicas (REDIS_REPLICA_URLS), or the Cluster whose replicas are read (REDIS_CLUSTER_NODES). */
+  replicas: { urls: string[] } | { cluster: Exclude<RedisTarget, string>['cluster'] };
+  keyPrefix?: string;
+  maxLagMs?: number | undefined;
+  heartbeatMs?: number | undefined;
+  log?: Logger | undefined;
+}
+
+/**
+ * Opens the replicas' clients (one per URL, or a Cluster client reading from replicas), starts the
+ * heartbeats, and answers the replica reads with a close() that stops them and closes the clients.
+ * A replica down at start is no error: it is skipped until it answers (its client reconnects by
+ * itself). On a Cluster, the client's own connection must come up, as the writer's did. O(replicas).
+ */
+export async function openReplicaReads(writer: RedisClient, setup: ReplicaSetup): Promise<ReplicaReads & { close(): Promise<void> }> {
+  const common = { keyPrefix: setup.keyPrefix ?? '' };
+  let replicas: Redis[] | Cluster;
+  let routing: ClusterReadRouting | undefined;
+  if ('urls' in setup.replicas) {
+    replicas = setup.replicas.urls.map((url) => createRedis(url, common));
+    for (const replica of replicas) {
+      // Its errors show in the heartbeats (and the log lines they make): no unhandled 'error' events.
+      replica.on('error', () => undefined);
+      replica.connect().catch(() => undefined);
+    }
+  } else {
+    routing = replicaScaleReads();
+    replicas = createRedisCluster(setup.replicas.cluster, { ...common, scaleReads: routing.scaleReads });
+    replicas.on('error', () => undefined);
+    await replicas.connect();
+  }
+  const reads = createReplicaReads({ writer, replicas, routing, maxLagMs: setup.maxLagMs, heartbeatMs: setup.heartbeatMs, log: setup.log });
+  reads.start();
+  return {
+    ...reads,
+    async close() {
+      await reads.stop();
+      const clients = Array.isArray(replicas) ? replicas : [replicas];
+      await Promise.all(clients.map((client) => client.quit().catch(() => client.disconnect())));
+    },
+  };
+}

@@ -30,12 +30,19 @@ async function answers(port: number): Promise<boolean> {
   }
 }
 
-export async function startOwnRedis(): Promise<OwnRedis> {
+export interface OwnRedisOptions {
+  /** The port of a redis-server (of the test's own) this one replicates (`--replicaof`). Default: none, a master. */
+  replicaOf?: number;
+}
+
+export async function startOwnRedis(options: OwnRedisOptions = {}): Promise<OwnRedis> {
   const port = await freePort();
   let child: ChildProcess | undefined;
+  // A replica loads its master's data from the socket (swapdb), never through a dump file in the working directory.
+  const replicaOf = options.replicaOf === undefined ? [] : ['--replicaof', '127.0.0.1', String(options.replicaOf), '--repl-diskless-load', 'swapdb'];
 
   async function start(): Promise<void> {
-    child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'], {
+    child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no', ...replicaOf], {
       stdio: 'ignore',
     });
     await until(() => answers(port), 10_000, `redis-server on port ${port} answering`, 50);

@@ -12,6 +12,7 @@ import type { ResultPartitionsOptions } from '../../src/jobs/result-partitions.j
 import type { IndexDriftOptions } from '../../src/jobs/index-drift.js';
 import type { GroupCommitOptions } from '../../src/services/group-commit.js';
 import { subscriberFor } from '../../src/pubsub/top-feed.js';
+import { openReplicaReads } from '../../src/ranking/replicas.js';
 import { type RedisTarget, createRedisClient, deleteKeysUnder } from '../../src/redis.js';
 import type { RedisClusterFixture } from './redis-cluster.js';
 import { TEST_REDIS_URL } from './redis-keys.js';
@@ -66,6 +67,12 @@ export interface TestAppOptions {
   indexRecovery?: IndexRecoveryOptions;
   /** How the app groups submissions into transactions. Default: the app's. */
   groupCommit?: GroupCommitOptions;
+  /**
+   * Read replicas for the app's reads that may be a little stale (see ranking/replicas.ts): the
+   * URLs of replicas of `redisUrl` (REDIS_REPLICA_URLS), or `cluster` for the replicas of
+   * `redisCluster` (REDIS_CLUSTER_REPLICA_READS); with the max lag and heartbeat period. Default: none.
+   */
+  replicas?: { urls?: string[]; cluster?: boolean; maxLagMs?: number; heartbeatMs?: number };
   /** How the app keeps the score log's partitions ahead. Default: the app's. */
   resultPartitions?: ResultPartitionsOptions;
   /** How often the app renews its measurement of the index drift. Default: the app's. */
@@ -119,10 +126,20 @@ export async function startTestApp(options: TestAppOptions = {}) {
     serverKeys: [SERVER_KEY],
     port: 0,
     now: options.now,
+  const replicaSetup =
+    options.replicas?.cluster && options.redisCluster
+      ? { cluster: options.redisCluster.nodes }
+      : options.replicas?.urls
+        ? { urls: options.replicas.urls }
+        : null;
+  const replicaReads = replicaSetup
+    ? await openReplicaReads(redis, { replicas: replicaSetup, keyPrefix, maxLagMs: options.replicas?.maxLagMs, heartbeatMs: options.replicas?.heartbeatMs })
+    : undefined;
     rateLimits: options.rateLimits ?? { readsPerSecond: 0, submissionsPerSecond: 0, readRowsPerSecond: 0, authFailuresPerSecond: 0, validationMsPerSecond: 0 },
     seasonCloseIntervalMs: options.seasonCloseIntervalMs,
     indexCatchUp: options.indexCatchUp,
     indexRecovery: options.indexRecovery,
+    replicaReads,
     groupCommit: options.groupCommit,
     resultPartitions: options.resultPartitions,
     indexDrift: options.indexDrift,
@@ -169,6 +186,8 @@ export async function startTestApp(options: TestAppOptions = {}) {
     server: <T = Record<string, unknown>>(query: string, variables: Record<string, unknown> = {}) => gql<T>(query, variables, { key: SERVER_KEY }),
     /** With the admin key. */
     admin: <T = Record<string, unknown>>(query: string, variables: Record<string, unknown> = {}) => gql<T>(query, variables, { key: ADMIN_KEY }),
+    /** The replica reads, when `replicas` was given: their states() tell which replicas take reads. */
+    replicaReads,
     async close() {
       await stopApp();
       await database.close();
@@ -181,6 +200,7 @@ export async function startTestApp(options: TestAppOptions = {}) {
 
 export type TestApp = Awaited<ReturnType<typeof startTestApp>>;
 
+      await replicaReads?.close();
 function adminTarget(url: URL) {
   return { host: url.hostname, port: Number(url.port || 5432), user: decodeURIComponent(url.username || 'postgres'), database: 'postgres' };
 }
