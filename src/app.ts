@@ -23,7 +23,7 @@ import { createClientAddressOf, createTrustedProxies } from './http/client-addre
 import { limitConnections } from './http/connection-limits.js';
 import { type CorsOrigins, useCorsPolicy } from './http/cors.js';
 import { answerHealth, answerReadiness } from './http/health.js';
-import { answerMetrics } from './services/metrics.js';
+import { answerMetrics, showPostgresPrimary } from './services/metrics.js';
 import { createSharedAnswers } from './http/shared-answers.js';
 import { createEarlyAnswers } from './http/early-answers.js';
 import { type PersistedDocumentsOptions, createPersistedDocuments, usePersistedDocuments } from './http/persisted-documents.js';
@@ -117,6 +117,8 @@ export function buildApp(deps: AppDeps): App {
   // topChanged subscribes on a connection of its own; the app makes one when the caller gives none.
   const ownSubscriber = deps.subscriber ? undefined : subscriberFor(deps.redis);
   const services = createServices({ ...deps, subscriber: deps.subscriber ?? ownSubscriber });
+  // Which PostgreSQL host the pool writes to (DATABASE_URL may name a primary and its standbys): a gauge, and /readyz.
+  const unwatchPrimary = deps.database.primary.watch((host) => showPostgresPrimary(services.metrics, host));
   const limits = requestLimitsOf(deps.requestLimits);
   // Who a request is from, the same for HTTP, server-sent events and graphql-ws.
   const clientOf = createClientAddressOf(deps.trustedProxies);
@@ -257,7 +259,7 @@ export function buildApp(deps: AppDeps): App {
       if (answerConsole(req, res)) return;
       if (answerLanding(req, res)) return;
       if (req.url === '/healthz') return answerHealth(res);
-      if (req.url === '/readyz') return void answerReadiness(res, services);
+      if (req.url === '/readyz') return void answerReadiness(res, services, deps.database.primary);
       if (req.url === '/metrics') {
         if (mayReadMetrics(req, res)) void answerMetrics(res, services.metrics, () => indexDrift.refresh(), deps.metricsOfEveryWorker);
         return;
@@ -337,6 +339,7 @@ export function buildApp(deps: AppDeps): App {
       // Confirmations of the last requests' index writes; any left over are replayed harmlessly.
       await services.backlog.flush();
       ownSubscriber?.disconnect();
+      unwatchPrimary();
       log.info('stopped');
     },
   };

@@ -22,7 +22,7 @@ describe('health, readiness and metrics', () => {
     expect((await fetch(`${t.url}/healthz`)).status).toBe(200);
     const ready = await fetch(`${t.url}/readyz`);
     expect(ready.status).toBe(200);
-    expect(await ready.json()).toEqual({ postgres: 'up', redis: 'up', submissions: 'ok' });
+    expect(await ready.json()).toEqual({ postgres: 'up', postgresHost: '127.0.0.1:5432', redis: 'up', submissions: 'ok' });
   });
 
   it('/metrics counts submissions by outcome, times operations, and shows no drift on a healthy index', async () => {
@@ -39,6 +39,8 @@ describe('health, readiness and metrics', () => {
     expect(metric(text, /leaderboard_submissions_total\{outcome="duplicate"\} (\d+)/)).toBe(1);
     expect(metric(text, /leaderboard_submissions_total\{outcome="rejected"\} (\d+)/)).toBe(1);
     expect(text).toMatch(/leaderboard_operation_seconds_count\{type="mutation",field="submitScore",outcome="ok"\} 2/);
+    // The one PostgreSQL host of the test's DATABASE_URL.
+    expect(text).toMatch(/^leaderboard_postgres_primary\{host="127.0.0.1:5432"\} 1$/m);
     // The counts run after a scrape, in the background: a later scrape serves them.
     expect(drift(await settle(scrape, (later) => drift(later, 'ALL_TIME', 'all') === 0, 5_000), 'ALL_TIME', 'all')).toBe(0);
   });

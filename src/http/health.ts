@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import type { PrimaryWatch } from '../db/primary.js';
 import type { Services } from '../operations/services.js';
 
 /** `/healthz`: 200 while the process runs. */
@@ -9,12 +10,19 @@ export function answerHealth(res: ServerResponse): void {
 /**
  * `/readyz`: 200 when PostgreSQL commits a transaction, Redis (every master of a Cluster) answers,
  * and submissions have not been failing (see SubmissionHealth); 503, saying which is not, otherwise.
+ * `postgresHost` says which host of DATABASE_URL the pool writes to (`host:port`), null while none
+ * of them is a primary: after the primary is lost, 503 until a standby is promoted and found.
  */
-export async function answerReadiness(res: ServerResponse, services: Pick<Services, 'probeStores' | 'submissionHealth'>): Promise<void> {
+export async function answerReadiness(
+  res: ServerResponse,
+  services: Pick<Services, 'probeStores' | 'submissionHealth'>,
+  primary?: Pick<PrimaryWatch, 'current'>,
+): Promise<void> {
   const { postgres, redis } = await services.probeStores();
   const failing = services.submissionHealth.problem();
   const body = {
     postgres: postgres.up ? 'up' : 'down',
+    ...(primary ? { postgresHost: postgres.up ? primary.current() : null } : {}),
     redis: redis.up ? 'up' : 'down',
     submissions: failing ? 'failing' : 'ok',
     ...(failing ? { problem: failing } : {}),

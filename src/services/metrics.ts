@@ -76,6 +76,13 @@ export function createMetrics() {
       aggregator: 'omit',
       registers: [registry],
     }),
+    postgresPrimary: new Gauge({
+      name: 'leaderboard_postgres_primary',
+      help: '1 for the PostgreSQL host (host:port, as DATABASE_URL names it) the process writes to: with several hosts, the one found to be the primary (pg_is_in_recovery() false). No series while none is a primary: after the primary is lost, until a standby is promoted. With WORKERS, a host any worker writes to.',
+      labelNames: ['host'] as const,
+      aggregator: 'max',
+      registers: [registry],
+    }),
     indexDriftMeasuredAt: new Gauge({
       name: 'leaderboard_index_drift_timestamp_seconds',
       help: 'When the figures of leaderboard_index_drift were measured (Unix time, seconds): they are renewed at most once per INDEX_DRIFT_INTERVAL_MS by one process of the deployment.',
@@ -86,6 +93,12 @@ export function createMetrics() {
 }
 
 export type Metrics = ReturnType<typeof createMetrics>;
+
+/** `leaderboard_postgres_primary`: 1 for the host the pool writes to, no series while none is a primary (see db/primary.ts). */
+export function showPostgresPrimary(metrics: Metrics, host: string | null): void {
+  metrics.postgresPrimary.reset();
+  if (host) metrics.postgresPrimary.set({ host }, 1);
+}
 
 /**
  * `/metrics`: the Prometheus text format, after `refresh` updates the gauges measured on demand.
