@@ -167,7 +167,7 @@ function help(): string {
 /** The services a command works with, built from the environment as the server builds its own. */
 async function openServices(config: Config): Promise<{ services: Services; close(): Promise<void> }> {
   // An operator's command (a rebuild of every bucket, say) may rightly run long: no session timeouts.
-  const database = createDatabase(config.DATABASE_URL, { maxConnections: 2, timeouts: null });
+  const database = createDatabase(config.DATABASE_URL, { maxConnections: 2, timeouts: null, pooling: config.DATABASE_POOLING });
   const redis = createRedisClient(redisTarget(config), { keyPrefix: config.REDIS_KEY_PREFIX });
   await redis.connect();
   const services = createServices({

@@ -77,6 +77,12 @@ export const configSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(4000),
   HOST: z.string().min(1).default('127.0.0.1'),
   DATABASE_URL: postgresUrl.default('postgres://postgres@127.0.0.1:5432/leaderboard'),
+  /**
+   * How DATABASE_URL's connections reach PostgreSQL: `session` (directly, or a pooler in session
+   * mode) or `transaction` (PgBouncer's pool_mode = transaction: no prepared statements, startup
+   * parameters or session state; see db/client.ts Pooling).
+   */
+  DATABASE_POOLING: z.enum(['session', 'transaction'], { message: 'must be session or transaction' }).default('session'),
   REDIS_URL: redisUrl.default('redis://127.0.0.1:6379'),
   /** Seed nodes of a Redis Cluster; when set, the service uses the cluster and REDIS_URL is not read. */
   REDIS_CLUSTER_NODES: clusterNodes.optional(),

@@ -49,9 +49,9 @@ async function serve(config: Config, log: Logger): Promise<void> {
     'DATABASE_URL',
     'that PostgreSQL is running there and accepts this user and database',
   );
-  await postgresFailure.around(() => ensureDatabase(config.DATABASE_URL));
-  await postgresFailure.around(() => migrateDatabase(config.DATABASE_URL));
-  const database = createDatabase(config.DATABASE_URL, { timeouts: sessionTimeoutsFor(config.REQUEST_TIMEOUT_MS) });
+  await postgresFailure.around(() => ensureDatabase(config.DATABASE_URL, config.DATABASE_POOLING));
+  await postgresFailure.around(() => migrateDatabase(config.DATABASE_URL, config.DATABASE_POOLING));
+  const database = createDatabase(config.DATABASE_URL, { timeouts: sessionTimeoutsFor(config.REQUEST_TIMEOUT_MS), pooling: config.DATABASE_POOLING });
   // One node (REDIS_URL) or a Redis Cluster (REDIS_CLUSTER_NODES): everything below works on both.
   const redis: RedisClient = createRedisClient(redisTarget(config), { keyPrefix: config.REDIS_KEY_PREFIX });
   const redisFailure = config.REDIS_CLUSTER_NODES

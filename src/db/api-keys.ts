@@ -45,12 +45,17 @@ export async function revokeApiKey(db: Db, sql: Sql, idOrName: string): Promise<
 /** How long to wait before listening again after PostgreSQL did not answer. */
 const LISTEN_RETRY_MS = 2_000;
 
+/** How often the keys are looked at behind transaction pooling (see pollForKeyChanges). */
+export const KEYS_POLL_MS = 1_000;
+
 /**
  * Calls `changed` whenever any process creates or revokes a key (LISTEN on its own connection).
  * A PostgreSQL that does not answer at start-up, or drops the connection, is retried; the keyring's
- * short cache bounds what is missed meanwhile.
+ * short cache bounds what is missed meanwhile. Behind transaction pooling, where no LISTEN outlives
+ * its statement, the keys are polled instead (see pollForKeyChanges).
  */
 export function listenForKeyChanges(database: Database, changed: () => void, log: Logger) {
+  if (database.pooling === 'transaction') return pollForKeyChanges(database.sql, changed, log);
   let listener: { unlisten(): Promise<void> } | undefined;
   let retry: NodeJS.Timeout | undefined;
   let stopped = false;
@@ -74,6 +79,51 @@ export function listenForKeyChanges(database: Database, changed: () => void, log
       stopped = true;
       clearTimeout(retry);
       await listener?.unlisten().catch(() => undefined);
+    },
+  };
+}
+
+/**
+ * listenForKeyChanges behind transaction pooling: a LISTEN stays on whichever server connection ran
+ * it, whose notifications PgBouncer cannot hand to us, so every KEYS_POLL_MS one statement reads
+ * how many keys there are and how many are revoked (keys are never deleted, so a create or a revoke
+ * changes one of them) and `changed` is called when either moved. A poll that fails is logged and
+ * the next one tried. A change reaches the other processes within about KEYS_POLL_MS rather than at
+ * once; each process's own changes are forgotten at once as ever (operations/api-keys.ts). One
+ * O(K) count a second per process over a table of a few keys.
+ */
+function pollForKeyChanges(sql: Sql, changed: () => void, log: Logger) {
+  let timer: NodeJS.Timeout | undefined;
+  let polling: Promise<void> | undefined;
+  let stopped = false;
+  let seen: string | undefined;
+  let failing = false;
+  const poll = async () => {
+    try {
+      const [row] = await sql<{ keys: number; revoked: number }[]>`select count(*)::int as keys, count(revoked_at)::int as revoked from api_keys`;
+      const now = `${row?.keys ?? 0}:${row?.revoked ?? 0}`;
+      if (seen !== undefined && now !== seen) changed();
+      seen = now;
+      failing = false;
+    } catch (error) {
+      if (!failing) log.warn({ err: error }, 'cannot look for API key changes; trying again');
+      failing = true;
+      // What changed meanwhile is not known: the next poll that answers forgets the cache.
+      if (seen !== undefined) seen = 'unknown';
+    }
+    if (!stopped)
+      timer = setTimeout(() => {
+        polling = poll();
+      }, KEYS_POLL_MS);
+  };
+  return {
+    start: () => {
+      polling = poll();
+    },
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await polling;
     },
   };
 }

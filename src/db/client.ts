@@ -1,12 +1,22 @@
 import { fileURLToPath } from 'node:url';
 import { drizzle, type PostgresJsDatabase } from 'drizzle-orm/postgres-js';
 import { migrate } from 'drizzle-orm/postgres-js/migrator';
-import postgres, { type Options, type ReservedSql, type Sql } from 'postgres';
+import postgres, { type Options, type ReservedSql, type Sql, type TransactionSql } from 'postgres';
 import { type PrimaryWatch, primaryConnection } from './primary.js';
 import { parsePostgresUrl } from './postgres-url.js';
 import * as schema from './schema.js';
 
 export type Db = PostgresJsDatabase<typeof schema>;
+
+/**
+ * How the service's connections reach PostgreSQL (DATABASE_POOLING). 'session': each connection of
+ * the pool is one PostgreSQL session for its whole life (directly, or through a pooler in session
+ * mode). 'transaction': through a pooler that hands out a server connection for one transaction at
+ * a time (PgBouncer's pool_mode = transaction), so nothing may outlive a transaction: no prepared
+ * statements, no startup parameters, no SET, session advisory lock or LISTEN outside one (see
+ * docs/production-topology.md, PgBouncer).
+ */
+export type Pooling = 'session' | 'transaction';
 
 /** The system of record: drizzle for most queries, the postgres.js client for bulk statements. */
 export interface Database {
@@ -14,8 +24,31 @@ export interface Database {
   sql: Sql;
   /** Which PostgreSQL host the pool writes to: DATABASE_URL may name a primary and its standbys (see db/primary.ts). */
   primary: PrimaryWatch;
+  /** How `sql` reaches PostgreSQL (see Pooling). */
+  pooling: Pooling;
   close(): Promise<void>;
 }
+
+/**
+ * On a pool opened with pooling 'transaction': the small client of its own that holds advisory
+ * locks (see db/locks.ts), as a lock behind transaction pooling lives in a transaction kept open
+ * for the work, and the work's own statements run on the pool, which those held transactions must
+ * not be able to exhaust. A property of the pool rather than a map keyed by it, so that it is
+ * still read through a wrapper of the pool (services/store-timing.ts's Proxy); in an object, which
+ * such a wrapper hands over as it is (a function it would bind).
+ */
+const TRANSACTION_POOLED = Symbol('transaction pooled');
+
+type Pooled = Sql & { [TRANSACTION_POOLED]?: { locks: Sql } };
+
+/** Whether `sql` is a pool opened with pooling 'transaction' (or a wrapper of one). */
+const isTransactionPooled = (sql: Sql): boolean => (sql as Pooled)[TRANSACTION_POOLED] !== undefined;
+
+/** The lock client of a pool opened with pooling 'transaction'; undefined for one with session pooling. */
+export const lockClientOf = (sql: Sql): Sql | undefined => (sql as Pooled)[TRANSACTION_POOLED]?.locks;
+
+/** Connections of a transaction-pooled pool's lock client: the recovery lock, and two admin operations' player locks at once. */
+const LOCK_CONNECTIONS = 3;
 
 /**
  * What PostgreSQL itself enforces on each of the pool's sessions, so that nothing the service
@@ -54,6 +87,7 @@ export interface UnboundedSession {
  */
 export async function reserveUnbounded(sql: Sql): Promise<UnboundedSession> {
   const reserved = await sql.reserve();
+  if (isTransactionPooled(sql)) return reserveUnboundedTransaction(reserved);
   try {
     await reserved`set statement_timeout = 0`;
   } catch (error) {
@@ -64,6 +98,31 @@ export async function reserveUnbounded(sql: Sql): Promise<UnboundedSession> {
     sql: reserved,
     async release() {
       await reserved`reset statement_timeout`.catch(() => undefined);
+      reserved.release();
+    },
+  };
+}
+
+/**
+ * reserveUnbounded behind transaction pooling: a session's SET would stay on whichever server
+ * connection ran it, for another client's statements, while ours land on others. The timeout is
+ * lifted for one transaction instead (SET LOCAL), which keeps the server connection ours until
+ * release() commits it. Only the statement timeout is lifted, as in session pooling.
+ */
+async function reserveUnboundedTransaction(reserved: ReservedSql): Promise<UnboundedSession> {
+  try {
+    await reserved`begin`;
+    await reserved`set local statement_timeout = 0`;
+  } catch (error) {
+    await reserved`rollback`.catch(() => undefined);
+    reserved.release();
+    throw error;
+  }
+  return {
+    sql: reserved,
+    async release() {
+      // After a failed statement COMMIT answers ROLLBACK, without an error.
+      await reserved`commit`.catch(() => undefined);
       reserved.release();
     },
   };
@@ -80,6 +139,12 @@ export interface DatabaseOptions {
   timeouts?: SessionTimeouts | null;
   /** Called with every statement sent; tests count queries with it. Default: none. */
   onQuery?: ((statement: string) => void) | undefined;
+  /**
+   * How the connections reach PostgreSQL (see Pooling). With 'transaction' no statement is
+   * prepared and no session timeout is sent: PgBouncer refuses startup parameters, so the
+   * deployment sets them on the server connections (see docs/production-topology.md). Default 'session'.
+   */
+  pooling?: Pooling;
 }
 
 const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../drizzle', import.meta.url));
@@ -89,6 +154,19 @@ const MIGRATION_LOCK = 7_361_201;
 
 function clientOptions(options: DatabaseOptions = {}): Options<Record<string, postgres.PostgresType>> {
   const timeouts = options.timeouts === undefined ? sessionTimeoutsFor(10_000) : options.timeouts;
+  // Behind transaction pooling a statement prepared on one server connection is unknown to the next
+  // ("prepared statement ... does not exist"), and PgBouncer refuses any startup parameter it does
+  // not know ("unsupported startup parameter"): statements go unnamed, and the timeouts are the
+  // deployment's to set where PgBouncer opens its server connections (its connect_query, or ALTER
+  // ROLE ... SET): SET LOCAL in every transaction would cost the write path a round trip.
+  if (options.pooling === 'transaction') {
+    const { connection: _sent, ...rest } = sessionOptions(options, timeouts);
+    return { ...rest, prepare: false };
+  }
+  return sessionOptions(options, timeouts);
+}
+
+function sessionOptions(options: DatabaseOptions, timeouts: SessionTimeouts | null): Options<Record<string, postgres.PostgresType>> {
   return {
     max: options.maxConnections ?? 10,
     connect_timeout: 5,
@@ -130,14 +208,25 @@ function openPool(url: string, options: Options<Record<string, postgres.Postgres
 export function createDatabase(url: string, options: DatabaseOptions = {}): Database {
   const { sql, primary } = openPool(url, clientOptions(options));
   const db = drizzle({ client: sql, schema, casing: 'snake_case' });
-  return { db, sql, primary, close: () => sql.end({ timeout: 5 }) };
+  if (options.pooling !== 'transaction') return { db, sql, primary, pooling: 'session', close: () => sql.end({ timeout: 5 }) };
+  const { sql: locks } = openPool(url, { ...clientOptions(options), max: LOCK_CONNECTIONS });
+  Object.defineProperty(sql, TRANSACTION_POOLED, { value: { locks } });
+  return {
+    db,
+    sql,
+    primary,
+    pooling: 'transaction',
+    close: async () => {
+      await Promise.all([sql.end({ timeout: 5 }), locks.end({ timeout: 5 })]);
+    },
+  };
 }
 
 /** Creates the database named in `url` when it does not exist yet. */
-export async function ensureDatabase(url: string): Promise<void> {
+export async function ensureDatabase(url: string, pooling: Pooling = 'session'): Promise<void> {
   const parsed = parsePostgresUrl(url);
   const name = parsed.database;
-  const { sql } = openPool(parsed.withDatabase('postgres'), { ...clientOptions({ timeouts: null }), max: 1 });
+  const { sql } = openPool(parsed.withDatabase('postgres'), { ...clientOptions({ timeouts: null, pooling }), max: 1 });
   try {
     const [found] = await sql`select 1 as found from pg_database where datname = ${name}`;
     if (found) return;
@@ -154,12 +243,25 @@ export async function ensureDatabase(url: string): Promise<void> {
 
 /**
  * Applies pending migrations from `drizzle/`. Several processes may start at once, so they take
- * turns under an advisory lock held on the one connection that migrates.
+ * turns under an advisory lock held on the one connection that migrates (behind transaction
+ * pooling, by the one transaction that migrates).
  */
-export async function migrateDatabase(url: string): Promise<void> {
+export async function migrateDatabase(url: string, pooling: Pooling = 'session'): Promise<void> {
   // A migration may rightly take long, and waits for another process's.
-  const { sql } = openPool(url, { ...clientOptions({ timeouts: null }), max: 1 });
+  const { sql } = openPool(url, { ...clientOptions({ timeouts: null, pooling }), max: 1 });
   try {
+    if (pooling === 'transaction') {
+      // A session lock would stay on whichever server connection took it (and its unlock could
+      // land on another): the lock is the transaction's, and drizzle's own migration transaction
+      // (client.begin) becomes a savepoint of it.
+      await sql.begin(async (tx) => {
+        await tx`select pg_advisory_xact_lock(${MIGRATION_LOCK})`;
+        // (drizzle reads the client's options, which a transaction's handle has not: the pool's are lent.)
+        const client = Object.assign(tx, { options: sql.options, begin: <T>(work: (inner: TransactionSql) => Promise<T>) => tx.savepoint(work) });
+        await migrate(drizzle({ client: client as unknown as Sql, casing: 'snake_case' }), { migrationsFolder: MIGRATIONS_FOLDER });
+      });
+      return;
+    }
     await sql`select pg_advisory_lock(${MIGRATION_LOCK})`;
     await migrate(drizzle({ client: sql, casing: 'snake_case' }), { migrationsFolder: MIGRATIONS_FOLDER });
     await sql`select pg_advisory_unlock(${MIGRATION_LOCK})`;

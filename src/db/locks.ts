@@ -1,4 +1,5 @@
 import type { Sql, TransactionSql } from 'postgres';
+import { lockClientOf } from './client.js';
 
 /**
  * PostgreSQL advisory locks: the per-player lock that flag, unflag and erasure take turns under,
@@ -21,6 +22,18 @@ export async function lockPlayerForTransaction(tx: TransactionSql, playerId: str
  * wait for it. Statements on it commit one by one, as on the pool.
  */
 export async function withPlayerLock<T>(sql: Sql, playerId: string, work: (locked: Sql) => Promise<T>): Promise<T> {
+  const locks = lockClientOf(sql);
+  if (locks) {
+    // Behind transaction pooling (see holdingTransactionLock): the lock is a transaction's on the
+    // lock client, and `work` runs on the pool, where its statements still commit one by one.
+    const outcome = await holdingTransactionLock(
+      locks,
+      (tx) => tx`select pg_advisory_xact_lock(${PLAYER_LOCK_SPACE}, hashtext(${playerId})) as locked`,
+      () => work(sql),
+    );
+    // pg_advisory_xact_lock waits for the lock, so it is always held here.
+    return (outcome as { value: T }).value;
+  }
   const reserved = await sql.reserve();
   try {
     await reserved`select pg_advisory_lock(${PLAYER_LOCK_SPACE}, hashtext(${playerId}))`;
@@ -42,6 +55,11 @@ export async function withPlayerLock<T>(sql: Sql, playerId: string, work: (locke
  * apart from the other lock spaces (any number below 2^31 not used elsewhere).
  */
 export async function whileHoldingSessionLock(sql: Sql, key: number, work: () => Promise<void>): Promise<boolean> {
+  const locks = lockClientOf(sql);
+  if (locks) {
+    const outcome = await holdingTransactionLock(locks, (tx) => tx`select pg_try_advisory_xact_lock(${key}) as locked`, work);
+    return outcome !== null;
+  }
   const reserved = await sql.reserve();
   try {
     const [row] = await reserved<{ locked: boolean }[]>`select pg_try_advisory_lock(${key}) as locked`;
@@ -55,4 +73,40 @@ export async function whileHoldingSessionLock(sql: Sql, key: number, work: () =>
   } finally {
     reserved.release();
   }
+}
+
+/** How often a held lock's transaction says something, so that no idle-in-transaction timeout ends it (PostgreSQL's, or PgBouncer's idle_transaction_timeout). */
+const LOCK_HEARTBEAT_MS = 1_000;
+
+/**
+ * A lock behind transaction pooling, where a session lock would stay on whichever server connection
+ * took it, for other clients, and its unlock could land on another: the transaction-scoped lock
+ * (`take`, answering one row with `locked`, which pg_advisory_xact_lock answers as null) is taken
+ * in a transaction of the lock client's, kept open while `work` runs and committed after it, which
+ * lets the lock go. Answers `work`'s value, or null, running nothing, when `take` answered false. The lock
+ * client is apart from the pool, so that held locks cannot take every connection `work` needs; the
+ * transaction runs `select 1` every LOCK_HEARTBEAT_MS meanwhile, as a long recovery may hold it for
+ * minutes. Should the process die, its connection closes and PostgreSQL lets the lock go; should the
+ * connection break meanwhile, the lock is gone, as a session lock's would be.
+ */
+async function holdingTransactionLock<T>(
+  locks: Sql,
+  take: (tx: TransactionSql) => Promise<{ locked: boolean | null }[]>,
+  work: () => Promise<T>,
+): Promise<{ value: T } | null> {
+  const outcome = await locks.begin(async (tx) => {
+    const [row] = await take(tx);
+    if (row?.locked === false) return null;
+    let beat: Promise<unknown> = Promise.resolve();
+    const heartbeat = setInterval(() => {
+      beat = beat.then(() => tx`select 1`).catch(() => undefined);
+    }, LOCK_HEARTBEAT_MS);
+    try {
+      return { value: await work() };
+    } finally {
+      clearInterval(heartbeat);
+      await beat;
+    }
+  });
+  return outcome;
 }

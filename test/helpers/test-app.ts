@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { inject } from 'vitest';
 import { type App, type AppDeps, buildApp } from '../../src/app.js';
-import { type Database, createDatabase, sessionTimeoutsFor } from '../../src/db/client.js';
+import { type Database, type Pooling, createDatabase, sessionTimeoutsFor } from '../../src/db/client.js';
 import { createLogger } from '../../src/logger.js';
 import type { RateLimitOptions } from '../../src/services/rate-limits.js';
 import type { RequestLimits } from '../../src/http/request-limits.js';
@@ -50,6 +50,12 @@ export interface TestAppOptions {
    * database is still created, read by the test (`databaseUrl`) and dropped directly. Default: directly.
    */
   databaseVia?: { host?: string; port: number };
+  /**
+   * How the app's connections reach PostgreSQL (see Pooling): 'transaction' with databaseVia naming
+   * a PgBouncer. Default: 'transaction' through the run's PgBouncer when the run has one
+   * (LB_TEST_PGBOUNCER=1, see global-setup.ts) and databaseVia is not given, 'session' otherwise.
+   */
+  pooling?: Pooling;
   /**
    * The Redis the app uses: a proxy in front of the shared one, or a test's own redis-server.
    * Default: TEST_REDIS_URL, or the shared Redis on 127.0.0.1:6379.
@@ -105,11 +111,14 @@ export async function startTestApp(options: TestAppOptions = {}) {
   const databaseUrl = new URL(shared?.databaseUrl ?? stores!.databaseUrl);
   const keyPrefix = shared?.keyPrefix ?? stores!.keyPrefix;
   const appDatabaseUrl = new URL(databaseUrl);
-  if (options.databaseVia) {
-    appDatabaseUrl.hostname = options.databaseVia.host ?? '127.0.0.1';
-    appDatabaseUrl.port = String(options.databaseVia.port);
+  const runPgBouncer = options.databaseVia ? undefined : inject('pgbouncerPort');
+  const via = options.databaseVia ?? (runPgBouncer ? { port: runPgBouncer } : undefined);
+  if (via) {
+    appDatabaseUrl.hostname = via.host ?? '127.0.0.1';
+    appDatabaseUrl.port = String(via.port);
   }
   const database: Database = createDatabase(appDatabaseUrl.toString(), {
+    pooling: options.pooling ?? (runPgBouncer ? 'transaction' : 'session'),
     onQuery: options.onQuery,
     timeouts: sessionTimeoutsFor(options.requestTimeoutMs ?? TEST_REQUEST_TIMEOUT_MS),
   });
