@@ -55,6 +55,8 @@ export interface BenchTarget {
   shards: number;
   /** Players p1 … p{players}, each ranked on the board. Default {@link PLAYERS}. */
   players: number;
+  /** Variables the service is started with beside the target's (REDIS_REPLICA_URLS, say). Default: none. */
+  serviceEnv?: Record<string, string>;
 }
 
 /** The bench board of every scenario but the cluster run: 1,000,000 players, one shard, the single Redis node. */

@@ -121,6 +121,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
       LOG_LEVEL: 'warn',
       // As npm start runs it: graphql-js skips its development-only checks.
       NODE_ENV: 'production',
+      ...target.serviceEnv,
       ...options.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -106,7 +106,8 @@ const HTTP_TARGETS: Partial<Record<ReadScenario, number>> = {
 /** The graphql-ws targets of issue 13, against the same stock Yoga over HTTP. */
 const WS_TARGETS: Partial<Record<ReadScenario, number>> = { standing: 5, 'standing-named': 5 };
 
-const SPECS: Record<ReadScenario, ReadSpec> = {
+/** Each read scenario's document, variables and raw operations (the replica run, bench/scenarios/replicas.ts, sends the same). */
+export const SPECS: Record<ReadScenario, ReadSpec> = {
   standing: {
     query: 'query Standing($board: ID!, $playerId: ID!) { standing(board: $board, playerId: $playerId) { rank score percentile } }',
     variables: (target) => ({ board: target.boardId, playerId: randomPlayer(target.players) }),
