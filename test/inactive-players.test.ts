@@ -77,7 +77,8 @@ describe('inactive players leave the index', () => {
     const cutoff = clock.now().getTime() - (days ?? Infinity) * DAY;
     const mine = results.filter((r) => r.board === board);
     const last = new Map<string, number>();
-    for (const r of mine) last.set(r.playerId, Math.max(last.get(r.playerId) ?? 0, r.achievedAt.getTime()));
+    // Activity is per list: any result for the global one, the region's results for a region's.
+    for (const r of mine) if (region === null || r.region === region) last.set(r.playerId, Math.max(last.get(r.playerId) ?? 0, r.achievedAt.getTime()));
     const best = new Map<string, { playerId: string; score: number; reachedAt: number }>();
     for (const r of mine) {
       if (region !== null && r.region !== region) continue;
@@ -159,8 +160,9 @@ describe('inactive players leave the index', () => {
     // Scores with long runs of ties, so DENSE ranks differ from ORDINAL ones.
     await submit(wave(old, (i) => 100 + ((i * 7) % 6) * 50));
     clock.advance(20 * DAY);
-    // Two old players play again, lower than their best: they stay active and keep that best.
-    await submit(wave([...fresh, 'old-00', 'old-01'], (i) => 90 + ((i * 5) % 4) * 50));
+    // Three old players play again, lower than their best: they stay active and keep that best; old-02
+    // (EU before) without a region this time, so it stays active globally and not in EU.
+    await submit(wave([...fresh, 'old-00', 'old-02', 'old-01'], (i) => 90 + ((i * 5) % 4) * 50));
     clock.advance(15 * DAY);
   }, 120_000);
 
@@ -337,5 +339,29 @@ describe('inactive players leave the index', () => {
     // Its turn now: nothing left to take out.
     expect(await removeInactiveOnce(other.app.services, { pauseMs: 0 })).toEqual({ ran: true, removed: 0, returned: 0 });
     await expectLists(BOARDS[0].id, DAYS, 'ORDINAL');
+  }, 120_000);
+  it('a result landing between the check and the removal is not lost: the player is written back, with their best', async () => {
+    const board = BOARDS[0];
+    const rebuilt = await t.admin(`mutation($b: ID!) { rebuildBoard(board: $b) }`, { b: board.id });
+    expect(rebuilt.errors).toBeUndefined();
+    let returning: string | undefined;
+    const pass = await removeInactiveOnce(t.app.services, {
+      pauseMs: 0,
+      beforeRemoval: async (ids) => {
+        if (returning) return;
+        returning = ids[0]!;
+        // Committed and written to the index before the removal, worse than their best.
+        await submit([{ board: board.id, playerId: returning, matchId: `m${match++}`, score: 0, region: null, achievedAt: clock.now() }]);
+      },
+    });
+    expect(returning).toBeDefined();
+    expect(pass.returned).toBe(1);
+    const best = Math.max(...results.filter((r) => r.board === board.id && r.playerId === returning).map((r) => r.score));
+    const standing = await t.gql<{ standing: { score: number } | null }>(`query($b: ID!, $p: ID!) { standing(board: $b, playerId: $p) { score } }`, {
+      b: board.id,
+      p: returning,
+    });
+    expect(standing.data!.standing?.score).toBe(best);
+    await expectLists(board.id, DAYS, board.rankStyle);
   }, 120_000);
 });

@@ -57,6 +57,8 @@ export interface PassOptions {
   /** See InactivePlayersOptions.pauseMs. */
   pauseMs?: number | undefined;
   signal?: AbortSignal;
+  /** Called between a step's check and its removal, with the ids about to be removed: for tests that land a result there. */
+  beforeRemoval?: (playerIds: string[]) => Promise<void> | void;
   /** Called after each step, with the bucket key: for tests that hold a pass open. */
   afterStep?: (key: string) => Promise<void> | void;
 }
@@ -96,15 +98,16 @@ async function passBucket(services: Services, at: BoardBucket, since: Date, opti
       const ids: string[] = [];
       for (let i = 0; i < step.pairs.length; i += 2) ids.push(step.pairs[i]!);
       if (ids.length > 0) {
-        const active = await storage.boardScores.activeAmong(board.id, ids, since);
+        const active = await storage.boardScores.activeAmong(board.id, at.region, ids, since);
         const candidates: string[] = [];
         for (let i = 0; i < step.pairs.length; i += 2) if (!active.has(step.pairs[i]!)) candidates.push(step.pairs[i]!, step.pairs[i + 1]!);
         if (candidates.length > 0) {
+          await options.beforeRemoval?.(candidates.filter((_, k) => k % 2 === 0));
           const out = await index.removeInactive(at, shard, candidates);
           topChanged ||= out.topChanged;
           // A result achieved since the cutoff and committed between the check and the removal:
           // its index write may have come before the removal. Asked again, and written back.
-          const back = out.removed.length > 0 ? [...(await storage.boardScores.activeAmong(board.id, out.removed, since))] : [];
+          const back = out.removed.length > 0 ? [...(await storage.boardScores.activeAmong(board.id, at.region, out.removed, since))] : [];
           if (back.length > 0) returned += await writeBack(services, at, back);
           removed += out.removed.length - back.length;
         }
