@@ -3,7 +3,7 @@
  *
  *     npm run bench -- <scenario> [--seconds 20] [--warmup 5] [--connections 50] [--inflight 4]
  *                                 [--match 10] [--scale 1] [--runtime dist|tsx] [--profile] [--metadata] [--force]
- *                                 [--players 1000000] [--rounds 0] [--no-quiet-wait]
+ *                                 [--players 1000000] [--rounds 0] [--no-quiet-wait] [--pgbouncer]
  *
  * Scenarios: seed, submit, submit-batch, standing, standing-named, around, top, open, open-client, open-client-times, friends, peak, abuse,
  * abuse-cost-walk, abuse-introspection, abuse-validation, abuse-body-hold, abuse-idle-connections, abuse-scalar-reads, rebuild,
@@ -20,6 +20,9 @@
  * Before each measurement it waits (up to 10 minutes) for the machine to be quiet, so another job's
  * load is not counted as the service's; --no-quiet-wait skips that. The cpu column says who had
  * the cores during each measurement ("other" is everybody else).
+ *
+ * --pgbouncer: every service process reaches PostgreSQL through a PgBouncer of its own in
+ * transaction pooling mode (DATABASE_POOLING=transaction), to compare with a run without it.
  *
  * --rounds N (read scenarios with an HTTP target) adds N rounds of stock Yoga and the service over
  * HTTP (and over graphql-ws for standing and standing-named) taken in turn, seconds apart, and
@@ -75,8 +78,11 @@ const { values, positionals } = parseArgs({
     only: { type: 'string' },
     rounds: { type: 'string', default: '0' },
     'no-quiet-wait': { type: 'boolean', default: false },
+    pgbouncer: { type: 'boolean', default: false },
   },
 });
+// Every service the run starts reaches PostgreSQL through a PgBouncer of its own (bench/lib/service.ts).
+if (values.pgbouncer) process.env.BENCH_PGBOUNCER = '1';
 
 /** `--only standing,top`: some of the cluster run's scenarios. */
 function clusterScenarios(text: string): ClusterScenario[] {
@@ -88,7 +94,7 @@ function clusterScenarios(text: string): ClusterScenario[] {
 
 function usage(problem: string): never {
   console.error(
-    `${problem}\nusage: npm run bench -- <${[...SCENARIOS, 'all'].join('|')}> [--seconds 20] [--warmup 5] [--connections 50] [--inflight 4] [--match 10] [--scale 1] [--runtime tsx|dist] [--profile] [--metadata] [--force] [--players 1000000] [--only standing,standing-named,open,top,submit-batch] (both cluster only) [--rounds 0] [--no-quiet-wait]`,
+    `${problem}\nusage: npm run bench -- <${[...SCENARIOS, 'all'].join('|')}> [--seconds 20] [--warmup 5] [--connections 50] [--inflight 4] [--match 10] [--scale 1] [--runtime tsx|dist] [--profile] [--metadata] [--force] [--players 1000000] [--only standing,standing-named,open,top,submit-batch] (both cluster only) [--rounds 0] [--no-quiet-wait] [--pgbouncer]`,
   );
   process.exit(2);
 }

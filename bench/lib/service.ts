@@ -11,6 +11,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PERIODS } from '../../src/model/board.js';
 import { freePort } from '../../test/helpers/ports.js';
+import { startPgBouncer } from '../../test/helpers/pgbouncer.js';
+import { sessionTimeoutsFor } from '../../src/db/client.js';
 import { allocationSocket } from './store-calls.js';
 import { BENCH_ADMIN_KEY, BENCH_SERVER_KEY, BENCH_TARGET, type BenchTarget, REDIS_URL, benchDatabaseUrl } from './env.js';
 
@@ -23,6 +25,12 @@ export interface ServiceOptions {
   cpuProfileDir?: string;
   /** Variables set over the bench's own (e.g. the per-client budgets, which the bench turns off). Default: none. */
   env?: Record<string, string>;
+  /**
+   * Whether the service reaches PostgreSQL through a PgBouncer of its own in transaction pooling
+   * (test/helpers/pgbouncer.ts, DATABASE_POOLING=transaction, the session timeouts of the default
+   * 10 s bound set by its connect_query). Default: BENCH_PGBOUNCER=1, which `--pgbouncer` sets.
+   */
+  pgbouncer?: boolean;
 }
 
 export interface ServiceProcess {
@@ -95,6 +103,9 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   const target = options.target ?? BENCH_TARGET;
   const port = await freePort();
   const logFile = join(tmpdir(), `lb-bench-service-${port}.log`);
+  const pgbouncer =
+    (options.pgbouncer ?? process.env.BENCH_PGBOUNCER === '1') ? await startPgBouncer({ timeouts: sessionTimeoutsFor(10_000), poolSize: 20 }) : undefined;
+  const databaseUrl = benchDatabaseUrl(target.database);
   const log = createWriteStream(logFile);
   const nodeArgs: string[] = [];
   if (options.cpuProfileDir) {
@@ -109,7 +120,8 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
       ...process.env,
       PORT: String(port),
       HOST: '127.0.0.1',
-      DATABASE_URL: benchDatabaseUrl(target.database),
+      DATABASE_URL: pgbouncer ? pgbouncer.via(databaseUrl) : databaseUrl,
+      ...(pgbouncer ? { DATABASE_POOLING: 'transaction' } : {}),
       BENCH_ALLOCATION_SOCKET: allocationSocket(port),
       REDIS_URL: typeof target.redis === 'string' ? target.redis : REDIS_URL,
       // Set (and so preferred to REDIS_URL) only for a cluster target; empty reads as unset.
@@ -158,6 +170,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     async stop() {
       if (child.exitCode === null) child.kill('SIGTERM');
       const code = await exited;
+      await pgbouncer?.stop();
       log.end();
       if (code !== 0) process.stderr.write(`the service exited with ${code}; see ${logFile}\n`);
     },

@@ -91,6 +91,9 @@ export async function startPgBouncer(options: PgBouncerOptions = {}): Promise<Pg
     log = (log + chunk.toString()).slice(-4_000);
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  // Never left running by a process that ends without stop() (a failed bench, a killed test run).
+  const orphaned = () => child.kill('SIGKILL');
+  process.once('exit', orphaned);
   await until(
     async () => {
       if (child.exitCode !== null) throw new Error(`pgbouncer exited (${child.exitCode}): ${log}`);
@@ -109,6 +112,7 @@ export async function startPgBouncer(options: PgBouncerOptions = {}): Promise<Pg
       return pooled.toString();
     },
     async stop() {
+      process.off('exit', orphaned);
       if (child.exitCode === null && child.signalCode === null) {
         child.kill('SIGINT');
         await exited;
