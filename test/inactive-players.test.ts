@@ -236,6 +236,15 @@ describe('inactive players leave the index', () => {
         expect((await measureBucketDrift(t.app.services, at)).drift, `${b.id} ${period}`).toBe(0);
       }
     }
+    // A real drift is still one: an active player missing.
+    const at = await resolveBoardBucket(t.app.services, { board: BOARDS[0].id, period: 'ALL_TIME', bucket: null, region: null });
+    const key = `lb:{${BOARDS[0].id}:ALL_TIME:all}`;
+    const packed = await t.redis.zscore(key, 'new-03');
+    expect(packed).not.toBeNull();
+    await t.redis.zrem(key, 'new-03');
+    expect((await measureBucketDrift(t.app.services, at)).drift).toBe(1);
+    await t.redis.zadd(key, packed!, 'new-03');
+    expect((await measureBucketDrift(t.app.services, at)).drift).toBe(0);
   }, 120_000);
 
   /** How many members the model says leave a board: inactive players in each ALL_TIME and SEASON list, global and EU. */
