@@ -35,6 +35,11 @@ export const INACTIVE_PLAYERS_LOCK = 7_361_254;
 export interface InactivePlayersOptions {
   /** How often a pass runs; one also runs at start. Default 3,600,000 ms (hourly). */
   intervalMs?: number;
+  /**
+   * How soon a pass that skipped a bucket (Redis or PostgreSQL away, or the index being recovered,
+   * whose rebuild brings every inactive player back) is followed by the next. Default 60,000 ms.
+   */
+  retryMs?: number;
   /** Members read and checked per step (one ZSCAN, one query, one script call). Default 500. */
   batch?: number;
   /** The pause between two steps, so that the job never holds Redis for long. Default 20 ms. */
@@ -49,6 +54,8 @@ export interface InactivePass {
   removed: number;
   /** Members written back because a result arrived between the check and the removal. */
   returned: number;
+  /** Buckets not passed over (a store away, or the bucket not readable yet): the next pass comes sooner. */
+  skipped: number;
 }
 
 export interface PassOptions {
@@ -131,7 +138,7 @@ async function passBucket(services: Services, at: BoardBucket, since: Date, opti
  */
 export async function removeInactiveOnce(services: Services, options: PassOptions = {}): Promise<InactivePass> {
   const settings = { ...options, batch: options.batch ?? 500, pauseMs: options.pauseMs ?? 20 };
-  const pass: InactivePass = { ran: false, removed: 0, returned: 0 };
+  const pass: InactivePass = { ran: false, removed: 0, returned: 0, skipped: 0 };
   pass.ran = await services.storage.whileHoldingSessionLock(INACTIVE_PLAYERS_LOCK, async () => {
     for (const board of await services.boards.list()) {
       if (!board.inactiveAfterDays) continue;
@@ -144,6 +151,7 @@ export async function removeInactiveOnce(services: Services, options: PassOption
           pass.returned += returned;
         } catch (error) {
           if (options.signal?.aborted) throw error;
+          pass.skipped++;
           services.log.warn({ err: error, key: bucketKey(at) }, 'inactive players: a bucket was not passed over; tried again at the next pass');
         }
       }
@@ -162,18 +170,22 @@ export interface InactivePlayers {
   stop(): Promise<void>;
 }
 
-/** Runs {@link removeInactiveOnce} at start and every `intervalMs`, until stopped. A pass that fails (a store away) is logged and tried at the next. */
+/** Runs {@link removeInactiveOnce} at start and every `intervalMs`, until stopped; after a pass that failed or skipped a bucket (a store away, an index recovery under way), again after `retryMs`. */
 export function startInactivePlayers(services: Services, options: InactivePlayersOptions = {}): InactivePlayers {
   const intervalMs = options.intervalMs ?? 3_600_000;
+  const retryMs = options.retryMs ?? 60_000;
   const stopping = new AbortController();
   const loop = (async () => {
     while (!stopping.signal.aborted) {
+      let wait = intervalMs;
       try {
-        await removeInactiveOnce(services, { batch: options.batch, pauseMs: options.pauseMs, signal: stopping.signal });
+        const pass = await removeInactiveOnce(services, { batch: options.batch, pauseMs: options.pauseMs, signal: stopping.signal });
+        if (pass.skipped > 0) wait = Math.min(intervalMs, retryMs);
       } catch (error) {
-        if (!stopping.signal.aborted) services.log.warn({ err: error }, 'inactive players: the pass failed; tried again at the next');
+        if (!stopping.signal.aborted) services.log.warn({ err: error }, 'inactive players: the pass failed; tried again shortly');
+        wait = Math.min(intervalMs, retryMs);
       }
-      await sleep(intervalMs, undefined, { signal: stopping.signal, ref: false }).catch(() => undefined);
+      await sleep(wait, undefined, { signal: stopping.signal, ref: false }).catch(() => undefined);
     }
   })();
   return {
