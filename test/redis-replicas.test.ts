@@ -181,6 +181,50 @@ describe('one Redis with a read replica', () => {
   });
 });
 
+describe('a read that fails on a replica', () => {
+  let master: OwnRedis;
+  let replica: OwnRedis;
+  let onReplica: Redis;
+  let t: TestApp;
+
+  beforeAll(async () => {
+    master = await startOwnRedis();
+    replica = await startOwnRedis({ replicaOf: master.port });
+    onReplica = await client(replica.port);
+    await until(() => linked(onReplica), 10_000, 'the replica linked to its master');
+    // Heartbeats seconds apart: between two of them the replica is taken as fresh whatever it does.
+    t = await startTestApp({ redisUrl: master.url, replicas: { urls: [replica.url], maxLagMs: 20_000, heartbeatMs: 5_000 } });
+    await createBoard(t, 'fails');
+    await submit(t, 'fails', 'ann', 900, 'f1');
+    await until(async () => t.replicaReads!.states()[0]!.fresh, 15_000, 'the replica fresh');
+  }, 60_000);
+
+  afterAll(async () => {
+    await t?.close();
+    onReplica?.disconnect();
+    await replica?.kill();
+    await master?.kill();
+  });
+
+  /** How many script calls the replica refused so far (INFO commandstats rejected_calls). */
+  const refused = async () =>
+    [...(await onReplica.info('commandstats')).matchAll(/cmdstat_(?:evalsha|eval):.*rejected_calls=(\d+)/g)].reduce((n, match) => n + Number(match[1]), 0);
+
+  it('is read again on the master at once: the client gets the master\u2019s answer, no error', async () => {
+    const dead = await startOwnRedis();
+    await dead.kill();
+    // Cut off, and told to refuse reads meanwhile (MASTERDOWN), as a replica set so does.
+    await onReplica.config('SET', 'replica-serve-stale-data', 'no');
+    await onReplica.replicaof('127.0.0.1', dead.port);
+    const before = await refused();
+    for (let i = 0; i < 5; i++) {
+      expect(await t.gql(STANDING, { board: 'fails', player: 'ann' })).toEqual({ data: { standing: { rank: 1, score: 900 } } });
+    }
+    // The replica was asked, and refused: those reads were answered by the master.
+    expect((await refused()) - before).toBeGreaterThanOrEqual(1);
+  });
+});
+
 interface View {
   entries: { score: number; player: { id: string } }[];
 }
