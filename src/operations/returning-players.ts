@@ -22,6 +22,8 @@ export async function restoreReturningBest(
   writes: readonly BoardScoreWrite[],
   placed: { size: number; place: Place | null }[],
 ): Promise<void> {
+  // Most boards: one look at each write's board, nothing made.
+  if (!writes.some(({ at }) => at.board.inactiveAfterDays)) return;
   const byBucket = new Map<string, number[]>();
   writes.forEach(({ at, score }, i) => {
     if (!at.board.inactiveAfterDays || at.board.aggregate !== 'BEST' || at.bucket.period !== 'SEASON') return;
