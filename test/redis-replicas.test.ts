@@ -119,6 +119,24 @@ describe('one Redis with a read replica', () => {
     await master?.kill();
   });
 
+  /** The replica's gauges as /metrics gives them: whether reads go to it, and its lag (undefined: no series). */
+  async function replicaGauges(): Promise<{ reads: number | undefined; lagSeconds: number | undefined }> {
+    const text = await (await fetch(`${t.url}/metrics`)).text();
+    const value = (name: string) => {
+      const match = new RegExp(`^${name}\\{replica="127\\.0\\.0\\.1:${replica.port}"\\} (\\S+)$`, 'm').exec(text);
+      return match ? Number(match[1]) : undefined;
+    };
+    return { reads: value('leaderboard_redis_replica_reads'), lagSeconds: value('leaderboard_redis_replica_lag_seconds') };
+  }
+
+  it('says in /metrics which replica takes reads, and how far behind it is', async () => {
+    const { reads, lagSeconds } = await replicaGauges();
+    expect(reads).toBe(1);
+    // At most the bound: one heartbeat period (100 ms) and its round trip on an idle local replica.
+    expect(lagSeconds).toBeGreaterThanOrEqual(0);
+    expect(lagSeconds).toBeLessThan(1);
+  });
+
   it('serves standing, around, pages and top from the replica, and each submission its own answer from the master', async () => {
     // Nothing read yet: the replica holds what the master holds.
     expect(await standing(t, 'rep', 'ghost')).toBeNull();
@@ -178,6 +196,7 @@ describe('one Redis with a read replica', () => {
     expect(await standing(t, 'rep', 'ghost2')).toBeNull();
     await until(async () => !t.replicaReads!.states()[0]!.fresh, 5_000, 'the killed replica skipped');
     expect(await standing(t, 'rep', 'ann')).toEqual({ rank: 1, score: 900 });
+    expect(await replicaGauges()).toEqual({ reads: 0, lagSeconds: undefined });
   });
 });
 

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { Gauge } from 'prom-client';
 import { type Keyring, createKeyring } from '../auth/keys.js';
 import type { Database } from '../db/client.js';
 import { SecretNotLoadedError } from '../db/service-secrets.js';
@@ -141,6 +142,7 @@ export function createServices(given: ServiceDeps): Services {
     ? createTopFeed({ subscriber: deps.subscriber, topCache, index, log: deps.log, watchers: metrics.topChangedSubscribers, replicas: deps.replicaReads })
     : null;
   const profiles = createProfileCache(deps.redis, storage.players, deps.log);
+  if (deps.replicaReads) showReplicas(metrics, deps.replicaReads);
   const services: Services = {
     storage,
     index,
@@ -192,4 +194,34 @@ export function createServices(given: ServiceDeps): Services {
     submissionHealth: createSubmissionHealth(),
   };
   return services;
+}
+
+/**
+ * The replicas' gauges, read from the heartbeats when /metrics is asked:
+ * `leaderboard_redis_replica_lag_seconds{replica}` (no series for one that did not answer its last
+ * heartbeat read) and `leaderboard_redis_replica_reads{replica}`, 1 while reads go to it.
+ */
+function showReplicas(metrics: Metrics, replicas: ReplicaReads): void {
+  new Gauge({
+    name: 'leaderboard_redis_replica_lag_seconds',
+    help: 'How far each Redis read replica (host:port) is behind its master, from the heartbeat this process wrote on the master and last read back from it (see REDIS_REPLICA_MAX_LAG_MS). No series for a replica whose last heartbeat read failed. With WORKERS, the largest of the workers.',
+    labelNames: ['replica'] as const,
+    aggregator: 'max',
+    registers: [metrics.registry],
+    collect() {
+      this.reset();
+      for (const { replica, lagMs } of replicas.states()) if (lagMs !== null) this.set({ replica }, lagMs / 1000);
+    },
+  });
+  new Gauge({
+    name: 'leaderboard_redis_replica_reads',
+    help: '1 while the reads that may be a little stale go to this Redis read replica (host:port), 0 while it is skipped (behind by more than REDIS_REPLICA_MAX_LAG_MS, or not answering). With WORKERS, 1 only when every worker reads from it.',
+    labelNames: ['replica'] as const,
+    aggregator: 'min',
+    registers: [metrics.registry],
+    collect() {
+      this.reset();
+      for (const { replica, fresh } of replicas.states()) this.set({ replica }, fresh ? 1 : 0);
+    },
+  });
 }
