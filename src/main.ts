@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { RedisClient } from './redis.js';
 import { buildApp } from './app.js';
 import { type Config, ConfigError, loadConfig, redisTarget } from './config.js';
-import { createDatabase, ensureDatabase, migrateDatabase, sessionTimeoutsFor } from './db/client.js';
+import { createDatabase, ensureDatabase, migrateDatabase, sessionTimeoutsFor, unsetServerTimeouts } from './db/client.js';
 import { hostLabel, parsePostgresUrl } from './db/postgres-url.js';
 import { createLogger, exitAfterFlush } from './logger.js';
 import { createRedisClient } from './redis.js';
@@ -52,6 +52,14 @@ async function serve(config: Config, log: Logger): Promise<void> {
   await postgresFailure.around(() => ensureDatabase(config.DATABASE_URL, config.DATABASE_POOLING));
   await postgresFailure.around(() => migrateDatabase(config.DATABASE_URL, config.DATABASE_POOLING));
   const database = createDatabase(config.DATABASE_URL, { timeouts: sessionTimeoutsFor(config.REQUEST_TIMEOUT_MS), pooling: config.DATABASE_POOLING });
+  if (config.DATABASE_POOLING === 'transaction') {
+    const unset = await unsetServerTimeouts(database.sql).catch(() => []);
+    if (unset.length > 0)
+      log.warn(
+        { unset },
+        "PostgreSQL enforces none of these timeouts behind transaction pooling: set them on PgBouncer's server connections (connect_query; see docs/production-topology.md)",
+      );
+  }
   // One node (REDIS_URL) or a Redis Cluster (REDIS_CLUSTER_NODES): everything below works on both.
   const redis: RedisClient = createRedisClient(redisTarget(config), { keyPrefix: config.REDIS_KEY_PREFIX });
   const redisFailure = config.REDIS_CLUSTER_NODES

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureDatabase, migrateDatabase, sessionTimeoutsFor } from '../src/db/client.js';
+import { createDatabase, ensureDatabase, migrateDatabase, sessionTimeoutsFor, unsetServerTimeouts } from '../src/db/client.js';
 import { RECOVERY_LOCK } from '../src/jobs/index-recovery.js';
 import { type PgBouncerFixture, startPgBouncer } from './helpers/pgbouncer.js';
 import { seeded } from './helpers/random.js';
@@ -101,6 +101,18 @@ describe('the service behind PgBouncer in transaction pooling mode', () => {
       }
     } finally {
       await direct`drop database if exists ${direct(name)} with (force)`;
+    }
+  });
+
+  it("tells whether PgBouncer's server connections carry the session timeouts, which the service cannot send", async () => {
+    expect(await unsetServerTimeouts(a.database.sql)).toEqual([]);
+    const bare = await startPgBouncer();
+    const through = createDatabase(bare.via(a.databaseUrl), { pooling: 'transaction' });
+    try {
+      expect(await unsetServerTimeouts(through.sql)).toEqual(['statement_timeout', 'lock_timeout', 'idle_in_transaction_session_timeout']);
+    } finally {
+      await through.close();
+      await bare.stop();
     }
   });
 
@@ -226,5 +238,25 @@ describe('the service behind PgBouncer in transaction pooling mode', () => {
       'the other process refuses the revoked key',
     );
     expect(took).toBeLessThan(5_000);
+  });
+  it('PgBouncer down: submissions UNAVAILABLE with nothing written and /readyz 503; back by themselves once it is', async () => {
+    await bouncer.kill();
+    const input = { board: BOARD, playerId: 'outage', matchId: 'outage-1', score: 7 };
+    const started = Date.now();
+    const refused = await a.server(SUBMIT_ONE, { input });
+    expect(codeOf(refused)).toBe('UNAVAILABLE');
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect((await fetch(`${a.url}/readyz`)).status).toBe(503);
+    const [written] = await direct<{ n: number }[]>`select count(*)::int as n from results where match_id = 'outage-1'`;
+    expect(written!.n).toBe(0);
+    await bouncer.start();
+    const back = await until(
+      async () => (await b.server(SUBMIT_ONE, { input: { ...input, matchId: `outage-${Date.now()}` } })).errors === undefined,
+      10_000,
+      'a submission through PgBouncer again',
+    );
+    expect(back).toBeLessThan(10_000);
+    await until(async () => (await fetch(`${a.url}/readyz`)).status === 200, 10_000, '/readyz 200 again');
+    expect(codeOf(await a.server(SUBMIT_ONE, { input }))).toBeUndefined();
   });
 });

@@ -222,6 +222,22 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Data
   };
 }
 
+/**
+ * Behind transaction pooling: which of the session timeouts PostgreSQL does not enforce (0) on the
+ * server connections, which the deployment is to set there (PgBouncer's connect_query, or ALTER
+ * ROLE ... SET; see docs/production-topology.md, PgBouncer), as the service cannot send them. One
+ * statement, at start-up: it reads whichever server connection PgBouncer lends, and PgBouncer
+ * opens them all alike.
+ */
+export async function unsetServerTimeouts(sql: Sql): Promise<string[]> {
+  const [row] = await sql<Record<string, string>[]>`
+    select current_setting('statement_timeout') as statement_timeout, current_setting('lock_timeout') as lock_timeout,
+      current_setting('idle_in_transaction_session_timeout') as idle_in_transaction_session_timeout`;
+  return Object.entries(row ?? {})
+    .filter(([, value]) => value === '0')
+    .map(([name]) => name);
+}
+
 /** Creates the database named in `url` when it does not exist yet. */
 export async function ensureDatabase(url: string, pooling: Pooling = 'session'): Promise<void> {
   const parsed = parsePostgresUrl(url);

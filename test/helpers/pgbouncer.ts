@@ -26,6 +26,10 @@ export interface PgBouncerFixture {
   port: number;
   /** `url` with its host and port replaced by this PgBouncer's: the same database, pooled. */
   via(url: string): string;
+  /** Kills it (SIGKILL), as a crash would; its clients' connections drop. */
+  kill(): Promise<void>;
+  /** Starts it again, on the same port with the same ini, and waits until it accepts connections. */
+  start(): Promise<void>;
   /** Stops it (SIGINT: at once, its server connections closed) and removes its directory. */
   stop(): Promise<void>;
 }
@@ -83,26 +87,41 @@ export async function startPgBouncer(options: PgBouncerOptions = {}): Promise<Pg
   await writeFile(join(dir, 'pgbouncer.ini'), ini, { mode: 0o644 });
   await writeFile(join(dir, 'users.txt'), '"postgres" ""\n', { mode: 0o644 });
   const asRoot = process.getuid?.() === 0;
-  const child: ChildProcess = spawn(PGBOUNCER, [...(asRoot ? ['-u', 'postgres'] : []), join(dir, 'pgbouncer.ini')], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let log = '';
-  child.stderr?.on('data', (chunk: Buffer) => {
-    log = (log + chunk.toString()).slice(-4_000);
-  });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  let child: ChildProcess | undefined;
+  let exited: Promise<void> = Promise.resolve();
   // Never left running by a process that ends without stop() (a failed bench, a killed test run).
-  const orphaned = () => child.kill('SIGKILL');
+  const orphaned = () => child?.kill('SIGKILL');
   process.once('exit', orphaned);
-  await until(
-    async () => {
-      if (child.exitCode !== null) throw new Error(`pgbouncer exited (${child.exitCode}): ${log}`);
-      return accepts(port);
-    },
-    10_000,
-    () => `pgbouncer on port ${port} accepting: ${log}`,
-    50,
-  );
+
+  async function start(): Promise<void> {
+    const running: ChildProcess = spawn(PGBOUNCER, [...(asRoot ? ['-u', 'postgres'] : []), join(dir, 'pgbouncer.ini')], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    child = running;
+    let log = '';
+    running.stderr?.on('data', (chunk: Buffer) => {
+      log = (log + chunk.toString()).slice(-4_000);
+    });
+    exited = new Promise<void>((resolve) => running.once('exit', () => resolve()));
+    await until(
+      async () => {
+        if (running.exitCode !== null) throw new Error(`pgbouncer exited (${running.exitCode}): ${log}`);
+        return accepts(port);
+      },
+      10_000,
+      () => `pgbouncer on port ${port} accepting: ${log}`,
+      50,
+    );
+  }
+
+  async function kill(signal: NodeJS.Signals): Promise<void> {
+    if (child && child.exitCode === null && child.signalCode === null) {
+      child.kill(signal);
+      await exited;
+    }
+  }
+
+  await start();
   return {
     port,
     via(url: string) {
@@ -111,12 +130,11 @@ export async function startPgBouncer(options: PgBouncerOptions = {}): Promise<Pg
       pooled.port = String(port);
       return pooled.toString();
     },
+    kill: () => kill('SIGKILL'),
+    start,
     async stop() {
       process.off('exit', orphaned);
-      if (child.exitCode === null && child.signalCode === null) {
-        child.kill('SIGINT');
-        await exited;
-      }
+      await kill('SIGINT');
       await rm(dir, { recursive: true, force: true });
     },
   };
