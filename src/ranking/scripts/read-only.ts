@@ -1,15 +1,18 @@
 /**
  * The shebang that declares a script read-only (Redis 7): `#!lua flags=no-writes` on its first
- * line. Such a script may run on a replica, which on a Cluster serves it (after READONLY) instead
- * of redirecting it to its master as it does any script without the flag; any write it attempts
- * fails ("Write commands are not allowed from read-only scripts") rather than reaching the data.
- * Every script that only reads carries it (read-top, read-standings, read-around, read-near,
- * read-after, count-ahead, and the replica variants of the named reads); the shebang must be the
- * script's very first bytes.
+ * line. Every script the index's reads send to replicas carries it (read-top, read-standings,
+ * read-around, read-near, read-after, count-ahead, and the replica variants of the named reads);
+ * the shebang must be the script's very first bytes. Redis then treats a call of it as a read,
+ * whatever it is: any write it attempts fails ("Write commands are not allowed from read-only
+ * scripts") rather than reaching the data, and a replica refuses it as it refuses other reads
+ * while its link is down under `replica-serve-stale-data no` (MASTERDOWN; the read then goes to
+ * the master, see replicas.ts), where a script without flags would be served stale. (Redis 7.0
+ * serves a script without flags on a replica too, standalone or a Cluster replica in READONLY
+ * mode, and fails only a write inside it; the flag is what keeps that a declared, checked read.)
  *
- * Scripts with a shebang also refuse keys of several slots on a Cluster (unless allow-cross-slot-keys):
- * each of these reads one sorted set, and the named variants, which read undeclared profile
- * hashes, run only on one node (profile naming is off on a Cluster).
+ * Scripts with a shebang also refuse keys of several slots on a Cluster (unless
+ * allow-cross-slot-keys): each of these reads one sorted set, and the named variants, which read
+ * undeclared profile hashes, run only on one node (profile naming is off on a Cluster).
  */
 export const NO_WRITES = '#!lua flags=no-writes\n';
 
