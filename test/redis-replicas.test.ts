@@ -150,6 +150,9 @@ describe('one Redis with a read replica', () => {
     expect(page.data!.standings.edges.map((edge) => edge.node.player.id)).toContain('ghost');
     const top = await t.gql<{ top: { entries: { player: { id: string } }[] } }>(TOP, { board: 'rep' });
     expect(top.data!.top.entries.map((entry) => entry.player.id)).toContain('ghost');
+    expect((await t.server(`mutation { setFriends(playerId: "cy", friendIds: ["ghost", "bob"]) }`)).errors).toBeUndefined();
+    const friends = await t.gql<{ friends: { player: { id: string } }[] }>(`{ friends(board: "rep", playerId: "cy") { player { id } } }`);
+    expect(friends.data!.friends.map((row) => row.player.id).sort()).toEqual(['bob', 'cy', 'ghost']);
 
     // A submission's places come from the master, which has no ghost: dee is second there, third on the replica.
     const first = await submit(t, 'rep', 'dee', 800, 'm4');
