@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { chown, mkdtemp, readFile, readdir, rm, appendFile } from 'node:fs/promises';
+import { appendFile, chown, mkdtemp, readFile, readdir, readlink, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -26,7 +26,7 @@ export interface OwnPostgres {
   pid(): Promise<number>;
   /**
    * Kills the postmaster and every process it started (its backends, WAL sender and writer) with
-   * SIGKILL at once, as the loss of its machine would, and waits until the port is free.
+   * SIGKILL at once, as the loss of its machine would, and waits until they are gone.
    */
   kill(): Promise<void>;
   /** Promotes a standby (pg_ctl promote, which waits until it accepts writes). */
@@ -76,18 +76,19 @@ async function answers(port: number): Promise<boolean> {
   }
 }
 
-/** The pids of the processes whose parent is `pid` (from /proc). */
-async function childrenOf(pid: number): Promise<number[]> {
+/**
+ * The pids of the running processes whose working directory is `dir`: every process of a server
+ * (the postmaster and each process it starts work in the data directory), even one its postmaster
+ * no longer parents. Zombies are left out.
+ */
+async function processesIn(dir: string): Promise<number[]> {
   const found: number[] = [];
   for (const entry of await readdir('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      const stat = await readFile(`/proc/${entry}/stat`, 'utf8');
-      // pid (comm) state ppid ...: comm may hold spaces, so read after its closing parenthesis.
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (ppid === pid) found.push(Number(entry));
+      if ((await readlink(`/proc/${entry}/cwd`)) === dir && (await isAlive(Number(entry)))) found.push(Number(entry));
     } catch {
-      // Gone meanwhile.
+      // Gone meanwhile, or not ours to read.
     }
   }
   return found;
@@ -131,19 +132,24 @@ function serverOf(home: string, port: number): OwnPostgres {
     pid,
     async kill() {
       const postmaster = await pid();
-      const children = await childrenOf(postmaster);
-      for (const target of [postmaster, ...children]) {
-        try {
-          process.kill(target, 'SIGKILL');
-        } catch {
-          // Already gone.
-        }
-      }
+      // Frozen first, so that it forks no new backend meanwhile; then every process of the server
+      // (each child is a session of its own, so there is no process group to kill at once), until none is left.
+      process.kill(postmaster, 'SIGSTOP');
       await until(
-        async () => !(await Promise.all([postmaster, ...children].map(isAlive))).includes(true),
+        async () => {
+          const left = await processesIn(dataDir);
+          for (const target of left) {
+            try {
+              process.kill(target, 'SIGKILL');
+            } catch {
+              // Already gone.
+            }
+          }
+          return left.length === 0;
+        },
         10_000,
         `PostgreSQL on ${port} gone after SIGKILL`,
-        20,
+        10,
       );
     },
     async promote() {
