@@ -67,18 +67,18 @@ export interface TestAppOptions {
    * app's own. Default: none (one node, see redisUrl).
    */
   redisCluster?: Pick<RedisClusterFixture, 'nodes'>;
-  /** How the app catches the index up after it fell behind. Default: the app's. */
-  indexCatchUp?: IndexCatchUpOptions;
-  /** How the app watches for, and rebuilds, a lost index. Default: the app's. */
-  indexRecovery?: IndexRecoveryOptions;
-  /** How the app groups submissions into transactions. Default: the app's. */
-  groupCommit?: GroupCommitOptions;
   /**
    * Read replicas for the app's reads that may be a little stale (see ranking/replicas.ts): the
    * URLs of replicas of `redisUrl` (REDIS_REPLICA_URLS), or `cluster` for the replicas of
    * `redisCluster` (REDIS_CLUSTER_REPLICA_READS); with the max lag and heartbeat period. Default: none.
    */
   replicas?: { urls?: string[]; cluster?: boolean; maxLagMs?: number; heartbeatMs?: number };
+  /** How the app catches the index up after it fell behind. Default: the app's. */
+  indexCatchUp?: IndexCatchUpOptions;
+  /** How the app watches for, and rebuilds, a lost index. Default: the app's. */
+  indexRecovery?: IndexRecoveryOptions;
+  /** How the app groups submissions into transactions. Default: the app's. */
+  groupCommit?: GroupCommitOptions;
   /** How the app keeps the score log's partitions ahead. Default: the app's. */
   resultPartitions?: ResultPartitionsOptions;
   /** How often the app renews its measurement of the index drift. Default: the app's. */
@@ -126,15 +126,6 @@ export async function startTestApp(options: TestAppOptions = {}) {
   await redis.connect();
   const subscriber = subscriberFor(redis);
   await subscriber.connect();
-  const app: App = buildApp({
-    database,
-    redis,
-    subscriber,
-    log: options.log ?? createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
-    adminKey: ADMIN_KEY,
-    serverKeys: [SERVER_KEY],
-    port: 0,
-    now: options.now,
   const replicaSetup =
     options.replicas?.cluster && options.redisCluster
       ? { cluster: options.redisCluster.nodes }
@@ -144,11 +135,20 @@ export async function startTestApp(options: TestAppOptions = {}) {
   const replicaReads = replicaSetup
     ? await openReplicaReads(redis, { replicas: replicaSetup, keyPrefix, maxLagMs: options.replicas?.maxLagMs, heartbeatMs: options.replicas?.heartbeatMs })
     : undefined;
+  const app: App = buildApp({
+    database,
+    redis,
+    subscriber,
+    replicaReads,
+    log: options.log ?? createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
+    adminKey: ADMIN_KEY,
+    serverKeys: [SERVER_KEY],
+    port: 0,
+    now: options.now,
     rateLimits: options.rateLimits ?? { readsPerSecond: 0, submissionsPerSecond: 0, readRowsPerSecond: 0, authFailuresPerSecond: 0, validationMsPerSecond: 0 },
     seasonCloseIntervalMs: options.seasonCloseIntervalMs,
     indexCatchUp: options.indexCatchUp,
     indexRecovery: options.indexRecovery,
-    replicaReads,
     groupCommit: options.groupCommit,
     resultPartitions: options.resultPartitions,
     indexDrift: options.indexDrift,
@@ -186,6 +186,8 @@ export async function startTestApp(options: TestAppOptions = {}) {
     stop: stopApp,
     database,
     redis,
+    /** The replica reads, when `replicas` was given: their states() tell which replicas take reads. */
+    replicaReads,
     keyPrefix,
     /** The app's own database, for a child process (the CLI) to work on. */
     databaseUrl: databaseUrl.toString(),
@@ -195,11 +197,10 @@ export async function startTestApp(options: TestAppOptions = {}) {
     server: <T = Record<string, unknown>>(query: string, variables: Record<string, unknown> = {}) => gql<T>(query, variables, { key: SERVER_KEY }),
     /** With the admin key. */
     admin: <T = Record<string, unknown>>(query: string, variables: Record<string, unknown> = {}) => gql<T>(query, variables, { key: ADMIN_KEY }),
-    /** The replica reads, when `replicas` was given: their states() tell which replicas take reads. */
-    replicaReads,
     async close() {
       await stopApp();
       await database.close();
+      await replicaReads?.close();
       await subscriber.quit();
       await redis.quit();
       await stores?.drop();
@@ -209,7 +210,6 @@ export async function startTestApp(options: TestAppOptions = {}) {
 
 export type TestApp = Awaited<ReturnType<typeof startTestApp>>;
 
-      await replicaReads?.close();
 function adminTarget(url: URL) {
   return { host: url.hostname, port: Number(url.port || 5432), user: decodeURIComponent(url.username || 'postgres'), database: 'postgres' };
 }
