@@ -86,12 +86,6 @@ export const configSchema = z.object({
   REDIS_URL: redisUrl.default('redis://127.0.0.1:6379'),
   /** Seed nodes of a Redis Cluster; when set, the service uses the cluster and REDIS_URL is not read. */
   REDIS_CLUSTER_NODES: clusterNodes.optional(),
-  REDIS_KEY_PREFIX: z
-    .string()
-    .regex(/^[A-Za-z0-9_:.-]*$/, 'may hold only letters, digits and _ : . -')
-    .default(''),
-  ADMIN_API_KEY: z.string().min(16, 'must be at least 16 characters long').optional(),
-  SERVER_API_KEYS: apiKeyList,
   /**
    * Replicas of the REDIS_URL node (`redis://h:p,redis://h2:p`): the reads that may be a little
    * stale go to them while they keep up (see ranking/replicas.ts). Not read on a Cluster, whose
@@ -102,6 +96,12 @@ export const configSchema = z.object({
   REDIS_CLUSTER_REPLICA_READS: flag(false),
   /** A replica whose heartbeat is older than this many milliseconds is skipped until it catches up. */
   REDIS_REPLICA_MAX_LAG_MS: z.coerce.number().int().min(1).default(1_000),
+  REDIS_KEY_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_:.-]*$/, 'may hold only letters, digits and _ : . -')
+    .default(''),
+  ADMIN_API_KEY: z.string().min(16, 'must be at least 16 characters long').optional(),
+  SERVER_API_KEYS: apiKeyList,
   CURSOR_SECRET: z.string().min(16, 'must be at least 16 characters long').optional(),
   /** When set, /metrics answers only `Authorization: Bearer <METRICS_TOKEN>`. */
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters long').optional(),
