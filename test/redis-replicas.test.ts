@@ -352,6 +352,22 @@ describe('a Redis Cluster read from its replicas (REDIS_CLUSTER_REPLICA_READS)',
     const itsMaster = grew.find(({ node }) => node.id === reader!.node.masterId)!;
     expect(itsMaster.by).toBeLessThan(5);
 
+    // The replica stops answering (CLIENT PAUSE): skipped once its heartbeat is older than the
+    // bound, and its reads go to its master, quickly, meanwhile.
+    const name = `${reader!.node.host}:${reader!.node.port}`;
+    const pauser = await client(reader!.node.port);
+    await pauser.client('PAUSE', 4_000, 'ALL');
+    await until(async () => t.replicaReads!.states().find((state) => state.replica === name)?.fresh === false, 3_000, 'the paused replica skipped');
+    const masterBeforePause = await scriptCalls(itsMaster.node);
+    for (let i = 0; i < 5; i++) {
+      const startedAt = Date.now();
+      expect(await standing(t, 'clu', 'bob')).toEqual({ rank: 2, score: 700 });
+      expect(Date.now() - startedAt).toBeLessThan(1_000);
+    }
+    expect((await scriptCalls(itsMaster.node)) - masterBeforePause).toBeGreaterThanOrEqual(5);
+    await until(async () => t.replicaReads!.states().find((state) => state.replica === name)?.fresh === true, 10_000, 'the replica fresh again');
+    pauser.disconnect();
+
     // The replica goes: reads answer at once, with no error, from its master.
     await cluster.kill(reader!.node);
     const answers = await Promise.all(Array.from({ length: 10 }, () => t.gql(STANDING, { board: 'clu', player: 'ann' })));
