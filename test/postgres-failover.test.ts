@@ -326,6 +326,11 @@ describe('PostgreSQL failover with a synchronous standby', () => {
         stopAt = performance.now() + 1_000;
         await Promise.all(clients);
         await readiness.stop();
+        // Nothing but acknowledged or UNAVAILABLE, before anything else is asked of the service.
+        expect(
+          answers.filter((a) => a.outcome === 'other').map((a) => a.message),
+          'answers neither acknowledged nor UNAVAILABLE',
+        ).toEqual([]);
 
         const between = readiness.seen.filter((r) => r.started >= killed + 500 && r.ended <= promoting);
         expect(between.length, 'readyz asked between the kill and the promotion').toBeGreaterThan(0);
