@@ -3,6 +3,7 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, ensureDatabase, migrateDatabase, sessionTimeoutsFor, unsetServerTimeouts } from '../src/db/client.js';
 import { RECOVERY_LOCK } from '../src/jobs/index-recovery.js';
+import { whileHoldingSessionLock } from '../src/db/locks.js';
 import { type PgBouncerFixture, startPgBouncer } from './helpers/pgbouncer.js';
 import { seeded } from './helpers/random.js';
 import { type TestApp, codeOf, startTestApp } from './helpers/test-app.js';
@@ -219,6 +220,24 @@ describe('the service behind PgBouncer in transaction pooling mode', () => {
     ).toBe(true);
     expect(ran).toBe(true);
     expect(await advisoryLocks()).toBe(0);
+  });
+
+  it('a lock held for longer than the idle-in-transaction timeout stays held (its transaction is kept busy)', async () => {
+    const brief = await startPgBouncer({ timeouts: { statementMs: 5_000, lockMs: 2_500, idleInTransactionMs: 600 } });
+    const through = createDatabase(brief.via(a.databaseUrl), { pooling: 'transaction' });
+    const key = RECOVERY_LOCK + 1_000;
+    try {
+      const held = await whileHoldingSessionLock(through.sql, key, async () => {
+        await new Promise((resolve) => setTimeout(resolve, 2_000));
+        const [taken] = await direct<{ ok: boolean }[]>`select pg_try_advisory_lock(${key}) as ok`;
+        expect(taken!.ok).toBe(false);
+      });
+      expect(held).toBe(true);
+      expect(await advisoryLocks()).toBe(0);
+    } finally {
+      await through.close();
+      await brief.stop();
+    }
   });
 
   it('a key made on one process works on the other; revoked there, the other refuses it within seconds (its cache would keep it 30 s)', async () => {

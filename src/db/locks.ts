@@ -28,7 +28,7 @@ export async function withPlayerLock<T>(sql: Sql, playerId: string, work: (locke
     // lock client, and `work` runs on the pool, where its statements still commit one by one.
     const outcome = await holdingTransactionLock(
       locks,
-      (tx) => tx`select pg_advisory_xact_lock(${PLAYER_LOCK_SPACE}, hashtext(${playerId})) as locked`,
+      (tx) => tx`select pg_advisory_xact_lock(${PLAYER_LOCK_SPACE}, hashtext(${playerId})) as locked, ${idleMs(tx)} as idle_ms`,
       () => work(sql),
     );
     // pg_advisory_xact_lock waits for the lock, so it is always held here.
@@ -57,7 +57,7 @@ export async function withPlayerLock<T>(sql: Sql, playerId: string, work: (locke
 export async function whileHoldingSessionLock(sql: Sql, key: number, work: () => Promise<void>): Promise<boolean> {
   const locks = lockClientOf(sql);
   if (locks) {
-    const outcome = await holdingTransactionLock(locks, (tx) => tx`select pg_try_advisory_xact_lock(${key}) as locked`, work);
+    const outcome = await holdingTransactionLock(locks, (tx) => tx`select pg_try_advisory_xact_lock(${key}) as locked, ${idleMs(tx)} as idle_ms`, work);
     return outcome !== null;
   }
   const reserved = await sql.reserve();
@@ -75,32 +75,42 @@ export async function whileHoldingSessionLock(sql: Sql, key: number, work: () =>
   }
 }
 
-/** How often a held lock's transaction says something, so that no idle-in-transaction timeout ends it (PostgreSQL's, or PgBouncer's idle_transaction_timeout). */
+/**
+ * How often, at most, a held lock's transaction says something, so that no idle-in-transaction
+ * timeout ends it (PgBouncer's idle_transaction_timeout, whole seconds); more often when the
+ * session's own idle_in_transaction_session_timeout is shorter (a quarter of it).
+ */
 const LOCK_HEARTBEAT_MS = 1_000;
+
+/** The session's idle_in_transaction_session_timeout in milliseconds (0: none), read with the lock. */
+const idleMs = (tx: TransactionSql) => tx`(select setting::int from pg_settings where name = 'idle_in_transaction_session_timeout')`;
 
 /**
  * A lock behind transaction pooling, where a session lock would stay on whichever server connection
  * took it, for other clients, and its unlock could land on another: the transaction-scoped lock
- * (`take`, answering one row with `locked`, which pg_advisory_xact_lock answers as null) is taken
- * in a transaction of the lock client's, kept open while `work` runs and committed after it, which
- * lets the lock go. Answers `work`'s value, or null, running nothing, when `take` answered false. The lock
- * client is apart from the pool, so that held locks cannot take every connection `work` needs; the
- * transaction runs `select 1` every LOCK_HEARTBEAT_MS meanwhile, as a long recovery may hold it for
- * minutes. Should the process die, its connection closes and PostgreSQL lets the lock go; should the
- * connection break meanwhile, the lock is gone, as a session lock's would be.
+ * (`take`, answering one row with `locked`, which pg_advisory_xact_lock answers as null, and the
+ * session's idle timeout, `idle_ms`) is taken in a transaction of the lock client's, kept open
+ * while `work` runs and committed after it, which lets the lock go. Answers `work`'s value, or
+ * null, running nothing, when `take` answered false. The lock client is apart from the pool, so
+ * that held locks cannot take every connection `work` needs; the transaction runs `select 1` every
+ * LOCK_HEARTBEAT_MS (or a quarter of its idle timeout) meanwhile, as a long recovery may hold it
+ * for minutes. Should the process die, its connection closes and PostgreSQL lets the lock go;
+ * should the connection break meanwhile, the lock is gone, as a session lock's would be.
  */
 async function holdingTransactionLock<T>(
   locks: Sql,
-  take: (tx: TransactionSql) => Promise<{ locked: boolean | null }[]>,
+  take: (tx: TransactionSql) => Promise<{ locked: boolean | null; idle_ms: number }[]>,
   work: () => Promise<T>,
 ): Promise<{ value: T } | null> {
   const outcome = await locks.begin(async (tx) => {
     const [row] = await take(tx);
     if (row?.locked === false) return null;
+    const idle = row?.idle_ms ?? 0;
+    const every = idle > 0 ? Math.max(50, Math.min(LOCK_HEARTBEAT_MS, Math.floor(idle / 4))) : LOCK_HEARTBEAT_MS;
     let beat: Promise<unknown> = Promise.resolve();
     const heartbeat = setInterval(() => {
       beat = beat.then(() => tx`select 1`).catch(() => undefined);
-    }, LOCK_HEARTBEAT_MS);
+    }, every);
     try {
       return { value: await work() };
     } finally {
