@@ -5,6 +5,10 @@ import { type OwnPostgres, startOwnPostgres, startStandby, waitForSyncStandby } 
 import { deleteKeys } from './helpers/redis-keys.js';
 import { type ServiceProcess, startService } from './helpers/service-process.js';
 import { until } from './helpers/wait.js';
+import { freePort } from './helpers/ports.js';
+import { createDatabase } from '../src/db/client.js';
+import { isStoreUnavailable } from '../src/store-errors.js';
+import { POSTGRES_URL } from './helpers/global-setup.js';
 
 /**
  * PostgreSQL failover with a synchronous standby (issue 54, part 1), on servers of the test's own:
@@ -234,6 +238,31 @@ async function checkAnswers(url: string, promoted: OwnPostgres, answers: Answer[
 }
 
 describe('PostgreSQL failover with a synchronous standby', () => {
+  it('finds the primary wherever DATABASE_URL names it, and fails at once, UNAVAILABLE, while no host is one', async () => {
+    // postgres.js's own host list tried the hosts one after the other with no pause and never
+    // failed the waiting query while none suited: a request hung until its deadline.
+    const [dead, alsoDead] = [await freePort(), await freePort()];
+    const shared = new URL(POSTGRES_URL).host;
+    const found = createDatabase(`postgres://postgres@127.0.0.1:${dead},${shared}/postgres?target_session_attrs=read-write`, { maxConnections: 2 });
+    const none = createDatabase(`postgres://postgres@127.0.0.1:${dead},127.0.0.1:${alsoDead}/postgres`, { maxConnections: 2 });
+    try {
+      const [row] = await found.sql<{ standby: boolean }[]>`select pg_is_in_recovery() as standby`;
+      expect(row!.standby).toBe(false);
+      expect(found.primary.current()).toBe(shared);
+      const started = performance.now();
+      const error = await none.sql`select 1`.then(
+        () => null,
+        (caught: unknown) => caught,
+      );
+      expect(performance.now() - started).toBeLessThan(3_000);
+      expect((error as Error).message).toMatch(/no PostgreSQL primary among .* does not answer/);
+      expect(isStoreUnavailable(error)).toBe(true);
+      expect(none.primary.current()).toBeNull();
+    } finally {
+      await Promise.all([found.close(), none.close()]);
+    }
+  });
+
   it('never acknowledges a COMMIT that did not reach the standby, though the promoted standby hands its transaction id to another', async () => {
     // The loss of issue 54 made certain: the primary's WAL sender is stopped (SIGSTOP), so a group's
     // COMMIT is flushed on the primary and waits for the standby, which never receives a byte of
