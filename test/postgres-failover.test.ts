@@ -32,8 +32,14 @@ import { POSTGRES_URL } from './helpers/global-setup.js';
 const SERVER_KEY = 'failover-server-key-0123456789';
 const id = randomBytes(4).toString('hex');
 const prefixes: string[] = [];
+/**
+ * Every service and server started, stopped again here even when a test timed out (its own
+ * `finally` then never runs): a server outlives the test process otherwise (pg_ctl detaches it).
+ */
+const started: (() => Promise<void>)[] = [];
 
 afterAll(async () => {
+  for (const stop of started.reverse()) await stop().catch(() => undefined);
   for (const prefix of prefixes) await deleteKeys(prefix);
 });
 
@@ -46,11 +52,14 @@ interface Pair {
 /** A primary with a synchronous standby streaming from it; the standby, once promoted, has none of its own. */
 async function startPair(): Promise<Pair> {
   const primary = await startOwnPostgres({ settings: { synchronous_standby_names: "'*'", synchronous_commit: 'on' } });
+  started.push(() => primary.remove());
   try {
     // Promoted, it has no standby: with the primary's '*' (copied by pg_basebackup) every commit would wait forever.
     const standby = await startStandby(primary, { settings: { synchronous_standby_names: "''" } });
+    const remove = async () => void (await Promise.all([primary.remove(), standby.remove()]));
+    started.push(remove);
     await waitForSyncStandby(primary);
-    return { primary, standby, remove: async () => void (await Promise.all([primary.remove(), standby.remove()])) };
+    return { primary, standby, remove };
   } catch (error) {
     await primary.remove();
     throw error;
@@ -79,15 +88,13 @@ async function startOn(pair: Pair, round: number, env: Record<string, string> = 
     RATE_LIMIT_SUBMISSIONS_PER_SECOND: '0',
     ...env,
   });
-  const url = await service.listening;
-  return {
-    service,
-    url,
-    async stop() {
-      if (service.child.exitCode === null && service.child.signalCode === null) service.child.kill('SIGTERM');
-      await service.exited;
-    },
+  const stop = async () => {
+    if (service.child.exitCode === null && service.child.signalCode === null) service.child.kill('SIGTERM');
+    await service.exited;
   };
+  started.push(stop);
+  const url = await service.listening;
+  return { service, url, stop };
 }
 
 type Outcome = 'acknowledged' | 'duplicate' | 'unavailable' | 'in-doubt' | 'other';
