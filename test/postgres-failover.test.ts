@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type OwnPostgres, startOwnPostgres, startStandby, waitForSyncStandby } from './helpers/postgres-server.js';
-import { deleteKeys } from './helpers/redis-keys.js';
+import { TEST_REDIS_URL, deleteKeys } from './helpers/redis-keys.js';
 import { type ServiceProcess, startService } from './helpers/service-process.js';
 import { until } from './helpers/wait.js';
 import { freePort } from './helpers/ports.js';
@@ -80,6 +80,7 @@ async function startOn(pair: Pair, round: number, env: Record<string, string> = 
   const service = startService({
     PORT: '0',
     DATABASE_URL: `postgres://postgres@${hosts.join(',')}/leaderboard?target_session_attrs=read-write`,
+    REDIS_URL: TEST_REDIS_URL,
     REDIS_KEY_PREFIX: prefix,
     SERVER_API_KEYS: SERVER_KEY,
     // The test reads the whole index, again and again until it has caught up: no budget in the way.
