@@ -84,7 +84,7 @@ export function primaryConnection<O extends ClientOptions>(url: string, options:
   return {
     url: parsed.urlFor(parsed.hosts[0]!),
     // `socket` is a documented option of postgres.js its types leave out.
-    options: { ...checked, socket: () => locator.socket() } as O,
+    options: { ...checked, socket: () => locator.socket() },
     primary: locator.watch,
   };
 }
