@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, ensureDatabase, migrateDatabase, sessionTimeoutsFor, unsetServerTimeouts } from '../src/db/client.js';
 import { RECOVERY_LOCK } from '../src/jobs/index-recovery.js';
 import { whileHoldingSessionLock } from '../src/db/locks.js';
-import { type PgBouncerFixture, startPgBouncer } from './helpers/pgbouncer.js';
+import { type PgBouncerFixture, pgBouncerFor, startPgBouncer } from './helpers/pgbouncer.js';
 import { seeded } from './helpers/random.js';
 import { type TestApp, codeOf, startTestApp } from './helpers/test-app.js';
 import { settle, until } from './helpers/wait.js';
@@ -38,7 +38,7 @@ function bestOf(results: Sent[], hidden: ReadonlySet<string> = new Set()): { id:
   return [...best].map(([id, score]) => ({ id, score })).sort((a, b) => b.score - a.score || a.id.localeCompare(b.id));
 }
 
-describe('the service behind PgBouncer in transaction pooling mode', () => {
+describe.skipIf(!pgBouncerFor('the PgBouncer test'))('the service behind PgBouncer in transaction pooling mode', () => {
   let bouncer: PgBouncerFixture;
   let a: TestApp;
   let b: TestApp;

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
@@ -9,6 +10,16 @@ import { until } from './wait.js';
 
 /** Debian's pgbouncer (.ci/run installs it). */
 export const PGBOUNCER = '/usr/sbin/pgbouncer';
+
+/**
+ * Whether Debian's pgbouncer is installed; when it is not, the PgBouncer tests are skipped with a
+ * message, as the browser tests are without Chromium (`.ci/run` installs it, so CI always runs them).
+ */
+export function pgBouncerFor(testName: string): boolean {
+  const found = existsSync(PGBOUNCER);
+  if (!found) console.warn(`${testName} skipped: ${PGBOUNCER} is missing (apt-get install pgbouncer; .ci/run installs it).`);
+  return found;
+}
 
 export interface PgBouncerOptions {
   /** The PostgreSQL every database is pooled to. Default 127.0.0.1:5432 (the machine's). */
