@@ -70,20 +70,17 @@ export async function recordInTransaction(
   const boards = new Map(entries.map(({ entry }) => [entry.board.id, entry.board]));
   // A row the group leaves as it was (a BEST score that stands, the common case) is not written at
   // all: under the players' locks its stored value is the fold's, so the merge would change nothing.
-  // A BEST board's rows were merged by the log statement already (logAndRead): as it wrote them, or
-  // as they were stored where it wrote nothing. Only a SUM board's rows take a statement of their own.
   const unchanged: StoredBoardScore[] = [];
   const changed: StoredBoardScore[] = [];
   for (const [id, part] of contribution) {
     const stored = logged.before.get(id);
     const final = running.get(id)!;
-    if (boards.get(part.boardId)!.aggregate === 'BEST') unchanged.push(logged.merged.get(id) ?? stored ?? final);
-    else if (stored && stored.score === final.score && stored.reachedAt.getTime() === final.reachedAt.getTime()) unchanged.push(stored);
+    if (stored && stored.score === final.score && stored.reachedAt.getTime() === final.reachedAt.getTime()) unchanged.push(stored);
     else changed.push(part);
   }
   const upserted = await upsertBoardScores(tx, boards, changed);
   const boardScores = [...upserted, ...unchanged];
-  for (const stored of [...upserted, ...logged.merged.values()]) {
+  for (const stored of upserted) {
     // The twin of the check above, in case the stored score moved under us after all.
     const board = boards.get(stored.boardId)!;
     if (stored.score <= board.maxScore) continue;

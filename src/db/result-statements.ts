@@ -32,12 +32,6 @@ export interface Logged {
   originals: Map<string, RecordOutcome['recorded']>;
   /** The stored board scores of every row the new results touch, before this group. */
   before: Map<string, StoredBoardScore>;
-  /**
-   * The BEST boards' rows (their ALL_TIME ones, see keepsBoardScores) that the statement wrote: the
-   * new results' best merged into what was stored, where it was ahead of it (or there was none),
-   * as stored after the statement. A row the group left as it was is not written, nor answered here.
-   */
-  merged: Map<string, StoredBoardScore>;
   backlogIds: number[];
   flagged: Set<string>;
   /** The transaction's id; null when nothing was new, so nothing was written. */
@@ -48,19 +42,10 @@ export interface Logged {
  * The log statement: claims each result's idempotency key (result_keys, see schema.ts), logs the
  * results whose key was new into their month's partition of the score log, queues one
  * index_backlog row naming every (board, player) with a new result (the outbox costs no round trip
- * of its own, and one row per group, not per result), merges the new results of BEST boards into
- * their board-score rows (below), and in the same statement reads what the fold needs: the
- * originals of the replays, the current board scores of the rows kept as rows that the entries
- * touch (keepsBoardScores), as they were before this statement, and which of the players are
- * flagged. O(k log N) for k entries.
- *
- * The BEST merge: each row of a BEST board kept as a row (its ALL_TIME ones) takes the best of the
- * group's new results in it (ranksAhead: the better score, then the earlier reachedAt, then the
- * earlier in the group), written only where it is ahead of the stored one (or none is stored), the
- * SQL twin of folding combine() over them in order. Why here: it spared the group a statement and a
- * round trip of its own (upsertBoardScores, which SUM boards still take), on the path of every
- * single submission (issue 54). The fold (group-transaction.ts) answers each result's own board
- * score from the rows read before, as it did.
+ * of its own, and one row per group, not per result), and in the same statement reads what the
+ * fold needs: the originals of the replays, the current board scores of the rows kept as rows that
+ * the entries touch (keepsBoardScores), and which of the players are flagged.
+ * O(k log N) for k entries.
  *
  * The board scores are read for every entry, replays too (the fold reads only new results' rows):
  * narrowing them to the keys claimed here made PostgreSQL check each row against the claimed keys
@@ -77,15 +62,7 @@ export async function logAndRead(tx: TransactionSql, entries: ResultEntry[]): Pr
     }
   }
   const rows = [...wanted.values()];
-  // Each new result's part in the rows of BEST boards kept as rows: (the entry's 1-based ordinal, its row, the board's order).
-  const best: { ord: number; row: ScoreRowKey; high: boolean }[] = [];
-  entries.forEach((entry, i) => {
-    if (entry.board.aggregate !== 'BEST') return;
-    for (const row of entry.rows) if (keepsBoardScores(entry.board, row.period)) best.push({ ord: i + 1, row, high: entry.board.order === 'HIGH_FIRST' });
-  });
-  const [found] = await tx<
-    { inserted: string; originals: string; before: string; merged: string; backlog_ids: string[]; flagged: string[]; xid: string | null }[]
-  >`
+  const [found] = await tx<{ inserted: string; originals: string; before: string; backlog_ids: string[]; flagged: string[]; xid: string | null }[]>`
     with input as (
       select * from unnest(
         ${tx.array(entries.map((e) => e.board.id))}::text[],
@@ -95,7 +72,7 @@ export async function logAndRead(tx: TransactionSql, entries: ResultEntry[]): Pr
         ${tx.array(entries.map((e) => e.region))}::text[],
         ${tx.array(entries.map((e) => e.achievedAt.toISOString()))}::timestamptz[],
         ${tx.array(entries.map((e) => e.metadata))}::json[])
-        with ordinality as i(board_id, player_id, match_id, score, region, achieved_at, metadata, ord)),
+        as i(board_id, player_id, match_id, score, region, achieved_at, metadata)),
     keyed as (
       insert into result_keys (board_id, player_id, match_id, achieved_at, region)
       select board_id, player_id, match_id, achieved_at, region from input
@@ -109,34 +86,7 @@ export async function logAndRead(tx: TransactionSql, entries: ResultEntry[]): Pr
       insert into index_backlog (board_ids, player_ids)
       select array_agg(board_id), array_agg(player_id) from (select distinct board_id, player_id from keyed) as touched
       having count(*) > 0
-      returning id),
-    best_of as (
-      select distinct on (i.board_id, b.period, b.bucket, b.region, i.player_id)
-        i.board_id, b.period, b.bucket, b.region, i.player_id, i.score, i.achieved_at, i.metadata, b.high
-      from unnest(
-        ${tx.array(best.map((b) => String(b.ord)))}::int8[],
-        ${tx.array(best.map((b) => b.row.period))}::text[],
-        ${tx.array(best.map((b) => b.row.bucket))}::text[],
-        ${tx.array(best.map((b) => b.row.region))}::text[],
-        ${tx.array(best.map((b) => String(b.high)))}::bool[])
-        as b(ord, period, bucket, region, high)
-      join input i on i.ord = b.ord
-      join keyed k on (k.board_id, k.player_id, k.match_id) = (i.board_id, i.player_id, i.match_id)
-      order by i.board_id, b.period, b.bucket, b.region, i.player_id, case when b.high then -i.score else i.score end, i.achieved_at, i.ord),
-    best_high as (
-      insert into board_scores as s (board_id, period, bucket, region, player_id, score, reached_at, metadata)
-      select board_id, period, bucket, region, player_id, score, achieved_at, metadata from best_of where high
-      on conflict (board_id, period, bucket, region, player_id) do update
-      set score = excluded.score, reached_at = excluded.reached_at, metadata = excluded.metadata
-      where excluded.score > s.score or (excluded.score = s.score and excluded.reached_at < s.reached_at)
-      returning s.board_id, s.period, s.bucket, s.region, s.player_id, s.score, s.reached_at, s.metadata),
-    best_low as (
-      insert into board_scores as s (board_id, period, bucket, region, player_id, score, reached_at, metadata)
-      select board_id, period, bucket, region, player_id, score, achieved_at, metadata from best_of where not high
-      on conflict (board_id, period, bucket, region, player_id) do update
-      set score = excluded.score, reached_at = excluded.reached_at, metadata = excluded.metadata
-      where excluded.score < s.score or (excluded.score = s.score and excluded.reached_at < s.reached_at)
-      returning s.board_id, s.period, s.bucket, s.region, s.player_id, s.score, s.reached_at, s.metadata)
+      returning id)
     select
       (select coalesce(json_agg(json_build_array(board_id, match_id, player_id)), '[]') from keyed)::text as inserted,
       (select coalesce(json_agg(json_build_array(r.board_id, r.match_id, r.player_id, round(extract(epoch from r.achieved_at) * 1000), r.region)), '[]')
@@ -153,8 +103,6 @@ export async function logAndRead(tx: TransactionSql, entries: ResultEntry[]): Pr
          ${tx.array(rows.map((k) => k.playerId))}::text[])
          as w(board_id, period, bucket, region, player_id)
          on s.board_id = w.board_id and s.period = w.period and s.bucket = w.bucket and s.region = w.region and s.player_id = w.player_id)::text as before,
-      (select coalesce(json_agg(json_build_array(m.board_id, m.period, m.bucket, m.region, m.player_id, m.score, round(extract(epoch from m.reached_at) * 1000), m.metadata::text)), '[]')
-       from (select * from best_high union all select * from best_low) as m)::text as merged,
       array(select id from queued) as backlog_ids,
       array(select p.id from players p where p.id in (select player_id from input) and p.flagged_at is not null) as flagged,
       case when exists (select 1 from keyed) then pg_current_xact_id()::text end as xid`;
@@ -162,27 +110,21 @@ export async function logAndRead(tx: TransactionSql, entries: ResultEntry[]): Pr
   // The statement's snapshot shows the keys committed before it, not those this statement added.
   const originals = JSON.parse(found!.originals) as [string, string, string, number, string | null][];
   // Metadata comes as its text (::text above), so it is served as it was sent.
-  const before = JSON.parse(found!.before) as StoredJson[];
-  const merged = JSON.parse(found!.merged) as StoredJson[];
+  const before = JSON.parse(found!.before) as [string, Period, string, string, string, number, number, EntryMetadata | null][];
   return {
     inserted: new Set(inserted.map(([board, match, player]) => resultId(board, match, player))),
     originals: new Map(originals.map(([board, match, player, ms, region]) => [resultId(board, match, player), { achievedAt: new Date(ms), region }])),
-    before: new Map(before.map(storedEntry)),
-    merged: new Map(merged.map(storedEntry)),
+    before: new Map(
+      before.map(([boardId, period, bucket, region, playerId, score, ms, metadata]) => [
+        rowId(boardId, { period, bucket, region }, playerId),
+        { boardId, period, bucket, region, playerId, score, reachedAt: new Date(ms), metadata },
+      ]),
+    ),
     backlogIds: found!.backlog_ids.map(Number),
     flagged: new Set(found!.flagged),
     xid: found!.xid,
   };
 }
-
-/** A board-score row as the log statement answers it: board, period, bucket, region, player, score, reached (epoch ms), metadata text. */
-type StoredJson = [string, Period, string, string, string, number, number, EntryMetadata | null];
-
-/** A row answered as JSON, as a map entry under its rowId. */
-const storedEntry = ([boardId, period, bucket, region, playerId, score, ms, metadata]: StoredJson): [string, StoredBoardScore] => [
-  rowId(boardId, { period, bucket, region }, playerId),
-  { boardId, period, bucket, region, playerId, score, reachedAt: new Date(ms), metadata },
-];
 
 /** drizzle takes over the client's timestamp parsing, so the statements here read times as epoch milliseconds. */
 type StoredRow = {
