@@ -1,7 +1,6 @@
 import type { Sql } from 'postgres';
-import { reserveUnbounded } from './client.js';
-import type { BoardScoreList } from './board-scores.js';
-import { inSpan } from './derived-scores.js';
+import { whileUnbounded } from './client.js';
+import { type BoardScoreList, playersOfList } from './board-scores.js';
 
 /**
  * Players' activity on a board, for boards with inactiveAfterDays (jobs/inactive-players.ts): a
@@ -54,19 +53,8 @@ export interface RankableByActivity {
  * board score.
  */
 export async function countRankableByActivity(sql: Sql, list: BoardScoreList, since: Date, options: { unbounded?: boolean } = {}): Promise<RankableByActivity> {
-  if (options.unbounded) {
-    const session = await reserveUnbounded(sql);
-    try {
-      return await countRankableByActivity(session.sql, list, since);
-    } finally {
-      await session.release();
-    }
-  }
-  const players = list.derived
-    ? sql`select distinct r.player_id from results r where ${inSpan(sql, { boardId: list.boardId, region: list.region, derived: list.derived })}`
-    : sql`
-      select s.player_id from board_scores s
-      where s.board_id = ${list.boardId} and s.period = ${list.period} and s.bucket = ${list.bucket} and s.region = ${list.region}`;
+  if (options.unbounded) return whileUnbounded(sql, (session) => countRankableByActivity(session, list, since));
+  const players = playersOfList(sql, list);
   const [row] = await sql<{ stored: number; active: number }[]>`
     select count(*)::int as stored,
            count(*) filter (where exists (

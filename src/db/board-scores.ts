@@ -1,5 +1,5 @@
 import type { Sql, TransactionSql } from 'postgres';
-import { reserveUnbounded } from './client.js';
+import { reserveUnbounded, whileUnbounded } from './client.js';
 import type { BoardScoreRow, RecordedBoardScore } from '../model/board.js';
 import { Repeater } from '@repeaterjs/repeater';
 import { type DerivedSpan, type ListPart, type ListRead, type ScoreSource, derivedBoardScores, inPart, inSpan } from './derived-scores.js';
@@ -139,6 +139,14 @@ export async function listsWithBoardScores(sql: Sql): Promise<BoardScoreList[]> 
   return rows.map((row) => ({ boardId: row.board_id, period: row.period, bucket: row.bucket, region: row.region, derived: null }));
 }
 
+/** The query fragment of one list's players: its board-score rows' players, or the players of a derived list's span. */
+export const playersOfList = (sql: Sql, list: BoardScoreList) =>
+  list.derived
+    ? sql`select distinct r.player_id from results r where ${inSpan(sql, { boardId: list.boardId, region: list.region, derived: list.derived })}`
+    : sql`
+      select s.player_id from board_scores s
+      where s.board_id = ${list.boardId} and s.period = ${list.period} and s.bucket = ${list.bucket} and s.region = ${list.region}`;
+
 export interface CountRankableOptions {
   /**
    * Whether the count runs without the pool's statement timeout (reserveUnbounded): for the drift
@@ -153,21 +161,9 @@ export interface CountRankableOptions {
  * list's primary-key range, or over the players of a derived list's span. O(N) for N rows.
  */
 export async function countRankable(sql: Sql, list: BoardScoreList, options: CountRankableOptions = {}): Promise<number> {
-  if (options.unbounded) {
-    const session = await reserveUnbounded(sql);
-    try {
-      return await countRankable(session.sql, list);
-    } finally {
-      await session.release();
-    }
-  }
-  const players = list.derived
-    ? sql`select distinct r.player_id from results r where ${inSpan(sql, { boardId: list.boardId, region: list.region, derived: list.derived })}`
-    : sql`
-      select s.player_id from board_scores s
-      where s.board_id = ${list.boardId} and s.period = ${list.period} and s.bucket = ${list.bucket} and s.region = ${list.region}`;
+  if (options.unbounded) return whileUnbounded(sql, (session) => countRankable(session, list));
   const [row] = await sql<{ n: number }[]>`
-    select count(*)::int as n from (${players}) as s
+    select count(*)::int as n from (${playersOfList(sql, list)}) as s
     where not exists (select 1 from players p where p.id = s.player_id and p.flagged_at is not null)`;
   return row?.n ?? 0;
 }

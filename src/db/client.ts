@@ -103,6 +103,16 @@ export async function reserveUnbounded(sql: Sql): Promise<UnboundedSession> {
   };
 }
 
+/** Runs `work` on a session of its own without the pool's statement timeout (see reserveUnbounded), and gives the session back. */
+export async function whileUnbounded<T>(sql: Sql, work: (session: ReservedSql) => Promise<T>): Promise<T> {
+  const session = await reserveUnbounded(sql);
+  try {
+    return await work(session.sql);
+  } finally {
+    await session.release();
+  }
+}
+
 /**
  * reserveUnbounded behind transaction pooling: a session's SET would stay on whichever server
  * connection ran it, for another client's statements, while ours land on others. The timeout is
