@@ -14,6 +14,8 @@ export type Aggregate =
 export type CreateBoardInput = {
   aggregate?: Aggregate;
   id: string;
+  /** Days without a result on the board after which a player leaves its ALL_TIME and SEASON rankings (every region too) until their next result or a rebuild; their scores stay recorded. 1 to 36,500; null: never. Default null. */
+  inactiveAfterDays?: number | null | undefined;
   maxScore: number;
   order?: ScoreOrder;
   periods?: Array<Period>;
@@ -94,6 +96,8 @@ export type UpdateBoardInput = {
   /** Regions to add; existing ones stay. */
   addRegions?: Array<string> | null | undefined;
   id: string;
+  /** Days without a result on the board after which a player leaves its ALL_TIME and SEASON rankings (every region too) until their next result or a rebuild; their scores stay recorded. 1 to 36,500; null: never. Left out: unchanged. Set later, players already inactive leave at the job's next pass; cleared, those out return with their next result or a rebuild. */
+  inactiveAfterDays?: number | null | undefined;
   /** Only upwards, and only while every existing bucket's packing stays exact; refused otherwise, saying so. */
   maxScore?: number | null | undefined;
   /** ORDINAL and COMPETITION may be swapped; to or from DENSE is refused. */
