@@ -3,6 +3,7 @@ import { type TestApp, codeOf, startTestApp } from './helpers/test-app.js';
 import { movableClock } from './helpers/clock.js';
 import { labelsAt, rankEntries } from './helpers/oracle.js';
 import { readAllPages } from './helpers/rank-views.js';
+import { type ModelResult, submitInput } from './helpers/board-views.js';
 import { removeInactiveOnce } from '../src/jobs/inactive-players.js';
 import { measureBucketDrift } from '../src/operations/board-buckets.js';
 import { resolveBoardBucket } from '../src/operations/buckets.js';
@@ -16,15 +17,6 @@ import { resolveBoardBucket } from '../src/operations/buckets.js';
 
 const DAY = 86_400_000;
 const DAYS = 30;
-
-interface Result {
-  board: string;
-  playerId: string;
-  matchId: string;
-  score: number;
-  region: string | null;
-  achievedAt: Date;
-}
 
 interface Row {
   rank: number;
@@ -45,13 +37,13 @@ describe('inactive players leave the index', () => {
   const clock = movableClock();
   let t: TestApp;
   let other: TestApp;
-  const results: Result[] = [];
+  const results: ModelResult[] = [];
   const seasonStart = new Map<string, number>();
   let match = 0;
 
-  const submit = async (batch: Result[]) => {
+  const submit = async (batch: ModelResult[]) => {
     const answer = await t.server(`mutation($inputs: [SubmitScoreInput!]!) { submitScores(inputs: $inputs) { duplicate } }`, {
-      inputs: batch.map((r) => ({ ...r, achievedAt: r.achievedAt.toISOString() })),
+      inputs: batch.map(submitInput),
     });
     expect(answer.errors).toBeUndefined();
     results.push(...batch);
