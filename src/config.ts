@@ -211,3 +211,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 export function redisTarget(config: Pick<Config, 'REDIS_URL' | 'REDIS_CLUSTER_NODES'>): RedisTarget {
   return config.REDIS_CLUSTER_NODES ? { cluster: config.REDIS_CLUSTER_NODES } : config.REDIS_URL;
 }
+
+/**
+ * Where the reads that may be a little stale go: the Cluster's replicas when REDIS_CLUSTER_NODES and
+ * REDIS_CLUSTER_REPLICA_READS are set, else the nodes REDIS_REPLICA_URLS lists; null for none.
+ */
+export function redisReplicas(
+  config: Pick<Config, 'REDIS_CLUSTER_NODES' | 'REDIS_CLUSTER_REPLICA_READS' | 'REDIS_REPLICA_URLS'>,
+): { urls: string[] } | Exclude<RedisTarget, string> | null {
+  if (config.REDIS_CLUSTER_NODES) return config.REDIS_CLUSTER_REPLICA_READS ? { cluster: config.REDIS_CLUSTER_NODES } : null;
+  return config.REDIS_REPLICA_URLS.length > 0 ? { urls: config.REDIS_REPLICA_URLS } : null;
+}

@@ -2,7 +2,7 @@ import cluster from 'node:cluster';
 import type { Logger } from 'pino';
 import type { RedisClient } from './redis.js';
 import { buildApp } from './app.js';
-import { type Config, ConfigError, loadConfig, redisTarget } from './config.js';
+import { type Config, ConfigError, loadConfig, redisReplicas, redisTarget } from './config.js';
 import { createDatabase, ensureDatabase, migrateDatabase, sessionTimeoutsFor, unsetServerTimeouts } from './db/client.js';
 import { hostLabel, parsePostgresUrl } from './db/postgres-url.js';
 import { createLogger, exitAfterFlush } from './logger.js';
@@ -70,13 +70,7 @@ async function serve(config: Config, log: Logger): Promise<void> {
   const subscriber = subscriberFor(redis);
   await redisFailure.around(() => connectQuietly(subscriber));
   // Reads that may be a little stale go to replicas that keep up: REDIS_REPLICA_URLS, or the Cluster's.
-  const replicas = config.REDIS_CLUSTER_NODES
-    ? config.REDIS_CLUSTER_REPLICA_READS
-      ? { cluster: config.REDIS_CLUSTER_NODES }
-      : null
-    : config.REDIS_REPLICA_URLS.length > 0
-      ? { urls: config.REDIS_REPLICA_URLS }
-      : null;
+  const replicas = redisReplicas(config);
   const replicaReads = replicas
     ? await redisFailure.around(() => openReplicaReads(redis, { replicas, keyPrefix: config.REDIS_KEY_PREFIX, maxLagMs: config.REDIS_REPLICA_MAX_LAG_MS, log }))
     : undefined;

@@ -1,5 +1,4 @@
 import type { Logger } from 'pino';
-import { Gauge } from 'prom-client';
 import { type Keyring, createKeyring } from '../auth/keys.js';
 import type { Database } from '../db/client.js';
 import { SecretNotLoadedError } from '../db/service-secrets.js';
@@ -16,7 +15,7 @@ import { type CursorCodec, createCursorCodec } from '../services/cursor.js';
 import { type DriftReports, createDriftReports } from '../services/drift-reports.js';
 import { type FlagChanges, createFlagChanges } from '../services/flag-changes.js';
 import type { GroupCommitOptions } from '../services/group-commit.js';
-import { type Metrics, createMetrics } from '../services/metrics.js';
+import { type Metrics, createMetrics, showReplicas } from '../services/metrics.js';
 import { type ProfileCache, createProfileCache } from '../services/profile-cache.js';
 import { type RateLimitOptions, type RateLimits, createRateLimits } from '../services/rate-limits.js';
 import { type RebuildJobs, createRebuildJobs } from '../services/rebuild-jobs.js';
@@ -194,34 +193,4 @@ export function createServices(given: ServiceDeps): Services {
     submissionHealth: createSubmissionHealth(),
   };
   return services;
-}
-
-/**
- * The replicas' gauges, read from the heartbeats when /metrics is asked:
- * `leaderboard_redis_replica_lag_seconds{replica}` (no series for one that did not answer its last
- * heartbeat read) and `leaderboard_redis_replica_reads{replica}`, 1 while reads go to it.
- */
-function showReplicas(metrics: Metrics, replicas: ReplicaReads): void {
-  new Gauge({
-    name: 'leaderboard_redis_replica_lag_seconds',
-    help: 'How far each Redis read replica (host:port) is behind its master, from the heartbeat this process wrote on the master and last read back from it (see REDIS_REPLICA_MAX_LAG_MS). No series for a replica whose last heartbeat read failed. With WORKERS, the largest of the workers.',
-    labelNames: ['replica'] as const,
-    aggregator: 'max',
-    registers: [metrics.registry],
-    collect() {
-      this.reset();
-      for (const { replica, lagMs } of replicas.states()) if (lagMs !== null) this.set({ replica }, lagMs / 1000);
-    },
-  });
-  new Gauge({
-    name: 'leaderboard_redis_replica_reads',
-    help: '1 while the reads that may be a little stale go to this Redis read replica (host:port), 0 while it is skipped (behind by more than REDIS_REPLICA_MAX_LAG_MS, or not answering). With WORKERS, 1 only when every worker reads from it.',
-    labelNames: ['replica'] as const,
-    aggregator: 'min',
-    registers: [metrics.registry],
-    collect() {
-      this.reset();
-      for (const { replica, fresh } of replicas.states()) this.set({ replica }, fresh ? 1 : 0);
-    },
-  });
 }

@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { ReplicaReads } from '../ranking/replicas.js';
 
 /** Latency buckets (seconds) from a fast Redis call to a slow request. */
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
@@ -98,6 +99,36 @@ export type Metrics = ReturnType<typeof createMetrics>;
 export function showPostgresPrimary(metrics: Metrics, host: string | null): void {
   metrics.postgresPrimary.reset();
   if (host) metrics.postgresPrimary.set({ host }, 1);
+}
+
+/**
+ * The replicas' gauges, read from the heartbeats when /metrics is asked:
+ * `leaderboard_redis_replica_lag_seconds{replica}` (no series for one that did not answer its last
+ * heartbeat read) and `leaderboard_redis_replica_reads{replica}`, 1 while reads go to it.
+ */
+export function showReplicas(metrics: Metrics, replicas: Pick<ReplicaReads, 'states'>): void {
+  new Gauge({
+    name: 'leaderboard_redis_replica_lag_seconds',
+    help: 'How far each Redis read replica (host:port) is behind its master, from the heartbeat this process wrote on the master and last read back from it (see REDIS_REPLICA_MAX_LAG_MS). No series for a replica whose last heartbeat read failed. With WORKERS, the largest of the workers.',
+    labelNames: ['replica'] as const,
+    aggregator: 'max',
+    registers: [metrics.registry],
+    collect() {
+      this.reset();
+      for (const { replica, lagMs } of replicas.states()) if (lagMs !== null) this.set({ replica }, lagMs / 1000);
+    },
+  });
+  new Gauge({
+    name: 'leaderboard_redis_replica_reads',
+    help: '1 while the reads that may be a little stale go to this Redis read replica (host:port), 0 while it is skipped (behind by more than REDIS_REPLICA_MAX_LAG_MS, or not answering). With WORKERS, 1 only when every worker reads from it.',
+    labelNames: ['replica'] as const,
+    aggregator: 'min',
+    registers: [metrics.registry],
+    collect() {
+      this.reset();
+      for (const { replica, fresh } of replicas.states()) this.set({ replica }, fresh ? 1 : 0);
+    },
+  });
 }
 
 /**
