@@ -477,14 +477,21 @@ describe('every operation through real client libraries, over POST, GET and grap
           retention: { daily: 3 },
           timeZone: 'Europe/Berlin',
           regionTimeZones: [{ region: 'na.west', timeZone: 'America/Los_Angeles' }],
+          inactiveAfterDays: 30,
         },
       }),
-      await sender.send(ops.UpdateBoardDocument, { input: { id, title: 'Cup — finals', topSize: 8, addRegions: ['OCE'], maxScore: 127 } }),
+      await sender.send(ops.UpdateBoardDocument, {
+        input: { id, title: 'Cup — finals', topSize: 8, addRegions: ['OCE'], maxScore: 127, inactiveAfterDays: 90 },
+      }),
       await sender.send(ops.StartSeasonDocument, { board: id, name: 'Opening', startsAt: null, endsAt: new Date(NOW.getTime() + 86_400_000).toISOString() }),
       await sender.send(ops.StartSeasonDocument, { board: id, name: 'Next', startsAt: new Date(NOW.getTime() + 86_400_000).toISOString(), endsAt: null }),
       await sender.send(ops.CloseSeasonDocument, { board: id }),
     ];
-    const expected = JSON.stringify(await lifecycle(oracle, 'cup-plain')).replaceAll('cup-plain', 'ID');
+    const plain = await lifecycle(oracle, 'cup-plain');
+    // The days as sent, then as updated: what every sender must carry both ways.
+    expect((plain[0]!.data as ops.CreateBoardMutation).createBoard.inactiveAfterDays).toBe(30);
+    expect((plain[1]!.data as ops.UpdateBoardMutation).updateBoard.inactiveAfterDays).toBe(90);
+    const expected = JSON.stringify(plain).replaceAll('cup-plain', 'ID');
     for (const [i, sender] of senders.entries()) {
       const id = `cup-${i}`;
       expect(JSON.stringify(await lifecycle(sender, id)).replaceAll(id, 'ID'), sender.name).toBe(expected);
