@@ -25,8 +25,10 @@ describe('the landing page', () => {
     }
   });
 
-  it('serves the README as the docs and the committed schema', async () => {
-    expect(await (await fetch(`${t.url}/docs`)).text()).toBe(readFileSync('README.md', 'utf8'));
+  it('serves the README, rendered, as the docs (see docs.test.ts) and the committed schema', async () => {
+    const docs = await fetch(`${t.url}/docs`);
+    expect(docs.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(await docs.text()).toContain('<h1 id="leaderboard">Leaderboard</h1>');
     expect(await (await fetch(`${t.url}/schema.graphql`)).text()).toBe(readFileSync('schema.graphql', 'utf8'));
   });
 

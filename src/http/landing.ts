@@ -1,29 +1,35 @@
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
+import { DOCS_POLICY, renderDocs } from './docs-route.js';
 
 export interface LandingOptions {
   /** Whether `/graphql` serves GraphiQL to a browser (GRAPHIQL); the page links it only then. */
   graphiql: boolean;
-  /** The folder holding README.md and schema.graphql (the package's root). */
+  /** The folder holding README.md, docs/ and schema.graphql (the package's root). */
   packageDir: string;
 }
 
 /** Answers whether it handled the request; `false` leaves it to the next handler. */
 export type LandingRoute = (req: IncomingMessage, res: ServerResponse) => boolean;
 
+const PAGE_POLICY = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'";
+
 /**
  * `/`: a short page saying what this is and where to go (GraphiQL, the overlay, the console, the docs);
- * `/docs`: the README; `/schema.graphql`: the printed schema, for client code generation. Both
- * files are read once, here. O(1) a request.
+ * `/docs`: the README and the pages under docs/, as HTML (see renderDocs); `/schema.graphql`: the
+ * printed schema, for client code generation. Every file is read and rendered once, here. O(1) a request.
  */
 export function createLandingRoute(options: LandingOptions): LandingRoute {
-  const files = new Map<string, { body: Buffer; type: string }>([
-    ['/', { body: Buffer.from(landingPage(options.graphiql)), type: 'text/html; charset=utf-8' }],
-    // text/plain, not text/markdown: a browser shows it rather than downloading it.
-    ['/docs', { body: readFileSync(join(options.packageDir, 'README.md')), type: 'text/plain; charset=utf-8' }],
-    ['/schema.graphql', { body: readFileSync(join(options.packageDir, 'schema.graphql')), type: 'text/plain; charset=utf-8' }],
+  const files = new Map<string, { body: Buffer; type: string; policy: string }>([
+    ['/', { body: Buffer.from(landingPage(options.graphiql)), type: 'text/html; charset=utf-8', policy: PAGE_POLICY }],
+    ['/schema.graphql', { body: readFileSync(join(options.packageDir, 'schema.graphql')), type: 'text/plain; charset=utf-8', policy: PAGE_POLICY }],
   ]);
+  for (const [path, file] of renderDocs(options.packageDir)) {
+    files.set(path, { ...file, policy: DOCS_POLICY });
+    // The same page with a trailing slash, as a reader may type it.
+    if (file.type.startsWith('text/html')) files.set(`${path}/`, { ...file, policy: DOCS_POLICY });
+  }
   return (req, res) => {
     const file = files.get((req.url ?? '/').split('?', 1)[0]!);
     if (!file || (req.method !== 'GET' && req.method !== 'HEAD')) return false;
@@ -32,7 +38,7 @@ export function createLandingRoute(options: LandingOptions): LandingRoute {
         'content-type': file.type,
         'content-length': String(file.body.length),
         'cache-control': 'no-cache',
-        'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'",
+        'content-security-policy': file.policy,
         'x-content-type-options': 'nosniff',
       })
       .end(req.method === 'HEAD' ? undefined : file.body);
@@ -62,7 +68,7 @@ function landingPage(graphiql: boolean): string {
   ${explore}
   <li><a href="/overlay?board=global">The overlay</a>: the live top ten of a board, for a stream (<code>/overlay?board=ID</code>).</li>
   <li><a href="/console">The console</a>: boards, live tops, seasons, moderation and API keys, for the people who run the game (an admin key).</li>
-  <li><a href="/docs">The docs</a>: the README, from the tour to operating it.</li>
+  <li><a href="/docs">The docs</a>: the README's tour, then the API, live boards, running boards, configuration, operating and scaling out.</li>
   <li><a href="/schema.graphql">schema.graphql</a>: the schema, for client code generation.</li>
   <li><a href="/readyz">/readyz</a> and <a href="/metrics">/metrics</a>: health and Prometheus metrics.</li>
 </ul>
