@@ -70,8 +70,8 @@ describe('a single submitScore on one Redis node', () => {
     });
     try {
       // MONITOR lists every command run after it answered. Every command the call sent ran before
-      // its answer came back (the flag check's token read too: it is sent behind the write); a
-      // moment more lets MONITOR deliver the last of them.
+      // its answer came back (the flag check's token read too: it is sent once the write was
+      // answered, before the call answers); a moment more lets MONITOR deliver the last of them.
       const answer = await run();
       await new Promise((resolve) => setTimeout(resolve, 200));
       return { commands, answer };

@@ -4,7 +4,13 @@ import type { Board } from '../model/board.js';
 import { keptUntil } from '../model/buckets.js';
 import { liveBuckets } from '../operations/board-buckets.js';
 import { boardScoreList } from '../operations/buckets.js';
-import type { Services } from '../operations/services.js';
+import type { Logger } from 'pino';
+import type { Storage } from '../db/storage.js';
+import type { RankingIndex } from '../ranking/index.js';
+import type { TopCache } from '../ranking/top-cache.js';
+import type { BoardDirectory } from '../services/board-directory.js';
+import type { SeasonDirectory } from '../services/season-directory.js';
+import type { Metrics } from '../services/metrics.js';
 import type { BoardBucket, BoardScoreWrite } from '../ranking/index.js';
 import { bucketKey } from '../ranking/keys.js';
 
@@ -70,8 +76,21 @@ export interface PassOptions {
   afterStep?: (key: string) => Promise<void> | void;
 }
 
+/** What the inactive-players job takes (8 members). */
+export interface InactivePlayersDeps {
+  storage: Pick<Storage, 'players' | 'boardScores' | 'whileHoldingSessionLock'>;
+  /** Its removals and write-backs, and the scans that find whom to remove, on the masters. */
+  masterIndex: RankingIndex;
+  topCache: Pick<TopCache, 'invalidate'>;
+  boards: Pick<BoardDirectory, 'list'>;
+  seasons: SeasonDirectory;
+  metrics: Pick<Metrics, 'inactivePlayersRemoved'>;
+  now(): Date;
+  log: Logger;
+}
+
 /** The buckets inactive players leave: the board's ALL_TIME and open SEASON, globally and per region. */
-async function bucketsOf(services: Services, board: Board): Promise<BoardBucket[]> {
+async function bucketsOf(services: InactivePlayersDeps, board: Board): Promise<BoardBucket[]> {
   return (await liveBuckets(services, board)).filter((at) => at.bucket.period === 'ALL_TIME' || at.bucket.period === 'SEASON');
 }
 
@@ -79,7 +98,7 @@ async function bucketsOf(services: Services, board: Board): Promise<BoardBucket[
  * Writes back, from PostgreSQL, the players of `playerIds` that are ranked there (flagged players
  * left out): those who turned active between the job's check and its removal. O(k log N).
  */
-async function writeBack(services: Services, at: BoardBucket, playerIds: string[]): Promise<number> {
+async function writeBack(services: InactivePlayersDeps, at: BoardBucket, playerIds: string[]): Promise<number> {
   const flagged = await services.storage.players.flaggedAmong(playerIds);
   const shown = playerIds.filter((id) => !flagged.has(id));
   const scores = await services.storage.boardScores.find(boardScoreList(at), shown);
@@ -90,7 +109,7 @@ async function writeBack(services: Services, at: BoardBucket, playerIds: string[
 }
 
 /** One bucket's pass, shard by shard, `batch` members a step. */
-async function passBucket(services: Services, at: BoardBucket, since: Date, options: PassOptions & { batch: number; pauseMs: number }) {
+async function passBucket(services: InactivePlayersDeps, at: BoardBucket, since: Date, options: PassOptions & { batch: number; pauseMs: number }) {
   const { storage, masterIndex: index } = services;
   const board = at.board;
   let removed = 0;
@@ -136,7 +155,7 @@ async function passBucket(services: Services, at: BoardBucket, since: Date, opti
  * is skipped until the next pass. O(M) for M members of the buckets passed over, in M / batch
  * steps.
  */
-export async function removeInactiveOnce(services: Services, options: PassOptions = {}): Promise<InactivePass> {
+export async function removeInactiveOnce(services: InactivePlayersDeps, options: PassOptions = {}): Promise<InactivePass> {
   const settings = { ...options, batch: options.batch ?? 500, pauseMs: options.pauseMs ?? 20 };
   const pass: InactivePass = { ran: false, removed: 0, returned: 0, skipped: 0 };
   pass.ran = await services.storage.whileHoldingSessionLock(INACTIVE_PLAYERS_LOCK, async () => {
@@ -171,7 +190,7 @@ export interface InactivePlayers {
 }
 
 /** Runs {@link removeInactiveOnce} at start and every `intervalMs`, until stopped; after a pass that failed or skipped a bucket (a store away, an index recovery under way), again after `retryMs`. */
-export function startInactivePlayers(services: Services, options: InactivePlayersOptions = {}): InactivePlayers {
+export function startInactivePlayers(services: InactivePlayersDeps, options: InactivePlayersOptions = {}): InactivePlayers {
   const intervalMs = options.intervalMs ?? 3_600_000;
   const retryMs = options.retryMs ?? 60_000;
   const stopping = new AbortController();

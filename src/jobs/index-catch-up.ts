@@ -1,9 +1,27 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { BacklogBoardScore } from '../db/index-backlog.js';
 import type { BoardBucket, BoardScoreWrite } from '../ranking/index.js';
-import type { Services } from '../operations/services.js';
+import type { Logger } from 'pino';
+import type { Storage } from '../db/storage.js';
+import type { RankingIndex } from '../ranking/index.js';
+import type { TopCache } from '../ranking/top-cache.js';
+import type { BoardDirectory } from '../services/board-directory.js';
+import type { FlagChanges } from '../services/flag-changes.js';
+import type { Metrics } from '../services/metrics.js';
 import { takeOutFlaggedMeanwhile } from '../operations/flag-recheck.js';
 import { heldBuckets } from '../operations/player-buckets.js';
+
+/** What the index catch-up takes (8 members). */
+export interface IndexCatchUpDeps {
+  storage: Pick<Storage, 'backlog' | 'players'>;
+  index: RankingIndex;
+  boards: BoardDirectory;
+  topCache: Pick<TopCache, 'invalidate'>;
+  flagChanges: Pick<FlagChanges, 'read'>;
+  metrics: Pick<Metrics, 'indexBacklog'>;
+  now(): Date;
+  log: Logger;
+}
 
 /**
  * The catch-up of the index outbox (see services/backlog-confirmer.ts, which has why an outbox):
@@ -37,7 +55,7 @@ export interface IndexCatchUp {
  * transaction's row locks, so its removal from the index comes after this write.
  * O(R + S log N) for R rows and S board scores.
  */
-export async function catchUpOnce(services: Services, { graceMs, chunk }: { graceMs: number; chunk: number }): Promise<number> {
+export async function catchUpOnce(services: IndexCatchUpDeps, { graceMs, chunk }: { graceMs: number; chunk: number }): Promise<number> {
   const { storage, index, log } = services;
   const written = new Map<string, BoardBucket[]>();
   const handled = await storage.backlog.replay({ graceMs, limit: chunk, keptAt: services.now() }, async (scores) => {
@@ -63,7 +81,7 @@ export async function catchUpOnce(services: Services, { graceMs, chunk }: { grac
  * stopped; a pass that fails (a store away) is logged and tried again at the next tick. Every
  * process may run it. Sets the leaderboard_index_backlog gauge after each pass.
  */
-export function startIndexCatchUp(services: Services, options: IndexCatchUpOptions = {}): IndexCatchUp {
+export function startIndexCatchUp(services: IndexCatchUpDeps, options: IndexCatchUpOptions = {}): IndexCatchUp {
   const intervalMs = options.intervalMs ?? 1_000;
   const graceMs = options.graceMs ?? 2_000;
   const chunk = options.chunk ?? 10;

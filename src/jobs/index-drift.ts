@@ -1,8 +1,25 @@
 import { liveBuckets, measureBucketDrift } from '../operations/board-buckets.js';
-import type { Services } from '../operations/services.js';
+import type { Logger } from 'pino';
+import type { Storage } from '../db/storage.js';
+import type { RankingIndex } from '../ranking/index.js';
+import type { BoardDirectory } from '../services/board-directory.js';
+import type { SeasonDirectory } from '../services/season-directory.js';
+import type { Metrics } from '../services/metrics.js';
 import { keepsBoardScores } from '../model/board.js';
 import type { BoardBucket } from '../ranking/index.js';
-import type { DriftReport } from '../services/drift-reports.js';
+import type { DriftReport, DriftReports } from '../services/drift-reports.js';
+
+/** What the drift gauge takes (8 members). */
+export interface IndexDriftDeps {
+  storage: Pick<Storage, 'boardScores'>;
+  index: Pick<RankingIndex, 'size'>;
+  boards: Pick<BoardDirectory, 'list'>;
+  seasons: SeasonDirectory;
+  driftReports: DriftReports;
+  metrics: Pick<Metrics, 'indexDrift' | 'indexDriftMeasuredAt'>;
+  now(): Date;
+  log: Logger;
+}
 
 /** At most this many buckets are measured, in the order the board directory lists the boards. */
 const MAX_BUCKETS = 200;
@@ -27,7 +44,7 @@ const measured = (at: BoardBucket) => keepsBoardScores(at.board, at.bucket.perio
  * Throws the signal's reason between two buckets once it aborts. O(board scores and day's results
  * of the buckets measured).
  */
-async function measureIndexDrift(services: Services, signal?: AbortSignal): Promise<DriftReport> {
+async function measureIndexDrift(services: IndexDriftDeps, signal?: AbortSignal): Promise<DriftReport> {
   const measuredAt = services.now().getTime();
   const started = performance.now();
   const boards = await services.boards.list();
@@ -71,7 +88,7 @@ export interface IndexDriftGauge {
  * process and scrape. The last measurement is kept in Redis (services/drift-reports.ts), every
  * process serves it, and one process at a time renews it, at most once per `intervalMs`.
  */
-export function createIndexDriftGauge(services: Services, options: IndexDriftOptions = {}): IndexDriftGauge {
+export function createIndexDriftGauge(services: IndexDriftDeps, options: IndexDriftOptions = {}): IndexDriftGauge {
   const intervalMs = options.intervalMs ?? 60_000;
   const { indexDrift, indexDriftMeasuredAt } = services.metrics;
   let measuring: Promise<void> | undefined;

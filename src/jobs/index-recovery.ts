@@ -3,10 +3,28 @@ import { type BoardBucket, RebuildRunningError } from '../ranking/index.js';
 import type { GenerationCheck } from '../ranking/generation.js';
 import { bucketKey } from '../ranking/keys.js';
 import { CLOCK_SKEW_MS } from '../operations/buckets.js';
-import type { Services } from '../operations/services.js';
+import type { Logger } from 'pino';
+import type { Storage } from '../db/storage.js';
+import type { RankingIndex } from '../ranking/index.js';
+import type { TopCache } from '../ranking/top-cache.js';
+import type { BoardDirectory } from '../services/board-directory.js';
+import type { SeasonDirectory } from '../services/season-directory.js';
+import type { IndexGeneration } from '../ranking/generation.js';
 import { seasonBucket } from '../services/season-directory.js';
 import { rebuildBucket } from '../operations/rebuild-bucket.js';
 import { keptDerivedBuckets } from '../operations/board-buckets.js';
+
+/** What the index recovery takes (8 members). */
+export interface IndexRecoveryDeps {
+  storage: Pick<Storage, 'boardScores' | 'readSourceMark' | 'whileHoldingSessionLock'>;
+  index: RankingIndex;
+  indexGeneration: IndexGeneration;
+  topCache: Pick<TopCache, 'invalidate'>;
+  boards: BoardDirectory;
+  seasons: SeasonDirectory;
+  now(): Date;
+  log: Logger;
+}
 
 /** The advisory lock (bigint space) held by the one process that rebuilds a lost index. */
 export const RECOVERY_LOCK = 7_361_203;
@@ -34,7 +52,7 @@ const PERIOD_ORDER: Record<string, number> = { ALL_TIME: 0, SEASON: 1, DAILY: 2,
  * the newest calendar buckets, each global list before its regions. One query for the lists; board
  * definitions and open seasons come from the process's directories. O(L log N).
  */
-export async function liveBucketsWithScores(services: Services): Promise<BoardBucket[]> {
+export async function liveBucketsWithScores(services: Pick<IndexRecoveryDeps, 'storage' | 'boards' | 'seasons' | 'now'>): Promise<BoardBucket[]> {
   const now = services.now();
   const out: BoardBucket[] = [];
   for (const board of await services.boards.list()) out.push(...(await keptDerivedBuckets(services, board)));
@@ -77,7 +95,7 @@ async function eachLimited<T>(items: T[], concurrency: number, keepGoing: () => 
  * go and another process's next pass takes the recovery over where it stands. `planned` is called
  * once the plans are set. O(N log N) over the board scores of the buckets rebuilt.
  */
-async function recover(services: Services, lost: GenerationCheck[], concurrency: number, planned: () => void, stopping: AbortSignal): Promise<void> {
+async function recover(services: IndexRecoveryDeps, lost: GenerationCheck[], concurrency: number, planned: () => void, stopping: AbortSignal): Promise<void> {
   const { storage, indexGeneration, log } = services;
   await storage.whileHoldingSessionLock(RECOVERY_LOCK, async () => {
     const buckets = await liveBucketsWithScores(services);
@@ -87,7 +105,12 @@ async function recover(services: Services, lost: GenerationCheck[], concurrency:
     if (todo.length === 0) return;
     const started = performance.now();
     const nodes = lost.map(({ address, claimed }) => ({ address, claimed }));
-    log.warn({ nodes, buckets: todo.length }, 'the ranking index was lost on these Redis nodes; rebuilding their live buckets from PostgreSQL');
+    // Every result recorded leaves an ALL_TIME board score, the only source of ALL_TIME buckets
+    // here: without one, nothing was recorded, so nothing was lost (a new deployment's first start).
+    const level = buckets.some((at) => at.bucket.period === 'ALL_TIME') ? 'warn' : 'info';
+    if (level === 'warn')
+      log.warn({ nodes, buckets: todo.length }, 'the ranking index was lost on these Redis nodes; rebuilding their live buckets from PostgreSQL');
+    else log.info({ nodes, buckets: todo.length }, 'nothing recorded in PostgreSQL yet: setting up the live buckets of a new ranking index');
     let rebuilt = 0;
     await eachLimited(
       todo,
@@ -107,7 +130,7 @@ async function recover(services: Services, lost: GenerationCheck[], concurrency:
         }
       },
     );
-    log.warn({ nodes, rebuilt, of: todo.length, ms: Math.round(performance.now() - started) }, 'ranking index recovery pass done');
+    log[level]({ nodes, rebuilt, of: todo.length, ms: Math.round(performance.now() - started) }, 'ranking index recovery pass done');
   });
 }
 
@@ -117,13 +140,20 @@ async function recover(services: Services, lost: GenerationCheck[], concurrency:
  * recovery is pending, it takes part in the recovery (one process rebuilds, under a PostgreSQL
  * advisory lock; the others wait for their buckets to come back). Nothing to start by hand.
  */
-export function startIndexRecovery(services: Services, options: IndexRecoveryOptions = {}): IndexRecovery {
+export function startIndexRecovery(services: IndexRecoveryDeps, options: IndexRecoveryOptions = {}): IndexRecovery {
   const intervalMs = options.intervalMs ?? 1_000;
   const concurrency = options.concurrency ?? 4;
   const { indexGeneration, log } = services;
   const stopping = new AbortController();
   let recovering: Promise<void> | undefined;
   let passing: Promise<void> | undefined;
+
+  /** Whether PostgreSQL holds any board score; when it cannot say, it may (so a loss is still a warning). */
+  const recordedAny = () =>
+    services.storage.boardScores.lists().then(
+      (lists) => lists.length > 0,
+      () => true,
+    );
 
   /** One check; starts a recovery when one is pending and none runs here. Settles once a started recovery is planned. */
   function pass(): Promise<void> {
@@ -142,8 +172,9 @@ export function startIndexRecovery(services: Services, options: IndexRecoveryOpt
             const dropped = await indexGeneration.dropUnbacked(address, await liveBucketsWithScores(services));
             log.warn({ node: address, dropped }, 'dropped the buckets PostgreSQL no longer backs');
           }
-          if (claimed === 'empty')
+          if (claimed === 'empty' && (await recordedAny()))
             log.warn({ node: address, generation }, 'a Redis node holds no ranking index (restarted empty, flushed, or new): a new generation begins there');
+          else if (claimed === 'empty') log.info({ node: address, generation }, 'a new ranking index: nothing recorded in PostgreSQL yet, nothing lost');
           if (claimed === 'failed-over')
             log.warn({ node: address, generation }, 'a Redis replica took over a master and may lack its last writes: a new generation begins there');
         }

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Services } from '../operations/services.js';
+import type { Logger } from 'pino';
+import type { Storage } from '../db/storage.js';
 
 export interface ResultPartitionsOptions {
   /** Months after the current one whose score-log partitions are kept ready. Default 2. */
@@ -28,7 +29,7 @@ export interface ResultPartitions {
  * take turns on the table's lock. Should it fall behind anyway, results land in the default
  * partition and the next pass moves them into their month's new partition: nothing is refused.
  */
-export function startResultPartitions(services: Services, options: ResultPartitionsOptions = {}): ResultPartitions {
+export function startResultPartitions(services: { storage: Pick<Storage, 'results'>; now(): Date; log: Logger }, options: ResultPartitionsOptions = {}): ResultPartitions {
   const monthsAhead = options.monthsAhead ?? 2;
   const intervalMs = options.intervalMs ?? 24 * 3_600_000;
   const retryMs = options.retryMs ?? 60_000;

@@ -1,5 +1,7 @@
 import { setInterval as every } from 'node:timers/promises';
-import type { Services } from '../operations/services.js';
+import type { Storage } from '../db/storage.js';
+import type { BoardDirectory } from '../services/board-directory.js';
+import type { CloseSeasonDeps } from '../operations/close-season.js';
 import { closeSeason, dropSeasonKeys } from '../operations/close-season.js';
 
 /**
@@ -17,7 +19,12 @@ export const CLOSED_KEY_SWEEP_MS = 5 * 60_000;
  * after it was dropped). Every process runs it; closeSeason lets exactly one
  * close each season. O(seasons due + seasons closed lately) queries, plus the freezes.
  */
-export async function closeDueSeasons(services: Services): Promise<void> {
+/** What the season closer takes (6 members). */
+export interface SeasonCloserDeps extends CloseSeasonDeps {
+  boards: Pick<BoardDirectory, 'find'>;
+}
+
+export async function closeDueSeasons(services: SeasonCloserDeps): Promise<void> {
   const now = services.now();
   for (const season of await services.storage.seasons.findDue(now)) {
     const board = await services.boards.find(season.boardId);
@@ -38,7 +45,7 @@ export interface SeasonCloser {
  * Runs {@link closeDueSeasons} every `intervalMs` until stopped; a pass that fails (a store away)
  * is logged and tried again at the next tick. The timer does not keep the process alive.
  */
-export function startSeasonCloser(services: Services, intervalMs: number): SeasonCloser {
+export function startSeasonCloser(services: SeasonCloserDeps, intervalMs: number): SeasonCloser {
   const stopping = new AbortController();
   const loop = (async () => {
     try {

@@ -1,9 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import { type Role, digestOf, newApiKey } from '../auth/keys.js';
 import { type StoredKey } from '../db/api-keys.js';
-import type { Services } from './services.js';
+import type { Storage } from '../db/storage.js';
+import type { Keyring } from '../auth/keys.js';
 
 /** A key just made: the key itself, which exists nowhere else once this is answered, and its stored record. */
+/** What the key operations take: the stored keys, and this process's keyring to forget a revoked one. */
+export interface ApiKeyDeps {
+  storage: Pick<Storage, 'apiKeys'>;
+  keyring: Pick<Keyring, 'forget'>;
+}
+
 export interface IssuedKey {
   key: string;
   stored: StoredKey;
@@ -14,7 +21,7 @@ export interface IssuedKey {
  * process accepts it at once (see listenForKeyChanges). The CLI's `keys create` and the console's
  * createApiKey both come here. O(1).
  */
-export async function issueApiKey(services: Pick<Services, 'storage'>, input: { name: string; role: Role }): Promise<IssuedKey> {
+export async function issueApiKey(services: Pick<ApiKeyDeps, 'storage'>, input: { name: string; role: Role }): Promise<IssuedKey> {
   const key = newApiKey(input.role);
   const id = `key_${randomBytes(6).toString('hex')}`;
   const stored = await services.storage.apiKeys.insert({
@@ -27,7 +34,7 @@ export async function issueApiKey(services: Pick<Services, 'storage'>, input: { 
 }
 
 /** Every key made with the CLI or the console, oldest first, revoked ones included; never the keys themselves. */
-export async function listApiKeys(services: Pick<Services, 'storage'>): Promise<StoredKey[]> {
+export async function listApiKeys(services: Pick<ApiKeyDeps, 'storage'>): Promise<StoredKey[]> {
   return services.storage.apiKeys.list();
 }
 
@@ -35,7 +42,7 @@ export async function listApiKeys(services: Pick<Services, 'storage'>): Promise<
  * Revokes the live keys with this id or name; answers them. This process refuses them from its
  * answer on; every other process once the change's notification reaches it (see listenForKeyChanges).
  */
-export async function revokeApiKey(services: Pick<Services, 'storage' | 'keyring'>, idOrName: string): Promise<StoredKey[]> {
+export async function revokeApiKey(services: ApiKeyDeps, idOrName: string): Promise<StoredKey[]> {
   const revoked = await services.storage.apiKeys.revoke(idOrName);
   if (revoked.length > 0) services.keyring.forget();
   return revoked;

@@ -1,7 +1,9 @@
 import { type MonthLabel, PartitionError, monthRange } from '../db/partitions.js';
 import { type Period, keepsBoardScores } from '../model/board.js';
 import { bucketAt, keptUntil } from '../model/buckets.js';
-import type { Services } from './services.js';
+import type { Storage } from '../db/storage.js';
+import type { BoardDirectory } from '../services/board-directory.js';
+import type { SeasonDirectory } from '../services/season-directory.js';
 
 /**
  * Archiving a month of the score log, kept from taking what a board still reads: a BEST board's
@@ -12,6 +14,14 @@ import type { Services } from './services.js';
  */
 
 /** A board that still reads a month of the log, and until when (null: until its open season is closed). */
+/** What archiving a month of the log takes. */
+export interface ArchiveDeps {
+  storage: Pick<Storage, 'results'>;
+  boards: Pick<BoardDirectory, 'list'>;
+  seasons: Pick<SeasonDirectory, 'live'>;
+  now(): Date;
+}
+
 export interface MonthReader {
   board: string;
   period: Period;
@@ -24,7 +34,7 @@ export interface MonthReader {
  * month (on every list's calendar), while it is kept; and every open season that overlaps the
  * month. O(boards · periods · regions), plus the live seasons from the directory.
  */
-export async function monthReaders(services: Services, month: MonthLabel): Promise<MonthReader[]> {
+export async function monthReaders(services: Omit<ArchiveDeps, 'storage'>, month: MonthLabel): Promise<MonthReader[]> {
   const { start, end } = monthRange(month);
   const now = services.now();
   const readers: MonthReader[] = [];
@@ -49,7 +59,7 @@ export async function monthReaders(services: Services, month: MonthLabel): Promi
  * board reads it any more (see monthReaders); refused with a PartitionError naming who reads it,
  * and until when, before that. Answers the detached table's name.
  */
-export async function detachMonth(services: Services, month: MonthLabel): Promise<string> {
+export async function detachMonth(services: ArchiveDeps, month: MonthLabel): Promise<string> {
   const readers = await monthReaders(services, month);
   if (readers.length > 0) {
     const who = readers.map(

@@ -3,12 +3,24 @@ import { type Board, PERIODS, type Period, keepsBoardScores } from '../model/boa
 import { bucketAt, keptBuckets } from '../model/buckets.js';
 import type { BoardBucket } from '../ranking/index.js';
 import { CLOCK_SKEW_MS, boardScoreList, resolveBoardBucket } from './buckets.js';
-import type { Services } from './services.js';
+import type { Storage } from '../db/storage.js';
+import type { RankingIndex } from '../ranking/index.js';
+import type { BoardDirectory } from '../services/board-directory.js';
+import type { SeasonDirectory } from '../services/season-directory.js';
 import { seasonBucket } from '../services/season-directory.js';
 import { activeSince } from '../db/activity.js';
 
 /** The buckets being written now: each kept period's current bucket (and the open season), globally and per region. */
-export async function liveBuckets(services: Services, board: Board): Promise<BoardBucket[]> {
+/** What listing and measuring a board's buckets take. */
+export interface BoardBucketDeps {
+  storage: Pick<Storage, 'boardScores'>;
+  index: Pick<RankingIndex, 'size'>;
+  boards: BoardDirectory;
+  seasons: SeasonDirectory;
+  now(): Date;
+}
+
+export async function liveBuckets(services: Pick<BoardBucketDeps, 'seasons' | 'now'>, board: Board): Promise<BoardBucket[]> {
   const now = services.now();
   const out: BoardBucket[] = [];
   for (const period of board.periods) {
@@ -27,7 +39,7 @@ export async function liveBuckets(services: Services, board: Board): Promise<Boa
  * and per region, newest first: the calendar's buckets within their retention and the live
  * seasons. Where board scores derived from the log may be; nothing is asked of PostgreSQL. O(buckets kept).
  */
-export async function keptDerivedBuckets(services: Services, board: Board): Promise<BoardBucket[]> {
+export async function keptDerivedBuckets(services: Pick<BoardBucketDeps, 'seasons' | 'now'>, board: Board): Promise<BoardBucket[]> {
   const now = services.now();
   const out: BoardBucket[] = [];
   for (const period of board.periods) {
@@ -56,7 +68,7 @@ export interface BucketDrift {
  * without the pool's statement timeout (the drift gauge's background measurement; a request's
  * count keeps the bound). Default false.
  */
-export async function measureBucketDrift(services: Services, at: BoardBucket, { unbounded = false } = {}): Promise<BucketDrift> {
+export async function measureBucketDrift(services: Pick<BoardBucketDeps, 'storage' | 'index' | 'now'>, at: BoardBucket, { unbounded = false } = {}): Promise<BucketDrift> {
   const days = at.board.inactiveAfterDays;
   if (days && (at.bucket.period === 'ALL_TIME' || at.bucket.period === 'SEASON')) {
     // Inactive players leave these buckets (jobs/inactive-players.ts) and come back with a result
@@ -101,7 +113,7 @@ function notKept(error: unknown): null {
  * newest first, at most MAX_LISTED_BUCKETS: those kept as rows, then those derived from the log.
  * One count query and one ZCARD per bucket, plus a loose index scan for the lists kept as rows.
  */
-export async function boardBuckets(services: Services, board: Board): Promise<BucketStatus[]> {
+export async function boardBuckets(services: BoardBucketDeps, board: Board): Promise<BucketStatus[]> {
   const live = await liveBuckets(services, board);
   const stored = (await services.storage.boardScores.lists())
     .filter((list) => list.boardId === board.id)

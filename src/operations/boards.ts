@@ -1,14 +1,21 @@
 import { type NewBoard } from '../db/boards.js';
 import { type Board, MAX_INACTIVE_AFTER_DAYS, PERIODS, type RankStyle, type RegionTimeZone } from '../model/board.js';
 import { canonicalTimeZone } from '../model/buckets.js';
-import type { Services } from './services.js';
+import type { Storage } from '../db/storage.js';
+import type { BoardDirectory } from '../services/board-directory.js';
 import { badInput, notFound } from '../errors.js';
 
 /** A board as createBoard receives it: everything but what the service sets (its epoch, its creation time). */
+/** What creating and changing a board take: the record, and this process's directory to serve it at once. */
+export interface BoardDeps {
+  storage: Pick<Storage, 'boards'>;
+  boards: Pick<BoardDirectory, 'remember'>;
+}
+
 export type CreateBoardInput = NewBoard;
 
 /** Creates a board; the input type has already checked each field. ALL_TIME is always kept. */
-export async function createBoard(services: Services, input: CreateBoardInput): Promise<Board> {
+export async function createBoard(services: BoardDeps, input: CreateBoardInput): Promise<Board> {
   // Kept in the contract's order (ALL_TIME, SEASON, MONTHLY, WEEKLY, DAILY), whatever the input's.
   const periods = PERIODS.filter((period) => period === 'ALL_TIME' || input.periods.includes(period));
   const regions = [...new Set(input.regions)];
@@ -76,7 +83,7 @@ export const MAX_REGIONS = 32;
  * maxScoreProblem). Nothing is written when anything is refused. The process serves the change at
  * once, the others within a second (see board-directory.ts).
  */
-export async function updateBoard(services: Services, input: UpdateBoardInput): Promise<Board> {
+export async function updateBoard(services: BoardDeps, input: UpdateBoardInput): Promise<Board> {
   const { storage, boards } = services;
   // Checked against the board as stored, under its row lock: concurrent changes take turns.
   const updated = await storage.boards.change(input.id, (board) => {

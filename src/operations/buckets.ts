@@ -4,8 +4,8 @@ import type { BoardScoreList } from '../db/board-scores.js';
 import { type Bucket, bucketAt, isKept, keptUntil, parseBucketLabel } from '../model/buckets.js';
 import type { BoardBucket } from '../ranking/index.js';
 import { badInput, notFound } from '../errors.js';
-import type { Services } from './services.js';
-import { SEASON_LABEL, currentOf, seasonBucket, seasonBucketHolding } from '../services/season-directory.js';
+import type { BoardDirectory } from '../services/board-directory.js';
+import { SEASON_LABEL, type SeasonDirectory, currentOf, seasonBucket, seasonBucketHolding } from '../services/season-directory.js';
 
 /** How far ahead of the server's clock an achievedAt (and so a bucket) may be. */
 export const CLOCK_SKEW_MS = 5 * 60_000;
@@ -25,7 +25,14 @@ export interface BucketArgs {
   region?: string | null | undefined;
 }
 
-export async function requireBoard(services: Pick<Services, 'boards'>, id: string): Promise<Board> {
+/** What naming a bucket takes: this process's boards and seasons, and the clock. */
+export interface BucketDeps {
+  boards: BoardDirectory;
+  seasons: SeasonDirectory;
+  now(): Date;
+}
+
+export async function requireBoard(services: Pick<BucketDeps, 'boards'>, id: string): Promise<Board> {
   const board = await services.boards.find(id);
   if (!board) throw notFound(`No board "${id}".`);
   return board;
@@ -45,7 +52,7 @@ export function requireRegion(board: Board, region: string | null | undefined): 
 }
 
 /** A SEASON bucket may need a query (its board's live seasons); every other is worked out at once. */
-function requireBucket(services: Services, board: Board, period: Period, label: string | null | undefined, region: string | null): Bucket | Promise<Bucket> {
+function requireBucket(services: BucketDeps, board: Board, period: Period, label: string | null | undefined, region: string | null): Bucket | Promise<Bucket> {
   if (!board.periods.includes(period)) throw notFound(`Board "${board.id}" keeps no ${period} buckets.`);
   if (period === 'SEASON') return requireSeasonBucket(services, board, label);
   const now = services.now();
@@ -61,7 +68,7 @@ function requireBucket(services: Services, board: Board, period: Period, label: 
  * what is malformed. A known board's calendar bucket takes no wait but this function's own: every
  * read resolves one, an `open` screen three.
  */
-export async function resolveBoardBucket(services: Services, args: BucketArgs): Promise<BoardBucket> {
+export async function resolveBoardBucket(services: BucketDeps, args: BucketArgs): Promise<BoardBucket> {
   const board = services.boards.known(args.board) ?? (await requireBoard(services, args.board));
   const region = requireRegion(board, args.region);
   const bucket = requireBucket(services, board, args.period, args.bucket, region);
@@ -110,7 +117,7 @@ export function bucketsOfResult(board: Board, achievedAt: Date, region: string |
 }
 
 /** The board's live seasons when it keeps SEASON buckets; none, without asking, when it does not. */
-export async function liveSeasonsOf(services: Services, board: Board): Promise<Season[]> {
+export async function liveSeasonsOf(services: Pick<BucketDeps, 'seasons'>, board: Board): Promise<Season[]> {
   return board.periods.includes('SEASON') ? services.seasons.live(board.id) : [];
 }
 
@@ -119,7 +126,7 @@ export async function liveSeasonsOf(services: Services, board: Board): Promise<S
  * (current, or scheduled ahead) with that id. A closed season's index is gone (seasonResults serves its final standings), so it
  * is NOT_FOUND here, as is an unknown one. O(1) while cached, one query otherwise.
  */
-async function requireSeasonBucket(services: Services, board: Board, label: string | null | undefined): Promise<Bucket> {
+async function requireSeasonBucket(services: BucketDeps, board: Board, label: string | null | undefined): Promise<Bucket> {
   if (label === null || label === undefined) {
     const open = currentOf(await services.seasons.live(board.id), services.now());
     if (!open) throw notFound(`Board "${board.id}" has no open season.`);

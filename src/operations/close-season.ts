@@ -2,11 +2,23 @@ import { type Season } from '../db/seasons.js';
 import { type Board, keepsBoardScores } from '../model/board.js';
 import type { BoardBucket } from '../ranking/index.js';
 import { packingFor } from '../ranking/packing.js';
-import type { Services } from './services.js';
+import type { Logger } from 'pino';
+import type { Storage } from '../db/storage.js';
+import type { RankingIndex } from '../ranking/index.js';
+import type { SeasonDirectory } from '../services/season-directory.js';
 import { seasonBucket } from '../services/season-directory.js';
 import { announceTops } from '../pubsub/announce.js';
 
 /** Every sorted set of a season: the global list and each of the board's regions. */
+/** What closing a season takes (5 members). */
+export interface CloseSeasonDeps {
+  storage: Pick<Storage, 'seasons'>;
+  index: RankingIndex;
+  seasons: Pick<SeasonDirectory, 'changed'>;
+  now(): Date;
+  log: Logger;
+}
+
 export function seasonBuckets(board: Board, season: Season): BoardBucket[] {
   const bucket = seasonBucket(season);
   return [null, ...board.regions].map((region) => ({ board, bucket, region }));
@@ -16,7 +28,7 @@ export function seasonBuckets(board: Board, season: Season): BoardBucket[] {
  * Drops a closed season's sorted sets. A failure is logged, not thrown: the season is closed and
  * frozen already, and the season closer drops the keys of recently closed seasons again.
  */
-export async function dropSeasonKeys(services: Services, board: Board, season: Season): Promise<void> {
+export async function dropSeasonKeys(services: Pick<CloseSeasonDeps, 'index' | 'log'>, board: Board, season: Season): Promise<void> {
   try {
     await services.index.drop(seasonBuckets(board, season));
   } catch (error) {
@@ -37,7 +49,7 @@ export async function dropSeasonKeys(services: Services, board: Board, season: S
  * perhaps by another process).
  * O(N log N) in PostgreSQL for N players, nothing proportional to N in this process.
  */
-export async function closeSeason(services: Services, board: Board, seasonId: string): Promise<Season | null> {
+export async function closeSeason(services: CloseSeasonDeps, board: Board, seasonId: string): Promise<Season | null> {
   const started = performance.now();
   const packing = packingFor(board, 'SEASON');
   const closed = await services.storage.seasons.closeAndFreeze({

@@ -1,5 +1,10 @@
 import type { BoardBucket } from '../ranking/index.js';
-import type { Services } from './services.js';
+import type { Logger } from 'pino';
+import type { Storage } from '../db/storage.js';
+import type { RankingIndex } from '../ranking/index.js';
+import type { ProfileCache } from '../services/profile-cache.js';
+import type { TopCache } from '../ranking/top-cache.js';
+import type { PlayerBucketDeps } from './player-buckets.js';
 import { announceTops } from '../pubsub/announce.js';
 import { forgetTops, heldBuckets, inTop, warmBoards } from './player-buckets.js';
 
@@ -11,6 +16,15 @@ export interface ErasureOutcome {
   changedTops: BoardBucket[];
 }
 
+/** What an erasure takes (7 members). */
+export interface ErasureDeps extends PlayerBucketDeps {
+  storage: Pick<Storage, 'players'>;
+  index: RankingIndex;
+  profiles: Pick<ProfileCache, 'change'>;
+  topCache: Pick<TopCache, 'invalidate'>;
+  log: Pick<Logger, 'debug' | 'warn'>;
+}
+
 /**
  * Erases a player everywhere, for a privacy request: profile, friendships both ways, results,
  * board scores, and their entries in every index bucket; frozen season results keep the rank but
@@ -18,7 +32,7 @@ export interface ErasureOutcome {
  * it commits: when Redis fails nothing is erased, and when the commit fails the player is only
  * missing from the index; either way a retry finishes the job. O(rows erased · log N).
  */
-export async function deletePlayer(services: Services, playerId: string): Promise<ErasureOutcome> {
+export async function deletePlayer(services: ErasureDeps, playerId: string): Promise<ErasureOutcome> {
   let changedTops: BoardBucket[] = [];
   await warmBoards(services);
   // Committed (or nothing was left to erase): no process shows the profile once this answers.

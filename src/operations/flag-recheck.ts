@@ -1,16 +1,23 @@
 import { announceTops } from '../pubsub/announce.js';
-import type { BoardBucket } from '../ranking/index.js';
-import type { Services } from './services.js';
+import type { Logger } from 'pino';
+import type { Storage } from '../db/storage.js';
+import type { BoardBucket, RankingIndex } from '../ranking/index.js';
+import type { TopCache } from '../ranking/top-cache.js';
+import type { FlagChanges } from '../services/flag-changes.js';
+
+/** What the flag check after an index write takes. */
+export interface FlagRecheckDeps {
+  storage: Pick<Storage, 'players'>;
+  index: Pick<RankingIndex, 'removePlayer' | 'announceTopChanged'>;
+  flagChanges: Pick<FlagChanges, 'read'>;
+  topCache: Pick<TopCache, 'invalidate'>;
+  log?: Pick<Logger, 'warn'> | undefined;
+}
 
 /** The flag tokens at the ends of a writer's span (services/flag-changes.ts). */
 export interface FlagSpan {
   /** Read before the writer read the flags. Default: none, so the flags are queried. */
   before?: string | undefined;
-  /**
-   * Read after the write (flagChanges.readBehind: sent behind it). Default: read here, once the
-   * caller has waited for its write.
-   */
-  after?: Promise<string | undefined> | undefined;
 }
 
 /**
@@ -26,21 +33,21 @@ export interface FlagSpan {
  * still. Either way the index converges.
  *
  * The query is skipped when `flags.before`, a flag token (services/flag-changes.ts) read before the
- * writer read the flags, is still the token after the write (`flags.after`, which Redis read after
- * it applied the write): flagPlayer rewrites it after its commit and before its removal, so a flag
+ * writer read the flags, is still the token after the write (read here, once the writer's write was answered, so
+ * Redis reads it after it applied the write, on one node or a Cluster): flagPlayer rewrites it after its commit and before its removal, so a flag
  * that committed after the writer's read, and whose removal came before the write, rewrote it
  * before this second read. (Same token: any flag committed since the writer's read has its removal
  * still to come, after the write.)
  *
  * `written`: the buckets each player was just written into. Answers the players taken out. One
- * Redis read (none when `flags.after` is given), or one query when a flag was raised meanwhile (or
+ * Redis read, and one query when a flag was raised meanwhile (or
  * without `flags.before`); the lock and a removal only for a player flagged meanwhile. Throws when
  * a store does not answer (the caller logs it: a rebuild or the next flag corrects the index).
  */
-export async function takeOutFlaggedMeanwhile(services: Services, written: ReadonlyMap<string, BoardBucket[]>, flags: FlagSpan = {}): Promise<Set<string>> {
+export async function takeOutFlaggedMeanwhile(services: FlagRecheckDeps, written: ReadonlyMap<string, BoardBucket[]>, flags: FlagSpan = {}): Promise<Set<string>> {
   const { storage, index } = services;
   // Read even without `before`: it is the start of this process's next groups (lastRead).
-  const after = await (flags.after ?? services.flagChanges.read());
+  const after = await services.flagChanges.read();
   if (flags.before !== undefined && after === flags.before) return new Set();
   const flagged = await storage.players.flaggedAmong([...written.keys()]);
   for (const playerId of flagged) {

@@ -1,7 +1,12 @@
 import type { PlayerFlag } from '../db/flags.js';
 import type { Player } from '../db/players.js';
 import type { BoardBucket } from '../ranking/index.js';
-import type { Services } from './services.js';
+import type { Logger } from 'pino';
+import type { Storage } from '../db/storage.js';
+import type { RankingIndex } from '../ranking/index.js';
+import type { FlagChanges } from '../services/flag-changes.js';
+import type { TopCache } from '../ranking/top-cache.js';
+import type { PlayerBucketDeps } from './player-buckets.js';
 import { announceTops } from '../pubsub/announce.js';
 import { forgetTops, heldBuckets, inTop, warmBoards } from './player-buckets.js';
 
@@ -12,6 +17,15 @@ export interface FlagOutcome {
   changedTops: BoardBucket[];
 }
 
+/** What flagging and unflagging take (7 members). */
+export interface FlagDeps extends PlayerBucketDeps {
+  storage: Pick<Storage, 'players'>;
+  index: RankingIndex;
+  flagChanges: Pick<FlagChanges, 'raised'>;
+  topCache: Pick<TopCache, 'invalidate'>;
+  log: Pick<Logger, 'debug' | 'warn'>;
+}
+
 /**
  * Hides a player from every board: the flag is committed in PostgreSQL first, then the player is
  * taken out of every index bucket their board scores name. That order is what lets a submission
@@ -19,7 +33,7 @@ export interface FlagOutcome {
  * recorded while flagged. Idempotent, so a call that failed at the index can be repeated.
  * O(B log N) for B board scores.
  */
-export async function flagPlayer(services: Services, playerId: string, reason: string): Promise<FlagOutcome> {
+export async function flagPlayer(services: FlagDeps, playerId: string, reason: string): Promise<FlagOutcome> {
   const { storage, index } = services;
   await warmBoards(services);
   const outcome = await storage.players.whileLocked(playerId, async (locked) => {
@@ -42,7 +56,7 @@ export async function flagPlayer(services: Services, playerId: string, reason: s
  * kept. A submission that saw the flag before it was cleared left the index alone, but its board
  * scores were committed before that and so are among those written back here. O(B log N).
  */
-export async function unflagPlayer(services: Services, playerId: string): Promise<FlagOutcome> {
+export async function unflagPlayer(services: FlagDeps, playerId: string): Promise<FlagOutcome> {
   const { storage, index } = services;
   await warmBoards(services);
   const outcome = await storage.players.whileLocked(playerId, async (locked) => {
@@ -60,11 +74,11 @@ export async function unflagPlayer(services: Services, playerId: string): Promis
 }
 
 /** The flagged players, most recently flagged first, at most `first`. */
-export async function listFlaggedPlayers(services: Services, first: number): Promise<PlayerFlag[]> {
+export async function listFlaggedPlayers(services: { storage: Pick<Storage, 'players'> }, first: number): Promise<PlayerFlag[]> {
   return services.storage.players.listFlags(first);
 }
 
 /** Why and since when the player is hidden, or null when they are not. O(1). */
-export async function playerFlag(services: Services, playerId: string): Promise<PlayerFlag | null> {
+export async function playerFlag(services: { storage: Pick<Storage, 'players'> }, playerId: string): Promise<PlayerFlag | null> {
   return services.storage.players.findFlag(playerId);
 }

@@ -3,7 +3,9 @@ import type { RecordedBoardScore } from '../model/board.js';
 import { type Bucket, isKept, keptUntil, parseBucketLabel } from '../model/buckets.js';
 import type { BoardBucket } from '../ranking/index.js';
 import { CLOCK_SKEW_MS, type ResultBucket } from './buckets.js';
-import type { Services } from './services.js';
+import type { Logger } from 'pino';
+import type { BoardDirectory } from '../services/board-directory.js';
+import type { TopCache } from '../ranking/top-cache.js';
 
 /** A board bucket a player has a board score in, with that score. */
 export interface HeldBucket extends ResultBucket {
@@ -22,11 +24,18 @@ function bucketOfRow(row: PlayerBoardScore, board: BoardBucket['board']): Bucket
   return { period: 'SEASON', label: row.bucket, start: row.season.startsAt, end: row.season.endsAt };
 }
 
+/** What finding a player's buckets takes: this process's boards, the clock, and where to note a row left alone. */
+export interface PlayerBucketDeps {
+  boards: BoardDirectory;
+  now(): Date;
+  log: Pick<Logger, 'debug'>;
+}
+
 /**
  * Loads every board definition into the directory before a player's lock (or transaction) holds a
  * pool connection, so that heldBuckets under it never needs a second one. One small query.
  */
-export async function warmBoards(services: Services): Promise<void> {
+export async function warmBoards(services: Pick<PlayerBucketDeps, 'boards'>): Promise<void> {
   await services.boards.list();
 }
 
@@ -36,7 +45,7 @@ export async function warmBoards(services: Services): Promise<void> {
  * Rows of buckets past their retention are left out: their keys have expired, and writing one back
  * would bring an old board back. O(rows); boards come from the directory's cache.
  */
-export async function heldBuckets(services: Services, playerId: string, rows: PlayerBoardScore[]): Promise<HeldBucket[]> {
+export async function heldBuckets(services: PlayerBucketDeps, playerId: string, rows: PlayerBoardScore[]): Promise<HeldBucket[]> {
   const now = services.now();
   const held: HeldBucket[] = [];
   for (const row of rows) {
@@ -65,6 +74,6 @@ export const inTop = (at: BoardBucket, rank: number | null | undefined): boolean
  * Drops this process's cached tops of the buckets a player left or came back to, so its next top
  * read shows the change at once (other processes' caches are at most about a second old). O(k).
  */
-export function forgetTops(services: Services, buckets: BoardBucket[]): void {
+export function forgetTops(services: { topCache: Pick<TopCache, 'invalidate'> }, buckets: BoardBucket[]): void {
   for (const at of buckets) services.topCache.invalidate(at);
 }

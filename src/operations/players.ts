@@ -1,8 +1,15 @@
 import { type Player } from '../db/players.js';
-import type { Services } from './services.js';
+import type { Storage } from '../db/storage.js';
+import type { ProfileCache } from '../services/profile-cache.js';
+
+/** What the profile and friend writes take. */
+export interface PlayerDeps {
+  storage: Pick<Storage, 'players'>;
+  profiles: Pick<ProfileCache, 'change'>;
+}
 
 export async function upsertPlayer(
-  services: Services,
+  services: PlayerDeps,
   input: { id: string; displayName?: string | null | undefined; avatarUrl?: string | null | undefined },
 ): Promise<Player> {
   // Every process shows the new profile once this answers (see profile-cache.ts).
@@ -15,17 +22,17 @@ export async function upsertPlayer(
 }
 
 /** Replaces the friend list; answers how many friends it now holds (the player and repeats are dropped). */
-export async function setFriends(services: Services, playerId: string, friendIds: string[]): Promise<number> {
+export async function setFriends(services: Pick<PlayerDeps, 'storage'>, playerId: string, friendIds: string[]): Promise<number> {
   return services.storage.players.replaceFriends(playerId, friendIds);
 }
 
 /** A player's profile, or null when the game server never created one. */
-export async function findPlayer(services: Services, id: string): Promise<Player | null> {
+export async function findPlayer(services: Pick<PlayerDeps, 'storage'>, id: string): Promise<Player | null> {
   const [player] = await services.storage.players.find([id]);
   return player ?? null;
 }
 
 /** Players whose id starts with `text` or whose name holds it (see db searchPlayers), at most `first`. */
-export async function searchPlayers(services: Services, text: string, first: number): Promise<Player[]> {
+export async function searchPlayers(services: Pick<PlayerDeps, 'storage'>, text: string, first: number): Promise<Player[]> {
   return services.storage.players.search(text, first);
 }

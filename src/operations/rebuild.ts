@@ -3,15 +3,23 @@ import type { RebuildJob } from '../services/rebuild-jobs.js';
 import { RebuildRunningError } from '../ranking/index.js';
 import { bucketKey } from '../ranking/keys.js';
 import { type BucketArgs, boardScoreList, resolveBoardBucket } from './buckets.js';
-import type { Services } from './services.js';
+import type { Logger } from 'pino';
+import type { RebuildJobs } from '../services/rebuild-jobs.js';
+import type { BucketDeps } from './buckets.js';
+import type { RebuildDeps } from './rebuild-bucket.js';
 import { clientError } from '../errors.js';
+
+/** What a rebuild from the API takes (7 members). */
+export interface RebuildBoardDeps extends BucketDeps, RebuildDeps {
+  log: Logger;
+}
 
 /**
  * Rebuilds one bucket's ranking index from PostgreSQL and swaps it in atomically; answers the
  * number of ranked players. NOT_FOUND / BAD_USER_INPUT as every read of a bucket; RATE_LIMITED
  * while another rebuild of the same bucket runs. O(N log N) for N board scores.
  */
-export async function rebuildBoard(services: Services, args: BucketArgs): Promise<number> {
+export async function rebuildBoard(services: RebuildBoardDeps, args: BucketArgs): Promise<number> {
   const at = await resolveBoardBucket(services, args);
   const started = performance.now();
   try {
@@ -34,7 +42,7 @@ function refusedWhileRunning(error: unknown): unknown {
  * readable by id from any process (see services/rebuild-jobs.ts): what the console runs, since a large
  * bucket takes longer than a request should. Refused as rebuildBoard is.
  */
-export async function startRebuild(services: Services, args: BucketArgs): Promise<RebuildJob> {
+export async function startRebuild(services: RebuildBoardDeps & { rebuilds: Pick<RebuildJobs, 'start'> }, args: BucketArgs): Promise<RebuildJob> {
   const at = await resolveBoardBucket(services, args);
   try {
     return await services.rebuilds.start(
@@ -49,6 +57,6 @@ export async function startRebuild(services: Services, args: BucketArgs): Promis
 }
 
 /** A rebuild started with startRebuild, or null when there is none by that id (kept a day). */
-export async function findRebuild(services: Services, id: string): Promise<RebuildJob | null> {
+export async function findRebuild(services: { rebuilds: Pick<RebuildJobs, 'find'> }, id: string): Promise<RebuildJob | null> {
   return services.rebuilds.find(id);
 }

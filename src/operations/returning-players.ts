@@ -2,7 +2,8 @@ import { ranksAhead } from '../model/board.js';
 import type { BoardScoreWrite, Place } from '../ranking/index.js';
 import { bucketKey } from '../ranking/keys.js';
 import { boardScoreList } from './buckets.js';
-import type { Services } from './services.js';
+import type { Storage } from '../db/storage.js';
+import type { RankingIndex } from '../ranking/index.js';
 
 /**
  * A player back from inactivity (jobs/inactive-players.ts) must come back with their best. The
@@ -18,7 +19,7 @@ import type { Services } from './services.js';
  * per bucket for those writes; nothing at all on other boards. O(k log N).
  */
 export async function restoreReturningBest(
-  services: Services,
+  services: { storage: Pick<Storage, 'boardScores'>; masterIndex: Pick<RankingIndex, 'writeBoardScores'> },
   writes: readonly BoardScoreWrite[],
   placed: { size: number; place: Place | null }[],
 ): Promise<void> {

@@ -2,15 +2,22 @@ import { type Season } from '../db/seasons.js';
 import { closeSeason as closeAndFreeze } from './close-season.js';
 import type { Board, EntryMetadata, RankStyle } from '../model/board.js';
 import { requireBoard } from './buckets.js';
-import { SEASON_LABEL } from '../services/season-directory.js';
-import type { Services } from './services.js';
+import { SEASON_LABEL, type SeasonDirectory } from '../services/season-directory.js';
+import type { Storage } from '../db/storage.js';
+import type { CursorCodec } from '../services/cursor.js';
+import type { BoardDirectory } from '../services/board-directory.js';
+import type { CloseSeasonDeps } from './close-season.js';
 import { badInput, notFound } from '../errors.js';
-import type { StandingConnection } from './pages.js';
-import type { Standing } from './standings.js';
-import { styleOf } from './rank-styles.js';
+import type { Standing, StandingConnection } from '../reads/views.js';
+import { styleOf } from '../reads/rank-styles.js';
 
 const span = (season: Pick<Season, 'id' | 'startsAt' | 'endsAt'>) =>
   `"${season.id}" (${season.startsAt.toISOString()} to ${season.endsAt?.toISOString() ?? 'no end: close it first'})`;
+
+/** What starting and closing seasons take (6 members). */
+export interface SeasonDeps extends CloseSeasonDeps {
+  boards: BoardDirectory;
+}
 
 /**
  * Starts a board's next season at `startsAt`: now when left out, or later, to schedule it ahead
@@ -22,7 +29,7 @@ const span = (season: Pick<Season, 'id' | 'startsAt' | 'endsAt'>) =>
  * startsAt, or a span overlapping a season of the board not closed yet.
  */
 export async function startSeason(
-  services: Services,
+  services: SeasonDeps,
   args: { board: string; name: string; startsAt?: Date | null | undefined; endsAt?: Date | null | undefined },
 ): Promise<Season> {
   const board = await requireBoard(services, args.board);
@@ -55,7 +62,7 @@ export async function startSeason(
 }
 
 /** Closes the board's current season and freezes its final standings; NOT_FOUND when none is open. */
-export async function closeSeason(services: Services, boardId: string): Promise<Season> {
+export async function closeSeason(services: SeasonDeps & { seasons: SeasonDirectory }, boardId: string): Promise<Season> {
   const board = await requireBoard(services, boardId);
   const current = await services.seasons.open(board.id, services.now());
   const season = current ? await closeAndFreeze(services, board, current.id) : null;
@@ -64,12 +71,12 @@ export async function closeSeason(services: Services, boardId: string): Promise<
 }
 
 /** The board's current season, or null. One Redis read while its seasons are unchanged. */
-export async function currentSeason(services: Services, board: Board): Promise<Season | null> {
+export async function currentSeason(services: { seasons: Pick<SeasonDirectory, 'open'>; now(): Date }, board: Board): Promise<Season | null> {
   return services.seasons.open(board.id, services.now());
 }
 
 /** Every season of the board, oldest first. */
-export async function listSeasons(services: Services, board: Board): Promise<Season[]> {
+export async function listSeasons(services: { storage: Pick<Storage, 'seasons'> }, board: Board): Promise<Season[]> {
   return services.storage.seasons.list(board.id);
 }
 
@@ -80,7 +87,7 @@ export async function listSeasons(services: Services, board: Board): Promise<Sea
  * signed, so a forged or foreign one is refused. O(log N + first).
  */
 export async function readSeasonResults(
-  services: Services,
+  services: { storage: Pick<Storage, 'seasons'>; boards: BoardDirectory; cursors: CursorCodec },
   args: {
     board: string;
     season: string;

@@ -24,8 +24,7 @@ import { type StoreProbes, probeStores } from '../services/store-health.js';
 import { timeStoreCalls } from '../services/store-timing.js';
 import { type SubmissionHealth, createSubmissionHealth } from '../services/submission-health.js';
 import { type SubmissionGroups, createSubmissionGroups } from './submission-groups.js';
-import { type RecordedScores, createRecordedScores } from './recorded-scores.js';
-import { type PlaceReads, createPlaceReads } from './place-reads.js';
+import { type ReadSides, createReadSide } from '../reads/read-side.js';
 
 /** What every operation takes: the per-process parts, built once by createServices (by the app, and by the CLI for its commands). */
 export interface Services {
@@ -52,10 +51,8 @@ export interface Services {
   topCache: TopCache;
   /** Player profiles shared in Redis, exact after renames and erasures: the names reads show go through it, and the changes of them. */
   profiles: ProfileCache;
-  /** Single players' places, the reads of every request of one event-loop turn in one standings and one around call per bucket (see place-reads.ts). */
-  placeReads: PlaceReads;
-  /** Looks up what PostgreSQL recorded of the board scores standings show (achievedAt, metadata), the look-ups of concurrent requests together. */
-  recordedScores: RecordedScores;
+  /** Every read (top, standing, around, friends, pages, season results), batched across requests (see reads/read-side.ts). */
+  reads: ReadSides;
   /** topChanged's fan-out (one Redis subscription per watched bucket); null where nothing is served (the CLI). */
   topFeed: TopFeed | null;
   boards: BoardDirectory;
@@ -142,21 +139,37 @@ export function createServices(given: ServiceDeps): Services {
     : null;
   const profiles = createProfileCache(deps.redis, storage.players, deps.log);
   if (deps.replicaReads) showReplicas(metrics, deps.replicaReads);
+  const backlog = createBacklogConfirmer(storage.backlog, deps.log);
+  const flagChanges = createFlagChanges(deps.redis);
+  const submissionHealth = createSubmissionHealth();
+  const submissions = createSubmissionGroups(
+    { storage, index: masterIndex, backlog, flagChanges, topCache, submissionHealth, metrics, log: deps.log },
+    deps.groupCommit,
+  );
+  const boards = createBoardDirectory(storage.boards);
+  const seasons = createSeasonDirectory(storage.seasons, deps.redis);
+  const cursors = createCursorCodec(() => {
+    // PostgreSQL was away when the process started: pages answer UNAVAILABLE until it is back.
+    if (!cursorSecret) throw new SecretNotLoadedError('cursor');
+    return cursorSecret;
+  });
+  const now = deps.now ?? (() => new Date());
+  const requestTimeoutMs = deps.requestTimeoutMs ?? 10_000;
+  const reads = createReadSide({ index, topCache, profiles, storage, buckets: { boards, seasons, now }, cursors, log: deps.log, requestTimeoutMs });
   const services: Services = {
     storage,
     index,
     masterIndex,
     indexGeneration,
-    backlog: createBacklogConfirmer(storage.backlog, deps.log),
-    submissions: createSubmissionGroups(() => services, deps.groupCommit),
+    backlog,
+    submissions,
     topCache,
     topFeed,
     profiles,
-    placeReads: createPlaceReads(index, profiles.naming),
-    recordedScores: createRecordedScores(() => services),
-    boards: createBoardDirectory(storage.boards),
-    seasons: createSeasonDirectory(storage.seasons, deps.redis),
-    flagChanges: createFlagChanges(deps.redis),
+    reads,
+    boards,
+    seasons,
+    flagChanges,
     keyring: createKeyring({
       adminKey: deps.adminKey,
       serverKeys: deps.serverKeys ?? [],
@@ -165,11 +178,7 @@ export function createServices(given: ServiceDeps): Services {
     rebuilds: createRebuildJobs(deps.redis, { log: deps.log }),
     driftReports: createDriftReports(deps.redis),
     probeStores: () => probeStores({ storage, redis: deps.redis }),
-    cursors: createCursorCodec(() => {
-      // PostgreSQL was away when the process started: pages answer UNAVAILABLE until it is back.
-      if (!cursorSecret) throw new SecretNotLoadedError('cursor');
-      return cursorSecret;
-    }),
+    cursors,
     async ready() {
       // Loaded before the first request when PostgreSQL answers; else tried again each second, and
       // the process serves everything that needs no cursor meanwhile (as it does reads from Redis).
@@ -188,9 +197,9 @@ export function createServices(given: ServiceDeps): Services {
     limits: createRateLimits(deps.rateLimits),
     metrics,
     log: deps.log,
-    now: deps.now ?? (() => new Date()),
-    requestTimeoutMs: deps.requestTimeoutMs ?? 10_000,
-    submissionHealth: createSubmissionHealth(),
+    now,
+    requestTimeoutMs,
+    submissionHealth,
   };
   return services;
 }

@@ -1,5 +1,6 @@
 import type { IndexState } from '../ranking/generation.js';
-import type { Services } from './services.js';
+import type { Storage } from '../db/storage.js';
+import type { IndexGeneration } from '../ranking/generation.js';
 import type { StoreProbes } from '../services/store-health.js';
 
 /** What the console's store health shows. */
@@ -11,7 +12,7 @@ export interface StoreStatus extends StoreProbes {
 }
 
 /** Both stores probed at once (each within a second), this process's view of the index, and the outbox's length. */
-export async function storeStatus(services: Services): Promise<StoreStatus> {
+export async function storeStatus(services: { probeStores(): Promise<StoreProbes>; storage: Pick<Storage, 'backlog'>; indexGeneration: Pick<IndexGeneration, 'state'> }): Promise<StoreStatus> {
   const probes = await services.probeStores();
   const indexBacklog = probes.postgres.up ? await services.storage.backlog.count().catch(() => null) : null;
   return { ...probes, index: services.indexGeneration.state(), indexBacklog };

@@ -5,10 +5,17 @@ import { keepsBoardScores } from '../model/board.js';
 import { settleBy } from '../deadline.js';
 import type { BoardBucket, BoardScoreWrite, Place } from '../ranking/index.js';
 import type { ResultBucket } from './buckets.js';
-import type { Services } from './services.js';
+import type { Logger } from 'pino';
+import type { Storage } from '../db/storage.js';
+import type { RankingIndex } from '../ranking/index.js';
+import type { TopCache } from '../ranking/top-cache.js';
+import type { BacklogConfirmer } from '../services/backlog-confirmer.js';
+import type { FlagChanges } from '../services/flag-changes.js';
+import type { Metrics } from '../services/metrics.js';
+import type { SubmissionHealth } from '../services/submission-health.js';
 import { type FlagSpan, takeOutFlaggedMeanwhile } from './flag-recheck.js';
 import { type GroupCommit, type GroupCommitOptions, type ItemOutcome, createGroupCommit } from '../services/group-commit.js';
-import { type RecordedScore, heldRecorded } from './recorded-scores.js';
+import { type RecordedScore, heldRecorded } from '../reads/recorded-scores.js';
 import { restoreReturningBest } from './returning-players.js';
 
 /**
@@ -41,17 +48,32 @@ export interface SubmissionRecorded {
   places: Map<PreparedEntry, (PlaceWithSize | null)[]>;
 }
 
-/** The process's group commit of submissions (see group-commit.ts); one per process, in Services. */
+/** The process's group commit of submissions (see group-commit.ts); one per process. */
 export type SubmissionGroups = GroupCommit<Submission, SubmissionRecorded>;
+
+/** What committing a group takes (8 members). */
+export interface SubmissionGroupDeps {
+  storage: Pick<Storage, 'results' | 'players' | 'boardScores'>;
+  /**
+   * The index on the masters: the group's writes, the places read back with them, and the flag
+   * check's removals (a group answers its own writes, never a replica's view of them).
+   */
+  index: RankingIndex;
+  backlog: Pick<BacklogConfirmer, 'confirm'>;
+  flagChanges: Pick<FlagChanges, 'lastRead' | 'read'>;
+  topCache: Pick<TopCache, 'invalidate'>;
+  submissionHealth: Pick<SubmissionHealth, 'committed' | 'failed'>;
+  metrics: Pick<Metrics, 'indexBehind'>;
+  log: Logger;
+}
 
 /**
  * Builds the process's group commit of submissions: concurrent calls that arrive while groups are
  * being committed share the next group, recorded by one PostgreSQL transaction (recordGroup) and
- * written to the index in one script call per sorted set it touches. `services` is read when the first group runs (the
- * services hold the groups, and the groups use the services).
+ * written to the index in one script call per sorted set it touches.
  */
-export function createSubmissionGroups(services: () => Services, options: GroupCommitOptions = {}): SubmissionGroups {
-  return createGroupCommit((submissions, committed, signal) => commitGroup(services(), submissions, committed, signal), options);
+export function createSubmissionGroups(deps: SubmissionGroupDeps, options: GroupCommitOptions = {}): SubmissionGroups {
+  return createGroupCommit((submissions, committed, signal) => commitGroup(deps, submissions, committed, signal), options);
 }
 
 /**
@@ -61,7 +83,7 @@ export function createSubmissionGroups(services: () => Services, options: GroupC
  * nothing was recorded for anyone (PostgreSQL away).
  */
 async function commitGroup(
-  services: Services,
+  services: SubmissionGroupDeps,
   submissions: Submission[],
   committed: () => void,
   signal: AbortSignal,
@@ -88,13 +110,7 @@ async function commitGroup(
   const hidden = recorded.flagged;
   const shown = written.filter(({ entry }) => !hidden.has(entry.playerId));
   const stored = recorded.boardScores.filter((score) => !hidden.has(score.playerId));
-  // The flag check's token, read behind the index write it follows, in the tick that sent it: on
-  // one Redis, no round trip of its own after the write's answer (the stage from commit to answer
-  // went from 6.3 to 4.6 ms under load: bench/RESULTS.md, 2026-12-05).
-  let flagsAfter: Promise<string | undefined> | undefined;
-  const places = await writeIndex(services, shown, stored, recorded.backlogIds, () => {
-    flagsAfter = services.flagChanges.readBehind();
-  });
+  const places = await writeIndex(services, shown, stored, recorded.backlogIds);
   // Recorded already: past the deadline the answer goes out without waiting for the check (which
   // goes on, and logs what it could not do).
   if (places)
@@ -103,7 +119,10 @@ async function commitGroup(
         services,
         shown.map(({ entry }) => entry),
         hidden,
-        { before: flagsBefore, after: flagsAfter },
+        // The token after the write is read by the check itself, once every index write of the
+        // group was answered: Redis then reads it after them on one node or a Cluster alike, with
+        // no reliance on the order one connection's commands run in. A round trip, not a command more.
+        { before: flagsBefore },
       ),
       signal,
     ).catch(() => {});
@@ -121,7 +140,7 @@ export type PlaceWithSize = { place: Place; size: number; at: BoardBucket; recor
  * takeOutFlaggedMeanwhile); those join `hidden`. (When the index write failed there is nothing to
  * take out: the catch-up job, which leaves flagged players out, writes those board scores later.)
  */
-async function keepFlaggedOut(services: Services, entries: PreparedEntry[], hidden: Set<string>, flags: FlagSpan): Promise<void> {
+async function keepFlaggedOut(services: SubmissionGroupDeps, entries: PreparedEntry[], hidden: Set<string>, flags: FlagSpan): Promise<void> {
   const written = new Map<string, BoardBucket[]>();
   for (const entry of entries) if (entry.buckets.length > 0) written.set(entry.playerId, [...(written.get(entry.playerId) ?? []), ...entry.buckets]);
   if (written.size === 0) return;
@@ -139,15 +158,13 @@ async function keepFlaggedOut(services: Services, entries: PreparedEntry[], hidd
  * Answers every entry's places; null when Redis does not answer. Once the index holds them, the
  * group's index_backlog rows are confirmed (deleted in the background, with other groups' in one
  * statement); when it does not, they stay, and the catch-up job (jobs/index-catch-up.ts)
- * re-applies them as soon as Redis answers again. `sent` is called once the write is on its way
- * (see RankingIndex.writeBoardScores).
+ * re-applies them as soon as Redis answers again.
  */
 async function writeIndex(
-  services: Services,
+  services: SubmissionGroupDeps,
   shown: { entry: PreparedEntry; outcome: RecordOutcome }[],
   stored: StoredBoardScore[],
   backlogIds: number[],
-  sent: () => void,
 ): Promise<SubmissionRecorded['places'] | null> {
   const writes: BoardScoreWrite[] = [];
   const lastWrite = new Map<string, BoardScoreWrite>();
@@ -170,9 +187,9 @@ async function writeIndex(
   }
   const places: SubmissionRecorded['places'] = new Map();
   try {
-    const placed = await services.index.writeBoardScores(writes, sent);
+    const placed = await services.index.writeBoardScores(writes);
     // A player back from inactivity returns to a BEST board's SEASON with their best, not this result (returning-players.ts).
-    await restoreReturningBest(services, writes, placed);
+    await restoreReturningBest({ storage: services.storage, masterIndex: services.index }, writes, placed);
     services.backlog.confirm(backlogIds);
     // The writes are the shown entries' board scores in order, as made above.
     let i = 0;

@@ -1,4 +1,4 @@
-import { type RedisClient, isCluster } from '../redis.js';
+import type { RedisClient } from '../redis.js';
 import { createVersionTokens } from './version-tokens.js';
 
 /** The version token of the players' flags (see version-tokens.ts): one field for every player. */
@@ -30,16 +30,6 @@ export function createFlagChanges(redis: RedisClient) {
     lastRead: (): string | undefined => seen,
     /** The current token (see above). One HMGET. */
     read,
-    /**
-     * The token read by a command queued behind every command already sent on this client, so
-     * that Redis answers it as of after them: the commands of one connection run in the order they
-     * are sent, and this HMGET goes through the same queue (auto-pipelining) as the index's
-     * writes. A writer's span ends after its write without a round trip of its own: the write path
-     * calls it in the tick that sends its index write. Undefined on a Redis Cluster, where the
-     * token's node runs its commands in no order with the others': the caller waits for its write,
-     * then reads.
-     */
-    readBehind: (): Promise<string | undefined> | undefined => (isCluster(redis) ? undefined : read()),
     /** Marks a flag raised, for every process. Throws when Redis does not take it. One HSET. */
     raised: (): Promise<void> => versions.changed(['players']),
   };
