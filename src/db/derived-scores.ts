@@ -1,7 +1,7 @@
 import type { PendingQuery, Row, Sql, TransactionSql } from 'postgres';
 import { type Board, type EntryMetadata, type Period, type RecordedBoardScore, type ScoreOrder, combine, keepsBoardScores } from '../model/board.js';
 import { bucketAt } from '../model/buckets.js';
-import type { PlayerBoardScore } from './flags.js';
+import type { PlayerBoardScore } from './board-score-rows.js';
 import { rowId } from './result-entries.js';
 
 /**

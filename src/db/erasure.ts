@@ -1,7 +1,7 @@
 import type { Sql } from 'postgres';
 import { forgetBacklogPlayer } from './index-backlog.js';
 import { advanceSourceMark } from './source-mark.js';
-import { type BoardScoreRow, type PlayerBoardScore, boardScoreColumns, toPlayerBoardScore } from './flags.js';
+import { type BoardScoreRow, type PlayerBoardScore, boardScoreColumns, toPlayerBoardScore } from './board-score-rows.js';
 import { lockPlayerForTransaction } from './locks.js';
 import { derivedScoresOfPlayer } from './derived-scores.js';
 

@@ -1,5 +1,5 @@
 import type { Sql, TransactionSql } from 'postgres';
-import { type BoardScoreRow, type PlayerBoardScore, boardScoreColumns, toPlayerBoardScore } from './flags.js';
+import { type BoardScoreRow, type PlayerBoardScore, boardScoreColumns, toPlayerBoardScore } from './board-score-rows.js';
 import { derivedScoresOfPlayers } from './derived-scores.js';
 
 /**
