@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { profileValuesLua } from '../src/profiles/scripts.js';
+import { hashedFieldLua } from '../src/ranking/scripts/read-around.js';
 import { type Profile, PROFILE_KEYS_PREFIX, profileHashKey } from '../src/profiles/store.js';
 import { createProfileSightings } from '../src/services/profile-sightings.js';
 import { scratchRedis } from './helpers/redis-keys.js';
@@ -84,7 +84,7 @@ describe('profile sightings', () => {
 });
 
 /**
- * The profile hash a script finds for an id in Lua (profileValuesLua's profileHash) is the one
+ * The profile hash a script finds for an id in Lua (read-around.ts hashedFieldLua's fieldHash) is the one
  * JavaScript keeps it in (profileHashKey), for the ids studios use: ASCII, accented, CJK, and
  * characters beyond the BMP (two UTF-16 code units in JavaScript, four UTF-8 bytes in Redis). FNV-1a's
  * published test vectors are the oracle for both.
@@ -92,7 +92,7 @@ describe('profile sightings', () => {
 describe('profile hashes found in Lua', () => {
   const { redis } = scratchRedis('profile-hash');
   const luaHash = async (id: string, hashes: number) =>
-    Number(await redis.eval(`${profileValuesLua}\nreturn profileHash(ARGV[1], tonumber(ARGV[2]))`, 0, id, hashes));
+    Number(await redis.eval(`${hashedFieldLua}\nreturn fieldHash(ARGV[1], tonumber(ARGV[2]))`, 0, id, hashes));
   const jsHash = (id: string, hashes: number) => Number(profileHashKey(id, hashes).slice(PROFILE_KEYS_PREFIX.length));
 
   it('is FNV-1a over UTF-16 code units, as in JavaScript', async () => {

@@ -13,7 +13,8 @@ import { type RedisClient, sendAtOnce } from '../redis.js';
 /**
  * changesToken, a Lua function: the changes token at `key`, set to `fresh` (a fresh random token)
  * when there is none (a new or emptied Redis), so that profiles read from then on are read under
- * one. A token set so is new to every process: none remembers a profile under it.
+ * one. A token set so is new to every process: none remembers a profile under it. (The ranking
+ * index's named reads, which read the profiles beside the places, only read it.)
  */
 const changesTokenLua = `
 local function changesToken(key, fresh)
@@ -67,62 +68,6 @@ for i = 1, #KEYS - 1 do
 end
 out[#out + 1] = changesToken(KEYS[1], ARGV[1])
 return out
-`;
-
-/**
- * profileValues, a Lua function for scripts that name the players they read in the same step (a
- * single node's only: it reads profile hashes its caller did not declare as keys). It takes the
- * changes token's key as the client sent it (a declared key, so with the client's key prefix: the
- * hashes' keys are that key with `changes` replaced by the hash's number), a fresh random token,
- * the number of hashes and a list of player ids. It returns the changes token (set to the fresh
- * one when there is none: see changesToken) and each id's held value, false when its hash holds
- * none. A miss is read again by readProfiles, which keeps what PostgreSQL then answers.
- *
- * An id's hash is found as profileHashKey finds it: FNV-1a over the id's UTF-16 code units (the
- * UTF-8 Redis holds decoded back to them), modulo the number of hashes. Lua's numbers are doubles
- * and its bit operations signed 32-bit: the product of x by the FNV prime 2^24 + 403, modulo 2^32,
- * is x · 403 plus (x mod 2^8) · 2^24, a sum below 2^42 and so exact (one C call a code unit, the
- * xor: this runs for every player a screen names).
- *
- * O(total length of the ids).
- */
-export const profileValuesLua = `${changesTokenLua}
-local bxor, byte, floor = bit.bxor, string.byte, math.floor
-
-local function profileHash(id, hashes)
-  local hash = 2166136261
-  local bytes = {byte(id, 1, -1)}
-  local i, n = 1, #bytes
-  while i <= n do
-    local point = bytes[i]
-    if point < 0x80 then
-      i = i + 1
-    else
-      local width = point < 0xE0 and 2 or (point < 0xF0 and 3 or 4)
-      point = point % (width == 2 and 0x20 or (width == 3 and 0x10 or 0x08))
-      for k = 1, width - 1 do point = point * 64 + (bytes[i + k] or 0x80) % 64 end
-      i = i + width
-      if point >= 0x10000 then
-        point = point - 0x10000
-        local x = bxor(hash, 0xD800 + floor(point / 1024)) % 4294967296
-        hash = (x * 403 + x % 256 * 16777216) % 4294967296
-        point = 0xDC00 + point % 1024
-      end
-    end
-    local x = bxor(hash, point) % 4294967296
-    hash = (x * 403 + x % 256 * 16777216) % 4294967296
-  end
-  return hash % hashes
-end
-
-local function profileValues(changesKey, fresh, hashes, ids)
-  local prefix = string.sub(changesKey, 1, -8)
-  local values = {}
-  for i = 1, #ids do
-    values[i] = redis.call('HGET', prefix .. profileHash(ids[i], hashes), ids[i])
-  end
-  return changesToken(changesKey, fresh), values
-end
 `;
 
 /**

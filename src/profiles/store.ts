@@ -97,15 +97,16 @@ export function createProfileStore(redis: RedisClient, options: ProfileStoreOpti
     },
 
     /**
-     * What a script that names the players it reads (profileValuesLua) needs: the changes token's
-     * key, to declare, and the number of hashes. Null on a Redis Cluster, where a script may read
-     * only the keys it declares.
+     * Where a read that names the players it reads in the same step (the ranking index's named
+     * reads: ranking/index.ts PlayerFields) finds their profiles: the changes token's key, the
+     * hashes' name and number, and the hash key of given ids, which it declares. Null on a Redis
+     * Cluster, where the profile hashes share no slot with what such a read reads beside them.
      */
-    naming: redis.isCluster ? null : { changesKey: PROFILE_CHANGES_KEY, hashes },
+    naming: redis.isCluster ? null : { changesKey: PROFILE_CHANGES_KEY, hashPrefix: PROFILE_KEYS_PREFIX, hashes, keysOf },
 
     /**
-     * The profile of each id in what profileValuesLua answered for them (a value each, null for
-     * none): undefined where it held none, or a change's pending mark. O(k).
+     * The profile of each id in what a named read answered for them (a profile hash's value each,
+     * null for none): undefined where it held none, or a change's pending mark. O(k).
      */
     profilesIn(ids: readonly string[], values: readonly (string | null)[]): (Profile | undefined)[] {
       return ids.map((id, i) => {

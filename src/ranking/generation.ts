@@ -111,6 +111,13 @@ export interface GenerationCheck {
 
 const CLAIMS = [null, 'empty', 'failed-over', 'restored'] as const;
 
+/**
+ * How many times a node's marker is read for one check when it holds another generation each
+ * time than the one named: once a generation is found it is named, so a second read only misses
+ * when another process set one in between.
+ */
+const MAX_CHECK_ATTEMPTS = 4;
+
 export type IndexGeneration = ReturnType<typeof createIndexGeneration>;
 
 /** The masters and their slots: from CLUSTER SLOTS on a Cluster, the node itself with every slot otherwise. O(ranges). */
@@ -216,8 +223,24 @@ export function createIndexGeneration(redis: RedisClient) {
           const read = await Promise.allSettled(
             topology.map(async ({ address, slots }): Promise<GenerationCheck> => {
               const marker = markerKey(slots);
-              const [generation, recovering, claimed] = await redis.checkGeneration(marker, randomUUID(), ...mark);
-              return { address, slots, marker, generation, recovering: recovering === 1, claimed: CLAIMS[claimed] };
+              // The generation last read here is named, with its pending set, so that the script
+              // declares every key it touches; a marker found holding another is asked again.
+              let expected = nodes.find((node) => node.marker === marker)?.generation ?? '';
+              for (let attempt = 1; ; attempt++) {
+                const fresh = randomUUID();
+                const [generation, recovering, claimed] = await redis.checkGeneration(
+                  marker,
+                  pendingKey(marker, expected),
+                  pendingKey(marker, fresh),
+                  fresh,
+                  expected,
+                  ...mark,
+                );
+                if (recovering !== -1 && generation !== null)
+                  return { address, slots, marker, generation, recovering: recovering === 1, claimed: CLAIMS[claimed] };
+                if (attempt === MAX_CHECK_ATTEMPTS) throw new Error(`the generation marker ${marker} kept changing while it was checked`);
+                expected = generation ?? '';
+              }
             }),
           );
           nodes = topology.map(({ address, slots }, i) => {

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { type RedisClient, isCluster } from '../redis.js';
 import type { BoardScore, BoardScoreRow } from '../model/board.js';
 import {
@@ -141,6 +140,23 @@ export interface RankingIndexOptions {
 }
 
 export type { ReadOptions } from './replicas.js';
+
+/**
+ * What a named read (standingsNamed, aroundsNamed) reads beside the places, in the same step: a
+ * token, and a field per player (its id) in one of `hashes` hashes named `hashPrefix` then a
+ * number. Its caller names them: the profile cache's (ProfileCache.naming) are the players'
+ * profiles and their changes token. The index knows no more of them than where they are.
+ */
+export interface PlayerFields {
+  /** The token's key, read in the same step (never written). */
+  changesKey: string;
+  /** The hashes' name before their number, without the client's key prefix. */
+  hashPrefix: string;
+  /** How many hashes the fields are spread over: an id's is FNV-1a of its UTF-16 code units, modulo this. */
+  hashes: number;
+  /** The key of the hash holding each id's field, in their order: what readStandingsNamed declares. O(k). */
+  keysOf(ids: readonly string[]): string[];
+}
 
 /**
  * The ranking index: one sorted set per board bucket, or per shard of a bucket on a board with
@@ -372,22 +388,19 @@ export function createRankingIndex(redis: RedisClient, options: RankingIndexOpti
   }
 
   /**
-   * {@link arounds} of a one-shard bucket on one node, with what profileValuesLua answers for the
-   * places' players in the same step: the profiles' changes token and a value per place, in the
-   * order of the views and their places (see read-around.ts, readAroundNamed). One call, O(k (log N + radius)).
+   * {@link arounds} of a one-shard bucket on one node, with the token and each place's field of
+   * `fields` read in the same step: a value per place, in the order of the views and their places
+   * (see read-around.ts, readAroundNamed). One call, O(k (log N + radius)).
    */
   async function aroundsNamed(
     at: BoardBucket,
     asks: readonly { playerId: string; radius: number }[],
-    naming: { changesKey: string; hashes: number },
+    fields: PlayerFields,
   ): Promise<{ views: BucketView[]; token: string | null; values: (string | null)[] }> {
-    if (sharded(at)) throw new Error(`aroundsNamed reads a one-shard bucket, not ${bucketKey(at)}`);
+    if (sharded(at) || onCluster) throw new Error(`aroundsNamed reads a one-shard bucket on one node, not ${bucketKey(at)}`);
     const pairs = asks.flatMap(({ playerId, radius }) => [playerId, radius]);
-    // A replica runs the variant that only reads the changes token (it takes no write).
-    const [size, ...reply] = await reads((redis, onReplica) =>
-      onReplica
-        ? redis.readAroundNamedOnReplica(bucketKey(at), naming.changesKey, randomUUID(), naming.hashes, ...pairs)
-        : redis.readAroundNamed(bucketKey(at), naming.changesKey, randomUUID(), naming.hashes, ...pairs),
+    const [size, ...reply] = await reads((redis) =>
+      redis.readAroundNamed(bucketKey(at), fields.changesKey, prefixed(fields.hashPrefix), fields.hashes, ...pairs),
     );
     const { views, end } = runsFrom(at, asks, Number(size), reply);
     return { views, token: (reply[end] as string | null) ?? null, values: reply.slice(end + 1) as (string | null)[] };
@@ -520,22 +533,18 @@ export function createRankingIndex(redis: RedisClient, options: RankingIndexOpti
     },
 
     /**
-     * {@link standings} of a one-shard bucket on one node, with what profileValuesLua answers for
-     * the players in the same step: the profiles' changes token and a value per player (null for
-     * one not ranked there; see read-standings.ts, readStandingsNamed). One call, O(k log N).
+     * {@link standings} of a one-shard bucket on one node, with the token and each player's field
+     * of `fields` read in the same step, every key declared: a value per player (null for one not
+     * ranked there; see read-standings.ts, readStandingsNamed). One call, O(k log N).
      */
     async standingsNamed(
       at: BoardBucket,
       playerIds: string[],
-      naming: { changesKey: string; hashes: number },
+      fields: PlayerFields,
     ): Promise<{ view: BucketView<Place | null>; token: string | null; values: (string | null)[] }> {
-      if (sharded(at)) throw new Error(`standingsNamed reads a one-shard bucket, not ${bucketKey(at)}`);
-      // A replica runs the variant that only reads the changes token (it takes no write).
-      const [size, ...reply] = await reads((redis, onReplica) =>
-        onReplica
-          ? redis.readStandingsNamedOnReplica(bucketKey(at), naming.changesKey, randomUUID(), naming.hashes, ...playerIds)
-          : redis.readStandingsNamed(bucketKey(at), naming.changesKey, randomUUID(), naming.hashes, ...playerIds),
-      );
+      if (sharded(at) || onCluster) throw new Error(`standingsNamed reads a one-shard bucket on one node, not ${bucketKey(at)}`);
+      const keys = [bucketKey(at), fields.changesKey, ...fields.keysOf(playerIds)];
+      const [size, ...reply] = await reads((redis) => redis.readStandingsNamed(keys.length, ...keys, ...playerIds));
       const end = 2 * playerIds.length;
       return {
         view: { size: Number(size), places: standingsFrom(at, playerIds, reply) },

@@ -114,10 +114,11 @@ export function createProfileCache(redis: RedisClient, players: Pick<Storage['pl
     clock: sightings.now,
 
     /**
-     * For a place read that names its players in the same script step (profileValuesLua): the
-     * changes token's key and the number of hashes to give it, and `seen`, which takes what it
-     * answered: the profiles of its ids (undefined where Redis held none to take), and the token
-     * for the reads after it. Null on a Redis Cluster (see ProfileStore.naming).
+     * For a place read that names its players in the same script step (the ranking index's
+     * standingsNamed and aroundsNamed): where their profiles are (ranking/index.ts PlayerFields:
+     * the changes token's key, the hashes, the hash key of each id), and `seen`, which takes what
+     * it answered: the profiles of its ids (undefined where Redis held none to take), and the
+     * token for the reads after it. Null on a Redis Cluster (see ProfileStore.naming).
      */
     naming: store.naming && {
       ...store.naming,

@@ -1,9 +1,9 @@
 import type { Result } from 'ioredis';
-import { type RedisClient, sendAtOnce } from '../../redis.js';
+import { type RedisClient, isCluster, sendAtOnce } from '../../redis.js';
 import type { DenseKeyList } from '../keys.js';
 import { applyDenseScoresLua, applyScoresLua } from './apply-scores.js';
-import { readAroundLua, readAroundNamedLua, readAroundNamedOnReplicaLua } from './read-around.js';
-import { readStandingsLua, readStandingsNamedLua, readStandingsNamedOnReplicaLua } from './read-standings.js';
+import { readAroundLua, readAroundNamedLua } from './read-around.js';
+import { readStandingsLua, readStandingsNamedLua } from './read-standings.js';
 import { readTopLua } from './read-top.js';
 import { removeDenseMemberLua, removeMemberLua } from './remove-member.js';
 import { beginRebuildLua } from './rebuild-begin.js';
@@ -50,39 +50,21 @@ declare module 'ioredis' {
     ): Result<(number | string | null)[], Context>;
     /** See read-standings.ts. Returns [size, rank1, packed1, rank2, packed2, ...]. */
     readStandings(key: string, ...playerIds: string[]): Result<(number | string | null)[], Context>;
-    /** See read-standings.ts (readStandingsNamed). Returns readStandings's reply, then the profiles' changes token, then a profile value per id (each null when none). */
-    readStandingsNamed(
-      key: string,
-      changesKey: string,
-      freshToken: string,
-      hashes: number,
-      ...playerIds: string[]
-    ): Result<(number | string | null)[], Context>;
-    /** See read-standings.ts (readStandingsNamedOnReplica): readStandingsNamed on a replica, the token only read. */
-    readStandingsNamedOnReplica(
-      key: string,
-      changesKey: string,
-      freshToken: string,
-      hashes: number,
-      ...playerIds: string[]
-    ): Result<(number | string | null)[], Context>;
-    /** See read-around.ts (readAroundNamedOnReplica): readAroundNamed on a replica, the token only read. */
-    readAroundNamedOnReplica(
-      key: string,
-      changesKey: string,
-      freshToken: string,
-      hashes: number,
-      ...pairs: (string | number)[]
-    ): Result<(number | string | null)[], Context>;
+    /**
+     * See read-standings.ts (readStandingsNamed): `keyCount` (2 + ids), the bucket's key, the
+     * token's key, a hash key per id, then the ids. Returns readStandings's reply, then the token,
+     * then a field per id (each null when none).
+     */
+    readStandingsNamed(keyCount: number, ...keysThenIds: string[]): Result<(number | string | null)[], Context>;
     /** See read-top.ts. Returns [size, id1, packed1, id2, packed2, ...]. */
     readTop(key: string, limit: number): Result<(number | string)[], Context>;
     /** See read-around.ts. Returns [size, then per (player, radius) pair: count, firstRank, id1, packed1, ...; or 0 when the player is not ranked]. */
     readAround(key: string, ...pairs: (string | number)[]): Result<(number | string)[], Context>;
-    /** See read-around.ts (readAroundNamed). Returns readAround's reply, then the profiles' changes token, then a profile value per place read (each null when none). */
+    /** See read-around.ts (readAroundNamed). Returns readAround's reply, then the token, then a field per place read (each null when none). */
     readAroundNamed(
       key: string,
-      changesKey: string,
-      freshToken: string,
+      tokenKey: string,
+      hashPrefix: string,
       hashes: number,
       ...pairs: (string | number)[]
     ): Result<(number | string | null)[], Context>;
@@ -126,8 +108,15 @@ declare module 'ioredis' {
     dropRebuild(rebuildKey: string, tombstoneKey: string, marker: string): Result<number, Context>;
     /** See rebuild-remove.ts. Returns 1 when a running rebuild lost (and tombstoned) the member. */
     removeFromRebuild(rebuildKey: string, tombstoneKey: string, playerId: string): Result<number, Context>;
-    /** See check-generation.ts. Returns [generation, recovering, claimed]. */
-    checkGeneration(markerKey: string, freshGeneration: string, ...sourceMark: string[]): Result<[string, 0 | 1, 0 | 1 | 2 | 3], Context>;
+    /** See check-generation.ts. Returns [generation, recovering, claimed]; recovering -1 when the marker holds another generation than expected (nothing changed). */
+    checkGeneration(
+      markerKey: string,
+      expectedPendingKey: string,
+      freshPendingKey: string,
+      freshGeneration: string,
+      expectedGeneration: string,
+      ...sourceMark: string[]
+    ): Result<[string | null, -1 | 0 | 1, 0 | 1 | 2 | 3], Context>;
     /** See remove-inactive.ts. Returns the 0-based rank each (id, packed) pair's member held, or null when it was not removed. */
     removeInactive(key: string, ...idPackedPairs: string[]): Result<(number | null)[], Context>;
     /** See remove-inactive.ts (removeInactiveDense). Returns [rank1, counted1, ...] per pair, then the recount's id. */
@@ -151,12 +140,8 @@ export function defineRankingScripts(redis: RedisClient): void {
   redis.defineCommand('applyScores', { lua: applyScoresLua });
   redis.defineCommand('applyScoresToSet', { numberOfKeys: 3, lua: applyScoresLua });
   redis.defineCommand('readStandings', { numberOfKeys: 1, lua: readStandingsLua, readOnly: true });
-  redis.defineCommand('readStandingsNamed', { numberOfKeys: 2, lua: readStandingsNamedLua });
   redis.defineCommand('readTop', { numberOfKeys: 1, lua: readTopLua, readOnly: true });
   redis.defineCommand('readAround', { numberOfKeys: 1, lua: readAroundLua, readOnly: true });
-  redis.defineCommand('readAroundNamed', { numberOfKeys: 2, lua: readAroundNamedLua });
-  redis.defineCommand('readStandingsNamedOnReplica', { numberOfKeys: 2, lua: readStandingsNamedOnReplicaLua, readOnly: true });
-  redis.defineCommand('readAroundNamedOnReplica', { numberOfKeys: 2, lua: readAroundNamedOnReplicaLua, readOnly: true });
   redis.defineCommand('removeMember', { numberOfKeys: 1, lua: removeMemberLua });
   redis.defineCommand('countAhead', { numberOfKeys: 1, lua: countAheadLua, readOnly: true });
   redis.defineCommand('readAfter', { numberOfKeys: 1, lua: readAfterLua, readOnly: true });
@@ -165,7 +150,7 @@ export function defineRankingScripts(redis: RedisClient): void {
   redis.defineCommand('swapRebuilt', { numberOfKeys: 3, lua: swapRebuiltLua });
   redis.defineCommand('dropRebuild', { numberOfKeys: 2, lua: dropRebuildLua });
   redis.defineCommand('removeFromRebuild', { numberOfKeys: 2, lua: removeFromRebuildLua });
-  redis.defineCommand('checkGeneration', { numberOfKeys: 1, lua: checkGenerationLua });
+  redis.defineCommand('checkGeneration', { numberOfKeys: 3, lua: checkGenerationLua });
   redis.defineCommand('planRecovery', { numberOfKeys: 1, lua: planRecoveryLua });
   redis.defineCommand('applyDenseScores', { numberOfKeys: 4, lua: applyDenseScoresLua });
   redis.defineCommand('removeDenseMember', { numberOfKeys: 2, lua: removeDenseMemberLua });
@@ -175,16 +160,15 @@ export function defineRankingScripts(redis: RedisClient): void {
   redis.defineCommand('recountChunk', { numberOfKeys: 2, lua: recountChunkLua });
   redis.defineCommand('removeInactive', { numberOfKeys: 1, lua: removeInactiveLua });
   redis.defineCommand('removeInactiveDense', { numberOfKeys: 2, lua: removeInactiveDenseLua });
+  // The named reads, for one node only: the bucket and the profile hashes they read beside it are
+  // slots apart on a Cluster, and readAroundNamed reads hashes it cannot declare (`no-cluster`).
+  // Never registered on a Cluster client, so no call can reach one (profile naming is off there).
+  if (!isCluster(redis)) {
+    redis.defineCommand('readStandingsNamed', { lua: readStandingsNamedLua, readOnly: true });
+    redis.defineCommand('readAroundNamed', { numberOfKeys: 2, lua: readAroundNamedLua, readOnly: true });
+  }
   // Each already one call for many requests: a turn's reads of places (operations/place-reads.ts),
   // a bucket's shared top (top-cache.ts). The few read by one request alone (a friends list, a
   // player's standings, a replay's answer) go at once too: a write each, where a tick's would share one.
-  sendAtOnce(redis, [
-    'readStandings',
-    'readStandingsNamed',
-    'readStandingsNamedOnReplica',
-    'readAround',
-    'readAroundNamed',
-    'readAroundNamedOnReplica',
-    'readTop',
-  ]);
+  sendAtOnce(redis, ['readStandings', 'readStandingsNamed', 'readAround', 'readAroundNamed', 'readTop']);
 }

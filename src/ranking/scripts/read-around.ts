@@ -1,5 +1,4 @@
-import { profileValuesLua } from '../../profiles/scripts.js';
-import { NO_WRITES, tokenReadOnly } from './read-only.js';
+import { NO_WRITES, ONE_NODE_READ } from './read-only.js';
 
 /**
  * readAround: for each of several players of one bucket, the player and up to `radius` members
@@ -45,38 +44,74 @@ end
 }
 
 /**
- * readAroundNamed: readAround, with the profiles of the players it read in the same step, so that
- * a client's board screen (its standing, the players around it) needs no second call for their
- * names (see profileValuesLua; one node only: the profile hashes are not declared).
- *
- * KEYS[1]  the bucket's sorted set
- * KEYS[2]  the profiles' changes token (profiles/store.ts PROFILE_CHANGES_KEY)
- * ARGV[1]  a fresh random token, the changes token when there is none
- * ARGV[2]  how many hashes the profiles are spread over
- * ARGV     from ARGV[3]: (player id, radius) pairs, radius 0 or more
- *
- * Returns what readAround returns, then the changes token, then each run's players' held profile
- * values (nil for none), in the order of the runs and their places.
- *
- * O(k (log N + radius)) for k pairs.
+ * hashedField, a Lua function: the field `id` of the hash that holds it among `hashes` hashes
+ * named `prefix` then a number (fieldHash), found as profiles/store.ts profileHashKey finds a
+ * profile's hash: FNV-1a over the id's UTF-16 code units (the UTF-8 Redis holds decoded back to them), modulo
+ * `hashes`. Lua's numbers are doubles and its bit operations signed 32-bit: the product of x by
+ * the FNV prime 2^24 + 403, modulo 2^32, is x · 403 plus (x mod 2^8) · 2^24, a sum below 2^42 and
+ * so exact (one C call a code unit, the xor: this runs for every player a screen names).
+ * O(length of the id).
  */
-export const readAroundNamedLua = `${profileValuesLua}${aroundRuns(3)}
-local ids = {}
-local at = 2
-while at <= #out do
-  local count = out[at]
-  for r = 1, count do ids[#ids + 1] = out[at + 2 * r] end
-  at = at + (count == 0 and 1 or 2 + 2 * count)
+export const hashedFieldLua = `
+local bxor, byte, floor = bit.bxor, string.byte, math.floor
+
+local function fieldHash(id, hashes)
+  local hash = 2166136261
+  local bytes = {byte(id, 1, -1)}
+  local i, n = 1, #bytes
+  while i <= n do
+    local point = bytes[i]
+    if point < 0x80 then
+      i = i + 1
+    else
+      local width = point < 0xE0 and 2 or (point < 0xF0 and 3 or 4)
+      point = point % (width == 2 and 0x20 or (width == 3 and 0x10 or 0x08))
+      for k = 1, width - 1 do point = point * 64 + (bytes[i + k] or 0x80) % 64 end
+      i = i + width
+      if point >= 0x10000 then
+        point = point - 0x10000
+        local x = bxor(hash, 0xD800 + floor(point / 1024)) % 4294967296
+        hash = (x * 403 + x % 256 * 16777216) % 4294967296
+        point = 0xDC00 + point % 1024
+      end
+    end
+    local x = bxor(hash, point) % 4294967296
+    hash = (x * 403 + x % 256 * 16777216) % 4294967296
+  end
+  return hash % hashes
 end
-local token, values = profileValues(KEYS[2], ARGV[1], tonumber(ARGV[2]), ids)
-out[#out + 1] = token
-for i = 1, #ids do out[#out + 1] = values[i] end
-return out
+
+local function hashedField(prefix, hashes, id)
+  return redis.call('HGET', prefix .. fieldHash(id, hashes), id)
+end
 `;
 
 /**
- * readAroundNamedOnReplica: readAroundNamed declared read-only, for a replica: the same KEYS, ARGV and reply, but
- * the changes token is only read, answered false when there is none (see tokenReadOnly in
- * read-only.ts), since a replica takes no write. Read-only (`#!lua flags=no-writes`).
+ * readAroundNamed: readAround, with a field of each player it read taken in the same step from
+ * the hash holding it, and a token beside them: the players' profiles and their changes token
+ * (profiles/store.ts), so that a client's board screen (its standing, the players around it) needs
+ * no second call for their names. The players are found as it runs, so their hashes cannot be
+ * declared: it is for one node (ONE_NODE_READ, `no-cluster`), and never registered on a Cluster.
+ *
+ * KEYS[1]  the bucket's sorted set
+ * KEYS[2]  the token read beside the places (the profiles' changes token); only read
+ * ARGV[1]  the hashes' name before their number, with the client's key prefix (not declared)
+ * ARGV[2]  how many hashes the fields are spread over (see hashedField)
+ * ARGV     from ARGV[3]: (player id, radius) pairs, radius 0 or more
+ *
+ * Returns what readAround returns, then the token (false when there is none), then each run's
+ * players' fields (false for none), in the order of the runs and their places.
+ *
+ * O(k (log N + radius)) for k pairs.
  */
-export const readAroundNamedOnReplicaLua = `${NO_WRITES}${tokenReadOnly(readAroundNamedLua)}`;
+export const readAroundNamedLua = `${ONE_NODE_READ}${hashedFieldLua}${aroundRuns(3)}
+out[#out + 1] = redis.call('GET', KEYS[2])
+local prefix, hashes = ARGV[1], tonumber(ARGV[2])
+local at, runsEnd = 2, #out - 1
+while at <= runsEnd do
+  local count = out[at]
+  for r = 1, count do out[#out + 1] = hashedField(prefix, hashes, out[at + 2 * r]) end
+  at = at + (count == 0 and 1 or 2 + 2 * count)
+end
+return out
+`;

@@ -1,5 +1,4 @@
-import { profileValuesLua } from '../../profiles/scripts.js';
-import { NO_WRITES, tokenReadOnly } from './read-only.js';
+import { NO_WRITES } from './read-only.js';
 
 /**
  * readStandings: the places of several members of one bucket, read in one atomic step so that
@@ -15,15 +14,15 @@ import { NO_WRITES, tokenReadOnly } from './read-only.js';
  *
  * Read-only (`#!lua flags=no-writes`, see read-only.ts): replicas run it.
  */
-export const readStandingsLua = `${NO_WRITES}${standingsOf(1)}return out
+export const readStandingsLua = `${NO_WRITES}${standingsOf()}return out
 `;
 
-/** readStandings' work, its ids from ARGV[first]: fills `out` with what readStandings returns. */
-function standingsOf(first: number): string {
+/** readStandings' work: fills `out` with what readStandings returns. */
+function standingsOf(): string {
   return `
 local key = KEYS[1]
 local out = {redis.call('ZCARD', key)}
-for i = ${first}, #ARGV do
+for i = 1, #ARGV do
   local rank = redis.call('ZREVRANK', key, ARGV[i])
   if rank then
     out[#out + 1] = rank
@@ -37,43 +36,28 @@ end
 }
 
 /**
- * readStandingsNamed: readStandings, with the profiles of the players ranked there read in the
- * same step, so that a player's standing and name are one call (see profileValuesLua; one node
- * only: the profile hashes are not declared).
+ * readStandingsNamed: readStandings, with a field of each ranked player read in the same step
+ * from the hash the caller declares for it, and a token beside them: the players' profiles and
+ * their changes token (the profile cache names the keys: profiles/store.ts), so that a player's
+ * standing and name are one call. Every key it reads is declared; the bucket and the hashes are
+ * slots apart on a Redis Cluster, so it is sent to one node only (see defineRankingScripts).
  *
- * KEYS[1]  the bucket's sorted set
- * KEYS[2]  the profiles' changes token (profiles/store.ts PROFILE_CHANGES_KEY)
- * ARGV[1]  a fresh random token, the changes token when there is none
- * ARGV[2]  how many hashes the profiles are spread over
- * ARGV     from ARGV[3]: the player ids
+ * KEYS[1]    the bucket's sorted set
+ * KEYS[2]    the token read beside the places (the profiles' changes token); only read
+ * KEYS[2+i]  the hash holding the i-th id's field (several ids may share one)
+ * ARGV       the player ids, the i-th the field read in KEYS[2+i]
  *
- * Returns what readStandings returns, then the changes token, then each id's held profile value
- * (nil for none, and for a player not ranked there).
+ * Returns what readStandings returns, then the token (false when there is none), then each id's
+ * field (false when its hash holds none, and for a player not ranked there).
  *
  * O(k log N) for k ids.
+ *
+ * Read-only (`#!lua flags=no-writes`): replicas run it.
  */
-export const readStandingsNamedLua = `${profileValuesLua}${standingsOf(3)}
-local ranked = {}
-for i = 3, #ARGV do
-  if out[2 * i - 4] then ranked[#ranked + 1] = ARGV[i] end
-end
-local token, values = profileValues(KEYS[2], ARGV[1], tonumber(ARGV[2]), ranked)
-out[#out + 1] = token
-local next = 1
-for i = 3, #ARGV do
-  if out[2 * i - 4] then
-    out[#out + 1] = values[next]
-    next = next + 1
-  else
-    out[#out + 1] = false
-  end
+export const readStandingsNamedLua = `${NO_WRITES}${standingsOf()}
+out[#out + 1] = redis.call('GET', KEYS[2])
+for i = 1, #ARGV do
+  out[#out + 1] = out[2 * i] and redis.call('HGET', KEYS[2 + i], ARGV[i])
 end
 return out
 `;
-
-/**
- * readStandingsNamedOnReplica: readStandingsNamed declared read-only, for a replica: the same KEYS, ARGV and reply, but
- * the changes token is only read, answered false when there is none (see tokenReadOnly in
- * read-only.ts), since a replica takes no write. Read-only (`#!lua flags=no-writes`).
- */
-export const readStandingsNamedOnReplicaLua = `${NO_WRITES}${tokenReadOnly(readStandingsNamedLua)}`;
