@@ -158,6 +158,12 @@ export const boardScores = pgTable(
   (table) => [
     primaryKey({ columns: [table.boardId, table.period, table.bucket, table.region, table.playerId] }),
     index('board_scores_player_idx').on(table.playerId),
+    // The console's player search finds a player with results but no profile by a prefix of their
+    // id, case-insensitive (db/players.ts searchPlayers): every result leaves an ALL_TIME row, and
+    // in byte order ("C") a prefix is a range of this index, walked one player at a time.
+    index('board_scores_player_search_idx')
+      .on(sql`(lower(${table.playerId}) collate "C")`, sql`(${table.playerId} collate "C")`)
+      .where(sql`${table.period} = 'ALL_TIME'`),
   ],
 );
 

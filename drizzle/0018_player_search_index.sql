@@ -1,0 +1,1 @@
+CREATE INDEX "board_scores_player_search_idx" ON "board_scores" USING btree ((lower("player_id") collate "C"),("player_id" collate "C")) WHERE "board_scores"."period" = 'ALL_TIME';
