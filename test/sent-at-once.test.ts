@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { bucketAt } from '../src/model/buckets.js';
-import { PLACE_READS_SENT_AT, createPlaceReads } from '../src/operations/place-reads.js';
+import { PLACE_LOADS_SENT_AT, createPlaceLoader } from '../src/reads/place-loader.js';
 import { createProfileStore } from '../src/profiles/store.js';
 import { type BoardBucket, createRankingIndex } from '../src/ranking/index.js';
 import { indexTestBoard } from './helpers/board-views.js';
@@ -75,17 +75,17 @@ describe('reads gathered per turn are sent in the turn they are called in', () =
     expect(plain).toEqual({ sent: false, answer: null });
   });
 
-  it(`a turn's place reads leave before the turn ends once ${PLACE_READS_SENT_AT} are asked, each screen's standing and run from one call`, async () => {
+  it(`a turn's place reads leave before the turn ends once ${PLACE_LOADS_SENT_AT} are asked, each screen's standing and run from one call`, async () => {
     await index.writeBoardScores([...SCORES].map(([playerId, score]) => ({ at, score: { playerId, score, reachedAt: NOW }, expiresAt: null })));
     const calls: string[] = [];
-    const reads = createPlaceReads({
+    const reads = createPlaceLoader({
       ...index,
       arounds: (...args) => (calls.push('arounds'), index.arounds(...args)),
       standings: (...args) => (calls.push('standings'), index.standings(...args)),
     });
     // One job, as a turn's requests: a lone standing, then screens (a standing and its run) past
     // sendAt, the last screen's two reads on either side of it.
-    const screens = RANKED.slice(0, PLACE_READS_SENT_AT / 2).map(([playerId]) => playerId);
+    const screens = RANKED.slice(0, PLACE_LOADS_SENT_AT / 2).map(([playerId]) => playerId);
     const before = written();
     const last = RANKED.at(-1)![0];
     const lone = reads.standing(at, last);

@@ -1,7 +1,7 @@
 import { BREAK, type DocumentNode, type ExecutionResult, type GraphQLSchema, Kind, OperationTypeNode, TypeInfo, visit, visitWithTypeInfo } from 'graphql';
 import { type Plugin, isAsyncIterable } from 'graphql-yoga';
 import type { Board } from '../model/board.js';
-import type { TopRead } from '../operations/standings.js';
+import type { TopRead } from '../reads/views.js';
 import type { Context } from '../schema/context.js';
 
 export interface SharedAnswersOptions {

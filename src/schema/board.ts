@@ -2,9 +2,9 @@ import { z } from 'zod';
 import { type Board, MAX_INACTIVE_AFTER_DAYS, type RegionTimeZone } from '../model/board.js';
 import { MAX_SHARDS } from '../ranking/keys.js';
 import { MAX_BOARD_SCORE } from '../ranking/packing.js';
-import { MAX_REGIONS, createBoard, updateBoard } from '../operations/boards.js';
-import { readSize } from '../operations/reads.js';
-import { rebuildBoard } from '../operations/rebuild.js';
+import { MAX_REGIONS, createBoard, updateBoard } from '../writes/boards.js';
+import * as reads from '../resolvers/reads.js';
+import { rebuildBoard } from '../writes/rebuild.js';
 import { builder } from './builder.js';
 import { bucketArgs, bucketArgsSchema } from './bucket-args.js';
 import { RetentionInput, RetentionRef, retentionFrom } from './retention.js';
@@ -75,7 +75,7 @@ BoardRef.implement({
         return { period, bucket, region };
       })(),
       validate: bucketArgsSchema.pick({ region: true }),
-      resolve: (board, args, ctx) => readSize(ctx.services, { ...args, board: board.id }),
+      resolve: (board, args, ctx) => reads.size({ ...args, board: board.id }, ctx),
     }),
   }),
 });

@@ -1,37 +1,45 @@
-import DataLoader from 'dataloader';
-import { type Caller, bearerKey } from '../auth/keys.js';
-import type { Player } from '../db/players.js';
-import type { Services } from '../operations/services.js';
-import type { TopRead } from '../operations/standings.js';
-import { isStoreUnavailable } from '../store-errors.js';
+import { type Caller, type Keyring, bearerKey } from '../auth/keys.js';
+import type { RankStyle } from '../model/board.js';
+import type { TopEvent } from '../pubsub/top-feed.js';
+import type { ReadSide, ReadSides } from '../reads/read-side.js';
+import type { BucketArgs } from '../services/buckets.js';
+import type { RateLimits } from '../services/rate-limits.js';
+import type { AdminSide } from '../writes/admin.js';
+import type { WriteSide } from '../writes/index.js';
+import type { Records } from '../writes/records.js';
+import type { TopBoard, TopRead } from '../reads/views.js';
+import { NAMES_MARGIN_MS } from '../reads/name-loader.js';
 import { deadlineSignal, settleBy } from '../deadline.js';
 
-/** Per request. */
+/** topChanged, bound to this process's feed (src/pubsub/top-changed.ts). */
+export interface LiveTops {
+  /** The bucket's current view, then one each time it changes, until `signal` aborts. */
+  watch(args: BucketArgs & { limit: number; rankStyle?: RankStyle | null | undefined }, signal?: AbortSignal): Promise<AsyncIterable<TopEvent>>;
+  /** One event's view, in the rank style asked for. */
+  view(event: TopEvent, rankStyle?: RankStyle | null): TopBoard | Promise<TopBoard>;
+}
+
+/** Per request: who asks, and the sides that answer (the resolvers call them, nothing else). */
 export interface Context {
-  services: Services;
   /** Null for anonymous callers and for keys nobody issued. */
   caller: Caller | null;
-  /**
-   * Per request: players' profiles, a list of ids a load (a read's standings, or one player), in
-   * their order. Not cached: every load reads the shared profile cache, so a profile changed by
-   * an earlier field of the request (a mutation) is read as changed.
-   */
-  loaders: { players: DataLoader<readonly string[], Player[]> };
-  /**
-   * Holds the request's names back until `read` (a read whose answer names players, when another
-   * root field names players too: recorded-fields.ts, namesTogether) settles, and answers it: the
-   * names the read brings are then one load with every other name of the request, whichever read
-   * comes back first.
-   */
-  namesAfter<T>(read: Promise<T>): Promise<T>;
+  /** Submissions, boards, seasons, profiles, flags, erasure (src/writes/). */
+  writes: WriteSide;
+  /** What operators run: keys, rebuilds, buckets, store health, moderation lists (src/writes/admin.ts). */
+  admin: AdminSide;
+  /** Boards, seasons and players as recorded (src/writes/records.ts). */
+  records: Records;
+  live: LiveTops;
+  /** The read side, as this request sees it (its names are one load: see reads/read-side.ts). */
+  reads: ReadSide;
   /** Aborted when the client goes away. */
   signal?: AbortSignal | undefined;
   /** The client's address, for per-client limits. */
   client: string;
-  /** performance.now() when the request came in; its deadline is this plus services.requestTimeoutMs. */
+  /** performance.now() when the request came in; its deadline is this plus REQUEST_TIMEOUT_MS. */
   startedAt: number;
   /**
-   * Set by a request whose answer may be shared (http/shared-answers.ts): each `top` read appends
+   * Set by a request whose answer may be shared (http/response-cache.ts): each `top` read appends
    * what it was built from (the top cache's read, the board's definition). Default: unset.
    */
   topReads?: TopRead[];
@@ -42,45 +50,20 @@ export interface Context {
  * for the waits on PostgreSQL a request can do without (names, a key lookup): leaving the margin
  * to answer without them.
  */
-const beforeDeadline = (services: Services, startedAt: number, marginMs: number): AbortSignal =>
-  deadlineSignal(startedAt + services.requestTimeoutMs - marginMs - performance.now(), 'PostgreSQL');
+const beforeDeadline = (deps: Pick<ContextDeps, 'requestTimeoutMs'>, startedAt: number, marginMs: number): AbortSignal =>
+  deadlineSignal(startedAt + deps.requestTimeoutMs - marginMs - performance.now(), 'PostgreSQL');
 
-/** How long before its deadline a request stops waiting for names, so that it answers with ids alone. */
-const NAMES_MARGIN_MS = 500;
-
-/**
- * One load for every player a response names, through the shared profile cache (a query only
- * for those Redis does not hold). When PostgreSQL does not answer, players come back with their id
- * alone: a ranking read from Redis is still worth serving without names. A load is sent once the
- * reads in `heldBy` have settled (none: as DataLoader would, after the current ticks), so that the
- * names those reads bring go in the same load. Its keys are lists, so a read's names cost one
- * promise here, not one an id. `since` is when the request came in, on the profile cache's clock:
- * names Redis answered since then are taken as answered (services/profile-sightings.ts).
- */
-function playersLoader(services: Services, startedAt: number, since: number, heldBy: Promise<unknown>[]) {
-  return new DataLoader<readonly string[], Player[]>(
-    async (lists) => {
-      const ids = lists.flat();
-      let players: Player[];
-      try {
-        players = await settleBy(services.profiles.load(ids, since), beforeDeadline(services, startedAt, NAMES_MARGIN_MS));
-      } catch (error) {
-        if (!isStoreUnavailable(error)) throw error;
-        services.log.warn({ err: error }, 'player profiles unavailable; answering ids only');
-        players = ids.map((id) => ({ id, displayName: null, avatarUrl: null }));
-      }
-      let from = 0;
-      return lists.map((list) => players.slice(from, (from += list.length)));
-    },
-    {
-      cache: false,
-      // DataLoader's own schedule, after the reads held: the fields a read's answer names are
-      // resolved in the promise jobs that follow it, all run before the tick that sends the load.
-      batchScheduleFn: (send) => {
-        void Promise.allSettled(heldBy.splice(0)).then(() => process.nextTick(send));
-      },
-    },
-  );
+/** What a request context is made of (8 members): who the key is, and the process's sides. */
+export interface ContextDeps {
+  keyring: Pick<Keyring, 'identify'>;
+  limits: Pick<RateLimits, 'authFailureAllowed' | 'authFailed'>;
+  /** Every request is answered within this many milliseconds (REQUEST_TIMEOUT_MS). */
+  requestTimeoutMs: number;
+  reads: ReadSides;
+  writes: WriteSide;
+  admin: AdminSide;
+  records: Records;
+  live: LiveTops;
 }
 
 export interface RequestFacts {
@@ -90,25 +73,23 @@ export interface RequestFacts {
   signal?: AbortSignal | undefined;
 }
 
-export async function createContext(services: Services, { authorization, client, signal }: RequestFacts): Promise<Context> {
+export async function createContext(deps: ContextDeps, { authorization, client, signal }: RequestFacts): Promise<Context> {
   const startedAt = performance.now();
   const key = bearerKey(authorization);
   const address = client ?? 'unknown';
-  const namesHeldBy: Promise<unknown>[] = [];
+  // Made before the key lookup, so that its names may take what Redis answered since the request came in.
+  const reads = deps.reads.forRequest(startedAt);
   return {
-    services,
     signal,
     client: address,
     startedAt,
     // A stored key is looked up in PostgreSQL: not past the request's bound (UNAVAILABLE then).
-    caller: key ? await settleBy(identify(services, key, address), beforeDeadline(services, startedAt, NAMES_MARGIN_MS)) : null,
-    loaders: {
-      players: playersLoader(services, startedAt, services.profiles.clock(), namesHeldBy),
-    },
-    namesAfter(read) {
-      namesHeldBy.push(read);
-      return read;
-    },
+    caller: key ? await settleBy(identify(deps, key, address), beforeDeadline(deps, startedAt, NAMES_MARGIN_MS)) : null,
+    reads,
+    writes: deps.writes,
+    admin: deps.admin,
+    records: deps.records,
+    live: deps.live,
   };
 }
 
@@ -117,8 +98,8 @@ export async function createContext(services: Services, { authorization, client,
  * that would need a PostgreSQL lookup is refused RATE_LIMITED before it, so guessing keys costs
  * the database nothing; keys of the environment and cached lookups are answered as always.
  */
-async function identify(services: Services, key: string, client: string): Promise<Caller | null> {
-  const caller = await services.keyring.identify(key, { beforeLookup: () => services.limits.authFailureAllowed(client) });
-  if (!caller) await services.limits.authFailed(client);
+async function identify(deps: Pick<ContextDeps, 'keyring' | 'limits'>, key: string, client: string): Promise<Caller | null> {
+  const caller = await deps.keyring.identify(key, { beforeLookup: () => deps.limits.authFailureAllowed(client) });
+  if (!caller) await deps.limits.authFailed(client);
   return caller;
 }

@@ -1,4 +1,4 @@
-import { type PlayerBucketScore, playerBucketScores } from '../operations/player-standings.js';
+import { type PlayerBucketScore, playerBucketScores } from '../reads/player-standings.js';
 import { BoardRef } from './board.js';
 import { builder } from './builder.js';
 import { PeriodEnum } from './enums.js';

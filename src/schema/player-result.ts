@@ -1,6 +1,6 @@
 import type { LoggedResult } from '../db/player-results.js';
-import { requireBoard } from '../operations/buckets.js';
-import { recentResults } from '../operations/player-standings.js';
+import { requireBoard } from '../services/buckets.js';
+import { recentResults } from '../reads/player-standings.js';
 import { BoardRef } from './board.js';
 import { builder } from './builder.js';
 import { PlayerRef } from './player.js';

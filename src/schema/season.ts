@@ -1,11 +1,10 @@
 import type { Season } from '../db/seasons.js';
-import { MAX_PAGE } from '../operations/pages.js';
-import { closeSeason, currentSeason, listSeasons, readSeasonResults, startSeason } from '../operations/seasons.js';
+import { MAX_PAGE } from '../model/contract.js';
+import { closeSeason, currentSeason, listSeasons, startSeason } from '../writes/seasons.js';
+import * as reads from '../resolvers/reads.js';
 import { BoardRef } from './board.js';
 import { builder } from './builder.js';
 import { RANK_STYLE_ARG } from './enums.js';
-import { standingNeeds } from './selects.js';
-import { namesTogether, prefetchStandings } from './recorded-fields.js';
 import { StandingConnectionRef } from './standing-connection.js';
 import { idSchema, intRange, textSchema } from './validation.js';
 
@@ -41,20 +40,7 @@ builder.queryFields((t) => ({
       after: t.arg.string(),
       rankStyle: t.arg(RANK_STYLE_ARG),
     },
-    resolve: async (_root, args, ctx, info) => {
-      const needs = standingNeeds(info, 'edges', 'node');
-      const page = await namesTogether(
-        ctx,
-        info,
-        readSeasonResults(ctx.services, { ...args, board: args.board, season: args.season, withMetadata: needs.metadata }),
-      );
-      await prefetchStandings(
-        ctx,
-        page.edges.map((edge) => edge.node),
-        () => needs,
-      );
-      return page;
-    },
+    resolve: (_root, args, ctx, info) => reads.seasonResults(args, ctx, info),
   }),
 }));
 

@@ -1,8 +1,7 @@
-import { MAX_PAGE, type PageInfo, type StandingConnection, type StandingEdge, readStandingsPage } from '../operations/pages.js';
-import { namesTogether, prefetchStandings } from './recorded-fields.js';
-import { standingNeeds } from './selects.js';
+import { MAX_PAGE } from '../model/contract.js';
+import type { PageInfo, StandingConnection, StandingEdge } from '../reads/views.js';
+import * as reads from '../resolvers/reads.js';
 import { builder } from './builder.js';
-import { inTurns } from './turns.js';
 import { RANK_STYLE_ARG } from './enums.js';
 import { bucketArgs, bucketArgsSchema } from './bucket-args.js';
 import { StandingRef } from './standing.js';
@@ -30,7 +29,7 @@ export const StandingConnectionRef = builder.objectRef<StandingConnection>('Stan
 
 StandingConnectionRef.implement({
   fields: (t) => ({
-    edges: t.field({ type: [StandingEdgeRef], resolve: (connection) => inTurns(connection.edges) }),
+    edges: t.field({ type: [StandingEdgeRef], resolve: (connection) => reads.chunked(connection.edges) }),
     pageInfo: t.expose('pageInfo', { type: PageInfoRef }),
   }),
 });
@@ -47,14 +46,6 @@ builder.queryFields((t) => ({
       rankStyle: t.arg(RANK_STYLE_ARG),
     },
     validate: bucketArgsSchema.extend({ first: intRange(1, MAX_PAGE, 'first') }),
-    resolve: async (_root, args, ctx, info) => {
-      const page = await namesTogether(ctx, info, readStandingsPage(ctx.services, { ...args, board: args.board }));
-      await prefetchStandings(
-        ctx,
-        page.edges.map((edge) => edge.node),
-        () => standingNeeds(info, 'edges', 'node'),
-      );
-      return page;
-    },
+    resolve: (_root, args, ctx, info) => reads.standings(args, ctx, info),
   }),
 }));

@@ -1,12 +1,9 @@
-import { achievedAtOf, metadataOf, namesTogether, namesWithOthers, prefetchStandings, withPlayers } from './recorded-fields.js';
-import { readAround, readFriends, readStanding } from '../operations/reads.js';
-import type { Standing } from '../operations/standings.js';
+import type { Standing } from '../reads/views.js';
+import * as reads from '../resolvers/reads.js';
 import { builder } from './builder.js';
-import { inTurns } from './turns.js';
 import { RANK_STYLE_ARG } from './enums.js';
 import { bucketArgs, bucketArgsSchema } from './bucket-args.js';
 import { PlayerRef } from './player.js';
-import { selectsField, standingNeeds } from './selects.js';
 import { idSchema, intRange } from './validation.js';
 
 export const StandingRef = builder.objectRef<Standing>('Standing');
@@ -24,16 +21,16 @@ StandingRef.implement({
     achievedAt: t.field({
       type: 'DateTime',
       description: 'When the player reached this score, as recorded, to the millisecond.',
-      resolve: (standing, _args, ctx) => achievedAtOf(ctx, standing),
+      resolve: (standing, _args, ctx) => reads.achievedAt(standing, ctx),
     }),
     metadata: t.field({
       type: 'JSON',
       nullable: true,
       description: 'The metadata of the result that set this score (BEST: the best result; SUM: the latest non-zero one); null when none was sent.',
-      resolve: (standing, _args, ctx) => metadataOf(ctx, standing),
+      resolve: (standing, _args, ctx) => reads.metadata(standing, ctx),
     }),
     // Served as held: every read that serves standings fills their players when the selection
-    // asks for them (recorded-fields.ts, withPlayers), so a read's names are one load of one key
+    // asks for them (the read side's Want.player), so a read's names are one load of one key
     // (its list of ids), where a resolver here would load each row's name on its own: a promise
     // and a loader entry a name, what most of a read's names allocated. The shape's `player` is
     // optional (filled only when asked for), which Pothos would type as a nullable field; the
@@ -54,23 +51,7 @@ builder.queryFields((t) => ({
     description: "One player's standing, or null when the player has no score there.",
     args: { ...bucketArgs(t.arg), playerId: t.arg.id({ required: true }), rankStyle: t.arg(RANK_STYLE_ARG) },
     validate: onePlayerSchema,
-    resolve: async (_root, args, ctx, info) => {
-      const named = selectsField(info, 'player');
-      if (namesWithOthers(info) || ctx.services.placeReads.named) {
-        const standing = await namesTogether(ctx, info, readStanding(ctx.services, args));
-        if (standing) await withPlayers(ctx, [standing], named);
-        return standing;
-      }
-      // A lone standing on a Redis Cluster (whose place reads bring no profiles) asks for the
-      // profile at once, beside the rank, rather than the name a round trip after the rank. (On
-      // one node a sharded board's lone standing takes the path above: its name follows its place.)
-      // A player without a standing has no name to answer, nor its error.
-      const players = named ? ctx.loaders.players.load([args.playerId]) : undefined;
-      players?.catch(() => undefined);
-      const standing = await readStanding(ctx.services, args);
-      if (standing && players) standing.player = (await players)[0];
-      return standing;
-    },
+    resolve: (_root, args, ctx, info) => reads.standing(args, ctx, info),
   }),
   around: t.field({
     type: [StandingRef],
@@ -82,21 +63,13 @@ builder.queryFields((t) => ({
       rankStyle: t.arg(RANK_STYLE_ARG),
     },
     validate: onePlayerSchema.extend({ radius: intRange(0, 50, 'radius') }),
-    resolve: async (_root, args, ctx, info) => {
-      const around = await namesTogether(ctx, info, readAround(ctx.services, { ...args, board: args.board, playerId: args.playerId }));
-      await withPlayers(ctx, around, selectsField(info, 'player'));
-      return around;
-    },
+    resolve: (_root, args, ctx, info) => reads.around(args, ctx, info),
   }),
   friends: t.field({
     type: [StandingRef],
     description: "The player and the player's friends who have a score there, in rank order, each with their rank on the whole board.",
     args: { ...bucketArgs(t.arg), playerId: t.arg.id({ required: true }), rankStyle: t.arg(RANK_STYLE_ARG) },
     validate: onePlayerSchema,
-    resolve: async (_root, args, ctx, info) => {
-      const friends = await namesTogether(ctx, info, readFriends(ctx.services, { ...args, board: args.board, playerId: args.playerId }));
-      await prefetchStandings(ctx, friends, () => standingNeeds(info));
-      return inTurns(friends);
-    },
+    resolve: (_root, args, ctx, info) => reads.friends(args, ctx, info),
   }),
 }));

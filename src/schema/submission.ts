@@ -1,10 +1,9 @@
 import { z } from 'zod';
 import type { GraphQLResolveInfo } from 'graphql';
-import { withPlayers } from './recorded-fields.js';
-import { selectsField } from './selects.js';
+import { selectsField } from '../resolvers/want.js';
 import type { Context } from './context.js';
-import type { PeriodStanding } from '../operations/standings.js';
-import { MAX_BATCH, type SubmitScorePayload, submitScores } from '../operations/submit.js';
+import type { PeriodStanding } from '../reads/views.js';
+import { MAX_BATCH, type SubmitScorePayload, submitScores } from '../writes/submit.js';
 import { builder } from './builder.js';
 import { PeriodEnum } from './enums.js';
 import { StandingRef } from './standing.js';
@@ -51,10 +50,9 @@ const SubmitScoreInputType = builder.inputType('SubmitScoreInput', {
 /** Who submits (auth has run: only callers with a key reach a submission) and when the request came in. */
 const submitterOf = (ctx: Context) => ({ keyId: ctx.caller?.keyId ?? null, startedAt: ctx.startedAt });
 
-/** Gives the payloads' standings their players when the selection asks for them (see withPlayers): one load for the whole answer. */
+/** Gives the payloads' standings their players when the selection asks for them (the read side's `name`): one load for the whole answer. */
 const withStandingPlayers = (ctx: Context, payloads: readonly SubmitScorePayload[], info: GraphQLResolveInfo) =>
-  withPlayers(
-    ctx,
+  ctx.reads.name(
     payloads.flatMap((payload) => payload.standings.map(({ standing }) => standing)),
     selectsField(info, 'standings', 'standing', 'player'),
   );

@@ -1,10 +1,7 @@
-import { readTop } from '../operations/reads.js';
-import type { TopBoard } from '../operations/standings.js';
-import { type TopEvent, topChangedView, watchTopChanged } from '../operations/top-changed.js';
-import { namesTogether, withPlayers } from './recorded-fields.js';
+import type { TopEvent } from '../pubsub/top-changed.js';
+import type { TopBoard } from '../reads/views.js';
+import * as reads from '../resolvers/reads.js';
 import { builder } from './builder.js';
-import { inTurns } from './turns.js';
-import { selectsField } from './selects.js';
 import { bucketArgs, bucketArgsSchema } from './bucket-args.js';
 import { PeriodEnum, RANK_STYLE_ARG } from './enums.js';
 import { StandingRef } from './standing.js';
@@ -24,7 +21,7 @@ TopBoardRef.implement({
       nullable: true,
       description: 'The instant the bucket ends (the next bucket begins); null for ALL_TIME and an open-ended season.',
     }),
-    entries: t.field({ type: [StandingRef], resolve: (top) => inTurns(top.entries) }),
+    entries: t.field({ type: [StandingRef], resolve: (top) => reads.chunked(top.entries) }),
     size: t.exposeInt('size', { description: 'How many players are ranked in the bucket.' }),
     asOf: t.expose('asOf', { type: 'DateTime', description: 'When this view was read from the index.' }),
   }),
@@ -40,13 +37,7 @@ builder.queryFields((t) => ({
       rankStyle: t.arg(RANK_STYLE_ARG),
     },
     validate: bucketArgsSchema.extend({ limit: intRange(1, 1000, 'limit') }),
-    resolve: async (_root, args, ctx, info) => {
-      const top = await namesTogether(ctx, info, readTop(ctx.services, { ...args, board: args.board }));
-      if (top.cacheRead) ctx.topReads?.push(top.cacheRead);
-      // The players only: a view's recorded times are looked up once for all its readers (recorded-scores.ts).
-      await withPlayers(ctx, top.entries, selectsField(info, 'entries', 'player'));
-      return top;
-    },
+    resolve: (_root, args, ctx, info) => reads.top(args, ctx, info),
   }),
 }));
 
@@ -61,7 +52,7 @@ builder.subscriptionFields((t) => ({
       rankStyle: t.arg(RANK_STYLE_ARG),
     },
     validate: bucketArgsSchema.extend({ limit: intRange(1, 100, 'limit') }),
-    subscribe: (_root, args, ctx) => watchTopChanged(ctx.services, { ...args, board: args.board }, ctx.signal),
-    resolve: (event: TopEvent, args, ctx) => topChangedView(ctx.services, event, args.rankStyle),
+    subscribe: (_root, args, ctx) => reads.watchTop(args, ctx),
+    resolve: (event: TopEvent, args, ctx) => reads.topChanged(event, args, ctx),
   }),
 }));

@@ -1,15 +1,26 @@
+import type { Logger } from 'pino';
 import { type Player } from '../db/players.js';
-import type { TopEvent } from '../pubsub/top-feed.js';
+import type { Storage } from '../db/storage.js';
+import type { TopEvent, TopFeed } from './top-feed.js';
 import type { TopView } from '../ranking/top-cache.js';
-import { type BucketArgs, requireBoard, resolveBoardBucket } from './buckets.js';
-import type { Services } from './services.js';
+import { type BucketArgs, type BucketDeps, requireBoard, resolveBoardBucket } from '../services/buckets.js';
+import type { Metrics } from '../services/metrics.js';
 import { badInput, unavailable } from '../errors.js';
-import { type TopBoard, bucketOfAnswer, toStanding } from './standings.js';
-import { styleOf, styledTop } from './rank-styles.js';
+import { type TopBoard, bucketOfAnswer, toStanding } from '../reads/views.js';
+import { styleOf, styledTop } from '../reads/rank-styles.js';
 import type { RankStyle } from '../model/board.js';
 import { isStoreUnavailable } from '../store-errors.js';
 
-export type { TopEvent } from '../pubsub/top-feed.js';
+export type { TopEvent } from './top-feed.js';
+
+/** What topChanged takes: the bucket's resolution, this process's top feed, and the players' profiles. */
+export interface TopChangedDeps extends BucketDeps {
+  /** topChanged's fan-out; null where nothing is served (the CLI). */
+  topFeed: TopFeed | null;
+  storage: Pick<Storage, 'players'>;
+  log: Logger;
+  metrics: Pick<Metrics, 'topChangedEvents'>;
+}
 
 /**
  * topChanged: the views of one bucket's top `limit` places, the current one at once and then one
@@ -19,7 +30,7 @@ export type { TopEvent } from '../pubsub/top-feed.js';
  * DENSE. UNAVAILABLE when Redis does not answer or the process is stopping. O(limit) per view.
  */
 export async function watchTopChanged(
-  services: Services,
+  services: TopChangedDeps,
   args: BucketArgs & { limit: number; rankStyle?: RankStyle | null | undefined },
   /** Aborted when the subscriber goes away. */
   signal?: AbortSignal,
@@ -50,7 +61,7 @@ interface Profiles {
 }
 const profilesByView = new WeakMap<TopView, Profiles>();
 
-async function loadProfiles(services: Services, ids: string[]): Promise<Map<string, Player>> {
+async function loadProfiles(services: TopChangedDeps, ids: string[]): Promise<Map<string, Player>> {
   const byId = new Map<string, Player>(ids.map((id) => [id, { id, displayName: null, avatarUrl: null }]));
   try {
     for (const player of await services.storage.players.find(ids)) byId.set(player.id, player);
@@ -61,7 +72,7 @@ async function loadProfiles(services: Services, ids: string[]): Promise<Map<stri
   return byId;
 }
 
-function profilesOf(services: Services, view: TopView): Profiles {
+function profilesOf(services: TopChangedDeps, view: TopView): Profiles {
   let profiles = profilesByView.get(view);
   if (!profiles) {
     const entry: Profiles = {
@@ -86,7 +97,7 @@ function profilesOf(services: Services, view: TopView): Profiles {
  * (one read, one limit) shares one answer object, built once; synchronous once the view's profiles
  * are loaded. So the per-viewer cost of a view is GraphQL's execution and the send. O(limit) once.
  */
-export function topChangedView(services: Services, event: TopEvent, asked?: RankStyle | null): TopBoard | Promise<TopBoard> {
+export function topChangedView(services: TopChangedDeps, event: TopEvent, asked?: RankStyle | null): TopBoard | Promise<TopBoard> {
   services.metrics.topChangedEvents.inc();
   // The board as this process holds it now, not as it was when the bucket's first viewer came: a
   // rank style changed by updateBoard is served from the next view on.

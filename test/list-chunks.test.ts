@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { ROWS_PER_TURN, inTurns } from '../src/schema/turns.js';
+import { ROWS_PER_CHUNK, inChunks } from '../src/resolvers/list-chunks.js';
 
-describe('a long list is completed in turns of the event loop', () => {
+describe('a long list is completed in chunks, a pass of the event loop each (resolvers/list-chunks.ts)', () => {
   it('short lists are untouched; a long one keeps its order, the first chunk ready and each later one a turn after the one before', async () => {
-    const short = Array.from({ length: ROWS_PER_TURN }, (_, i) => i);
-    expect(inTurns(short)).toBe(short);
+    const short = Array.from({ length: ROWS_PER_CHUNK }, (_, i) => i);
+    expect(inChunks(short)).toBe(short);
 
-    const long = Array.from({ length: 2 * ROWS_PER_TURN + 10 }, (_, i) => i);
-    const turned = inTurns(long);
-    expect(turned.slice(0, ROWS_PER_TURN)).toEqual(long.slice(0, ROWS_PER_TURN));
-    expect(turned.slice(ROWS_PER_TURN).every((item) => item instanceof Promise)).toBe(true);
+    const long = Array.from({ length: 2 * ROWS_PER_CHUNK + 10 }, (_, i) => i);
+    const turned = inChunks(long);
+    expect(turned.slice(0, ROWS_PER_CHUNK)).toEqual(long.slice(0, ROWS_PER_CHUNK));
+    expect(turned.slice(ROWS_PER_CHUNK).every((item) => item instanceof Promise)).toBe(true);
 
     // What else the process has to do (another request's I/O callback) runs between the chunks.
     // The event loop turns between the chunks (what else the process has to do, another request's
@@ -21,7 +21,7 @@ describe('a long list is completed in turns of the event loop', () => {
       if (counting) setImmediate(tick);
     };
     setImmediate(tick);
-    const at = await Promise.all([ROWS_PER_TURN, 2 * ROWS_PER_TURN].map((i) => Promise.resolve(turned[i]).then(() => ticks)));
+    const at = await Promise.all([ROWS_PER_CHUNK, 2 * ROWS_PER_CHUNK].map((i) => Promise.resolve(turned[i]).then(() => ticks)));
     counting = false;
     expect(at[1]!).toBeGreaterThan(at[0]!);
     expect(await Promise.all(turned.map((item) => Promise.resolve(item)))).toEqual(long);

@@ -1,8 +1,8 @@
 import type { Player } from '../db/players.js';
 import type { Board, Period } from '../model/board.js';
-import type { BoardBucket, Place } from '../ranking/index.js';
-import type { RecordedScore } from './recorded-scores.js';
-import type { NamedPlace } from './place-reads.js';
+import type { BoardBucket } from '../ranking/index.js';
+import type { RecordedScore, StandingSource } from './recorded-scores.js';
+import type { NamedPlace } from './place-loader.js';
 
 /** A Standing as the schema serves it: a place and the size it is a place in. */
 export interface Standing {
@@ -10,23 +10,19 @@ export interface Standing {
   rank: number;
   score: number;
   percentile: number;
-  /**
-   * Where its achievedAt and metadata come from: the recorded board score, when the read holds it
-   * (submit payloads, frozen season results); otherwise the place it was read as, whose recorded
-   * board score is looked up only when a selection asks for either (see recorded-scores.ts).
-   */
-  source: { recorded: RecordedScore } | { at: BoardBucket; place: Place };
+  /** Where its achievedAt and metadata come from (see recorded-scores.ts). */
+  source: StandingSource;
   /**
    * The player's profile, served as held: filled by the read that serves the standing whenever
-   * its selection asks for it (schema/recorded-fields.ts, withPlayers; topChanged loads each
-   * view's profiles once for all its viewers).
+   * its selection asks for it (the read side's `want`; topChanged loads each view's profiles once
+   * for all its viewers).
    */
   player?: Player | undefined;
 }
 
 /**
  * A place read from the index in bucket `at`, as a Standing; `recorded` when the read holds the
- * recorded board score already. The place's `profile`, when its read brought one (place-reads.ts,
+ * recorded board score already. The place's `profile`, when its read brought one (place-loader.ts,
  * NamedPlace), is the standing's player.
  */
 export function toStanding(at: BoardBucket, place: NamedPlace, size: number, recorded?: RecordedScore): Standing {
@@ -62,8 +58,8 @@ export interface PeriodStanding extends BucketOfAnswer {
 }
 
 /**
- * What a top answer was built from besides its arguments (shared answers track it:
- * http/shared-answers.ts): the top cache's read of the bucket, by bucket key, and the board's
+ * What a top answer was built from besides its arguments (the response cache tracks it:
+ * http/response-cache.ts): the top cache's read of the bucket, by bucket key, and the board's
  * definition as this process held it (the board directory's object), whose settings (its rank
  * style) shape the answer as much as the read does.
  */
@@ -86,4 +82,20 @@ export interface TopBoard extends BucketOfAnswer {
   entries: Standing[];
   size: number;
   asOf: Date;
+}
+
+export interface StandingEdge {
+  cursor: string;
+  node: Standing;
+}
+
+export interface PageInfo {
+  hasNextPage: boolean;
+  endCursor: string | null;
+}
+
+/** A keyset page of standings. */
+export interface StandingConnection {
+  edges: StandingEdge[];
+  pageInfo: PageInfo;
 }

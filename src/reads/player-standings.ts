@@ -1,10 +1,17 @@
 import { type LoggedResult } from '../db/player-results.js';
 import type { Board, Period } from '../model/board.js';
 import { PERIODS } from '../model/board.js';
-import type { Services } from './services.js';
-import { heldBuckets } from './player-buckets.js';
-import { type Standing, toStanding } from './standings.js';
+import type { Storage } from '../db/storage.js';
+import type { RankingIndex } from '../ranking/index.js';
+import { type PlayerBucketDeps, heldBuckets } from '../services/player-buckets.js';
+import { type Standing, toStanding } from './views.js';
 import { recordedOf } from './recorded-scores.js';
+
+/** What reading a player's own board scores takes. */
+export interface PlayerStandingsDeps extends PlayerBucketDeps {
+  storage: Pick<Storage, 'players'>;
+  index: Pick<RankingIndex, 'standings'>;
+}
 
 /** One bucket a player holds a board score in: the score PostgreSQL keeps, and their standing in the index. */
 export interface PlayerBucketScore {
@@ -23,7 +30,7 @@ export interface PlayerBucketScore {
  * calendar buckets still kept; globally and per region), with their standing in each, by board,
  * then period, newest bucket first. One query, then one index read per bucket. O(B log N).
  */
-export async function playerBucketScores(services: Services, playerId: string): Promise<PlayerBucketScore[]> {
+export async function playerBucketScores(services: PlayerStandingsDeps, playerId: string): Promise<PlayerBucketScore[]> {
   const held = await heldBuckets(services, playerId, await services.storage.players.boardScores(playerId, services.now()));
   held.sort(
     (a, b) =>
@@ -51,6 +58,6 @@ export async function playerBucketScores(services: Services, playerId: string): 
 }
 
 /** The player's latest accepted results on every board, newest first, at most `first`. */
-export async function recentResults(services: Services, playerId: string, first: number): Promise<LoggedResult[]> {
+export async function recentResults(services: { storage: Pick<Storage, 'players'> }, playerId: string, first: number): Promise<LoggedResult[]> {
   return services.storage.players.recentResults(playerId, first);
 }

@@ -2,24 +2,24 @@ import type { BoardBucket, BucketView, Place, RankingIndex } from '../ranking/in
 import { bucketKey } from '../ranking/keys.js';
 import type { Profile } from '../profiles/store.js';
 import type { ProfileCache } from '../services/profile-cache.js';
-import { createTurnLoader } from '../services/turn-loader.js';
+import { createBatchLoader } from '../services/batch-loader.js';
 
 /**
- * The process's reads of single players' places (Services.placeReads), gathered into as few index
- * calls as they allow: the reads every request makes in one turn of the event loop (see
- * createTurnLoader) go together, per bucket one around call for the players asked about with a
- * radius and one standings call for the rest; a turn of many requests is several such calls, each
- * leaving as it fills (PLACE_READS_SENT_AT).
+ * The process's reads of single players' places (the read side's place loader), gathered into as
+ * few index calls as they allow: the reads every request makes in one pass of the event loop (see
+ * createBatchLoader) go together, whatever document each request wrote them in, per bucket one around call for the players asked about with a
+ * radius and one standings call for the rest; a pass of many requests is several such calls, each
+ * leaving as it fills (PLACE_LOADS_SENT_AT).
  *
  * A game client opening a board asks, in one document, for the player's standing and for the
  * players around them in the same bucket: the around script reads the player's own place beside
  * its neighbours, in the same atomic step, so the standing is answered from that run rather than
  * by a call of its own. A request's root fields start together and reach their reads in the same
- * turn. Every answer is what the index call on its own would give: a place in an around run is
+ * pass. Every answer is what the index call on its own would give: a place in an around run is
  * read under the same snapshot and with the same size. On one Redis node each call also reads its
  * players' profiles (PlaceNaming), so the names need no call of their own.
  */
-export interface PlaceReads {
+export interface PlaceLoader {
   /** The player's place (null when not ranked) and the bucket's size, as index.standings(at, [playerId]). */
   standing(at: BoardBucket, playerId: string): Promise<BucketView<NamedPlace | null>>;
   /** The player and up to `radius` places either side, as index.around. */
@@ -59,7 +59,7 @@ interface BucketAsks {
 }
 
 /**
- * Answers a turn's batch: per bucket, one around call for its players asked about with a radius
+ * Answers a pass's batch: per bucket, one around call for its players asked about with a radius
  * (each with their largest), which answers their standings too, and one standings call for the
  * players asked about without one. A call that fails fails only the reads it answers. O(calls).
  */
@@ -148,21 +148,20 @@ async function standingsOf(index: RankingIndex, naming: PlaceNaming | null, at: 
 }
 
 /**
- * How many place reads of a turn make a call that leaves before the turn ends
- * (TurnLoaderOptions.sendAt): a board screen asks two (its standing and its run), so some eight
- * screens a call. Measured on `open` (bench/RESULTS.md): the service busy 0.91–0.94 of a core
- * rather than 0.81–0.82, no longer idle while Redis runs one call for the whole turn. Each call is
- * a write that may wake Redis, and waking a process is what this machine charges most for: 16
- * sends 0.15 Redis commands a request, 8 sent 0.27 for no more requests a second.
+ * How many place reads of a pass make a call that leaves before the pass ends
+ * (BatchLoaderOptions.sendAt): a board screen asks two (its standing and its run), so some eight
+ * screens a call. Why not fewer: each call is a write that may wake Redis, and waking a process is
+ * the dearest part of a small call; why not the whole pass: the service would sit idle while Redis
+ * answers one call for all of it (bench/RESULTS.md has the measurements).
  */
-export const PLACE_READS_SENT_AT = 16;
+export const PLACE_LOADS_SENT_AT = 16;
 
 /**
- * The process's place reads over `index`: one per process (Services.placeReads), so that what it
- * gathers is every request's. With `naming` (one node), an around call names its players too.
+ * The process's place loader over `index`: one per process (built by createReadSide), so that what
+ * it gathers is every request's. With `naming` (one node), an around call names its players too.
  */
-export function createPlaceReads(index: RankingIndex, naming: PlaceNaming | null = null): PlaceReads {
-  const loader = createTurnLoader<Ask, BucketView<Place | null> | BucketView>((asks) => readBatch(index, naming, asks), { sendAt: PLACE_READS_SENT_AT });
+export function createPlaceLoader(index: RankingIndex, naming: PlaceNaming | null = null): PlaceLoader {
+  const loader = createBatchLoader<Ask, BucketView<Place | null> | BucketView>((asks) => readBatch(index, naming, asks), { sendAt: PLACE_LOADS_SENT_AT });
   return {
     standing: (at, playerId) => loader.load({ at, playerId, radius: null }),
     around: (at, playerId, radius) => loader.load({ at, playerId, radius }) as Promise<BucketView>,

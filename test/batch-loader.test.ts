@@ -1,18 +1,18 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { MAX_TURN_BATCH, createTurnLoader } from '../src/services/turn-loader.js';
+import { MAX_BATCH_LOADS, createBatchLoader } from '../src/services/batch-loader.js';
 
-/** A turn loader whose batches are recorded, each key answered as itself doubled. */
+/** A batch loader whose batches are recorded, each key answered as itself doubled. */
 function recordingLoader() {
   const batches: number[][] = [];
-  const loader = createTurnLoader<number, number>(async (keys) => {
+  const loader = createBatchLoader<number, number>(async (keys) => {
     batches.push([...keys]);
     return keys.map((key) => key * 2);
   });
   return { loader, batches };
 }
 
-describe('the turn loader (services/turn-loader.ts)', () => {
+describe('the batch loader (services/batch-loader.ts)', () => {
   it("answers every load of one turn from one batch, and a later turn's from another", async () => {
     const { loader, batches } = recordingLoader();
     const first = await Promise.all([3, 1, 2].map((key) => loader.load(key)));
@@ -22,18 +22,18 @@ describe('the turn loader (services/turn-loader.ts)', () => {
     expect(batches).toEqual([[3, 1, 2], [7]]);
   });
 
-  it(`splits a burst of one turn into batches of at most ${MAX_TURN_BATCH}, each load answered its own`, async () => {
+  it(`splits a burst of one turn into batches of at most ${MAX_BATCH_LOADS}, each load answered its own`, async () => {
     const { loader, batches } = recordingLoader();
-    const keys = Array.from({ length: 2 * MAX_TURN_BATCH + 500 }, (_, i) => i);
+    const keys = Array.from({ length: 2 * MAX_BATCH_LOADS + 500 }, (_, i) => i);
     const answers = await Promise.all(keys.map((key) => loader.load(key)));
     expect(answers).toEqual(keys.map((key) => key * 2));
-    expect(batches.map((batch) => batch.length)).toEqual([MAX_TURN_BATCH, MAX_TURN_BATCH, 500]);
+    expect(batches.map((batch) => batch.length)).toEqual([MAX_BATCH_LOADS, MAX_BATCH_LOADS, 500]);
     expect(batches.flat()).toEqual(keys);
   });
 
   it('sends a batch that reaches sendAt loads once the job that filled it is done, before the turn ends, with every load of that job', async () => {
     const events: string[] = [];
-    const loader = createTurnLoader<number, number>(
+    const loader = createBatchLoader<number, number>(
       async (keys) => {
         events.push(`batch ${keys.join(',')}`);
         return keys.map((key) => key * 2);
@@ -51,7 +51,7 @@ describe('the turn loader (services/turn-loader.ts)', () => {
 
   it("sends a batch below sendAt at the turn's end, as without it", async () => {
     const events: string[] = [];
-    const loader = createTurnLoader<number, number>(
+    const loader = createBatchLoader<number, number>(
       async (keys) => {
         events.push(`batch ${keys.join(',')}`);
         return keys;

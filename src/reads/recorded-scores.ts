@@ -1,11 +1,12 @@
+import type { Logger } from 'pino';
+import type { Storage } from '../db/storage.js';
 import type { EntryMetadata, RecordedBoardScore } from '../model/board.js';
 import type { BoardBucket, Place } from '../ranking/index.js';
 import { bucketKey } from '../ranking/keys.js';
 import { pack, packingFor } from '../ranking/packing.js';
-import type { Services } from './services.js';
 import { isStoreUnavailable } from '../store-errors.js';
-import { boardScoreList } from './buckets.js';
-import { type TurnLoader, createTurnLoader } from '../services/turn-loader.js';
+import { boardScoreList } from '../services/buckets.js';
+import { type BatchLoader, createBatchLoader } from '../services/batch-loader.js';
 
 /**
  * What a Standing serves of the board score as PostgreSQL recorded it: Standing.achievedAt, the
@@ -18,7 +19,7 @@ import { type TurnLoader, createTurnLoader } from '../services/turn-loader.js';
  * .metadata). Reads that already hold it (submit payloads, frozen season results) serve it as is.
  * Index reads look it up only when a selection asks for metadata, or for achievedAt where the
  * packing's unit is coarser than a millisecond (exactReachedAt), in one query per list for every
- * standing the requests of one turn of the event loop serve (createRecordedScores; the metadata
+ * standing the requests of one pass of the event loop serve (createRecordedLoader; the metadata
  * column is read only when some standing of the batch asks for it), and remember it per place
  * read, so that the views the top cache and topChanged share among their readers are looked up
  * once per view, not once per reader.
@@ -72,7 +73,14 @@ export function recordedOf(at: BoardBucket, place: Place, score: RecordedBoardSc
   return heldRecorded(at, place, score) ?? unrecorded(place);
 }
 
-/** One look-up of Services.recordedScores: a place read from the index, and whether its metadata is asked for. */
+/**
+ * Where a standing's achievedAt and metadata come from: the recorded board score, when the read
+ * holds it (submit payloads, frozen season results); otherwise the place it was read as, whose
+ * recorded board score is looked up only when a selection asks for either.
+ */
+export type StandingSource = { recorded: RecordedScore } | { at: BoardBucket; place: Place };
+
+/** One look-up of the recorded loader: a place read from the index, and whether its metadata is asked for. */
 export interface RecordedRead {
   at: BoardBucket;
   place: Place;
@@ -84,7 +92,13 @@ export interface RecordedRead {
  * list they come from (a request usually reads one or two); the metadata column only when `metadata`.
  * When PostgreSQL does not answer, each place's own (see above).
  */
-export async function lookUpRecorded(services: Services, reads: readonly Omit<RecordedRead, 'metadata'>[], metadata: boolean): Promise<RecordedScore[]> {
+/** What looking up recorded board scores takes. */
+export interface RecordedDeps {
+  storage: Pick<Storage, 'boardScores'>;
+  log: Logger;
+}
+
+export async function lookUpRecorded(services: RecordedDeps, reads: readonly Omit<RecordedRead, 'metadata'>[], metadata: boolean): Promise<RecordedScore[]> {
   try {
     const lists = new Map<string, { at: BoardBucket; playerIds: string[] }>();
     for (const { at, place } of reads) {
@@ -108,21 +122,52 @@ export async function lookUpRecorded(services: Services, reads: readonly Omit<Re
   }
 }
 
-/** The process's look-ups of recorded board scores (Services.recordedScores). */
-export type RecordedScores = TurnLoader<RecordedRead, RecordedScore>;
+/** The process's look-ups of recorded board scores. */
+export type RecordedLoader = BatchLoader<RecordedRead, RecordedScore>;
 
 /**
- * The process's loader of recorded board scores, shared by every request (createTurnLoader): the
- * look-ups of one turn of the event loop are one PostgreSQL query per list. Results are remembered
- * per place object instead (schema/recorded-fields.ts), which lives as long as its view.
+ * The process's loader of recorded board scores, shared by every request (createBatchLoader): the
+ * look-ups of one pass of the event loop are one PostgreSQL query per list. Results are remembered
+ * per place object instead (achievedAtOf, metadataOf), which lives as long as its view.
  * O(k log N) for k standings.
  */
-export function createRecordedScores(services: () => Services): RecordedScores {
-  return createTurnLoader<RecordedRead, RecordedScore>((reads) =>
+export function createRecordedLoader(services: RecordedDeps): RecordedLoader {
+  return createBatchLoader<RecordedRead, RecordedScore>((reads) =>
     lookUpRecorded(
-      services(),
+      services,
       reads,
       reads.some((read) => read.metadata),
     ),
   );
 }
+
+/** The recorded times and (parsed) metadata of places read from the index, remembered per place object (see above). */
+const rememberedTimes = new WeakMap<Place, Promise<Date>>();
+const rememberedMetadata = new WeakMap<Place, Promise<unknown>>();
+
+/** Looks `place` up once for all of its readers: the first reader's request loads it, and a failure is forgotten. */
+function remembered<T>(memory: WeakMap<Place, Promise<T>>, place: Place, load: () => Promise<T>): Promise<T> {
+  let value = memory.get(place);
+  if (!value) {
+    value = load();
+    memory.set(place, value);
+    value.catch(() => memory.delete(place));
+  }
+  return value;
+}
+
+/** A standing's achievedAt: as held, as the index holds it when to the millisecond, remembered, or looked up through `loader`. */
+export function achievedAtOf(loader: RecordedLoader, source: StandingSource): Date | Promise<Date> {
+  if ('recorded' in source) return source.recorded.reachedAt;
+  const exact = exactReachedAt(source.at, source.place);
+  if (exact) return exact;
+  return remembered(rememberedTimes, source.place, async () => (await loader.load({ ...source, metadata: false })).reachedAt);
+}
+
+/** A standing's metadata, parsed: as held, remembered, or looked up through `loader`; null when none was sent. */
+export function metadataOf(loader: RecordedLoader, source: StandingSource): unknown {
+  if ('recorded' in source) return parseMetadata(source.recorded.metadata);
+  return remembered(rememberedMetadata, source.place, async () => parseMetadata((await loader.load({ ...source, metadata: true })).metadata));
+}
+
+const parseMetadata = (text: EntryMetadata | null): unknown => (text === null ? null : JSON.parse(text));

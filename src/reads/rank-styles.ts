@@ -1,6 +1,10 @@
 import type { Board, RankStyle } from '../model/board.js';
-import type { BoardBucket, Place } from '../ranking/index.js';
-import type { Services } from './services.js';
+import type { BoardBucket, Place, RankingIndex } from '../ranking/index.js';
+
+/** What counting the players ahead of a score takes. */
+interface Counts {
+  index: Pick<RankingIndex, 'countBetter' | 'countDistinctBetter'>;
+}
 import { badInput } from '../errors.js';
 
 /**
@@ -15,7 +19,7 @@ export function styleOf(board: Pick<Board, 'id' | 'rankStyle'>, asked: RankStyle
 }
 
 /** How many players (COMPETITION) or distinct scores (DENSE) are strictly better than each score. */
-function countBetter(services: Pick<Services, 'index'>, at: BoardBucket, scores: number[], style: 'COMPETITION' | 'DENSE'): Promise<number[]> {
+function countBetter(services: Counts, at: BoardBucket, scores: number[], style: 'COMPETITION' | 'DENSE'): Promise<number[]> {
   return style === 'DENSE' ? services.index.countDistinctBetter(at, scores) : services.index.countBetter(at, scores);
 }
 
@@ -27,7 +31,7 @@ function countBetter(services: Pick<Services, 'index'>, at: BoardBucket, scores:
  * of the run, whose score may have begun above the run, is counted (countBetter or
  * countDistinctBetter), unless the run starts at rank 1. O(1) index calls.
  */
-export async function styledRun<P extends Place>(services: Pick<Services, 'index'>, at: BoardBucket, places: readonly P[], style: RankStyle): Promise<P[]> {
+export async function styledRun<P extends Place>(services: Counts, at: BoardBucket, places: readonly P[], style: RankStyle): Promise<P[]> {
   if (style === 'ORDINAL' || places.length === 0) return [...places];
   const first = places[0]!;
   const [better] = first.rank === 1 ? [0] : await countBetter(services, at, [first.score], style);
@@ -50,12 +54,7 @@ export const styledTop = <P extends Place>(places: readonly P[], style: RankStyl
   style === 'ORDINAL' ? places : sharedRun(places, style, 1);
 
 /** Places read one by one (standings, friends), with the ranks of `style`: each score counted once. O(distinct scores) index calls. */
-export async function styledPlaces<P extends Place | null>(
-  services: Pick<Services, 'index'>,
-  at: BoardBucket,
-  places: readonly P[],
-  style: RankStyle,
-): Promise<P[]> {
+export async function styledPlaces<P extends Place | null>(services: Counts, at: BoardBucket, places: readonly P[], style: RankStyle): Promise<P[]> {
   if (style === 'ORDINAL') return [...places];
   const scores = [...new Set(places.flatMap((place) => (place ? [place.score] : [])))];
   if (scores.length === 0) return [...places];

@@ -1,0 +1,271 @@
+import type { Logger } from 'pino';
+import type { Player } from '../db/players.js';
+import type { Storage } from '../db/storage.js';
+import type { EntryMetadata, RankStyle } from '../model/board.js';
+import { MAX_FRIENDS } from '../model/contract.js';
+import { IndexRecoveringError } from '../ranking/generation.js';
+import type { BoardBucket, RankingIndex } from '../ranking/index.js';
+import { bucketKey } from '../ranking/keys.js';
+import type { TopCache } from '../ranking/top-cache.js';
+import { type BucketArgs, type BucketDeps, requireBoard, resolveBoardBucket } from '../services/buckets.js';
+import type { CursorCodec } from '../services/cursor.js';
+import { SEASON_LABEL } from '../services/season-directory.js';
+import { notFound } from '../errors.js';
+import type { PlaceLoader } from './place-loader.js';
+import { type RecordedRead, exactReachedAt, lookUpRecorded } from './recorded-scores.js';
+import { styleOf, styledPlaces, styledRun, styledTop } from './rank-styles.js';
+import { type Standing, type StandingConnection, type TopBoard, bucketOfAnswer, toStanding } from './views.js';
+
+/**
+ * The read side's plain path: every read as it is, one step after another. A read resolves the
+ * bucket its arguments name (resolveBoardBucket: NOT_FOUND, BAD_USER_INPUT), reads the index (or
+ * the top cache, or the frozen results in PostgreSQL), serves the ranks in the style asked for
+ * (rank-styles.ts), and makes each place a Standing (views.ts). Then `complete` gives the standings
+ * what the caller's selection wants of them: their players' names, and for a long list the recorded
+ * times and metadata in one go.
+ *
+ * What makes it fast is a layer over this file, not in it (read-side.ts): the place reads of every
+ * request of one pass of the event loop share index calls (place-loader.ts), a request's names are
+ * one load (name-loader.ts), recorded fields are looked up once per place for all readers
+ * (recorded-scores.ts). Here a place read is one index call (plainPlaces) and names one look-up.
+ */
+
+/** What the caller's selection asks of the standings a read answers. */
+export interface Want {
+  /** Standing.player. */
+  player: boolean;
+  /** Standing.achievedAt. */
+  achievedAt: boolean;
+  /** Standing.metadata. */
+  metadata: boolean;
+  /**
+   * Another root field of the same operation names players too (a board screen: the top, my
+   * standing and the players around me): the request's names are then loaded together.
+   */
+  withOthers: boolean;
+}
+
+/** A read that may ask for a rank style (null: its board's). */
+export interface Styled {
+  rankStyle?: RankStyle | null | undefined;
+}
+
+/** What the plain reads take. */
+export interface ReadParts {
+  buckets: BucketDeps;
+  index: RankingIndex;
+  topCache: TopCache;
+  /** One player's place, or a run around them: one index call each here (plainPlaces), or batched (place-loader.ts). */
+  places: PlaceLoader;
+  storage: Pick<Storage, 'players' | 'seasons' | 'boardScores'>;
+  cursors: CursorCodec;
+  log: Logger;
+}
+
+/** Where a read's names come from: the profile cache itself here, a request's name loader in read-side.ts. */
+export interface NameSource {
+  load(ids: readonly string[]): Promise<Player[]>;
+}
+
+/** Single players' places read one index call each, as the place loader answers them batched. */
+export function plainPlaces(index: RankingIndex): PlaceLoader {
+  return {
+    standing: (at, playerId) => index.standings(at, [playerId]),
+    around: async (at, playerId, radius) => (await index.arounds(at, [{ playerId, radius }]))[0]!,
+    named: false,
+  };
+}
+
+/**
+ * The first `limit` standings of a bucket, through the shared top cache: O(limit) on a hit,
+ * O(log N + limit) on a miss. While the bucket's index cannot be trusted (Redis came back, or is
+ * being rebuilt after it lost the index) the last view this process read is served, with the asOf
+ * of when it was read; UNAVAILABLE when it has none.
+ */
+export async function topOf(parts: ReadParts, args: BucketArgs & Styled & { limit: number }): Promise<TopBoard> {
+  const at = await resolveBoardBucket(parts.buckets, args);
+  const view = await parts.topCache.top(at, args.limit).catch((error: unknown) => {
+    const last = error instanceof IndexRecoveringError ? parts.topCache.peek(at, args.limit) : undefined;
+    if (!last) throw error;
+    return last;
+  });
+  return {
+    cacheRead: {
+      bucket: bucketKey(at),
+      read: view.read,
+      board: at.board,
+      stillNamed: at.bucket.period === 'ALL_TIME' ? undefined : () => namesBucket(parts, args, at),
+    },
+    boardId: at.board.id,
+    ...bucketOfAnswer(at),
+    entries: styledTop(view.places, styleOf(at.board, args.rankStyle)).map((place) => toStanding(at, place, view.size)),
+    size: view.size,
+    asOf: view.asOf,
+  };
+}
+
+/** Whether `args` name the bucket `at` now, as a read resolves them; false for arguments a read would now refuse. */
+async function namesBucket(parts: ReadParts, args: BucketArgs, at: BoardBucket): Promise<boolean> {
+  try {
+    const now = await resolveBoardBucket(parts.buckets, args);
+    return now.board === at.board && now.region === at.region && now.bucket.label === at.bucket.label;
+  } catch {
+    return false;
+  }
+}
+
+/** One player's standing, or null when they have no score there. O(log N). */
+export async function standingOf(parts: ReadParts, args: BucketArgs & Styled & { playerId: string }): Promise<Standing | null> {
+  const at = await resolveBoardBucket(parts.buckets, args);
+  const view = await parts.places.standing(at, args.playerId);
+  const [place] = await styledPlaces(parts, at, view.places, styleOf(at.board, args.rankStyle));
+  return place ? toStanding(at, place, view.size) : null;
+}
+
+/** The player and up to `radius` players either side, cut at the edges. O(log N + radius). */
+export async function aroundOf(parts: ReadParts, args: BucketArgs & Styled & { playerId: string; radius: number }): Promise<Standing[]> {
+  const at = await resolveBoardBucket(parts.buckets, args);
+  const view = await parts.places.around(at, args.playerId, args.radius);
+  return (await styledRun(parts, at, view.places, styleOf(at.board, args.rankStyle))).map((place) => toStanding(at, place, view.size));
+}
+
+/**
+ * The player and their friends who have a score there, in rank order, each with their rank on the
+ * whole board: one query for the friend list, one script call for every place. O(F log N).
+ */
+export async function friendsOf(parts: ReadParts, args: BucketArgs & Styled & { playerId: string }): Promise<Standing[]> {
+  const at = await resolveBoardBucket(parts.buckets, args);
+  const friends = await parts.storage.players.friendIds(args.playerId);
+  const ids = [args.playerId, ...friends.filter((id) => id !== args.playerId).slice(0, MAX_FRIENDS)];
+  const view = await parts.index.standings(at, ids);
+  const ranked = view.places.filter((place) => place !== null).sort((a, b) => a.rank - b.rank);
+  return (await styledPlaces(parts, at, ranked, styleOf(at.board, args.rankStyle))).map((place) => toStanding(at, place, view.size));
+}
+
+/**
+ * One keyset page of a bucket's standings, strictly after the `after` cursor. The cursor is bound
+ * to the bucket's key, so one issued for another board, bucket or region is refused
+ * (BAD_USER_INPUT), as is a malformed or edited one. O(log N + first).
+ */
+export async function pageOf(parts: ReadParts, args: BucketArgs & Styled & { first: number; after?: string | null | undefined }): Promise<StandingConnection> {
+  const at = await resolveBoardBucket(parts.buckets, args);
+  const { cursors, index } = parts;
+  const scope = bucketKey(at);
+  const after = args.after === null || args.after === undefined ? null : cursors.decode(scope, args.after);
+  const view = await index.page(at, after, args.first);
+  const places = await styledRun(parts, at, view.places, styleOf(at.board, args.rankStyle));
+  const edges = places.map((place) => ({
+    cursor: cursors.encode(scope, { packed: place.packed, playerId: place.playerId }),
+    node: toStanding(at, place, view.size),
+  }));
+  return { edges, pageInfo: { hasNextPage: view.hasMore, endCursor: edges.at(-1)?.cursor ?? null } };
+}
+
+/**
+ * One keyset page of a closed season's frozen final standings (PostgreSQL's season_results), after
+ * `after`. NOT_FOUND for an unknown season, or one still open (its standings are a SEASON read).
+ * The metadata column is read only when `withMetadata`. Cursors are bound to the board and season
+ * and signed, so a forged or foreign one is refused. O(log N + first).
+ */
+export async function seasonResultsOf(
+  parts: ReadParts,
+  args: Styled & { board: string; season: string; first: number; after?: string | null | undefined; withMetadata: boolean },
+): Promise<StandingConnection> {
+  const { cursors, storage } = parts;
+  const board = await requireBoard(parts.buckets, args.board);
+  const scope = `season:${board.id}:${args.season}`;
+  const after = args.after === null || args.after === undefined ? null : cursors.decode(scope, args.after);
+  // A season id of another form than the service gives (s1, s2, ...) names no season: not asked about.
+  const season = SEASON_LABEL.test(args.season) ? await storage.seasons.find(board.id, args.season) : null;
+  if (!season) throw notFound(`Board "${board.id}" has no season "${args.season}".`);
+  if (!season.closedAt) throw notFound(`Season "${season.id}" of board "${board.id}" is still open; read it with period SEASON.`);
+  const page = await storage.seasons.pageResults({
+    boardId: board.id,
+    seasonId: season.id,
+    afterRank: after?.packed ?? 0,
+    limit: args.first + 1,
+    metadata: args.withMetadata,
+  });
+  const rows = page.rows.slice(0, args.first);
+  // COMPETITION: each score's first frozen rank; DENSE: its place among the distinct scores (an erased player's row still counts).
+  const style = styleOf(board, args.rankStyle);
+  const of = { boardId: board.id, seasonId: season.id, scores: rows.map((row) => row.score) };
+  const styledRanks =
+    style === 'COMPETITION'
+      ? await storage.seasons.firstRanksOfScores(of)
+      : style === 'DENSE'
+        ? await storage.seasons.denseRanksOfScores({ ...of, order: board.order })
+        : null;
+  const edges = rows.map((row) => ({
+    cursor: cursors.encode(scope, { packed: row.rank, playerId: row.playerId }),
+    node: frozenStanding(row, styledRanks?.get(row.score) ?? row.rank, page.size),
+  }));
+  return { edges, pageInfo: { hasNextPage: page.rows.length > args.first, endCursor: edges.at(-1)?.cursor ?? null } };
+}
+
+/** A frozen standing as served, at the rank its style gives it. */
+function frozenStanding(row: { playerId: string; score: number; reachedAt: Date; metadata: EntryMetadata | null }, rank: number, size: number): Standing {
+  return {
+    playerId: row.playerId,
+    rank,
+    score: row.score,
+    percentile: size === 0 ? 0 : (100 * (size - rank)) / size,
+    source: { recorded: { reachedAt: row.reachedAt, metadata: row.metadata } },
+  };
+}
+
+/** How many players are ranked in a bucket. O(1). */
+export async function sizeOf(parts: ReadParts, args: BucketArgs): Promise<number> {
+  const at = await resolveBoardBucket(parts.buckets, args);
+  return parts.index.size(at);
+}
+
+/**
+ * Gives each standing its player's profile (`Standing.player`, which the schema serves as held)
+ * when `asked`: one load for those whose read did not bring it (place-loader.ts, NamedPlace).
+ * Throws what the load throws. O(n).
+ */
+export async function withPlayers(names: NameSource, standings: readonly Standing[], asked: boolean): Promise<void> {
+  if (!asked) return;
+  const unnamed = standings.filter((standing) => standing.player === undefined);
+  if (unnamed.length === 0) return;
+  const players = await names.load(unnamed.map((standing) => standing.playerId));
+  players.forEach((player, i) => (unnamed[i]!.player = player));
+}
+
+/** The shortest list `complete` looks its recorded fields up ahead for: longer than a top ten, or a standing's neighbours at the default radius. */
+const PREFETCH_FROM = 20;
+
+/**
+ * Readies a list of standings for what `want` asks of them: the players' profiles (withPlayers),
+ * and, for a long list (a page, a friend list; at least PREFETCH_FROM of them), the recorded board
+ * scores, in one go before execution reaches the rows (held in each standing's source from then
+ * on). The rows' fields then answer at once, rather than each through a promise of its own: a
+ * page of a thousand spends far less CPU, and holds the event loop for less at a time. A short
+ * list (what a game reads) gains nothing from a look-up ahead: its recorded fields are looked up
+ * when resolved (recorded-scores.ts, achievedAtOf and metadataOf).
+ */
+export async function complete(
+  names: NameSource,
+  recorded: { storage: Pick<Storage, 'boardScores'>; log: Logger },
+  standings: Standing[],
+  want: Want,
+): Promise<void> {
+  const long = standings.length >= PREFETCH_FROM;
+  // A time the index holds exactly needs no look-up unless the metadata is asked for too.
+  const unread =
+    long && (want.achievedAt || want.metadata)
+      ? standings.filter(({ source }) => 'place' in source && (want.metadata || !exactReachedAt(source.at, source.place)))
+      : [];
+  const [found] = await Promise.all([
+    unread.length === 0
+      ? []
+      : lookUpRecorded(
+          recorded,
+          unread.map((standing) => standing.source as Omit<RecordedRead, 'metadata'>),
+          want.metadata,
+        ),
+    withPlayers(names, standings, want.player),
+  ]);
+  unread.forEach((standing, i) => (standing.source = { recorded: found[i]! }));
+}
