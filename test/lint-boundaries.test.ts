@@ -3,15 +3,19 @@ import { rm, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ESLint } from 'eslint';
+import { cruise } from 'dependency-cruiser';
+import extractDepcruiseOptions from 'dependency-cruiser/config-utl/extract-depcruise-options';
+import extractTSConfig from 'dependency-cruiser/config-utl/extract-ts-config';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 /**
- * The lint keeps the arrows of the layout (README, "Layout"): a folder never imports one above
+ * The lint keeps the arrows of the layout (docs/architecture.md): a folder never imports one above
  * it, and no modules import each other. Checked on files written for the purpose into the real
  * folders, linted with the project's own config: a rule whose settings stop resolving imports
- * (the cycle check needs the TypeScript resolver) reports nothing at all, and this test fails.
+ * (the issue 55 arrows need the TypeScript resolver) reports nothing at all, and this test fails.
  */
-const SRC = fileURLToPath(new URL('../src/', import.meta.url));
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const SRC = join(ROOT, 'src/');
 
 describe('the lint refuses imports against the layout', () => {
   const written: string[] = [];
@@ -34,13 +38,13 @@ describe('the lint refuses imports against the layout', () => {
       result.messages.map((m) => ({
         file: basename(result.filePath),
         rule: m.ruleId,
-        refused: /^'([^']+)' import is restricted/.exec(m.message)?.[1] ?? null,
+        refused: (/^'([^']+)' import is restricted/.exec(m.message) ?? /^Unexpected path "([^"]+)"/.exec(m.message))?.[1] ?? null,
       })),
     );
   }
 
   beforeAll(async () => {
-    eslint = new ESLint({ cwd: fileURLToPath(new URL('..', import.meta.url)) });
+    eslint = new ESLint({ cwd: ROOT });
   });
 
   afterAll(async () => {
@@ -64,11 +68,27 @@ describe('the lint refuses imports against the layout', () => {
     expect(await messagesOf([db])).toEqual([{ file: basename(db), rule: 'no-restricted-imports', refused: '../ranking/keys.js' }]);
   });
 
-  it('refuses two modules that import each other, within one folder too', async () => {
-    const a = await fixture('operations', `${stem}-a.ts`, `import { b } from './${stem}-b.js';\nexport const a = (): unknown => b;\n`);
-    const b = await fixture('operations', `${stem}-b.ts`, `import { a } from './${stem}-a.js';\nexport const b = (): unknown => a;\n`);
-    const messages = await messagesOf([a, b]);
-    expect(messages.filter((m) => m.rule === 'import-x/no-cycle').map((m) => m.file)).toEqual([basename(a), basename(b)]);
+  it('refuses the schema naming a type of the record, and a transport importing a use case', async () => {
+    const schema = await fixture('schema', `${stem}-schema.ts`, "import type { Player } from '../db/players.js';\nexport type P = Player;\n");
+    const http = await fixture('http', `${stem}-http.ts`, "import { setFlag } from '../operations/flags.js';\nexport const h = setFlag;\n");
+    const messages = await messagesOf([schema, http]);
+    expect(messages).toContainEqual({ file: basename(schema), rule: 'import-x/no-restricted-paths', refused: '../db/players.js' });
+    expect(messages).toContainEqual({ file: basename(http), rule: 'import-x/no-restricted-paths', refused: '../operations/flags.js' });
+  });
+
+  it('refuses the index importing the names kept in Redis (profiles/ is above it)', async () => {
+    const ranking = await fixture(
+      'ranking',
+      `${stem}-ranking.ts`,
+      "import { createProfileStore } from '../profiles/store.js';\nexport const r = createProfileStore;\n",
+    );
+    expect(await messagesOf([ranking])).toEqual([{ file: basename(ranking), rule: 'import-x/no-restricted-paths', refused: '../profiles/store.js' }]);
+  });
+
+  it('accepts the schema and a transport taking the contract limits from src/model/contract.ts', async () => {
+    const schema = await fixture('schema', `${stem}-limits.ts`, "import { MAX_FRIENDS } from '../model/contract.js';\nexport const most = MAX_FRIENDS;\n");
+    const http = await fixture('http', `${stem}-limits.ts`, "import { MAX_REGIONS } from '../model/contract.js';\nexport const most = MAX_REGIONS;\n");
+    expect(await messagesOf([schema, http])).toEqual([]);
   });
 
   it('accepts the same imports in the direction the layout allows', async () => {
@@ -78,5 +98,44 @@ describe('the lint refuses imports against the layout', () => {
       "import { createBoardDirectory } from '../services/board-directory.js';\nexport const ok = createBoardDirectory;\n",
     );
     expect(await messagesOf([operation])).toEqual([]);
+  });
+});
+
+/**
+ * The circles `npm run lint` refuses (dependency-cruiser with .dependency-cruiser.js; ESLint's
+ * import-x/no-cycle skips type-only imports and has no setting to count them), over the fixtures in
+ * test/fixtures/import-circles/: each module in a circle, by folder and file name.
+ */
+async function circlesIn(fixture: string, overrides: { tsPreCompilationDeps?: boolean } = {}): Promise<string[]> {
+  const options = await extractDepcruiseOptions(join(ROOT, '.dependency-cruiser.js'));
+  const result = await cruise(
+    [join('test/fixtures/import-circles', fixture)],
+    { ...options, ...overrides },
+    {},
+    { tsConfig: extractTSConfig(join(ROOT, 'tsconfig.json')) },
+  );
+  if (typeof result.output === 'string') throw new Error('dependency-cruiser answered a report, not its result');
+  const modules = result.output.summary.violations
+    .filter((violation) => violation.rule.name === 'no-circular')
+    .flatMap((violation) => [violation.from, ...(violation.cycle ?? []).map((step) => step.name)]);
+  return [...new Set(modules.map((path) => path.split('/').slice(-2).join('/')))].sort();
+}
+
+describe('the lint refuses modules that import each other', () => {
+  it('refuses a circle closed by a type-only import', async () => {
+    expect(await circlesIn('type-only')).toEqual(['type-only/board.ts', 'type-only/bucket.ts']);
+  });
+
+  it('sees that circle only because it reads the imports before TypeScript erases the type-only ones', async () => {
+    // The fixture is a circle of types: with tsPreCompilationDeps off, as import-x/no-cycle, nothing.
+    expect(await circlesIn('type-only', { tsPreCompilationDeps: false })).toEqual([]);
+  });
+
+  it('refuses two modules that import each other’s values', async () => {
+    expect(await circlesIn('values')).toEqual(['values/score.ts', 'values/standing.ts']);
+  });
+
+  it('accepts the same modules with the arrow one way', async () => {
+    expect(await circlesIn('no-circle')).toEqual([]);
   });
 });
