@@ -36,6 +36,9 @@ const client = (name: string) => {
 /** Values that differ between two calls by design: when a view was read, how long a probe took, what each call made anew. */
 const ALWAYS_VOLATILE = ['asOf', 'latencyMs'];
 
+/** A JSON object nested `levels` deep. */
+const deepJson = (levels: number): unknown => (levels === 0 ? 1 : { a: deepJson(levels - 1) });
+
 /** A namespace per transport for what a mutation makes, unlikely in any other string. */
 const nsOf = (index: number) => `_T${index}_`;
 
@@ -60,7 +63,9 @@ function normalised(answer: GraphQLResponse, ns: string, volatile: readonly stri
 
 interface Over {
   /** The API key sent. Default: none. */
-  key?: string;
+  key?: string | undefined;
+  /** The code a transport that carries no mutations refuses one with. Default BAD_REQUEST (Yoga's); a refusal of the request itself comes first. */
+  refusedOverGet?: string;
   /** Fields whose values differ between calls by design (each call's own timestamps, keys). Default: none beyond ALWAYS_VOLATILE. */
   volatile?: readonly string[];
 }
@@ -114,7 +119,7 @@ describe('every operation of the contract answers the same over every transport'
    */
   async function mutation(payload: (ns: string) => Payload, options: Over = {}): Promise<GraphQLResponse> {
     const refused = await sameOver(refusing('mutation'), payload, options);
-    expect(codeOf(refused), JSON.stringify(refused)).toBe('BAD_REQUEST');
+    expect(codeOf(refused), JSON.stringify(refused)).toBe(options.refusedOverGet ?? 'BAD_REQUEST');
     return sameOver(carrying('mutation'), payload, options);
   }
 
@@ -322,7 +327,6 @@ describe('every operation of the contract answers the same over every transport'
   });
 
   describe('errors: the same codes everywhere', () => {
-    const deep = (levels: number): unknown => (levels === 0 ? 1 : { a: deep(levels - 1) });
     const cases: [string, Payload, string, string?][] = [
       ['an argument out of range', { query: '{ top(board: "Arena-Mixed", limit: 0) { size } }' }, 'BAD_USER_INPUT'],
       [
@@ -359,7 +363,7 @@ describe('every operation of the contract answers the same over every transport'
       ['too many directives', { query: `{ ${Array.from({ length: 11 }, (_, i) => `f${i}: __typename @include(if: true)`).join(' ')} }` }, 'BAD_USER_INPUT'],
       ['too many tokens', { query: `{ __typename ${'__typename '.repeat(700)}}` }, 'BAD_USER_INPUT'],
       ['a document over the size limit', { query: `{ __typename } # ${'x'.repeat(MAX_DOCUMENT_BYTES)}` }, 'BAD_USER_INPUT'],
-      ['variables nested too deep', { query: 'query($m: JSON) { __typename }', variables: { m: deep(70) } }, 'BAD_USER_INPUT'],
+      ['variables nested too deep', { query: 'query($m: JSON) { __typename }', variables: { m: deepJson(70) } }, 'BAD_USER_INPUT'],
     ];
     it.each(cases)('%s', async (_what, payload, code, key) => {
       const answer = await query(payload, { key });
@@ -528,13 +532,20 @@ describe('every operation of the contract answers the same over every transport'
         ADMIN_KEY,
       ],
       [
+        'metadata nested too deep',
+        (ns) => ({ query: client('SubmitScore').text, variables: { input: submit(ns, 'x', 1, 'e', { metadata: deepJson(70) }) } }),
+        'BAD_USER_INPUT',
+        SERVER_KEY,
+      ],
+      [
         'a board made twice',
         (ns) => ({ query: `mutation { createBoard(input: { id: "Cup${ns}", title: "Again", maxScore: 1 }) { id } }` }),
         'BAD_USER_INPUT',
         ADMIN_KEY,
       ],
-    ])('%s', async (_what, payload, code, key) => {
-      const answer = await mutation(payload, { key });
+    ])('%s', async (what, payload, code, key) => {
+      // Variables too deep are refused before anything reads the document, a GET's mutation included.
+      const answer = await mutation(payload, { key, ...(what.endsWith('too deep') ? { refusedOverGet: code } : {}) });
       expect(codeOf(answer), JSON.stringify(answer.errors)).toBe(code);
     });
   });

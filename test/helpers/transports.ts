@@ -167,7 +167,7 @@ const sseGet: TransportFactory = (url) => {
     else search.set('query', params.query);
     if (params.variables) search.set('variables', JSON.stringify(params.variables));
     if (params.operationName) search.set('operationName', params.operationName);
-    return fetch(`${url}/graphql?${search}`, { headers: { accept: 'text/event-stream', origin: TEST_ORIGIN, ...bearer(key) }, signal });
+    return fetch(`${url}/graphql?${search}`, { headers: { accept: 'text/event-stream', origin: TEST_ORIGIN, ...bearer(key) }, signal: signal ?? null });
   };
   return {
     name: 'SSE GET',
@@ -217,7 +217,7 @@ const sseClient: TransportFactory = (url) => {
       return new Promise<Answered>((resolve, reject) => {
         let first: GraphQLResponse | undefined;
         clientFor(key).subscribe(streamParams(payload), {
-          next: (result) => void (first ??= result as GraphQLResponse),
+          next: (result) => void (first ??= result as unknown as GraphQLResponse),
           complete: () => (first ? resolve(first) : reject(new Error('graphql-sse: the stream ended without an event'))),
           error: (error: unknown) => {
             // A refusal before the stream: graphql-sse hands over the response's GraphQL errors.
