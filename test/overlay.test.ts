@@ -233,6 +233,33 @@ describe.skipIf(!hasChromium)('the overlay in Chromium', () => {
     await context.close();
   });
 
+  it("shows a race board's times as times (m:ss.SSS) by default, and as the page asks with format", { timeout: 30_000 }, async () => {
+    const created = await t.admin(CREATE, { input: { id: 'sprint', title: 'Sprint', order: 'LOW_FIRST', maxScore: 36_000_000 } });
+    expect(created.errors).toBeUndefined();
+    for (const [playerId, score] of [
+      ['runner-a', 57_000],
+      ['runner-b', 61_250],
+      ['runner-c', 3_723_456],
+      ['runner-d', 999],
+    ] as const) {
+      expect((await t.server(SUBMIT, { input: { board: 'sprint', playerId, score, matchId: `sprint-${playerId}` } })).errors).toBeUndefined();
+    }
+    const page = await browser.newPage({ locale: 'en-US' });
+    const scoresShown = async (query: string, rows: number) => {
+      await page.goto(`${proxy.url}/overlay?${query}`);
+      await page.waitForFunction((count) => document.querySelectorAll('.rows .row').length === count, rows, { timeout: 10_000 });
+      return (await shownRows(page)).map((row) => row.score);
+    };
+    expect(await scoresShown('board=sprint', 4)).toEqual(['0:00.999', '0:57.000', '1:01.250', '1:02:03.456']);
+    expect(await scoresShown('board=sprint&format=number', 4)).toEqual(['999', '57,000', '61,250', '3,723,456']);
+    // A HIGH_FIRST board keeps its numbers, unless the page asks for times.
+    expect((await t.admin(CREATE, { input: { id: 'laps', title: 'Laps', maxScore: 36_000_000 } })).errors).toBeUndefined();
+    expect((await t.server(SUBMIT, { input: { board: 'laps', playerId: 'runner-a', score: 83_456, matchId: 'lap-1' } })).errors).toBeUndefined();
+    expect(await scoresShown('board=laps', 1)).toEqual(['83,456']);
+    expect(await scoresShown('board=laps&format=time', 1)).toEqual(['1:23.456']);
+    await page.close();
+  });
+
   it('says what is missing instead of showing a broken page', { timeout: 30_000 }, async () => {
     const page = await browser.newPage();
     await page.goto(`${proxy.url}/overlay`);

@@ -6,9 +6,13 @@
  * retried with backoff, and the subscription is started again whenever it ends or fails.
  *
  * Parameters: board (required), period (default ALL_TIME), region, limit (default 10),
- * title (a heading), background (a CSS colour for the page; transparent by default).
+ * title (a heading), background (a CSS colour for the page; transparent by default), format
+ * (`time`: a score in milliseconds as m:ss.SSS, or h:mm:ss.SSS from an hour; `number`: as it is,
+ * grouped; by default `time` on a LOW_FIRST board, where the lowest score wins a race, else `number`).
  */
 import { createClient } from './graphql-ws/client.js';
+
+const BOARD_ORDER = `query OverlayBoard($board: ID!) { board(id: $board) { order } }`;
 
 const TOP_CHANGED = `subscription OverlayTop($board: ID!, $period: Period!, $region: String, $limit: Int!) {
   topChanged(board: $board, period: $period, region: $region, limit: $limit) {
@@ -27,6 +31,21 @@ const status = document.querySelector('.status');
 const notice = document.querySelector('.notice');
 const reducedMotion = matchMedia('(prefers-reduced-motion: reduce)');
 const numbers = new Intl.NumberFormat(undefined, { maximumFractionDigits: 3 });
+
+/** How scores show: 'time' or 'number' when the page says (`format`), else null until the board's order is known. */
+let format = ['time', 'number'].includes(params.get('format')) ? params.get('format') : null;
+
+/** A time in milliseconds as m:ss.SSS (57000 → 0:57.000), or h:mm:ss.SSS from an hour on. */
+function formatTime(ms) {
+  const whole = Math.max(0, Math.round(ms));
+  const hours = Math.floor(whole / 3_600_000);
+  const minutes = Math.floor(whole / 60_000) % 60;
+  const seconds = Math.floor(whole / 1_000) % 60;
+  const rest = `${String(seconds).padStart(2, '0')}.${String(whole % 1_000).padStart(3, '0')}`;
+  return hours > 0 ? `${hours}:${String(minutes).padStart(2, '0')}:${rest}` : `${minutes}:${rest}`;
+}
+
+const formatScore = (score) => (format === 'time' ? formatTime(score) : numbers.format(score));
 
 /** Rows on screen by player id, in rank order. */
 let rows = new Map();
@@ -104,7 +123,7 @@ function render(entries) {
     row.dataset.score = score;
     row.querySelector('.rank').textContent = String(entry.rank);
     row.querySelector('.name').textContent = entry.player.displayName || id;
-    row.querySelector('.score').textContent = numbers.format(entry.score);
+    row.querySelector('.score').textContent = formatScore(entry.score);
     if (animate && !known) replay(row, 'is-new');
     if (animate && changed) replay(row, 'is-changed');
     next.set(id, row);
@@ -167,6 +186,9 @@ function connect() {
     shouldRetry: () => true,
     retryWait: (retries) => sleep(backoff(retries)),
     keepAlive: KEEP_ALIVE_MS,
+    // The board's order is asked for first (boardOrder), then the top subscribed to: the socket
+    // stays open between the two rather than closing once the first completes.
+    lazyCloseTimeout: 5_000,
     on: {
       connecting: () => setStatus({ connection: 'connecting' }),
       connected: () => setStatus({ connection: 'live' }),
@@ -187,11 +209,33 @@ function connect() {
   return client;
 }
 
+/**
+ * The board's order, over the same socket: a LOW_FIRST board (a race) shows its scores as times
+ * unless the page says otherwise. Resolves null when the board is unknown; rejects when the
+ * socket fails, to be asked again with the subscription.
+ */
+function boardOrder(client, board) {
+  return new Promise((resolve, reject) => {
+    let order = null;
+    client.subscribe(
+      { query: BOARD_ORDER, variables: { board } },
+      { next: (result) => (order = result.data?.board?.order ?? null), error: reject, complete: () => resolve(order) },
+    );
+  });
+}
+
 /** Keeps one topChanged subscription alive: started again, with backoff, whenever it ends or fails. */
 function watch(client, request) {
   let attempt = 0;
   const again = () => setTimeout(start, backoff(attempt++));
   function start() {
+    if (format === null) {
+      boardOrder(client, request.variables.board).then((order) => {
+        format = order === 'LOW_FIRST' ? 'time' : 'number';
+        start();
+      }, again);
+      return;
+    }
     client.subscribe(request, {
       next: (result) => {
         const view = result.data?.topChanged;
