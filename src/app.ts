@@ -24,14 +24,14 @@ import { limitConnections } from './http/connection-limits.js';
 import { type CorsOrigins, useCorsPolicy } from './http/cors.js';
 import { answerHealth, answerReadiness } from './http/health.js';
 import { answerMetrics, showPostgresPrimary } from './services/metrics.js';
-import { createSharedAnswers } from './http/shared-answers.js';
-import { createEarlyAnswers } from './http/early-answers.js';
+import { createResponseCache } from './http/response-cache.js';
+import { createCachedBodies } from './http/cached-bodies.js';
 import { type PersistedDocumentsOptions, createPersistedDocuments, usePersistedDocuments } from './http/persisted-documents.js';
 import { useJsonDepth } from './http/json-depth.js';
 import { createMetricsAccess } from './http/metrics-access.js';
 import { createOperationObserver, useObservability } from './http/observe.js';
 import { useRequestErrorCodes } from './http/request-errors.js';
-import { useCompiledOperations } from './http/compiled-operations.js';
+import { useGraphqlJit } from './http/graphql-jit.js';
 import { createReadBudget } from './http/read-limit.js';
 import { createValidationBudget } from './http/validation-budget.js';
 import { MAX_BODY_BYTES, type RequestLimits, requestLimitsOf } from './http/request-limits.js';
@@ -126,7 +126,7 @@ export function buildApp(deps: AppDeps): App {
   const documents = createPersistedDocuments(deps.persistedDocuments);
   // What a read may return (its rows, from its arguments and variables), and its client's budget.
   const readBudget = createReadBudget(services.limits, limits);
-  const sharedAnswers = createSharedAnswers({
+  const responseCache = createResponseCache({
     currentRead: (bucket) => services.topCache.currentRead(bucket),
     currentBoard: (id) => services.boards.known(id),
     profileChanges: () => services.profiles.changes(),
@@ -173,16 +173,16 @@ export function buildApp(deps: AppDeps): App {
       // What every operation meets as it runs, its execute hooks run as one (see execute-hooks.ts).
       ...executeHooksTogether([
         // A repeated query runs compiled (graphql-jit) where that answers the same bytes; first of the execute hooks, so the others wrap it.
-        useCompiledOperations({ log }),
+        useGraphqlJit({ log }),
         // Request errors (variables that fail coercion, parse errors) named before the observation records their outcome.
         useRequestErrorCodes(),
         useObservability(services.metrics, log),
         useRequestDeadline(),
         readBudget.plugin,
-        // Before shared answers: a shared answer stops the execute hooks after it, and is as public as a fresh one.
+        // Before cached answers: a cached answer stops the execute hooks after it, and is as public as a fresh one.
         useTopCacheControl(),
         // A query of shared tops only, answered once per refresh of its views (after the budget charged it).
-        sharedAnswers.plugin,
+        responseCache.plugin,
       ]),
     ],
     // The body limit is enforced in front, from Content-Length (see body-limit.ts).
@@ -220,7 +220,7 @@ export function buildApp(deps: AppDeps): App {
     corsOrigins,
     documents,
     // An anonymous repeat of a shared top, answered before the pipeline while its answer is current.
-    early: createEarlyAnswers({ shared: sharedAnswers, budget: readBudget, observe: createOperationObserver(services.metrics, log), clientOf }),
+    cachedBodies: createCachedBodies({ shared: responseCache, budget: readBudget, observe: createOperationObserver(services.metrics, log), clientOf }),
     log,
   });
   // Every registered document parsed and validated once now (Yoga's caches keep them), not on its first request.

@@ -21,7 +21,7 @@ import { GENERATED_DOCUMENTS } from './helpers/generated-documents.js';
 import { withoutFragments, withoutTypenames } from './helpers/plain-document.js';
 import { ADMIN_KEY, type TestApp, startTestApp } from './helpers/test-app.js';
 import { observations } from './helpers/metrics.js';
-import { notCompiledBecause } from '../src/http/compiled-operations.js';
+import { notCompiledBecause } from '../src/http/graphql-jit.js';
 
 /**
  * Every operation of the contract, sent as real clients send it: by the typed client this
@@ -424,7 +424,7 @@ describe('every operation through real client libraries, over POST, GET and grap
   });
 
   it('a game client reading the top anonymously, again and again (answered before the pipeline once shared), gets what the plain document answers', async () => {
-    // Anonymous over POST: the requests the fast path answers from a kept shared answer.
+    // Anonymous over POST: the requests the fast path answers from a kept cached answer.
     const anonymous = [typedClient(t.url, 'post', null), apollo(t.url, 'post', null), urql(t.url, 'post', null)];
     try {
       for (const variables of [
@@ -579,8 +579,8 @@ describe('every operation through real client libraries, over POST, GET and grap
       const document = parse(query);
       expect(notCompiledBecause(document, getOperationAST(document)!) === undefined, name).toBe(compiled);
       for (const key of [undefined, ADMIN_KEY]) {
-        // Its second run compiles it (useCompiledOperations' runsBeforeCompiling), the third runs compiled
-        // (a document of tops alone is a shared answer after its first run, so it is the same object).
+        // Its second run compiles it (useGraphqlJit' runsBeforeCompiling), the third runs compiled
+        // (a document of tops alone is a cached answer after its first run, so it is the same object).
         await post(query, variables, key);
         await post(query, variables, key);
         const repeated = await post(query, variables, key);

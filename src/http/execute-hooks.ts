@@ -20,7 +20,7 @@ const isPromise = (value: unknown): value is PromiseLike<unknown> => typeof (val
  * closures a hook and a phase (about a kilobyte an operation for each plugin with an execute
  * hook, measured: bench/RESULTS.md), and once a hook answers a promise the rest of the phase
  * waits a turn each. The service's own execute hooks (compiled plans, request error codes,
- * observation, the deadline, the read budget, cache control, shared answers) are seven, run for
+ * observation, the deadline, the read budget, cache control, cached answers) are seven, run for
  * every operation; here they cost one hook, and take a promise only where one of them answers one.
  *
  * Each hook gets a payload of its own, a plain object as envelop makes it. Not one object with an

@@ -5,10 +5,10 @@ import type { Logger } from 'pino';
 import { NOT_CACHEABLE } from './cache-control.js';
 import { type CorsOrigins, corsHeaders } from './cors.js';
 import type { PersistedDocuments } from './persisted-documents.js';
-import { isSharedResult } from './shared-answers.js';
+import { isCachedResult } from './response-cache.js';
 import { paramsDepthProblem } from './json-depth.js';
-import type { EarlyAnswers } from './early-answers.js';
-import { type Checked, createValidDocuments } from './valid-documents.js';
+import type { CachedBodies } from './cached-bodies.js';
+import { type Checked, createValidationCache } from './validation-cache.js';
 
 /**
  * What Yoga's context factory receives from a transport that builds the request context itself
@@ -33,8 +33,8 @@ export interface FastGraphqlOptions {
   corsOrigins?: CorsOrigins;
   /** Registered documents, run by id (see persisted-documents.ts). Default: none, so only queries sent as text are taken here. */
   documents?: PersistedDocuments;
-  /** Shared answers handed out before the pipeline (see early-answers.ts). Default: none, so every operation runs the pipeline. */
-  early?: EarlyAnswers;
+  /** Cached answers handed out before the pipeline (see cached-bodies.ts). Default: none, so every operation runs the pipeline. */
+  cachedBodies?: CachedBodies;
   log: Logger;
 }
 
@@ -58,7 +58,7 @@ interface PlainResponse {
   headers: Record<string, string>;
 }
 
-/** A shared answer's response (see shared-answers.ts), serialised once: the same bytes for every caller. */
+/** A cached answer's response (see response-cache.ts), serialised once: the same bytes for every caller. */
 interface Serialised {
   body: Buffer;
   status: number;
@@ -174,18 +174,18 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
  * service's policy, http/cors.ts, shared with this path) and cache-control.ts (a POST answer is never cacheable). A plugin
  * added to the app with onRequest, onParams, onExecutionResult or onResponse hooks would be
  * skipped here and must be added to this path too. So would a plugin with onExecute hooks for the
- * anonymous repeats of a shared top that `early` answers before the pipeline: what such a request
- * meets there (the read budget, the observation, the shared answer's currency) is called from
- * early-answers.ts, and anything new must be too.
+ * anonymous repeats of a cached top that `cachedBodies` answers before the pipeline: what such a request
+ * meets there (the read budget, the observation, the cached answer's currency) is called from
+ * cached-bodies.ts, and anything new must be too.
  */
 export function createFastGraphql(options: FastGraphqlOptions): (req: IncomingMessage, res: ServerResponse) => boolean {
   const { yoga, endpoint = '/graphql', batchingLimit = 0 } = options;
   const serialised = new Map(REGULAR_MEDIA_TYPES.map((mediaType) => [mediaType, new WeakMap<object, Serialised>()]));
-  const valid = createValidDocuments();
+  const valid = createValidationCache();
 
-  /** The response of a result in a media type, as Yoga would write it; a shared answer's is made once per media type and kept with it. */
+  /** The response of a result in a media type, as Yoga would write it; a cached answer's is made once per media type and kept with it. */
   function serialise(results: ExecutionResult | ExecutionResult[], mediaType: RegularMediaType): Serialised {
-    const keep = !Array.isArray(results) && isSharedResult(results) ? serialised.get(mediaType)! : undefined;
+    const keep = !Array.isArray(results) && isCachedResult(results) ? serialised.get(mediaType)! : undefined;
     const kept = keep?.get(results);
     if (kept) return kept;
     const response = processRegularResult(results as never, plainFetch, mediaType) as unknown as PlainResponse;
@@ -263,9 +263,9 @@ export function createFastGraphql(options: FastGraphqlOptions): (req: IncomingMe
 
   async function answer(req: IncomingMessage, res: ServerResponse, body: Buffer, mediaType: RegularMediaType): Promise<void> {
     const text = body.toString('utf8');
-    const early = options.early?.answer(req, text);
-    const earlyResult = early && (await early);
-    if (earlyResult) return respond(req, res, serialise(earlyResult, mediaType));
+    const cached = options.cachedBodies?.answer(req, text);
+    const cachedResult = cached && (await cached);
+    if (cachedResult) return respond(req, res, serialise(cachedResult, mediaType));
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
@@ -297,7 +297,7 @@ export function createFastGraphql(options: FastGraphqlOptions): (req: IncomingMe
     const [operation] = operations as [Prepared];
     const result = await run(operation);
     const { params, document, enveloped } = operation;
-    options.early?.keep(
+    options.cachedBodies?.keep(
       req,
       text,
       { schema: enveloped.schema as GraphQLSchema, document, operationName: params.operationName ?? undefined, variables: params.variables ?? undefined },

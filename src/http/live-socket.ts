@@ -6,7 +6,7 @@ import { WebSocket, WebSocketServer } from 'ws';
 import type { PreparedContext } from './fast-graphql.js';
 import type { PersistedDocuments } from './persisted-documents.js';
 import { MAX_BODY_BYTES, type RequestLimits } from './request-limits.js';
-import { createValidDocuments } from './valid-documents.js';
+import { createValidationCache } from './validation-cache.js';
 import { paramsDepthProblem } from './json-depth.js';
 import type { ClientAddressOf } from './client-address.js';
 import { createContext } from '../schema/context.js';
@@ -62,7 +62,7 @@ export function attachGraphqlWs(
     path?: string;
   },
 ): () => Promise<void> {
-  const valid = createValidDocuments();
+  const valid = createValidationCache();
   const options: ServerOptions<Record<string, unknown> | undefined, Extra> = {
     // The envelop pipeline's own execute and subscribe travel in rootValue (see onSubscribe).
     execute: (args) => (args.rootValue as { execute: Run }).execute(args) as never,

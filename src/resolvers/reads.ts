@@ -1,6 +1,6 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import type { Period, RankStyle } from '../model/board.js';
-import { type TopEvent, topChangedView, watchTopChanged } from '../pubsub/top-changed.js';
+import type { TopEvent } from '../pubsub/top-changed.js';
 import type { Standing, StandingConnection, TopBoard } from '../reads/views.js';
 import type { Context } from '../schema/context.js';
 import { inChunks } from './list-chunks.js';
@@ -22,7 +22,7 @@ interface BucketArgs {
   rankStyle?: RankStyle | null | undefined;
 }
 
-/** Query.top. A shared answer records what it was built from (the response cache, http/response-cache.ts). */
+/** Query.top. A cached answer records what it was built from (the response cache, http/response-cache.ts). */
 export async function top(args: BucketArgs & { limit: number }, ctx: Context, info: GraphQLResolveInfo): Promise<TopBoard> {
   const answer = await ctx.reads.top(args, wantOf(info, 'entries'));
   if (answer.cacheRead) ctx.topReads?.push(answer.cacheRead);
@@ -65,8 +65,7 @@ export const metadata = (standing: Standing, ctx: Context) => ctx.reads.metadata
 export { inChunks as chunked } from './list-chunks.js';
 
 /** Subscription.topChanged: the current view, then one each time it changes. */
-export const watchTop = (args: BucketArgs & { limit: number }, ctx: Context) => watchTopChanged(ctx.services, args, ctx.signal);
+export const watchTop = (args: BucketArgs & { limit: number }, ctx: Context) => ctx.live.watch(args, ctx.signal);
 
 /** Subscription.topChanged's answer to one event. */
-export const topChanged = (event: TopEvent, args: { rankStyle?: RankStyle | null | undefined }, ctx: Context) =>
-  topChangedView(ctx.services, event, args.rankStyle);
+export const topChanged = (event: TopEvent, args: { rankStyle?: RankStyle | null | undefined }, ctx: Context) => ctx.live.view(event, args.rankStyle);

@@ -155,7 +155,7 @@ export function notCompiledBecause(document: DocumentNode, operation: OperationD
   return undefined;
 }
 
-export interface CompiledOperationsOptions {
+export interface GraphqlJitOptions {
   /** Where a document graphql-jit refuses is reported (it then runs on graphql-js, as before). */
   log: Pick<Logger, 'warn'>;
   /** Runs of a document before it is compiled. Default 2: the second run compiles, and runs compiled. */
@@ -169,7 +169,7 @@ export interface CompiledOperationsOptions {
  * function that resolves and completes its selections without graphql-js's per-field walk (the
  * executor, its argument coercion and completion are a large part of a many-field read's service
  * CPU; bench/RESULTS.md has the figures, compiled and not). The resolvers are the schema's own, so
- * Pothos's validation and auth, the deadline, the read budget, the shared answers and error
+ * Pothos's validation and auth, the deadline, the read budget, the cached answers and error
  * masking (all envelop hooks around execution) run as before.
  *
  * Which documents:
@@ -179,7 +179,7 @@ export interface CompiledOperationsOptions {
  *   never compiled, so a client sending ever new documents makes the service compile at most once
  *   for every two runs of a document it has also parsed, validated and cost-checked. The plans are
  *   kept per parsed document (weakly), so they go when the parse caches (bounded: see
- *   document-limits.ts, valid-documents.ts) let the document go.
+ *   document-limits.ts, validation-cache.ts) let the document go.
  *
  * A request error (an answer without data: graphql-jit raises them only while coercing the
  * variables, before any resolver runs) is answered by graphql-js instead, so it reads as graphql-js
@@ -190,7 +190,7 @@ export interface CompiledOperationsOptions {
  * Must come before any plugin that wraps the execute function (the deadline's): it replaces the
  * function it is given.
  */
-export function useCompiledOperations({ log, runsBeforeCompiling = 2, compile = compileQuery }: CompiledOperationsOptions): Plugin {
+export function useGraphqlJit({ log, runsBeforeCompiling = 2, compile = compileQuery }: GraphqlJitOptions): Plugin {
   const runs = new WeakMap<DocumentNode, number>();
   /** Per document, per operation name ('' for none): a document may hold several operations. */
   const plans = new WeakMap<DocumentNode, Map<string, Plan>>();

@@ -2,11 +2,11 @@ import { GraphQLError } from 'graphql';
 import { compileQuery } from 'graphql-jit';
 import { createSchema, createYoga } from 'graphql-yoga';
 import { describe, expect, it } from 'vitest';
-import { useCompiledOperations } from '../src/http/compiled-operations.js';
+import { useGraphqlJit } from '../src/http/graphql-jit.js';
 import { until } from './helpers/wait.js';
 
 /**
- * The compiled plans (src/http/compiled-operations.ts) on a small schema of the same shapes as the
+ * The compiled plans (src/http/graphql-jit.ts) on a small schema of the same shapes as the
  * service's (lists of objects, nested objects, an input object with a non-null defaulted field, a
  * coded error, a mutation of two steps, which is never compiled), in stock Yoga. The oracle is Yoga's own executor (graphql-js's algorithm, as
  * @graphql-tools/executor runs it): a document's first run is not compiled, so each compiled answer
@@ -81,7 +81,7 @@ function testYoga() {
     schema,
     maskedErrors: false,
     plugins: [
-      useCompiledOperations({
+      useGraphqlJit({
         log: { warn: () => {} },
         compile: ((...args: Parameters<typeof compileQuery>) => {
           compiled.push(args[2] ?? '');

@@ -34,7 +34,7 @@ export type Checked = { document: DocumentNode; errors?: undefined } | { documen
  * clients repeat is short (the deepest a generated client writes is about 1.1 kB), and the
  * entries share their documents with Yoga's parse cache.
  */
-export function createValidDocuments({ entries = 256, maxBytes = 4_096 }: ValidDocumentsOptions = {}) {
+export function createValidationCache({ entries = 256, maxBytes = 4_096 }: ValidDocumentsOptions = {}) {
   const valid: DocumentCache<DocumentNode> = boundedDocumentCache<DocumentNode>(createLRUCache<DocumentNode>({ max: entries }), maxBytes);
   return {
     /**

@@ -2,7 +2,7 @@ import type { DocumentNode } from 'graphql';
 import { createSchema, createYoga } from 'graphql-yoga';
 import { describe, expect, it } from 'vitest';
 import { useDocumentLimits } from '../src/http/document-limits.js';
-import { createValidDocuments } from '../src/http/valid-documents.js';
+import { createValidationCache } from '../src/http/validation-cache.js';
 
 /** Issue 13: a repeated valid document is parsed and validated once per transport, a refused one every time. */
 
@@ -23,7 +23,7 @@ function counted() {
 
 describe('valid documents', () => {
   it('a valid document is checked by the pipeline once, then answered from what passed', () => {
-    const valid = createValidDocuments();
+    const valid = createValidationCache();
     const first = counted();
     const checked = valid.check(first.pipeline, '{ hello }');
     expect(checked.errors).toBeUndefined();
@@ -34,7 +34,7 @@ describe('valid documents', () => {
   });
 
   it('a refused document goes through the pipeline every time, with its errors', () => {
-    const valid = createValidDocuments();
+    const valid = createValidationCache();
     for (const source of ['{ hello(', '{ nothing }', '{ a: hello b: hello c: hello }']) {
       for (let i = 0; i < 2; i += 1) {
         const { asked, pipeline } = counted();
@@ -49,7 +49,7 @@ describe('valid documents', () => {
   });
 
   it('keeps documents of at most maxBytes, and at most entries of them', () => {
-    const valid = createValidDocuments({ entries: 2, maxBytes: 40 });
+    const valid = createValidationCache({ entries: 2, maxBytes: 40 });
     const long = `{ hello(name: "${'x'.repeat(40)}") }`;
     for (let i = 0; i < 2; i += 1) valid.check(counted().pipeline, long);
     const longAgain = counted();

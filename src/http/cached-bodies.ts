@@ -2,11 +2,11 @@ import type { IncomingMessage } from 'node:http';
 import { type DocumentNode, type ExecutionResult, GraphQLError, type GraphQLSchema } from 'graphql';
 import type { OperationObserver } from './observe.js';
 import type { ReadBudget } from './read-limit.js';
-import { type SharedAnswers, isSharedResult } from './shared-answers.js';
+import { type ResponseCache, isCachedResult } from './response-cache.js';
 
-export interface EarlyAnswersOptions {
-  /** Where shared answers are kept, and whether one is still current (shared-answers.ts). */
-  shared: SharedAnswers;
+export interface CachedBodiesOptions {
+  /** Where cached answers are kept, and whether one is still current (response-cache.ts). */
+  shared: ResponseCache;
   /** The read budget every query spends (read-limit.ts). */
   budget: ReadBudget;
   /** The observation every operation gets (observe.ts). */
@@ -27,13 +27,13 @@ export interface RanOperation {
   variables: Record<string, unknown> | undefined;
 }
 
-/** The operation a kept body runs, and its last shared answer. */
+/** The operation a kept body runs, and its last cached answer. */
 type Kept = RanOperation & { result: ExecutionResult };
 
-export interface EarlyAnswers {
+export interface CachedBodies {
   /**
    * The answer to this request body without the pipeline, or undefined (then or once the promise
-   * settles) when it must run: its body last answered a shared answer that is still current, and
+   * settles) when it must run: its body last answered a cached answer that is still current, and
    * the request is anonymous. Synchronous undefined for a body not kept. O(body) for the lookup.
    */
   answer(req: IncomingMessage, body: string): Promise<ExecutionResult | undefined> | undefined;
@@ -42,13 +42,13 @@ export interface EarlyAnswers {
 }
 
 /**
- * Shared tops answered before the pipeline: a body whose last answer was a shared answer (a query
- * of shared tops only, shared-answers.ts) is answered that same result again, without a context,
- * envelop's orchestration or execution, while the shared answer is current. The pipeline's
+ * Shared tops answered before the pipeline: a body whose last answer was a cached answer (a query
+ * of shared tops only, response-cache.ts) is answered that same result again, without a context,
+ * envelop's orchestration or execution, while the cached answer is current. The pipeline's
  * guarantees that such a request would meet are kept here, each by the same code:
  * - the read budget: the operation's cost is checked and spent from its client's budgets, and
  *   RATE_LIMITED answered past them (ReadBudget.admit), then settled to the rows the answer holds;
- * - currency: the shared answer's own check (SharedAnswers.isCurrent: one GET of the profile-change
+ * - currency: the cached answer's own check (ResponseCache.isCurrent: one GET of the profile-change
  *   token, and the top cache's reads), so a rename, a refresh or an emptied Redis shows exactly as
  *   on the pipeline;
  * - metrics and logs: the operation is observed as the plugin observes it (observe.ts);
@@ -60,7 +60,7 @@ export interface EarlyAnswers {
  * Why: the profile of `top` (bench/RESULTS.md) put envelop's orchestration of a request, up to the
  * plugin that hands out the kept result, at about a third of the service's work for it.
  */
-export function createEarlyAnswers(options: EarlyAnswersOptions): EarlyAnswers {
+export function createCachedBodies(options: CachedBodiesOptions): CachedBodies {
   const { shared, budget, observe, clientOf, maxBodies = 1_000, maxBodyLength = 4_096 } = options;
   const bodies = new Map<string, Kept>();
 
@@ -87,7 +87,7 @@ export function createEarlyAnswers(options: EarlyAnswersOptions): EarlyAnswers {
       return kept && serve(req, body, kept);
     },
     keep(req, body, operation, result) {
-      if (req.headers.authorization !== undefined || body.length > maxBodyLength || !isSharedResult(result)) return;
+      if (req.headers.authorization !== undefined || body.length > maxBodyLength || !isCachedResult(result)) return;
       bodies.delete(body);
       bodies.set(body, { ...operation, result });
       if (bodies.size > maxBodies) bodies.delete(bodies.keys().next().value!);

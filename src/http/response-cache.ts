@@ -4,7 +4,7 @@ import type { Board } from '../model/board.js';
 import type { TopRead } from '../reads/views.js';
 import type { Context } from '../schema/context.js';
 
-export interface SharedAnswersOptions {
+export interface ResponseCacheOptions {
   /** Which read of a bucket's top the top cache would answer now without reading the index (see TopCache.currentRead). */
   currentRead(bucket: string): number | undefined;
   /**
@@ -19,7 +19,7 @@ export interface SharedAnswersOptions {
   answersPerDocument?: number;
 }
 
-/** A shared answer: the result, and what it was built from. */
+/** A cached answer: the result, and what it was built from. */
 interface Shared {
   result: ExecutionResult;
   /** The profile-change token read before the execution. */
@@ -28,17 +28,17 @@ interface Shared {
   reads: TopRead[];
 }
 
-/** Results answered from a shared answer, with what each was built from: the same object for every caller, so transports may serialise it once (fast-graphql.ts). */
+/** Results answered from a cached answer, with what each was built from: the same object for every caller, so transports may serialise it once (fast-graphql.ts). */
 const sharedResults = new WeakMap<object, Shared>();
 
-/** Whether this result is a shared answer, the same object (and bytes) for every caller until its views change. O(1). */
-export const isSharedResult = (result: unknown): boolean => typeof result === 'object' && result !== null && sharedResults.has(result);
+/** Whether this result is a cached answer, the same object (and bytes) for every caller until its views change. O(1). */
+export const isCachedResult = (result: unknown): boolean => typeof result === 'object' && result !== null && sharedResults.has(result);
 
-export interface SharedAnswers {
+export interface ResponseCache {
   /** Keeps the results of queries of shared tops, and hands them to the next callers while current. */
   plugin: Plugin;
   /**
-   * Whether a shared answer (see isSharedResult) is still the one the plugin would hand out now:
+   * Whether a cached answer (see isCachedResult) is still the one the plugin would hand out now:
    * no profile changed since it was built, the top cache answers each bucket it read from the
    * same read, each board it read is the same definition, and its arguments name the same buckets.
    * One Redis GET, shared with
@@ -52,25 +52,25 @@ export interface SharedAnswers {
 const scoped = (thing: { extensions?: unknown } | null | undefined) =>
   Boolean((thing?.extensions as { pothosOptions?: { authScopes?: unknown } } | undefined)?.pothosOptions?.authScopes);
 
-/** readsOnlySharedTops's decisions, per schema and document (a document is walked once). */
+/** readsOnlyTops's decisions, per schema and document (a document is walked once). */
 const decisions = new WeakMap<GraphQLSchema, WeakMap<DocumentNode, boolean>>();
 
 /**
  * Whether every operation of a document reads only shared tops: queries whose root fields are
  * `top` (or `__typename`), selecting nothing limited to some callers. Such an answer depends on
  * its variables and the views it read, never on who asks: the one definition of an answer that
- * may be handed to every caller, by shared answers here and by a CDN (cache-control.ts). O(1) for
+ * may be handed to every caller, by cached answers here and by a CDN (cache-control.ts). O(1) for
  * a document decided before; O(document size) the first time.
  */
-export function readsOnlySharedTops(schema: GraphQLSchema, document: DocumentNode): boolean {
+export function readsOnlyTops(schema: GraphQLSchema, document: DocumentNode): boolean {
   let bySchema = decisions.get(schema);
   if (!bySchema) decisions.set(schema, (bySchema = new WeakMap()));
   let decided = bySchema.get(document);
-  if (decided === undefined) bySchema.set(document, (decided = walkForSharedTops(schema, document)));
+  if (decided === undefined) bySchema.set(document, (decided = walkForTops(schema, document)));
   return decided;
 }
 
-function walkForSharedTops(schema: GraphQLSchema, document: DocumentNode): boolean {
+function walkForTops(schema: GraphQLSchema, document: DocumentNode): boolean {
   const queryType = schema.getQueryType();
   const typeInfo = new TypeInfo(schema);
   let shared = true;
@@ -112,12 +112,12 @@ function walkForSharedTops(schema: GraphQLSchema, document: DocumentNode): boole
  *
  * Runs after the read budget (read-limit.ts: it charges and refuses first) and inside the
  * observability plugin's hooks, so limits, rate limits, metrics and logs see every request (and
- * early-answers.ts, which hands a current one out before the pipeline, does the same); an
+ * cached-bodies.ts, which hands a current one out before the pipeline, does the same); an
  * answer with errors is never kept (masking applies as always), and after Redis lost the index
- * no shared answer outlives the view it came from. O(1) per request beside the GET; an execution
+ * no cached answer outlives the view it came from. O(1) per request beside the GET; an execution
  * that is kept costs one walk of its document the first time.
  */
-export function createSharedAnswers(options: SharedAnswersOptions): SharedAnswers {
+export function createResponseCache(options: ResponseCacheOptions): ResponseCache {
   const perDocument = options.answersPerDocument ?? 100;
   const answers = new WeakMap<DocumentNode, Map<string, Shared>>();
 
@@ -155,7 +155,7 @@ export function createSharedAnswers(options: SharedAnswersOptions): SharedAnswer
     onExecute({ args, setResultAndStopExecution }) {
       const document = args.document as DocumentNode;
       // Every other operation passes without a wait (no promise in its pipeline from here).
-      if (!readsOnlySharedTops(args.schema as GraphQLSchema, document)) return undefined;
+      if (!readsOnlyTops(args.schema as GraphQLSchema, document)) return undefined;
       return options.profileChanges().then((profiles) => {
         const key = `${args.operationName ?? ''}\n${JSON.stringify(args.variableValues ?? {})}`;
         const kept = answers.get(document)?.get(key);

@@ -5,10 +5,10 @@ import { until } from './helpers/wait.js';
 import { observations } from './helpers/metrics.js';
 
 /**
- * The shared top served as bytes (src/http/shared-answers.ts, src/http/fast-graphql.ts): a query
+ * The shared top served as bytes (src/http/response-cache.ts, src/http/fast-graphql.ts): a query
  * of shared tops only is executed once per refresh of its views and then answered from the same
  * result, serialised once, to every caller; an anonymous repeat of its body is answered before the
- * pipeline (src/http/early-answers.ts). Every guarantee of a full execution still holds. The
+ * pipeline (src/http/cached-bodies.ts). Every guarantee of a full execution still holds. The
  * oracle for names is the players table; for the top, the scores submitted, sorted; for the
  * bytes and headers, Yoga's own answer.
  */
@@ -101,7 +101,7 @@ describe('shared tops: one execution per refresh, the same bytes for every calle
 
   it('an anonymous repeat is answered before the pipeline as Yoga answers it (bytes, status, headers), each observed', async () => {
     const body = JSON.stringify({ query: TOP, variables, operationName: 'ArenaTop' });
-    // application/json is the fast path (and its early answers); application/graphql+json is Yoga's own.
+    // application/json is the fast path (and its cached bodies); application/graphql+json is Yoga's own.
     const send = async (contentType: string) => {
       const response = await fetch(`${reader.url}/graphql`, {
         method: 'POST',
@@ -161,7 +161,7 @@ describe('shared tops: one execution per refresh, the same bytes for every calle
     expect(seen!.top.entries.map((entry) => entry.score)).toEqual([5_000, ...Array.from({ length: 9 }, (_, i) => 1_000 + 10 * (11 - i))]);
   });
 
-  it('a rename or an erasure answered by another process shows in the very next shared answer', async () => {
+  it('a rename or an erasure answered by another process shows in the very next cached answer', async () => {
     const leader = 'Pl-00';
     await post(reader, TOP, variables);
     expect(
@@ -209,7 +209,7 @@ describe('shared tops keep the limits', () => {
   });
   afterAll(() => t?.close());
 
-  it('a shared answer still spends its client’s read budget: past it, RATE_LIMITED, observed as such', async () => {
+  it('a cached answer still spends its client’s read budget: past it, RATE_LIMITED, observed as such', async () => {
     const refusedBefore = await observed(t, '__typename,top', 'RATE_LIMITED');
     const codes: (string | undefined)[] = [];
     for (let i = 0; i < 8; i++) codes.push(codeOf(JSON.parse((await post(t, TOP, { board: BOARD, limit: 10 })).text) as GraphQLResponse<unknown>));
@@ -274,7 +274,7 @@ describe('shared tops after Redis lost the index', () => {
     await lost?.close();
   });
 
-  it('no shared answer outlives its view: a process without one answers UNAVAILABLE, one with one its true asOf', { timeout: 60_000 }, async () => {
+  it('no cached answer outlives its view: a process without one answers UNAVAILABLE, one with one its true asOf', { timeout: 60_000 }, async () => {
     const variables = { board: BOARD, limit: 10 };
     const last = JSON.parse((await post(t, TOP, variables)).text) as GraphQLResponse<TopAnswer>;
     expect(last.errors).toBeUndefined();
@@ -284,7 +284,7 @@ describe('shared tops after Redis lost the index', () => {
     const none = JSON.parse((await post(second, TOP, variables)).text) as GraphQLResponse<unknown>;
     expect(codeOf(none)).toBe('UNAVAILABLE');
     expect(none.errors![0]!.message).not.toMatch(/Unexpected error/);
-    // The process that had a view serves it (the shared answer while it is fresh, then the last
+    // The process that had a view serves it (the cached answer while it is fresh, then the last
     // view), always with the asOf of its read before the loss, never an empty or partial top.
     await until(
       async () => {
