@@ -192,9 +192,9 @@ describe('every operation of the contract answers the same over every transport'
       );
     }
   });
+  // (The app closes itself once the file's tests are done: see test-app.ts.)
   afterAll(async () => {
     for (const transport of transports ?? []) await transport.close();
-    await t?.close();
   });
 
   /** Every argument a variable, each given, as a generated client sends them (test/helpers/generated-documents.ts). */

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
-import { inject } from 'vitest';
+import { afterAll, inject } from 'vitest';
 import { type App, type AppDeps, buildApp } from '../../src/app.js';
 import { type Database, type Pooling, createDatabase, sessionTimeoutsFor } from '../../src/db/client.js';
 import { createLogger } from '../../src/logger.js';
@@ -16,6 +16,37 @@ import { openReplicaReads } from '../../src/ranking/replicas.js';
 import { type RedisTarget, createRedisClient, deleteKeysUnder } from '../../src/redis.js';
 import type { RedisClusterFixture } from './redis-cluster.js';
 import { TEST_REDIS_URL } from './redis-keys.js';
+
+/**
+ * What this file's tests started (apps, stores) and have not closed yet, oldest first. One place
+ * stops them: the hook below, once the file's tests are done, newest first (an app before the
+ * stores it shares with another), so a test file need not write an afterAll for them. A test or a
+ * describe that wants them gone sooner (a restart, a resource counted) still calls close().
+ */
+const started = new Set<{ close(): Promise<void> }>();
+
+/** Closes `what` at the end of the file's tests, unless it was closed before; the close answered is idempotent. */
+function closedAtEnd<T extends { close(): Promise<void> }>(what: T): T {
+  let closing: Promise<void> | undefined;
+  const close = what.close.bind(what);
+  const once = {
+    close: () => {
+      started.delete(once);
+      return (closing ??= close());
+    },
+  };
+  started.add(once);
+  what.close = once.close;
+  return what;
+}
+
+// Registered as the file is collected: Vitest imports this helper once per test file (each file
+// its own module graph), within the file's root suite, so this is that file's last hook.
+afterAll(async () => {
+  const failures: unknown[] = [];
+  for (const each of [...started].reverse()) await each.close().catch((error: unknown) => failures.push(error));
+  if (failures.length > 0) throw new AggregateError(failures, `${failures.length} test fixtures failed to close`);
+}, 120_000);
 
 export const ADMIN_KEY = 'test-admin-key-0123456789';
 /** See TestAppOptions.requestTimeoutMs. */
@@ -102,7 +133,7 @@ export interface TestAppOptions {
 /**
  * A running app on a free port, with its own database (a copy of the run's migrated template) and
  * its own Redis key prefix, so that no two test apps ever see each other's data. close() stops the
- * app and removes both.
+ * app and removes both; the file's tests ending does too, when no test did (see `started`).
  */
 export async function startTestApp(options: TestAppOptions = {}) {
   const shared = options.shareStoresOf;
@@ -179,7 +210,7 @@ export async function startTestApp(options: TestAppOptions = {}) {
     await app.stop();
   };
 
-  return {
+  return closedAtEnd({
     url,
     app,
     /** Stops the app, as stopping its process would; its stores stay (close() removes them). */
@@ -205,7 +236,7 @@ export async function startTestApp(options: TestAppOptions = {}) {
       await redis.quit();
       await stores?.drop();
     },
-  };
+  });
 }
 
 export type TestApp = Awaited<ReturnType<typeof startTestApp>>;
@@ -217,7 +248,7 @@ function adminTarget(url: URL) {
 /**
  * A database of its own (a copy of the run's migrated template) and a Redis key prefix, for a test
  * for an app of startTestApp, or for a test that runs the service as processes (see service-process.ts).
- * drop() removes both.
+ * drop() removes both; the file's tests ending does too, when nothing did (see `started`).
  */
 export async function createTestStores(options: { /** Where the keys are removed from. Default: the test Redis. */ redis?: RedisTarget } = {}) {
   const id = randomBytes(4).toString('hex');
@@ -230,14 +261,13 @@ export async function createTestStores(options: { /** Where the keys are removed
   const databaseUrl = new URL(templateUrl);
   databaseUrl.pathname = `/${name}`;
   const keyPrefix = `${inject('redisRunPrefix')}${id}:`;
-  return {
-    databaseUrl: databaseUrl.toString(),
-    keyPrefix,
-    async drop() {
+  const stores = closedAtEnd({
+    async close() {
       await deleteKeysUnder(options.redis ?? TEST_REDIS_URL, keyPrefix);
       const drop = postgres({ ...adminTarget(templateUrl), max: 1, onnotice: () => {} });
       await drop`drop database if exists ${drop(name)} with (force)`;
       await drop.end();
     },
-  };
+  });
+  return { databaseUrl: databaseUrl.toString(), keyPrefix, drop: () => stores.close() };
 }
