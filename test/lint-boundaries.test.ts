@@ -51,16 +51,12 @@ describe('the lint refuses imports against the layout', () => {
     await Promise.all(written.map((path) => rm(path, { force: true })));
   });
 
-  it('refuses a service importing an operation, and an operation importing a transport', async () => {
-    const service = await fixture(
-      'services',
-      `${stem}-service.ts`,
-      "import { submitScores } from '../operations/submit.js';\nexport const x = submitScores;\n",
-    );
-    const operation = await fixture('operations', `${stem}-op.ts`, "import { buildApp } from '../app.js';\nexport const y = buildApp;\n");
-    const messages = await messagesOf([service, operation]);
-    expect(messages).toContainEqual({ file: basename(service), rule: 'no-restricted-imports', refused: '../operations/submit.js' });
-    expect(messages).toContainEqual({ file: basename(operation), rule: 'no-restricted-imports', refused: '../app.js' });
+  it('refuses a service importing a use case, and a use case importing what builds the transports', async () => {
+    const service = await fixture('services', `${stem}-service.ts`, "import { submitScores } from '../writes/submit.js';\nexport const x = submitScores;\n");
+    const write = await fixture('writes', `${stem}-write.ts`, "import { buildApp } from '../app.js';\nexport const y = buildApp;\n");
+    const messages = await messagesOf([service, write]);
+    expect(messages).toContainEqual({ file: basename(service), rule: 'import-x/no-restricted-paths', refused: '../writes/submit.js' });
+    expect(messages).toContainEqual({ file: basename(write), rule: 'import-x/no-restricted-paths', refused: '../app.js' });
   });
 
   it('refuses the database layer importing the index', async () => {
@@ -70,10 +66,10 @@ describe('the lint refuses imports against the layout', () => {
 
   it('refuses the schema naming a type of the record, and a transport importing a use case', async () => {
     const schema = await fixture('schema', `${stem}-schema.ts`, "import type { Player } from '../db/players.js';\nexport type P = Player;\n");
-    const http = await fixture('http', `${stem}-http.ts`, "import { setFlag } from '../operations/flags.js';\nexport const h = setFlag;\n");
+    const http = await fixture('http', `${stem}-http.ts`, "import { flagPlayer } from '../writes/flags.js';\nexport const h = flagPlayer;\n");
     const messages = await messagesOf([schema, http]);
     expect(messages).toContainEqual({ file: basename(schema), rule: 'import-x/no-restricted-paths', refused: '../db/players.js' });
-    expect(messages).toContainEqual({ file: basename(http), rule: 'import-x/no-restricted-paths', refused: '../operations/flags.js' });
+    expect(messages).toContainEqual({ file: basename(http), rule: 'import-x/no-restricted-paths', refused: '../writes/flags.js' });
   });
 
   it('refuses the index importing the names kept in Redis (profiles/ is above it)', async () => {
@@ -92,12 +88,12 @@ describe('the lint refuses imports against the layout', () => {
   });
 
   it('accepts the same imports in the direction the layout allows', async () => {
-    const operation = await fixture(
-      'operations',
+    const write = await fixture(
+      'writes',
       `${stem}-ok.ts`,
       "import { createBoardDirectory } from '../services/board-directory.js';\nexport const ok = createBoardDirectory;\n",
     );
-    expect(await messagesOf([operation])).toEqual([]);
+    expect(await messagesOf([write])).toEqual([]);
   });
 });
 
