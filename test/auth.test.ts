@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_KEY, SERVER_KEY, type TestApp, startTestApp, codeOf } from './helpers/test-app.js';
 
 const SUBMIT = `mutation($input: SubmitScoreInput!) { submitScore(input: $input) { duplicate } }`;
@@ -10,8 +10,6 @@ describe('auth: Authorization: Bearer <key>', () => {
   beforeAll(async () => {
     t = await startTestApp();
   });
-  afterAll(() => t.close());
-
   it('refuses a game-server mutation without a key, or with an unknown one: UNAUTHENTICATED', async () => {
     expect(codeOf(await t.gql(SUBMIT, submission('a')))).toBe('UNAUTHENTICATED');
     expect(codeOf(await t.gql(SUBMIT, submission('a'), { key: 'not-a-key-we-ever-issued' }))).toBe('UNAUTHENTICATED');

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { type TestApp, startTestApp } from './helpers/test-app.js';
 
 /**
@@ -51,8 +51,6 @@ describe('board-score writes', () => {
       expect(created.errors).toBeUndefined();
     }
   }, 60_000);
-  afterAll(() => t?.close());
-
   it('a BEST score that stands writes no row, and is answered with the standing it keeps', async () => {
     const firstAt = new Date(Date.now() - 2_000);
     await submit('Best-EU', 'Zoë', 100, 'm1', firstAt);

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { rankScores } from './helpers/oracle.js';
 import { type GraphQLResponse, type TestApp, startTestApp } from './helpers/test-app.js';
 
@@ -32,8 +32,6 @@ describe('the ids studios use', () => {
     }
     expect((await t.server(SUBMIT, { input: { board: 'na-ranked', playerId: 'Jürgen', score: 5, matchId: 'lower', region: 'eu' } })).errors).toBeUndefined();
   });
-  afterAll(() => t.close());
-
   it('mixed-case board ids and regions are created and read back as given', async () => {
     const response = await t.gql<{ boards: { id: string; regions: string[] }[] }>(`{ boards { id regions } }`);
     expect(response.data?.boards.map((board) => [board.id, board.regions]).sort()).toEqual([
