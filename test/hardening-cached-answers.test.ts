@@ -10,7 +10,7 @@ import { settle, until } from './helpers/wait.js';
 /**
  * Answers kept for more than one caller (issue 53, items 3 and 4): a GET answer is public only
  * when an anonymous caller would get the same bytes (src/http/cache-control.ts, with the one
- * definition of such a document in src/http/shared-answers.ts), and a shared answer is kept only
+ * definition of such a document in src/http/response-cache.ts), and a shared answer is kept only
  * while everything it was built from is current, the board's settings included (updateBoard's
  * rankStyle is served at once by the process that answered it, and by the others within the
  * README's second). The oracle for ranks is the scores submitted, ranked here by their rule.
@@ -67,7 +67,7 @@ const transports = {
       headers: { 'content-type': 'application/json', authorization: `Bearer ${SERVER_KEY}` },
       body: JSON.stringify({ query: TOP, variables: { board } }),
     }),
-  /** An anonymous POST: its repeats are answered before the pipeline (early-answers.ts). */
+  /** An anonymous POST: its repeats are answered before the pipeline (http/cached-bodies.ts). */
   'anonymous POST': (app: TestApp, board: string) =>
     fetch(`${app.url}/graphql`, {
       method: 'POST',
@@ -196,7 +196,7 @@ describe('the board directory hands out a new definition exactly when the board 
   const app = appWithBoards(['directory']);
 
   it('a refresh or a listing that reads the same definition keeps its object (shared answers stay current); a changed one is a new object', async () => {
-    const storage = app().app.services.storage.boards;
+    const storage = app().app.parts.storage.boards;
     // The real store, its reads counted so the test knows when a background refresh has landed.
     const finds: Promise<Board | null>[] = [];
     const boards = { ...storage, find: (id: string) => (finds[finds.length] = storage.find(id)) };

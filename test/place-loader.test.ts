@@ -8,7 +8,7 @@ import { observations } from './helpers/metrics.js';
 import { SERVER_KEY, type TestApp, startTestApp } from './helpers/test-app.js';
 
 /**
- * A request's reads of single players' places (src/operations/place-reads.ts): a document that asks
+ * A request's reads of single players' places (src/reads/place-loader.ts): a document that asks
  * a player's standing and the players around them in one bucket, as a game client opening a board
  * does, is read with one around script; standings of several players in a bucket with one
  * standings script, with the standings of concurrent requests (Services.placeReads). Documents are sent as clients write them (fragments, __typename, variables);

@@ -139,7 +139,7 @@ function hasNestedVariable(node: ASTNode): boolean {
 
 /**
  * Why an operation is not run compiled, or undefined when it may be: graphql-jit answers it with
- * the bytes graphql-js would, as far as test/compiled-operations.test.ts and the contract-wide
+ * the bytes graphql-js would, as far as test/graphql-jit.test.ts and the contract-wide
  * comparison in test/client-libraries.test.ts show. Only queries: a mutation records what it is
  * sent, and graphql-jit hands a custom scalar's parseLiteral no variables, so a variable inside a
  * JSON literal reached the store as null; a subscription has its own executor. Not a query that

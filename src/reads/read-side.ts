@@ -141,26 +141,21 @@ class RequestReads implements ReadSide {
   }
 
   async standings(args: BucketArgs & Styled & { first: number; after?: string | null | undefined }, want: Want): Promise<StandingConnection> {
-    const { parts } = this.shared;
-    const page = await this.held(want, pageOf(parts, args));
-    await complete(
-      this.names,
-      parts,
-      page.edges.map((edge) => edge.node),
-      want,
-    );
-    return page;
+    return this.completed(await this.held(want, pageOf(this.shared.parts, args)), want);
   }
 
   async seasonResults(
     args: Styled & { board: string; season: string; first: number; after?: string | null | undefined },
     want: Want,
   ): Promise<StandingConnection> {
-    const { parts } = this.shared;
-    const page = await this.held(want, seasonResultsOf(parts, { ...args, withMetadata: want.metadata }));
+    return this.completed(await this.held(want, seasonResultsOf(this.shared.parts, { ...args, withMetadata: want.metadata })), want);
+  }
+
+  /** A page whose standings have what `want` asks of them. */
+  private async completed(page: StandingConnection, want: Want): Promise<StandingConnection> {
     await complete(
       this.names,
-      parts,
+      this.shared.parts,
       page.edges.map((edge) => edge.node),
       want,
     );
