@@ -11,7 +11,9 @@
  * Redis Cluster of its own, seeds two boards of its own into it and takes ≈ 15 minutes more
  * (bench/scenarios/cluster.ts; --players sets its boards' players); and replicas, not part of all either: the
  * standing and top reads on a Redis node of its own with and without a read replica of it, with the
- * commands each server ran (bench/scenarios/replicas.ts; --players, default 100,000). Each service scenario runs the service as a real
+ * commands each server ran (bench/scenarios/replicas.ts; --players, default 100,000); and standing-unnamed, not part of all
+ * either: the standing read with the name when one player in ten is named, beside every player named, on two boards of
+ * its own (bench/scenarios/unnamed.ts; --players, default 200,000). Each service scenario runs the service as a real
  * process (bench/lib/service.ts) on the bench board (seeded first when it is not: bench/seed.ts),
  * warms up, measures for a fixed time with a fixed number of connections, and prints throughput
  * and p50/p95/p99 latency beside its baselines measured in the same run; each report is appended
@@ -53,12 +55,13 @@ import { READ_SCENARIOS, runRead } from './scenarios/reads.js';
 import { runRebuild } from './scenarios/rebuild.js';
 import { runReplicas } from './scenarios/replicas.js';
 import { runSqlRank } from './scenarios/sql-rank.js';
+import { UNNAMED_PLAYERS, runUnnamed } from './scenarios/unnamed.js';
 import { runWrite } from './scenarios/writes.js';
 import { seed } from './seed.js';
 
 /** What `all` runs, in this order. */
 const ALL = ['seed', 'submit', 'submit-batch', ...READ_SCENARIOS, 'peak', 'abuse', ...ABUSE_CASES, 'rebuild', 'memory', 'sql-rank'] as const;
-const SCENARIOS = [...ALL, 'cluster', 'replicas'] as const;
+const SCENARIOS = [...ALL, 'cluster', 'replicas', 'standing-unnamed'] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
 const { values, positionals } = parseArgs({
@@ -144,6 +147,12 @@ async function runScenario(scenario: Scenario, base: Omit<RunOptions, 'connectio
       // Its own node and replica, database and board (100,000 players unless --players); publishes its reports itself.
       await runReplicas(run, { players: values.players === undefined ? 100_000 : Math.round(positive('players', values.players)) });
       return null;
+    case 'standing-unnamed':
+      // Its own two databases and boards (200,000 players unless --players): every player named, and one in ten.
+      return runUnnamed(run, {
+        players: values.players === undefined ? UNNAMED_PLAYERS : Math.round(positive('players', values.players)),
+        force: values.force,
+      });
     default:
       return runRead(scenario, run);
   }
@@ -153,8 +162,8 @@ async function main(): Promise<void> {
   const [name] = positionals;
   if (!name) usage('name a scenario');
   if (name !== 'all' && !(SCENARIOS as readonly string[]).includes(name)) usage(`no scenario "${name}"`);
-  if (values.players !== undefined && name !== 'cluster' && name !== 'replicas')
-    usage('--players is for the cluster and replicas runs only (the bench board has 1,000,000)');
+  if (values.players !== undefined && name !== 'cluster' && name !== 'replicas' && name !== 'standing-unnamed')
+    usage('--players is for the cluster, replicas and standing-unnamed runs only (the bench board has 1,000,000)');
   if (values.runtime !== 'tsx' && values.runtime !== 'dist') usage('--runtime is tsx or dist');
   const base: Omit<RunOptions, 'connections'> = {
     seconds: positive('seconds', values.seconds),
@@ -177,7 +186,7 @@ async function main(): Promise<void> {
 
   const scenarios: Scenario[] = name === 'all' ? [...ALL] : [name as Scenario];
   // Every scenario but rebuild and cluster (which seed stores of their own) reads the seeded bench board.
-  if (scenarios.some((s) => s !== 'rebuild' && s !== 'cluster' && s !== 'replicas') && !scenarios.includes('seed'))
+  if (scenarios.some((s) => s !== 'rebuild' && s !== 'cluster' && s !== 'replicas' && s !== 'standing-unnamed') && !scenarios.includes('seed'))
     await seed({ say: (line) => console.log(`seed: ${line}`) });
   for (const scenario of scenarios) {
     console.log(`\n>> ${scenario}`);

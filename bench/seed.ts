@@ -6,7 +6,7 @@
  * profiles, one result each (today's: in the current bucket of every period), and their board
  * scores in the buckets the board keeps as rows (ALL_TIME; the others are derived from the log),
  * each an INSERT … SELECT over generate_series. The index is then built by the rebuild job itself
- * (rebuildBucket, through createServices), so every rank is the real one. Players p1 … p1000 get
+ * (rebuildBucket, over the parts the app builds), so every rank is the real one. Players p1 … p1000 get
  * 200 friends each for the friends scenario.
  *
  * Idempotent: each part is checked (row counts, the sorted sets' sizes) and loaded only when it is
@@ -24,19 +24,22 @@ import { findBoard, insertBoard } from '../src/db/boards.js';
 import { type Database, createDatabase, ensureDatabase, migrateDatabase } from '../src/db/client.js';
 import { findLiveSeasons, insertSeason } from '../src/db/seasons.js';
 import { startIndexRecovery } from '../src/jobs/index-recovery.js';
-import { rebuildBucket } from '../src/operations/rebuild-bucket.js';
-import { boardScoreList } from '../src/operations/buckets.js';
+import { rebuildBucket } from '../src/writes/rebuild-bucket.js';
+import { boardScoreList } from '../src/services/buckets.js';
 import { createLogger } from '../src/logger.js';
 import { type Board, DEFAULT_RETENTION, PERIODS, keepsBoardScores } from '../src/model/board.js';
 import { bucketAt } from '../src/model/buckets.js';
 import { type BoardBucket, createRankingIndex } from '../src/ranking/index.js';
 import { bucketKey } from '../src/ranking/keys.js';
 import { type RedisClient, createRedisClient, deleteKeysUnder } from '../src/redis.js';
-import type { Services } from '../src/operations/services.js';
-import { currentOf, seasonBucket } from '../src/services/season-directory.js';
-import { createServices } from '../src/operations/services.js';
+import { currentOf, createSeasonDirectory, seasonBucket } from '../src/services/season-directory.js';
+import { createStorage } from '../src/db/storage.js';
+import { createIndexGeneration, guardReads } from '../src/ranking/generation.js';
+import { createTopCache } from '../src/ranking/top-cache.js';
+import { createBoardDirectory } from '../src/services/board-directory.js';
+import { createProfileCache } from '../src/services/profile-cache.js';
 import { DEFAULT_PROFILE_HASHES, PROFILE_KEYS_PREFIX, createProfileStore, profileHashKey } from '../src/profiles/store.js';
-import { BENCH_TARGET, type BenchTarget, FRIENDS_EACH, FRIEND_READERS, MAX_SCORE, benchDatabaseUrl, playerId } from './lib/env.js';
+import { BENCH_TARGET, type BenchTarget, FRIENDS_EACH, FRIEND_READERS, MAX_SCORE, benchDatabaseUrl, namedPlayers, playerId } from './lib/env.js';
 
 export interface SeedOptions {
   /** Empty the target's database and keys first. Default false. */
@@ -93,7 +96,28 @@ export async function openBenchStores(target: BenchTarget = BENCH_TARGET, maxCon
  * recovery job rebuilds every live bucket of the database with a key there. Waits until every
  * node is ready. O(N log N) over the board scores rebuilt.
  */
-async function recoverIndex(services: Services, say: (line: string) => void): Promise<void> {
+/** The service's parts the seeding uses, built as the app builds them (src/app.ts). */
+function benchParts(stores: { database: Database; redis: RedisClient }) {
+  const log = createLogger('warn');
+  const storage = createStorage(stores.database);
+  const indexGeneration = createIndexGeneration(stores.redis);
+  const index = guardReads(createRankingIndex(stores.redis), indexGeneration);
+  return {
+    storage,
+    index,
+    indexGeneration,
+    topCache: createTopCache((at, limit, options) => index.top(at, limit, options)),
+    boards: createBoardDirectory(storage.boards),
+    seasons: createSeasonDirectory(storage.seasons, stores.redis),
+    profiles: createProfileCache(stores.redis, storage.players, log),
+    now: () => new Date(),
+    log,
+  };
+}
+
+type BenchParts = ReturnType<typeof benchParts>;
+
+async function recoverIndex(services: BenchParts, say: (line: string) => void): Promise<void> {
   const started = performance.now();
   const recovery = startIndexRecovery(services);
   try {
@@ -123,14 +147,17 @@ const WARM_BATCH = 5_000;
 const PROFILES_MUST_LIVE_MS = 20 * 60_000;
 
 /**
- * Every player's profile held in Redis, as in a deployment whose players have been read or
- * renamed since the profiles' hashes were made: loaded through the service's own profile cache (a
- * miss reads PostgreSQL and keeps what it read), unless a random sample shows them held already
- * with at least PROFILES_MUST_LIVE_MS to live. Hashes about to expire are dropped first, so that
- * the warming makes them anew.
+ * Every named player's profile held in Redis (every player's, unless the target names only some:
+ * BenchTarget.namedEvery), as in a deployment whose players have been read or renamed since the
+ * profiles' hashes were made: loaded through the service's own profile cache (a miss reads
+ * PostgreSQL and keeps what it read), unless a random sample shows them held already with at least
+ * PROFILES_MUST_LIVE_MS to live. Hashes about to expire are dropped first, so that the warming makes
+ * them anew. Players without a profile are left as upsertPlayer leaves them: nothing in Redis until
+ * a read asks.
  */
-async function warmProfiles(services: Services, target: BenchTarget, redis: RedisClient, players: number, say: (line: string) => void): Promise<void> {
-  const sample = Array.from({ length: 200 }, (_, i) => playerId(1 + ((i * 7_919 + Date.now()) % players)));
+async function warmProfiles(services: Pick<BenchParts, 'profiles'>, target: BenchTarget, redis: RedisClient, say: (line: string) => void): Promise<void> {
+  const named = namedPlayers(target);
+  const sample = Array.from({ length: 200 }, (_, i) => named[(i * 7_919 + Date.now()) % named.length]!);
   const held = (await createProfileStore(redis).read(sample)).held.every((entry) => 'profile' in entry);
   const leastLeftMs = Math.min(...(await Promise.all(sample.map((id) => redis.pttl(profileHashKey(id, DEFAULT_PROFILE_HASHES))))));
   if (held && leastLeftMs >= PROFILES_MUST_LIVE_MS) return;
@@ -139,11 +166,42 @@ async function warmProfiles(services: Services, target: BenchTarget, redis: Redi
     // The changes token goes too, as in a seed from nothing: the next change writes it.
     await deleteKeysUnder(target.redis, `${target.keyPrefix}${PROFILE_KEYS_PREFIX}`, { commandTimeoutMs: 60_000 });
   }
-  const started = performance.now();
-  for (let from = 1; from <= players; from += WARM_BATCH) {
-    await services.profiles.warm(Array.from({ length: Math.min(WARM_BATCH, players - from + 1) }, (_, i) => playerId(from + i)));
+  await warmNamed(services, named);
+  say(`profiles: ${named.length.toLocaleString('en-US')} held in Redis`);
+}
+
+/** These players' profiles held in Redis, read through the service's profile cache, WARM_BATCH at a time. */
+async function warmNamed(services: Pick<BenchParts, 'profiles'>, ids: readonly string[]): Promise<void> {
+  for (let from = 0; from < ids.length; from += WARM_BATCH) await services.profiles.warm(ids.slice(from, from + WARM_BATCH));
+}
+
+/**
+ * A target's profiles in Redis as its seed leaves them: every one dropped, then the named players'
+ * read in again (see warmProfiles), so that no player without a profile is remembered yet. For a
+ * scenario that measures the first reads of such players.
+ */
+export async function resetProfiles(target: BenchTarget): Promise<void> {
+  await deleteKeysUnder(target.redis, `${target.keyPrefix}${PROFILE_KEYS_PREFIX}`, { commandTimeoutMs: 60_000 });
+  const stores = await openBenchStores(target);
+  try {
+    await warmNamed(benchParts(stores), namedPlayers(target));
+  } finally {
+    await stores.close();
   }
-  say(`profiles: ${players.toLocaleString('en-US')} held in Redis in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+}
+
+/** Every player's profile, or none, remembered in Redis: as after every player was read once. */
+export async function warmEveryProfile(target: BenchTarget): Promise<void> {
+  const stores = await openBenchStores(target);
+  try {
+    const services = benchParts(stores);
+    await warmNamed(
+      services,
+      Array.from({ length: target.players }, (_, i) => playerId(i + 1)),
+    );
+  } finally {
+    await stores.close();
+  }
 }
 
 /** Seeds what is missing; see the file's header. Answers in seconds how long it took. */
@@ -210,14 +268,15 @@ export async function seed(options: SeedOptions = {}): Promise<number> {
       insert into results (board_id, match_id, player_id, score, achieved_at)
       select board_id, match_id, player_id, (substr(player_id, 2)::int8 * 2654435761) % ${MAX_SCORE + 1}, achieved_at from keyed`;
 
+    const namedEvery = target.namedEvery ?? 1;
     const [{ profiles }] = await sql<[{ profiles: number }]>`select count(*)::int as profiles from players where id like 'p%'`;
-    if (profiles < players) {
+    if (profiles < Math.floor(players / namedEvery)) {
       const at = performance.now();
       await sql`
         insert into players (id, display_name)
-        select 'p' || i, 'Player ' || i from generate_series(1, ${players}) as i
+        select 'p' || i, 'Player ' || i from generate_series(${namedEvery}::int, ${players}::int, ${namedEvery}::int) as i
         on conflict do nothing`;
-      say(`players: ${players.toLocaleString('en-US')} profiles in ${took(at)}`);
+      say(`players: ${Math.floor(players / namedEvery).toLocaleString('en-US')} profiles in ${took(at)}`);
       loaded = true;
     }
 
@@ -245,7 +304,7 @@ export async function seed(options: SeedOptions = {}): Promise<number> {
 
     const stores = await openBenchStores(target);
     try {
-      const services = createServices({ database: stores.database, redis: stores.redis, log: createLogger('warn') });
+      const services = benchParts(stores);
       await recoverIndex(services, say);
       const index = createRankingIndex(stores.redis);
       for (const at of stores.buckets) {
@@ -283,7 +342,7 @@ export async function seed(options: SeedOptions = {}): Promise<number> {
           );
         }
       }
-      await warmProfiles(services, target, stores.redis, players, say);
+      await warmProfiles(services, target, stores.redis, say);
     } finally {
       await stores.close();
     }

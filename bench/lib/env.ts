@@ -55,6 +55,12 @@ export interface BenchTarget {
   shards: number;
   /** Players p1 … p{players}, each ranked on the board. Default {@link PLAYERS}. */
   players: number;
+  /**
+   * Which players have a profile: every `namedEvery`-th (p{n}, p{2n}, …); the others never had
+   * upsertPlayer (no row in players), as in a game where few players name themselves. Default 1:
+   * every player.
+   */
+  namedEvery?: number;
   /** Variables the service is started with beside the target's (REDIS_REPLICA_URLS, say). Default: none. */
   serviceEnv?: Record<string, string>;
 }
@@ -72,6 +78,12 @@ export const BENCH_TARGET: BenchTarget = {
 
 /** Player number i (1-based) is `p{i}`. */
 export const playerId = (i: number) => `p${i}`;
+
+/** The players of a target with a profile (see BenchTarget.namedEvery), in order. */
+export const namedPlayers = (target: Pick<BenchTarget, 'players' | 'namedEvery'>): string[] => {
+  const every = target.namedEvery ?? 1;
+  return Array.from({ length: Math.floor(target.players / every) }, (_, i) => playerId((i + 1) * every));
+};
 
 /** A player picked uniformly at random among `players`. */
 export const randomPlayer = (players = PLAYERS) => playerId(1 + Math.floor(Math.random() * players));
