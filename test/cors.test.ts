@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { type TestApp, startTestApp } from './helpers/test-app.js';
 
@@ -38,10 +38,6 @@ describe('CORS by default', () => {
   beforeAll(async () => {
     t = await startTestApp();
   });
-  afterAll(async () => {
-    await t?.close();
-  });
-
   it('lets any origin read, without credentials, on every path', async () => {
     for (const response of await threeWays(t, 'https://evil.example')) {
       expect(response.status).toBeLessThan(300);
@@ -63,10 +59,6 @@ describe('CORS_ORIGINS with a list', () => {
   beforeAll(async () => {
     t = await startTestApp({ http: { corsOrigins: loadConfig({ CORS_ORIGINS: 'https://game.example, http://localhost:5173' }).CORS_ORIGINS } });
   });
-  afterAll(async () => {
-    await t?.close();
-  });
-
   it('names a listed origin, and gives an unlisted one no CORS headers, on every path', async () => {
     for (const response of await threeWays(t, 'http://localhost:5173')) {
       expect(cors(response)).toEqual({ origin: 'http://localhost:5173', credentials: null });

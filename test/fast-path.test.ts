@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { MAX_BATCH_OPERATIONS } from '../src/app.js';
 import { ADMIN_KEY, SERVER_KEY, type TestApp, startTestApp } from './helpers/test-app.js';
 
@@ -15,8 +15,6 @@ describe('the HTTP fast path answers as Yoga does', () => {
     const inputs = ['a', 'b', 'c'].map((playerId, i) => ({ board: 'global', playerId, score: 10 * (i + 1), matchId: 'm' }));
     await t.server('mutation($inputs: [SubmitScoreInput!]!) { submitScores(inputs: $inputs) { duplicate } }', { inputs });
   });
-  afterAll(() => t.close());
-
   const send = async (contentType: string, body: string, headers: Record<string, string> = {}) => {
     const response = await fetch(`${t.url}/graphql`, { method: 'POST', headers: { 'content-type': contentType, ...headers }, body });
     return {

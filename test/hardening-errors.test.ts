@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createClient } from 'graphql-ws';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { createLogger } from '../src/logger.js';
 import { type GraphQLResponse, SERVER_KEY, type TestApp, startTestApp } from './helpers/test-app.js';
@@ -18,8 +18,6 @@ describe('request errors carry a code on every transport', () => {
     const log = createLogger('info', { write: (line: string) => void lines.push(JSON.parse(line) as (typeof lines)[number]) });
     t = await startTestApp({ log });
   });
-  afterAll(() => t.close());
-
   type Answer = GraphQLResponse & { transport: string };
   const bearer = (key?: string): Record<string, string> => (key ? { authorization: `Bearer ${key}` } : {});
 

@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { type GraphQLResponse, SERVER_KEY, type TestApp, codeOf, startTestApp } from './helpers/test-app.js';
 
@@ -61,8 +61,6 @@ describe('input the service must refuse by name, changing nothing (issue 53, ite
     expect((await t.server(SUBMIT, { input: valid })).errors).toBeUndefined();
     expect((await t.server(UPSERT, { input: { id: 'someone', displayName: 'Someone' } })).errors).toBeUndefined();
   });
-  afterAll(() => t.close());
-
   describe('JSON nested deeper than anything walks it recursively (once "Unexpected error.")', () => {
     it('metadata nested 6,000 deep in the variables: HTTP 400', async () => {
       await refused(async () => {

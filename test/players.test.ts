@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { type TestApp, startTestApp } from './helpers/test-app.js';
 
 describe('players: profiles through one DataLoader per request', () => {
@@ -16,8 +16,6 @@ describe('players: profiles through one DataLoader per request', () => {
       });
     }
   });
-  afterAll(() => t.close());
-
   const playerQueries = () => statements.filter((s) => /from "players"/.test(s)).length;
 
   it('names every player of a 300-row response with one query', async () => {

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { type TestApp, startTestApp } from './helpers/test-app.js';
 
 /**
@@ -13,8 +13,6 @@ describe('a repeated operation', () => {
   beforeAll(async () => {
     t = await startTestApp();
   });
-  afterAll(() => t?.close());
-
   it('stores the variables inside a JSON literal on every run, not only the first', async () => {
     const SUBMIT = `mutation Submit($board: ID!, $player: ID!, $match: ID!, $r: String!) {
       submitScore(input: { board: $board, playerId: $player, matchId: $match, score: 10, metadata: { replay: $r, tags: [$r, "fixed"] } }) {

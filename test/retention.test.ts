@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { type TestApp, startTestApp } from './helpers/test-app.js';
 
 // A date to come (2037 has 2026's calendar): the app sets Redis expiries from this clock, so a
@@ -15,8 +15,6 @@ describe('retention: buckets stay readable for their board retention, and their 
     );
     expect(created.data?.createBoard.retention).toEqual({ daily: 2, weekly: 35, monthly: 396 });
   });
-  afterAll(() => t.close());
-
   const expireTime = (key: string) => t.redis.call('EXPIRETIME', key) as Promise<number>;
 
   it("sets a daily key's expiry to the end of its day plus the retention, whatever the time of the write", async () => {

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { BoardBucket, BucketView } from '../src/ranking/index.js';
 import { createTopCache } from '../src/ranking/top-cache.js';
 import { movableClock } from './helpers/clock.js';
@@ -102,8 +102,6 @@ describe('top over HTTP', () => {
   beforeAll(async () => {
     t = await startTestApp({ now: clock.now });
   });
-  afterAll(() => t.close());
-
   it('a GET of top is cacheable for a second; anything else is no-store', async () => {
     const get = (query: string) => fetch(`${t.url}/graphql?query=${encodeURIComponent(query)}`);
     expect((await get('{ top(board: "global") { size asOf } }')).headers.get('cache-control')).toBe('public, max-age=1');
