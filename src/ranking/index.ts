@@ -137,6 +137,14 @@ export interface RankingIndexOptions {
    * write path reads stay on the masters whatever this says.
    */
   reads?: Reads | undefined;
+  /**
+   * Told, once a write was answered, of the players it put into a bucket they were not in: a new
+   * player's first result, a player's first of a new day, week, month or season. The profile cache
+   * (ProfileCache.remember) then brings their profiles into Redis, or that they have none, so that
+   * their first read asks PostgreSQL nothing. Called in the write's own turn; must not throw.
+   * Default: nobody.
+   */
+  placed?: ((playerIds: string[]) => void) | undefined;
 }
 
 export type { ReadOptions } from './replicas.js';
@@ -425,6 +433,12 @@ export function createRankingIndex(redis: RedisClient, options: RankingIndexOpti
       const applied = applyWrites(writes);
       sent?.();
       const { replies, recounts } = await applied;
+      if (options.placed) {
+        // packedBefore null, packed set: the player was not in that set before this write.
+        const placed = new Set<string>();
+        replies.forEach(([, packed, , , packedBefore], i) => packed !== null && packedBefore === null && placed.add(writes[i]!.score.playerId));
+        if (placed.size > 0) options.placed([...placed]);
+      }
       const [places] = await Promise.all([placesAfter(writes, replies), countDenseWrites(writes, replies, recounts)]);
       return places;
     },

@@ -91,7 +91,52 @@ export function createProfileCache(redis: RedisClient, players: Pick<Storage['pl
     return calls.map((call) => call.map((id) => byId.get(id)!));
   });
 
+  /**
+   * Brings the profiles of `ids` into Redis where it holds nothing for them, a player without one
+   * remembered as having none: read from PostgreSQL and kept under the epoch read before, as a
+   * read's miss is. Nothing when Redis does not answer (a read asks PostgreSQL then anyway). O(k).
+   */
+  async function keepMissing(ids: readonly string[]): Promise<void> {
+    const { held: found } = await store.read(ids);
+    const missing = ids.flatMap((id, i) => {
+      const entry = found[i]!;
+      return 'profile' in entry || entry.epoch === null ? [] : [{ id, epoch: entry.epoch }];
+    });
+    if (missing.length === 0) return;
+    const read = new Map((await players.find(missing.map(({ id }) => id))).map((player) => [player.id, player]));
+    await store.fill(missing.map(({ id, epoch }) => ({ profile: read.get(id) ?? noProfile(id), epoch })));
+  }
+
+  /** The ids `remember` was given this turn, kept together at its end; undefined when none is waiting. */
+  let toRemember: Set<string> | undefined;
+
   return {
+    /**
+     * Players the index just placed in a bucket they were not in (RankingIndexOptions.placed: a new
+     * player's first result, say): their profiles are brought into Redis off the read path, where
+     * it holds nothing for them, and a player without a profile is remembered as having none, as a
+     * name is. Their first read, on any process, then asks PostgreSQL nothing, whether they are
+     * named or not. The ids of one turn go together at its end (setImmediate): one Redis script call
+     * per MAX_TURN_BATCH of them, and one PostgreSQL query only for those Redis did not hold.
+     * Returns at once; a failure only leaves the first read to ask PostgreSQL. O(k).
+     */
+    remember(ids: readonly string[]): void {
+      if (ids.length === 0) return;
+      if (!toRemember) {
+        const waiting = (toRemember = new Set());
+        setImmediate(() => {
+          toRemember = undefined;
+          const all = [...waiting];
+          for (let from = 0; from < all.length; from += MAX_TURN_BATCH) {
+            keepMissing(all.slice(from, from + MAX_TURN_BATCH)).catch((error: unknown) =>
+              log.debug({ err: error }, 'player profiles of newly placed players not brought into Redis'),
+            );
+          }
+        });
+      }
+      for (const id of ids) toRemember.add(id);
+    },
+
     /**
      * The profiles of these ids, in their order; a player without a profile has nulls. One Redis
      * script call for the loads of one turn of the event loop (a call per MAX_TURN_BATCH distinct
