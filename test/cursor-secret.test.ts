@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_KEY, type TestApp, startTestApp } from './helpers/test-app.js';
 
 /**
@@ -21,12 +21,6 @@ describe('the cursor secret', () => {
     const inputs = ['ana', 'bo', 'cy', 'di', 'ed'].map((playerId, i) => ({ board: 'global', playerId, score: 100 - i, matchId: `m${i}` }));
     expect((await first.server(`mutation($inputs: [SubmitScoreInput!]!) { submitScores(inputs: $inputs) { duplicate } }`, { inputs })).errors).toBeUndefined();
   });
-  afterAll(async () => {
-    await second?.close();
-    await first?.close();
-    await other?.close();
-  });
-
   it("one process's cursor pages on another of the same deployment, and is refused by another deployment", async () => {
     const page = await first.gql<Page>(PAGE);
     const cursor = page.data!.standings.pageInfo.endCursor!;

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { type ModelBoard, type ModelResult, type ViewProbe, expectBucketMatches, indexKeysHolding, modelBuckets, submitAll } from './helpers/board-views.js';
 import { type Period, keepsBoardScores } from '../src/model/board.js';
 import { seeded } from './helpers/random.js';
@@ -100,8 +100,6 @@ describe('deletePlayer', () => {
       values ('arena', 'SEASON', 's2', '', ${VICTIM}, 950, '2037-11-20T00:00:00Z')`;
     await t.redis.zadd('lb:{arena:SEASON:s2}', 2, VICTIM, 1, 'p01');
   }, 120_000);
-  afterAll(() => t.close());
-
   it('the victim is everywhere before: tables, index and every board view', async () => {
     const rows = await rowsOf(VICTIM);
     expect(rows).toEqual({

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { MAX_BODY_BYTES } from '../src/http/request-limits.js';
 import { type TestApp, startTestApp } from './helpers/test-app.js';
 import { until } from './helpers/wait.js';
@@ -15,8 +15,6 @@ describe('limits on what a request may cost', () => {
   beforeAll(async () => {
     t = await startTestApp();
   });
-  afterAll(() => t.close());
-
   it('refuses a query with thousands of aliases, cheaply', async () => {
     const query = `{ ${Array.from({ length: 3_000 }, (_, i) => `a${i}: top(board: "global") { size }`).join(' ')} }`;
     const answer = await post(t, JSON.stringify({ query }));
@@ -64,8 +62,6 @@ describe('rate limits', () => {
   beforeAll(async () => {
     t = await startTestApp({ rateLimits: { readsPerSecond: 5, submissionsPerSecond: 10 } });
   });
-  afterAll(() => t.close());
-
   it('answers RATE_LIMITED to a client over its read budget', async () => {
     const answers = await Promise.all(Array.from({ length: 8 }, () => t.gql(`{ boards { id } }`)));
     const codes = answers.map((a) => a.errors?.[0]?.extensions?.code ?? 'ok');

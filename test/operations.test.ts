@@ -1,5 +1,5 @@
 import postgres from 'postgres';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { movableClock } from './helpers/clock.js';
 import { type TestApp, startTestApp } from './helpers/test-app.js';
 import { settle } from './helpers/wait.js';
@@ -12,8 +12,6 @@ describe('health, readiness and metrics', () => {
     // Every scrape that finds no measurement running starts one: the drift tests wait for it.
     t = await startTestApp({ indexDrift: { intervalMs: 0 } });
   });
-  afterAll(() => t.close());
-
   const scrape = async () => (await fetch(`${t.url}/metrics`)).text();
   const drift = (text: string, period: string, bucket: string) =>
     metric(text, new RegExp(`leaderboard_index_drift\\{board="global",period="${period}",bucket="${bucket}",region=""\\} (-?\\d+)`));
@@ -90,11 +88,6 @@ describe('the drift measurement, renewed once per interval by one process of a d
       shareStoresOf: { databaseUrl: first.databaseUrl, keyPrefix: first.keyPrefix },
     });
   });
-  afterAll(async () => {
-    await second?.close();
-    await first?.close();
-  });
-
   const scrape = async (app: TestApp) => (await fetch(`${app.url}/metrics`)).text();
   const measuredAt = (text: string) => metric(text, /^leaderboard_index_drift_timestamp_seconds (\S+)$/m);
   const allTime = (text: string) => metric(text, /leaderboard_index_drift\{board="global",period="ALL_TIME",bucket="all",region=""\} (-?\d+)/);
@@ -142,8 +135,6 @@ describe('/metrics behind METRICS_TOKEN', () => {
   beforeAll(async () => {
     t = await startTestApp({ metricsToken: TOKEN });
   });
-  afterAll(() => t?.close());
-
   it('answers 401 without the token or with another, and the metrics with it', async () => {
     const read = (authorization?: string) => fetch(`${t.url}/metrics`, authorization ? { headers: { authorization } } : {});
     for (const authorization of [undefined, 'Bearer wrong-token-0123456789', TOKEN, `Bearer ${TOKEN}x`, `Basic ${TOKEN}`]) {

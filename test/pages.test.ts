@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { rankEntries } from './helpers/oracle.js';
 import { type TestApp, startTestApp } from './helpers/test-app.js';
 import { seeded } from './helpers/random.js';
@@ -108,8 +108,6 @@ function expected(rows: Row[], from: number, count: number) {
 beforeAll(async () => {
   t = await startTestApp();
 });
-afterAll(() => t.close());
-
 describe('standings: pages of an unchanged board', () => {
   it.each<Order>(['HIGH_FIRST', 'LOW_FIRST'])('%s: every page is the oracle slice, then nothing follows', async (order) => {
     const board = `steady-${order.toLowerCase().replace('_', '-')}`;

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import * as client from '../client/src/index.js';
 import { MANIFEST_PATH, manifestText } from '../scripts/persist-documents.js';
@@ -75,8 +75,6 @@ describe('persisted documents: the client’s operations by hash', () => {
       t = await startTestApp();
       await seed(t);
     });
-    afterAll(() => t?.close());
-
     it('the typed client sending ids answers what it answers sending text, over POST, GET and graphql-ws', async () => {
       const oracle = client.createLeaderboardClient({ url: `${t.url}/graphql` });
       const expected = withoutAsOf(await reads(oracle));
@@ -118,11 +116,6 @@ describe('persisted documents: the client’s operations by hash', () => {
       await seed(seeder);
       t = await startTestApp({ shareStoresOf: { databaseUrl: seeder.databaseUrl, keyPrefix: seeder.keyPrefix }, http: { persistedDocuments: { only: true } } });
     });
-    afterAll(async () => {
-      await t?.close();
-      await seeder?.close();
-    });
-
     it('refuses a query sent as text over POST, GET and graphql-ws, BAD_USER_INPUT, having run nothing', async () => {
       const query = '{ top(board: "Arena-EU", limit: 2) { size } }';
       expect(codeOf(await post(t, { query }))).toBe('BAD_USER_INPUT');

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { type OracleBoard, type OracleEntry, type OracleResult, bucketId, foldResults, rankEntries } from './helpers/oracle.js';
 import { type TestApp, startTestApp } from './helpers/test-app.js';
 import { seeded } from './helpers/random.js';
@@ -112,8 +112,6 @@ describe('ranks against an oracle', () => {
       expected.set(board.id, foldResults(board, originals));
     }
   }, 180_000);
-  afterAll(() => t.close());
-
   const bucketsOf = (boardId: string) =>
     [...expected.get(boardId)!.entries()].map(([id, entries]) => {
       const [period, bucket, region] = id.split('|') as [string, string, string];
