@@ -4,7 +4,7 @@ import type { Storage } from '../db/storage.js';
 import type { RedisClient } from '../redis.js';
 import { isStoreUnavailable } from '../store-errors.js';
 import { createVersionTokens } from './version-tokens.js';
-import { freshlyShared } from '../fresh-read.js';
+import { freshSingleFlight } from './fresh-single-flight.js';
 
 /** The version tokens of each board's seasons (see version-tokens.ts): one field per board. */
 export const SEASON_VERSIONS_KEY = 'lb:{seasons}:versions';
@@ -103,7 +103,7 @@ export function createSeasonDirectory(seasons: Storage['seasons'], redis: RedisC
   }
 
   /**
-   * The board's token, read by a read sent after the caller asked (freshlyShared): lookups of one
+   * The board's token, read by a read sent after the caller asked (freshSingleFlight): lookups of one
    * board asked while its read is out share the next one, so a burst of submissions costs an HMGET
    * a round trip, not one each, and each still sees every change answered before it asked. One
    * entry a board ever looked up, as `kept` has.
@@ -111,7 +111,7 @@ export function createSeasonDirectory(seasons: Storage['seasons'], redis: RedisC
   const tokenReads = new Map<string, () => Promise<string[] | undefined>>();
   function tokenOf(boardId: string): Promise<string[] | undefined> {
     let shared = tokenReads.get(boardId);
-    if (!shared) tokenReads.set(boardId, (shared = freshlyShared(() => versions.read([boardId]))));
+    if (!shared) tokenReads.set(boardId, (shared = freshSingleFlight(() => versions.read([boardId]))));
     return shared();
   }
 

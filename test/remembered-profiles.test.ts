@@ -1,25 +1,25 @@
 import { describe, expect, it } from 'vitest';
 import { hashedFieldLua } from '../src/ranking/scripts/read-around.js';
 import { type Profile, PROFILE_KEYS_PREFIX, profileHashKey } from '../src/profiles/store.js';
-import { createProfileSightings } from '../src/services/profile-sightings.js';
+import { createRememberedProfiles } from '../src/services/remembered-profiles.js';
 import { scratchRedis } from './helpers/redis-keys.js';
 
 const profile = (id: string, displayName: string | null = `Name of ${id}`): Profile => ({ id, displayName, avatarUrl: null });
 
 /**
- * What a process may take as a player's profile without asking Redis (src/services/profile-sightings.ts):
+ * What a process may take as a player's profile without asking Redis (src/services/remembered-profiles.ts):
  * only a profile seen under the changes token that a Redis read sent since the asking read came in
  * answered too. Driven by an injected clock, so each case says exactly when each read was sent.
  */
-describe('profile sightings', () => {
-  function sightings(options: { maxProfiles?: number; maxAgeMs?: number } = {}) {
+describe('remembered profiles', () => {
+  function remembered(options: { maxProfiles?: number; maxAgeMs?: number } = {}) {
     let clock = 0;
-    const seen = createProfileSightings({ ...options, now: () => clock });
+    const seen = createRememberedProfiles({ ...options, now: () => clock });
     return { seen, at: (t: number) => (clock = t) };
   }
 
   it('takes a profile only while a read sent since the asker came in answered the token it was seen under', () => {
-    const { seen, at } = sightings();
+    const { seen, at } = remembered();
     expect(seen.known(['ann'], 0)).toBeUndefined();
     at(10);
     seen.saw(10, 'A', [profile('ann')]);
@@ -36,7 +36,7 @@ describe('profile sightings', () => {
   });
 
   it('adds what an earlier read answers late only under the latest token', () => {
-    const { seen, at } = sightings();
+    const { seen, at } = remembered();
     at(30);
     seen.saw(30, 'B', [profile('ann')]);
     seen.saw(25, 'A', [profile('bo')]);
@@ -47,7 +47,7 @@ describe('profile sightings', () => {
   });
 
   it('takes nothing under no token (a Redis emptied), nor after the process changed profiles itself', () => {
-    const { seen, at } = sightings();
+    const { seen, at } = remembered();
     at(10);
     seen.saw(10, null, [profile('ann')]);
     expect(seen.known(['ann'], 0)).toBeUndefined();
@@ -64,7 +64,7 @@ describe('profile sightings', () => {
   });
 
   it('forgets a profile maxAgeMs after it was last seen, and the oldest past maxProfiles', () => {
-    const { seen, at } = sightings({ maxAgeMs: 100, maxProfiles: 4 });
+    const { seen, at } = remembered({ maxAgeMs: 100, maxProfiles: 4 });
     at(0);
     seen.saw(0, 'A', [profile('ann')]);
     at(60);

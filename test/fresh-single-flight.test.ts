@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { freshlyShared } from '../src/fresh-read.js';
+import { freshSingleFlight } from '../src/services/fresh-single-flight.js';
 
 /**
- * freshlyShared against what one read per caller would answer: each caller's value comes from a
+ * freshSingleFlight against what one read per caller would answer: each caller's value comes from a
  * read started after it asked (the store's version counted at the read's start), however many
  * callers share it.
  */
@@ -26,7 +26,7 @@ describe('a read shared only by callers who asked before it was sent', () => {
 
   it('never answers a caller with a read sent before it asked, and sends at most two reads however many ask', async () => {
     const s = store();
-    const shared = freshlyShared(s.read);
+    const shared = freshSingleFlight(s.read);
     const first = shared();
     // Written (and acknowledged) after the first read was sent: every later caller must see it.
     s.write(1);
@@ -49,7 +49,7 @@ describe('a read shared only by callers who asked before it was sent', () => {
 
   it('a failed read fails those who shared it, and the next ask reads again', async () => {
     const s = store();
-    const shared = freshlyShared(s.read);
+    const shared = freshSingleFlight(s.read);
     s.write(-1);
     const failing = [shared(), shared()];
     s.answerNext();
