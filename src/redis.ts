@@ -87,7 +87,7 @@ export function createRedisClient(target: RedisTarget, options: RedisClientOptio
 /**
  * Sends these commands the moment they are called, outside ioredis's auto-pipelining, which holds
  * every command for a setImmediate to gather the tick's others into one write. For a command that
- * is already one call for many requests (a turn's reads, gathered by services/turn-loader.ts at
+ * is already one call for many requests (a turn's reads, gathered by services/batch-loader.ts at
  * setImmediate), that hold gathers nothing more and costs each of those requests a turn of the
  * event loop: under load, a whole poll phase of other requests' work before the command leaves
  * (bench/RESULTS.md, 2026-12-05). Each call is then a socket write of its own. Idempotent. O(commands).

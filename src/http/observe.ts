@@ -60,7 +60,7 @@ export type OperationObserver = (
 /**
  * One structured log line and one latency observation per operation: its type, root fields, name,
  * outcome and duration. Variables, keys and results are never logged. The plugin below and the
- * shared answers served before the pipeline (early-answers.ts) observe through it alike.
+ * cached answers served before the pipeline (cached-bodies.ts) observe through it alike.
  */
 export function createOperationObserver(metrics: Metrics, log: Logger): OperationObserver {
   return (args, kind) => {

@@ -154,7 +154,7 @@ export function createTopCache(read: (at: BoardBucket, limit: number, options?: 
     /**
      * Which read the view `top` would answer from now, without reading the index, for the bucket
      * named by its key (bucketKey); undefined when the next ask would read. What a shared answer
-     * (http/shared-answers.ts) checks it was built from. O(1).
+     * (http/response-cache.ts) checks it was built from. O(1).
      */
     currentRead(bucket: string): number | undefined {
       const view = entries.get(bucket)?.view;

@@ -25,7 +25,7 @@ interface Kept {
  * is not kept, so a board created by another process is found on the next request. A definition
  * read or written unchanged (a refresh, a listing of the boards) keeps the object it had, so the
  * object changes exactly when the definition does: what is built from a board (a shared answer,
- * http/shared-answers.ts) stays current for as long as its board is the same object.
+ * http/response-cache.ts) stays current for as long as its board is the same object.
  */
 export function createBoardDirectory(boards: Storage['boards'], clock: () => number = () => performance.now()) {
   const kept = new Map<string, Kept>();
