@@ -15,7 +15,7 @@ import { buildApp } from '../src/app.js';
 import { insertBoard } from '../src/db/boards.js';
 import { createDatabase, ensureDatabase, migrateDatabase } from '../src/db/client.js';
 import { insertSeason } from '../src/db/seasons.js';
-import { closeSeason } from '../src/operations/close-season.js';
+import { closeSeason } from '../src/writes/close-season.js';
 import { createLogger } from '../src/logger.js';
 import { DEFAULT_RETENTION } from '../src/model/board.js';
 import { createRedis } from '../src/redis.js';
@@ -36,7 +36,7 @@ async function main(): Promise<void> {
   const redis = createRedis(process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379', { keyPrefix });
   await redis.connect();
   try {
-    const { services } = buildApp({ database, redis, log: createLogger('warn') });
+    const { parts: services } = buildApp({ database, redis, log: createLogger('warn') });
     const board = await insertBoard(database.db, {
       id: 'bench',
       title: 'bench',

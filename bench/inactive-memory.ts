@@ -16,9 +16,9 @@ import { buildApp } from '../src/app.js';
 import { createDatabase, ensureDatabase, migrateDatabase } from '../src/db/client.js';
 import { removeInactiveOnce } from '../src/jobs/inactive-players.js';
 import { createLogger } from '../src/logger.js';
-import { createBoard } from '../src/operations/boards.js';
-import { rebuildBoard } from '../src/operations/rebuild.js';
-import { resolveBoardBucket } from '../src/operations/buckets.js';
+import { createBoard } from '../src/writes/boards.js';
+import { rebuildBoard } from '../src/writes/rebuild.js';
+import { resolveBoardBucket } from '../src/services/buckets.js';
 import { DEFAULT_RETENTION } from '../src/model/board.js';
 import { subscriberFor } from '../src/pubsub/top-feed.js';
 import { createRedisClient, deleteKeysUnder } from '../src/redis.js';
@@ -45,7 +45,7 @@ const usedMemory = async () => Number(/used_memory:(\d+)/.exec(await redis.info(
 
 try {
   await app.start();
-  const { services } = app;
+  const { parts: services } = app;
   await createBoard(services, {
     id: BOARD,
     title: BOARD,

@@ -21,21 +21,20 @@ import { findBoard, insertBoard } from '../src/db/boards.js';
 import { streamBoardScores } from '../src/db/board-scores.js';
 import { type Database, createDatabase, ensureDatabase, migrateDatabase } from '../src/db/client.js';
 import { insertSeason } from '../src/db/seasons.js';
-import { rebuildBucket } from '../src/operations/rebuild-bucket.js';
-import { createLogger } from '../src/logger.js';
+import { rebuildBucket } from '../src/writes/rebuild-bucket.js';
 import { type Board, type BoardScoreRow, DEFAULT_RETENTION } from '../src/model/board.js';
 import { type Bucket, bucketAt } from '../src/model/buckets.js';
 import { seasonBucket } from '../src/services/season-directory.js';
-import type { BoardBucket } from '../src/ranking/index.js';
+import { type BoardBucket, createRankingIndex } from '../src/ranking/index.js';
 import { bucketKey } from '../src/ranking/keys.js';
 import { packAt, packedDirection, packingFor } from '../src/ranking/packing.js';
 import { createRedis, deleteKeysUnder } from '../src/redis.js';
 import { createResultPartition, monthOf } from '../src/db/partitions.js';
-import { createServices } from '../src/operations/services.js';
+import { createStorage } from '../src/db/storage.js';
 import { cpuSince, sampleCpu, waitForQuiet } from './lib/cpu.js';
 import { redisPid } from './scenarios/cluster.js';
 import { median } from './lib/median.js';
-import { boardScoreList } from '../src/operations/buckets.js';
+import { boardScoreList } from '../src/services/buckets.js';
 
 const MEMBERS = Number(process.argv[2] ?? 1_000_000);
 const ROUNDS = Number(process.argv[3] ?? 3);
@@ -153,7 +152,7 @@ async function main() {
 
     const board = (await findBoard(database.db, 'bench'))!;
     const at: BoardBucket = { board, bucket: await benchBucket(database, board), region: REGION };
-    const services = createServices({ database, redis, log: createLogger('silent') });
+    const services = { storage: createStorage(database), index: createRankingIndex(redis) };
     const list = boardScoreList(at);
 
     // The three are interleaved, round after round, and each is reported by its median: on two

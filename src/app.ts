@@ -10,8 +10,38 @@ import { type IndexRecovery, type IndexRecoveryOptions, startIndexRecovery } fro
 import { type SeasonCloser, startSeasonCloser } from './jobs/season-closer.js';
 import { type ResultPartitions, type ResultPartitionsOptions, startResultPartitions } from './jobs/result-partitions.js';
 import { type InactivePlayers, type InactivePlayersOptions, startInactivePlayers } from './jobs/inactive-players.js';
-import { createContext } from './schema/context.js';
-import type { Services } from './operations/services.js';
+import type { Logger } from 'pino';
+import { type ContextDeps, type LiveTops, createContext } from './schema/context.js';
+import { createKeyring } from './auth/keys.js';
+import type { Database } from './db/client.js';
+import { SecretNotLoadedError } from './db/service-secrets.js';
+import { type Storage, createStorage } from './db/storage.js';
+import { type TopFeed, createTopFeed, subscriberFor } from './pubsub/top-feed.js';
+import { topChangedView, watchTopChanged } from './pubsub/top-changed.js';
+import { type IndexGeneration, createIndexGeneration, guardReads } from './ranking/generation.js';
+import { type RankingIndex, createRankingIndex } from './ranking/index.js';
+import type { ReplicaReads } from './ranking/replicas.js';
+import { type TopCache, createTopCache } from './ranking/top-cache.js';
+import { type ReadSides, createReadSide } from './reads/read-side.js';
+import type { RedisClient } from './redis.js';
+import { type BacklogConfirmer, createBacklogConfirmer } from './services/backlog-confirmer.js';
+import { type BoardDirectory, createBoardDirectory } from './services/board-directory.js';
+import { createCursorCodec } from './services/cursor.js';
+import { createDriftReports } from './services/drift-reports.js';
+import { type FlagChanges, createFlagChanges } from './services/flag-changes.js';
+import type { GroupCommitOptions } from './services/group-commit.js';
+import { type Metrics, createMetrics, showReplicas } from './services/metrics.js';
+import { type ProfileCache, createProfileCache } from './services/profile-cache.js';
+import { type RateLimitOptions, createRateLimits } from './services/rate-limits.js';
+import { createRebuildJobs } from './services/rebuild-jobs.js';
+import { type SeasonDirectory, createSeasonDirectory } from './services/season-directory.js';
+import { probeStores } from './services/store-health.js';
+import { timeStoreCalls } from './services/store-timing.js';
+import { createSubmissionHealth } from './services/submission-health.js';
+import { type AdminSide, createAdminSide } from './writes/admin.js';
+import { type WriteSide, createWriteSide } from './writes/index.js';
+import { createRecords } from './writes/records.js';
+import { createSubmissionGroups } from './writes/submission-groups.js';
 import { unavailable } from './errors.js';
 import { isStoreUnavailable } from './store-errors.js';
 import { attachGraphqlWs } from './http/live-socket.js';
@@ -43,10 +73,41 @@ import { packageRoot } from './http/page-route.js';
 import { createConsoleRoute } from './console/route.js';
 import { createOverlayRoute } from './overlay/route.js';
 import { schema } from './schema/index.js';
-import { type ServiceDeps, createServices } from './operations/services.js';
-import { subscriberFor } from './pubsub/top-feed.js';
 
-export interface AppDeps extends ServiceDeps {
+export interface AppDeps {
+  database: Database;
+  redis: RedisClient;
+  /**
+   * A second connection to the same Redis for topChanged to subscribe on (see subscriberFor in
+   * src/pubsub/top-feed.ts); the caller closes it after the app. Default: one the app makes and closes.
+   */
+  subscriber?: RedisClient | undefined;
+  log: Logger;
+  /** The admin key. Default: none, so admin operations are refused. */
+  adminKey?: string | undefined;
+  /** Game-server keys. Default: none. */
+  serverKeys?: readonly string[];
+  /**
+   * The key page cursors are signed with; every process of a deployment needs the same one.
+   * Default: a random secret the deployment keeps in PostgreSQL (service_secrets), made by its
+   * first process and read by every other at start (see start()): never derived from an API key,
+   * so a cursor, which anyone may hold, gives nothing to test key guesses against.
+   */
+  cursorSecret?: string | undefined;
+  /** Request budgets. Default: see RateLimitOptions. */
+  rateLimits?: RateLimitOptions;
+  /**
+   * How submissions are grouped into transactions: at most `maxGroupWeight` results per group
+   * (default 500) and `maxInFlight` groups committing at once (default 2). See GroupCommitOptions.
+   */
+  groupCommit?: GroupCommitOptions | undefined;
+  /** Every request is answered within this many milliseconds, whatever a store does. Default 10,000. */
+  requestTimeoutMs?: number;
+  /**
+   * Redis replicas the index's reads that may be a little stale go to (see ranking/replicas.ts),
+   * started and stopped by the caller. Default: none, every read on the masters.
+   */
+  replicaReads?: ReplicaReads | undefined;
   /** Where to listen. Default 127.0.0.1. */
   host?: string;
   /** Default 4000; 0 picks a free port. */
@@ -105,7 +166,36 @@ export interface App {
    * in-flight requests finish. Stores (and a subscriber connection given in deps) are the caller's to close.
    */
   stop(): Promise<void>;
-  services: Services;
+  /** What the app built, for the entry point (the metrics registry) and for tests: nothing in src/ takes it whole. */
+  parts: AppParts;
+}
+
+/** The per-process parts the app built and hands out, each to what uses it. */
+export interface AppParts {
+  /** PostgreSQL, the system of record. */
+  storage: Storage;
+  /**
+   * The index: reads of a bucket Redis may have lost refuse (IndexRecoveringError) until it is
+   * rebuilt (ranking/generation.ts); its reads go to Redis replicas that keep up, when there are.
+   */
+  index: RankingIndex;
+  /** The same index with every read on the masters: what a write reads its own writes from. */
+  masterIndex: RankingIndex;
+  indexGeneration: IndexGeneration;
+  topCache: TopCache;
+  topFeed: TopFeed;
+  profiles: ProfileCache;
+  boards: BoardDirectory;
+  seasons: SeasonDirectory;
+  flagChanges: FlagChanges;
+  backlog: BacklogConfirmer;
+  metrics: Metrics;
+  log: Logger;
+  now(): Date;
+  requestTimeoutMs: number;
+  reads: ReadSides;
+  writes: WriteSide;
+  admin: AdminSide;
 }
 
 /** The most operations one batched HTTP request (a JSON array) may carry. */
@@ -114,22 +204,103 @@ export const MAX_BATCH_OPERATIONS = 10;
 /** Builds the service around clients it is given. Nothing listens or connects until start(). */
 export function buildApp(deps: AppDeps): App {
   const log = deps.log;
+  const metrics = createMetrics();
+  // Every PostgreSQL and Redis call is timed into leaderboard_store_seconds (see services/store-timing.ts).
+  const { database, redis } = timeStoreCalls({ database: deps.database, redis: deps.redis }, metrics);
+  const now = deps.now ?? (() => new Date());
+  const requestTimeoutMs = deps.requestTimeoutMs ?? 10_000;
+
+  // The stores, the index and the per-process caches and directories.
+  const storage = createStorage(database);
+  const indexGeneration = createIndexGeneration(redis);
+  const profiles = createProfileCache(redis, storage.players, log);
+  // The players a write places for the first time get their profile, or that they have none, into Redis.
+  const masterIndex = guardReads(createRankingIndex(redis, { placed: (playerIds) => profiles.remember(playerIds) }), indexGeneration);
+  const index = deps.replicaReads ? guardReads(createRankingIndex(redis, { reads: deps.replicaReads.reads }), indexGeneration) : masterIndex;
+  if (deps.replicaReads) showReplicas(metrics, deps.replicaReads);
+  // The cache dates and ages its views by the app's clock (the system's unless one is given), so
+  // that a test moving the clock ages them too.
+  const clock = deps.now;
+  const topCache = createTopCache((at, limit, options) => index.top(at, limit, options), clock ? { now: () => clock().getTime() } : {});
   // topChanged subscribes on a connection of its own; the app makes one when the caller gives none.
   const ownSubscriber = deps.subscriber ? undefined : subscriberFor(deps.redis);
-  const services = createServices({ ...deps, subscriber: deps.subscriber ?? ownSubscriber });
+  const topFeed = createTopFeed({
+    subscriber: deps.subscriber ?? ownSubscriber!,
+    topCache,
+    index,
+    log,
+    watchers: metrics.topChangedSubscribers,
+    replicas: deps.replicaReads,
+  });
+  const boards = createBoardDirectory(storage.boards);
+  const seasons = createSeasonDirectory(storage.seasons, redis);
+  const flagChanges = createFlagChanges(redis);
+  const backlog = createBacklogConfirmer(storage.backlog, log);
+  const submissionHealth = createSubmissionHealth();
+  const rateLimits = createRateLimits(deps.rateLimits);
+  const keyring = createKeyring({ adminKey: deps.adminKey, serverKeys: deps.serverKeys ?? [], stored: { find: storage.apiKeys.findLive } });
+  const rebuilds = createRebuildJobs(redis, { log });
+  const driftReports = createDriftReports(redis);
+  const probe = () => probeStores({ storage, redis });
+  let cursorSecret = deps.cursorSecret;
+  const cursors = createCursorCodec(() => {
+    // PostgreSQL was away when the process started: pages answer UNAVAILABLE until it is back.
+    if (!cursorSecret) throw new SecretNotLoadedError('cursor');
+    return cursorSecret;
+  });
+  /** Loads the cursor secret before the first request when PostgreSQL answers; else tries again each second meanwhile. */
+  const loadCursorSecret = async (): Promise<void> => {
+    try {
+      cursorSecret ??= await storage.sharedSecret('cursor');
+    } catch (error) {
+      // The pool was closed (the process is stopping): nothing to wait for.
+      if ((error as { code?: unknown }).code === 'CONNECTION_ENDED') return;
+      log.warn({ err: error }, 'the page-cursor secret could not be read from PostgreSQL; trying again in a second');
+      setTimeout(() => void loadCursorSecret(), 1_000).unref();
+    }
+  };
+
+  // The sides the resolvers call, each use case given only what it uses (see each one's deps type).
+  const buckets = { boards, seasons, now };
+  const reads = createReadSide({ index, topCache, profiles, storage, buckets, cursors, log, requestTimeoutMs });
+  // The group commit is given what committing a group uses; a write reads its own writes on the masters.
+  const submissions = createSubmissionGroups({ storage, index: masterIndex, backlog, flagChanges, topCache, submissionHealth, metrics, log }, deps.groupCommit);
+  const writes = createWriteSide({
+    submit: { submissions, boards, seasons, masterIndex, limits: rateLimits, requestTimeoutMs, now, log },
+    boards: { storage, boards },
+    seasons: { storage, index, seasons, boards, now, log },
+    players: { storage, profiles },
+    flags: { storage, index, flagChanges, topCache, boards, now, log },
+    erasure: { storage, index, profiles, topCache, boards, now, log },
+  });
+  const admin = createAdminSide({
+    keys: { storage, keyring },
+    rebuilds: { storage, index, topCache, rebuilds, boards, seasons, now, log },
+    buckets: { storage, index, boards, seasons, now },
+    status: { probeStores: probe, storage, indexGeneration },
+    players: { storage },
+  });
+  const records = createRecords({ boards, seasons, storage, now, playerStandings: { storage, index, boards, now, log } });
+  const topChanged = { topFeed, storage, boards, seasons, now, log, metrics };
+  const live: LiveTops = {
+    watch: (args, signal) => watchTopChanged(topChanged, args, signal),
+    view: (event, rankStyle) => topChangedView(topChanged, event, rankStyle),
+  };
+  const contextDeps: ContextDeps = { keyring, limits: rateLimits, requestTimeoutMs, reads, writes, admin, records, live };
+
   // Which PostgreSQL host the pool writes to (DATABASE_URL may name a primary and its standbys): a gauge, and /readyz.
-  const unwatchPrimary = deps.database.primary.watch((host) => showPostgresPrimary(services.metrics, host));
+  const unwatchPrimary = deps.database.primary.watch((host) => showPostgresPrimary(metrics, host));
   const limits = requestLimitsOf(deps.requestLimits);
   // Who a request is from, the same for HTTP, server-sent events and graphql-ws.
   const clientOf = createClientAddressOf(deps.trustedProxies);
   const corsOrigins = deps.corsOrigins ?? '*';
   const documents = createPersistedDocuments(deps.persistedDocuments);
   // What a read may return (its rows, from its arguments and variables), and its client's budget.
-  const readBudget = createReadBudget(services.limits, limits);
+  const readBudget = createReadBudget(rateLimits, limits);
   const responseCache = createResponseCache({
-    currentRead: (bucket) => services.topCache.currentRead(bucket),
-    currentBoard: (id) => services.boards.known(id),
-    profileChanges: () => services.profiles.changes(),
+    currentRead: (bucket) => topCache.currentRead(bucket),
+    currentBoard: (id) => boards.known(id),
+    profileChanges: () => profiles.changes(),
   });
 
   // A store that does not answer is the client's business (retry later); any other unexpected
@@ -167,7 +338,7 @@ export function buildApp(deps: AppDeps): App {
       useJsonDepth(),
       // What a document may be, refused before it runs: aliases, depth, tokens, directives, cost;
       // and the time validating it takes, charged to its client.
-      ...useDocumentLimits({ bytes: limits.maxDocumentBytes, budget: createValidationBudget(services.limits, clientOf) }),
+      ...useDocumentLimits({ bytes: limits.maxDocumentBytes, budget: createValidationBudget(rateLimits, clientOf) }),
       useCorsPolicy(corsOrigins),
       useIntrospection(deps.introspection ?? true),
       // What every operation meets as it runs, its execute hooks run as one (see execute-hooks.ts).
@@ -176,8 +347,8 @@ export function buildApp(deps: AppDeps): App {
         useGraphqlJit({ log }),
         // Request errors (variables that fail coercion, parse errors) named before the observation records their outcome.
         useRequestErrorCodes(),
-        useObservability(services.metrics, log),
-        useRequestDeadline(),
+        useObservability(metrics, log),
+        useRequestDeadline(requestTimeoutMs),
         readBudget.plugin,
         // Before cached answers: a cached answer stops the execute hooks after it, and is as public as a fresh one.
         useTopCacheControl(),
@@ -196,7 +367,7 @@ export function buildApp(deps: AppDeps): App {
     context: (initial) =>
       'prepared' in initial
         ? (initial as unknown as PreparedContext).prepared()
-        : createContext(services, {
+        : createContext(contextDeps, {
             authorization: initial.request.headers.get('authorization'),
             client: clientOf(initial.req),
             signal: initial.request.signal,
@@ -215,12 +386,12 @@ export function buildApp(deps: AppDeps): App {
     yoga: yoga as never,
     batchingLimit: MAX_BATCH_OPERATIONS,
     // No abort signal: only subscriptions use one, and they are Yoga's.
-    context: (req) => createContext(services, { authorization: req.headers.authorization, client: clientOf(req) }),
+    context: (req) => createContext(contextDeps, { authorization: req.headers.authorization, client: clientOf(req) }),
     maskError: maskServiceError,
     corsOrigins,
     documents,
     // An anonymous repeat of a shared top, answered before the pipeline while its answer is current.
-    cachedBodies: createCachedBodies({ shared: responseCache, budget: readBudget, observe: createOperationObserver(services.metrics, log), clientOf }),
+    cachedBodies: createCachedBodies({ shared: responseCache, budget: readBudget, observe: createOperationObserver(metrics, log), clientOf }),
     log,
   });
   // Every registered document parsed and validated once now (Yoga's caches keep them), not on its first request.
@@ -233,7 +404,7 @@ export function buildApp(deps: AppDeps): App {
   const mayReadMetrics = createMetricsAccess(deps.metricsToken);
   const answerConsole = createConsoleRoute();
   const answerLanding = createLandingRoute({ graphiql: deps.graphiql ?? true, packageDir: packageRoot(dirname(fileURLToPath(import.meta.url))) });
-  const indexDrift = createIndexDriftGauge(services, deps.indexDrift);
+  const indexDrift = createIndexDriftGauge({ storage, index, boards, seasons, driftReports, metrics, now, log }, deps.indexDrift);
   const refuseBody = createBodyLimits({
     maxBytes: MAX_BODY_BYTES,
     maxBytesInFlight: limits.maxBodyBytesInFlight,
@@ -259,9 +430,9 @@ export function buildApp(deps: AppDeps): App {
       if (answerConsole(req, res)) return;
       if (answerLanding(req, res)) return;
       if (req.url === '/healthz') return answerHealth(res);
-      if (req.url === '/readyz') return void answerReadiness(res, services, deps.database.primary);
+      if (req.url === '/readyz') return void answerReadiness(res, { probeStores: probe, submissionHealth }, deps.database.primary);
       if (req.url === '/metrics') {
-        if (mayReadMetrics(req, res)) void answerMetrics(res, services.metrics, () => indexDrift.refresh(), deps.metricsOfEveryWorker);
+        if (mayReadMetrics(req, res)) void answerMetrics(res, metrics, () => indexDrift.refresh(), deps.metricsOfEveryWorker);
         return;
       }
       void yoga(req, res);
@@ -277,7 +448,12 @@ export function buildApp(deps: AppDeps): App {
     checkEveryMs,
   });
 
-  const closeSockets = attachGraphqlWs(server, yoga as never, services, { ...limits, clientOf, documents });
+  const closeSockets = attachGraphqlWs(
+    server,
+    yoga as never,
+    { contextOf: (facts) => createContext(contextDeps, facts), log },
+    { ...limits, clientOf, documents },
+  );
   let seasonCloser: SeasonCloser | undefined;
   let indexRecovery: IndexRecovery | undefined;
   let indexCatchUp: IndexCatchUp | undefined;
@@ -285,18 +461,37 @@ export function buildApp(deps: AppDeps): App {
   let inactivePlayers: InactivePlayers | undefined;
 
   // A key created or revoked by any process (or the CLI) is forgotten here at once.
-  const keyChanges = services.storage.apiKeys.listenForChanges(() => services.keyring.forget(), log);
+  const keyChanges = storage.apiKeys.listenForChanges(() => keyring.forget(), log);
   return {
-    services,
+    parts: {
+      storage,
+      index,
+      masterIndex,
+      indexGeneration,
+      topCache,
+      topFeed,
+      profiles,
+      boards,
+      seasons,
+      flagChanges,
+      backlog,
+      metrics,
+      log,
+      now,
+      requestTimeoutMs,
+      reads,
+      writes,
+      admin,
+    },
     async start() {
       // The deployment's shared secrets (the cursor key) are known before the first request.
-      await services.ready();
+      await loadCursorSecret();
       // Whether Redis still holds the index is known before the first request: until then no read is trusted.
-      indexRecovery = startIndexRecovery(services, deps.indexRecovery);
+      indexRecovery = startIndexRecovery({ storage, index, indexGeneration, topCache, boards, seasons, now, log }, deps.indexRecovery);
       await indexRecovery.ready;
       // The current month's score-log partition exists before the first submission, so none is
       // routed while it is being made (see ResultPartitions.firstPass).
-      resultPartitions = startResultPartitions(services, deps.resultPartitions);
+      resultPartitions = startResultPartitions({ storage, now, log }, deps.resultPartitions);
       await resultPartitions.firstPass;
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);
@@ -305,9 +500,9 @@ export function buildApp(deps: AppDeps): App {
           resolve();
         });
       });
-      seasonCloser = startSeasonCloser(services, deps.seasonCloseIntervalMs ?? 5_000);
-      indexCatchUp = startIndexCatchUp(services, deps.indexCatchUp);
-      inactivePlayers = startInactivePlayers(services, deps.inactivePlayers);
+      seasonCloser = startSeasonCloser({ storage, index, seasons, boards, now, log }, deps.seasonCloseIntervalMs ?? 5_000);
+      indexCatchUp = startIndexCatchUp({ storage, index, boards, topCache, flagChanges, metrics, now, log }, deps.indexCatchUp);
+      inactivePlayers = startInactivePlayers({ storage, masterIndex, topCache, boards, seasons, metrics, now, log }, deps.inactivePlayers);
       keyChanges.start();
       const { port } = server.address() as AddressInfo;
       const url = `http://${deps.host ?? '127.0.0.1'}:${port}`;
@@ -324,7 +519,7 @@ export function buildApp(deps: AppDeps): App {
       // Closes every WebSocket client with 1001 (going away), then the WebSocket server.
       await closeSockets();
       // Ends every topChanged stream, so server-sent event responses finish instead of holding the server open.
-      services.topFeed?.close();
+      topFeed.close();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       // A keep-alive connection whose response ends meanwhile (a finished event stream, say) goes
@@ -337,7 +532,7 @@ export function buildApp(deps: AppDeps): App {
       // No scrape comes any more: a measurement of the drift a last one started ends before the stores close.
       await indexDrift.stop();
       // Confirmations of the last requests' index writes; any left over are replayed harmlessly.
-      await services.backlog.flush();
+      await backlog.flush();
       ownSubscriber?.disconnect();
       unwatchPrimary();
       log.info('stopped');

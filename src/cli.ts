@@ -3,32 +3,51 @@
  * environment as the server (see config.ts). `npm run cli -- help` lists the commands.
  */
 import { type ParseArgsConfig, parseArgs } from 'node:util';
+import type { Logger } from 'pino';
 import type { Role } from './auth/keys.js';
-import { issueApiKey, listApiKeys, revokeApiKey } from './operations/api-keys.js';
+import { issueApiKey, listApiKeys, revokeApiKey } from './writes/api-keys.js';
 import { type Config, ConfigError, loadConfig, redisTarget } from './config.js';
 import { createDatabase } from './db/client.js';
 import { PartitionError, isMonthLabel, partitionName } from './db/partitions.js';
 import { liveBucketsWithScores } from './jobs/index-recovery.js';
-import { rebuildBucket } from './operations/rebuild-bucket.js';
+import { rebuildBucket } from './writes/rebuild-bucket.js';
 import { createLogger } from './logger.js';
 import { PERIODS, type Period } from './model/board.js';
 import { RebuildRunningError } from './ranking/index.js';
 import { bucketKey } from './ranking/keys.js';
 import { createRedisClient } from './redis.js';
-import { createServices } from './operations/services.js';
-import { resolveBoardBucket } from './operations/buckets.js';
-import { detachMonth } from './operations/archive.js';
-import type { Services } from './operations/services.js';
+import { type Storage, createStorage } from './db/storage.js';
+import { createIndexGeneration, guardReads } from './ranking/generation.js';
+import { type RankingIndex, createRankingIndex } from './ranking/index.js';
+import { type BoardDirectory, createBoardDirectory } from './services/board-directory.js';
+import { resolveBoardBucket } from './services/buckets.js';
+import { type SeasonDirectory, createSeasonDirectory } from './services/season-directory.js';
+import { detachMonth } from './writes/archive.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 type Values = Record<string, string | boolean | (string | boolean)[] | undefined>;
 
-/** One subcommand: its options (node:util parseArgs) and what it does with the services. */
+/** What the commands use (7 members): the record, the index, this process's boards and seasons, the clock. */
+interface CliParts {
+  storage: Storage;
+  index: RankingIndex;
+  boards: BoardDirectory;
+  seasons: SeasonDirectory;
+  /**
+   * Holds no key: a key the CLI revokes is forgotten by every serving process through PostgreSQL's
+   * notification (Storage.apiKeys.listenForChanges), not through this process.
+   */
+  keyring: { forget(): void };
+  now(): Date;
+  log: Logger;
+}
+
+/** One subcommand: its options (node:util parseArgs) and what it does with the parts. */
 interface Command {
   usage: string;
   summary: string;
   options: Options;
-  run(values: Values, services: Services, out: (line: string) => void): Promise<void>;
+  run(values: Values, parts: CliParts, out: (line: string) => void): Promise<void>;
 }
 
 /** Wrong arguments: the usage is printed and the exit code is 2. */
@@ -50,11 +69,11 @@ const commands: Record<string, Command> = {
     usage: 'keys create --role server|admin --name NAME',
     summary: 'Makes an API key and prints it once; only its SHA-256 digest is stored.',
     options: { role: { type: 'string', default: 'server' }, name: { type: 'string' } },
-    async run(values, services, out) {
+    async run(values, parts, out) {
       const role = stringOption(values, 'role', true);
       if (!(ROLES as readonly string[]).includes(role)) throw new UsageError('--role must be server or admin');
       const name = stringOption(values, 'name', true);
-      const { key, stored } = await issueApiKey(services, { name, role: role as Role });
+      const { key, stored } = await issueApiKey(parts, { name, role: role as Role });
       out(`created ${stored.id} (${role}, "${name}"). The key, shown this once:`);
       out(key);
     },
@@ -63,8 +82,8 @@ const commands: Record<string, Command> = {
     usage: 'keys list',
     summary: 'Lists the keys made with the CLI (never the keys themselves).',
     options: {},
-    async run(_values, services, out) {
-      for (const key of await listApiKeys(services)) {
+    async run(_values, parts, out) {
+      for (const key of await listApiKeys(parts)) {
         const state = key.revokedAt ? `revoked ${key.revokedAt.toISOString()}` : 'live';
         out(`${key.id}\t${key.role}\t${key.name}\tcreated ${key.createdAt.toISOString()}\t${state}`);
       }
@@ -74,8 +93,8 @@ const commands: Record<string, Command> = {
     usage: 'keys revoke --key ID_OR_NAME',
     summary: 'Revokes a key; every running process refuses it at once.',
     options: { key: { type: 'string' } },
-    async run(values, services, out) {
-      const count = (await revokeApiKey(services, stringOption(values, 'key', true))).length;
+    async run(values, parts, out) {
+      const count = (await revokeApiKey(parts, stringOption(values, 'key', true))).length;
       if (count === 0) throw new UsageError('no live key has that id or name');
       out(`revoked ${count} key${count === 1 ? '' : 's'}`);
     },
@@ -91,15 +110,15 @@ const commands: Record<string, Command> = {
       bucket: { type: 'string' },
       region: { type: 'string' },
     },
-    async run(values, services, out) {
+    async run(values, parts, out) {
       if (values.all === true) {
         if (values.board !== undefined) throw new UsageError('--all rebuilds every board: leave --board out');
-        const buckets = await liveBucketsWithScores(services);
+        const buckets = await liveBucketsWithScores(parts);
         const started = performance.now();
         let players = 0;
         // One at a time, most wanted first (ALL_TIME, then the open seasons, then the newest calendar buckets).
         for (const at of buckets) {
-          const size = await rebuildBucket(services, at);
+          const size = await rebuildBucket(parts, at);
           players += size;
           out(`rebuilt ${bucketKey(at)}: ${size} players`);
         }
@@ -108,14 +127,14 @@ const commands: Record<string, Command> = {
       }
       const period = stringOption(values, 'period', true);
       if (!(PERIODS as readonly string[]).includes(period)) throw new UsageError(`--period must be one of ${PERIODS.join(', ')}`);
-      const at = await resolveBoardBucket(services, {
+      const at = await resolveBoardBucket(parts, {
         board: stringOption(values, 'board', true),
         period: period as Period,
         bucket: stringOption(values, 'bucket'),
         region: stringOption(values, 'region'),
       });
       const started = performance.now();
-      const size = await rebuildBucket(services, at);
+      const size = await rebuildBucket(parts, at);
       const seconds = (performance.now() - started) / 1000;
       out(`rebuilt ${bucketKey(at)}: ${size} players ranked in ${seconds.toFixed(2)} s`);
     },
@@ -124,8 +143,8 @@ const commands: Record<string, Command> = {
     usage: 'partitions list',
     summary: "Lists the score log's monthly partitions with their estimated rows (the default partition's counted).",
     options: {},
-    async run(_values, services, out) {
-      for (const partition of await services.storage.results.partitions.list()) {
+    async run(_values, parts, out) {
+      for (const partition of await parts.storage.results.partitions.list()) {
         out(`${partition.name}\t${partition.month ?? 'default'}\t${partition.rows === null ? 'rows unknown' : `${Math.round(partition.rows)} rows`}`);
       }
     },
@@ -134,9 +153,9 @@ const commands: Record<string, Command> = {
     usage: 'partitions create --month YYYY-MM',
     summary: "Creates a month's partition of the score log now (the service keeps the coming months ready by itself).",
     options: { month: { type: 'string' } },
-    async run(values, services, out) {
+    async run(values, parts, out) {
       const month = monthOption(values);
-      const done = await services.storage.results.partitions.create(month);
+      const done = await parts.storage.results.partitions.create(month);
       out(
         `${partitionName(month)}: ${done === 'archived' ? 'the month was detached for archiving; left alone (its late results go to the default partition)' : done}`,
       );
@@ -146,8 +165,8 @@ const commands: Record<string, Command> = {
     usage: 'partitions detach --month YYYY-MM',
     summary: "Detaches a past month's partition from the score log for archiving, once no kept bucket reads it; the table stays (dump it, then drop it).",
     options: { month: { type: 'string' } },
-    async run(values, services, out) {
-      const name = await detachMonth(services, monthOption(values));
+    async run(values, parts, out) {
+      const name = await detachMonth(parts, monthOption(values));
       out(`detached ${name}; archive it with: pg_dump --table=${name} "$DATABASE_URL" > ${name}.sql, then drop table ${name}`);
     },
   },
@@ -164,22 +183,24 @@ function help(): string {
   return `usage: npm run cli -- <command> [options]\n\ncommands:\n${lines.join('\n')}\n  help\n      Shows this.\n`;
 }
 
-/** The services a command works with, built from the environment as the server builds its own. */
-async function openServices(config: Config): Promise<{ services: Services; close(): Promise<void> }> {
+/** The parts the commands work with, built from the environment as the server builds its own. */
+async function openParts(config: Config): Promise<{ parts: CliParts; close(): Promise<void> }> {
   // An operator's command (a rebuild of every bucket, say) may rightly run long: no session timeouts.
   const database = createDatabase(config.DATABASE_URL, { maxConnections: 2, timeouts: null, pooling: config.DATABASE_POOLING });
   const redis = createRedisClient(redisTarget(config), { keyPrefix: config.REDIS_KEY_PREFIX });
   await redis.connect();
-  const services = createServices({
-    database,
-    redis,
+  const storage = createStorage(database);
+  const parts: CliParts = {
+    storage,
+    index: guardReads(createRankingIndex(redis), createIndexGeneration(redis)),
+    boards: createBoardDirectory(storage.boards),
+    seasons: createSeasonDirectory(storage.seasons, redis),
+    keyring: { forget: () => undefined },
+    now: () => new Date(),
     log: createLogger(config.LOG_LEVEL),
-    adminKey: config.ADMIN_API_KEY,
-    serverKeys: config.SERVER_API_KEYS,
-    cursorSecret: config.CURSOR_SECRET,
-  });
+  };
   return {
-    services,
+    parts,
     async close() {
       await database.close();
       await redis.quit();
@@ -202,11 +223,11 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`unknown command "${name}"\n\n${help()}`);
     return 2;
   }
-  let services: Awaited<ReturnType<typeof openServices>> | undefined;
+  let opened: Awaited<ReturnType<typeof openParts>> | undefined;
   try {
     const { values } = parseArgs({ args, options: command.options, strict: true, allowPositionals: false });
-    services = await openServices(loadConfig());
-    await command.run(values, services.services, (line) => process.stdout.write(`${line}\n`));
+    opened = await openParts(loadConfig());
+    await command.run(values, opened.parts, (line) => process.stdout.write(`${line}\n`));
     return 0;
   } catch (error) {
     if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
@@ -223,7 +244,7 @@ async function main(argv: string[]): Promise<number> {
     }
     throw error;
   } finally {
-    await services?.close();
+    await opened?.close();
   }
 }
 

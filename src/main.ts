@@ -118,7 +118,7 @@ async function serve(config: Config, log: Logger): Promise<void> {
     trustedProxies: config.TRUSTED_PROXIES,
     corsOrigins: config.CORS_ORIGINS,
   });
-  workerMetrics?.share(app.services.metrics.registry);
+  workerMetrics?.share(app.parts.metrics.registry);
   await startupFailure(`port ${config.PORT} on ${config.HOST}`, 'PORT', 'that no other process listens there (or set PORT, HOST to a free address)').around(
     () => app.start(),
   );

@@ -3,8 +3,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countRankable, streamBoardScores } from '../src/db/board-scores.js';
 import { type Database, createDatabase } from '../src/db/client.js';
 import { createLogger } from '../src/logger.js';
-import { findRebuild, startRebuild } from '../src/operations/rebuild.js';
-import { createServices } from '../src/operations/services.js';
+import { findRebuild, startRebuild } from '../src/writes/rebuild.js';
+import { createStorage } from '../src/db/storage.js';
+import { createRankingIndex } from '../src/ranking/index.js';
+import { createBoardDirectory } from '../src/services/board-directory.js';
+import { createRebuildJobs } from '../src/services/rebuild-jobs.js';
+import { createSeasonDirectory } from '../src/services/season-directory.js';
 import { type TestApp, startTestApp } from './helpers/test-app.js';
 
 /**
@@ -73,7 +77,18 @@ describe('reads of a whole list in the background', () => {
   });
 
   it('a rebuild started from the console answers at once and counts the list in its job, past the statement timeout', { timeout: 60_000 }, async () => {
-    const services = createServices({ database, redis: t.redis, log: createLogger('silent') });
+    // What a rebuild started from the console takes, over this test's pool (see RebuildBoardDeps).
+    const log = createLogger('silent');
+    const storage = createStorage(database);
+    const services = {
+      storage,
+      index: createRankingIndex(t.redis),
+      boards: createBoardDirectory(storage.boards),
+      seasons: createSeasonDirectory(storage.seasons, t.redis),
+      rebuilds: createRebuildJobs(t.redis, { log }),
+      now: () => new Date(),
+      log,
+    };
     const job = await startRebuild(services, { board: 'global', period: 'ALL_TIME' });
     expect(job).toMatchObject({ state: 'RUNNING', rowsTotal: 0 });
     await expect.poll(async () => (await findRebuild(services, job.id))?.state, { timeout: 50_000, interval: 100 }).toBe('DONE');

@@ -302,7 +302,7 @@ describe('the service on a three-master Redis Cluster with a replica each', () =
     { timeout: 120_000 },
     async () => {
       const target = await masterOf(cluster, keysOf({ board: SPREAD, period: 'ALL_TIME', label: 'all', region: null }, 1)[0]!);
-      const before = new Map(t.app.services.indexGeneration.nodes().map((node) => [node.marker, node.generation]));
+      const before = new Map(t.app.parts.indexGeneration.nodes().map((node) => [node.marker, node.generation]));
       expect([...before.values()].every((generation) => generation !== null)).toBe(true);
       // A viewer of a bucket on that master, subscribed (SSUBSCRIBE) there before it dies.
       const viewer = watch(second, 'spread', 3);
@@ -351,8 +351,8 @@ describe('the service on a three-master Redis Cluster with a replica each', () =
       for (const bucket of model) await expectBucketMatches(second, bucket, { players: bucket.ranked.slice(0, 2).map((e) => e.playerId), friendsOf: {} });
 
       // The promoted master got a new generation (its buckets were rebuilt); the others kept theirs.
-      await until(() => t.app.services.indexGeneration.state() === 'ready' && second.app.services.indexGeneration.state() === 'ready', 10_000, 'ready again');
-      const after = t.app.services.indexGeneration.nodes();
+      await until(() => t.app.parts.indexGeneration.state() === 'ready' && second.app.parts.indexGeneration.state() === 'ready', 10_000, 'ready again');
+      const after = t.app.parts.indexGeneration.nodes();
       const moved = after.find((node) => node.address.endsWith(`:${promoted.port}`))!;
       expect(moved.generation).not.toBe(before.get(moved.marker));
       for (const node of after.filter((n) => n !== moved)) expect(node.generation).toBe(before.get(node.marker));
@@ -409,13 +409,13 @@ describe('a master restarted empty (no replicas): noticed through its own marker
       const kept = model.filter((bucket) => !holds(bucket));
       expect(lost.length).toBeGreaterThan(0);
       expect(kept.length).toBeGreaterThan(0);
-      const before = new Map(t.app.services.indexGeneration.nodes().map((node) => [node.marker, node.generation]));
+      const before = new Map(t.app.parts.indexGeneration.nodes().map((node) => [node.marker, node.generation]));
 
       // The recovery waits on its lock while the test holds it, as it would behind another process.
       await lock`select pg_advisory_lock(7361203)`;
       await cluster.restartMasterEmpty(target.slots[0]![0]);
       const address = `${target.host}:${target.port}`;
-      const states = (app: TestApp) => app.app.services.indexGeneration.nodes().map((node) => (node.address === address ? node.state : `other:${node.state}`));
+      const states = (app: TestApp) => app.app.parts.indexGeneration.nodes().map((node) => (node.address === address ? node.state : `other:${node.state}`));
       await until(
         () => [t, second].every((app) => JSON.stringify(states(app).sort()) === JSON.stringify(['other:ready', 'other:ready', 'recovering'])),
         10_000,
@@ -436,10 +436,10 @@ describe('a master restarted empty (no replicas): noticed through its own marker
 
       await lock`select pg_advisory_unlock(7361203)`;
       await until(async () => (await allMatch(t, all)) && (await allMatch(second, all)), 30_000, 'every bucket back');
-      await until(() => t.app.services.indexGeneration.state() === 'ready' && second.app.services.indexGeneration.state() === 'ready', 10_000, 'ready again');
+      await until(() => t.app.parts.indexGeneration.state() === 'ready' && second.app.parts.indexGeneration.state() === 'ready', 10_000, 'ready again');
 
       // Only the restarted master got a new generation.
-      const after = t.app.services.indexGeneration.nodes();
+      const after = t.app.parts.indexGeneration.nodes();
       expect(after.filter((node) => node.generation !== before.get(node.marker)).map((node) => node.address)).toEqual([address]);
       for (const bucket of all.slice(0, 4)) await expectBucketMatches(t, bucket, { players: bucket.ranked.slice(0, 2).map((e) => e.playerId), friendsOf: {} });
     },

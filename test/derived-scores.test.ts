@@ -5,7 +5,7 @@ import { createDatabase } from '../src/db/client.js';
 import { derivedScoresOfPlayers } from '../src/db/derived-scores.js';
 import type { Board, CalendarPeriod } from '../src/model/board.js';
 import { type Bucket, isKept, keptBuckets, parseBucketLabel } from '../src/model/buckets.js';
-import { CLOCK_SKEW_MS, boardScoreList } from '../src/operations/buckets.js';
+import { CLOCK_SKEW_MS, boardScoreList } from '../src/services/buckets.js';
 import { type ModelBoard, type ModelResult, createModelBoards, expectBucketMatches, modelBuckets, submitInput } from './helpers/board-views.js';
 import { type OracleEntry, type OracleResult, bucketId, foldResults } from './helpers/oracle.js';
 import { seeded } from './helpers/random.js';

@@ -199,7 +199,7 @@ describe('flagPlayer / unflagPlayer', () => {
   });
 
   it('a flag that commits and takes the player out while their result waits for its index write still leaves them out', async () => {
-    const { index, storage } = t.app.services;
+    const { index, storage } = t.app.parts;
     const write = index.writeBoardScores.bind(index);
     // The write path's index write for this player is held (the stores stay real) until the flag
     // has committed and taken the player out: the order the flag check exists for.
@@ -241,7 +241,7 @@ describe('flagPlayer / unflagPlayer', () => {
   });
 
   it('a write no flag raced asks PostgreSQL nothing about flags after its index write', async () => {
-    const checks = vi.spyOn(t.app.services.storage.players, 'flaggedAmong');
+    const checks = vi.spyOn(t.app.parts.storage.players, 'flaggedAmong');
     const quiet = generate(5, 12).map((r) => ({ ...r, playerId: r.playerId === CHEATER ? 'p05' : r.playerId }));
     try {
       // One at a time: a group each, each with its own flag check.
@@ -257,7 +257,7 @@ describe('flagPlayer / unflagPlayer', () => {
   });
 
   it('the flag check reads its token once the index write was answered: after it in Redis’s order, on any topology', async () => {
-    const { services } = t.app;
+    const { parts: services } = t.app;
     // Redis's own record of the order it ran this app's commands in.
     const monitor = await (t.redis as Redis).monitor();
     const ran: string[][] = [];

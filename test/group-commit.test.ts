@@ -5,7 +5,7 @@ import { DeadlineExceededError, deadlineSignal, throwIfPast } from '../src/deadl
 import { type ResultEntry, TotalAboveMaxScoreError, recordGroup } from '../src/db/results.js';
 import { type Board, type CalendarPeriod, type Period, keepsBoardScores } from '../src/model/board.js';
 import { parseBucketLabel } from '../src/model/buckets.js';
-import { boardScoreList } from '../src/operations/buckets.js';
+import { boardScoreList } from '../src/services/buckets.js';
 import { createGroupCommit } from '../src/services/group-commit.js';
 import { type ModelBoard, type ModelResult, createModelBoards, expectBucketMatches, modelBuckets, submitInput } from './helpers/board-views.js';
 import { seeded } from './helpers/random.js';

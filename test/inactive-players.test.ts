@@ -5,8 +5,8 @@ import { labelsAt, rankEntries } from './helpers/oracle.js';
 import { readAllPages } from './helpers/rank-views.js';
 import { type ModelResult, submitInput } from './helpers/board-views.js';
 import { removeInactiveOnce } from '../src/jobs/inactive-players.js';
-import { measureBucketDrift } from '../src/operations/board-buckets.js';
-import { resolveBoardBucket } from '../src/operations/buckets.js';
+import { measureBucketDrift } from '../src/writes/board-buckets.js';
+import { resolveBoardBucket } from '../src/services/buckets.js';
 
 /**
  * Inactive players leave a board's ALL_TIME and SEASON sorted sets (issue 54 part 4), checked
@@ -115,7 +115,7 @@ describe('inactive players leave the index', () => {
   }
 
   const removedMetric = async (board: string) =>
-    (await t.app.services.metrics.inactivePlayersRemoved.get()).values.find((v) => v.labels.board === board)?.value ?? 0;
+    (await t.app.parts.metrics.inactivePlayersRemoved.get()).values.find((v) => v.labels.board === board)?.value ?? 0;
 
   const old = Array.from({ length: 24 }, (_, i) => `old-${String(i).padStart(2, '0')}`);
   const fresh = Array.from({ length: 16 }, (_, i) => `new-${String(i).padStart(2, '0')}`);
@@ -184,7 +184,7 @@ describe('inactive players leave the index', () => {
     const dailyBefore = await Promise.all(BOARDS.map((board) => sizeOf(board.id, 'DAILY', null, dayLabel)));
     expect(dailyBefore.every((size) => size > 0)).toBe(true);
 
-    const pass = await removeInactiveOnce(t.app.services, { batch: 5, pauseMs: 1 });
+    const pass = await removeInactiveOnce(t.app.parts, { batch: 5, pauseMs: 1 });
     expect(pass.ran).toBe(true);
     expect(pass.returned).toBe(0);
     let removedWanted = 0;
@@ -224,19 +224,19 @@ describe('inactive players leave the index', () => {
     // The drift gauge does not count them as missing.
     for (const b of BOARDS) {
       for (const period of ['ALL_TIME', 'SEASON']) {
-        const at = await resolveBoardBucket(t.app.services, { board: b.id, period: period as 'ALL_TIME', bucket: null, region: null });
-        expect((await measureBucketDrift(t.app.services, at)).drift, `${b.id} ${period}`).toBe(0);
+        const at = await resolveBoardBucket(t.app.parts, { board: b.id, period: period as 'ALL_TIME', bucket: null, region: null });
+        expect((await measureBucketDrift(t.app.parts, at)).drift, `${b.id} ${period}`).toBe(0);
       }
     }
     // A real drift is still one: an active player missing.
-    const at = await resolveBoardBucket(t.app.services, { board: BOARDS[0].id, period: 'ALL_TIME', bucket: null, region: null });
+    const at = await resolveBoardBucket(t.app.parts, { board: BOARDS[0].id, period: 'ALL_TIME', bucket: null, region: null });
     const key = `lb:{${BOARDS[0].id}:ALL_TIME:all}`;
     const packed = await t.redis.zscore(key, 'new-03');
     expect(packed).not.toBeNull();
     await t.redis.zrem(key, 'new-03');
-    expect((await measureBucketDrift(t.app.services, at)).drift).toBe(1);
+    expect((await measureBucketDrift(t.app.parts, at)).drift).toBe(1);
     await t.redis.zadd(key, packed!, 'new-03');
-    expect((await measureBucketDrift(t.app.services, at)).drift).toBe(0);
+    expect((await measureBucketDrift(t.app.parts, at)).drift).toBe(0);
   }, 120_000);
 
   /** How many members the model says leave a board: inactive players in each ALL_TIME and SEASON list, global and EU. */
@@ -268,7 +268,7 @@ describe('inactive players leave the index', () => {
       expect(rebuilt.data!.rebuildBoard).toBe(expected(board.id, period as 'ALL_TIME', null, null, 'DENSE').length);
       expect(await served(board.id, period, null)).toEqual(expected(board.id, period as 'ALL_TIME', null, null, 'DENSE'));
     }
-    const pass = await removeInactiveOnce(t.app.services, { batch: 3, pauseMs: 0 });
+    const pass = await removeInactiveOnce(t.app.parts, { batch: 3, pauseMs: 0 });
     expect(pass.removed).toBe(
       expected(board.id, 'ALL_TIME', null, null, 'DENSE').length -
         expected(board.id, 'ALL_TIME', null, DAYS, 'DENSE').length +
@@ -286,11 +286,11 @@ describe('inactive players leave the index', () => {
           input: { id: never, ...input },
         },
       );
-    expect((await removeInactiveOnce(t.app.services)).ran).toBe(true);
+    expect((await removeInactiveOnce(t.app.parts)).ran).toBe(true);
     await expectLists(never, null, 'ORDINAL');
     expect((await update({ inactiveAfterDays: DAYS })).data!.updateBoard.inactiveAfterDays).toBe(DAYS);
     expect((await update({ title: 'Renamed' })).data!.updateBoard.inactiveAfterDays).toBe(DAYS);
-    const pass = await removeInactiveOnce(t.app.services, { pauseMs: 0 });
+    const pass = await removeInactiveOnce(t.app.parts, { pauseMs: 0 });
     expect(pass.removed).toBe(countOut(never));
     await expectLists(never, DAYS, 'ORDINAL');
     expect((await update({ inactiveAfterDays: null })).data!.updateBoard.inactiveAfterDays).toBeNull();
@@ -300,7 +300,7 @@ describe('inactive players leave the index', () => {
 
   it('the clock decides: moved on past the days, every player is out', async () => {
     clock.advance(31 * DAY);
-    await removeInactiveOnce(t.app.services, { pauseMs: 0 });
+    await removeInactiveOnce(t.app.parts, { pauseMs: 0 });
     for (const board of BOARDS.slice(0, 2)) {
       for (const period of ['ALL_TIME', 'SEASON']) expect(await sizeOf(board.id, period, null)).toBe(0);
       await expectLists(board.id, DAYS, board.rankStyle);
@@ -323,7 +323,7 @@ describe('inactive players leave the index', () => {
     const held = new Promise<void>((resolve) => (release = resolve));
     let entered!: () => void;
     const inside = new Promise<void>((resolve) => (entered = resolve));
-    const first = removeInactiveOnce(t.app.services, {
+    const first = removeInactiveOnce(t.app.parts, {
       pauseMs: 0,
       afterStep: async () => {
         entered();
@@ -331,14 +331,14 @@ describe('inactive players leave the index', () => {
       },
     });
     await inside;
-    const second = await removeInactiveOnce(other.app.services, { pauseMs: 0 });
+    const second = await removeInactiveOnce(other.app.parts, { pauseMs: 0 });
     expect(second).toEqual({ ran: false, removed: 0, returned: 0, skipped: 0 });
     release();
     const done = await first;
     expect(done.ran).toBe(true);
     expect(done.removed).toBe(countOut(BOARDS[0].id));
     // Its turn now: nothing left to take out.
-    expect(await removeInactiveOnce(other.app.services, { pauseMs: 0 })).toEqual({ ran: true, removed: 0, returned: 0, skipped: 0 });
+    expect(await removeInactiveOnce(other.app.parts, { pauseMs: 0 })).toEqual({ ran: true, removed: 0, returned: 0, skipped: 0 });
     await expectLists(BOARDS[0].id, DAYS, 'ORDINAL');
   }, 120_000);
   it('a result landing between the check and the removal is not lost: the player is written back, with their best', async () => {
@@ -346,7 +346,7 @@ describe('inactive players leave the index', () => {
     const rebuilt = await t.admin(`mutation($b: ID!) { rebuildBoard(board: $b) }`, { b: board.id });
     expect(rebuilt.errors).toBeUndefined();
     let returning: string | undefined;
-    const pass = await removeInactiveOnce(t.app.services, {
+    const pass = await removeInactiveOnce(t.app.parts, {
       pauseMs: 0,
       beforeRemoval: async (ids) => {
         if (returning) return;

@@ -3,7 +3,7 @@ import { PartitionError, addMonths, detachResultPartition, listResultPartitions,
 import { listBoardScores } from '../src/db/board-scores.js';
 import { findBoard } from '../src/db/boards.js';
 import { parseBucketLabel } from '../src/model/buckets.js';
-import { boardScoreList } from '../src/operations/buckets.js';
+import { boardScoreList } from '../src/services/buckets.js';
 import { runCli } from './helpers/cli.js';
 import { rankScores } from './helpers/oracle.js';
 import { type TestApp, startTestApp } from './helpers/test-app.js';

@@ -200,21 +200,21 @@ describe.skipIf(!pgBouncerFor('the PgBouncer test'))('the service behind PgBounc
     let release!: () => void;
     const holding = new Promise<void>((resolve) => (release = resolve));
     let entered = false;
-    const first = a.app.services.storage.whileHoldingSessionLock(RECOVERY_LOCK, async () => {
+    const first = a.app.parts.storage.whileHoldingSessionLock(RECOVERY_LOCK, async () => {
       entered = true;
       await holding;
     });
     await until(() => entered, 5_000, 'the first process holds the recovery lock');
     // Held for longer than a heartbeat: the lock's transaction stays.
     await new Promise((resolve) => setTimeout(resolve, 1_500));
-    expect(await b.app.services.storage.whileHoldingSessionLock(RECOVERY_LOCK, async () => undefined)).toBe(false);
+    expect(await b.app.parts.storage.whileHoldingSessionLock(RECOVERY_LOCK, async () => undefined)).toBe(false);
     const [taken] = await direct<{ ok: boolean }[]>`select pg_try_advisory_lock(${RECOVERY_LOCK}) as ok`;
     expect(taken!.ok).toBe(false);
     release();
     expect(await first).toBe(true);
     let ran = false;
     expect(
-      await b.app.services.storage.whileHoldingSessionLock(RECOVERY_LOCK, async () => {
+      await b.app.parts.storage.whileHoldingSessionLock(RECOVERY_LOCK, async () => {
         ran = true;
       }),
     ).toBe(true);

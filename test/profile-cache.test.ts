@@ -127,7 +127,7 @@ describe('shared profile cache: names from Redis, exact after renames, erasures 
     expect(await nameOf(reader, 'cy')).toBe('Cy');
     const erased = await writer.admin<{ deletePlayer: boolean }>('mutation { deletePlayer(playerId: "cy") }');
     expect(erased.data?.deletePlayer).toBe(true);
-    expect(await reader.app.services.profiles.load(['cy'])).toEqual([{ id: 'cy', displayName: null, avatarUrl: null }]);
+    expect(await reader.app.parts.profiles.load(['cy'])).toEqual([{ id: 'cy', displayName: null, avatarUrl: null }]);
     expect(await truth('cy')).toBeNull();
   });
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { streamBoardScores } from '../src/db/board-scores.js';
-import { rebuildBucket } from '../src/operations/rebuild-bucket.js';
+import { rebuildBucket } from '../src/writes/rebuild-bucket.js';
 import type { BoardScoreRow } from '../src/model/board.js';
 import { bucketAt } from '../src/model/buckets.js';
 import type { BoardBucket } from '../src/ranking/index.js';
@@ -237,7 +237,7 @@ describe('rebuild while the board is in use', () => {
   }
 
   async function allTime(id: string): Promise<BoardBucket> {
-    const board = (await t.app.services.boards.find(id))!;
+    const board = (await t.app.parts.boards.find(id))!;
     return { board, bucket: bucketAt(board, 'ALL_TIME', new Date()), region: null };
   }
 
@@ -281,7 +281,7 @@ describe('rebuild while the board is in use', () => {
         }
       })();
       // Small chunks and ZADDs, so that a rebuild writing into the live key would show many sizes.
-      const rebuilt = await rebuildBucket(t.app.services, await allTime('crowd'), { chunkSize: 100, membersPerZadd: 50, chunksInFlight: 2 }).finally(() => {
+      const rebuilt = await rebuildBucket(t.app.parts, await allTime('crowd'), { chunkSize: 100, membersPerZadd: 50, chunksInFlight: 2 }).finally(() => {
         done = true;
       });
       await sampling;
@@ -325,7 +325,7 @@ describe('rebuild while the board is in use', () => {
         if (batch.length > 0) await submit(t, batch);
       };
       const at = await allTime(board.id);
-      const rebuilt = await t.app.services.index.rebuild(at, interleaved(at, 100, during), { expiresAt: null, membersPerZadd: 40 });
+      const rebuilt = await t.app.parts.index.rebuild(at, interleaved(at, 100, during), { expiresAt: null, membersPerZadd: 40 });
       expect(sent).toBe(later.length);
       const ranking = expected(board, [...seed, ...later], 'ALL_TIME', 'all', null);
       expect(rebuilt).toBe(ranking.length);
@@ -346,7 +346,7 @@ describe('rebuild while the board is in use', () => {
     const held = new Promise<void>((resolve) => (release = resolve));
     let holding!: () => void;
     const heldAfterFirst = new Promise<void>((resolve) => (holding = resolve));
-    const failing = t.app.services.index.rebuild(
+    const failing = t.app.parts.index.rebuild(
       at,
       interleaved(at, 20, async (chunk) => {
         if (chunk === 0) {

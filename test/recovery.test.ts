@@ -176,7 +176,7 @@ describe('Redis comes back empty: noticed, every live bucket rebuilt, reads refu
       `{ top(board: "lost", limit: 5) { asOf entries { player { id } } } }`,
     );
     // One node: one marker, holding every slot.
-    const nodes = t.app.services.indexGeneration.nodes();
+    const nodes = t.app.parts.indexGeneration.nodes();
     expect(nodes.map((node) => node.slots)).toEqual([[[0, 16383]]]);
     const marker = nodes[0]!.marker;
     const generation = await t.redis.hget(marker, 'generation');
@@ -226,7 +226,7 @@ describe('Redis comes back empty: noticed, every live bucket rebuilt, reads refu
     expect(wrong).toBe(0);
     for (const bucket of model) await expectBucketMatches(second, bucket, PROBE);
     expect(await t.redis.exists(pendingKey(marker, next!))).toBe(0);
-    await until(() => t.app.services.indexGeneration.state() === 'ready' && second.app.services.indexGeneration.state() === 'ready', 3_000, 'ready again');
+    await until(() => t.app.parts.indexGeneration.state() === 'ready' && second.app.parts.indexGeneration.state() === 'ready', 3_000, 'ready again');
   });
 });
 
@@ -370,7 +370,7 @@ describe('a flag or an erasure while a bucket is rebuilt is not undone by the sw
   afterAll(() => t?.close());
 
   it('a snapshot chunk written after the removal does not bring the player back; a later unflag does', async () => {
-    const board = (await t.app.services.boards.find('tomb'))!;
+    const board = (await t.app.parts.boards.find('tomb'))!;
     const at = { board, bucket: bucketAt(board, 'ALL_TIME', new Date()), region: null };
     const now = new Date();
     let removed!: () => void;
@@ -385,7 +385,7 @@ describe('a flag or an erasure while a bucket is rebuilt is not undone by the sw
       await removals;
       yield ['cheat', 'erased', 'back', 'honest'].map((playerId, i) => boardScoreRow({ playerId, score: 100 + i, reachedAt: now }));
     }
-    const rebuilt = t.app.services.index.rebuild(at, snapshot(), { expiresAt: null });
+    const rebuilt = t.app.parts.index.rebuild(at, snapshot(), { expiresAt: null });
     await underWay;
     expect((await t.admin(`mutation { flagPlayer(playerId: "cheat", reason: "aimbot") { id } }`)).errors).toBeUndefined();
     expect((await t.admin(`mutation { flagPlayer(playerId: "back", reason: "mistake") { id } }`)).errors).toBeUndefined();

@@ -20,9 +20,9 @@ function served() {
         Mutation: { hangs: () => new Promise(() => undefined) },
       },
     }),
-    // What the deadline reads of the service's context: the bound and when the request came in.
-    context: () => ({ services: { requestTimeoutMs: BOUND_MS }, startedAt: performance.now() }),
-    plugins: [useRequestDeadline()],
+    // What the deadline reads of the service's context: when the request came in.
+    context: () => ({ startedAt: performance.now() }),
+    plugins: [useRequestDeadline(BOUND_MS)],
     logging: false,
   });
   return async (query: string) => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closeSeason as closeSeasonJob } from '../src/operations/close-season.js';
+import { closeSeason as closeSeasonJob } from '../src/writes/close-season.js';
 import { rankEntries } from './helpers/oracle.js';
 import { seeded } from './helpers/random.js';
 import { type TestApp, codeOf, startTestApp } from './helpers/test-app.js';
@@ -409,8 +409,8 @@ describe('the season closer, with two API processes on one database', () => {
     const results = seedResults(4, Date.parse(season.startsAt), 100);
     await submit(a, board, results);
     freezes.length = 0;
-    const [boardA, boardB] = await Promise.all([a.app.services.boards.find(board), b.app.services.boards.find(board)]);
-    const closed = await Promise.all([closeSeasonJob(a.app.services, boardA!, 's1'), closeSeasonJob(b.app.services, boardB!, 's1')]);
+    const [boardA, boardB] = await Promise.all([a.app.parts.boards.find(board), b.app.parts.boards.find(board)]);
+    const closed = await Promise.all([closeSeasonJob(a.app.parts, boardA!, 's1'), closeSeasonJob(b.app.parts, boardB!, 's1')]);
     expect(closed.filter((s) => s !== null).map((s) => s?.id)).toEqual(['s1']);
     expect(freezes).toHaveLength(1);
     expect(fromNodes(await frozen(a, board, 's1', 100))).toEqual(asFrozen(oracle('HIGH_FIRST', results, Date.parse(season.startsAt), Infinity)));

@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { PrimaryWatch } from '../db/primary.js';
-import type { Services } from '../operations/services.js';
+import type { StoreProbes } from '../services/store-health.js';
+import type { SubmissionHealth } from '../services/submission-health.js';
 
 /** `/healthz`: 200 while the process runs. */
 export function answerHealth(res: ServerResponse): void {
@@ -15,7 +16,7 @@ export function answerHealth(res: ServerResponse): void {
  */
 export async function answerReadiness(
   res: ServerResponse,
-  services: Pick<Services, 'probeStores' | 'submissionHealth'>,
+  services: { probeStores(): Promise<StoreProbes>; submissionHealth: Pick<SubmissionHealth, 'problem'> },
   primary?: Pick<PrimaryWatch, 'current'>,
 ): Promise<void> {
   const { postgres, redis } = await services.probeStores();

@@ -9,11 +9,18 @@ import { MAX_BODY_BYTES, type RequestLimits } from './request-limits.js';
 import { createValidationCache } from './validation-cache.js';
 import { paramsDepthProblem } from './json-depth.js';
 import type { ClientAddressOf } from './client-address.js';
-import { createContext } from '../schema/context.js';
-import type { Services } from '../operations/services.js';
+import type { Logger } from 'pino';
+import type { Context, RequestFacts } from '../schema/context.js';
 import { clientError } from '../errors.js';
 
 type Run = (args: ExecutionArgs) => unknown;
+
+/** What the graphql-ws transport takes of the service: how an operation's context is made, and where a socket's trouble is logged. */
+export interface LiveSocketDeps {
+  /** The request context of one operation (schema/context.ts). */
+  contextOf(facts: RequestFacts): Promise<Context>;
+  log: Pick<Logger, 'error' | 'warn'>;
+}
 
 /** What one socket has running: subscriptions and other operations, by operation id, for its caps. */
 interface Running {
@@ -47,7 +54,7 @@ const SEND_HIGH_WATER_BYTES = 64 * 1024;
 export function attachGraphqlWs(
   server: Server,
   yoga: YogaServerInstance<Record<string, unknown>, Record<string, unknown>>,
-  services: Services,
+  services: LiveSocketDeps,
   {
     clientOf,
     documents,
@@ -74,7 +81,7 @@ export function attachGraphqlWs(
       const authorization = ctx.connectionParams?.authorization;
       // The request context is made here, not from a fetch Request, and only for a valid operation.
       const prepared = () =>
-        createContext(services, {
+        services.contextOf({
           authorization: typeof authorization === 'string' ? authorization : ctx.extra.request.headers.authorization,
           client: clientOf(ctx.extra.request),
         });

@@ -28,8 +28,7 @@ import {
   isListType,
   isObjectType,
 } from 'graphql';
-import { MAX_REGIONS } from '../operations/boards.js';
-import { MAX_FRIENDS } from '../operations/reads.js';
+import { MAX_FRIENDS, MAX_REGIONS } from '../model/contract.js';
 
 /**
  * How many rows a list without a size argument (`boards`, a board's `seasons`) is taken to hold.

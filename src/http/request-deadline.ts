@@ -17,7 +17,7 @@ import { unavailable } from '../errors.js';
  * than promise that nothing was recorded.
  * Subscriptions are not bounded: they are meant to last.
  */
-export function useRequestDeadline(): Plugin<Context> {
+export function useRequestDeadline(requestTimeoutMs: number): Plugin<Context> {
   return {
     onExecute({ executeFn, setExecuteFn }) {
       // One promise an operation, settled by whichever comes first: the execution, or the timer.
@@ -27,7 +27,7 @@ export function useRequestDeadline(): Plugin<Context> {
             // Started first: an execute function that throws at once rejects this, no timer left behind.
             const execution = executeFn(args) as Promise<ExecutionResult> | ExecutionResult;
             const context = args.contextValue as Context;
-            const ms = context.services.requestTimeoutMs;
+            const ms = requestTimeoutMs;
             const left = context.startedAt + ms - performance.now();
             const timer = setTimeout(
               () => resolve({ data: null, errors: [unavailable(lateMessage(args.document, args.operationName, ms))] }),

@@ -8,8 +8,8 @@ import type { TopCache } from '../ranking/top-cache.js';
 import type { BoardDirectory } from '../services/board-directory.js';
 import type { FlagChanges } from '../services/flag-changes.js';
 import type { Metrics } from '../services/metrics.js';
-import { takeOutFlaggedMeanwhile } from '../operations/flag-recheck.js';
-import { heldBuckets } from '../operations/player-buckets.js';
+import { takeOutFlaggedMeanwhile } from '../writes/flag-recheck.js';
+import { heldBuckets } from '../services/player-buckets.js';
 
 /** What the index catch-up takes (8 members). */
 export interface IndexCatchUpDeps {

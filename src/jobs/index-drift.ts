@@ -1,4 +1,4 @@
-import { liveBuckets, measureBucketDrift } from '../operations/board-buckets.js';
+import { liveBuckets, measureBucketDrift } from '../writes/board-buckets.js';
 import type { Logger } from 'pino';
 import type { Storage } from '../db/storage.js';
 import type { RankingIndex } from '../ranking/index.js';

@@ -2,7 +2,7 @@ import { isKept, parseBucketLabel } from '../model/buckets.js';
 import { type BoardBucket, RebuildRunningError } from '../ranking/index.js';
 import type { GenerationCheck } from '../ranking/generation.js';
 import { bucketKey } from '../ranking/keys.js';
-import { CLOCK_SKEW_MS } from '../operations/buckets.js';
+import { CLOCK_SKEW_MS } from '../services/buckets.js';
 import type { Logger } from 'pino';
 import type { Storage } from '../db/storage.js';
 import type { RankingIndex } from '../ranking/index.js';
@@ -11,8 +11,8 @@ import type { BoardDirectory } from '../services/board-directory.js';
 import type { SeasonDirectory } from '../services/season-directory.js';
 import type { IndexGeneration } from '../ranking/generation.js';
 import { seasonBucket } from '../services/season-directory.js';
-import { rebuildBucket } from '../operations/rebuild-bucket.js';
-import { keptDerivedBuckets } from '../operations/board-buckets.js';
+import { rebuildBucket } from '../writes/rebuild-bucket.js';
+import { keptDerivedBuckets } from '../writes/board-buckets.js';
 
 /** What the index recovery takes (8 members). */
 export interface IndexRecoveryDeps {

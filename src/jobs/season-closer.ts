@@ -1,8 +1,7 @@
 import { setInterval as every } from 'node:timers/promises';
-import type { Storage } from '../db/storage.js';
 import type { BoardDirectory } from '../services/board-directory.js';
-import type { CloseSeasonDeps } from '../operations/close-season.js';
-import { closeSeason, dropSeasonKeys } from '../operations/close-season.js';
+import type { CloseSeasonDeps } from '../writes/close-season.js';
+import { closeSeason, dropSeasonKeys } from '../writes/close-season.js';
 
 /**
  * How long after a close the closer keeps dropping the season's keys. A write already in flight

@@ -1,7 +1,5 @@
-import type { StoredKey } from '../db/api-keys.js';
-import type { IssuedKey } from '../operations/api-keys.js';
-import { issueApiKey, listApiKeys, revokeApiKey } from '../operations/api-keys.js';
-import { notFound } from '../errors.js';
+import * as admin from '../resolvers/admin.js';
+import type { IssuedKey, StoredKey } from '../resolvers/admin.js';
 import { builder } from './builder.js';
 import { idSchema, textSchema } from './validation.js';
 
@@ -37,7 +35,7 @@ builder.queryFields((t) => ({
     type: [ApiKeyRef],
     description: 'Admin. Every key made with the console or the CLI, oldest first, revoked ones included (never the keys themselves).',
     authScopes: { admin: true },
-    resolve: (_root, _args, ctx) => listApiKeys(ctx.services),
+    resolve: (_root, _args, ctx) => admin.apiKeys(ctx),
   }),
 }));
 
@@ -50,17 +48,13 @@ builder.mutationFields((t) => ({
       name: t.arg.string({ required: true, validate: textSchema(100) }),
       role: t.arg({ type: ApiKeyRoleEnum, required: true }),
     },
-    resolve: (_root, args, ctx) => issueApiKey(ctx.services, { name: args.name.trim(), role: args.role }),
+    resolve: (_root, args, ctx) => admin.createApiKey(args, ctx),
   }),
   revokeApiKey: t.field({
     type: [ApiKeyRef],
     description: 'Admin. Revokes the live keys with this id (or name); every process refuses them at once. NOT_FOUND when no live key has it.',
     authScopes: { admin: true },
     args: { key: t.arg.id({ required: true, validate: idSchema }) },
-    resolve: async (_root, args, ctx) => {
-      const revoked = await revokeApiKey(ctx.services, args.key);
-      if (revoked.length === 0) throw notFound(`No live API key has the id or name "${args.key}".`);
-      return revoked;
-    },
+    resolve: (_root, args, ctx) => admin.revokeApiKey(args, ctx),
   }),
 }));

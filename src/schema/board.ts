@@ -1,13 +1,11 @@
 import { z } from 'zod';
 import { type Board, MAX_INACTIVE_AFTER_DAYS, type RegionTimeZone } from '../model/board.js';
-import { MAX_SHARDS } from '../ranking/keys.js';
-import { MAX_BOARD_SCORE } from '../ranking/packing.js';
-import { MAX_REGIONS, createBoard, updateBoard } from '../writes/boards.js';
+import { MAX_BOARD_SCORE, MAX_REGIONS, MAX_SHARDS } from '../model/contract.js';
+import * as boards from '../resolvers/boards.js';
 import * as reads from '../resolvers/reads.js';
-import { rebuildBoard } from '../writes/rebuild.js';
 import { builder } from './builder.js';
 import { bucketArgs, bucketArgsSchema } from './bucket-args.js';
-import { RetentionInput, RetentionRef, retentionFrom } from './retention.js';
+import { RetentionInput, RetentionRef } from './retention.js';
 import { AggregateEnum, PeriodEnum, RankStyleEnum, ScoreOrderEnum } from './enums.js';
 import { boardIdSchema, idSchema, intRange, regionSchema, textSchema } from './validation.js';
 
@@ -81,12 +79,12 @@ BoardRef.implement({
 });
 
 builder.queryFields((t) => ({
-  boards: t.field({ type: [BoardRef], resolve: (_root, _args, ctx) => ctx.services.boards.list() }),
+  boards: t.field({ type: [BoardRef], resolve: (_root, _args, ctx) => boards.boards(ctx) }),
   board: t.field({
     type: BoardRef,
     nullable: true,
     args: { id: t.arg.id({ required: true, validate: idSchema }) },
-    resolve: (_root, args, ctx) => ctx.services.boards.find(args.id),
+    resolve: (_root, args, ctx) => boards.board(args, ctx),
   }),
 }));
 
@@ -139,21 +137,20 @@ builder.mutationFields((t) => ({
     description: "Admin. Changes a board's settings; every API process serves the change within a second.",
     authScopes: { admin: true },
     args: { input: t.arg({ type: UpdateBoardInput, required: true }) },
-    resolve: (_root, { input }, ctx) => updateBoard(ctx.services, input),
+    resolve: (_root, args, ctx) => boards.updateBoard(args, ctx),
   }),
   createBoard: t.field({
     type: BoardRef,
     description: 'Admin.',
     authScopes: { admin: true },
     args: { input: t.arg({ type: CreateBoardInput, required: true }) },
-    resolve: (_root, { input }, ctx) =>
-      createBoard(ctx.services, { ...input, id: input.id, retention: retentionFrom(input.retention), shards: input.shards ?? 1 }),
+    resolve: (_root, args, ctx) => boards.createBoard(args, ctx),
   }),
   rebuildBoard: t.int({
     description: "Admin. Rebuilds one bucket's ranking index from the durable store and swaps it in atomically; answers the number of ranked players.",
     authScopes: { admin: true },
     args: bucketArgs(t.arg),
     validate: bucketArgsSchema,
-    resolve: (_root, args, ctx) => rebuildBoard(ctx.services, { ...args, board: args.board }),
+    resolve: (_root, args, ctx) => boards.rebuildBoard(args, ctx),
   }),
 }));

@@ -1,4 +1,5 @@
-import { type BucketStatus, boardBuckets } from '../operations/board-buckets.js';
+import * as boards from '../resolvers/boards.js';
+import type { BucketStatus } from '../resolvers/boards.js';
 import { BoardRef } from './board.js';
 import { builder } from './builder.js';
 import { PeriodEnum } from './enums.js';
@@ -26,6 +27,6 @@ builder.objectFields(BoardRef, (t) => ({
     description:
       "Admin. The board's buckets that can be read now: each kept period's current bucket and the open season (globally and per region), then older buckets still kept, newest first; at most 100. Each is counted in Redis and in PostgreSQL.",
     authScopes: { admin: true },
-    resolve: (board, _args, ctx) => boardBuckets(ctx.services, board),
+    resolve: (board, _args, ctx) => boards.buckets(board, ctx),
   }),
 }));

@@ -1,4 +1,5 @@
-import { type PlayerBucketScore, playerBucketScores } from '../reads/player-standings.js';
+import * as players from '../resolvers/players.js';
+import type { PlayerBucketScore } from '../resolvers/players.js';
 import { BoardRef } from './board.js';
 import { builder } from './builder.js';
 import { PeriodEnum } from './enums.js';
@@ -31,11 +32,6 @@ builder.objectFields(PlayerRef, (t) => ({
     description:
       'Admin. Every bucket that can be read now where the player has a board score (ALL_TIME, the open season, calendar buckets still kept; globally and per region), by board, then period, newest bucket first.',
     authScopes: { admin: true },
-    resolve: async (player, _args, ctx) => {
-      const scores = await playerBucketScores(ctx.services, player.id);
-      // Every standing here is this player's (Standing.player is served as held: see withPlayers).
-      for (const { standing } of scores) if (standing) standing.player = player;
-      return scores;
-    },
+    resolve: (player, _args, ctx) => players.boardScores(player, ctx),
   }),
 }));

@@ -1,5 +1,5 @@
-import type { PlayerFlag } from '../db/flags.js';
-import { listFlaggedPlayers, playerFlag } from '../operations/flags.js';
+import * as players from '../resolvers/players.js';
+import type { PlayerFlag } from '../resolvers/players.js';
 import { builder } from './builder.js';
 import { PlayerRef } from './player.js';
 import { intRange } from './validation.js';
@@ -21,7 +21,7 @@ builder.objectFields(PlayerRef, (t) => ({
     nullable: true,
     description: 'Admin. Set while the player is flagged.',
     authScopes: { admin: true },
-    resolve: (player, _args, ctx) => playerFlag(ctx.services, player.id),
+    resolve: (player, _args, ctx) => players.flag(player, ctx),
   }),
 }));
 
@@ -31,6 +31,6 @@ builder.queryFields((t) => ({
     description: 'Admin. The flagged players, most recently flagged first (first: 1 to 1,000).',
     authScopes: { admin: true },
     args: { first: t.arg.int({ required: true, defaultValue: 100, validate: intRange(1, 1_000, 'first') }) },
-    resolve: (_root, args, ctx) => listFlaggedPlayers(ctx.services, args.first),
+    resolve: (_root, args, ctx) => players.flaggedPlayers(args, ctx),
   }),
 }));

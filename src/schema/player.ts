@@ -1,9 +1,7 @@
 import { z } from 'zod';
-import type { Player } from '../db/players.js';
-import { deletePlayer } from '../operations/erasure.js';
-import { flagPlayer, unflagPlayer } from '../operations/flags.js';
-import { findPlayer, searchPlayers, setFriends, upsertPlayer } from '../operations/players.js';
-import { MAX_FRIENDS } from '../operations/reads.js';
+import * as players from '../resolvers/players.js';
+import type { Player } from '../resolvers/players.js';
+import { MAX_FRIENDS } from '../model/contract.js';
 import { builder } from './builder.js';
 import { avatarUrlSchema, displayNameSchema, idSchema, intRange, textSchema } from './validation.js';
 
@@ -22,18 +20,18 @@ builder.queryFields((t) => ({
     type: PlayerRef,
     nullable: true,
     args: { id: t.arg.id({ required: true, validate: idSchema }) },
-    resolve: (_root, args, ctx) => findPlayer(ctx.services, args.id),
+    resolve: (_root, args, ctx) => players.player(args, ctx),
   }),
   searchPlayers: t.field({
     type: [PlayerRef],
     description:
-      'Admin. Players whose id starts with `text` or whose display name contains it, case-insensitive: the exact id first, then ids, then names (first: 1 to 100). A player with scores but no profile is found by their exact id.',
+      'Admin. Players whose id starts with `text` or whose display name contains it, case-insensitive: the exact id first, then ids, then names (first: 1 to 100). A player with scores but no profile is found by their id too (exact, or a prefix of it).',
     authScopes: { admin: true },
     args: {
       text: t.arg.string({ required: true, validate: textSchema(128) }),
       first: t.arg.int({ required: true, defaultValue: 20, validate: intRange(1, 100, 'first') }),
     },
-    resolve: (_root, args, ctx) => searchPlayers(ctx.services, args.text.trim(), args.first),
+    resolve: (_root, args, ctx) => players.searchPlayers(args, ctx),
   }),
 }));
 
@@ -51,7 +49,7 @@ builder.mutationFields((t) => ({
     description: "Game servers. Creates or updates a player's profile.",
     authScopes: { server: true },
     args: { input: t.arg({ type: PlayerInput, required: true }) },
-    resolve: (_root, { input }, ctx) => upsertPlayer(ctx.services, { ...input, id: input.id }),
+    resolve: (_root, args, ctx) => players.upsertPlayer(args, ctx),
   }),
   setFriends: t.int({
     description: "Game servers. Replaces the player's friend list (at most 1,000 ids); answers how many friends it now holds.",
@@ -60,7 +58,7 @@ builder.mutationFields((t) => ({
       playerId: t.arg.id({ required: true, validate: idSchema }),
       friendIds: t.arg.idList({ required: true, validate: z.array(idSchema).max(MAX_FRIENDS, `at most ${MAX_FRIENDS} friends`) }),
     },
-    resolve: (_root, args, ctx) => setFriends(ctx.services, args.playerId, args.friendIds),
+    resolve: (_root, args, ctx) => players.setFriends(args, ctx),
   }),
   flagPlayer: t.field({
     type: PlayerRef,
@@ -70,23 +68,20 @@ builder.mutationFields((t) => ({
       playerId: t.arg.id({ required: true, validate: idSchema }),
       reason: t.arg.string({ required: true, validate: textSchema(500) }),
     },
-    resolve: async (_root, args, ctx) => (await flagPlayer(ctx.services, args.playerId, args.reason.trim())).player,
+    resolve: (_root, args, ctx) => players.flagPlayer(args, ctx),
   }),
   unflagPlayer: t.field({
     type: PlayerRef,
     description: 'Admin. Shows the player again, with every score they have.',
     authScopes: { admin: true },
     args: { playerId: t.arg.id({ required: true, validate: idSchema }) },
-    resolve: async (_root, args, ctx) => (await unflagPlayer(ctx.services, args.playerId)).player,
+    resolve: (_root, args, ctx) => players.unflagPlayer(args, ctx),
   }),
   deletePlayer: t.boolean({
     description:
       'Admin. Erases the player everywhere, for a privacy request: profile, friends, results, board scores and index entries. Answers whether anything was erased.',
     authScopes: { admin: true },
     args: { playerId: t.arg.id({ required: true, validate: idSchema }) },
-    resolve: async (_root, args, ctx) => {
-      const { erased } = await deletePlayer(ctx.services, args.playerId);
-      return erased;
-    },
+    resolve: (_root, args, ctx) => players.deletePlayer(args, ctx),
   }),
 }));

@@ -1,6 +1,5 @@
-import type { RebuildJob } from '../services/rebuild-jobs.js';
-import { findRebuild, startRebuild } from '../operations/rebuild.js';
-import { requireBoard } from '../operations/buckets.js';
+import * as admin from '../resolvers/admin.js';
+import type { RebuildJob } from '../resolvers/admin.js';
 import { BoardRef } from './board.js';
 import { builder } from './builder.js';
 import { bucketArgs, bucketArgsSchema } from './bucket-args.js';
@@ -21,7 +20,7 @@ RebuildRef.implement({
   description: "A rebuild of one bucket's ranking index from PostgreSQL, run in the background (see startRebuild).",
   fields: (t) => ({
     id: t.exposeID('id'),
-    board: t.field({ type: BoardRef, resolve: (job, _args, ctx) => requireBoard(ctx.services, job.boardId) }),
+    board: t.field({ type: BoardRef, resolve: (job, _args, ctx) => admin.rebuildBoard(job, ctx) }),
     period: t.expose('period', { type: PeriodEnum }),
     bucket: t.exposeString('bucket'),
     region: t.exposeString('region', { nullable: true }),
@@ -45,7 +44,7 @@ builder.queryFields((t) => ({
     description: 'Admin. A rebuild started with startRebuild (kept for a day), from any process of the deployment; null when unknown.',
     authScopes: { admin: true },
     args: { id: t.arg.id({ required: true, validate: idSchema }) },
-    resolve: (_root, args, ctx) => findRebuild(ctx.services, args.id),
+    resolve: (_root, args, ctx) => admin.rebuild(args, ctx),
   }),
 }));
 
@@ -57,6 +56,6 @@ builder.mutationFields((t) => ({
     authScopes: { admin: true },
     args: bucketArgs(t.arg),
     validate: bucketArgsSchema,
-    resolve: (_root, args, ctx) => startRebuild(ctx.services, { ...args, board: args.board }),
+    resolve: (_root, args, ctx) => admin.startRebuild(args, ctx),
   }),
 }));

@@ -27,14 +27,3 @@ export const RetentionInput = builder.inputType('RetentionInput', {
     monthly: t.int({ description: days('MONTHLY'), validate: intRange(0, MAX_RETENTION_DAYS, 'monthly').nullish() }),
   }),
 });
-
-/** The board's retention: the defaults, with whatever the input sets. */
-export function retentionFrom(
-  input: { daily?: number | null | undefined; weekly?: number | null | undefined; monthly?: number | null | undefined } | null | undefined,
-): Retention {
-  return {
-    DAILY: input?.daily ?? DEFAULT_RETENTION.DAILY,
-    WEEKLY: input?.weekly ?? DEFAULT_RETENTION.WEEKLY,
-    MONTHLY: input?.monthly ?? DEFAULT_RETENTION.MONTHLY,
-  };
-}

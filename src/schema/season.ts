@@ -1,6 +1,6 @@
-import type { Season } from '../db/seasons.js';
 import { MAX_PAGE } from '../model/contract.js';
-import { closeSeason, currentSeason, listSeasons, startSeason } from '../writes/seasons.js';
+import * as seasons from '../resolvers/seasons.js';
+import type { Season } from '../resolvers/seasons.js';
 import * as reads from '../resolvers/reads.js';
 import { BoardRef } from './board.js';
 import { builder } from './builder.js';
@@ -25,8 +25,8 @@ SeasonRef.implement({
 });
 
 builder.objectFields(BoardRef, (t) => ({
-  currentSeason: t.field({ type: SeasonRef, nullable: true, resolve: (board, _args, ctx) => currentSeason(ctx.services, board) }),
-  seasons: t.field({ type: [SeasonRef], resolve: (board, _args, ctx) => listSeasons(ctx.services, board) }),
+  currentSeason: t.field({ type: SeasonRef, nullable: true, resolve: (board, _args, ctx) => seasons.currentSeason(board, ctx) }),
+  seasons: t.field({ type: [SeasonRef], resolve: (board, _args, ctx) => seasons.seasons(board, ctx) }),
 }));
 
 builder.queryFields((t) => ({
@@ -60,13 +60,13 @@ builder.mutationFields((t) => ({
           'When the season starts: now when left out, or later, to schedule the next season ahead (it then starts by the clock, and the season closer closes the one before at its endsAt). Refused in the past, or overlapping a season not closed yet.',
       }),
     },
-    resolve: (_root, args, ctx) => startSeason(ctx.services, { ...args, board: args.board, name: args.name.trim() }),
+    resolve: (_root, args, ctx) => seasons.startSeason(args, ctx),
   }),
   closeSeason: t.field({
     type: SeasonRef,
     description: 'Admin. Closes the current season and freezes its final standings; seasonResults serves them from then on.',
     authScopes: { admin: true },
     args: { board: t.arg.id({ required: true, validate: idSchema }) },
-    resolve: (_root, args, ctx) => closeSeason(ctx.services, args.board),
+    resolve: (_root, args, ctx) => seasons.closeSeason(args, ctx),
   }),
 }));

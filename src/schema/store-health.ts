@@ -1,5 +1,6 @@
-import type { StoreProbe } from '../services/store-health.js';
-import { type StoreStatus, storeStatus } from '../operations/store-status.js';
+import type { StoreProbe } from '../resolvers/admin.js';
+import * as admin from '../resolvers/admin.js';
+import type { StoreStatus } from '../resolvers/admin.js';
 import { builder } from './builder.js';
 
 const StoreProbeRef = builder.objectRef<StoreProbe>('StoreProbe').implement({
@@ -40,6 +41,6 @@ builder.queryFields((t) => ({
     type: StoreHealthRef,
     description: "Admin. PostgreSQL and Redis probed now, this process's view of the index, and the index outbox; what /readyz says, with the detail.",
     authScopes: { admin: true },
-    resolve: (_root, _args, ctx) => storeStatus(ctx.services),
+    resolve: (_root, _args, ctx) => admin.storeHealth(ctx),
   }),
 }));

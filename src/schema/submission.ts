@@ -1,9 +1,8 @@
 import { z } from 'zod';
-import type { GraphQLResolveInfo } from 'graphql';
-import { selectsField } from '../resolvers/want.js';
-import type { Context } from './context.js';
 import type { PeriodStanding } from '../reads/views.js';
-import { MAX_BATCH, type SubmitScorePayload, submitScores } from '../writes/submit.js';
+import { MAX_BATCH } from '../model/contract.js';
+import * as submissions from '../resolvers/submissions.js';
+import type { SubmitScorePayload } from '../resolvers/submissions.js';
 import { builder } from './builder.js';
 import { PeriodEnum } from './enums.js';
 import { StandingRef } from './standing.js';
@@ -13,7 +12,7 @@ import { idSchema, metadataSchema, regionSchema } from './validation.js';
  * The rules of a SubmitScoreInput, checked as one object by the fields that take one (as
  * bucket-args.ts says why): a batch of 100 results is 100 objects to check, where a rule on each
  * input field costs the validation plugin's mapping of each. Loose: achievedAt is its scalar's to
- * check; metadata's shape is checked here, its type and size on the write path (operations/submit.ts).
+ * check; metadata's shape is checked here, its type and size on the write path (writes/submit.ts).
  */
 const submitScoreInputSchema = z.looseObject({
   board: idSchema,
@@ -47,16 +46,6 @@ const SubmitScoreInputType = builder.inputType('SubmitScoreInput', {
   }),
 });
 
-/** Who submits (auth has run: only callers with a key reach a submission) and when the request came in. */
-const submitterOf = (ctx: Context) => ({ keyId: ctx.caller?.keyId ?? null, startedAt: ctx.startedAt });
-
-/** Gives the payloads' standings their players when the selection asks for them (the read side's `name`): one load for the whole answer. */
-const withStandingPlayers = (ctx: Context, payloads: readonly SubmitScorePayload[], info: GraphQLResolveInfo) =>
-  ctx.reads.name(
-    payloads.flatMap((payload) => payload.standings.map(({ standing }) => standing)),
-    selectsField(info, 'standings', 'standing', 'player'),
-  );
-
 const PeriodStandingRef = builder.objectRef<PeriodStanding>('PeriodStanding');
 PeriodStandingRef.implement({
   fields: (t) => ({
@@ -88,11 +77,7 @@ builder.mutationFields((t) => ({
     authScopes: { server: true },
     args: { input: t.arg({ type: SubmitScoreInputType, required: true }) },
     validate: z.looseObject({ input: submitScoreInputSchema }),
-    resolve: async (_root, { input }, ctx, info) => {
-      const [payload] = await submitScores(ctx.services, [input], { ...submitterOf(ctx), batch: false });
-      await withStandingPlayers(ctx, [payload!], info);
-      return payload!;
-    },
+    resolve: (_root, args, ctx, info) => submissions.submitScore(args, ctx, info),
   }),
   submitScores: t.field({
     type: [SubmitScorePayloadRef],
@@ -103,10 +88,6 @@ builder.mutationFields((t) => ({
       inputs: t.arg({ type: [SubmitScoreInputType], required: true }),
     },
     validate: z.looseObject({ inputs: z.array(submitScoreInputSchema).max(MAX_BATCH, `at most ${MAX_BATCH} inputs`) }),
-    resolve: async (_root, { inputs }, ctx, info) => {
-      const payloads = await submitScores(ctx.services, inputs, submitterOf(ctx));
-      await withStandingPlayers(ctx, payloads, info);
-      return payloads;
-    },
+    resolve: (_root, args, ctx, info) => submissions.submitScores(args, ctx, info),
   }),
 }));

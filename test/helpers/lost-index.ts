@@ -52,7 +52,7 @@ export async function startLostIndexFixture(): Promise<LostIndexFixture> {
       const lostAt = Date.now();
       await redis.start();
       await until(
-        () => t.app.services.indexGeneration.state() === 'recovering' && second.app.services.indexGeneration.state() === 'recovering',
+        () => t.app.parts.indexGeneration.state() === 'recovering' && second.app.parts.indexGeneration.state() === 'recovering',
         5_000,
         'both apps noticed the index lost',
       );

@@ -8,7 +8,7 @@ import type { TestApp } from './test-app.js';
  * outcome (leaderboard_operation_seconds, `{ field, outcome }`). 0 before the first.
  */
 export async function observations(app: TestApp, metric: string, labels: Record<string, string>): Promise<number> {
-  const values = (await (app.app.services.metrics.registry.getSingleMetric(metric) as Histogram | undefined)?.get())?.values ?? [];
+  const values = (await (app.app.parts.metrics.registry.getSingleMetric(metric) as Histogram | undefined)?.get())?.values ?? [];
   const wanted = Object.entries(labels);
   return values
     .filter((value) => value.metricName === `${metric}_count` && wanted.every(([name, label]) => value.labels[name] === label))

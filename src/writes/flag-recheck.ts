@@ -44,7 +44,11 @@ export interface FlagSpan {
  * without `flags.before`); the lock and a removal only for a player flagged meanwhile. Throws when
  * a store does not answer (the caller logs it: a rebuild or the next flag corrects the index).
  */
-export async function takeOutFlaggedMeanwhile(services: FlagRecheckDeps, written: ReadonlyMap<string, BoardBucket[]>, flags: FlagSpan = {}): Promise<Set<string>> {
+export async function takeOutFlaggedMeanwhile(
+  services: FlagRecheckDeps,
+  written: ReadonlyMap<string, BoardBucket[]>,
+  flags: FlagSpan = {},
+): Promise<Set<string>> {
   const { storage, index } = services;
   // Read even without `before`: it is the start of this process's next groups (lastRead).
   const after = await services.flagChanges.read();

@@ -4,7 +4,7 @@ import { type Bucket, isKept, keptUntil, parseBucketLabel } from '../model/bucke
 import type { BoardBucket } from '../ranking/index.js';
 import { CLOCK_SKEW_MS, type ResultBucket } from './buckets.js';
 import type { Logger } from 'pino';
-import type { BoardDirectory } from '../services/board-directory.js';
+import type { BoardDirectory } from './board-directory.js';
 import type { TopCache } from '../ranking/top-cache.js';
 
 /** A board bucket a player has a board score in, with that score. */

@@ -4,7 +4,7 @@ import type { Season } from '../db/seasons.js';
 import { keepsBoardScores } from '../model/board.js';
 import { settleBy } from '../deadline.js';
 import type { BoardBucket, BoardScoreWrite, Place } from '../ranking/index.js';
-import type { ResultBucket } from './buckets.js';
+import type { ResultBucket } from '../services/buckets.js';
 import type { Logger } from 'pino';
 import type { Storage } from '../db/storage.js';
 import type { RankingIndex } from '../ranking/index.js';

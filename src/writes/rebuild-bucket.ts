@@ -6,7 +6,7 @@ import type { BoardBucket, RankingIndex, RebuildOptions } from '../ranking/index
 import type { TopCache } from '../ranking/top-cache.js';
 import { announceTops } from '../pubsub/announce.js';
 import type { Logger } from 'pino';
-import { boardScoreList } from './buckets.js';
+import { boardScoreList } from '../services/buckets.js';
 
 /** What a rebuild needs: the system of record and the index, and the process's top cache to refresh. */
 export interface RebuildDeps {

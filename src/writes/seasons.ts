@@ -1,15 +1,12 @@
 import { type Season } from '../db/seasons.js';
 import { closeSeason as closeAndFreeze } from './close-season.js';
-import type { Board, EntryMetadata, RankStyle } from '../model/board.js';
-import { requireBoard } from './buckets.js';
-import { SEASON_LABEL, type SeasonDirectory } from '../services/season-directory.js';
+import type { Board } from '../model/board.js';
+import { requireBoard } from '../services/buckets.js';
+import type { SeasonDirectory } from '../services/season-directory.js';
 import type { Storage } from '../db/storage.js';
-import type { CursorCodec } from '../services/cursor.js';
 import type { BoardDirectory } from '../services/board-directory.js';
 import type { CloseSeasonDeps } from './close-season.js';
 import { badInput, notFound } from '../errors.js';
-import type { Standing, StandingConnection } from '../reads/views.js';
-import { styleOf } from '../reads/rank-styles.js';
 
 const span = (season: Pick<Season, 'id' | 'startsAt' | 'endsAt'>) =>
   `"${season.id}" (${season.startsAt.toISOString()} to ${season.endsAt?.toISOString() ?? 'no end: close it first'})`;
@@ -17,6 +14,7 @@ const span = (season: Pick<Season, 'id' | 'startsAt' | 'endsAt'>) =>
 /** What starting and closing seasons take (6 members). */
 export interface SeasonDeps extends CloseSeasonDeps {
   boards: BoardDirectory;
+  seasons: SeasonDirectory;
 }
 
 /**
@@ -62,7 +60,7 @@ export async function startSeason(
 }
 
 /** Closes the board's current season and freezes its final standings; NOT_FOUND when none is open. */
-export async function closeSeason(services: SeasonDeps & { seasons: SeasonDirectory }, boardId: string): Promise<Season> {
+export async function closeSeason(services: SeasonDeps, boardId: string): Promise<Season> {
   const board = await requireBoard(services, boardId);
   const current = await services.seasons.open(board.id, services.now());
   const season = current ? await closeAndFreeze(services, board, current.id) : null;
@@ -78,64 +76,4 @@ export async function currentSeason(services: { seasons: Pick<SeasonDirectory, '
 /** Every season of the board, oldest first. */
 export async function listSeasons(services: { storage: Pick<Storage, 'seasons'> }, board: Board): Promise<Season[]> {
   return services.storage.seasons.list(board.id);
-}
-
-/**
- * One page of a closed season's frozen final standings, from PostgreSQL, strictly after the
- * `after` cursor. The frozen list never changes, so its rank is a stable key: the cursor carries
- * the rank and the player (in the codec's `packed` slot), is bound to this board's season, and is
- * signed, so a forged or foreign one is refused. O(log N + first).
- */
-export async function readSeasonResults(
-  services: { storage: Pick<Storage, 'seasons'>; boards: BoardDirectory; cursors: CursorCodec },
-  args: {
-    board: string;
-    season: string;
-    first: number;
-    after?: string | null | undefined;
-    rankStyle?: RankStyle | null | undefined;
-    /** Whether the selection asks for the standings' metadata (read from PostgreSQL only then). */
-    withMetadata: boolean;
-  },
-): Promise<StandingConnection> {
-  const board = await requireBoard(services, args.board);
-  const scope = `season:${board.id}:${args.season}`;
-  const after = args.after === null || args.after === undefined ? null : services.cursors.decode(scope, args.after);
-  // A season id of another form than the service gives (s1, s2, ...) names no season: not asked about.
-  const season = SEASON_LABEL.test(args.season) ? await services.storage.seasons.find(board.id, args.season) : null;
-  if (!season) throw notFound(`Board "${board.id}" has no season "${args.season}".`);
-  if (!season.closedAt) throw notFound(`Season "${season.id}" of board "${board.id}" is still open; read it with period SEASON.`);
-  const page = await services.storage.seasons.pageResults({
-    boardId: board.id,
-    seasonId: season.id,
-    afterRank: after?.packed ?? 0,
-    limit: args.first + 1,
-    metadata: args.withMetadata,
-  });
-  const rows = page.rows.slice(0, args.first);
-  // COMPETITION: each score's first frozen rank; DENSE: its place among the distinct scores (an erased player's row still counts).
-  const style = styleOf(board, args.rankStyle);
-  const of = { boardId: board.id, seasonId: season.id, scores: rows.map((row) => row.score) };
-  const styledRanks =
-    style === 'COMPETITION'
-      ? await services.storage.seasons.firstRanksOfScores(of)
-      : style === 'DENSE'
-        ? await services.storage.seasons.denseRanksOfScores({ ...of, order: board.order })
-        : null;
-  const edges = rows.map((row) => ({
-    cursor: services.cursors.encode(scope, { packed: row.rank, playerId: row.playerId }),
-    node: frozenStanding(row, styledRanks?.get(row.score) ?? row.rank, page.size),
-  }));
-  return { edges, pageInfo: { hasNextPage: page.rows.length > args.first, endCursor: edges.at(-1)?.cursor ?? null } };
-}
-
-/** A frozen standing as served, at the rank its style gives it. */
-function frozenStanding(row: { playerId: string; score: number; reachedAt: Date; metadata: EntryMetadata | null }, rank: number, size: number): Standing {
-  return {
-    playerId: row.playerId,
-    rank,
-    score: row.score,
-    percentile: size === 0 ? 0 : (100 * (size - rank)) / size,
-    source: { recorded: { reachedAt: row.reachedAt, metadata: row.metadata } },
-  };
 }

@@ -2,7 +2,7 @@ import { GraphQLError } from 'graphql';
 import { type Board, PERIODS, type Period, keepsBoardScores } from '../model/board.js';
 import { bucketAt, keptBuckets } from '../model/buckets.js';
 import type { BoardBucket } from '../ranking/index.js';
-import { CLOCK_SKEW_MS, boardScoreList, resolveBoardBucket } from './buckets.js';
+import { CLOCK_SKEW_MS, boardScoreList, resolveBoardBucket } from '../services/buckets.js';
 import type { Storage } from '../db/storage.js';
 import type { RankingIndex } from '../ranking/index.js';
 import type { BoardDirectory } from '../services/board-directory.js';
@@ -68,7 +68,11 @@ export interface BucketDrift {
  * without the pool's statement timeout (the drift gauge's background measurement; a request's
  * count keeps the bound). Default false.
  */
-export async function measureBucketDrift(services: Pick<BoardBucketDeps, 'storage' | 'index' | 'now'>, at: BoardBucket, { unbounded = false } = {}): Promise<BucketDrift> {
+export async function measureBucketDrift(
+  services: Pick<BoardBucketDeps, 'storage' | 'index' | 'now'>,
+  at: BoardBucket,
+  { unbounded = false } = {},
+): Promise<BucketDrift> {
   const days = at.board.inactiveAfterDays;
   if (days && (at.bucket.period === 'ALL_TIME' || at.bucket.period === 'SEASON')) {
     // Inactive players leave these buckets (jobs/inactive-players.ts) and come back with a result

@@ -4,9 +4,9 @@ import type { Storage } from '../db/storage.js';
 import type { RankingIndex } from '../ranking/index.js';
 import type { ProfileCache } from '../services/profile-cache.js';
 import type { TopCache } from '../ranking/top-cache.js';
-import type { PlayerBucketDeps } from './player-buckets.js';
+import type { PlayerBucketDeps } from '../services/player-buckets.js';
 import { announceTops } from '../pubsub/announce.js';
-import { forgetTops, heldBuckets, inTop, warmBoards } from './player-buckets.js';
+import { forgetTops, heldBuckets, inTop, warmBoards } from '../services/player-buckets.js';
 
 /** What an erasure did. */
 export interface ErasureOutcome {

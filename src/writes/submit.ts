@@ -2,12 +2,18 @@ import { TotalAboveMaxScoreError } from '../db/results.js';
 import type { Season } from '../db/seasons.js';
 import { type Board, type EntryMetadata, MAX_METADATA_BYTES } from '../model/board.js';
 import type { BoardBucket, Place } from '../ranking/index.js';
-import { CLOCK_SKEW_MS, type ResultBucket, bucketsOfResult, liveSeasonsOf, regionProblem, requireBoard } from './buckets.js';
-import type { Services } from './services.js';
-import { badInput } from '../errors.js';
-import { type PeriodStanding, bucketOfAnswer, toStanding } from './standings.js';
-import { styledPlaces } from './rank-styles.js';
-import { type PlaceWithSize, type PreparedEntry, type SubmissionRecorded, rowKey } from './submission-groups.js';
+import { CLOCK_SKEW_MS, type ResultBucket, bucketsOfResult, liveSeasonsOf, regionProblem, requireBoard } from '../services/buckets.js';
+import type { Logger } from 'pino';
+import type { RankingIndex } from '../ranking/index.js';
+import type { BoardDirectory } from '../services/board-directory.js';
+import type { RateLimits } from '../services/rate-limits.js';
+import type { SeasonDirectory } from '../services/season-directory.js';
+import { GraphQLError } from 'graphql';
+import { type ErrorCode, badInput, clientError, notFound } from '../errors.js';
+import { MAX_BATCH } from '../model/contract.js';
+import { type PeriodStanding, bucketOfAnswer, toStanding } from '../reads/views.js';
+import { styledPlaces } from '../reads/rank-styles.js';
+import { type PlaceWithSize, type PreparedEntry, type SubmissionGroups, type SubmissionRecorded, rowKey } from './submission-groups.js';
 
 /**
  * The write path's own half (submission-groups.ts is the shared one): each call's inputs checked
@@ -15,11 +21,26 @@ import { type PlaceWithSize, type PreparedEntry, type SubmissionRecorded, rowKey
  * once its group is committed and written to the index.
  */
 
-/** The most results one submitScores call may carry. */
-export const MAX_BATCH = 1_000;
-
 /** How long before the request's deadline the write path gives up, leaving time to answer. */
 const ANSWER_MARGIN_MS = 250;
+
+/** What a submission takes (8 members). */
+export interface SubmitDeps {
+  /** The process's group commit every submission goes through. */
+  submissions: SubmissionGroups;
+  boards: BoardDirectory;
+  seasons: SeasonDirectory;
+  /**
+   * The index on the masters: what a submission answers from (a replay's standings, a place's
+   * rank style), which must hold its own write.
+   */
+  masterIndex: RankingIndex;
+  limits: Pick<RateLimits, 'submissions'>;
+  /** Every request is answered within this many milliseconds (REQUEST_TIMEOUT_MS). */
+  requestTimeoutMs: number;
+  now(): Date;
+  log: Logger;
+}
 
 export interface SubmitScoreInput {
   board: string;
@@ -34,7 +55,7 @@ export interface SubmitScoreInput {
 
 /** Who submits, and when the request came in. */
 export interface SubmitOptions {
-  /** Whether the call is a submitScores (its errors name `inputs[i]`). Default true. */
+  /** Whether the call is a submitScores (its errors name each input in error: `inputs.2.score: ...`). Default true. */
   batch?: boolean;
   /** The API key whose submission budget the call spends; null spends none (a caller of the service's own). */
   keyId: string | null;
@@ -52,16 +73,18 @@ export interface SubmitScorePayload {
  * The JSON text an entry's metadata is kept as, or null when none was sent; refused unless it is an
  * object of at most MAX_METADATA_BYTES as UTF-8 (JSON.stringify's compact form is what is measured and kept).
  */
-function metadataText(metadata: unknown, where: string): EntryMetadata | null {
+function metadataText(metadata: unknown, where: (field: string) => string): EntryMetadata | null {
   if (metadata === null || metadata === undefined) return null;
   if (typeof metadata !== 'object' || Array.isArray(metadata)) {
-    throw badInput(`${where}metadata must be a JSON object, such as {"car": "R8"}; this is ${Array.isArray(metadata) ? 'an array' : `a ${typeof metadata}`}.`);
+    throw badInput(
+      `${where('metadata')}metadata must be a JSON object, such as {"car": "R8"}; this is ${Array.isArray(metadata) ? 'an array' : `a ${typeof metadata}`}.`,
+    );
   }
   const text = JSON.stringify(metadata);
   const bytes = Buffer.byteLength(text, 'utf8');
   if (bytes > MAX_METADATA_BYTES) {
     throw badInput(
-      `${where}metadata is ${bytes.toLocaleString('en-US')} bytes as JSON (UTF-8); at most ${MAX_METADATA_BYTES.toLocaleString('en-US')} are kept.`,
+      `${where('metadata')}metadata is ${bytes.toLocaleString('en-US')} bytes as JSON (UTF-8); at most ${MAX_METADATA_BYTES.toLocaleString('en-US')} are kept.`,
     );
   }
   return text;
@@ -89,21 +112,37 @@ function bucketsOnce(now: Date): BucketsOf {
   };
 }
 
-/** Checks one input against its board; everything the input type cannot check alone. */
-function prepare(input: SubmitScoreInput, board: Board, seasons: readonly Season[], now: Date, where: string, bucketsOf: BucketsOf): PreparedEntry {
+/**
+ * Checks one input against its board; everything the input type cannot check alone. `where` names
+ * the field in error, as the message begins: `inputs.2.score: ` in a batch, nothing for submitScore.
+ */
+function prepare(
+  input: SubmitScoreInput,
+  board: Board,
+  seasons: readonly Season[],
+  now: Date,
+  where: (field: string) => string,
+  bucketsOf: BucketsOf,
+): PreparedEntry {
   if (input.score > board.maxScore) {
-    throw badInput(`${where}score ${input.score} is above board "${board.id}"'s maxScore of ${board.maxScore}.`);
+    throw badInput(`${where('score')}score ${input.score} is above board "${board.id}"'s maxScore of ${board.maxScore}.`);
   }
   const problem = regionProblem(board, input.region);
-  if (problem) throw badInput(`${where}${problem}`);
+  if (problem) throw badInput(`${where('region')}${problem}`);
   const region = input.region ?? null;
   const achievedAt = input.achievedAt ?? now;
   if (achievedAt.getTime() > now.getTime() + CLOCK_SKEW_MS) {
-    throw badInput(`${where}achievedAt ${achievedAt.toISOString()} is more than 5 minutes ahead of the server's clock.`);
+    throw badInput(`${where('achievedAt')}achievedAt ${achievedAt.toISOString()} is more than 5 minutes ahead of the server's clock.`);
   }
   const metadata = metadataText(input.metadata, where);
   const { buckets, rows } = bucketsOf(board, achievedAt, region, seasons);
   return { board, seasons, matchId: input.matchId, playerId: input.playerId, score: input.score, region, achievedAt, metadata, buckets, rows };
+}
+
+/** The contract code of an input's refusal (a bad value, an unknown board), or undefined for any other error. */
+function inputRefusal(error: unknown): ErrorCode | undefined {
+  const code = error instanceof GraphQLError ? error.extensions['code'] : undefined;
+  return code === 'BAD_USER_INPUT' || code === 'NOT_FOUND' ? code : undefined;
 }
 
 /**
@@ -114,7 +153,7 @@ function prepare(input: SubmitScoreInput, board: Board, seasons: readonly Season
  * answered, with no standings. A call is all or nothing, whatever the others of its group do.
  */
 export async function submitScores(
-  services: Services,
+  services: SubmitDeps,
   inputs: SubmitScoreInput[],
   { batch = true, keyId, startedAt }: SubmitOptions,
 ): Promise<SubmitScorePayload[]> {
@@ -123,7 +162,7 @@ export async function submitScores(
   const now = services.now();
   const entries: PreparedEntry[] = [];
   // Each board a call names, and its live seasons, looked up once, however many of its results the
-  // call carries; at the first input that names it, so the first input in error is the one answered.
+  // call carries.
   const boards = new Map<string, Promise<{ board: Board; seasons: Season[] }>>();
   const boardOf = (id: string) => {
     let found = boards.get(id);
@@ -131,10 +170,23 @@ export async function submitScores(
     return found;
   };
   const bucketsOf = bucketsOnce(now);
+  // Every input in error is named in one answer, by its path as the argument's own checks name it
+  // (`inputs.2.score: ...`), so a game server fixes a batch in one go; the code is the first one's.
+  const problems: { code: ErrorCode; message: string }[] = [];
   for (const [i, input] of inputs.entries()) {
-    const { board, seasons } = await boardOf(input.board);
-    entries.push(prepare(input, board, seasons, now, batch ? `inputs[${i}]: ` : '', bucketsOf));
+    const where = (field: string) => (batch ? `inputs.${i}.${field}: ` : '');
+    try {
+      const { board, seasons } = await boardOf(input.board).catch((error: unknown) => {
+        throw inputRefusal(error) === 'NOT_FOUND' ? notFound(`${where('board')}${(error as GraphQLError).message}`) : error;
+      });
+      entries.push(prepare(input, board, seasons, now, where, bucketsOf));
+    } catch (error) {
+      const code = inputRefusal(error);
+      if (!batch || code === undefined) throw error;
+      problems.push({ code, message: (error as GraphQLError).message });
+    }
   }
+  if (problems.length > 0) throw clientError(problems[0]!.code, problems.map((problem) => problem.message).join('; '));
   if (entries.length === 0) return [];
 
   let recorded: SubmissionRecorded;
@@ -163,7 +215,7 @@ export async function submitScores(
   return payloads.some((payload) => payload instanceof Promise) ? Promise.all(payloads.map(async (payload) => payload)) : (payloads as SubmitScorePayload[]);
 }
 
-function standingsOf(services: Services, entry: PreparedEntry, places: SubmissionRecorded['places']): PeriodStanding[] | Promise<PeriodStanding[]> {
+function standingsOf(services: SubmitDeps, entry: PreparedEntry, places: SubmissionRecorded['places']): PeriodStanding[] | Promise<PeriodStanding[]> {
   const own = places.get(entry) ?? [];
   const found: { at: ResultBucket; placed: PlaceWithSize }[] = [];
   entry.buckets.forEach((at, b) => {
@@ -189,10 +241,10 @@ function standingsOf(services: Services, entry: PreparedEntry, places: Submissio
  * styledPlaces). Null when that count cannot be read: the result is recorded, and answered
  * without that standing, as when the index write fails.
  */
-async function inBoardStyle(services: Services, at: BoardBucket, place: Place): Promise<Place | null> {
+async function inBoardStyle(services: SubmitDeps, at: BoardBucket, place: Place): Promise<Place | null> {
   if (at.board.rankStyle === 'ORDINAL') return place;
   try {
-    // On the masters, as the place itself was read (read-your-writes; Services.masterIndex).
+    // On the masters, as the place itself was read (read-your-writes; SubmitDeps.masterIndex).
     const [styled] = await styledPlaces({ index: services.masterIndex }, at, [place], at.board.rankStyle);
     return styled ?? null;
   } catch (error) {
@@ -202,11 +254,11 @@ async function inBoardStyle(services: Services, at: BoardBucket, place: Place): 
 }
 
 /** The current standings of a replayed result, so a retried call answers as the first one would now. */
-async function readStandings(services: Services, buckets: ResultBucket[], playerId: string): Promise<PeriodStanding[]> {
+async function readStandings(services: SubmitDeps, buckets: ResultBucket[], playerId: string): Promise<PeriodStanding[]> {
   try {
     const views = await Promise.all(
       buckets.map(async (at) => {
-        // On the masters: the replayed result's own write is there (Services.masterIndex), maybe not yet on a replica.
+        // On the masters: the replayed result's own write is there (SubmitDeps.masterIndex), maybe not yet on a replica.
         const view = await services.masterIndex.standings(at, [playerId]);
         const [place] = await styledPlaces({ index: services.masterIndex }, at, view.places, at.board.rankStyle);
         return place ? [{ ...bucketOfAnswer(at), standing: toStanding(at, place, view.size) }] : [];

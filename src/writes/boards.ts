@@ -4,6 +4,7 @@ import { canonicalTimeZone } from '../model/buckets.js';
 import type { Storage } from '../db/storage.js';
 import type { BoardDirectory } from '../services/board-directory.js';
 import { badInput, notFound } from '../errors.js';
+import { MAX_REGIONS } from '../model/contract.js';
 
 /** A board as createBoard receives it: everything but what the service sets (its epoch, its creation time). */
 /** What creating and changing a board take: the record, and this process's directory to serve it at once. */
@@ -73,9 +74,6 @@ export interface UpdateBoardInput {
   /** Days without a result after which a player leaves ALL_TIME and SEASON; null: never; left out: unchanged. */
   inactiveAfterDays?: number | null | undefined;
 }
-
-/** The most regions a board keeps (createBoard's limit too). */
-export const MAX_REGIONS = 32;
 
 /**
  * Changes a board's settings. The input type has checked each field's form; this checks them

@@ -1,6 +1,5 @@
-import type { IndexState } from '../ranking/generation.js';
 import type { Storage } from '../db/storage.js';
-import type { IndexGeneration } from '../ranking/generation.js';
+import type { IndexGeneration, IndexState } from '../ranking/generation.js';
 import type { StoreProbes } from '../services/store-health.js';
 
 /** What the console's store health shows. */
@@ -11,8 +10,15 @@ export interface StoreStatus extends StoreProbes {
   indexBacklog: number | null;
 }
 
+/** What the store health takes: the probes, the outbox, and this process's view of the index. */
+export interface StoreStatusDeps {
+  probeStores(): Promise<StoreProbes>;
+  storage: Pick<Storage, 'backlog'>;
+  indexGeneration: Pick<IndexGeneration, 'state'>;
+}
+
 /** Both stores probed at once (each within a second), this process's view of the index, and the outbox's length. */
-export async function storeStatus(services: { probeStores(): Promise<StoreProbes>; storage: Pick<Storage, 'backlog'>; indexGeneration: Pick<IndexGeneration, 'state'> }): Promise<StoreStatus> {
+export async function storeStatus(services: StoreStatusDeps): Promise<StoreStatus> {
   const probes = await services.probeStores();
   const indexBacklog = probes.postgres.up ? await services.storage.backlog.count().catch(() => null) : null;
   return { ...probes, index: services.indexGeneration.state(), indexBacklog };

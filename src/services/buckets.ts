@@ -4,8 +4,8 @@ import type { BoardScoreList } from '../db/board-scores.js';
 import { type Bucket, bucketAt, isKept, keptUntil, parseBucketLabel } from '../model/buckets.js';
 import type { BoardBucket } from '../ranking/index.js';
 import { badInput, notFound } from '../errors.js';
-import type { BoardDirectory } from '../services/board-directory.js';
-import { SEASON_LABEL, type SeasonDirectory, currentOf, seasonBucket, seasonBucketHolding } from '../services/season-directory.js';
+import type { BoardDirectory } from './board-directory.js';
+import { SEASON_LABEL, type SeasonDirectory, currentOf, seasonBucket, seasonBucketHolding } from './season-directory.js';
 
 /** How far ahead of the server's clock an achievedAt (and so a bucket) may be. */
 export const CLOCK_SKEW_MS = 5 * 60_000;

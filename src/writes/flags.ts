@@ -6,9 +6,9 @@ import type { Storage } from '../db/storage.js';
 import type { RankingIndex } from '../ranking/index.js';
 import type { FlagChanges } from '../services/flag-changes.js';
 import type { TopCache } from '../ranking/top-cache.js';
-import type { PlayerBucketDeps } from './player-buckets.js';
+import type { PlayerBucketDeps } from '../services/player-buckets.js';
 import { announceTops } from '../pubsub/announce.js';
-import { forgetTops, heldBuckets, inTop, warmBoards } from './player-buckets.js';
+import { forgetTops, heldBuckets, inTop, warmBoards } from '../services/player-buckets.js';
 
 /** What a flag or an unflag did. */
 export interface FlagOutcome {

@@ -1,7 +1,7 @@
 import { ranksAhead } from '../model/board.js';
 import type { BoardScoreWrite, Place } from '../ranking/index.js';
 import { bucketKey } from '../ranking/keys.js';
-import { boardScoreList } from './buckets.js';
+import { boardScoreList } from '../services/buckets.js';
 import type { Storage } from '../db/storage.js';
 import type { RankingIndex } from '../ranking/index.js';
 

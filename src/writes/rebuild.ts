@@ -2,10 +2,10 @@ import { rebuildBucket } from './rebuild-bucket.js';
 import type { RebuildJob } from '../services/rebuild-jobs.js';
 import { RebuildRunningError } from '../ranking/index.js';
 import { bucketKey } from '../ranking/keys.js';
-import { type BucketArgs, boardScoreList, resolveBoardBucket } from './buckets.js';
+import { type BucketArgs, boardScoreList, resolveBoardBucket } from '../services/buckets.js';
 import type { Logger } from 'pino';
 import type { RebuildJobs } from '../services/rebuild-jobs.js';
-import type { BucketDeps } from './buckets.js';
+import type { BucketDeps } from '../services/buckets.js';
 import type { RebuildDeps } from './rebuild-bucket.js';
 import { clientError } from '../errors.js';
 
