@@ -1,4 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { deleteKeysUnder } from '../src/redis.js';
+import { TEST_REDIS_URL } from './helpers/redis-keys.js';
 import { type TestApp, startTestApp } from './helpers/test-app.js';
 
 describe('players: profiles through one DataLoader per request', () => {
@@ -19,6 +21,9 @@ describe('players: profiles through one DataLoader per request', () => {
   const playerQueries = () => statements.filter((s) => /from "players"/.test(s)).length;
 
   it('names every player of a 300-row response with one query', async () => {
+    // Their first results brought every profile, or none, into Redis (ProfileCache.remember):
+    // emptied, so that the read finds none held and asks PostgreSQL, once for all 300.
+    await deleteKeysUnder(TEST_REDIS_URL, `${t.keyPrefix}lb:{profiles}:`);
     const before = playerQueries();
     const response = await t.gql<{ top: { entries: { rank: number; player: { id: string; displayName: string | null } }[] } }>(
       `{ top(board: "global", limit: 1000) { entries { rank player { id displayName avatarUrl } } }
