@@ -190,7 +190,11 @@ export async function resetProfiles(target: BenchTarget): Promise<void> {
   }
 }
 
-/** Every player's profile, or none, remembered in Redis: as after every player was read once. */
+/**
+ * Every player's profile, or that they have none, held in Redis, through the service's profile
+ * cache: as each player's first result through the service leaves it (ProfileCache.remember), or
+ * their first read. The seed writes the board by SQL, which tells the profile cache nothing.
+ */
 export async function warmEveryProfile(target: BenchTarget): Promise<void> {
   const stores = await openBenchStores(target);
   try {
