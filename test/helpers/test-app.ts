@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
-import { afterAll, inject } from 'vitest';
+import { type RunnerTask, type RunnerTestSuite, afterAll, beforeEach, inject } from 'vitest';
 import { type App, type AppDeps, buildApp } from '../../src/app.js';
 import { type Database, type Pooling, createDatabase, sessionTimeoutsFor } from '../../src/db/client.js';
 import { createLogger } from '../../src/logger.js';
@@ -18,14 +18,26 @@ import type { RedisClusterFixture } from './redis-cluster.js';
 import { TEST_REDIS_URL } from './redis-keys.js';
 
 /**
- * What this file's tests started (apps, stores) and have not closed yet, oldest first. One place
- * stops them: the hook below, once the file's tests are done, newest first (an app before the
- * stores it shares with another), so a test file need not write an afterAll for them. A test or a
- * describe that wants them gone sooner (a restart, a resource counted) still calls close().
+ * What this file's tests started (apps, stores) and have not closed yet, oldest first, each with
+ * the describe block (or file) that was running when it started: its beforeAll, or one of its
+ * tests. One place stops them, newest first (an app before the stores it shares with another), so
+ * a test file need not write an afterAll for them: once that block's tests are done, before the
+ * next test of the file starts, and at the latest once the file's tests are done. A test that wants
+ * one gone sooner (a restart, a resource counted) still calls close().
  */
-const started = new Set<{ close(): Promise<void> }>();
+const started = new Map<{ close(): Promise<void> }, RunnerTestSuite | undefined>();
 
-/** Closes `what` at the end of the file's tests, unless it was closed before; the close answered is idempotent. */
+/**
+ * The describe block (or file) running now. Vitest keeps the task it runs in its worker state,
+ * which it does not export: the suite whose hooks run, or the test (whose block owns what it starts).
+ * Undefined elsewhere: then the file's end closes it.
+ */
+function runningBlock(): RunnerTestSuite | undefined {
+  const current = (globalThis as { __vitest_worker__?: { current?: RunnerTask } }).__vitest_worker__?.current;
+  return current?.type === 'test' ? (current.suite ?? current.file) : (current);
+}
+
+/** Closes `what` once its block's tests are done, unless it was closed before; the close answered is idempotent. */
 function closedAtEnd<T extends { close(): Promise<void> }>(what: T): T {
   let closing: Promise<void> | undefined;
   const close = what.close.bind(what);
@@ -35,18 +47,26 @@ function closedAtEnd<T extends { close(): Promise<void> }>(what: T): T {
       return (closing ??= close());
     },
   };
-  started.add(once);
+  started.set(once, runningBlock());
   what.close = once.close;
   return what;
 }
 
-// Registered as the file is collected: Vitest imports this helper once per test file (each file
-// its own module graph), within the file's root suite, so this is that file's last hook.
-afterAll(async () => {
+/** Closes, newest first, what `done` picks; throws what failed, once each was tried. */
+async function closeStarted(done: (block: RunnerTestSuite | undefined) => boolean): Promise<void> {
   const failures: unknown[] = [];
-  for (const each of [...started].reverse()) await each.close().catch((error: unknown) => failures.push(error));
+  for (const [each, block] of [...started].reverse()) {
+    if (done(block)) await each.close().catch((error: unknown) => failures.push(error));
+  }
   if (failures.length > 0) throw new AggregateError(failures, `${failures.length} test fixtures failed to close`);
-}, 120_000);
+}
+
+const CLOSING_MS = 120_000;
+// Registered as the file is collected: Vitest imports this helper once per test file (each file
+// its own module graph), within the file's root suite, so these run for every test of the file.
+// A block is done once Vitest has given it its result (after its afterAll hooks).
+beforeEach(() => closeStarted((block) => block?.result?.state !== undefined && block.result.state !== 'run'), CLOSING_MS);
+afterAll(() => closeStarted(() => true), CLOSING_MS);
 
 export const ADMIN_KEY = 'test-admin-key-0123456789';
 /** See TestAppOptions.requestTimeoutMs. */
@@ -133,7 +153,7 @@ export interface TestAppOptions {
 /**
  * A running app on a free port, with its own database (a copy of the run's migrated template) and
  * its own Redis key prefix, so that no two test apps ever see each other's data. close() stops the
- * app and removes both; the file's tests ending does too, when no test did (see `started`).
+ * app and removes both; its describe block's tests ending does too, when no test did (see `started`).
  */
 export async function startTestApp(options: TestAppOptions = {}) {
   const shared = options.shareStoresOf;
@@ -248,7 +268,7 @@ function adminTarget(url: URL) {
 /**
  * A database of its own (a copy of the run's migrated template) and a Redis key prefix, for a test
  * for an app of startTestApp, or for a test that runs the service as processes (see service-process.ts).
- * drop() removes both; the file's tests ending does too, when nothing did (see `started`).
+ * drop() removes both; its describe block's tests ending does too, when nothing did (see `started`).
  */
 export async function createTestStores(options: { /** Where the keys are removed from. Default: the test Redis. */ redis?: RedisTarget } = {}) {
   const id = randomBytes(4).toString('hex');
