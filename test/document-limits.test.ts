@@ -124,7 +124,6 @@ describe('documents a generated client makes', () => {
   });
   afterAll(async () => {
     await ws?.dispose();
-    await t?.close();
   });
 
   /** Every argument a variable, each given, as a generated client sends them. */

@@ -75,7 +75,6 @@ describe('every operation of the contract at its documented maximum', () => {
   });
   afterAll(async () => {
     await ws?.dispose();
-    await t?.close();
   });
 
   it('standings(first: 200) with an ordinary selection is accepted on the JSON path', async () => {
@@ -181,8 +180,6 @@ describe('the read budget is charged by rows', () => {
     t = await startTestApp({ rateLimits: { readsPerSecond: 0, submissionsPerSecond: 0, readRowsPerSecond: 5_000 } });
     await seedCrowd(t);
   });
-  afterAll(() => t?.close());
-
   it('a batch of heavy reads spends the rows of each, and is refused past the budget', async () => {
     // Each costs 1 + 1,000 + 1,000 = 2,001 rows: two fit in 5,000 a second, the rest do not.
     const heavy = { query: 'query($n: Int!) { top(board: "crowd", limit: $n) { entries { rank player { displayName } } } }', variables: { n: 1_000 } };
@@ -225,7 +222,6 @@ describe('subscriptions are charged and capped', () => {
   });
   afterAll(async () => {
     for (const client of sockets) await client.dispose();
-    await t?.close();
   });
 
   it('per socket and per client, refused with RATE_LIMITED past either cap, and freed when one ends', async () => {
@@ -265,7 +261,6 @@ describe('subscriptions spend the read budget', () => {
   });
   afterAll(async () => {
     await client?.dispose();
-    await t?.close();
   });
 
   it('each topChanged is charged its rows as it starts', async () => {
