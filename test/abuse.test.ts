@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { type Socket, connect } from 'node:net';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { createKeyring } from '../src/auth/keys.js';
 import { MAX_BODY_BYTES } from '../src/http/request-limits.js';
@@ -77,8 +77,6 @@ describe('WebSocket clients are bounded', () => {
     t = await startTestApp({ requestLimits: { operationsPerSocket: 4, maxSocketBufferedBytes: 256 * 1024 } });
     await seed(t, 1_000);
   });
-  afterAll(() => t?.close());
-
   it('a frame over MAX_BODY_BYTES closes the socket with 1009, as a body over it is refused', async () => {
     const client = await rawSocket(t);
     client.socket.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query: `{ __typename } # ${'x'.repeat(MAX_BODY_BYTES)}` } }));
@@ -135,8 +133,6 @@ describe('subscriptions on one socket', () => {
     t = await startTestApp();
     await seed(t, 10);
   });
-  afterAll(() => t?.close());
-
   it('1,000 at once: the socket cap (100) is open, the rest RATE_LIMITED, and the heap stays put', async () => {
     const before = heapMb();
     const client = await rawSocket(t);
@@ -163,8 +159,6 @@ describe('documents', () => {
   beforeAll(async () => {
     t = await startTestApp();
   });
-  afterAll(() => t?.close());
-
   it('a document over 100,000 bytes is refused before it is parsed, naming the limit', async () => {
     const query = `{ __typename } # ${'x'.repeat(150_000)}`;
     const response = await fetch(`${t.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
@@ -206,8 +200,6 @@ describe('guessed API keys', () => {
       },
     });
   });
-  afterAll(() => t?.close());
-
   it('are budgeted per client: past the budget a new key is refused RATE_LIMITED without a lookup; known keys still work', async () => {
     lookups = 0;
     const answers: GraphQLResponse[] = [];
@@ -239,8 +231,6 @@ describe('HTTP connections', () => {
   beforeAll(async () => {
     t = await startTestApp({ requestLimits: { requestTimeoutMs: 1_000, maxConnections: 20 } });
   });
-  afterAll(() => t?.close());
-
   const port = () => Number(new URL(t.url).port);
 
   it('a body trickled slower than the request timeout is answered 408 and its connection closed', async () => {
@@ -289,8 +279,6 @@ describe('request bodies held at once', () => {
   beforeAll(async () => {
     t = await startTestApp({ requestLimits: { maxBodyBytesInFlight: budget } });
   });
-  afterAll(() => t?.close());
-
   const large = () => JSON.stringify({ query: '{ __typename }', variables: { padding: 'x'.repeat(2_000_000) } });
   const post = async (body: string) => {
     const response = await fetch(`${t.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
