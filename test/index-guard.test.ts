@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { type Board, DEFAULT_RETENTION } from '../src/model/board.js';
 import { INDEX_METHOD_ROLES, IndexRecoveringError, createIndexGeneration, guardReads } from '../src/ranking/generation.js';
 import { type BoardBucket, createRankingIndex } from '../src/ranking/index.js';
-import { DEFAULT_PROFILE_HASHES, PROFILE_CHANGES_KEY } from '../src/profiles/store.js';
+import { DEFAULT_PROFILE_HASHES, PROFILE_CHANGES_KEY, PROFILE_KEYS_PREFIX, profileHashKey } from '../src/profiles/store.js';
 import { defineRankingScripts } from '../src/ranking/scripts/index.js';
 import { scratchRedis } from './helpers/redis-keys.js';
 
@@ -59,13 +59,20 @@ describe('the index guard', () => {
       'standingsNamed',
       'top',
     ]);
+    // Where the named reads find the profiles, as the profile cache names them (ProfileStore.naming).
+    const fields = {
+      changesKey: PROFILE_CHANGES_KEY,
+      hashPrefix: PROFILE_KEYS_PREFIX,
+      hashes: DEFAULT_PROFILE_HASHES,
+      keysOf: (ids: readonly string[]) => ids.map((id) => profileHashKey(id, DEFAULT_PROFILE_HASHES)),
+    };
     const calls: Record<string, () => Promise<unknown>> = {
       top: () => index.top(at, 10),
       standings: () => index.standings(at, ['ada']),
-      standingsNamed: () => index.standingsNamed(at, ['ada'], { changesKey: PROFILE_CHANGES_KEY, hashes: DEFAULT_PROFILE_HASHES }),
+      standingsNamed: () => index.standingsNamed(at, ['ada'], fields),
       around: () => index.around(at, 'ada', 2),
       arounds: () => index.arounds(at, [{ playerId: 'ada', radius: 2 }]),
-      aroundsNamed: () => index.aroundsNamed(at, [{ playerId: 'ada', radius: 2 }], { changesKey: PROFILE_CHANGES_KEY, hashes: DEFAULT_PROFILE_HASHES }),
+      aroundsNamed: () => index.aroundsNamed(at, [{ playerId: 'ada', radius: 2 }], fields),
       page: () => index.page(at, null, 10),
       scanShard: () => index.scanShard(at, 0, '0', 10),
       size: () => index.size(at),
