@@ -98,12 +98,20 @@ describe('bad input is refused with the contract code and changes nothing', () =
       refused('NOT_FOUND', () => t.server(SUBMIT_MANY, { inputs: [good(1), { ...good(2), board: 'nope' }] })),
     );
     it(
-      'the first input in error is the one answered, whatever its kind',
+      "every input in error is named in one answer, each by its path (inputs.2.score), with the first one's code",
       refused('BAD_USER_INPUT', async () => {
+        const maxOf = (score: number) => `score ${score} is above board "bad"'s maxScore of 1000.`;
         const unknownFirst = await t.server(SUBMIT_MANY, { inputs: [good(6), { ...good(7), board: 'nope' }, { ...good(8), score: 1_001 }] });
         expect(codeOf(unknownFirst)).toBe('NOT_FOUND');
-        const aboveMaxFirst = await t.server(SUBMIT_MANY, { inputs: [good(6), { ...good(8), score: 1_001 }, { ...good(7), board: 'nope' }] });
-        expect(aboveMaxFirst.errors?.[0]?.message).toMatch(/^inputs\[1\]: score 1001 is above board "bad"'s maxScore/);
+        expect(unknownFirst.errors?.[0]?.message).toBe(`inputs.1.board: No board "nope".; inputs.2.score: ${maxOf(1001)}`);
+        const aboveMaxFirst = await t.server(SUBMIT_MANY, {
+          inputs: [good(6), { ...good(8), score: 1_001 }, { ...good(7), board: 'nope' }, { ...good(9), region: 'mars' }, { ...good(10), score: 1_002 }],
+        });
+        expect(aboveMaxFirst.errors).toHaveLength(1);
+        expect(aboveMaxFirst.errors?.[0]?.message).toBe(
+          `inputs.1.score: ${maxOf(1001)}; inputs.2.board: No board "nope".; ` +
+            `inputs.3.region: Board "bad" has no region "mars"; its regions are one of eu.; inputs.4.score: ${maxOf(1002)}`,
+        );
         return aboveMaxFirst;
       }),
     );

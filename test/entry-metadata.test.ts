@@ -214,10 +214,10 @@ describe.each([
     const before = await counts();
     const base = { board: BEST.id, playerId: 'pilote-neu', score: 900, achievedAt: new Date(), region: null };
     for (const [metadata, message] of [
-      [['a', 'b'], /inputs\[1\]: metadata must be a JSON object.*an array/],
-      ['R8', /inputs\[1\]: metadata must be a JSON object.*a string/],
-      [42, /inputs\[1\]: metadata must be a JSON object.*a number/],
-      [metadataOfSize(1_025), /inputs\[1\]: metadata is 1,025 bytes as JSON \(UTF-8\); at most 1,024/],
+      [['a', 'b'], /inputs\.1\.metadata: metadata must be a JSON object.*an array/],
+      ['R8', /inputs\.1\.metadata: metadata must be a JSON object.*a string/],
+      [42, /inputs\.1\.metadata: metadata must be a JSON object.*a number/],
+      [metadataOfSize(1_025), /inputs\.1\.metadata: metadata is 1,025 bytes as JSON \(UTF-8\); at most 1,024/],
     ] as const) {
       const answer = await t.server(SUBMIT, {
         inputs: [
