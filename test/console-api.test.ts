@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createRebuildJobs } from '../src/services/rebuild-jobs.js';
 import { labelsAt, rankEntries } from './helpers/oracle.js';
 import { ADMIN_KEY, SERVER_KEY, type TestApp, startTestApp } from './helpers/test-app.js';
@@ -143,10 +143,6 @@ describe('the console’s admin operations', () => {
       });
     }
   }, 60_000);
-
-  afterAll(async () => {
-    await t?.close();
-  });
 
   it('lists each live bucket with its size in Redis and in PostgreSQL, and the drift between them', async () => {
     const answer = await t.admin<{

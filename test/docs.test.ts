@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { renderDocs } from '../src/http/docs-route.js';
 import { type TestApp, startTestApp } from './helpers/test-app.js';
 
@@ -55,9 +55,6 @@ describe('the docs', () => {
     let t: TestApp;
     beforeAll(async () => {
       t = await startTestApp();
-    });
-    afterAll(async () => {
-      await t?.close();
     });
 
     it('as HTML, every link answering and every #anchor there, with every page under docs/ reached from the README', async () => {

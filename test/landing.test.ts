@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { type TestApp, startTestApp } from './helpers/test-app.js';
 
 /** `/`: a short page pointing a newcomer at GraphiQL, the overlay and the docs, instead of a 404. */
@@ -7,9 +7,6 @@ describe('the landing page', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp();
-  });
-  afterAll(async () => {
-    await t?.close();
   });
 
   it('answers / with links to GraphiQL, the overlay and the docs, each of which answers', async () => {

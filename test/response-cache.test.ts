@@ -69,10 +69,6 @@ describe('shared tops: one execution per refresh, the same bytes for every calle
     writer = await startTestApp({ shareStoresOf: { databaseUrl: reader.databaseUrl, keyPrefix: reader.keyPrefix } });
     await createArena(writer, 12);
   });
-  afterAll(async () => {
-    await writer?.close();
-    await reader?.close();
-  });
 
   it('callers asking the same top within a refresh get the same bytes, read from no store but the changes token', async () => {
     await until(
@@ -207,7 +203,6 @@ describe('shared tops keep the limits', () => {
     });
     await createArena(t, 12);
   });
-  afterAll(() => t?.close());
 
   it('a cached answer still spends its client’s read budget: past it, RATE_LIMITED, observed as such', async () => {
     const refusedBefore = await observed(t, '__typename,top', 'RATE_LIMITED');
@@ -245,7 +240,6 @@ describe('shared tops asked with a key', () => {
     t = await startTestApp({ rateLimits: { readsPerSecond: 0, readRowsPerSecond: 0, submissionsPerSecond: 0, authFailuresPerSecond: 2 } });
     await createArena(t, 12);
   });
-  afterAll(() => t?.close());
 
   it('are never answered before the pipeline: an unknown key still spends its client’s failed authentications', async () => {
     // A new guess each time: a key looked up once is cached, and answered without a lookup.
