@@ -281,7 +281,7 @@ export function buildApp(deps: AppDeps): App {
     players: { storage },
   });
   const records = createRecords({ boards, seasons, storage, now, playerStandings: { storage, index, boards, now, log } });
-  const topChanged = { topFeed, storage, boards, seasons, now, log, metrics };
+  const topChanged = { topFeed, profiles, boards, seasons, now, log, metrics };
   const live: LiveTops = {
     watch: (args, signal) => watchTopChanged(topChanged, args, signal),
     view: (event, rankStyle) => topChangedView(topChanged, event, rankStyle),

@@ -1,11 +1,14 @@
 import { type Client, createClient } from 'graphql-ws';
-import type { Redis } from 'ioredis';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import type { BoardBucket } from '../src/ranking/index.js';
 import { createTopCache } from '../src/ranking/top-cache.js';
+import { createHash } from 'node:crypto';
+import { readProfilesLua } from '../src/profiles/scripts.js';
 import { createRedis } from '../src/redis.js';
 import { rankScores } from './helpers/oracle.js';
+import { type OwnRedis, startOwnRedis } from './helpers/redis-server.js';
 import { type TestApp, startTestApp } from './helpers/test-app.js';
 import { until } from './helpers/wait.js';
 
@@ -333,14 +336,32 @@ describe('topChanged over WebSocket', () => {
 
 describe('topChanged player profiles', () => {
   let t: TestApp;
-  const profileQueries: string[] = [];
+  /** The profile reads the app's own Redis connection sent (readProfiles, as MONITOR lists them), each as the ids it asked. */
+  const profileReads: string[][] = [];
+  const readProfilesSha = createHash('sha1').update(readProfilesLua).digest('hex');
+  let monitor: Redis | undefined;
+  let redis: OwnRedis;
   beforeAll(async () => {
-    t = await startTestApp({ onQuery: (statement) => /from "players"/.test(statement) && profileQueries.push(statement) });
+    // A Redis of the test's own, so that MONITOR lists this app's commands and little else.
+    redis = await startOwnRedis();
+    t = await startTestApp({ redisUrl: redis.url });
+    const port = (t.redis as Redis).stream.localPort;
+    monitor = await new Redis({ host: '127.0.0.1', port: redis.port }).monitor();
+    monitor.on('monitor', (_time: string, args: string[], source: string) => {
+      const script = args[0]?.toLowerCase();
+      if (source.endsWith(`:${port}`) && (script === 'evalsha' || script === 'eval') && (args[1] === readProfilesSha || args[1] === readProfilesLua)) {
+        profileReads.push(args);
+      }
+    });
     await createBoard(t, { id: 'names', topSize: 3 });
     await t.server(`mutation { upsertPlayer(input: { id: "ann", displayName: "Ann" }) { id } }`);
     await submit(t, 'names', 'ann', 10);
   });
-  afterAll(() => t.close());
+  afterAll(async () => {
+    monitor?.disconnect();
+    await t?.close();
+    await redis?.kill();
+  });
 
   it('are read once per view for every viewer of the process, and a rename shows with the next view', async () => {
     const query = `subscription { topChanged(board: "names", limit: 3) { entries { score player { id displayName } } } }`;
@@ -363,7 +384,7 @@ describe('topChanged player profiles', () => {
 
     await t.server(`mutation { upsertPlayer(input: { id: "bob", displayName: "Bob" }) { id } }`);
     await t.server(`mutation { upsertPlayer(input: { id: "ann", displayName: "Anna" }) { id } }`);
-    profileQueries.length = 0;
+    profileReads.length = 0;
     await submit(t, 'names', 'bob', 20);
     await until(() => views.every((list) => list.length === 2), 5_000, 'every second view');
     for (const list of views) {
@@ -372,7 +393,10 @@ describe('topChanged player profiles', () => {
         { score: 10, player: { id: 'ann', displayName: 'Anna' } },
       ]);
     }
-    expect(profileQueries).toHaveLength(1);
+    // One profile read named the view's players, for all twenty viewers (the submission's own
+    // read of its new player's profile, if any, names bob alone).
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(profileReads.filter((args) => args.includes('ann'))).toHaveLength(1);
     stops.forEach((stop) => stop());
     await Promise.all(clients.map(async (client) => client.dispose()));
   });

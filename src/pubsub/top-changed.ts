@@ -1,10 +1,10 @@
 import type { Logger } from 'pino';
-import { type Player } from '../db/players.js';
-import type { Storage } from '../db/storage.js';
 import type { TopEvent, TopFeed } from './top-feed.js';
 import type { TopView } from '../ranking/top-cache.js';
 import { type BucketArgs, type BucketDeps, requireBoard, resolveBoardBucket } from '../services/buckets.js';
 import type { Metrics } from '../services/metrics.js';
+import type { ProfileCache } from '../services/profile-cache.js';
+import type { Profile } from '../profiles/store.js';
 import { badInput, unavailable } from '../errors.js';
 import { type TopBoard, bucketOfAnswer, toStanding } from '../reads/views.js';
 import { styleOf, styledTop } from '../reads/rank-styles.js';
@@ -17,7 +17,8 @@ export type { TopEvent } from './top-feed.js';
 export interface TopChangedDeps extends BucketDeps {
   /** topChanged's fan-out; null where nothing is served (the CLI). */
   topFeed: TopFeed | null;
-  storage: Pick<Storage, 'players'>;
+  /** The profiles the views name, through the profile cache every read names players through. */
+  profiles: Pick<ProfileCache, 'load'>;
   log: Logger;
   metrics: Pick<Metrics, 'topChangedEvents'>;
 }
@@ -51,25 +52,26 @@ export async function watchTopChanged(
 
 /**
  * The profiles of a view's players, loaded once per view read (the feed hands every viewer the
- * same source object), so a thousand viewers of one refresh cost one PostgreSQL query, not a
- * thousand, and none of them a loader call per entry. Ids alone when PostgreSQL does not answer,
- * as for any read. `ready` is set once loaded, so later viewers are served synchronously.
+ * same source object), so a thousand viewers of one refresh cost one load of the profile cache
+ * (one Redis call, PostgreSQL only for what Redis does not hold), not a thousand, and none of them
+ * a loader call per entry. Ids alone when PostgreSQL does not answer, as for any read. `ready` is set once loaded, so later viewers are served synchronously.
  */
 interface Profiles {
-  loading: Promise<Map<string, Player>>;
-  ready?: Map<string, Player>;
+  loading: Promise<Map<string, Profile>>;
+  ready?: Map<string, Profile>;
 }
 const profilesByView = new WeakMap<TopView, Profiles>();
 
-async function loadProfiles(services: TopChangedDeps, ids: string[]): Promise<Map<string, Player>> {
-  const byId = new Map<string, Player>(ids.map((id) => [id, { id, displayName: null, avatarUrl: null }]));
+async function loadProfiles(services: TopChangedDeps, ids: string[]): Promise<Map<string, Profile>> {
+  let found: readonly Profile[];
   try {
-    for (const player of await services.storage.players.find(ids)) byId.set(player.id, player);
+    found = await services.profiles.load(ids);
   } catch (error) {
     if (!isStoreUnavailable(error)) throw error;
     services.log.warn({ err: error }, 'player profiles unavailable; answering ids only');
+    found = ids.map((id) => ({ id, displayName: null, avatarUrl: null }));
   }
-  return byId;
+  return new Map(found.map((profile) => [profile.id, profile]));
 }
 
 function profilesOf(services: TopChangedDeps, view: TopView): Profiles {
@@ -112,7 +114,7 @@ export function topChangedView(services: TopChangedDeps, event: TopEvent, asked?
 /** The answers built for each slice the feed handed out (the feed shares one slice among the viewers of one limit), one per rank style. */
 const answers = new WeakMap<TopView, Map<RankStyle, TopBoard>>();
 
-function present({ at, view }: TopEvent, profiles: Map<string, Player>, style: RankStyle): TopBoard {
+function present({ at, view }: TopEvent, profiles: Map<string, Profile>, style: RankStyle): TopBoard {
   const answer: TopBoard = {
     boardId: at.board.id,
     ...bucketOfAnswer(at),
