@@ -16,11 +16,11 @@ export function answerHealth(res: ServerResponse): void {
  */
 export async function answerReadiness(
   res: ServerResponse,
-  services: { probeStores(): Promise<StoreProbes>; submissionHealth: Pick<SubmissionHealth, 'problem'> },
+  deps: { probeStores(): Promise<StoreProbes>; submissionHealth: Pick<SubmissionHealth, 'problem'> },
   primary?: Pick<PrimaryWatch, 'current'>,
 ): Promise<void> {
-  const { postgres, redis } = await services.probeStores();
-  const failing = services.submissionHealth.problem();
+  const { postgres, redis } = await deps.probeStores();
+  const failing = deps.submissionHealth.problem();
   const body = {
     postgres: postgres.up ? 'up' : 'down',
     ...(primary ? { postgresHost: postgres.up ? primary.current() : null } : {}),

@@ -54,7 +54,7 @@ const SEND_HIGH_WATER_BYTES = 64 * 1024;
 export function attachGraphqlWs(
   server: Server,
   yoga: YogaServerInstance<Record<string, unknown>, Record<string, unknown>>,
-  services: LiveSocketDeps,
+  deps: LiveSocketDeps,
   {
     clientOf,
     documents,
@@ -81,7 +81,7 @@ export function attachGraphqlWs(
       const authorization = ctx.connectionParams?.authorization;
       // The request context is made here, not from a fetch Request, and only for a valid operation.
       const prepared = () =>
-        services.contextOf({
+        deps.contextOf({
           authorization: typeof authorization === 'string' ? authorization : ctx.extra.request.headers.authorization,
           client: clientOf(ctx.extra.request),
         });
@@ -147,7 +147,7 @@ export function attachGraphqlWs(
       tcp.uncork();
     };
     const fail = (error: unknown) => {
-      services.log.error({ err: error }, 'WebSocket client failed');
+      deps.log.error({ err: error }, 'WebSocket client failed');
       socket.close(CloseCode.InternalServerError, 'Internal server error');
     };
     socket.once('error', fail);
@@ -170,7 +170,7 @@ export function attachGraphqlWs(
           if (socket.readyState !== WebSocket.OPEN) return;
           if (socket.bufferedAmount > limits.maxSocketBufferedBytes) {
             // Its client has not read megabytes of answers: it is not reading, and holds our memory.
-            services.log.warn({ bufferedBytes: socket.bufferedAmount }, 'closing a WebSocket whose client does not read');
+            deps.log.warn({ bufferedBytes: socket.bufferedAmount }, 'closing a WebSocket whose client does not read');
             return void socket.terminate();
           }
           if (!corked) {

@@ -90,27 +90,27 @@ export interface InactivePlayersDeps {
 }
 
 /** The buckets inactive players leave: the board's ALL_TIME and open SEASON, globally and per region. */
-async function bucketsOf(services: InactivePlayersDeps, board: Board): Promise<BoardBucket[]> {
-  return (await liveBuckets(services, board)).filter((at) => at.bucket.period === 'ALL_TIME' || at.bucket.period === 'SEASON');
+async function bucketsOf(deps: InactivePlayersDeps, board: Board): Promise<BoardBucket[]> {
+  return (await liveBuckets(deps, board)).filter((at) => at.bucket.period === 'ALL_TIME' || at.bucket.period === 'SEASON');
 }
 
 /**
  * Writes back, from PostgreSQL, the players of `playerIds` that are ranked there (flagged players
  * left out): those who turned active between the job's check and its removal. O(k log N).
  */
-async function writeBack(services: InactivePlayersDeps, at: BoardBucket, playerIds: string[]): Promise<number> {
-  const flagged = await services.storage.players.flaggedAmong(playerIds);
+async function writeBack(deps: InactivePlayersDeps, at: BoardBucket, playerIds: string[]): Promise<number> {
+  const flagged = await deps.storage.players.flaggedAmong(playerIds);
   const shown = playerIds.filter((id) => !flagged.has(id));
-  const scores = await services.storage.boardScores.find(boardScoreList(at), shown);
+  const scores = await deps.storage.boardScores.find(boardScoreList(at), shown);
   const expiresAt = keptUntil(at.bucket, at.board.retention);
   const writes: BoardScoreWrite[] = [...scores.values()].map((score) => ({ at, score, expiresAt }));
-  await services.masterIndex.writeBoardScores(writes);
+  await deps.masterIndex.writeBoardScores(writes);
   return writes.length;
 }
 
 /** One bucket's pass, shard by shard, `batch` members a step. */
-async function passBucket(services: InactivePlayersDeps, at: BoardBucket, since: Date, options: PassOptions & { batch: number; pauseMs: number }) {
-  const { storage, masterIndex: index } = services;
+async function passBucket(deps: InactivePlayersDeps, at: BoardBucket, since: Date, options: PassOptions & { batch: number; pauseMs: number }) {
+  const { storage, masterIndex: index } = deps;
   const board = at.board;
   let removed = 0;
   let returned = 0;
@@ -134,7 +134,7 @@ async function passBucket(services: InactivePlayersDeps, at: BoardBucket, since:
           // A result achieved since the cutoff and committed between the check and the removal:
           // its index write may have come before the removal. Asked again, and written back.
           const back = out.removed.length > 0 ? [...(await storage.boardScores.activeAmong(board.id, at.region, out.removed, since))] : [];
-          if (back.length > 0) returned += await writeBack(services, at, back);
+          if (back.length > 0) returned += await writeBack(deps, at, back);
           removed += out.removed.length - back.length;
         }
       }
@@ -143,7 +143,7 @@ async function passBucket(services: InactivePlayersDeps, at: BoardBucket, since:
     } while (cursor !== '0');
   }
   if (topChanged) {
-    services.topCache.invalidate(at);
+    deps.topCache.invalidate(at);
     await index.announceTopChanged([at]);
   }
   return { removed, returned };
@@ -155,29 +155,29 @@ async function passBucket(services: InactivePlayersDeps, at: BoardBucket, since:
  * is skipped until the next pass. O(M) for M members of the buckets passed over, in M / batch
  * steps.
  */
-export async function removeInactiveOnce(services: InactivePlayersDeps, options: PassOptions = {}): Promise<InactivePass> {
+export async function removeInactiveOnce(deps: InactivePlayersDeps, options: PassOptions = {}): Promise<InactivePass> {
   const settings = { ...options, batch: options.batch ?? 500, pauseMs: options.pauseMs ?? 20 };
   const pass: InactivePass = { ran: false, removed: 0, returned: 0, skipped: 0 };
-  pass.ran = await services.storage.whileHoldingSessionLock(INACTIVE_PLAYERS_LOCK, async () => {
-    for (const board of await services.boards.list()) {
+  pass.ran = await deps.storage.whileHoldingSessionLock(INACTIVE_PLAYERS_LOCK, async () => {
+    for (const board of await deps.boards.list()) {
       if (!board.inactiveAfterDays) continue;
-      const since = activeSince(services.now(), board.inactiveAfterDays);
+      const since = activeSince(deps.now(), board.inactiveAfterDays);
       let removedHere = 0;
-      for (const at of await bucketsOf(services, board)) {
+      for (const at of await bucketsOf(deps, board)) {
         try {
-          const { removed, returned } = await passBucket(services, at, since, settings);
+          const { removed, returned } = await passBucket(deps, at, since, settings);
           removedHere += removed;
           pass.returned += returned;
         } catch (error) {
           if (options.signal?.aborted) throw error;
           pass.skipped++;
-          services.log.warn({ err: error, key: bucketKey(at) }, 'inactive players: a bucket was not passed over; tried again at the next pass');
+          deps.log.warn({ err: error, key: bucketKey(at) }, 'inactive players: a bucket was not passed over; tried again at the next pass');
         }
       }
       pass.removed += removedHere;
       if (removedHere > 0) {
-        services.metrics.inactivePlayersRemoved.inc({ board: board.id }, removedHere);
-        services.log.info({ board: board.id, removed: removedHere, inactiveAfterDays: board.inactiveAfterDays }, 'inactive players taken out of the index');
+        deps.metrics.inactivePlayersRemoved.inc({ board: board.id }, removedHere);
+        deps.log.info({ board: board.id, removed: removedHere, inactiveAfterDays: board.inactiveAfterDays }, 'inactive players taken out of the index');
       }
     }
   });
@@ -190,7 +190,7 @@ export interface InactivePlayers {
 }
 
 /** Runs {@link removeInactiveOnce} at start and every `intervalMs`, until stopped; after a pass that failed or skipped a bucket (a store away, an index recovery under way), again after `retryMs`. */
-export function startInactivePlayers(services: InactivePlayersDeps, options: InactivePlayersOptions = {}): InactivePlayers {
+export function startInactivePlayers(deps: InactivePlayersDeps, options: InactivePlayersOptions = {}): InactivePlayers {
   const intervalMs = options.intervalMs ?? 3_600_000;
   const retryMs = options.retryMs ?? 60_000;
   const stopping = new AbortController();
@@ -198,10 +198,10 @@ export function startInactivePlayers(services: InactivePlayersDeps, options: Ina
     while (!stopping.signal.aborted) {
       let wait = intervalMs;
       try {
-        const pass = await removeInactiveOnce(services, { batch: options.batch, pauseMs: options.pauseMs, signal: stopping.signal });
+        const pass = await removeInactiveOnce(deps, { batch: options.batch, pauseMs: options.pauseMs, signal: stopping.signal });
         if (pass.skipped > 0) wait = Math.min(intervalMs, retryMs);
       } catch (error) {
-        if (!stopping.signal.aborted) services.log.warn({ err: error }, 'inactive players: the pass failed; tried again shortly');
+        if (!stopping.signal.aborted) deps.log.warn({ err: error }, 'inactive players: the pass failed; tried again shortly');
         wait = Math.min(intervalMs, retryMs);
       }
       await sleep(wait, undefined, { signal: stopping.signal, ref: false }).catch(() => undefined);

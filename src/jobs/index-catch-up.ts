@@ -55,23 +55,23 @@ export interface IndexCatchUp {
  * transaction's row locks, so its removal from the index comes after this write.
  * O(R + S log N) for R rows and S board scores.
  */
-export async function catchUpOnce(services: IndexCatchUpDeps, { graceMs, chunk }: { graceMs: number; chunk: number }): Promise<number> {
-  const { storage, index, log } = services;
+export async function catchUpOnce(deps: IndexCatchUpDeps, { graceMs, chunk }: { graceMs: number; chunk: number }): Promise<number> {
+  const { storage, index, log } = deps;
   const written = new Map<string, BoardBucket[]>();
-  const handled = await storage.backlog.replay({ graceMs, limit: chunk, keptAt: services.now() }, async (scores) => {
+  const handled = await storage.backlog.replay({ graceMs, limit: chunk, keptAt: deps.now() }, async (scores) => {
     const byPlayer = new Map<string, BacklogBoardScore[]>();
     for (const row of scores) byPlayer.set(row.playerId, [...(byPlayer.get(row.playerId) ?? []), row]);
     const writes: BoardScoreWrite[] = [];
     for (const [playerId, rows] of byPlayer) {
-      const held = await heldBuckets(services, playerId, rows);
+      const held = await heldBuckets(deps, playerId, rows);
       written.set(playerId, held);
       for (const { board, bucket, region, expiresAt, score } of held) writes.push({ at: { board, bucket, region }, score, expiresAt });
     }
     await index.writeBoardScores(writes);
   });
   if (handled === 0) return 0;
-  for (const buckets of written.values()) for (const at of buckets) services.topCache.invalidate(at);
-  await takeOutFlaggedMeanwhile(services, written);
+  for (const buckets of written.values()) for (const at of buckets) deps.topCache.invalidate(at);
+  await takeOutFlaggedMeanwhile(deps, written);
   log.info({ rows: handled, players: written.size }, 'index caught up on committed results');
   return handled;
 }
@@ -81,7 +81,7 @@ export async function catchUpOnce(services: IndexCatchUpDeps, { graceMs, chunk }
  * stopped; a pass that fails (a store away) is logged and tried again at the next tick. Every
  * process may run it. Sets the leaderboard_index_backlog gauge after each pass.
  */
-export function startIndexCatchUp(services: IndexCatchUpDeps, options: IndexCatchUpOptions = {}): IndexCatchUp {
+export function startIndexCatchUp(deps: IndexCatchUpDeps, options: IndexCatchUpOptions = {}): IndexCatchUp {
   const intervalMs = options.intervalMs ?? 1_000;
   const graceMs = options.graceMs ?? 2_000;
   const chunk = options.chunk ?? 10;
@@ -91,13 +91,13 @@ export function startIndexCatchUp(services: IndexCatchUpDeps, options: IndexCatc
   async function pass(): Promise<void> {
     try {
       for (let handled = chunk; handled === chunk && !stopping.signal.aborted;) {
-        handled = await catchUpOnce(services, { graceMs, chunk });
+        handled = await catchUpOnce(deps, { graceMs, chunk });
       }
-      services.metrics.indexBacklog.set(await services.storage.backlog.count());
+      deps.metrics.indexBacklog.set(await deps.storage.backlog.count());
       failing = false;
     } catch (error) {
       // Logged once per outage, not once a second.
-      if (!failing) services.log.warn({ err: error }, 'index catch-up cannot run yet; tried again every second');
+      if (!failing) deps.log.warn({ err: error }, 'index catch-up cannot run yet; tried again every second');
       failing = true;
     }
   }

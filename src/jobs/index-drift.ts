@@ -44,16 +44,16 @@ const measured = (at: BoardBucket) => keepsBoardScores(at.board, at.bucket.perio
  * Throws the signal's reason between two buckets once it aborts. O(board scores and day's results
  * of the buckets measured).
  */
-async function measureIndexDrift(services: IndexDriftDeps, signal?: AbortSignal): Promise<DriftReport> {
-  const measuredAt = services.now().getTime();
+async function measureIndexDrift(deps: IndexDriftDeps, signal?: AbortSignal): Promise<DriftReport> {
+  const measuredAt = deps.now().getTime();
   const started = performance.now();
-  const boards = await services.boards.list();
-  const buckets = (await Promise.all(boards.map((board) => liveBuckets(services, board)))).flat().filter(measured).slice(0, MAX_BUCKETS);
+  const boards = await deps.boards.list();
+  const buckets = (await Promise.all(boards.map((board) => liveBuckets(deps, board)))).flat().filter(measured).slice(0, MAX_BUCKETS);
   const report: DriftReport = { measuredAt, durationMs: 0, buckets: [] };
   for (const at of buckets) {
     signal?.throwIfAborted();
     // In the background, and a count reads the whole list: not under a request's statement timeout.
-    const { drift } = await measureBucketDrift(services, at, { unbounded: true });
+    const { drift } = await measureBucketDrift(deps, at, { unbounded: true });
     report.buckets.push({ board: at.board.id, period: at.bucket.period, bucket: at.bucket.label, region: at.region ?? '', drift });
   }
   report.durationMs = Math.round(performance.now() - started);
@@ -88,30 +88,29 @@ export interface IndexDriftGauge {
  * process and scrape. The last measurement is kept in Redis (services/drift-reports.ts), every
  * process serves it, and one process at a time renews it, at most once per `intervalMs`.
  */
-export function createIndexDriftGauge(services: IndexDriftDeps, options: IndexDriftOptions = {}): IndexDriftGauge {
+export function createIndexDriftGauge(deps: IndexDriftDeps, options: IndexDriftOptions = {}): IndexDriftGauge {
   const intervalMs = options.intervalMs ?? 60_000;
-  const { indexDrift, indexDriftMeasuredAt } = services.metrics;
+  const { indexDrift, indexDriftMeasuredAt } = deps.metrics;
   let measuring: Promise<void> | undefined;
   const stopping = new AbortController();
 
-  const due = (report: DriftReport | null) =>
-    report === null || services.now().getTime() - report.measuredAt >= Math.max(intervalMs, SPACING * report.durationMs);
+  const due = (report: DriftReport | null) => report === null || deps.now().getTime() - report.measuredAt >= Math.max(intervalMs, SPACING * report.durationMs);
 
   async function measure(): Promise<void> {
-    if (!(await services.driftReports.claim())) return;
+    if (!(await deps.driftReports.claim())) return;
     try {
       // Another process may have saved one between this process's read and its claim.
-      if (!due(await services.driftReports.latest())) return await services.driftReports.release();
-      await services.driftReports.save(await measureIndexDrift(services, stopping.signal));
+      if (!due(await deps.driftReports.latest())) return await deps.driftReports.release();
+      await deps.driftReports.save(await measureIndexDrift(deps, stopping.signal));
     } catch (error) {
-      await services.driftReports.release().catch(() => undefined);
+      await deps.driftReports.release().catch(() => undefined);
       throw error;
     }
   }
 
   return {
     async refresh() {
-      const report = await services.driftReports.latest();
+      const report = await deps.driftReports.latest();
       indexDrift.reset();
       indexDriftMeasuredAt.reset();
       if (report) {
@@ -121,7 +120,7 @@ export function createIndexDriftGauge(services: IndexDriftDeps, options: IndexDr
       if (measuring || stopping.signal.aborted || !due(report)) return;
       measuring = measure()
         .catch((error: unknown) => {
-          if (!stopping.signal.aborted) services.log.warn({ err: error }, 'measuring the index drift failed; the next scrape tries again');
+          if (!stopping.signal.aborted) deps.log.warn({ err: error }, 'measuring the index drift failed; the next scrape tries again');
         })
         .finally(() => (measuring = undefined));
     },

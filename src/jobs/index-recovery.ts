@@ -52,16 +52,16 @@ const PERIOD_ORDER: Record<string, number> = { ALL_TIME: 0, SEASON: 1, DAILY: 2,
  * the newest calendar buckets, each global list before its regions. One query for the lists; board
  * definitions and open seasons come from the process's directories. O(L log N).
  */
-export async function liveBucketsWithScores(services: Pick<IndexRecoveryDeps, 'storage' | 'boards' | 'seasons' | 'now'>): Promise<BoardBucket[]> {
-  const now = services.now();
+export async function liveBucketsWithScores(deps: Pick<IndexRecoveryDeps, 'storage' | 'boards' | 'seasons' | 'now'>): Promise<BoardBucket[]> {
+  const now = deps.now();
   const out: BoardBucket[] = [];
-  for (const board of await services.boards.list()) out.push(...(await keptDerivedBuckets(services, board)));
-  for (const list of await services.storage.boardScores.lists()) {
-    const board = await services.boards.find(list.boardId);
+  for (const board of await deps.boards.list()) out.push(...(await keptDerivedBuckets(deps, board)));
+  for (const list of await deps.storage.boardScores.lists()) {
+    const board = await deps.boards.find(list.boardId);
     if (!board) continue;
     const region = list.region === '' ? null : list.region;
     if (list.period === 'SEASON') {
-      const season = (await services.seasons.live(board.id)).find((live) => live.id === list.bucket);
+      const season = (await deps.seasons.live(board.id)).find((live) => live.id === list.bucket);
       if (season) out.push({ board, bucket: seasonBucket(season), region });
       continue;
     }
@@ -95,10 +95,10 @@ async function eachLimited<T>(items: T[], concurrency: number, keepGoing: () => 
  * go and another process's next pass takes the recovery over where it stands. `planned` is called
  * once the plans are set. O(N log N) over the board scores of the buckets rebuilt.
  */
-async function recover(services: IndexRecoveryDeps, lost: GenerationCheck[], concurrency: number, planned: () => void, stopping: AbortSignal): Promise<void> {
-  const { storage, indexGeneration, log } = services;
+async function recover(deps: IndexRecoveryDeps, lost: GenerationCheck[], concurrency: number, planned: () => void, stopping: AbortSignal): Promise<void> {
+  const { storage, indexGeneration, log } = deps;
   await storage.whileHoldingSessionLock(RECOVERY_LOCK, async () => {
-    const buckets = await liveBucketsWithScores(services);
+    const buckets = await liveBucketsWithScores(deps);
     const plans = await Promise.all(lost.map(async (node) => ({ node, pending: await indexGeneration.plan(node, buckets) })));
     planned();
     const todo = buckets.filter((at) => plans.some(({ pending }) => pending.has(bucketKey(at))));
@@ -121,7 +121,7 @@ async function recover(services: IndexRecoveryDeps, lost: GenerationCheck[], con
         try {
           // One reader a bucket: the lanes already read `concurrency` buckets at once, and two
           // readers each would hold most of the pool (see StreamBoardScoresOptions.readers).
-          await rebuildBucket(services, at, { readers: 1 });
+          await rebuildBucket(deps, at, { readers: 1 });
           for (const { node, pending } of plans) if (pending.has(key)) await indexGeneration.rebuilt(node, at);
           rebuilt++;
         } catch (error) {
@@ -140,17 +140,17 @@ async function recover(services: IndexRecoveryDeps, lost: GenerationCheck[], con
  * recovery is pending, it takes part in the recovery (one process rebuilds, under a PostgreSQL
  * advisory lock; the others wait for their buckets to come back). Nothing to start by hand.
  */
-export function startIndexRecovery(services: IndexRecoveryDeps, options: IndexRecoveryOptions = {}): IndexRecovery {
+export function startIndexRecovery(deps: IndexRecoveryDeps, options: IndexRecoveryOptions = {}): IndexRecovery {
   const intervalMs = options.intervalMs ?? 1_000;
   const concurrency = options.concurrency ?? 4;
-  const { indexGeneration, log } = services;
+  const { indexGeneration, log } = deps;
   const stopping = new AbortController();
   let recovering: Promise<void> | undefined;
   let passing: Promise<void> | undefined;
 
   /** Whether PostgreSQL holds any board score; when it cannot say, it may (so a loss is still a warning). */
   const recordedAny = () =>
-    services.storage.boardScores.lists().then(
+    deps.storage.boardScores.lists().then(
       (lists) => lists.length > 0,
       () => true,
     );
@@ -160,7 +160,7 @@ export function startIndexRecovery(services: IndexRecoveryDeps, options: IndexRe
     passing ??= (async () => {
       try {
         // PostgreSQL's mark, so that a database restored from a backup (behind the index) is noticed; when it does not answer, Redis alone is checked.
-        const source = await services.storage.readSourceMark().catch(() => undefined);
+        const source = await deps.storage.readSourceMark().catch(() => undefined);
         const found = await indexGeneration.check(source);
         for (const { address, generation, claimed } of found) {
           if (claimed === 'restored') {
@@ -169,7 +169,7 @@ export function startIndexRecovery(services: IndexRecoveryDeps, options: IndexRe
               'PostgreSQL went back (restored from a backup, or another database): the index holds what it no longer has; a new generation begins and every live bucket is rebuilt from PostgreSQL',
             );
             // Before anything is rebuilt or written there (at start, before the process listens): buckets PostgreSQL has no scores for go.
-            const dropped = await indexGeneration.dropUnbacked(address, await liveBucketsWithScores(services));
+            const dropped = await indexGeneration.dropUnbacked(address, await liveBucketsWithScores(deps));
             log.warn({ node: address, dropped }, 'dropped the buckets PostgreSQL no longer backs');
           }
           if (claimed === 'empty' && (await recordedAny()))
@@ -182,7 +182,7 @@ export function startIndexRecovery(services: IndexRecoveryDeps, options: IndexRe
         if (lost.length === 0 || recovering || stopping.signal.aborted) return;
         let planned!: () => void;
         const plan = new Promise<void>((resolve) => (planned = resolve));
-        recovering = recover(services, lost, concurrency, planned, stopping.signal)
+        recovering = recover(deps, lost, concurrency, planned, stopping.signal)
           .catch((error: unknown) => log.error({ err: error }, 'index recovery failed; tried again shortly'))
           .finally(() => {
             planned();

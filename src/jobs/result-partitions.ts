@@ -29,7 +29,10 @@ export interface ResultPartitions {
  * take turns on the table's lock. Should it fall behind anyway, results land in the default
  * partition and the next pass moves them into their month's new partition: nothing is refused.
  */
-export function startResultPartitions(services: { storage: Pick<Storage, 'results'>; now(): Date; log: Logger }, options: ResultPartitionsOptions = {}): ResultPartitions {
+export function startResultPartitions(
+  deps: { storage: Pick<Storage, 'results'>; now(): Date; log: Logger },
+  options: ResultPartitionsOptions = {},
+): ResultPartitions {
   const monthsAhead = options.monthsAhead ?? 2;
   const intervalMs = options.intervalMs ?? 24 * 3_600_000;
   const retryMs = options.retryMs ?? 60_000;
@@ -40,10 +43,10 @@ export function startResultPartitions(services: { storage: Pick<Storage, 'result
     while (!stopping.signal.aborted) {
       let wait = intervalMs;
       try {
-        const created = await services.storage.results.partitions.ensure(services.now(), monthsAhead);
-        if (created.length > 0) services.log.info({ months: created }, 'score log partitions created');
+        const created = await deps.storage.results.partitions.ensure(deps.now(), monthsAhead);
+        if (created.length > 0) deps.log.info({ months: created }, 'score log partitions created');
       } catch (error) {
-        services.log.error({ err: error }, 'creating score log partitions failed; tried again soon');
+        deps.log.error({ err: error }, 'creating score log partitions failed; tried again soon');
         wait = retryMs;
       }
       firstPassOver();

@@ -23,15 +23,15 @@ export interface SeasonCloserDeps extends CloseSeasonDeps {
   boards: Pick<BoardDirectory, 'find'>;
 }
 
-export async function closeDueSeasons(services: SeasonCloserDeps): Promise<void> {
-  const now = services.now();
-  for (const season of await services.storage.seasons.findDue(now)) {
-    const board = await services.boards.find(season.boardId);
-    if (board) await closeSeason(services, board, season.id);
+export async function closeDueSeasons(deps: SeasonCloserDeps): Promise<void> {
+  const now = deps.now();
+  for (const season of await deps.storage.seasons.findDue(now)) {
+    const board = await deps.boards.find(season.boardId);
+    if (board) await closeSeason(deps, board, season.id);
   }
-  for (const season of await services.storage.seasons.findClosedSince(new Date(now.getTime() - CLOSED_KEY_SWEEP_MS))) {
-    const board = await services.boards.find(season.boardId);
-    if (board) await dropSeasonKeys(services, board, season);
+  for (const season of await deps.storage.seasons.findClosedSince(new Date(now.getTime() - CLOSED_KEY_SWEEP_MS))) {
+    const board = await deps.boards.find(season.boardId);
+    if (board) await dropSeasonKeys(deps, board, season);
   }
 }
 
@@ -44,16 +44,16 @@ export interface SeasonCloser {
  * Runs {@link closeDueSeasons} every `intervalMs` until stopped; a pass that fails (a store away)
  * is logged and tried again at the next tick. The timer does not keep the process alive.
  */
-export function startSeasonCloser(services: SeasonCloserDeps, intervalMs: number): SeasonCloser {
+export function startSeasonCloser(deps: SeasonCloserDeps, intervalMs: number): SeasonCloser {
   const stopping = new AbortController();
   const loop = (async () => {
     try {
       for await (const _ of every(intervalMs, undefined, { signal: stopping.signal, ref: false })) {
-        await closeDueSeasons(services).catch((error: unknown) => services.log.error({ err: error }, 'closing due seasons failed'));
+        await closeDueSeasons(deps).catch((error: unknown) => deps.log.error({ err: error }, 'closing due seasons failed'));
       }
     } catch (error) {
       // The timer ends with an AbortError when stopped; anything else is unexpected.
-      if (!stopping.signal.aborted) services.log.error({ err: error }, 'the season closer stopped');
+      if (!stopping.signal.aborted) deps.log.error({ err: error }, 'the season closer stopped');
     }
   })();
   return {

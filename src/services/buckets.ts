@@ -32,8 +32,8 @@ export interface BucketDeps {
   now(): Date;
 }
 
-export async function requireBoard(services: Pick<BucketDeps, 'boards'>, id: string): Promise<Board> {
-  const board = await services.boards.find(id);
+export async function requireBoard(deps: Pick<BucketDeps, 'boards'>, id: string): Promise<Board> {
+  const board = await deps.boards.find(id);
   if (!board) throw notFound(`No board "${id}".`);
   return board;
 }
@@ -52,10 +52,10 @@ export function requireRegion(board: Board, region: string | null | undefined): 
 }
 
 /** A SEASON bucket may need a query (its board's live seasons); every other is worked out at once. */
-function requireBucket(services: BucketDeps, board: Board, period: Period, label: string | null | undefined, region: string | null): Bucket | Promise<Bucket> {
+function requireBucket(deps: BucketDeps, board: Board, period: Period, label: string | null | undefined, region: string | null): Bucket | Promise<Bucket> {
   if (!board.periods.includes(period)) throw notFound(`Board "${board.id}" keeps no ${period} buckets.`);
-  if (period === 'SEASON') return requireSeasonBucket(services, board, label);
-  const now = services.now();
+  if (period === 'SEASON') return requireSeasonBucket(deps, board, label);
+  const now = deps.now();
   if (label === null || label === undefined) return bucketAt(board, period, now, region);
   const bucket = parseBucketLabel(board, period, label, region);
   if (!bucket) throw badInput(`"${label}" is not a ${period} bucket; write it like ${LABEL_EXAMPLES[period]}.`);
@@ -68,10 +68,10 @@ function requireBucket(services: BucketDeps, board: Board, period: Period, label
  * what is malformed. A known board's calendar bucket takes no wait but this function's own: every
  * read resolves one, an `open` screen three.
  */
-export async function resolveBoardBucket(services: BucketDeps, args: BucketArgs): Promise<BoardBucket> {
-  const board = services.boards.known(args.board) ?? (await requireBoard(services, args.board));
+export async function resolveBoardBucket(deps: BucketDeps, args: BucketArgs): Promise<BoardBucket> {
+  const board = deps.boards.known(args.board) ?? (await requireBoard(deps, args.board));
   const region = requireRegion(board, args.region);
-  const bucket = requireBucket(services, board, args.period, args.bucket, region);
+  const bucket = requireBucket(deps, board, args.period, args.bucket, region);
   // Awaited only when it is a promise: an await of a plain value still costs a promise and a turn.
   return { board, bucket: bucket instanceof Promise ? await bucket : bucket, region };
 }
@@ -117,8 +117,8 @@ export function bucketsOfResult(board: Board, achievedAt: Date, region: string |
 }
 
 /** The board's live seasons when it keeps SEASON buckets; none, without asking, when it does not. */
-export async function liveSeasonsOf(services: Pick<BucketDeps, 'seasons'>, board: Board): Promise<Season[]> {
-  return board.periods.includes('SEASON') ? services.seasons.live(board.id) : [];
+export async function liveSeasonsOf(deps: Pick<BucketDeps, 'seasons'>, board: Board): Promise<Season[]> {
+  return board.periods.includes('SEASON') ? deps.seasons.live(board.id) : [];
 }
 
 /**
@@ -126,16 +126,16 @@ export async function liveSeasonsOf(services: Pick<BucketDeps, 'seasons'>, board
  * (current, or scheduled ahead) with that id. A closed season's index is gone (seasonResults serves its final standings), so it
  * is NOT_FOUND here, as is an unknown one. O(1) while cached, one query otherwise.
  */
-async function requireSeasonBucket(services: BucketDeps, board: Board, label: string | null | undefined): Promise<Bucket> {
+async function requireSeasonBucket(deps: BucketDeps, board: Board, label: string | null | undefined): Promise<Bucket> {
   if (label === null || label === undefined) {
-    const open = currentOf(await services.seasons.live(board.id), services.now());
+    const open = currentOf(await deps.seasons.live(board.id), deps.now());
     if (!open) throw notFound(`Board "${board.id}" has no open season.`);
     return seasonBucket(open);
   }
   // Season ids are opaque to clients: one of another form than the service gives (s1, s2, ...) names no season, and is not asked about.
   if (!SEASON_LABEL.test(label)) throw notFound(`Board "${board.id}" has no season "${label}".`);
   // A season not live (closed, or none) is remembered as a live one is (season-directory.ts), not asked of PostgreSQL each read.
-  const season = await services.seasons.named(board.id, label);
+  const season = await deps.seasons.named(board.id, label);
   if (!season) throw notFound(`Board "${board.id}" has no season "${label}".`);
   if (season.closedAt) throw notFound(`Season "${label}" of board "${board.id}" is closed; seasonResults serves its final standings.`);
   return seasonBucket(season);

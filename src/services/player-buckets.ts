@@ -35,8 +35,8 @@ export interface PlayerBucketDeps {
  * Loads every board definition into the directory before a player's lock (or transaction) holds a
  * pool connection, so that heldBuckets under it never needs a second one. One small query.
  */
-export async function warmBoards(services: Pick<PlayerBucketDeps, 'boards'>): Promise<void> {
-  await services.boards.list();
+export async function warmBoards(deps: Pick<PlayerBucketDeps, 'boards'>): Promise<void> {
+  await deps.boards.list();
 }
 
 /**
@@ -45,14 +45,14 @@ export async function warmBoards(services: Pick<PlayerBucketDeps, 'boards'>): Pr
  * Rows of buckets past their retention are left out: their keys have expired, and writing one back
  * would bring an old board back. O(rows); boards come from the directory's cache.
  */
-export async function heldBuckets(services: PlayerBucketDeps, playerId: string, rows: PlayerBoardScore[]): Promise<HeldBucket[]> {
-  const now = services.now();
+export async function heldBuckets(deps: PlayerBucketDeps, playerId: string, rows: PlayerBoardScore[]): Promise<HeldBucket[]> {
+  const now = deps.now();
   const held: HeldBucket[] = [];
   for (const row of rows) {
-    const board = await services.boards.find(row.boardId);
+    const board = await deps.boards.find(row.boardId);
     const bucket = board ? bucketOfRow(row, board) : null;
     if (!board || !bucket) {
-      services.log.debug({ playerId, row }, 'board score names no live bucket; left alone');
+      deps.log.debug({ playerId, row }, 'board score names no live bucket; left alone');
       continue;
     }
     if (!isKept(bucket, board.retention, now, CLOCK_SKEW_MS)) continue;
@@ -74,6 +74,6 @@ export const inTop = (at: BoardBucket, rank: number | null | undefined): boolean
  * Drops this process's cached tops of the buckets a player left or came back to, so its next top
  * read shows the change at once (other processes' caches are at most about a second old). O(k).
  */
-export function forgetTops(services: { topCache: Pick<TopCache, 'invalidate'> }, buckets: BoardBucket[]): void {
-  for (const at of buckets) services.topCache.invalidate(at);
+export function forgetTops(deps: { topCache: Pick<TopCache, 'invalidate'> }, buckets: BoardBucket[]): void {
+  for (const at of buckets) deps.topCache.invalidate(at);
 }

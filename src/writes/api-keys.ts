@@ -21,10 +21,10 @@ export interface IssuedKey {
  * process accepts it at once (see listenForKeyChanges). The CLI's `keys create` and the console's
  * createApiKey both come here. O(1).
  */
-export async function issueApiKey(services: Pick<ApiKeyDeps, 'storage'>, input: { name: string; role: Role }): Promise<IssuedKey> {
+export async function issueApiKey(deps: Pick<ApiKeyDeps, 'storage'>, input: { name: string; role: Role }): Promise<IssuedKey> {
   const key = newApiKey(input.role);
   const id = `key_${randomBytes(6).toString('hex')}`;
-  const stored = await services.storage.apiKeys.insert({
+  const stored = await deps.storage.apiKeys.insert({
     id,
     name: input.name,
     role: input.role,
@@ -34,16 +34,16 @@ export async function issueApiKey(services: Pick<ApiKeyDeps, 'storage'>, input: 
 }
 
 /** Every key made with the CLI or the console, oldest first, revoked ones included; never the keys themselves. */
-export async function listApiKeys(services: Pick<ApiKeyDeps, 'storage'>): Promise<StoredKey[]> {
-  return services.storage.apiKeys.list();
+export async function listApiKeys(deps: Pick<ApiKeyDeps, 'storage'>): Promise<StoredKey[]> {
+  return deps.storage.apiKeys.list();
 }
 
 /**
  * Revokes the live keys with this id or name; answers them. This process refuses them from its
  * answer on; every other process once the change's notification reaches it (see listenForKeyChanges).
  */
-export async function revokeApiKey(services: ApiKeyDeps, idOrName: string): Promise<StoredKey[]> {
-  const revoked = await services.storage.apiKeys.revoke(idOrName);
-  if (revoked.length > 0) services.keyring.forget();
+export async function revokeApiKey(deps: ApiKeyDeps, idOrName: string): Promise<StoredKey[]> {
+  const revoked = await deps.storage.apiKeys.revoke(idOrName);
+  if (revoked.length > 0) deps.keyring.forget();
   return revoked;
 }

@@ -34,15 +34,15 @@ export interface MonthReader {
  * month (on every list's calendar), while it is kept; and every open season that overlaps the
  * month. O(boards · periods · regions), plus the live seasons from the directory.
  */
-export async function monthReaders(services: Omit<ArchiveDeps, 'storage'>, month: MonthLabel): Promise<MonthReader[]> {
+export async function monthReaders(deps: Omit<ArchiveDeps, 'storage'>, month: MonthLabel): Promise<MonthReader[]> {
   const { start, end } = monthRange(month);
-  const now = services.now();
+  const now = deps.now();
   const readers: MonthReader[] = [];
-  for (const board of await services.boards.list()) {
+  for (const board of await deps.boards.list()) {
     for (const period of board.periods) {
       if (period === 'ALL_TIME' || keepsBoardScores(board, period)) continue;
       if (period === 'SEASON') {
-        const open = (await services.seasons.live(board.id)).filter((s) => s.startsAt < end && (!s.endsAt || s.endsAt > start));
+        const open = (await deps.seasons.live(board.id)).filter((s) => s.startsAt < end && (!s.endsAt || s.endsAt > start));
         if (open.length > 0) readers.push({ board: board.id, period, until: null });
         continue;
       }
@@ -59,13 +59,13 @@ export async function monthReaders(services: Omit<ArchiveDeps, 'storage'>, month
  * board reads it any more (see monthReaders); refused with a PartitionError naming who reads it,
  * and until when, before that. Answers the detached table's name.
  */
-export async function detachMonth(services: ArchiveDeps, month: MonthLabel): Promise<string> {
-  const readers = await monthReaders(services, month);
+export async function detachMonth(deps: ArchiveDeps, month: MonthLabel): Promise<string> {
+  const readers = await monthReaders(deps, month);
   if (readers.length > 0) {
     const who = readers.map(
       ({ board, period, until }) => `board "${board}" ${period} (${until ? `until ${until.toISOString()}` : 'until its open season is closed'})`,
     );
     throw new PartitionError(`${month} is still read by buckets derived from the score log: ${who.join(', ')}; archive it after that`);
   }
-  return services.storage.results.partitions.detach(month, services.now());
+  return deps.storage.results.partitions.detach(month, deps.now());
 }

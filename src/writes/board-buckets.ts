@@ -20,11 +20,11 @@ export interface BoardBucketDeps {
   now(): Date;
 }
 
-export async function liveBuckets(services: Pick<BoardBucketDeps, 'seasons' | 'now'>, board: Board): Promise<BoardBucket[]> {
-  const now = services.now();
+export async function liveBuckets(deps: Pick<BoardBucketDeps, 'seasons' | 'now'>, board: Board): Promise<BoardBucket[]> {
+  const now = deps.now();
   const out: BoardBucket[] = [];
   for (const period of board.periods) {
-    const season = period === 'SEASON' ? await services.seasons.open(board.id, now) : null;
+    const season = period === 'SEASON' ? await deps.seasons.open(board.id, now) : null;
     for (const region of [null, ...board.regions]) {
       // Each region's current bucket is on its own calendar.
       const bucket = period === 'SEASON' ? (season ? seasonBucket(season) : null) : bucketAt(board, period, now, region);
@@ -39,12 +39,12 @@ export async function liveBuckets(services: Pick<BoardBucketDeps, 'seasons' | 'n
  * and per region, newest first: the calendar's buckets within their retention and the live
  * seasons. Where board scores derived from the log may be; nothing is asked of PostgreSQL. O(buckets kept).
  */
-export async function keptDerivedBuckets(services: Pick<BoardBucketDeps, 'seasons' | 'now'>, board: Board): Promise<BoardBucket[]> {
-  const now = services.now();
+export async function keptDerivedBuckets(deps: Pick<BoardBucketDeps, 'seasons' | 'now'>, board: Board): Promise<BoardBucket[]> {
+  const now = deps.now();
   const out: BoardBucket[] = [];
   for (const period of board.periods) {
     if (period === 'ALL_TIME' || keepsBoardScores(board, period)) continue;
-    const seasons = period === 'SEASON' ? await services.seasons.live(board.id) : [];
+    const seasons = period === 'SEASON' ? await deps.seasons.live(board.id) : [];
     for (const region of [null, ...board.regions]) {
       const buckets = period === 'SEASON' ? seasons.map(seasonBucket) : keptBuckets(board, period, now, region, CLOCK_SKEW_MS);
       for (const bucket of buckets) out.push({ board, bucket, region });
@@ -69,7 +69,7 @@ export interface BucketDrift {
  * count keeps the bound). Default false.
  */
 export async function measureBucketDrift(
-  services: Pick<BoardBucketDeps, 'storage' | 'index' | 'now'>,
+  deps: Pick<BoardBucketDeps, 'storage' | 'index' | 'now'>,
   at: BoardBucket,
   { unbounded = false } = {},
 ): Promise<BucketDrift> {
@@ -78,14 +78,14 @@ export async function measureBucketDrift(
     // Inactive players leave these buckets (jobs/inactive-players.ts) and come back with a result
     // or a rebuild: the sorted set holds every active player and any number of the inactive ones,
     // and only a size outside that span is drift.
-    const since = activeSince(services.now(), days);
+    const since = activeSince(deps.now(), days);
     const [{ stored, active }, size] = await Promise.all([
-      services.storage.boardScores.countRankableByActivity(boardScoreList(at), since, { unbounded }),
-      services.index.size(at),
+      deps.storage.boardScores.countRankableByActivity(boardScoreList(at), since, { unbounded }),
+      deps.index.size(at),
     ]);
     return { stored, size, drift: size < active ? active - size : size > stored ? stored - size : 0 };
   }
-  const [stored, size] = await Promise.all([services.storage.boardScores.countRankable(boardScoreList(at), { unbounded }), services.index.size(at)]);
+  const [stored, size] = await Promise.all([deps.storage.boardScores.countRankable(boardScoreList(at), { unbounded }), deps.index.size(at)]);
   return { stored, size, drift: stored - size };
 }
 
@@ -117,27 +117,27 @@ function notKept(error: unknown): null {
  * newest first, at most MAX_LISTED_BUCKETS: those kept as rows, then those derived from the log.
  * One count query and one ZCARD per bucket, plus a loose index scan for the lists kept as rows.
  */
-export async function boardBuckets(services: BoardBucketDeps, board: Board): Promise<BucketStatus[]> {
-  const live = await liveBuckets(services, board);
-  const stored = (await services.storage.boardScores.lists())
+export async function boardBuckets(deps: BoardBucketDeps, board: Board): Promise<BucketStatus[]> {
+  const live = await liveBuckets(deps, board);
+  const stored = (await deps.storage.boardScores.lists())
     .filter((list) => list.boardId === board.id)
     .sort((a, b) => PERIODS.indexOf(a.period) - PERIODS.indexOf(b.period) || b.bucket.localeCompare(a.bucket) || a.region.localeCompare(b.region));
   const buckets = [...live];
   for (const list of stored) {
     if (buckets.length >= MAX_LISTED_BUCKETS) break;
-    const at = await resolveBoardBucket(services, { board: board.id, period: list.period, bucket: list.bucket, region: list.region || null }).catch(notKept);
+    const at = await resolveBoardBucket(deps, { board: board.id, period: list.period, bucket: list.bucket, region: list.region || null }).catch(notKept);
     if (at && !buckets.some((known) => sameBucket(known, at))) buckets.push(at);
   }
   const measure = async (at: BoardBucket): Promise<BucketStatus> => ({
     period: at.bucket.period,
     bucket: at.bucket.label,
     region: at.region,
-    ...(await measureBucketDrift(services, at)),
+    ...(await measureBucketDrift(deps, at)),
   });
   const listed = await Promise.all(buckets.slice(0, MAX_LISTED_BUCKETS).map(measure));
   // The derived buckets past the live ones are named by the calendar, not by rows: those that hold
   // nothing, in PostgreSQL or in the index, are left out, as a list without rows would be.
-  const derived = (await keptDerivedBuckets(services, board)).filter((at) => !buckets.some((known) => sameBucket(known, at)));
+  const derived = (await keptDerivedBuckets(deps, board)).filter((at) => !buckets.some((known) => sameBucket(known, at)));
   for (const at of derived) {
     if (listed.length >= MAX_LISTED_BUCKETS) break;
     const status = await measure(at);

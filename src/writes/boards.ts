@@ -16,11 +16,11 @@ export interface BoardDeps {
 export type CreateBoardInput = NewBoard;
 
 /** Creates a board; the input type has already checked each field. ALL_TIME is always kept. */
-export async function createBoard(services: BoardDeps, input: CreateBoardInput): Promise<Board> {
+export async function createBoard(deps: BoardDeps, input: CreateBoardInput): Promise<Board> {
   // Kept in the contract's order (ALL_TIME, SEASON, MONTHLY, WEEKLY, DAILY), whatever the input's.
   const periods = PERIODS.filter((period) => period === 'ALL_TIME' || input.periods.includes(period));
   const regions = [...new Set(input.regions)];
-  const board = await services.storage.boards.insert({
+  const board = await deps.storage.boards.insert({
     ...input,
     periods,
     regions,
@@ -29,7 +29,7 @@ export async function createBoard(services: BoardDeps, input: CreateBoardInput):
     inactiveAfterDays: requireInactiveAfterDays(input.inactiveAfterDays),
   });
   if (!board) throw badInput(`A board "${input.id}" exists already.`);
-  return services.boards.remember(board);
+  return deps.boards.remember(board);
 }
 
 /**
@@ -81,8 +81,8 @@ export interface UpdateBoardInput {
  * maxScoreProblem). Nothing is written when anything is refused. The process serves the change at
  * once, the others within a second (see board-directory.ts).
  */
-export async function updateBoard(services: BoardDeps, input: UpdateBoardInput): Promise<Board> {
-  const { storage, boards } = services;
+export async function updateBoard(deps: BoardDeps, input: UpdateBoardInput): Promise<Board> {
+  const { storage, boards } = deps;
   // Checked against the board as stored, under its row lock: concurrent changes take turns.
   const updated = await storage.boards.change(input.id, (board) => {
     const regions = input.addRegions ? [...new Set([...board.regions, ...input.addRegions])] : undefined;

@@ -28,11 +28,11 @@ export function seasonBuckets(board: Board, season: Season): BoardBucket[] {
  * Drops a closed season's sorted sets. A failure is logged, not thrown: the season is closed and
  * frozen already, and the season closer drops the keys of recently closed seasons again.
  */
-export async function dropSeasonKeys(services: Pick<CloseSeasonDeps, 'index' | 'log'>, board: Board, season: Season): Promise<void> {
+export async function dropSeasonKeys(deps: Pick<CloseSeasonDeps, 'index' | 'log'>, board: Board, season: Season): Promise<void> {
   try {
-    await services.index.drop(seasonBuckets(board, season));
+    await deps.index.drop(seasonBuckets(board, season));
   } catch (error) {
-    services.log.error({ err: error, board: board.id, season: season.id }, 'could not drop the keys of a closed season; the season closer retries');
+    deps.log.error({ err: error, board: board.id, season: season.id }, 'could not drop the keys of a closed season; the season closer retries');
   }
 }
 
@@ -49,13 +49,13 @@ export async function dropSeasonKeys(services: Pick<CloseSeasonDeps, 'index' | '
  * perhaps by another process).
  * O(N log N) in PostgreSQL for N players, nothing proportional to N in this process.
  */
-export async function closeSeason(services: CloseSeasonDeps, board: Board, seasonId: string): Promise<Season | null> {
+export async function closeSeason(deps: CloseSeasonDeps, board: Board, seasonId: string): Promise<Season | null> {
   const started = performance.now();
   const packing = packingFor(board, 'SEASON');
-  const closed = await services.storage.seasons.closeAndFreeze({
+  const closed = await deps.storage.seasons.closeAndFreeze({
     boardId: board.id,
     seasonId,
-    closedAt: services.now(),
+    closedAt: deps.now(),
     order: board.order,
     derived: !keepsBoardScores(board, 'SEASON'),
     tie: { unitMs: packing.unitMs, slots: 2 ** packing.timeBits },
@@ -63,17 +63,14 @@ export async function closeSeason(services: CloseSeasonDeps, board: Board, seaso
   if (!closed) return null;
   // Every process stops writing into it from here (see season-directory.ts); were Redis away, they
   // would within SEASON_CACHE_MAX_AGE_MS, and the season closer drops the keys again.
-  await services.seasons
+  await deps.seasons
     .changed(board.id)
     .catch((error: unknown) =>
-      services.log.error({ err: error, board: board.id }, 'could not mark the seasons changed; other processes see the close within a second'),
+      deps.log.error({ err: error, board: board.id }, 'could not mark the seasons changed; other processes see the close within a second'),
     );
-  await dropSeasonKeys(services, board, closed.season);
+  await dropSeasonKeys(deps, board, closed.season);
   // Its watchers see the season's lists go empty (seasonResults serves the final order from now on).
-  await announceTops(services, seasonBuckets(board, closed.season));
-  services.log.info(
-    { board: board.id, season: closed.season.id, frozen: closed.frozen, ms: Math.round(performance.now() - started) },
-    'season closed and frozen',
-  );
+  await announceTops(deps, seasonBuckets(board, closed.season));
+  deps.log.info({ board: board.id, season: closed.season.id, frozen: closed.frozen, ms: Math.round(performance.now() - started) }, 'season closed and frozen');
   return closed.season;
 }

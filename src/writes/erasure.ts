@@ -32,21 +32,21 @@ export interface ErasureDeps extends PlayerBucketDeps {
  * it commits: when Redis fails nothing is erased, and when the commit fails the player is only
  * missing from the index; either way a retry finishes the job. O(rows erased · log N).
  */
-export async function deletePlayer(services: ErasureDeps, playerId: string): Promise<ErasureOutcome> {
+export async function deletePlayer(deps: ErasureDeps, playerId: string): Promise<ErasureOutcome> {
   let changedTops: BoardBucket[] = [];
-  await warmBoards(services);
+  await warmBoards(deps);
   // Committed (or nothing was left to erase): no process shows the profile once this answers.
-  const erased = await services.profiles.change(
+  const erased = await deps.profiles.change(
     [playerId],
     () =>
-      services.storage.players.erase(playerId, async (scores) => {
-        const held = await heldBuckets(services, playerId, scores);
-        const ranks = await services.index.removePlayer(held, playerId);
+      deps.storage.players.erase(playerId, async (scores) => {
+        const held = await heldBuckets(deps, playerId, scores);
+        const ranks = await deps.index.removePlayer(held, playerId);
         changedTops = held.filter((at, i) => inTop(at, ranks[i]));
-        forgetTops(services, held);
+        forgetTops(deps, held);
       }),
     () => [],
   );
-  await announceTops(services, changedTops);
+  await announceTops(deps, changedTops);
   return { erased, changedTops };
 }

@@ -44,14 +44,10 @@ export interface FlagSpan {
  * without `flags.before`); the lock and a removal only for a player flagged meanwhile. Throws when
  * a store does not answer (the caller logs it: a rebuild or the next flag corrects the index).
  */
-export async function takeOutFlaggedMeanwhile(
-  services: FlagRecheckDeps,
-  written: ReadonlyMap<string, BoardBucket[]>,
-  flags: FlagSpan = {},
-): Promise<Set<string>> {
-  const { storage, index } = services;
+export async function takeOutFlaggedMeanwhile(deps: FlagRecheckDeps, written: ReadonlyMap<string, BoardBucket[]>, flags: FlagSpan = {}): Promise<Set<string>> {
+  const { storage, index } = deps;
   // Read even without `before`: it is the start of this process's next groups (lastRead).
-  const after = await services.flagChanges.read();
+  const after = await deps.flagChanges.read();
   if (flags.before !== undefined && after === flags.before) return new Set();
   const flagged = await storage.players.flaggedAmong([...written.keys()]);
   for (const playerId of flagged) {
@@ -59,8 +55,8 @@ export async function takeOutFlaggedMeanwhile(
     await storage.players.whileLocked(playerId, async (locked) => {
       if (await locked.isFlagged()) await index.removePlayer(buckets, playerId);
     });
-    for (const at of buckets) services.topCache.invalidate(at);
-    await announceTops(services, buckets);
+    for (const at of buckets) deps.topCache.invalidate(at);
+    await announceTops(deps, buckets);
   }
   return flagged;
 }

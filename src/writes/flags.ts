@@ -33,20 +33,20 @@ export interface FlagDeps extends PlayerBucketDeps {
  * recorded while flagged. Idempotent, so a call that failed at the index can be repeated.
  * O(B log N) for B board scores.
  */
-export async function flagPlayer(services: FlagDeps, playerId: string, reason: string): Promise<FlagOutcome> {
-  const { storage, index } = services;
-  await warmBoards(services);
+export async function flagPlayer(deps: FlagDeps, playerId: string, reason: string): Promise<FlagOutcome> {
+  const { storage, index } = deps;
+  await warmBoards(deps);
   const outcome = await storage.players.whileLocked(playerId, async (locked) => {
-    const player = await locked.flag(reason, services.now());
+    const player = await locked.flag(reason, deps.now());
     // After the commit, before the removal: a write path that reads the same token on both sides
     // of its index write knows that no flag landed meanwhile (see flag-recheck.ts).
-    await services.flagChanges.raised();
-    const held = await heldBuckets(services, playerId, await locked.boardScores(services.now()));
+    await deps.flagChanges.raised();
+    const held = await heldBuckets(deps, playerId, await locked.boardScores(deps.now()));
     const ranks = await index.removePlayer(held, playerId);
     return { player, held, changedTops: held.filter((at, i) => inTop(at, ranks[i])) };
   });
-  forgetTops(services, outcome.held);
-  await announceTops(services, outcome.changedTops);
+  forgetTops(deps, outcome.held);
+  await announceTops(deps, outcome.changedTops);
   return { player: outcome.player, changedTops: outcome.changedTops };
 }
 
@@ -56,29 +56,29 @@ export async function flagPlayer(services: FlagDeps, playerId: string, reason: s
  * kept. A submission that saw the flag before it was cleared left the index alone, but its board
  * scores were committed before that and so are among those written back here. O(B log N).
  */
-export async function unflagPlayer(services: FlagDeps, playerId: string): Promise<FlagOutcome> {
-  const { storage, index } = services;
-  await warmBoards(services);
+export async function unflagPlayer(deps: FlagDeps, playerId: string): Promise<FlagOutcome> {
+  const { storage, index } = deps;
+  await warmBoards(deps);
   const outcome = await storage.players.whileLocked(playerId, async (locked) => {
     const player = (await locked.unflag()) ?? { id: playerId, displayName: null, avatarUrl: null };
-    const held = await heldBuckets(services, playerId, await locked.boardScores(services.now()));
+    const held = await heldBuckets(deps, playerId, await locked.boardScores(deps.now()));
     const written = await index.writeBoardScores(
       held.map(({ board, bucket, region, expiresAt, score }) => ({ at: { board, bucket, region }, score, expiresAt })),
     );
     return { player, held, changedTops: held.filter((at, i) => inTop(at, written[i]?.place?.rank)) };
   });
-  forgetTops(services, outcome.held);
+  forgetTops(deps, outcome.held);
   // The write script announced these already; announcing again is harmless (watchers coalesce).
-  await announceTops(services, outcome.changedTops);
+  await announceTops(deps, outcome.changedTops);
   return { player: outcome.player, changedTops: outcome.changedTops };
 }
 
 /** The flagged players, most recently flagged first, at most `first`. */
-export async function listFlaggedPlayers(services: { storage: Pick<Storage, 'players'> }, first: number): Promise<PlayerFlag[]> {
-  return services.storage.players.listFlags(first);
+export async function listFlaggedPlayers(deps: { storage: Pick<Storage, 'players'> }, first: number): Promise<PlayerFlag[]> {
+  return deps.storage.players.listFlags(first);
 }
 
 /** Why and since when the player is hidden, or null when they are not. O(1). */
-export async function playerFlag(services: { storage: Pick<Storage, 'players'> }, playerId: string): Promise<PlayerFlag | null> {
-  return services.storage.players.findFlag(playerId);
+export async function playerFlag(deps: { storage: Pick<Storage, 'players'> }, playerId: string): Promise<PlayerFlag | null> {
+  return deps.storage.players.findFlag(playerId);
 }

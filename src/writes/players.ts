@@ -9,30 +9,30 @@ export interface PlayerDeps {
 }
 
 export async function upsertPlayer(
-  services: PlayerDeps,
+  deps: PlayerDeps,
   input: { id: string; displayName?: string | null | undefined; avatarUrl?: string | null | undefined },
 ): Promise<Player> {
   // Every process shows the new profile once this answers (see profile-cache.ts).
-  const player = await services.profiles.change(
+  const player = await deps.profiles.change(
     [input.id],
-    () => services.storage.players.upsert(input),
+    () => deps.storage.players.upsert(input),
     (row) => [row],
   );
   return player;
 }
 
 /** Replaces the friend list; answers how many friends it now holds (the player and repeats are dropped). */
-export async function setFriends(services: Pick<PlayerDeps, 'storage'>, playerId: string, friendIds: string[]): Promise<number> {
-  return services.storage.players.replaceFriends(playerId, friendIds);
+export async function setFriends(deps: Pick<PlayerDeps, 'storage'>, playerId: string, friendIds: string[]): Promise<number> {
+  return deps.storage.players.replaceFriends(playerId, friendIds);
 }
 
 /** A player's profile, or null when the game server never created one. */
-export async function findPlayer(services: Pick<PlayerDeps, 'storage'>, id: string): Promise<Player | null> {
-  const [player] = await services.storage.players.find([id]);
+export async function findPlayer(deps: Pick<PlayerDeps, 'storage'>, id: string): Promise<Player | null> {
+  const [player] = await deps.storage.players.find([id]);
   return player ?? null;
 }
 
 /** Players whose id starts with `text` or whose name holds it (see db searchPlayers), at most `first`. */
-export async function searchPlayers(services: Pick<PlayerDeps, 'storage'>, text: string, first: number): Promise<Player[]> {
-  return services.storage.players.search(text, first);
+export async function searchPlayers(deps: Pick<PlayerDeps, 'storage'>, text: string, first: number): Promise<Player[]> {
+  return deps.storage.players.search(text, first);
 }

@@ -19,12 +19,12 @@ export interface RebuildBoardDeps extends BucketDeps, RebuildDeps {
  * number of ranked players. NOT_FOUND / BAD_USER_INPUT as every read of a bucket; RATE_LIMITED
  * while another rebuild of the same bucket runs. O(N log N) for N board scores.
  */
-export async function rebuildBoard(services: RebuildBoardDeps, args: BucketArgs): Promise<number> {
-  const at = await resolveBoardBucket(services, args);
+export async function rebuildBoard(deps: RebuildBoardDeps, args: BucketArgs): Promise<number> {
+  const at = await resolveBoardBucket(deps, args);
   const started = performance.now();
   try {
-    const size = await rebuildBucket(services, at);
-    services.log.info({ key: bucketKey(at), size, ms: Math.round(performance.now() - started) }, 'bucket rebuilt');
+    const size = await rebuildBucket(deps, at);
+    deps.log.info({ key: bucketKey(at), size, ms: Math.round(performance.now() - started) }, 'bucket rebuilt');
     return size;
   } catch (error) {
     throw refusedWhileRunning(error);
@@ -42,14 +42,14 @@ function refusedWhileRunning(error: unknown): unknown {
  * readable by id from any process (see services/rebuild-jobs.ts): what the console runs, since a large
  * bucket takes longer than a request should. Refused as rebuildBoard is.
  */
-export async function startRebuild(services: RebuildBoardDeps & { rebuilds: Pick<RebuildJobs, 'start'> }, args: BucketArgs): Promise<RebuildJob> {
-  const at = await resolveBoardBucket(services, args);
+export async function startRebuild(deps: RebuildBoardDeps & { rebuilds: Pick<RebuildJobs, 'start'> }, args: BucketArgs): Promise<RebuildJob> {
+  const at = await resolveBoardBucket(deps, args);
   try {
-    return await services.rebuilds.start(
+    return await deps.rebuilds.start(
       at,
-      (onProgress) => rebuildBucket(services, at, { onProgress }),
+      (onProgress) => rebuildBucket(deps, at, { onProgress }),
       // Not a request's: the job runs on after the answer (see RebuildJobs.start).
-      () => services.storage.boardScores.countRankable(boardScoreList(at), { unbounded: true }),
+      () => deps.storage.boardScores.countRankable(boardScoreList(at), { unbounded: true }),
     );
   } catch (error) {
     throw refusedWhileRunning(error);
@@ -57,6 +57,6 @@ export async function startRebuild(services: RebuildBoardDeps & { rebuilds: Pick
 }
 
 /** A rebuild started with startRebuild, or null when there is none by that id (kept a day). */
-export async function findRebuild(services: { rebuilds: Pick<RebuildJobs, 'find'> }, id: string): Promise<RebuildJob | null> {
-  return services.rebuilds.find(id);
+export async function findRebuild(deps: { rebuilds: Pick<RebuildJobs, 'find'> }, id: string): Promise<RebuildJob | null> {
+  return deps.rebuilds.find(id);
 }

@@ -19,7 +19,7 @@ import type { RankingIndex } from '../ranking/index.js';
  * per bucket for those writes; nothing at all on other boards. O(k log N).
  */
 export async function restoreReturningBest(
-  services: { storage: Pick<Storage, 'boardScores'>; masterIndex: Pick<RankingIndex, 'writeBoardScores'> },
+  deps: { storage: Pick<Storage, 'boardScores'>; masterIndex: Pick<RankingIndex, 'writeBoardScores'> },
   writes: readonly BoardScoreWrite[],
   placed: { size: number; place: Place | null }[],
 ): Promise<void> {
@@ -37,7 +37,7 @@ export async function restoreReturningBest(
   await Promise.all(
     [...byBucket.values()].map(async (indexes) => {
       const { at, expiresAt } = writes[indexes[0]!]!;
-      const best = await services.storage.boardScores.find(
+      const best = await deps.storage.boardScores.find(
         boardScoreList(at),
         indexes.map((i) => writes[i]!.score.playerId),
       );
@@ -46,7 +46,7 @@ export async function restoreReturningBest(
         return found !== undefined && ranksAhead(at.board.order, found, writes[i]!.score);
       });
       if (fixes.length === 0) return;
-      const rewritten = await services.masterIndex.writeBoardScores(fixes.map((i) => ({ at, score: best.get(writes[i]!.score.playerId)!, expiresAt })));
+      const rewritten = await deps.masterIndex.writeBoardScores(fixes.map((i) => ({ at, score: best.get(writes[i]!.score.playerId)!, expiresAt })));
       fixes.forEach((i, k) => (placed[i] = rewritten[k]!));
     }),
   );

@@ -27,14 +27,14 @@ export interface SeasonDeps extends CloseSeasonDeps {
  * startsAt, or a span overlapping a season of the board not closed yet.
  */
 export async function startSeason(
-  services: SeasonDeps,
+  deps: SeasonDeps,
   args: { board: string; name: string; startsAt?: Date | null | undefined; endsAt?: Date | null | undefined },
 ): Promise<Season> {
-  const board = await requireBoard(services, args.board);
+  const board = await requireBoard(deps, args.board);
   if (!board.periods.includes('SEASON')) {
     throw badInput(`Board "${board.id}" keeps no SEASON buckets; a season there would rank nobody.`);
   }
-  const now = services.now();
+  const now = deps.now();
   const startsAt = args.startsAt ?? now;
   if (startsAt.getTime() < now.getTime()) {
     throw badInput(`startsAt ${startsAt.toISOString()} is in the past (the server's clock reads ${now.toISOString()}); a season starts now or later.`);
@@ -43,7 +43,7 @@ export async function startSeason(
   if (endsAt && endsAt.getTime() <= startsAt.getTime()) {
     throw badInput(`endsAt ${endsAt.toISOString()} must be after the season starts, at ${startsAt.toISOString()}.`);
   }
-  const inserted = await services.storage.seasons.insert({ boardId: board.id, name: args.name, startsAt, endsAt });
+  const inserted = await deps.storage.seasons.insert({ boardId: board.id, name: args.name, startsAt, endsAt });
   if ('clash' in inserted) {
     throw badInput(
       `A season from ${startsAt.toISOString()} to ${endsAt?.toISOString() ?? 'no end'} overlaps board "${board.id}"'s season ${span(inserted.clash)}; ` +
@@ -51,29 +51,29 @@ export async function startSeason(
     );
   }
   // Before answering: from here every process's next lookup sees the season (see season-directory.ts).
-  await services.seasons
+  await deps.seasons
     .changed(board.id)
     .catch((error: unknown) =>
-      services.log.error({ err: error, board: board.id }, 'could not mark the seasons changed; other processes see the new season within a second'),
+      deps.log.error({ err: error, board: board.id }, 'could not mark the seasons changed; other processes see the new season within a second'),
     );
   return inserted.season;
 }
 
 /** Closes the board's current season and freezes its final standings; NOT_FOUND when none is open. */
-export async function closeSeason(services: SeasonDeps, boardId: string): Promise<Season> {
-  const board = await requireBoard(services, boardId);
-  const current = await services.seasons.open(board.id, services.now());
-  const season = current ? await closeAndFreeze(services, board, current.id) : null;
+export async function closeSeason(deps: SeasonDeps, boardId: string): Promise<Season> {
+  const board = await requireBoard(deps, boardId);
+  const current = await deps.seasons.open(board.id, deps.now());
+  const season = current ? await closeAndFreeze(deps, board, current.id) : null;
   if (!season) throw notFound(`Board "${board.id}" has no open season.`);
   return season;
 }
 
 /** The board's current season, or null. One Redis read while its seasons are unchanged. */
-export async function currentSeason(services: { seasons: Pick<SeasonDirectory, 'open'>; now(): Date }, board: Board): Promise<Season | null> {
-  return services.seasons.open(board.id, services.now());
+export async function currentSeason(deps: { seasons: Pick<SeasonDirectory, 'open'>; now(): Date }, board: Board): Promise<Season | null> {
+  return deps.seasons.open(board.id, deps.now());
 }
 
 /** Every season of the board, oldest first. */
-export async function listSeasons(services: { storage: Pick<Storage, 'seasons'> }, board: Board): Promise<Season[]> {
-  return services.storage.seasons.list(board.id);
+export async function listSeasons(deps: { storage: Pick<Storage, 'seasons'> }, board: Board): Promise<Season[]> {
+  return deps.storage.seasons.list(board.id);
 }

@@ -18,8 +18,8 @@ export interface StoreStatusDeps {
 }
 
 /** Both stores probed at once (each within a second), this process's view of the index, and the outbox's length. */
-export async function storeStatus(services: StoreStatusDeps): Promise<StoreStatus> {
-  const probes = await services.probeStores();
-  const indexBacklog = probes.postgres.up ? await services.storage.backlog.count().catch(() => null) : null;
-  return { ...probes, index: services.indexGeneration.state(), indexBacklog };
+export async function storeStatus(deps: StoreStatusDeps): Promise<StoreStatus> {
+  const probes = await deps.probeStores();
+  const indexBacklog = probes.postgres.up ? await deps.storage.backlog.count().catch(() => null) : null;
+  return { ...probes, index: deps.indexGeneration.state(), indexBacklog };
 }

@@ -83,7 +83,7 @@ export function createSubmissionGroups(deps: SubmissionGroupDeps, options: Group
  * nothing was recorded for anyone (PostgreSQL away).
  */
 async function commitGroup(
-  services: SubmissionGroupDeps,
+  deps: SubmissionGroupDeps,
   submissions: Submission[],
   committed: () => void,
   signal: AbortSignal,
@@ -91,15 +91,15 @@ async function commitGroup(
   // A flag token read before the group's transaction reads the flags (the last one this process
   // read: no wait, no call): the same token after the index write spares the flag check its query
   // (see takeOutFlaggedMeanwhile).
-  const flagsBefore = services.flagChanges.lastRead();
+  const flagsBefore = deps.flagChanges.lastRead();
   let recorded: RecordedGroup;
   try {
-    recorded = await services.storage.results.record(submissions, { signal });
+    recorded = await deps.storage.results.record(submissions, { signal });
   } catch (error) {
-    services.submissionHealth.failed(error);
+    deps.submissionHealth.failed(error);
     throw error;
   }
-  services.submissionHealth.committed();
+  deps.submissionHealth.committed();
   // The next group may start its transaction while this one writes the index.
   committed();
   const written = submissions.flatMap((entries, i) => {
@@ -110,13 +110,13 @@ async function commitGroup(
   const hidden = recorded.flagged;
   const shown = written.filter(({ entry }) => !hidden.has(entry.playerId));
   const stored = recorded.boardScores.filter((score) => !hidden.has(score.playerId));
-  const places = await writeIndex(services, shown, stored, recorded.backlogIds);
+  const places = await writeIndex(deps, shown, stored, recorded.backlogIds);
   // Recorded already: past the deadline the answer goes out without waiting for the check (which
   // goes on, and logs what it could not do).
   if (places)
     await settleBy(
       keepFlaggedOut(
-        services,
+        deps,
         shown.map(({ entry }) => entry),
         hidden,
         // The token after the write is read by the check itself, once every index write of the
@@ -140,14 +140,14 @@ export type PlaceWithSize = { place: Place; size: number; at: BoardBucket; recor
  * takeOutFlaggedMeanwhile); those join `hidden`. (When the index write failed there is nothing to
  * take out: the catch-up job, which leaves flagged players out, writes those board scores later.)
  */
-async function keepFlaggedOut(services: SubmissionGroupDeps, entries: PreparedEntry[], hidden: Set<string>, flags: FlagSpan): Promise<void> {
+async function keepFlaggedOut(deps: SubmissionGroupDeps, entries: PreparedEntry[], hidden: Set<string>, flags: FlagSpan): Promise<void> {
   const written = new Map<string, BoardBucket[]>();
   for (const entry of entries) if (entry.buckets.length > 0) written.set(entry.playerId, [...(written.get(entry.playerId) ?? []), ...entry.buckets]);
   if (written.size === 0) return;
   try {
-    for (const playerId of await takeOutFlaggedMeanwhile(services, written, flags)) hidden.add(playerId);
+    for (const playerId of await takeOutFlaggedMeanwhile(deps, written, flags)) hidden.add(playerId);
   } catch (error) {
-    services.log.error({ err: error }, 'could not check for players flagged during the write; a rebuild or a new flag corrects the index');
+    deps.log.error({ err: error }, 'could not check for players flagged during the write; a rebuild or a new flag corrects the index');
   }
 }
 
@@ -161,7 +161,7 @@ async function keepFlaggedOut(services: SubmissionGroupDeps, entries: PreparedEn
  * re-applies them as soon as Redis answers again.
  */
 async function writeIndex(
-  services: SubmissionGroupDeps,
+  deps: SubmissionGroupDeps,
   shown: { entry: PreparedEntry; outcome: RecordOutcome }[],
   stored: StoredBoardScore[],
   backlogIds: number[],
@@ -187,10 +187,10 @@ async function writeIndex(
   }
   const places: SubmissionRecorded['places'] = new Map();
   try {
-    const placed = await services.index.writeBoardScores(writes);
+    const placed = await deps.index.writeBoardScores(writes);
     // A player back from inactivity returns to a BEST board's SEASON with their best, not this result (returning-players.ts).
-    await restoreReturningBest({ storage: services.storage, masterIndex: services.index }, writes, placed);
-    services.backlog.confirm(backlogIds);
+    await restoreReturningBest({ storage: deps.storage, masterIndex: deps.index }, writes, placed);
+    deps.backlog.confirm(backlogIds);
     // The writes are the shown entries' board scores in order, as made above.
     let i = 0;
     for (const { entry, outcome } of shown) {
@@ -207,8 +207,8 @@ async function writeIndex(
     }
     return places;
   } catch (error) {
-    services.metrics.indexBehind.inc();
-    services.log.error({ err: error, writes: writes.length }, 'index write failed after commit; results are recorded');
+    deps.metrics.indexBehind.inc();
+    deps.log.error({ err: error, writes: writes.length }, 'index write failed after commit; results are recorded');
     return null;
   }
 }

@@ -153,20 +153,20 @@ function inputRefusal(error: unknown): ErrorCode | undefined {
  * answered, with no standings. A call is all or nothing, whatever the others of its group do.
  */
 export async function submitScores(
-  services: SubmitDeps,
+  deps: SubmitDeps,
   inputs: SubmitScoreInput[],
   { batch = true, keyId, startedAt }: SubmitOptions,
 ): Promise<SubmitScorePayload[]> {
   if (inputs.length > MAX_BATCH) throw badInput(`submitScores takes at most ${MAX_BATCH} inputs; this call has ${inputs.length}.`);
-  if (keyId !== null) await services.limits.submissions(keyId, inputs.length);
-  const now = services.now();
+  if (keyId !== null) await deps.limits.submissions(keyId, inputs.length);
+  const now = deps.now();
   const entries: PreparedEntry[] = [];
   // Each board a call names, and its live seasons, looked up once, however many of its results the
   // call carries.
   const boards = new Map<string, Promise<{ board: Board; seasons: Season[] }>>();
   const boardOf = (id: string) => {
     let found = boards.get(id);
-    if (!found) boards.set(id, (found = requireBoard(services, id).then(async (board) => ({ board, seasons: await liveSeasonsOf(services, board) }))));
+    if (!found) boards.set(id, (found = requireBoard(deps, id).then(async (board) => ({ board, seasons: await liveSeasonsOf(deps, board) }))));
     return found;
   };
   const bucketsOf = bucketsOnce(now);
@@ -193,7 +193,7 @@ export async function submitScores(
   try {
     // Answered within the request's bound, a little ahead of the request's own deadline so that
     // this answer (nothing recorded, or in doubt) is the one the client gets.
-    recorded = await services.submissions.submit(entries, entries.length, startedAt + services.requestTimeoutMs - ANSWER_MARGIN_MS);
+    recorded = await deps.submissions.submit(entries, entries.length, startedAt + deps.requestTimeoutMs - ANSWER_MARGIN_MS);
   } catch (error) {
     if (error instanceof TotalAboveMaxScoreError) {
       throw badInput(`A SUM total would pass the board's maxScore: ${error.message}. Nothing was recorded.`);
@@ -206,8 +206,8 @@ export async function submitScores(
     const { duplicate, improved, recorded: original } = outcomes[i]!;
     if (hidden.has(entry.playerId)) return { duplicate, improved, standings: [] };
     const standings = duplicate
-      ? readStandings(services, bucketsOf(entry.board, original.achievedAt, original.region, entry.seasons).buckets, entry.playerId)
-      : standingsOf(services, entry, places);
+      ? readStandings(deps, bucketsOf(entry.board, original.achievedAt, original.region, entry.seasons).buckets, entry.playerId)
+      : standingsOf(deps, entry, places);
     return standings instanceof Promise ? standings.then((held) => ({ duplicate, improved, standings: held })) : { duplicate, improved, standings };
   });
   // Why not Promise.all alone: it takes a promise for every payload, and a batch's new results on an
@@ -215,7 +215,7 @@ export async function submitScores(
   return payloads.some((payload) => payload instanceof Promise) ? Promise.all(payloads.map(async (payload) => payload)) : (payloads as SubmitScorePayload[]);
 }
 
-function standingsOf(services: SubmitDeps, entry: PreparedEntry, places: SubmissionRecorded['places']): PeriodStanding[] | Promise<PeriodStanding[]> {
+function standingsOf(deps: SubmitDeps, entry: PreparedEntry, places: SubmissionRecorded['places']): PeriodStanding[] | Promise<PeriodStanding[]> {
   const own = places.get(entry) ?? [];
   const found: { at: ResultBucket; placed: PlaceWithSize }[] = [];
   entry.buckets.forEach((at, b) => {
@@ -229,7 +229,7 @@ function standingsOf(services: SubmitDeps, entry: PreparedEntry, places: Submiss
   if (entry.board.rankStyle === 'ORDINAL') return found.map(({ at, placed }) => answer(at, placed, placed.place));
   return Promise.all(
     found.map(async ({ at, placed }) => {
-      const place = await inBoardStyle(services, placed.at, placed.place);
+      const place = await inBoardStyle(deps, placed.at, placed.place);
       return place ? [answer(at, placed, place)] : [];
     }),
   ).then((standings) => standings.flat());
@@ -241,32 +241,32 @@ function standingsOf(services: SubmitDeps, entry: PreparedEntry, places: Submiss
  * styledPlaces). Null when that count cannot be read: the result is recorded, and answered
  * without that standing, as when the index write fails.
  */
-async function inBoardStyle(services: SubmitDeps, at: BoardBucket, place: Place): Promise<Place | null> {
+async function inBoardStyle(deps: SubmitDeps, at: BoardBucket, place: Place): Promise<Place | null> {
   if (at.board.rankStyle === 'ORDINAL') return place;
   try {
     // On the masters, as the place itself was read (read-your-writes; SubmitDeps.masterIndex).
-    const [styled] = await styledPlaces({ index: services.masterIndex }, at, [place], at.board.rankStyle);
+    const [styled] = await styledPlaces({ index: deps.masterIndex }, at, [place], at.board.rankStyle);
     return styled ?? null;
   } catch (error) {
-    services.log.error({ err: error }, 'index read failed for the rank style of a submitted result');
+    deps.log.error({ err: error }, 'index read failed for the rank style of a submitted result');
     return null;
   }
 }
 
 /** The current standings of a replayed result, so a retried call answers as the first one would now. */
-async function readStandings(services: SubmitDeps, buckets: ResultBucket[], playerId: string): Promise<PeriodStanding[]> {
+async function readStandings(deps: SubmitDeps, buckets: ResultBucket[], playerId: string): Promise<PeriodStanding[]> {
   try {
     const views = await Promise.all(
       buckets.map(async (at) => {
         // On the masters: the replayed result's own write is there (SubmitDeps.masterIndex), maybe not yet on a replica.
-        const view = await services.masterIndex.standings(at, [playerId]);
-        const [place] = await styledPlaces({ index: services.masterIndex }, at, view.places, at.board.rankStyle);
+        const view = await deps.masterIndex.standings(at, [playerId]);
+        const [place] = await styledPlaces({ index: deps.masterIndex }, at, view.places, at.board.rankStyle);
         return place ? [{ ...bucketOfAnswer(at), standing: toStanding(at, place, view.size) }] : [];
       }),
     );
     return views.flat();
   } catch (error) {
-    services.log.error({ err: error }, 'index read failed for a replayed result');
+    deps.log.error({ err: error }, 'index read failed for a replayed result');
     return [];
   }
 }
