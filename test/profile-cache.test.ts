@@ -3,7 +3,7 @@ import { createLogger } from '../src/logger.js';
 import { createProfileStore } from '../src/profiles/store.js';
 import { createRedisClient, deleteKeysUnder } from '../src/redis.js';
 import { createProfileCache } from '../src/services/profile-cache.js';
-import { MAX_TURN_BATCH } from '../src/services/turn-loader.js';
+import { MAX_BATCH_LOADS } from '../src/services/batch-loader.js';
 import { createStorage } from '../src/db/storage.js';
 import { TEST_REDIS_URL } from './helpers/redis-keys.js';
 import { type TestApp, startTestApp } from './helpers/test-app.js';
@@ -197,8 +197,8 @@ describe('shared profile cache: names from Redis, exact after renames, erasures 
     expect(readerStatements.slice(before).filter((statement) => /players/.test(statement))).toEqual([]);
   });
 
-  it(`one turn's loads naming more players than one look-up takes (${MAX_TURN_BATCH}) each answer their own ids, in their order`, async () => {
-    const ids = Array.from({ length: 2 * MAX_TURN_BATCH + 300 }, (_, i) => `Turn-Ü-${i}`);
+  it(`one turn's loads naming more players than one look-up takes (${MAX_BATCH_LOADS}) each answer their own ids, in their order`, async () => {
+    const ids = Array.from({ length: 2 * MAX_BATCH_LOADS + 300 }, (_, i) => `Turn-Ü-${i}`);
     await writer.database.sql`insert into players (id, display_name) select id, 'Name of ' || id from unnest(${writer.database.sql.array(ids)}::text[]) as id`;
     const redis = createRedisClient(TEST_REDIS_URL, { keyPrefix: `${reader.keyPrefix}turn:` });
     await redis.connect();

@@ -28,7 +28,7 @@ end
 /**
  * readProfiles: the held profile of each id, and the epoch of its hash for those not held, with
  * the changes token read in the same step (what the profiles read are current under: see
- * services/profile-sightings.ts).
+ * services/remembered-profiles.ts).
  *
  * KEYS[1]     the changes token (see markProfiles)
  * KEYS[1+i]   the profile hash of the i-th id (several ids may share one)

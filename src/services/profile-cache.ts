@@ -1,15 +1,15 @@
 import type { Logger } from 'pino';
 import type { Player } from '../db/players.js';
-import { freshlyShared } from '../fresh-read.js';
 import type { Storage } from '../db/storage.js';
 import { type Held, type Profile, type ProfileStoreOptions, createProfileStore } from '../profiles/store.js';
 import type { RedisClient } from '../redis.js';
-import { type ProfileSightingsOptions, createProfileSightings } from './profile-sightings.js';
-import { MAX_TURN_BATCH, createTurnLoader } from './turn-loader.js';
+import { MAX_BATCH_LOADS, createBatchLoader } from './batch-loader.js';
+import { freshSingleFlight } from './fresh-single-flight.js';
+import { type RememberedProfilesOptions, createRememberedProfiles } from './remembered-profiles.js';
 
 export type ProfileCacheOptions = ProfileStoreOptions & {
-  /** The profiles remembered from what Redis answered (see profile-sightings.ts). Default: its defaults. */
-  sightings?: ProfileSightingsOptions;
+  /** The profiles remembered from what Redis answered (see remembered-profiles.ts). Default: its defaults. */
+  sightings?: RememberedProfilesOptions;
 };
 
 const noProfile = (id: string): Player => ({ id, displayName: null, avatarUrl: null });
@@ -31,12 +31,12 @@ const noProfile = (id: string): Player => ({ id, displayName: null, avatarUrl: n
  * - two changes of one player that cross drop its entry (see settleProfilesLua);
  * - a profile taken as this process last saw it in Redis, without asking again, is taken only while
  *   a Redis read sent after the asking request came in answered the changes token it was seen
- *   under, which every change rewrites (profile-sightings.ts).
+ *   under, which every change rewrites (remembered-profiles.ts).
  * When Redis does not answer, profiles are read from PostgreSQL and nothing is kept.
  */
 export function createProfileCache(redis: RedisClient, players: Pick<Storage['players'], 'find'>, log: Logger, options: ProfileCacheOptions = {}) {
   const store = createProfileStore(redis, options);
-  const sightings = createProfileSightings(options.sightings);
+  const sightings = createRememberedProfiles(options.sightings);
 
   /** What Redis holds for the ids (the settled profiles among it remembered); every id a miss (kept under no epoch) when Redis does not answer. */
   async function held(ids: readonly string[]): Promise<Held[]> {
@@ -72,16 +72,16 @@ export function createProfileCache(redis: RedisClient, players: Pick<Storage['pl
 
   /**
    * Every load of one turn of the event loop as one look-up of their distinct ids
-   * (createTurnLoader): a board's top is named by nearly every request. A load is one call's ids,
+   * (createBatchLoader): a board's top is named by nearly every request. A load is one call's ids,
    * not one id, so a request's names (its loader's batch) cost one promise here rather than two an
-   * id. The distinct ids go in look-ups of at most MAX_TURN_BATCH, sent at once: a burst is several
+   * id. The distinct ids go in look-ups of at most MAX_BATCH_LOADS, sent at once: a burst is several
    * short script calls, none holding Redis long. Reading later than asked never shows a profile
    * older than a change answered before the ask. Each request's own loader keeps what it read.
    */
-  const together = createTurnLoader<readonly string[], Player[]>(async (calls) => {
+  const together = createBatchLoader<readonly string[], Player[]>(async (calls) => {
     const ids = [...new Set(calls.flat())];
     const lookUps: ReturnType<typeof lookUp>[] = [];
-    for (let from = 0; from < ids.length; from += MAX_TURN_BATCH) lookUps.push(lookUp(ids.slice(from, from + MAX_TURN_BATCH)));
+    for (let from = 0; from < ids.length; from += MAX_BATCH_LOADS) lookUps.push(lookUp(ids.slice(from, from + MAX_BATCH_LOADS)));
     const profiles = (await Promise.all(lookUps)).flatMap((lookedUp) => {
       // The answer does not wait on keeping: a failed keep only means the next read asks PostgreSQL again.
       lookedUp.kept.catch((error: unknown) => log.debug({ err: error }, 'player profiles read from PostgreSQL not kept in Redis'));
@@ -117,7 +117,7 @@ export function createProfileCache(redis: RedisClient, players: Pick<Storage['pl
      * it holds nothing for them, and a player without a profile is remembered as having none, as a
      * name is. Their first read, on any process, then asks PostgreSQL nothing, whether they are
      * named or not. The ids of one turn go together at its end (setImmediate): one Redis script call
-     * per MAX_TURN_BATCH of them, and one PostgreSQL query only for those Redis did not hold.
+     * per MAX_BATCH_LOADS of them, and one PostgreSQL query only for those Redis did not hold.
      * Returns at once; a failure only leaves the first read to ask PostgreSQL. O(k).
      */
     remember(ids: readonly string[]): void {
@@ -127,8 +127,8 @@ export function createProfileCache(redis: RedisClient, players: Pick<Storage['pl
         setImmediate(() => {
           toRemember = undefined;
           const all = [...waiting];
-          for (let from = 0; from < all.length; from += MAX_TURN_BATCH) {
-            keepMissing(all.slice(from, from + MAX_TURN_BATCH)).catch((error: unknown) =>
+          for (let from = 0; from < all.length; from += MAX_BATCH_LOADS) {
+            keepMissing(all.slice(from, from + MAX_BATCH_LOADS)).catch((error: unknown) =>
               log.debug({ err: error }, 'player profiles of newly placed players not brought into Redis'),
             );
           }
@@ -139,10 +139,10 @@ export function createProfileCache(redis: RedisClient, players: Pick<Storage['pl
 
     /**
      * The profiles of these ids, in their order; a player without a profile has nulls. One Redis
-     * script call for the loads of one turn of the event loop (a call per MAX_TURN_BATCH distinct
+     * script call for the loads of one turn of the event loop (a call per MAX_BATCH_LOADS distinct
      * ids: see `together`), plus one PostgreSQL query for the ids it does not hold (kept for the
      * next read). For a read that came in at `since` (on `clock`), the ids whose
-     * profiles may be taken as last seen in Redis are not asked again (profile-sightings.ts).
+     * profiles may be taken as last seen in Redis are not asked again (remembered-profiles.ts).
      * Throws what PostgreSQL throws. O(k).
      */
     async load(ids: readonly string[], since?: number): Promise<Player[]> {
@@ -193,9 +193,9 @@ export function createProfileCache(redis: RedisClient, players: Pick<Storage['pl
     /**
      * The token of the last profile change anywhere (see ProfileStore.changes); null when it
      * cannot be trusted now. Concurrent callers share the GET, each one sent after they asked
-     * (fresh-read.ts): what every shared answer asks stays one GET per round trip, not per request.
+     * (fresh-single-flight.ts): what every shared answer asks stays one GET per round trip, not per request.
      */
-    changes: freshlyShared(() => store.changes()),
+    changes: freshSingleFlight(() => store.changes()),
 
     /**
      * Runs a change of these players' profiles (a rename, an erasure) so that no process shows
