@@ -77,6 +77,7 @@ describe('WebSocket clients are bounded', () => {
     t = await startTestApp({ requestLimits: { operationsPerSocket: 4, maxSocketBufferedBytes: 256 * 1024 } });
     await seed(t, 1_000);
   });
+
   it('a frame over MAX_BODY_BYTES closes the socket with 1009, as a body over it is refused', async () => {
     const client = await rawSocket(t);
     client.socket.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query: `{ __typename } # ${'x'.repeat(MAX_BODY_BYTES)}` } }));
@@ -133,6 +134,7 @@ describe('subscriptions on one socket', () => {
     t = await startTestApp();
     await seed(t, 10);
   });
+
   it('1,000 at once: the socket cap (100) is open, the rest RATE_LIMITED, and the heap stays put', async () => {
     const before = heapMb();
     const client = await rawSocket(t);
@@ -159,6 +161,7 @@ describe('documents', () => {
   beforeAll(async () => {
     t = await startTestApp();
   });
+
   it('a document over 100,000 bytes is refused before it is parsed, naming the limit', async () => {
     const query = `{ __typename } # ${'x'.repeat(150_000)}`;
     const response = await fetch(`${t.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
@@ -200,6 +203,7 @@ describe('guessed API keys', () => {
       },
     });
   });
+
   it('are budgeted per client: past the budget a new key is refused RATE_LIMITED without a lookup; known keys still work', async () => {
     lookups = 0;
     const answers: GraphQLResponse[] = [];
@@ -231,6 +235,7 @@ describe('HTTP connections', () => {
   beforeAll(async () => {
     t = await startTestApp({ requestLimits: { requestTimeoutMs: 1_000, maxConnections: 20 } });
   });
+
   const port = () => Number(new URL(t.url).port);
 
   it('a body trickled slower than the request timeout is answered 408 and its connection closed', async () => {
@@ -279,6 +284,7 @@ describe('request bodies held at once', () => {
   beforeAll(async () => {
     t = await startTestApp({ requestLimits: { maxBodyBytesInFlight: budget } });
   });
+
   const large = () => JSON.stringify({ query: '{ __typename }', variables: { padding: 'x'.repeat(2_000_000) } });
   const post = async (body: string) => {
     const response = await fetch(`${t.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });

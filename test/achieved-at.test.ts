@@ -91,6 +91,7 @@ describe('achievedAt is the recorded time, to the millisecond', () => {
     for (const [i, r] of results.entries()) r.at = started + 1 + i * 7;
     submitted = await submitAt(t, BOARD, results, 'm');
   });
+
   it('the packing here is coarse, so the unit start would differ from the recorded time', () => {
     expect(packingFor({ maxScore: MAX_SCORE }, 'ALL_TIME').unitMs).toBe(2 ** 26);
     expect(packingFor({ maxScore: MAX_SCORE }, 'DAILY').unitMs).toBe(8_192);
@@ -239,6 +240,7 @@ describe('achievedAt where the index holds the time to the millisecond', () => {
     for (const [i, p] of players.entries()) p.at = NOW.getTime() - 3_600_000 + 1 + i * 7;
     await submitAt(t, FINE, players, 'w');
   });
+
   it('the packing keeps milliseconds on DAILY, WEEKLY and MONTHLY here, and not on ALL_TIME', () => {
     for (const period of ['DAILY', 'WEEKLY', 'MONTHLY'] as const) expect(packingFor({ maxScore: FINE_MAX }, period).unitMs).toBe(1);
     expect(packingFor({ maxScore: FINE_MAX }, 'ALL_TIME').unitMs).toBe(128);

@@ -10,6 +10,7 @@ describe('auth: Authorization: Bearer <key>', () => {
   beforeAll(async () => {
     t = await startTestApp();
   });
+
   it('refuses a game-server mutation without a key, or with an unknown one: UNAUTHENTICATED', async () => {
     expect(codeOf(await t.gql(SUBMIT, submission('a')))).toBe('UNAUTHENTICATED');
     expect(codeOf(await t.gql(SUBMIT, submission('a'), { key: 'not-a-key-we-ever-issued' }))).toBe('UNAUTHENTICATED');

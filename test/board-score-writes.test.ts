@@ -51,6 +51,7 @@ describe('board-score writes', () => {
       expect(created.errors).toBeUndefined();
     }
   }, 60_000);
+
   it('a BEST score that stands writes no row, and is answered with the standing it keeps', async () => {
     const firstAt = new Date(Date.now() - 2_000);
     await submit('Best-EU', 'Zoë', 100, 'm1', firstAt);

@@ -118,6 +118,7 @@ describe('read budgets behind a trusted proxy', () => {
     // The test's requests come from 127.0.0.1: that is the proxy here.
     t = await startTestApp({ rateLimits: { readsPerSecond: READS_PER_SECOND, submissionsPerSecond: 0 }, http: { trustedProxies: ['127.0.0.1', '::1'] } });
   });
+
   it('gives every forwarded client its own budget over POST, GET, server-sent events and graphql-ws', { timeout: 30_000 }, async () => {
     // Six players through the proxy, each within its budget: nobody is limited.
     const players = Array.from({ length: 6 }, (_, i) => `198.51.100.${i + 1}`);
@@ -152,6 +153,7 @@ describe('read budgets from an untrusted peer', () => {
   beforeAll(async () => {
     t = await startTestApp({ rateLimits: { readsPerSecond: READS_PER_SECOND, submissionsPerSecond: 0 }, http: { trustedProxies: ['10.0.0.0/8'] } });
   });
+
   it('ignores X-Forwarded-For and Forwarded: made-up addresses share the peer budget', async () => {
     // At once, so that the budget's one-second window cannot pass between them.
     const answers = await Promise.all(

@@ -38,6 +38,7 @@ describe('CORS by default', () => {
   beforeAll(async () => {
     t = await startTestApp();
   });
+
   it('lets any origin read, without credentials, on every path', async () => {
     for (const response of await threeWays(t, 'https://evil.example')) {
       expect(response.status).toBeLessThan(300);
@@ -59,6 +60,7 @@ describe('CORS_ORIGINS with a list', () => {
   beforeAll(async () => {
     t = await startTestApp({ http: { corsOrigins: loadConfig({ CORS_ORIGINS: 'https://game.example, http://localhost:5173' }).CORS_ORIGINS } });
   });
+
   it('names a listed origin, and gives an unlisted one no CORS headers, on every path', async () => {
     for (const response of await threeWays(t, 'http://localhost:5173')) {
       expect(cors(response)).toEqual({ origin: 'http://localhost:5173', credentials: null });

@@ -21,6 +21,7 @@ describe('the cursor secret', () => {
     const inputs = ['ana', 'bo', 'cy', 'di', 'ed'].map((playerId, i) => ({ board: 'global', playerId, score: 100 - i, matchId: `m${i}` }));
     expect((await first.server(`mutation($inputs: [SubmitScoreInput!]!) { submitScores(inputs: $inputs) { duplicate } }`, { inputs })).errors).toBeUndefined();
   });
+
   it("one process's cursor pages on another of the same deployment, and is refused by another deployment", async () => {
     const page = await first.gql<Page>(PAGE);
     const cursor = page.data!.standings.pageInfo.endCursor!;

@@ -100,6 +100,7 @@ describe('deletePlayer', () => {
       values ('arena', 'SEASON', 's2', '', ${VICTIM}, 950, '2037-11-20T00:00:00Z')`;
     await t.redis.zadd('lb:{arena:SEASON:s2}', 2, VICTIM, 1, 'p01');
   }, 120_000);
+
   it('the victim is everywhere before: tables, index and every board view', async () => {
     const rows = await rowsOf(VICTIM);
     expect(rows).toEqual({

@@ -15,6 +15,7 @@ describe('the HTTP fast path answers as Yoga does', () => {
     const inputs = ['a', 'b', 'c'].map((playerId, i) => ({ board: 'global', playerId, score: 10 * (i + 1), matchId: 'm' }));
     await t.server('mutation($inputs: [SubmitScoreInput!]!) { submitScores(inputs: $inputs) { duplicate } }', { inputs });
   });
+
   const send = async (contentType: string, body: string, headers: Record<string, string> = {}) => {
     const response = await fetch(`${t.url}/graphql`, { method: 'POST', headers: { 'content-type': contentType, ...headers }, body });
     return {

@@ -63,6 +63,7 @@ describe('request bodies in flight, per client address', () => {
   beforeAll(async () => {
     t = await startTestApp({ requestLimits: { maxBodyBytesInFlight: 4 * MAX_BODY_BYTES, maxBodyBytesInFlightPerClient: MAX_BODY_BYTES + 100_000 } });
   });
+
   it("one address declaring large bodies and sending none gets its own refusals, and another address's POST is served", async () => {
     // More than the whole budget: five largest bodies declared, not a byte of them sent.
     const stalled = await Promise.all(Array.from({ length: 5 }, () => open(t, '127.0.0.2')));
@@ -97,6 +98,7 @@ describe('connections per client address', () => {
   afterEach(async () => {
     for (const { socket } of held.splice(0)) socket.destroy();
   });
+
   it('connections past the cap are closed as they come, while another address is served', async () => {
     held.push(...(await Promise.all(Array.from({ length: 5 }, () => open(t, '127.0.0.2')))));
     const extra = await open(t, '127.0.0.2');
@@ -135,6 +137,7 @@ describe('connections without a request', () => {
     const answer = await t.admin('mutation { createBoard(input: { id: "idle", title: "idle", maxScore: 100 }) { id } }');
     expect(answer.errors).toBeUndefined();
   });
+
   it('a connection that sends nothing is answered 408 and closed at the request timeout', async () => {
     const silent = await open(t, '127.0.0.2');
     await until(() => silent.closed, 'the silent connection to close');

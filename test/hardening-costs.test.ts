@@ -43,6 +43,7 @@ describe('a read whose cost the walk cannot work out (item 5)', () => {
     t = await startTestApp({ rateLimits: {} });
     await seedCrowd(t);
   });
+
   // The review's document: a nullable variable with a default, sent as null into a non-null
   // argument (graphql-js coerces the variable to null, and the argument fails for that one field
   // only as it runs), beside 19 pages of 1,000 standings.
@@ -116,6 +117,7 @@ describe('introspection (item 6)', () => {
     beforeAll(async () => {
       t = await startTestApp({ rateLimits: {} });
     });
+
     it("GraphiQL's and codegen's introspection are answered, over POST and GET", async () => {
       for (const query of [GRAPHIQL, CODEGEN]) {
         const overPost = await one(t, { query });
@@ -172,6 +174,7 @@ describe('scalars that read a store (item 10)', () => {
         (await t.admin(`mutation { createBoard(input: { id: "crowd", title: "Crowd", maxScore: 1000, periods: [ALL_TIME, DAILY] }) { id } }`)).errors,
       ).toBeUndefined();
     });
+
     it('twenty aliased sizes cost 21 rows: 200 such reads at once spend far more than 1,000 rows a second', async () => {
       const twenty = `{ board(id: "crowd") { ${Array.from({ length: 20 }, (_, i) => `s${i}: size(period: ${i % 2 ? 'DAILY' : 'ALL_TIME'})`).join(' ')} } }`;
       // Once first, so that validating it is paid (from the same budget) before the reads are.
@@ -247,6 +250,7 @@ describe('a SEASON read naming a season not live (item 10)', () => {
     expect(created.errors).toBeUndefined();
     expect((await t.admin(`mutation { startSeason(board: "ladder", name: "One") { id } }`)).errors).toBeUndefined();
   });
+
   const read = (season: string) => t.gql(`{ top(board: "ladder", period: SEASON, bucket: "${season}") { bucket } }`);
   /** The statements that look one season up by its id, and those that read a board's live seasons. */
   const byId = () => statements.filter((statement) => /from "seasons"/.test(statement) && /"seasons"\."id" = /.test(statement)).length;
@@ -348,6 +352,7 @@ describe('the default budgets (item 15)', () => {
       ).toBeUndefined();
     }
   }, 60_000);
+
   it('let 100 players behind one address each open a board screen every 5 seconds', async () => {
     // A screen is the typed client's two reads: OpenBoard (the top ten, my standing, five either
     // side, with names) and Friends. 100 players every 5 s: 20 screens, 40 reads a second; at

@@ -18,6 +18,7 @@ describe('request errors carry a code on every transport', () => {
     const log = createLogger('info', { write: (line: string) => void lines.push(JSON.parse(line) as (typeof lines)[number]) });
     t = await startTestApp({ log });
   });
+
   type Answer = GraphQLResponse & { transport: string };
   const bearer = (key?: string): Record<string, string> => (key ? { authorization: `Bearer ${key}` } : {});
 

@@ -20,6 +20,7 @@ describe('an id that names nothing is answered as an unknown one, whatever its f
     expect((await t.server(`mutation { submitScore(input: { board: "ids", playerId: "p", score: 1, matchId: "m" }) { duplicate } }`)).errors).toBeUndefined();
     expect((await t.admin(`mutation { closeSeason(board: "ids") { id } }`)).errors).toBeUndefined();
   });
+
   /** A well-formed id no board has, then ids of forms no board could have (a new board's id is letters, digits, _, - and ., up to 64). */
   const boards = ['no-such-board', 'a:b', 'a b', 'a{b}', 'é-board', 'Board/1', 'x'.repeat(65)];
   /** Seasons are numbered s1, s2, ...: a well-formed one the board does not have, then other forms. */

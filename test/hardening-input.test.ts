@@ -61,6 +61,7 @@ describe('input the service must refuse by name, changing nothing (issue 53, ite
     expect((await t.server(SUBMIT, { input: valid })).errors).toBeUndefined();
     expect((await t.server(UPSERT, { input: { id: 'someone', displayName: 'Someone' } })).errors).toBeUndefined();
   });
+
   describe('JSON nested deeper than anything walks it recursively (once "Unexpected error.")', () => {
     it('metadata nested 6,000 deep in the variables: HTTP 400', async () => {
       await refused(async () => {

@@ -184,6 +184,7 @@ describe('validation, charged to its client', () => {
       http: { trustedProxies: TRUSTED },
     });
   });
+
   it('refuses a client sending new documents faster than its validation budget, RATE_LIMITED, and serves another', async () => {
     const flooder = '198.51.100.66';
     // At least a millisecond each, so at most five of a 5 ms budget in any one second: sent at

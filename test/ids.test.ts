@@ -32,6 +32,7 @@ describe('the ids studios use', () => {
     }
     expect((await t.server(SUBMIT, { input: { board: 'na-ranked', playerId: 'Jürgen', score: 5, matchId: 'lower', region: 'eu' } })).errors).toBeUndefined();
   });
+
   it('mixed-case board ids and regions are created and read back as given', async () => {
     const response = await t.gql<{ boards: { id: string; regions: string[] }[] }>(`{ boards { id regions } }`);
     expect(response.data?.boards.map((board) => [board.id, board.regions]).sort()).toEqual([

@@ -15,6 +15,7 @@ describe('limits on what a request may cost', () => {
   beforeAll(async () => {
     t = await startTestApp();
   });
+
   it('refuses a query with thousands of aliases, cheaply', async () => {
     const query = `{ ${Array.from({ length: 3_000 }, (_, i) => `a${i}: top(board: "global") { size }`).join(' ')} }`;
     const answer = await post(t, JSON.stringify({ query }));
@@ -62,6 +63,7 @@ describe('rate limits', () => {
   beforeAll(async () => {
     t = await startTestApp({ rateLimits: { readsPerSecond: 5, submissionsPerSecond: 10 } });
   });
+
   it('answers RATE_LIMITED to a client over its read budget', async () => {
     const answers = await Promise.all(Array.from({ length: 8 }, () => t.gql(`{ boards { id } }`)));
     const codes = answers.map((a) => a.errors?.[0]?.extensions?.code ?? 'ok');

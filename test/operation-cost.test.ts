@@ -180,6 +180,7 @@ describe('the read budget is charged by rows', () => {
     t = await startTestApp({ rateLimits: { readsPerSecond: 0, submissionsPerSecond: 0, readRowsPerSecond: 5_000 } });
     await seedCrowd(t);
   });
+
   it('a batch of heavy reads spends the rows of each, and is refused past the budget', async () => {
     // Each costs 1 + 1,000 + 1,000 = 2,001 rows: two fit in 5,000 a second, the rest do not.
     const heavy = { query: 'query($n: Int!) { top(board: "crowd", limit: $n) { entries { rank player { displayName } } } }', variables: { n: 1_000 } };

@@ -12,6 +12,7 @@ describe('health, readiness and metrics', () => {
     // Every scrape that finds no measurement running starts one: the drift tests wait for it.
     t = await startTestApp({ indexDrift: { intervalMs: 0 } });
   });
+
   const scrape = async () => (await fetch(`${t.url}/metrics`)).text();
   const drift = (text: string, period: string, bucket: string) =>
     metric(text, new RegExp(`leaderboard_index_drift\\{board="global",period="${period}",bucket="${bucket}",region=""\\} (-?\\d+)`));
@@ -88,6 +89,7 @@ describe('the drift measurement, renewed once per interval by one process of a d
       shareStoresOf: { databaseUrl: first.databaseUrl, keyPrefix: first.keyPrefix },
     });
   });
+
   const scrape = async (app: TestApp) => (await fetch(`${app.url}/metrics`)).text();
   const measuredAt = (text: string) => metric(text, /^leaderboard_index_drift_timestamp_seconds (\S+)$/m);
   const allTime = (text: string) => metric(text, /leaderboard_index_drift\{board="global",period="ALL_TIME",bucket="all",region=""\} (-?\d+)/);
@@ -135,6 +137,7 @@ describe('/metrics behind METRICS_TOKEN', () => {
   beforeAll(async () => {
     t = await startTestApp({ metricsToken: TOKEN });
   });
+
   it('answers 401 without the token or with another, and the metrics with it', async () => {
     const read = (authorization?: string) => fetch(`${t.url}/metrics`, authorization ? { headers: { authorization } } : {});
     for (const authorization of [undefined, 'Bearer wrong-token-0123456789', TOKEN, `Bearer ${TOKEN}x`, `Basic ${TOKEN}`]) {

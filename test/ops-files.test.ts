@@ -60,6 +60,7 @@ describe('metrics and the ops files', () => {
     families = parseMetrics(text);
     names = new Set([...families.values()].flatMap((family) => family.samples.map((sample) => sample.name)));
   });
+
   it("keeps Node's default metrics under their standard names and prefixes only the service's own", () => {
     for (const name of ['process_cpu_seconds_total', 'process_resident_memory_bytes', 'nodejs_heap_size_used_bytes', 'nodejs_eventloop_lag_p99_seconds'])
       expect(names, name).toContain(name);

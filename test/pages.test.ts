@@ -108,6 +108,7 @@ function expected(rows: Row[], from: number, count: number) {
 beforeAll(async () => {
   t = await startTestApp();
 });
+
 describe('standings: pages of an unchanged board', () => {
   it.each<Order>(['HIGH_FIRST', 'LOW_FIRST'])('%s: every page is the oracle slice, then nothing follows', async (order) => {
     const board = `steady-${order.toLowerCase().replace('_', '-')}`;

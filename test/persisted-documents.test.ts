@@ -75,6 +75,7 @@ describe('persisted documents: the client’s operations by hash', () => {
       t = await startTestApp();
       await seed(t);
     });
+
     it('the typed client sending ids answers what it answers sending text, over POST, GET and graphql-ws', async () => {
       const oracle = client.createLeaderboardClient({ url: `${t.url}/graphql` });
       const expected = withoutAsOf(await reads(oracle));
@@ -116,6 +117,7 @@ describe('persisted documents: the client’s operations by hash', () => {
       await seed(seeder);
       t = await startTestApp({ shareStoresOf: { databaseUrl: seeder.databaseUrl, keyPrefix: seeder.keyPrefix }, http: { persistedDocuments: { only: true } } });
     });
+
     it('refuses a query sent as text over POST, GET and graphql-ws, BAD_USER_INPUT, having run nothing', async () => {
       const query = '{ top(board: "Arena-EU", limit: 2) { size } }';
       expect(codeOf(await post(t, { query }))).toBe('BAD_USER_INPUT');

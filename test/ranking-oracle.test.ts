@@ -112,6 +112,7 @@ describe('ranks against an oracle', () => {
       expected.set(board.id, foldResults(board, originals));
     }
   }, 180_000);
+
   const bucketsOf = (boardId: string) =>
     [...expected.get(boardId)!.entries()].map(([id, entries]) => {
       const [period, bucket, region] = id.split('|') as [string, string, string];

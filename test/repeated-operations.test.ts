@@ -13,6 +13,7 @@ describe('a repeated operation', () => {
   beforeAll(async () => {
     t = await startTestApp();
   });
+
   it('stores the variables inside a JSON literal on every run, not only the first', async () => {
     const SUBMIT = `mutation Submit($board: ID!, $player: ID!, $match: ID!, $r: String!) {
       submitScore(input: { board: $board, playerId: $player, matchId: $match, score: 10, metadata: { replay: $r, tags: [$r, "fixed"] } }) {

@@ -15,6 +15,7 @@ describe('retention: buckets stay readable for their board retention, and their 
     );
     expect(created.data?.createBoard.retention).toEqual({ daily: 2, weekly: 35, monthly: 396 });
   });
+
   const expireTime = (key: string) => t.redis.call('EXPIRETIME', key) as Promise<number>;
 
   it("sets a daily key's expiry to the end of its day plus the retention, whatever the time of the write", async () => {

@@ -41,6 +41,7 @@ describe('a season starts when startSeason answers, in every process', () => {
     a = await startTestApp({ seasonCloseIntervalMs: 3_600_000 });
     b = await startTestApp({ seasonCloseIntervalMs: 3_600_000, shareStoresOf: a });
   });
+
   it('a result sent to another process right after the answer is in the season, with achievedAt at startsAt or left out', async () => {
     const board = 'openNow';
     await a.admin(CREATE, { input: { id: board, title: board, maxScore: 1_000, periods: ['ALL_TIME', 'SEASON'] } });
@@ -82,6 +83,7 @@ describe('a burst of submissions to a season board', () => {
   beforeAll(async () => {
     t = await startTestApp({ seasonCloseIntervalMs: 3_600_000 });
   });
+
   it('shares its season look-ups (fewer token reads than submissions), and every result sent after startSeason answered is in the season', async () => {
     const board = 'Burst-EU';
     await t.admin(CREATE, { input: { id: board, title: board, maxScore: 1_000, periods: ['ALL_TIME', 'SEASON'] } });
@@ -120,6 +122,7 @@ describe('a next season scheduled ahead with startsAt', () => {
     b = await startTestApp({ now: () => clock, seasonCloseIntervalMs: 3_600_000, shareStoresOf: a });
     await a.admin(CREATE, { input: { id: board, title: board, maxScore: 1_000, periods: ['ALL_TIME', 'SEASON'] } });
   });
+
   it('is refused in the past, overlapping a season not closed, or ending before it starts', async () => {
     const s1 = await a.admin<{ startSeason: Season }>(START, { board, name: 'One', endsAt: at(10) });
     expect(s1.data?.startSeason).toEqual({ id: 's1', startsAt: at(0), endsAt: at(10), closedAt: null });

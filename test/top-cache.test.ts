@@ -102,6 +102,7 @@ describe('top over HTTP', () => {
   beforeAll(async () => {
     t = await startTestApp({ now: clock.now });
   });
+
   it('a GET of top is cacheable for a second; anything else is no-store', async () => {
     const get = (query: string) => fetch(`${t.url}/graphql?query=${encodeURIComponent(query)}`);
     expect((await get('{ top(board: "global") { size asOf } }')).headers.get('cache-control')).toBe('public, max-age=1');
