@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProfileStore } from '../src/profiles/store.js';
 import { deleteKeysUnder } from '../src/redis.js';
 import { TEST_REDIS_URL } from './helpers/redis-keys.js';
-import { type TestApp, startTestApp } from './helpers/test-app.js';
+import type { TestApp } from './helpers/test-app.js';
+import { startTwoProcesses } from './helpers/two-processes.js';
 import { observations } from './helpers/metrics.js';
 import { until } from './helpers/wait.js';
 
@@ -48,12 +49,7 @@ describe('a player without a profile: remembered as none, in Redis, like a name'
   };
 
   beforeAll(async () => {
-    reader = await startTestApp({ onQuery: (statement) => statements.push(statement) });
-    writer = await startTestApp({ shareStoresOf: { databaseUrl: reader.databaseUrl, keyPrefix: reader.keyPrefix } });
-    const created = await writer.admin('mutation($input: CreateBoardInput!) { createBoard(input: $input) { id } }', {
-      input: { id: 'Absent', title: 'Absent', maxScore: 1e9 },
-    });
-    expect(created.errors).toBeUndefined();
+    ({ reader, writer } = await startTwoProcesses((statement) => statements.push(statement), 'Absent'));
     const inputs = ['named', 'ghost', 'wisp', 'shade'].map((playerId, i) => ({ board: 'Absent', playerId, score: 100 + i, matchId: 'm1' }));
     expect((await writer.server('mutation($inputs: [SubmitScoreInput!]!) { submitScores(inputs: $inputs) { duplicate } }', { inputs })).errors).toBeUndefined();
     await upsert('named', 'Named');

@@ -6,7 +6,8 @@ import { createProfileCache } from '../src/services/profile-cache.js';
 import { MAX_BATCH_LOADS } from '../src/services/batch-loader.js';
 import { createStorage } from '../src/db/storage.js';
 import { TEST_REDIS_URL } from './helpers/redis-keys.js';
-import { type TestApp, startTestApp } from './helpers/test-app.js';
+import type { TestApp } from './helpers/test-app.js';
+import { startTwoProcesses } from './helpers/two-processes.js';
 import { until } from './helpers/wait.js';
 import { observations } from './helpers/metrics.js';
 
@@ -52,12 +53,7 @@ describe('shared profile cache: names from Redis, exact after renames, erasures 
   const emptyProfiles = () => deleteKeysUnder(TEST_REDIS_URL, `${reader.keyPrefix}lb:{profiles}:`);
 
   beforeAll(async () => {
-    reader = await startTestApp({ onQuery: (statement) => readerStatements.push(statement) });
-    writer = await startTestApp({ shareStoresOf: { databaseUrl: reader.databaseUrl, keyPrefix: reader.keyPrefix } });
-    const created = await writer.admin('mutation($input: CreateBoardInput!) { createBoard(input: $input) { id } }', {
-      input: { id: 'Global-EU', title: 'Global (EU)', maxScore: 1e9 },
-    });
-    expect(created.errors).toBeUndefined();
+    ({ reader, writer } = await startTwoProcesses((statement) => readerStatements.push(statement), 'Global-EU'));
     const ids = ['ann', 'bo', 'cy', 'dee', 'Ünïcode-玩家', 'eve', 'fay'];
     const inputs = ids.map((playerId, i) => ({ board: 'Global-EU', playerId, score: 100 + i, matchId: 'm1' }));
     expect((await writer.server('mutation($inputs: [SubmitScoreInput!]!) { submitScores(inputs: $inputs) { duplicate } }', { inputs })).errors).toBeUndefined();
