@@ -36,9 +36,6 @@ describe('the console files over HTTP', () => {
   beforeAll(async () => {
     t = await startTestApp();
   });
-  afterAll(async () => {
-    await t.close();
-  });
 
   it('serves the page with a policy that allows only its own origin and no framing, its files, and the graphql-ws client', async () => {
     for (const path of ['/console', '/console/', '/console#/boards']) {
@@ -158,7 +155,6 @@ describe.skipIf(!hasChromium)('the console', () => {
 
   afterAll(async () => {
     await browser?.close();
-    await t?.close();
   });
 
   it('signs in with an admin key held in the tab only: refuses other keys, and a reload signs out', { timeout: 60_000 }, async () => {

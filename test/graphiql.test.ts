@@ -33,7 +33,6 @@ describe.skipIf(!hasChromium)('GraphiQL in Chromium, without internet', () => {
   }, 60_000);
   afterAll(async () => {
     await browser?.close();
-    await t?.close();
   });
 
   it('renders from the service alone, opens on a query against global, and runs it', { timeout: 90_000 }, async () => {
@@ -71,9 +70,6 @@ describe('GRAPHIQL=false and INTROSPECTION=false', () => {
   beforeAll(async () => {
     t = await startTestApp({ http: { graphiql: false, introspection: false } });
   });
-  afterAll(async () => {
-    await t?.close();
-  });
 
   it('serves no GraphiQL page, and the landing page does not link one', async () => {
     const page = await fetch(`${t.url}/graphql`, { headers: { accept: 'text/html' } });
@@ -108,9 +104,6 @@ describe('by default', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp();
-  });
-  afterAll(async () => {
-    await t?.close();
   });
 
   it('serves GraphiQL with no address outside the service, and answers introspection', async () => {
