@@ -61,8 +61,6 @@ describe('updateBoard', () => {
   afterAll(async () => {
     stopping = true;
     await load;
-    await second?.close();
-    await first?.close();
   });
 
   it('each setting changed on one process is served, and used, by the other within a second', async () => {
