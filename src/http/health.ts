@@ -1,5 +1,4 @@
 import type { ServerResponse } from 'node:http';
-import type { PrimaryWatch } from '../db/primary.js';
 import type { StoreProbes } from '../services/store-health.js';
 import type { SubmissionHealth } from '../services/submission-health.js';
 
@@ -17,7 +16,7 @@ export function answerHealth(res: ServerResponse): void {
 export async function answerReadiness(
   res: ServerResponse,
   deps: { probeStores(): Promise<StoreProbes>; submissionHealth: Pick<SubmissionHealth, 'problem'> },
-  primary?: Pick<PrimaryWatch, 'current'>,
+  primary?: { current(): string | null },
 ): Promise<void> {
   const { postgres, redis } = await deps.probeStores();
   const failing = deps.submissionHealth.problem();
