@@ -45,7 +45,7 @@ export async function flaggedAmong(sql: Sql, playerIds: readonly string[]): Prom
   return new Set(rows.map((row) => row.id));
 }
 
-// Said here until operations/player-buckets.ts imports it from board-score-rows.ts, where it lives.
+// Said here until services/player-buckets.ts (at HEAD) imports it from board-score-rows.ts, where it lives.
 export type { PlayerBoardScore };
 
 /**
