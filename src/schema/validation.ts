@@ -109,7 +109,7 @@ function metadataScalarProblem(scalar: unknown): string | undefined {
 /**
  * Entry metadata's shape, before anything else reads it: at most MAX_METADATA_DEPTH levels, walked
  * without recursion (see model/json-depth.ts), plain text in its keys and strings, finite numbers.
- * That it is an object of at most 1,024 bytes is the write path's check (operations/submit.ts).
+ * That it is an object of at most 1,024 bytes is the write path's check (writes/submit.ts).
  */
 export const metadataSchema = z.unknown().superRefine((metadata, ctx) => {
   const problem = jsonProblem(metadata, MAX_METADATA_DEPTH, metadataScalarProblem);

@@ -22,7 +22,7 @@ const SIGNATURE = new RegExp(`^[A-Za-z0-9_-]{${MAC_CHARS}}$`);
 
 /**
  * A codec signing with `secret`, or with what `secret()` answers when it is used (a secret the
- * process loads at start, see Services.ready).
+ * process loads at start, see buildApp's start() in src/app.ts).
  */
 export function createCursorCodec(secret: string | (() => string)): CursorCodec {
   const key = typeof secret === 'string' ? () => secret : secret;

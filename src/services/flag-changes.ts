@@ -7,7 +7,7 @@ export const FLAG_VERSIONS_KEY = 'lb:{flags}:versions';
 /**
  * Whether any player was flagged over a span of time: the same token at both ends says no. What
  * lets the write path skip its PostgreSQL check for players flagged while its group was written
- * (operations/flag-recheck.ts) when no flag was raised meanwhile, the common case by far. flagPlayer
+ * (writes/flag-recheck.ts) when no flag was raised meanwhile, the common case by far. flagPlayer
  * rewrites the token after its flag committed and before it takes the player out of the index.
  */
 export function createFlagChanges(redis: RedisClient) {

@@ -1,4 +1,4 @@
-import type { PlayerBoardScore } from '../db/flags.js';
+import type { PlayerBoardScore } from '../db/board-score-rows.js';
 import type { RecordedBoardScore } from '../model/board.js';
 import { type Bucket, isKept, keptUntil, parseBucketLabel } from '../model/buckets.js';
 import type { BoardBucket } from '../ranking/index.js';

@@ -45,7 +45,7 @@ export interface RebuildJobsOptions {
 }
 
 /**
- * The rebuild a job runs (operations/rebuild-bucket.ts, bound to its bucket): it reports the rows
+ * The rebuild a job runs (writes/rebuild-bucket.ts, bound to its bucket): it reports the rows
  * read so far, 0 once it holds the bucket's rebuild keys, and answers the players ranked.
  */
 export type Rebuild = (onProgress: (rowsRead: number) => void) => Promise<number>;

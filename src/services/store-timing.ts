@@ -7,7 +7,7 @@ import type { Metrics } from './metrics.js';
 
 /**
  * `leaderboard_store_seconds` for every call the service makes to its stores, by store and
- * operation, measured at the clients every module is handed (see createServices), so no call site
+ * operation, measured at the clients every module is handed (see buildApp in src/app.ts), so no call site
  * times itself:
  * - Redis: every command and script of the client (ioredis's own commands and those registered with
  *   defineCommand), labelled with its name (`zadd`, `readTop`, ...), from the call to its reply;
