@@ -73,7 +73,8 @@ describe('the cost of a read, however its document is written', () => {
   /** What Redis ran while `run` ran: the calls the app's own connection sent, and the commands run inside them by scripts. */
   async function costOf<T>(run: () => Promise<T>): Promise<{ calls: number; inside: number; answer: T }> {
     const port = (t.redis as Redis).stream.localPort;
-    const monitor = await new Redis({ port: redis.port, host: '127.0.0.1' }).monitor();
+    const watcher = new Redis({ port: redis.port, host: '127.0.0.1' });
+    const monitor = await watcher.monitor();
     let calls = 0;
     let inside = 0;
     monitor.on('monitor', (_time: string, _args: string[], source: string) => {
@@ -87,6 +88,7 @@ describe('the cost of a read, however its document is written', () => {
       return { calls, inside, answer };
     } finally {
       monitor.disconnect();
+      watcher.disconnect();
     }
   }
 
@@ -126,13 +128,19 @@ describe('the cost of a read, however its document is written', () => {
     for (const { query, board, player } of WAYS) await post(query, { [board]: 'b', [player]: 'p1' });
     for (let round = 0; round < 2; round++) await burst(round, (n) => WAYS[n % WAYS.length]!);
 
+    // Each way's least cost over three bursts: how a burst falls across passes of the event loop
+    // depends on the machine's load at the moment, never on the document.
+    const leastOf = async (pick: (n: number) => (typeof WAYS)[number]) => {
+      let least = { calls: Infinity, inside: Infinity };
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const { calls, inside } = await burst(3 + attempt, pick);
+        if (calls < least.calls || (calls === least.calls && inside < least.inside)) least = { calls, inside };
+      }
+      return least;
+    };
     const costs: Record<string, { calls: number; inside: number }> = {};
-    for (const each of WAYS) {
-      const { calls, inside } = await burst(3, () => each);
-      costs[each.way] = { calls, inside };
-    }
-    const mixed = await burst(3, (n) => WAYS[n % WAYS.length]!);
-    costs.mixed = { calls: mixed.calls, inside: mixed.inside };
+    for (const each of WAYS) costs[each.way] = await leastOf(() => each);
+    costs.mixed = await leastOf((n) => WAYS[n % WAYS.length]!);
 
     const { calls, inside } = costs.named!;
     // A burst's reads share their calls: a call carries many reads (see reads/place-loader.ts).

@@ -339,6 +339,7 @@ describe('topChanged player profiles', () => {
   /** The profile reads the app's own Redis connection sent (readProfiles, as MONITOR lists them), each as the ids it asked. */
   const profileReads: string[][] = [];
   const readProfilesSha = createHash('sha1').update(readProfilesLua).digest('hex');
+  let watcher: Redis | undefined;
   let monitor: Redis | undefined;
   let redis: OwnRedis;
   beforeAll(async () => {
@@ -346,7 +347,8 @@ describe('topChanged player profiles', () => {
     redis = await startOwnRedis();
     t = await startTestApp({ redisUrl: redis.url });
     const port = (t.redis as Redis).stream.localPort;
-    monitor = await new Redis({ host: '127.0.0.1', port: redis.port }).monitor();
+    watcher = new Redis({ host: '127.0.0.1', port: redis.port });
+    monitor = await watcher.monitor();
     monitor.on('monitor', (_time: string, args: string[], source: string) => {
       const script = args[0]?.toLowerCase();
       if (source.endsWith(`:${port}`) && (script === 'evalsha' || script === 'eval') && (args[1] === readProfilesSha || args[1] === readProfilesLua)) {
@@ -359,6 +361,7 @@ describe('topChanged player profiles', () => {
   });
   afterAll(async () => {
     monitor?.disconnect();
+    watcher?.disconnect();
     await t?.close();
     await redis?.kill();
   });
