@@ -1,11 +1,23 @@
 import type { PlayerBoardScore } from '../db/board-score-rows.js';
 import type { RecordedBoardScore } from '../model/board.js';
 import { type Bucket, isKept, keptUntil, parseBucketLabel } from '../model/buckets.js';
-import type { BoardBucket } from '../ranking/index.js';
+import type { Storage } from '../db/storage.js';
+import type { BoardBucket, RankingIndex } from '../ranking/index.js';
 import { CLOCK_SKEW_MS, type ResultBucket } from './buckets.js';
 import type { Logger } from 'pino';
 import type { BoardDirectory } from './board-directory.js';
 import type { TopCache } from '../ranking/top-cache.js';
+
+/**
+ * What taking a player out of every bucket they hold (or back in) takes: their board scores, the
+ * index, this process's cached tops to drop, and finding the buckets (PlayerBucketDeps).
+ */
+export interface PlayerIndexDeps extends PlayerBucketDeps {
+  storage: Pick<Storage, 'players'>;
+  index: RankingIndex;
+  topCache: Pick<TopCache, 'invalidate'>;
+  log: Pick<Logger, 'debug' | 'warn'>;
+}
 
 /** A board bucket a player has a board score in, with that score. */
 export interface HeldBucket extends ResultBucket {

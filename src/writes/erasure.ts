@@ -1,10 +1,6 @@
 import type { BoardBucket } from '../ranking/index.js';
-import type { Logger } from 'pino';
-import type { Storage } from '../db/storage.js';
-import type { RankingIndex } from '../ranking/index.js';
 import type { ProfileCache } from '../services/profile-cache.js';
-import type { TopCache } from '../ranking/top-cache.js';
-import type { PlayerBucketDeps } from '../services/player-buckets.js';
+import type { PlayerIndexDeps } from '../services/player-buckets.js';
 import { announceTops } from '../pubsub/announce.js';
 import { forgetTops, heldBuckets, inTop, warmBoards } from '../services/player-buckets.js';
 
@@ -17,12 +13,8 @@ export interface ErasureOutcome {
 }
 
 /** What an erasure takes (7 members). */
-export interface ErasureDeps extends PlayerBucketDeps {
-  storage: Pick<Storage, 'players'>;
-  index: RankingIndex;
+export interface ErasureDeps extends PlayerIndexDeps {
   profiles: Pick<ProfileCache, 'change'>;
-  topCache: Pick<TopCache, 'invalidate'>;
-  log: Pick<Logger, 'debug' | 'warn'>;
 }
 
 /**

@@ -1,12 +1,9 @@
 import type { PlayerFlag } from '../db/flags.js';
 import type { Player } from '../db/players.js';
 import type { BoardBucket } from '../ranking/index.js';
-import type { Logger } from 'pino';
 import type { Storage } from '../db/storage.js';
-import type { RankingIndex } from '../ranking/index.js';
 import type { FlagChanges } from '../services/flag-changes.js';
-import type { TopCache } from '../ranking/top-cache.js';
-import type { PlayerBucketDeps } from '../services/player-buckets.js';
+import type { PlayerIndexDeps } from '../services/player-buckets.js';
 import { announceTops } from '../pubsub/announce.js';
 import { forgetTops, heldBuckets, inTop, warmBoards } from '../services/player-buckets.js';
 
@@ -18,12 +15,8 @@ export interface FlagOutcome {
 }
 
 /** What flagging and unflagging take (7 members). */
-export interface FlagDeps extends PlayerBucketDeps {
-  storage: Pick<Storage, 'players'>;
-  index: RankingIndex;
+export interface FlagDeps extends PlayerIndexDeps {
   flagChanges: Pick<FlagChanges, 'raised'>;
-  topCache: Pick<TopCache, 'invalidate'>;
-  log: Pick<Logger, 'debug' | 'warn'>;
 }
 
 /**
