@@ -11,7 +11,7 @@ import { SERVER_KEY, type TestApp, startTestApp } from './helpers/test-app.js';
  * A request's reads of single players' places (src/reads/place-loader.ts): a document that asks
  * a player's standing and the players around them in one bucket, as a game client opening a board
  * does, is read with one around script; standings of several players in a bucket with one
- * standings script, with the standings of concurrent requests (Services.placeReads). Documents are sent as clients write them (fragments, __typename, variables);
+ * standings script, with the standings of concurrent requests (the read side's place loader). Documents are sent as clients write them (fragments, __typename, variables);
  * every answer is checked against a plain sort of the scores sent, and the index calls against
  * the app's own count of them.
  */
@@ -106,7 +106,7 @@ describe('place reads gathered per request', () => {
     ).toBeUndefined();
   });
 
-  /** Renames a player on no board: every profile this process has seen must be read again after it (services/profile-sightings.ts). */
+  /** Renames a player on no board: every profile this process has seen must be read again after it (services/remembered-profiles.ts). */
   const renameBystander = async () => {
     const renamed = await t.server('mutation Name($input: PlayerInput!) { upsertPlayer(input: $input) { __typename id } }', {
       input: { id: 'bystander', displayName: `Bystander ${Math.random()}` },

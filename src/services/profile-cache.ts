@@ -9,7 +9,7 @@ import { type RememberedProfilesOptions, createRememberedProfiles } from './reme
 
 export type ProfileCacheOptions = ProfileStoreOptions & {
   /** The profiles remembered from what Redis answered (see remembered-profiles.ts). Default: its defaults. */
-  sightings?: RememberedProfilesOptions;
+  remembered?: RememberedProfilesOptions;
 };
 
 const noProfile = (id: string): Player => ({ id, displayName: null, avatarUrl: null });
@@ -36,14 +36,14 @@ const noProfile = (id: string): Player => ({ id, displayName: null, avatarUrl: n
  */
 export function createProfileCache(redis: RedisClient, players: Pick<Storage['players'], 'find'>, log: Logger, options: ProfileCacheOptions = {}) {
   const store = createProfileStore(redis, options);
-  const sightings = createRememberedProfiles(options.sightings);
+  const remembered = createRememberedProfiles(options.remembered);
 
   /** What Redis holds for the ids (the settled profiles among it remembered); every id a miss (kept under no epoch) when Redis does not answer. */
   async function held(ids: readonly string[]): Promise<Held[]> {
-    const sentAt = sightings.now();
+    const sentAt = remembered.now();
     try {
       const { held: found, token } = await store.read(ids);
-      sightings.saw(
+      remembered.saw(
         sentAt,
         token,
         found.flatMap((entry) => ('profile' in entry ? [entry.profile] : [])),
@@ -146,7 +146,7 @@ export function createProfileCache(redis: RedisClient, players: Pick<Storage['pl
      * Throws what PostgreSQL throws. O(k).
      */
     async load(ids: readonly string[], since?: number): Promise<Player[]> {
-      const known = since === undefined ? undefined : sightings.known(ids, since);
+      const known = since === undefined ? undefined : remembered.known(ids, since);
       if (!known) return together.load(ids);
       const unknown = ids.filter((_, i) => known[i] === undefined);
       if (unknown.length === 0) return known as Player[];
@@ -156,7 +156,7 @@ export function createProfileCache(redis: RedisClient, players: Pick<Storage['pl
     },
 
     /** The clock `load`'s `since` is read on. O(1). */
-    clock: sightings.now,
+    clock: remembered.now,
 
     /**
      * For a place read that names its players in the same script step (the ranking index's
@@ -168,14 +168,14 @@ export function createProfileCache(redis: RedisClient, players: Pick<Storage['pl
     naming: store.naming && {
       ...store.naming,
       /** The clock to read the script's `sentAt` on. */
-      clock: sightings.now,
+      clock: remembered.now,
       /**
        * The script was sent at `sentAt` (on `clock`) and answered `token` and `values` for `ids`.
        * Only the token is remembered: the profiles go with the places read, to the reads that
        * asked for them (players around one are seldom asked about again soon). O(k).
        */
       seen(sentAt: number, token: string | null, ids: readonly string[], values: readonly (string | null)[]): (Profile | undefined)[] {
-        sightings.saw(sentAt, token, []);
+        remembered.saw(sentAt, token, []);
         return store.profilesIn(ids, values);
       },
     },
@@ -208,7 +208,7 @@ export function createProfileCache(redis: RedisClient, players: Pick<Storage['pl
       const committed = await commit();
       // What this process saw before the change is not current for its reads after it, even before
       // another token is read (a request that renames, then reads the name).
-      sightings.forget();
+      remembered.forget();
       const profiles = new Map(after(committed).map((player) => [player.id, player]));
       // Left pending when Redis fails now: reads stay exact (from PostgreSQL) until the hash expires.
       await store
