@@ -6,7 +6,7 @@ import tseslint from 'typescript-eslint';
 /** The transports and the schema, which turn requests into calls: only the entries import them. */
 const TRANSPORTS = ['**/schema/**', '**/http/**', '**/app.js', 'graphql-yoga', 'graphql-ws', '@pothos/*'];
 /** The layers that call the stores' layers, and GraphQL itself: no store layer imports them. */
-const OUTER = ['**/operations/**', '**/services/**', '**/jobs/**', ...TRANSPORTS, 'graphql', 'graphql-*'];
+const OUTER = ['**/reads/**', '**/writes/**', '**/resolvers/**', '**/services/**', '**/jobs/**', ...TRANSPORTS, 'graphql', 'graphql-*'];
 
 /** Refuses, in `files`, every import matching one of `patterns`, saying why. */
 function layer(files, why, patterns) {
@@ -30,12 +30,12 @@ const ISSUE_55_ARROWS = [
   ['src/services/**', [...ABOVE_THE_STORES, 'src/pubsub'], 'the per-process services sit below the read and write sides and the live tops'],
   [
     'src/schema/**',
-    [...STORES, 'src/operations', 'src/writes'],
-    'the schema reaches the stores and the use cases only through src/resolvers/ (limits and enums: src/model/contract.ts)',
+    [...STORES, 'src/writes', 'src/reads', 'src/pubsub', 'src/services', 'src/auth'],
+    'the schema reaches everything below it only through src/resolvers/ (limits and enums: src/model/contract.ts)',
   ],
   [
     'src/http/**',
-    [...STORES, 'src/operations', 'src/writes'],
+    [...STORES, 'src/writes'],
     'the transports reach the stores only through the resolvers and the read side (limits and enums: src/model/contract.ts)',
   ],
   ['src/pubsub/**', ['src/db', 'src/writes', 'src/resolvers'], 'the live tops read through the read side, never the record'],
@@ -46,21 +46,9 @@ const ISSUE_55_ARROWS = [
   ],
 ];
 
-/**
- * Removed before issue 55 closes. The files that still take an arrow ISSUE_55_ARROWS forbids, each
- * with the folders it may still reach, while the read side and the write side are being built
- * (the issue's helpers READ and DEPS). Every other file is held to every arrow; a file here to
- * every arrow but those it names.
- */
-const NOT_YET_CLEAN = [];
-
-/**
- * import-x/no-restricted-paths zones for `arrows`, one zone for each folder refused, so that a file
- * of `notYetClean` is spared exactly the folders it names.
- */
-function arrows(rules, notYetClean) {
+/** import-x/no-restricted-paths zones for `arrows`: one zone for each folder a target may not import. */
+function arrows(rules) {
   const zones = rules.flatMap(([target, folders, why]) => folders.map((from) => ({ target, from, message: `${why} (issue 55; docs/architecture.md).` })));
-  const rule = (kept) => (kept.length ? ['error', { zones: kept, basePath: import.meta.dirname }] : 'off');
   return [
     {
       files: ['src/**/*.ts'],
@@ -70,12 +58,8 @@ function arrows(rules, notYetClean) {
         'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
         'import-x/resolver-next': [createTypeScriptImportResolver({ project: './tsconfig.json' })],
       },
-      rules: { 'import-x/no-restricted-paths': rule(zones) },
+      rules: { 'import-x/no-restricted-paths': ['error', { zones, basePath: import.meta.dirname }] },
     },
-    ...notYetClean.map(([file, ...reaches]) => ({
-      files: [file],
-      rules: { 'import-x/no-restricted-paths': rule(zones.filter((zone) => !reaches.includes(zone.from))) },
-    })),
   ];
 }
 
@@ -101,7 +85,7 @@ export default tseslint.config(
   // No two modules import each other: .dependency-cruiser.js, which counts type-only imports too
   // (import-x/no-cycle skips them), run by `npm run lint` after ESLint.
   // The arrows issue 55 adds, checked on the file each import resolves to (type-only imports included).
-  ...arrows(ISSUE_55_ARROWS, NOT_YET_CLEAN),
+  ...arrows(ISSUE_55_ARROWS),
   // The arrows of the layout (docs/architecture.md): the inner folders never import the outer ones.
   ...layer('src/model/**', 'the model is plain data and rules: it imports nothing of the service', [
     '**/../**',
@@ -116,7 +100,7 @@ export default tseslint.config(
   ...layer('src/profiles/**', 'the profiles kept in Redis know no GraphQL and no database', [...OUTER, '**/db/**', 'postgres', 'drizzle-orm*']),
   // The live tops sit above the read side and the services (issue 55): the record they may not reach is in ISSUE_55_ARROWS.
   ...layer('src/pubsub/**', 'the live feed knows no GraphQL, no transport and no job', [
-    '**/operations/**',
+    '**/resolvers/**',
     '**/jobs/**',
     ...TRANSPORTS,
     'graphql',
@@ -125,14 +109,14 @@ export default tseslint.config(
     'drizzle-orm*',
   ]),
   ...layer('src/auth/**', 'keys are checked without GraphQL, Redis or the index', [...OUTER, '**/ranking/**', '**/pubsub/**', 'ioredis']),
-  ...layer('src/services/**', 'the per-process services are built before any operation: they call none, and no job or transport', [
-    '**/operations/**',
+  ...layer('src/services/**', 'the per-process services are built before the read and write sides: they call neither, and no job or transport', [
+    '**/reads/**',
+    '**/writes/**',
     '**/jobs/**',
     ...TRANSPORTS,
   ]),
-  ...layer('src/operations/**', 'operations take their services and know no transport and no job', ['**/jobs/**', ...TRANSPORTS]),
-  ...layer('src/jobs/**', 'the background jobs call operations, never a transport', TRANSPORTS),
-  ...layer('src/schema/**', 'the schema turns requests into operations; it knows no transport and no job', [
+  ...layer('src/jobs/**', 'the background jobs call the write side, never a transport', TRANSPORTS),
+  ...layer('src/schema/**', 'the schema turns requests into resolver calls; it knows no transport and no job', [
     '**/http/**',
     '**/app.js',
     '**/jobs/**',

@@ -11,7 +11,7 @@ import { type SeasonCloser, startSeasonCloser } from './jobs/season-closer.js';
 import { type ResultPartitions, type ResultPartitionsOptions, startResultPartitions } from './jobs/result-partitions.js';
 import { type InactivePlayers, type InactivePlayersOptions, startInactivePlayers } from './jobs/inactive-players.js';
 import type { Logger } from 'pino';
-import { type ContextDeps, type LiveTops, createContext } from './schema/context.js';
+import { type ContextDeps, type LiveTops, createContext } from './resolvers/context.js';
 import { createKeyring } from './auth/keys.js';
 import type { Database } from './db/client.js';
 import { SecretNotLoadedError } from './db/service-secrets.js';

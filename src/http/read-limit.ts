@@ -1,6 +1,6 @@
 import { type DocumentNode, type ExecutionResult, GraphQLError, type GraphQLSchema, OperationTypeNode, getOperationAST } from 'graphql';
 import { type Plugin, isAsyncIterable } from 'graphql-yoga';
-import type { Context } from '../schema/context.js';
+import type { Context } from '../resolvers/context.js';
 import { clientError } from '../errors.js';
 import { documentLimitError } from './document-limits.js';
 import { type OperationCost, operationCost, rowsReturned } from './operation-cost.js';

@@ -1,6 +1,6 @@
 import { type DocumentNode, type ExecutionArgs, type ExecutionResult, OperationTypeNode, getOperationAST } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import type { Context } from '../schema/context.js';
+import type { Context } from '../resolvers/context.js';
 import { unavailable } from '../errors.js';
 
 /**

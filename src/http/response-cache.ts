@@ -2,7 +2,7 @@ import { BREAK, type DocumentNode, type ExecutionResult, type GraphQLSchema, Kin
 import { type Plugin, isAsyncIterable } from 'graphql-yoga';
 import type { Board } from '../model/board.js';
 import type { TopRead } from '../reads/views.js';
-import type { Context } from '../schema/context.js';
+import type { Context } from '../resolvers/context.js';
 
 export interface ResponseCacheOptions {
   /** Which read of a bucket's top the top cache would answer now without reading the index (see TopCache.currentRead). */

@@ -1,7 +1,7 @@
 import type { Role } from '../auth/keys.js';
 import type { StoredKey } from '../db/api-keys.js';
 import type { Board } from '../model/board.js';
-import type { Context } from '../schema/context.js';
+import type { Context } from './context.js';
 import type { BucketArgs } from '../services/buckets.js';
 import type { RebuildJob } from '../services/rebuild-jobs.js';
 import type { IssuedKey } from '../writes/api-keys.js';

@@ -1,6 +1,6 @@
 import type { Board, Retention } from '../model/board.js';
 import { DEFAULT_RETENTION } from '../model/board.js';
-import type { Context } from '../schema/context.js';
+import type { Context } from './context.js';
 import type { BucketArgs } from '../services/buckets.js';
 import type { BucketStatus } from '../writes/board-buckets.js';
 import type { CreateBoardInput, UpdateBoardInput } from '../writes/boards.js';

@@ -3,7 +3,7 @@ import type { PlayerFlag } from '../db/flags.js';
 import type { Player } from '../db/players.js';
 import type { Board } from '../model/board.js';
 import type { PlayerBucketScore } from '../reads/player-standings.js';
-import type { Context } from '../schema/context.js';
+import type { Context } from './context.js';
 
 /** What answers the player fields: the arguments in, one call of the records, write or admin side out. */
 

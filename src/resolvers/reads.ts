@@ -2,7 +2,7 @@ import type { GraphQLResolveInfo } from 'graphql';
 import type { Period, RankStyle } from '../model/board.js';
 import type { TopEvent } from '../pubsub/top-changed.js';
 import type { Standing, StandingConnection, TopBoard } from '../reads/views.js';
-import type { Context } from '../schema/context.js';
+import type { Context } from './context.js';
 import { inChunks } from './list-chunks.js';
 import { wantOf } from './want.js';
 

@@ -1,6 +1,6 @@
 import type { Season } from '../db/seasons.js';
 import type { Board } from '../model/board.js';
-import type { Context } from '../schema/context.js';
+import type { Context } from './context.js';
 
 export type { Season };
 

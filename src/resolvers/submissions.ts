@@ -1,5 +1,5 @@
 import type { GraphQLResolveInfo } from 'graphql';
-import type { Context } from '../schema/context.js';
+import type { Context } from './context.js';
 import type { SubmitScoreInput, SubmitScorePayload } from '../writes/submit.js';
 import { selectsField } from './want.js';
 

@@ -1,7 +1,7 @@
 import SchemaBuilder from '@pothos/core';
 import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
 import ValidationPlugin from '@pothos/plugin-validation';
-import type { Context } from './context.js';
+import type { Context } from '../resolvers/context.js';
 import { badInput, clientError } from '../errors.js';
 import './auth-before-input.js';
 

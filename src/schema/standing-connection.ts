@@ -1,5 +1,5 @@
 import { MAX_PAGE } from '../model/contract.js';
-import type { PageInfo, StandingConnection, StandingEdge } from '../reads/views.js';
+import type { PageInfo, StandingConnection, StandingEdge } from '../resolvers/views.js';
 import * as reads from '../resolvers/reads.js';
 import { builder } from './builder.js';
 import { RANK_STYLE_ARG } from './enums.js';

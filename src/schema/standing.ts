@@ -1,4 +1,4 @@
-import type { Standing } from '../reads/views.js';
+import type { Standing } from '../resolvers/views.js';
 import * as reads from '../resolvers/reads.js';
 import { builder } from './builder.js';
 import { RANK_STYLE_ARG } from './enums.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { PeriodStanding } from '../reads/views.js';
+import type { PeriodStanding } from '../resolvers/views.js';
 import { MAX_BATCH } from '../model/contract.js';
 import * as submissions from '../resolvers/submissions.js';
 import type { SubmitScorePayload } from '../resolvers/submissions.js';

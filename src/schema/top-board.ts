@@ -1,5 +1,5 @@
-import type { TopEvent } from '../pubsub/top-changed.js';
-import type { TopBoard } from '../reads/views.js';
+import type { TopEvent } from '../resolvers/views.js';
+import type { TopBoard } from '../resolvers/views.js';
 import * as reads from '../resolvers/reads.js';
 import { builder } from './builder.js';
 import { bucketArgs, bucketArgsSchema } from './bucket-args.js';
