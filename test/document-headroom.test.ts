@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { DEFAULT_REQUEST_LIMITS, MAX_BODY_BYTES } from '../src/http/request-limits.js';
 import { MAX_METADATA_BYTES } from '../src/model/board.js';
-import { MAX_BOARD_SCORE } from '../src/ranking/packing.js';
+import { MAX_BOARD_SCORE } from '../src/model/contract.js';
 import { useDocumentLimits } from '../src/http/document-limits.js';
 import { operationCost } from '../src/http/operation-cost.js';
 import { MAX_FRIENDS } from '../src/model/contract.js';

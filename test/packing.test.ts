@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Board } from '../src/model/board.js';
-import { MAX_BOARD_SCORE, pack, packingFor, unpack } from '../src/ranking/packing.js';
+import { MAX_BOARD_SCORE } from '../src/model/contract.js';
+import { pack, packingFor, unpack } from '../src/ranking/packing.js';
 import { rankEntries } from './helpers/oracle.js';
 import { seeded } from './helpers/random.js';
 

@@ -45,9 +45,6 @@ export async function flaggedAmong(sql: Sql, playerIds: readonly string[]): Prom
   return new Set(rows.map((row) => row.id));
 }
 
-// Said here until services/player-buckets.ts (at HEAD) imports it from board-score-rows.ts, where it lives.
-export type { PlayerBoardScore };
-
 /**
  * Every board score a player holds, on every board: the rows kept (board_scores_player_idx) and
  * those derived from their results (derived-scores.ts; with `keptAt`, only those results that may

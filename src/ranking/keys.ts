@@ -10,9 +10,6 @@ export interface BoardBucket {
   region: string | null;
 }
 
-/** The most shards a bucket may be split into. */
-export const MAX_SHARDS = 64;
-
 /** `race:WEEKLY:2026-W48:eu`: the bucket's whole name, which is its keys' Redis Cluster hash tag. */
 function bucketTag({ board, bucket, region }: BoardBucket): string {
   const base = `${board.id}:${bucket.period}:${bucket.label}`;

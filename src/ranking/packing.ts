@@ -40,8 +40,8 @@ const SPAN_MS: Record<Period, number> = {
  */
 const MIN_TIME_BITS = 14;
 
-/** The largest maxScore a board may have: 549,755,813,887 (2^39 - 1). */
-export const MAX_BOARD_SCORE = 2 ** (53 - MIN_TIME_BITS) - 1;
+/** The contract's largest maxScore (model/contract.ts) is what MIN_TIME_BITS leaves of a double's 53 bits: 2^39 - 1. */
+const MAX_PACKED_SCORE = 2 ** (53 - MIN_TIME_BITS) - 1;
 
 export interface Packing {
   /** T: the bits of time below the score. */
@@ -69,7 +69,7 @@ export function packingFor(board: Pick<Board, 'maxScore'>, period: Period): Pack
   let packing = byMaxScore.get(board.maxScore);
   if (!packing) {
     const timeBits = 53 - bitLength(board.maxScore);
-    if (timeBits < MIN_TIME_BITS) throw new RangeError(`maxScore ${board.maxScore} exceeds ${MAX_BOARD_SCORE}`);
+    if (timeBits < MIN_TIME_BITS) throw new RangeError(`maxScore ${board.maxScore} exceeds ${MAX_PACKED_SCORE}`);
     let unitMs = 1;
     while (unitMs * 2 ** timeBits < SPAN_MS[period]) unitMs *= 2;
     packing = Object.freeze({ timeBits, unitMs });
