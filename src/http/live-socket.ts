@@ -1,5 +1,14 @@
 import type { IncomingMessage, Server } from 'node:http';
-import { type ExecutionArgs, type GraphQLSchema, OperationTypeNode, getOperationAST } from 'graphql';
+import {
+  type ExecutionArgs,
+  type ExecutionResult,
+  type FormattedExecutionResult,
+  type GraphQLError,
+  type GraphQLFormattedError,
+  type GraphQLSchema,
+  OperationTypeNode,
+  getOperationAST,
+} from 'graphql';
 import { CloseCode, type ServerOptions, handleProtocols, makeServer } from 'graphql-ws';
 import { type YogaServerInstance, createGraphQLError } from 'graphql-yoga';
 import { WebSocket, WebSocketServer } from 'ws';
@@ -10,7 +19,7 @@ import { createValidationCache } from './validation-cache.js';
 import { paramsDepthProblem } from './json-depth.js';
 import type { ClientAddressOf } from './client-address.js';
 import type { Logger } from 'pino';
-import type { Context, RequestFacts } from '../schema/context.js';
+import type { Context, RequestFacts } from '../resolvers/context.js';
 import { clientError } from '../errors.js';
 
 type Run = (args: ExecutionArgs) => unknown;
@@ -74,6 +83,9 @@ export function attachGraphqlWs(
     // The envelop pipeline's own execute and subscribe travel in rootValue (see onSubscribe).
     execute: (args) => (args.rootValue as { execute: Run }).execute(args) as never,
     subscribe: (args) => (args.rootValue as { subscribe: Run }).subscribe(args) as never,
+    // Errors as HTTP clients see them (see withoutHttp): a refused document's, and a result's.
+    onError: (_ctx, _id, _payload, errors) => errors.map(withoutHttp),
+    onNext: (_ctx, _id, _payload, _args, result) => (result.errors?.some(hasHttp) ? resultWithoutHttp(result) : undefined),
     onSubscribe: (ctx, id, params) => {
       // Variables nested too deep are refused before anything walks them (see json-depth.ts).
       const tooDeep = paramsDepthProblem(params);
@@ -210,4 +222,30 @@ export function attachGraphqlWs(
     wsServer.removeAllListeners('connection');
     await new Promise<void>((resolve, reject) => wsServer.close((error) => (error ? reject(error) : resolve())));
   };
+}
+
+const hasHttp = (error: GraphQLError): boolean => error.extensions?.http !== undefined;
+
+/**
+ * The error as HTTP clients see it: Yoga's parse, validation and variable errors carry
+ * `extensions.http` (the status an HTTP answer takes), which Yoga's HTTP answers leave out of the
+ * body; a message on a socket has no status to take, so it leaves it out too.
+ */
+function resultWithoutHttp({
+  data,
+  errors,
+  extensions,
+}: {
+  data?: ExecutionResult['data'] | undefined;
+  errors?: readonly GraphQLError[] | undefined;
+  extensions?: ExecutionResult['extensions'] | undefined;
+}): FormattedExecutionResult {
+  return { ...(data !== undefined && { data }), errors: (errors ?? []).map(withoutHttp), ...(extensions !== undefined && { extensions }) };
+}
+
+function withoutHttp(error: GraphQLError): GraphQLFormattedError {
+  const formatted = error.toJSON();
+  if (!hasHttp(error)) return formatted;
+  const { http: _status, ...extensions } = error.extensions;
+  return { ...formatted, extensions };
 }
