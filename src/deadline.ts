@@ -106,9 +106,8 @@ function waitsOn(signal: AbortSignal): Set<(reason: Error) => void> {
  * Why a set of our own rather than a listener a wait: a shared signal (see deadlineSignal) is
  * waited on by every request due in its slot, hundreds under load, and an AbortSignal's
  * addEventListener and removeEventListener each walk all of its listeners (they look for a
- * duplicate), so each wait cost time in proportion to the others: 2.7 µs to add and remove one
- * among 500, 11 µs among 2,000 (Node 20). A set adds and removes in constant time, and the signal
- * keeps one listener however many wait on it.
+ * duplicate), so each wait cost time in proportion to the others: quadratic work under load. A
+ * set adds and removes in constant time, and the signal keeps one listener however many wait on it.
  */
 export function settleBy<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
   if (signal.aborted) {

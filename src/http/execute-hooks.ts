@@ -17,16 +17,16 @@ const isPromise = (value: unknown): value is PromiseLike<unknown> => typeof (val
  * untouched. Place the returned list where the plugins stood.
  *
  * Why: envelop runs each hook of a phase through its promise helpers, a few fake promises and
- * closures a hook and a phase (about a kilobyte an operation for each plugin with an execute
- * hook, measured: bench/RESULTS.md), and once a hook answers a promise the rest of the phase
+ * closures a hook and a phase (allocations that grow with each plugin that has an execute
+ * hook: bench/RESULTS.md), and once a hook answers a promise the rest of the phase
  * waits a turn each. The service's own execute hooks (compiled plans, request error codes,
  * observation, the deadline, the read budget, cache control, cached answers) are seven, run for
  * every operation; here they cost one hook, and take a promise only where one of them answers one.
  *
  * Each hook gets a payload of its own, a plain object as envelop makes it. Not one object with an
  * accessor for the current execute function or result: such an object (a literal spread from
- * envelop's, with an accessor), made per operation, took the garbage collector's pauses from 3 to
- * 12–14 µs an operation, though it allocated less (measured: bench/RESULTS.md).
+ * envelop's, with an accessor), made per operation, made the garbage collector's pauses several
+ * times longer, though it allocated less (bench/RESULTS.md).
  */
 export function executeHooksTogether<P extends { onExecute?: unknown }>(plugins: readonly P[]): P[] {
   // The hooks' context types differ (the service's Context, Yoga's): they run on what envelop hands them, as before.
