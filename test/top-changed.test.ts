@@ -226,7 +226,7 @@ describe('topChanged over WebSocket', () => {
     const small = watch(t, { board: 'live', limit: 2 });
     await until(() => viewer.views.length > 0 && small.views.length > 0, 2_000, 'the first views');
     expect(await numsub(plain, `${t.keyPrefix}lb:{live:ALL_TIME:all}#top`)).toBe(1);
-    expect(t.app.parts.topFeed!.stats()).toEqual({ buckets: 1, viewers: 2 });
+    expect(t.app.parts.topFeed.stats()).toEqual({ buckets: 1, viewers: 2 });
 
     // 50 submissions, 10 in flight at a time, each a change of the top 5.
     const started = Date.now();
@@ -265,7 +265,7 @@ describe('topChanged over WebSocket', () => {
 
     await viewer.close();
     await small.close();
-    await until(() => t.app.parts.topFeed!.stats().buckets === 0, 2_000, 'the unsubscription');
+    await until(() => t.app.parts.topFeed.stats().buckets === 0, 2_000, 'the unsubscription');
     expect(await numsub(plain, `${t.keyPrefix}lb:{live:ALL_TIME:all}#top`)).toBe(0);
   });
 
@@ -281,18 +281,18 @@ describe('topChanged over WebSocket', () => {
       expect(viewer.errors[0]?.extensions?.code).toBe(code);
       await viewer.close();
     }
-    expect(t.app.parts.topFeed!.stats()).toEqual({ buckets: 0, viewers: 0 });
+    expect(t.app.parts.topFeed.stats()).toEqual({ buckets: 0, viewers: 0 });
   });
 
   it('a slow consumer gets the latest view, not every one in between', async () => {
     const { topFeed, boards } = t.app.parts;
     const board = (await boards.find('live'))!;
     const at = { board, bucket: { period: 'ALL_TIME' as const, label: 'all', start: board.epoch, end: null }, region: null };
-    const views = await topFeed!.watch(at, 5);
+    const views = await topFeed.watch(at, 5);
     const first = await views.next();
     expect(first.done).toBe(false);
     // A prompt consumer beside it, to know when the last view has gone out.
-    const prompt = await topFeed!.watch(at, 5);
+    const prompt = await topFeed.watch(at, 5);
     const promptViews: [string, number][][] = [];
     void (async () => {
       for await (const event of prompt) promptViews.push(event.view.places.map((p) => [p.playerId, p.score]));
@@ -321,7 +321,7 @@ describe('topChanged over WebSocket', () => {
     const pending = views.next();
     await views.return!();
     expect(await pending).toEqual({ value: undefined, done: true });
-    expect(topFeed!.stats()).toEqual({ buckets: 0, viewers: 0 });
+    expect(topFeed.stats()).toEqual({ buckets: 0, viewers: 0 });
   });
 
   it('counts subscribers and views sent in /metrics', async () => {
@@ -504,7 +504,7 @@ describe('topChanged over server-sent events', () => {
 
     abort.abort();
     await reading;
-    await until(() => t.app.parts.topFeed!.stats().viewers === 0, 2_000, 'the viewer to leave');
+    await until(() => t.app.parts.topFeed.stats().viewers === 0, 2_000, 'the viewer to leave');
   });
 });
 
@@ -540,7 +540,7 @@ describe('stopping with live subscriptions', () => {
     const decoder = new TextDecoder();
     let text = '';
     while (!text.includes('event: next')) text += decoder.decode((await reader.read()).value, { stream: true });
-    expect(own.app.parts.topFeed!.stats().viewers).toBe(1);
+    expect(own.app.parts.topFeed.stats().viewers).toBe(1);
 
     const started = Date.now();
     const ended = (async () => {
@@ -549,6 +549,6 @@ describe('stopping with live subscriptions', () => {
     await own.close();
     expect(Date.now() - started).toBeLessThan(3_000);
     await ended;
-    expect(own.app.parts.topFeed!.stats()).toEqual({ buckets: 0, viewers: 0 });
+    expect(own.app.parts.topFeed.stats()).toEqual({ buckets: 0, viewers: 0 });
   });
 });

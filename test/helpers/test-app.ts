@@ -34,7 +34,7 @@ const started = new Map<{ close(): Promise<void> }, RunnerTestSuite | undefined>
  */
 function runningBlock(): RunnerTestSuite | undefined {
   const current = (globalThis as { __vitest_worker__?: { current?: RunnerTask } }).__vitest_worker__?.current;
-  return current?.type === 'test' ? (current.suite ?? current.file) : (current);
+  return current?.type === 'test' ? (current.suite ?? current.file) : current;
 }
 
 /** Closes `what` once its block's tests are done, unless it was closed before; the close answered is idempotent. */
