@@ -1,5 +1,6 @@
+import { watchCommands } from './helpers/monitor.js';
 import { type Client, createClient } from 'graphql-ws';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import type { BoardBucket } from '../src/ranking/index.js';
@@ -339,17 +340,14 @@ describe('topChanged player profiles', () => {
   /** The profile reads the app's own Redis connection sent (readProfiles, as MONITOR lists them), each as the ids it asked. */
   const profileReads: string[][] = [];
   const readProfilesSha = createHash('sha1').update(readProfilesLua).digest('hex');
-  let watcher: Redis | undefined;
-  let monitor: Redis | undefined;
+  let monitor: { close(): void } | undefined;
   let redis: OwnRedis;
   beforeAll(async () => {
     // A Redis of the test's own, so that MONITOR lists this app's commands and little else.
     redis = await startOwnRedis();
     t = await startTestApp({ redisUrl: redis.url });
     const port = (t.redis as Redis).stream.localPort;
-    watcher = new Redis({ host: '127.0.0.1', port: redis.port });
-    monitor = await watcher.monitor();
-    monitor.on('monitor', (_time: string, args: string[], source: string) => {
+    monitor = await watchCommands(redis.port, (args, source) => {
       const script = args[0]?.toLowerCase();
       if (source.endsWith(`:${port}`) && (script === 'evalsha' || script === 'eval') && (args[1] === readProfilesSha || args[1] === readProfilesLua)) {
         profileReads.push(args);
@@ -360,8 +358,7 @@ describe('topChanged player profiles', () => {
     await submit(t, 'names', 'ann', 10);
   });
   afterAll(async () => {
-    monitor?.disconnect();
-    watcher?.disconnect();
+    monitor?.close();
     await t?.close();
     await redis?.kill();
   });
