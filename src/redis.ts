@@ -91,8 +91,7 @@ export function createRedisClient(target: RedisTarget, options: RedisClientOptio
  * setImmediate), that hold gathers nothing more and costs each of those requests a turn of the
  * event loop: under load, a whole poll phase of other requests' work before the command leaves
  * (bench/RESULTS.md, 2026-12-05). Each call is then a socket write of its own. Idempotent. O(commands).
- * Such a command leaves ahead of auto-pipelined ones called before it in the same tick: never take
- * out HMGET, which FlagChanges.readBehind queues behind the index's (auto-pipelined) writes.
+ * Such a command leaves ahead of auto-pipelined ones called before it in the same tick.
  */
 export function sendAtOnce(redis: RedisClient, commands: readonly string[]): void {
   const ignored = redis.options.autoPipeliningIgnoredCommands ?? [];

@@ -89,7 +89,7 @@ export function listenForKeyChanges(database: Database, changed: () => void, log
  * how many keys there are and how many are revoked (keys are never deleted, so a create or a revoke
  * changes one of them) and `changed` is called when either moved. A poll that fails is logged and
  * the next one tried. A change reaches the other processes within about KEYS_POLL_MS rather than at
- * once; each process's own changes are forgotten at once as ever (operations/api-keys.ts). One
+ * once; each process's own changes are forgotten at once as ever (writes/api-keys.ts). One
  * O(K) count a second per process over a table of a few keys.
  */
 function pollForKeyChanges(sql: Sql, changed: () => void, log: Logger) {

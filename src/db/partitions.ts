@@ -147,7 +147,7 @@ export async function ensureResultPartitions(sql: Sql, now: Date, monthsAhead: n
  * it stays detached: no process makes its partition again. Refuses the current month and later ones
  * (their results are still arriving). A late result for a detached month lands in the default
  * partition; a replay of a detached result is still caught (result_keys keeps its key). Buckets
- * derived from the log read it while they are kept: operations/archive.ts detachMonth refuses a
+ * derived from the log read it while they are kept: writes/archive.ts detachMonth refuses a
  * month one of them still reads before calling this.
  *
  * Takes an ACCESS EXCLUSIVE lock on results for a moment (waiting at most 10 s for transactions in

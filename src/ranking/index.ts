@@ -425,7 +425,7 @@ export function createRankingIndex(redis: RedisClient, options: RankingIndexOpti
      *
      * `sent`, when given, is called once every script call of the write has been handed to the
      * client, in the same tick (not when there is nothing to write): a command the caller sends
-     * then is queued behind them on the client's connection (see FlagChanges.readBehind).
+     * then is queued behind them on the client's connection.
      */
     async writeBoardScores(writes: BoardScoreWrite[], sent?: () => void): Promise<{ size: number; place: Place | null }[]> {
       if (writes.length === 0) return [];

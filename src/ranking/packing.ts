@@ -17,7 +17,7 @@ import type { Board, Period } from '../model/board.js';
  * What two players with equal scores reached inside one time unit see: they share a packed value,
  * so they are ranked by player id (descending bytes, as Redis orders equal values in a REV read),
  * not by who was first, and each is served the exact time they reached the score (achievedAt is
- * the recorded time, never the unit's start: operations/recorded-scores.ts). So the one ranked ahead may
+ * the recorded time, never the unit's start: reads/recorded-scores.ts). So the one ranked ahead may
  * show an achievedAt later than the one behind, by less than one unit. The unit is 1 ms for a board
  * whose maxScore is below 2^13 on ALL_TIME (2^26 on DAILY); the largest maxScore breaks ties to
  * 2^26 ms (about 18.6 hours) on ALL_TIME and 8,192 ms on DAILY. `unpack` answers the unit's start.

@@ -167,7 +167,7 @@ export function defineRankingScripts(redis: RedisClient): void {
     redis.defineCommand('readStandingsNamed', { lua: readStandingsNamedLua, readOnly: true });
     redis.defineCommand('readAroundNamed', { numberOfKeys: 2, lua: readAroundNamedLua, readOnly: true });
   }
-  // Each already one call for many requests: a turn's reads of places (operations/place-reads.ts),
+  // Each already one call for many requests: a turn's reads of places (reads/place-loader.ts),
   // a bucket's shared top (top-cache.ts). The few read by one request alone (a friends list, a
   // player's standings, a replay's answer) go at once too: a write each, where a tick's would share one.
   sendAtOnce(redis, ['readStandings', 'readStandingsNamed', 'readAround', 'readAroundNamed', 'readTop']);

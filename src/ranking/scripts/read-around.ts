@@ -4,7 +4,7 @@ import { NO_WRITES, ONE_NODE_READ } from './read-only.js';
  * readAround: for each of several players of one bucket, the player and up to `radius` members
  * either side, cut at the edges of the bucket, all read in one atomic step (the requests of one
  * turn of the service's event loop that read around players of a bucket share one call: see
- * operations/place-reads.ts).
+ * reads/place-loader.ts).
  *
  * KEYS[1]  the bucket's sorted set
  * ARGV     (player id, radius) pairs, radius 0 or more
