@@ -373,8 +373,8 @@ type ReadMethod = { [K in keyof typeof INDEX_METHOD_ROLES]: (typeof INDEX_METHOD
 export function guardReads(index: RankingIndex, generation: IndexGeneration): RankingIndex {
   const guarded: RankingIndex = {
     ...index,
-    async writeBoardScores(writes, sent) {
-      const written = await index.writeBoardScores(writes, sent);
+    async writeBoardScores(writes) {
+      const written = await index.writeBoardScores(writes);
       const readable = await generation.readable(writes.map((write) => write.at));
       return written.map((result, i) => (readable[i] ? result : { ...result, place: null }));
     },

@@ -422,17 +422,10 @@ export function createRankingIndex(redis: RedisClient, options: RankingIndexOpti
      * written on one node (one a set on a Cluster, where each is a hash slot of its own, and on a DENSE board) and per 1,000
      * writes: O(k log N); plus, for sharded buckets, one countAhead per other shard and bucket:
      * O(S · k log N).
-     *
-     * `sent`, when given, is called once every script call of the write has been handed to the
-     * client, in the same tick (not when there is nothing to write): a command the caller sends
-     * then is queued behind them on the client's connection.
      */
-    async writeBoardScores(writes: BoardScoreWrite[], sent?: () => void): Promise<{ size: number; place: Place | null }[]> {
+    async writeBoardScores(writes: BoardScoreWrite[]): Promise<{ size: number; place: Place | null }[]> {
       if (writes.length === 0) return [];
-      // applyWrites calls the client for every sorted set before its first wait.
-      const applied = applyWrites(writes);
-      sent?.();
-      const { replies, recounts } = await applied;
+      const { replies, recounts } = await applyWrites(writes);
       if (options.placed) {
         // packedBefore null, packed set: the player was not in that set before this write.
         const placed = new Set<string>();
