@@ -1,5 +1,5 @@
 import { asc, eq } from 'drizzle-orm';
-import type { Board, Period } from '../model/board.js';
+import { type Board, DEFAULT_CLOSE_GRACE_SECONDS, type Period } from '../model/board.js';
 import type { Db } from './client.js';
 import { boards } from './schema.js';
 
@@ -22,6 +22,7 @@ function toBoard(row: BoardRow): Board {
     timeZone: row.timeZone,
     regionTimeZones: row.regionTimeZones,
     inactiveAfterDays: row.inactiveAfterDays,
+    closeGraceSeconds: row.closeGraceSeconds,
     createdAt: row.createdAt,
   };
 }
@@ -65,6 +66,7 @@ export async function insertBoard(db: Db, board: NewBoard, now = new Date()): Pr
       timeZone: board.timeZone ?? 'UTC',
       regionTimeZones: board.regionTimeZones ?? [],
       inactiveAfterDays: board.inactiveAfterDays ?? null,
+      closeGraceSeconds: board.closeGraceSeconds ?? DEFAULT_CLOSE_GRACE_SECONDS,
       epoch: boardEpoch(now),
     })
     .onConflictDoNothing()
@@ -91,6 +93,7 @@ export interface BoardChanges {
   rankStyle?: Board['rankStyle'] | undefined;
   /** null clears it (never); undefined keeps it. */
   inactiveAfterDays?: number | null | undefined;
+  closeGraceSeconds?: number | undefined;
 }
 
 /**

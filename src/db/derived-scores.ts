@@ -23,6 +23,11 @@ export interface DerivedSpan {
   from: Date;
   /** Exclusive; null for a season with no end set. */
   until: Date | null;
+  /**
+   * When the bucket closes (its end plus the board's grace): results recorded from then on are late
+   * for it, counted in the board's other buckets but not in this one. Null (or left out): never.
+   */
+  closesAt?: Date | null | undefined;
 }
 
 /** The columns every list query reads: player id, score, reached at, metadata (json; null unless asked for). */
@@ -82,9 +87,10 @@ export function derivedBoardScores(
 
 /** The results `r` of a derived list: its board's, achieved in its span, of its region ('' for every one). */
 export function inSpan(sql: Sql | TransactionSql, list: { boardId: string; region: string; derived: DerivedSpan }) {
-  const { from, until } = list.derived;
+  const { from, until, closesAt } = list.derived;
   return sql`r.board_id = ${list.boardId}
       and r.achieved_at >= ${from.toISOString()}::timestamptz and r.achieved_at < ${until?.toISOString() ?? 'infinity'}::timestamptz
+      ${closesAt ? sql`and r.recorded_at < ${closesAt.toISOString()}::timestamptz` : sql``}
       ${list.region === '' ? sql`` : sql`and r.region = ${list.region}`}`;
 }
 

@@ -36,7 +36,7 @@ export async function erasePlayer(sql: Sql, playerId: string, beforeCommit: (sco
     const logged = await tx`
       with keys as (delete from result_keys where board_id = any(array(select id from boards)) and player_id = ${playerId})
       delete from results where board_id = any(array(select id from boards)) and player_id = ${playerId}`;
-    const frozen = await tx`update season_results set player_id = null, metadata = null where player_id = ${playerId}`;
+    const frozen = await tx`update frozen_standings set player_id = null, metadata = null where player_id = ${playerId}`;
     // The index outbox names the player too. Taking them out of its rows waits for a catch-up pass holding
     // them (see jobs/index-catch-up.ts), so that pass's index write lands before the removal below.
     await forgetBacklogPlayer(tx, playerId);

@@ -33,6 +33,8 @@ export const boards = pgTable(
      * (jobs/inactive-players.ts); null: never (the default).
      */
     inactiveAfterDays: integer(),
+    /** Seconds after a calendar bucket (or a season) ends during which results achieved in it still count; then it closes and is frozen. */
+    closeGraceSeconds: integer().notNull().default(300),
     epoch: timestamptz().notNull(),
     createdAt: timestamptz().notNull().defaultNow(),
   },
@@ -42,6 +44,7 @@ export const boards = pgTable(
     check('boards_shards_range', sql`${table.shards} between 1 and 64`),
     check('boards_rank_style_known', sql`${table.rankStyle} in ('ORDINAL', 'COMPETITION', 'DENSE')`),
     check('boards_inactive_after_days_range', sql`${table.inactiveAfterDays} is null or ${table.inactiveAfterDays} between 1 and 36500`),
+    check('boards_close_grace_seconds_range', sql`${table.closeGraceSeconds} between 0 and 31622400`),
   ],
 );
 
@@ -191,12 +194,39 @@ export const seasons = pgTable(
   ],
 );
 
-/** A closed season's final standings, frozen in rank order. playerId is null once the player is erased. */
-export const seasonResults = pgTable(
-  'season_results',
+/**
+ * The closed buckets: one row per list (a bucket of a board, `region` '' for the global list) whose
+ * final standings are frozen in frozen_standings. Written in the transaction that freezes the list,
+ * so a list is either open or closed with all its standings (see db/frozen.ts freezeLists). A
+ * calendar bucket closes at its end plus the board's closeGraceSeconds, a season when it is closed.
+ */
+export const frozenBuckets = pgTable(
+  'frozen_buckets',
   {
     boardId: text().notNull(),
-    seasonId: text().notNull(),
+    period: text({ enum: ['ALL_TIME', 'SEASON', 'MONTHLY', 'WEEKLY', 'DAILY'] }).notNull(),
+    bucket: text().notNull(),
+    region: text().notNull().default(''),
+    startsAt: timestamptz().notNull(),
+    endsAt: timestamptz(),
+    closedAt: timestamptz().notNull(),
+    /** How many players the list ranked when frozen: its last rank (erased players' rows keep theirs). */
+    size: integer().notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.boardId, table.period, table.bucket, table.region] })],
+);
+
+/**
+ * A closed bucket's final standings, in rank order (1..size, no gaps), as the index ranked them at
+ * the close. playerId (and metadata) are cleared when the player is erased; the row keeps its rank.
+ */
+export const frozenStandings = pgTable(
+  'frozen_standings',
+  {
+    boardId: text().notNull(),
+    period: text({ enum: ['ALL_TIME', 'SEASON', 'MONTHLY', 'WEEKLY', 'DAILY'] }).notNull(),
+    bucket: text().notNull(),
+    region: text().notNull().default(''),
     rank: integer().notNull(),
     playerId: text(),
     score: bigint({ mode: 'number' }).notNull(),
@@ -205,10 +235,13 @@ export const seasonResults = pgTable(
     metadata: json(),
   },
   (table) => [
-    primaryKey({ columns: [table.boardId, table.seasonId, table.rank] }),
-    index('season_results_player_idx').on(table.playerId),
-    // A score's first rank (its COMPETITION rank) is one probe: ranks follow scores.
-    index('season_results_score_idx').on(table.boardId, table.seasonId, table.score, table.rank),
+    primaryKey({ columns: [table.boardId, table.period, table.bucket, table.region, table.rank] }),
+    // One player's standing in a bucket is one probe; their history (every bucket of a period) one
+    // range; an erasure finds every row of theirs by the leading column.
+    index('frozen_standings_player_idx').on(table.playerId, table.boardId, table.period, table.region, table.bucket),
+    // A score's first rank (its COMPETITION rank), the next distinct score (DENSE) and a score
+    // range's count (a distribution's bin) are probes of this index: ranks follow scores.
+    index('frozen_standings_score_idx').on(table.boardId, table.period, table.bucket, table.region, table.score, table.rank),
   ],
 );
 

@@ -1,9 +1,7 @@
 import { and, asc, eq, gt, gte, inArray, isNotNull, isNull, lte, max, min, sql } from 'drizzle-orm';
 import type { EntryMetadata, ScoreOrder } from '../model/board.js';
-import type { Sql } from 'postgres';
-import { listBoardScores } from './board-scores.js';
 import type { Db } from './client.js';
-import { boards, seasonResults, seasons } from './schema.js';
+import { boards, frozenStandings as seasonResults, seasons } from './schema.js';
 
 /** A board's season, numbered s1, s2, ... per board. */
 export type Season = typeof seasons.$inferSelect;
@@ -90,90 +88,6 @@ export async function findSeasonsClosedSince(db: Db, since: Date): Promise<Seaso
   return db.select().from(seasons).where(gte(seasons.closedAt, since));
 }
 
-export interface CloseSeasonArgs {
-  boardId: string;
-  /** The season to close, if it is still open. */
-  seasonId: string;
-  closedAt: Date;
-  order: ScoreOrder;
-  /** Whether the board derives its seasons' board scores from the score log (keepsBoardScores) rather than keeping them as rows. */
-  derived: boolean;
-  /**
-   * The ranking index's tie-break time unit for this season (see ranking/packing.ts): players with
-   * the same score reached in the same unit are ordered by player id, so the frozen order is the
-   * index's order exactly. `slots` is the number of units the packing holds.
-   */
-  tie: { unitMs: number; slots: number };
-}
-
-/**
- * Closes a season and freezes its final order, in one transaction, so a season is either open or
- * closed with its final standings, never half frozen (a crash rolls both back and the close is
- * simply tried again).
- *
- * Only one caller closes a season: the UPDATE takes the season's row lock and keeps only an open
- * season, so a second process closing at the same time waits for the first to commit, then finds
- * it closed and answers null. Nothing else waits: the write path never touches the seasons row, and
- * the freeze only reads board scores (an MVCC snapshot, no row locks).
- *
- * The freeze is one INSERT ... SELECT: the global list's board scores of the season (kept, or
- * derived from the season's span of the log: see board-scores.ts listBoardScores), flagged
- * players left out, results reached outside [startsAt, endsAt) left out (the write path already
- * keeps them out; this re-checks it in SQL), numbered with row_number() in the index's order. The
- * rows never leave the server: O(N log N) for the sort, then N inserts into season_results and its
- * two indexes; seconds for a million players (bench/close-season.ts measures it).
- */
-export async function closeAndFreezeSeason(sql: Sql, args: CloseSeasonArgs): Promise<{ season: Season; frozen: number } | null> {
-  return sql.begin(async (tx) => {
-    const [closed] = await tx<{ board_id: string; id: string; name: string; starts_ms: number; ends_ms: number | null; closed_ms: number }[]>`
-      update seasons set closed_at = ${args.closedAt.toISOString()}::timestamptz
-      where board_id = ${args.boardId} and id = ${args.seasonId} and closed_at is null
-      returning board_id, id, name, round(extract(epoch from starts_at) * 1000)::float8 as starts_ms,
-                round(extract(epoch from ends_at) * 1000)::float8 as ends_ms, round(extract(epoch from closed_at) * 1000)::float8 as closed_ms`;
-    if (!closed) return null;
-    const season: Season = {
-      boardId: closed.board_id,
-      id: closed.id,
-      name: closed.name,
-      startsAt: new Date(closed.starts_ms),
-      endsAt: closed.ends_ms === null ? null : new Date(closed.ends_ms),
-      closedAt: new Date(closed.closed_ms),
-    };
-    // The sort of a large season fits in memory rather than spilling to disk; and a freeze of
-    // millions of standings is a job, not a request: the sessions' statement timeout is lifted.
-    await tx`set local work_mem = '256MB'`;
-    await tx`set local statement_timeout = 0`;
-    const startsAt = season.startsAt.toISOString();
-    const endsAt = season.endsAt?.toISOString() ?? null;
-    // The index's tie-break time: the start of the unit the score was reached in, where the packing
-    // clamps it (decades after the start). date_bin works in whole microseconds, so it is exact.
-    const lastUnit = new Date(season.startsAt.getTime() + (args.tie.slots - 1) * args.tie.unitMs).toISOString();
-    const scoreOrder = args.order === 'HIGH_FIRST' ? tx`score desc` : tx`score asc`;
-    const list = {
-      boardId: season.boardId,
-      period: 'SEASON',
-      bucket: season.id,
-      region: '',
-      derived: args.derived ? { order: args.order, from: season.startsAt, until: season.endsAt } : null,
-    } as const;
-    // collate "C": byte order, as Redis orders members, whatever the database's collation.
-    const inserted = await tx`
-      insert into season_results (board_id, season_id, rank, player_id, score, reached_at, metadata)
-      select ${season.boardId}, ${season.id},
-             row_number() over (order by ${scoreOrder}, tie asc, player_id collate "C" desc),
-             player_id, score, reached_at, metadata
-      from (
-        select s.player_id, s.score, s.reached_at, s.metadata,
-               least(date_bin(${args.tie.unitMs}::int * interval '1 millisecond', s.reached_at, ${startsAt}::timestamptz), ${lastUnit}::timestamptz) as tie
-        from (${listBoardScores(tx, list, { metadata: true })}) as s
-        where s.reached_at >= ${startsAt}::timestamptz
-          and (${endsAt}::timestamptz is null or s.reached_at < ${endsAt}::timestamptz)
-          and not exists (select 1 from players p where p.id = s.player_id and p.flagged_at is not null)
-      ) as standings`;
-    return { season, frozen: inserted.count };
-  });
-}
-
 /**
  * Up to `limit` frozen standings of a season strictly after rank `afterRank`, by the primary key
  * (a keyset, never an offset), and how many players the season ranked. Rows of erased players
@@ -183,7 +97,12 @@ export async function pageSeasonResults(
   db: Db,
   args: { boardId: string; seasonId: string; afterRank: number; limit: number; metadata: boolean },
 ): Promise<{ size: number; rows: FrozenStanding[] }> {
-  const ofSeason = and(eq(seasonResults.boardId, args.boardId), eq(seasonResults.seasonId, args.seasonId));
+  const ofSeason = and(
+    eq(seasonResults.boardId, args.boardId),
+    eq(seasonResults.period, 'SEASON'),
+    eq(seasonResults.bucket, args.seasonId),
+    eq(seasonResults.region, ''),
+  );
   // As its text, served as it was sent (drizzle would parse it); read only when asked for.
   const metadata = args.metadata ? sql<EntryMetadata | null>`${seasonResults.metadata}::text` : sql<null>`null::text`;
   const [rows, [total]] = await Promise.all([
@@ -215,7 +134,15 @@ export async function firstRanksOfScores(db: Db, args: { boardId: string; season
   const rows = await db
     .select({ score: seasonResults.score, first: min(seasonResults.rank) })
     .from(seasonResults)
-    .where(and(eq(seasonResults.boardId, args.boardId), eq(seasonResults.seasonId, args.seasonId), inArray(seasonResults.score, [...new Set(args.scores)])))
+    .where(
+      and(
+        eq(seasonResults.boardId, args.boardId),
+        eq(seasonResults.period, 'SEASON'),
+        eq(seasonResults.bucket, args.seasonId),
+        eq(seasonResults.region, ''),
+        inArray(seasonResults.score, [...new Set(args.scores)]),
+      ),
+    )
     .groupBy(seasonResults.score);
   return new Map(rows.map((row) => [row.score, row.first ?? 0]));
 }
@@ -242,9 +169,9 @@ export async function denseRanksOfScores(
   const notPast = highFirst ? sql`walk.score > ${worst}` : sql`walk.score < ${worst}`;
   const rows = await db.execute<{ score: string; rank: string }>(sql`
     with recursive walk(score, rank) as (
-      select ${first}, 1::bigint from season_results where board_id = ${args.boardId} and season_id = ${args.seasonId}
+      select ${first}, 1::bigint from frozen_standings where board_id = ${args.boardId} and period = 'SEASON' and bucket = ${args.seasonId} and region = ''
       union all
-      select (select ${next} from season_results r where r.board_id = ${args.boardId} and r.season_id = ${args.seasonId} and ${beyond}), walk.rank + 1
+      select (select ${next} from frozen_standings r where r.board_id = ${args.boardId} and r.period = 'SEASON' and r.bucket = ${args.seasonId} and r.region = '' and ${beyond}), walk.rank + 1
       from walk where walk.score is not null and ${notPast}
     )
     select score, rank from walk where score in ${sql`(${sql.join(

@@ -6,6 +6,7 @@ import { activeAmong, countRankableByActivity } from './activity.js';
 import { changeBoard, findBoard, insertBoard, listBoards } from './boards.js';
 import type { Database } from './client.js';
 import { erasePlayer } from './erasure.js';
+import { dropFrozenBuckets, findFrozenBucket, freezeLists, listFrozenBuckets } from './frozen.js';
 import { clearFlag, findFlag, flaggedAmong, listFlags, playerBoardScores, setFlag } from './flags.js';
 import { countBacklog, deleteBacklog, replayBacklog } from './index-backlog.js';
 import { whileHoldingSessionLock, withPlayerLock } from './locks.js';
@@ -14,7 +15,6 @@ import { recentResults } from './player-results.js';
 import { findPlayers, friendIds, replaceFriends, searchPlayers, upsertPlayer } from './players.js';
 import { recordGroup } from './results.js';
 import {
-  closeAndFreezeSeason,
   denseRanksOfScores,
   findDueSeasons,
   findLiveSeasons,
@@ -116,10 +116,16 @@ export function createStorage(database: Database) {
       list: on(db, listSeasons),
       findDue: on(db, findDueSeasons),
       findClosedSince: on(db, findSeasonsClosedSince),
-      closeAndFreeze: on(sql, closeAndFreezeSeason),
       pageResults: on(db, pageSeasonResults),
       firstRanksOfScores: on(db, firstRanksOfScores),
       denseRanksOfScores: on(db, denseRanksOfScores),
+    },
+    /** Closed buckets and their frozen standings (db/frozen.ts). */
+    frozen: {
+      freeze: on(sql, freezeLists),
+      find: on(sql, findFrozenBucket),
+      list: on(sql, listFrozenBuckets),
+      drop: on(sql, dropFrozenBuckets),
     },
     /** The index outbox (db/index-backlog.ts). */
     backlog: {

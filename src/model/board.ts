@@ -51,7 +51,26 @@ export interface Board {
    * as a board made in code may): never.
    */
   inactiveAfterDays?: number | null | undefined;
+  /**
+   * Seconds after a calendar bucket (or a season) ends during which results achieved in it still
+   * count; then it closes and its standings are frozen (see closesAt). 0 to
+   * {@link MAX_CLOSE_GRACE_SECONDS}; left out (as a board made in code may): {@link DEFAULT_CLOSE_GRACE_SECONDS}.
+   */
+  closeGraceSeconds?: number | undefined;
   createdAt: Date;
+}
+
+/** @default 300: five minutes, for a result that reaches the server late over a slow network. */
+export const DEFAULT_CLOSE_GRACE_SECONDS = 300;
+/** 366 days. */
+export const MAX_CLOSE_GRACE_SECONDS = 31_622_400;
+
+/**
+ * When a bucket ending at `end` closes on `board`: its end plus the board's grace for late
+ * results. Null for one that never ends (ALL_TIME, a season with no end set). O(1).
+ */
+export function closesAt(board: Pick<Board, 'closeGraceSeconds'>, end: Date | null): Date | null {
+  return end === null ? null : new Date(end.getTime() + (board.closeGraceSeconds ?? DEFAULT_CLOSE_GRACE_SECONDS) * 1000);
 }
 
 /** The most days inactiveAfterDays takes: a hundred years. */

@@ -1,5 +1,5 @@
 import { type Season } from '../db/seasons.js';
-import { type Board, type Period, keepsBoardScores } from '../model/board.js';
+import { type Board, type Period, closesAt, keepsBoardScores } from '../model/board.js';
 import type { BoardScoreList } from '../db/board-scores.js';
 import { type Bucket, bucketAt, isKept, keptUntil, parseBucketLabel } from '../model/buckets.js';
 import type { BoardBucket } from '../ranking/index.js';
@@ -87,7 +87,9 @@ export function boardScoreList(at: BoardBucket): BoardScoreList {
     period: bucket.period,
     bucket: bucket.label,
     region: at.region ?? '',
-    derived: keepsBoardScores(board, bucket.period) ? null : { order: board.order, from: bucket.start, until: bucket.end },
+    derived: keepsBoardScores(board, bucket.period)
+      ? null
+      : { order: board.order, from: bucket.start, until: bucket.end, closesAt: closesAt(board, bucket.end) },
   };
 }
 
@@ -96,11 +98,18 @@ export interface ResultBucket extends BoardBucket {
   expiresAt: Date | null;
 }
 
+/** Whether a bucket still takes results at `now`: it has not closed (its end plus the board's grace). O(1). */
+export function takesResults(board: Board, bucket: Bucket, now: Date): boolean {
+  const closes = closesAt(board, bucket.end);
+  return closes === null || now.getTime() < closes.getTime();
+}
+
 /**
  * Every bucket a result achieved at `achievedAt` falls in: each period the board keeps, globally
  * and, with a region, regionally too (on the region's calendar, which may be another zone's, so the
- * two days may differ). Buckets already past their retention are left out: a late result cannot
- * bring yesterday's board back. A SEASON result goes to the one of the board's live `seasons` whose
+ * two days may differ). Buckets already closed (their end plus the board's grace has passed) are
+ * left out: a late result counts in the board's open buckets but leaves a closed one as it was
+ * frozen. A SEASON result goes to the one of the board's live `seasons` whose
  * [startsAt, endsAt) holds achievedAt; its key is kept until the season is closed and frozen
  * (expiresAt null). O(periods).
  */
@@ -109,7 +118,7 @@ export function bucketsOfResult(board: Board, achievedAt: Date, region: string |
   for (const period of board.periods) {
     for (const list of region === null ? [null] : [null, region]) {
       const bucket = period === 'SEASON' ? seasonBucketHolding(seasons, achievedAt) : bucketAt(board, period, achievedAt, list);
-      if (!bucket || !isKept(bucket, board.retention, now, CLOCK_SKEW_MS)) continue;
+      if (!bucket || !isKept(bucket, board.retention, now, CLOCK_SKEW_MS) || !takesResults(board, bucket, now)) continue;
       out.push({ board, bucket, region: list, expiresAt: keptUntil(bucket, board.retention) });
     }
   }

@@ -1,7 +1,9 @@
 import { type Season } from '../db/seasons.js';
-import { type Board, keepsBoardScores } from '../model/board.js';
+import { type Board } from '../model/board.js';
+import type { FreezeList } from '../db/frozen.js';
+import { boardScoreList } from '../services/buckets.js';
 import type { BoardBucket } from '../ranking/index.js';
-import { packingFor } from '../ranking/packing.js';
+import { type Packing, packingFor } from '../ranking/packing.js';
 import type { Logger } from 'pino';
 import type { Storage } from '../db/storage.js';
 import type { RankingIndex } from '../ranking/index.js';
@@ -12,7 +14,7 @@ import { announceTops } from '../pubsub/announce.js';
 /** Every sorted set of a season: the global list and each of the board's regions. */
 /** What closing a season takes (5 members). */
 export interface CloseSeasonDeps {
-  storage: Pick<Storage, 'seasons'>;
+  storage: Pick<Storage, 'frozen' | 'seasons'>;
   index: RankingIndex;
   seasons: Pick<SeasonDirectory, 'changed'>;
   now(): Date;
@@ -52,15 +54,12 @@ export async function dropSeasonKeys(deps: Pick<CloseSeasonDeps, 'index' | 'log'
 export async function closeSeason(deps: CloseSeasonDeps, board: Board, seasonId: string): Promise<Season | null> {
   const started = performance.now();
   const packing = packingFor(board, 'SEASON');
-  const closed = await deps.storage.seasons.closeAndFreeze({
-    boardId: board.id,
-    seasonId,
-    closedAt: deps.now(),
-    order: board.order,
-    derived: !keepsBoardScores(board, 'SEASON'),
-    tie: { unitMs: packing.unitMs, slots: 2 ** packing.timeBits },
-  });
-  if (!closed) return null;
+  const open = await deps.storage.seasons.find(board.id, seasonId);
+  if (!open || open.closedAt) return null;
+  const bucket = seasonBucket(open);
+  const lists = [null, ...board.regions].map((region) => freezeListOf(board, { board, bucket, region }, packing));
+  const closed = await deps.storage.frozen.freeze({ lists, closedAt: deps.now(), season: { boardId: board.id, seasonId } });
+  if (!closed?.season) return null;
   // Every process stops writing into it from here (see season-directory.ts); were Redis away, they
   // would within SEASON_CACHE_MAX_AGE_MS, and the season closer drops the keys again.
   await deps.seasons
@@ -71,6 +70,20 @@ export async function closeSeason(deps: CloseSeasonDeps, board: Board, seasonId:
   await dropSeasonKeys(deps, board, closed.season);
   // Its watchers see the season's lists go empty (seasonResults serves the final order from now on).
   await announceTops(deps, seasonBuckets(board, closed.season));
-  deps.log.info({ board: board.id, season: closed.season.id, frozen: closed.frozen, ms: Math.round(performance.now() - started) }, 'season closed and frozen');
+  deps.log.info(
+    { board: board.id, season: closed.season.id, frozen: closed.lists.reduce((n, l) => n + l.size, 0), ms: Math.round(performance.now() - started) },
+    'season closed and frozen',
+  );
   return closed.season;
+}
+
+/** What freezing one list of a bucket takes: where its board scores are, its span, and the index's order. */
+export function freezeListOf(board: Board, at: BoardBucket, packing: Packing): FreezeList {
+  return {
+    ...boardScoreList(at),
+    startsAt: at.bucket.start,
+    endsAt: at.bucket.end,
+    order: board.order,
+    tie: { unitMs: packing.unitMs, slots: 2 ** packing.timeBits },
+  };
 }
