@@ -26,6 +26,8 @@ import { type ReadSides, createReadSide } from './reads/read-side.js';
 import type { RedisClient } from './redis.js';
 import { type BacklogConfirmer, createBacklogConfirmer } from './services/backlog-confirmer.js';
 import { type BoardDirectory, createBoardDirectory } from './services/board-directory.js';
+import { createFrozenDirectory } from './services/frozen-directory.js';
+import { closedNow } from './services/buckets.js';
 import { createCursorCodec } from './services/cursor.js';
 import { createDriftReports } from './services/drift-reports.js';
 import { type FlagChanges, createFlagChanges } from './services/flag-changes.js';
@@ -231,9 +233,13 @@ export function buildApp(deps: AppDeps): App {
     log,
     watchers: metrics.topChangedSubscribers,
     replicas: deps.replicaReads,
+    // A watched bucket that closes sends no more views.
+    closed: (at) => closedNow({ frozen, seasons, now }, at),
   });
   const boards = createBoardDirectory(storage.boards);
   const seasons = createSeasonDirectory(storage.seasons, redis);
+  // Which buckets are closed (their reads are their frozen standings'), remembered once found.
+  const frozen = createFrozenDirectory(storage.frozen.find);
   const flagChanges = createFlagChanges(redis);
   const backlog = createBacklogConfirmer(storage.backlog, log);
   const submissionHealth = createSubmissionHealth();
@@ -261,7 +267,7 @@ export function buildApp(deps: AppDeps): App {
   };
 
   // The sides the resolvers call, each use case given only what it uses (see each one's deps type).
-  const buckets = { boards, seasons, now };
+  const buckets = { boards, seasons, frozen, now };
   const reads = createReadSide({ index, topCache, profiles, storage, buckets, cursors, log, requestTimeoutMs });
   // The group commit is given what committing a group uses; a write reads its own writes on the masters.
   const submissions = createSubmissionGroups({ storage, index: masterIndex, backlog, flagChanges, topCache, submissionHealth, metrics, log }, deps.groupCommit);
@@ -281,7 +287,7 @@ export function buildApp(deps: AppDeps): App {
     players: { storage },
   });
   const records = createRecords({ boards, seasons, storage, now, playerStandings: { storage, index, boards, now, log } });
-  const topChanged = { topFeed, profiles, boards, seasons, now, log, metrics };
+  const topChanged = { topFeed, profiles, boards, seasons, frozen, storage, now, log, metrics };
   const live: LiveTops = {
     watch: (args, signal) => watchTopChanged(topChanged, args, signal),
     view: (event, rankStyle) => topChangedView(topChanged, event, rankStyle),

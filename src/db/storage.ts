@@ -7,6 +7,7 @@ import { changeBoard, findBoard, insertBoard, listBoards } from './boards.js';
 import type { Database } from './client.js';
 import { erasePlayer } from './erasure.js';
 import { dropFrozenBuckets, findFrozenBucket, freezeLists, listFrozenBuckets } from './frozen.js';
+import { aroundFrozen, denseRanksOfFrozenScores, findFrozen, firstRanksOfFrozenScores, pageFrozen } from './frozen-reads.js';
 import { clearFlag, findFlag, flaggedAmong, listFlags, playerBoardScores, setFlag } from './flags.js';
 import { countBacklog, deleteBacklog, replayBacklog } from './index-backlog.js';
 import { whileHoldingSessionLock, withPlayerLock } from './locks.js';
@@ -14,17 +15,7 @@ import { createResultPartition, detachResultPartition, ensureResultPartitions, l
 import { recentResults } from './player-results.js';
 import { findPlayers, friendIds, replaceFriends, searchPlayers, upsertPlayer } from './players.js';
 import { recordGroup } from './results.js';
-import {
-  denseRanksOfScores,
-  findDueSeasons,
-  findLiveSeasons,
-  findSeason,
-  findSeasonsClosedSince,
-  firstRanksOfScores,
-  insertSeason,
-  listSeasons,
-  pageSeasonResults,
-} from './seasons.js';
+import { findDueSeasons, findLiveSeasons, findSeason, findSeasonsClosedSince, insertSeason, listSeasons } from './seasons.js';
 import { sharedSecret } from './service-secrets.js';
 import { readSourceMark } from './source-mark.js';
 
@@ -116,9 +107,6 @@ export function createStorage(database: Database) {
       list: on(db, listSeasons),
       findDue: on(db, findDueSeasons),
       findClosedSince: on(db, findSeasonsClosedSince),
-      pageResults: on(db, pageSeasonResults),
-      firstRanksOfScores: on(db, firstRanksOfScores),
-      denseRanksOfScores: on(db, denseRanksOfScores),
     },
     /** Closed buckets and their frozen standings (db/frozen.ts). */
     frozen: {
@@ -126,6 +114,14 @@ export function createStorage(database: Database) {
       find: on(sql, findFrozenBucket),
       list: on(sql, listFrozenBuckets),
       drop: on(sql, dropFrozenBuckets),
+    },
+    /** Reads of closed buckets' frozen standings (db/frozen-reads.ts). */
+    frozenStandings: {
+      page: on(sql, pageFrozen),
+      find: on(sql, findFrozen),
+      around: on(sql, aroundFrozen),
+      firstRanksOfScores: on(sql, firstRanksOfFrozenScores),
+      denseRanksOfScores: on(sql, denseRanksOfFrozenScores),
     },
     /** The index outbox (db/index-backlog.ts). */
     backlog: {

@@ -11,6 +11,8 @@ export class LatestValue<T> implements AsyncIterableIterator<T> {
   private latest: { value: T } | undefined;
   private waiting: ((result: IteratorResult<T, undefined>) => void) | undefined;
   private done = false;
+  /** finish() was called: the value not yet pulled is the last. */
+  private finishing = false;
 
   constructor(private readonly onClose: () => void) {}
 
@@ -21,7 +23,7 @@ export class LatestValue<T> implements AsyncIterableIterator<T> {
 
   /** Hands a value to a pending next(), or keeps it in place of the one not yet pulled. O(1). */
   offer(value: T): void {
-    if (this.done) return;
+    if (this.done || this.finishing) return;
     const waiting = this.waiting;
     if (waiting) {
       this.waiting = undefined;
@@ -35,6 +37,7 @@ export class LatestValue<T> implements AsyncIterableIterator<T> {
     if (this.latest) {
       const { value } = this.latest;
       this.latest = undefined;
+      if (this.finishing) this.close();
       return Promise.resolve({ value, done: false });
     }
     if (this.done) return Promise.resolve({ value: undefined, done: true });
@@ -46,6 +49,16 @@ export class LatestValue<T> implements AsyncIterableIterator<T> {
   return(): Promise<IteratorResult<T, undefined>> {
     this.close();
     return Promise.resolve({ value: undefined, done: true });
+  }
+
+  /**
+   * Ends the iteration once the value not yet pulled, if any, has been (nothing more is offered):
+   * for a watch whose values are final. O(1).
+   */
+  finish(): void {
+    if (this.done) return;
+    if (!this.latest) return this.close();
+    this.finishing = true;
   }
 
   /** Ends the iteration: a pending next() resolves done, the value not yet pulled is dropped. */

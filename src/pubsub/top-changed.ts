@@ -1,20 +1,24 @@
 import type { Logger } from 'pino';
 import type { TopEvent, TopFeed } from './top-feed.js';
 import type { TopView } from '../ranking/top-cache.js';
-import { type BucketArgs, type BucketDeps, requireBoard, resolveBoardBucket } from '../services/buckets.js';
+import { type BucketArgs, type ReadBucketDeps, requireBoard, resolveReadBucket } from '../services/buckets.js';
 import type { Metrics } from '../services/metrics.js';
 import type { ProfileCache } from '../services/profile-cache.js';
 import type { Profile } from '../profiles/store.js';
 import { badInput, unavailable } from '../errors.js';
 import { type TopBoard, bucketOfAnswer, toStanding } from '../reads/views.js';
 import { styleOf, styledTop } from '../reads/rank-styles.js';
+import { type ClosedBucket, type FrozenParts, frozenTop, styledFrozen } from '../reads/frozen.js';
+import { LatestValue } from './latest.js';
 import type { RankStyle } from '../model/board.js';
 import { isStoreUnavailable } from '../store-errors.js';
 
 export type { TopEvent } from './top-feed.js';
 
 /** What topChanged takes: the bucket's resolution, this process's top feed, and the players' profiles. */
-export interface TopChangedDeps extends BucketDeps {
+export interface TopChangedDeps extends ReadBucketDeps {
+  /** A closed bucket's frozen standings: its one view. */
+  storage: FrozenParts['storage'];
   /** topChanged's fan-out; null where nothing is served (the CLI). */
   topFeed: TopFeed | null;
   /** The profiles the views name, through the profile cache every read names players through. */
@@ -29,6 +33,10 @@ export interface TopChangedDeps extends BucketDeps {
  * (src/pubsub/top-feed.ts). Checked like `top`: NOT_FOUND / BAD_USER_INPUT for the bucket, and
  * BAD_USER_INPUT for a limit above the board's topSize and for DENSE asked of a board that is not
  * DENSE. UNAVAILABLE when Redis does not answer or the process is stopping. O(limit) per view.
+ *
+ * A closed bucket's top never changes: its one view is its frozen standings' top (read from
+ * PostgreSQL, not the feed), and the watch ends after it. A watched bucket that closes sends no
+ * more views either (top-feed.ts `closed`): its watchers hold its final view already.
  */
 export async function watchTopChanged(
   services: TopChangedDeps,
@@ -39,7 +47,8 @@ export async function watchTopChanged(
   const board = await requireBoard(services, args.board);
   styleOf(board, args.rankStyle);
   if (args.limit > board.topSize) throw badInput(`limit must be at most board "${board.id}"'s topSize of ${board.topSize}.`);
-  const at = await resolveBoardBucket(services, args);
+  const at = await resolveReadBucket(services, args);
+  if (at.frozen) return closedTopView(services, { ...at, frozen: at.frozen }, args);
   const feed = services.topFeed;
   if (!feed) throw unavailable('This process serves no subscriptions.');
   try {
@@ -48,6 +57,21 @@ export async function watchTopChanged(
     if (error instanceof Error && error.name === 'TopFeedClosedError') throw unavailable('The server is stopping; subscribe again.');
     throw error;
   }
+}
+
+/** A closed bucket's one view: the top `limit` of its frozen standings, in the style asked. O(log N + limit). */
+async function closedTopView(
+  services: TopChangedDeps,
+  at: ClosedBucket,
+  args: { limit: number; rankStyle?: RankStyle | null | undefined },
+): Promise<AsyncIterable<TopEvent>> {
+  const style = styleOf(at.board, args.rankStyle);
+  const places = await styledFrozen(services, at, await frozenTop(services, at, args.limit, true), style);
+  const view: TopView = { size: at.frozen.size, places, asOf: services.now(), read: 0 };
+  const views = new LatestValue<TopEvent>(() => undefined);
+  views.offer({ at, view, source: view, styled: true });
+  views.finish();
+  return views;
 }
 
 /**
@@ -114,11 +138,14 @@ export function topChangedView(services: TopChangedDeps, event: TopEvent, asked?
 /** The answers built for each slice the feed handed out (the feed shares one slice among the viewers of one limit), one per rank style. */
 const answers = new WeakMap<TopView, Map<RankStyle, TopBoard>>();
 
-function present({ at, view }: TopEvent, profiles: Map<string, Profile>, style: RankStyle): TopBoard {
+function present({ at, view, styled }: TopEvent, profiles: Map<string, Profile>, style: RankStyle): TopBoard {
   const answer: TopBoard = {
     boardId: at.board.id,
     ...bucketOfAnswer(at),
-    entries: styledTop(view.places, style).map((place) => ({ ...toStanding(at, place, view.size), player: profiles.get(place.playerId) })),
+    entries: (styled ? view.places : styledTop(view.places, style)).map((place) => ({
+      ...toStanding(at, place, view.size),
+      player: profiles.get(place.playerId),
+    })),
     size: view.size,
     asOf: view.asOf,
   };

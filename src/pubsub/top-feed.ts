@@ -14,6 +14,12 @@ export interface TopEvent {
    * that work done per view (loading the players' profiles) can be done once, not per viewer.
    */
   source: TopView;
+  /**
+   * The places hold the ranks of the style asked already (a closed bucket's view: its COMPETITION
+   * and DENSE ranks are looked up per score, see reads/frozen.ts); otherwise they are ORDINAL and
+   * styled as a run from rank 1.
+   */
+  styled?: boolean;
 }
 
 export interface TopFeedOptions {
@@ -45,6 +51,12 @@ export interface TopFeedOptions {
    * (the index reads from the masters).
    */
   replicas?: Pick<ReplicaReads, 'caughtUp'> | undefined;
+  /**
+   * Whether a watched bucket has closed (services/buckets.ts closedNow): checked before each read
+   * after the first, so that once it has, its viewers keep the last view (the final standings) and
+   * are finished, and nothing more is read or sent. Default: buckets never close.
+   */
+  closed?: ((at: BoardBucket) => boolean | Promise<boolean>) | undefined;
 }
 
 /** The feed was closed (the process is stopping): nothing more can be watched. */
@@ -207,13 +219,29 @@ export function createTopFeed(options: TopFeedOptions) {
     return view;
   }
 
+  /**
+   * Reads a watched top again, unless its bucket has closed since: its viewers then hold its final
+   * view already (the last change before the close reached them; the frozen standings are those),
+   * so each is finished once it has pulled it, and the channel is dropped. A closed bucket sends
+   * no more views.
+   */
+  async function reread(channel: Channel): Promise<void> {
+    const isClosed = options.closed?.(channel.at) ?? false;
+    if (isClosed === true || (isClosed !== false && (await isClosed))) {
+      for (const viewer of [...channel.viewers]) viewer.out.finish();
+      forget(channel);
+      return;
+    }
+    await read(channel);
+  }
+
   /** A read at the end of the coalescing window (at least `minDelayMs` away), unless one is due already. */
   function schedule(channel: Channel, minDelayMs: number): void {
     if (channel.timer || closed) return;
     const wait = Math.max(minDelayMs, channel.lastReadAt + coalesceMs - performance.now());
     channel.timer = setTimeout(() => {
       channel.timer = undefined;
-      read(channel).catch((error: unknown) => {
+      reread(channel).catch((error: unknown) => {
         log.warn({ err: error, channel: channel.name }, 'could not read a watched top; retrying');
         if (channels.get(channel.name) === channel) schedule(channel, retryMs);
       });

@@ -1,25 +1,27 @@
 import type { Logger } from 'pino';
 import type { Player } from '../db/players.js';
 import type { Storage } from '../db/storage.js';
-import type { EntryMetadata, RankStyle } from '../model/board.js';
+import type { RankStyle } from '../model/board.js';
 import { MAX_FRIENDS } from '../model/contract.js';
 import { IndexRecoveringError } from '../ranking/generation.js';
-import type { BoardBucket, RankingIndex } from '../ranking/index.js';
+import type { RankingIndex } from '../ranking/index.js';
 import { bucketKey } from '../ranking/keys.js';
 import type { TopCache } from '../ranking/top-cache.js';
-import { type BucketArgs, type BucketDeps, requireBoard, resolveBoardBucket } from '../services/buckets.js';
+import { type BucketArgs, type ReadBucket, type ReadBucketDeps, requireBoard, resolveReadBucket } from '../services/buckets.js';
 import type { CursorCodec } from '../services/cursor.js';
-import { SEASON_LABEL } from '../services/season-directory.js';
+import { SEASON_LABEL, seasonBucket } from '../services/season-directory.js';
 import { notFound } from '../errors.js';
 import type { PlaceLoader } from './place-loader.js';
 import { type RecordedRead, exactReachedAt, lookUpRecorded } from './recorded-scores.js';
 import { styleOf, styledPlaces, styledRun, styledTop } from './rank-styles.js';
 import { type Standing, type StandingConnection, type TopBoard, bucketOfAnswer, toStanding } from './views.js';
+import { type ClosedBucket, frozenAfter, frozenAround, frozenPage, frozenPlaces, frozenScope, frozenTop, styledFrozen } from './frozen.js';
 
 /**
  * The read side's plain path: every read as it is, one step after another. A read resolves the
- * bucket its arguments name (resolveBoardBucket: NOT_FOUND, BAD_USER_INPUT), reads the index (or
- * the top cache, or the frozen results in PostgreSQL), serves the ranks in the style asked for
+ * bucket its arguments name (resolveReadBucket: NOT_FOUND, BAD_USER_INPUT, and whether it is
+ * closed), reads the index (or the top cache; for a closed bucket its frozen standings in
+ * PostgreSQL, frozen.ts), serves the ranks in the style asked for
  * (rank-styles.ts), and makes each place a Standing (views.ts). Then `complete` gives the standings
  * what the caller's selection wants of them: their players' names, and for a long list the recorded
  * times and metadata in one go.
@@ -50,14 +52,21 @@ export interface Styled {
   rankStyle?: RankStyle | null | undefined;
 }
 
+/*
+ * Each read's `metadata`: whether a closed bucket's read brings its standings' metadata
+ * (Want.metadata): its frozen rows answer it in the same query, read only when asked for. An open
+ * bucket's is looked up when resolved (recorded-scores.ts), so it does not use it.
+ */
+
 /** What the plain reads take. */
 export interface ReadParts {
-  buckets: BucketDeps;
+  /** What resolving a read's bucket takes, closed buckets told apart (resolveReadBucket). */
+  buckets: ReadBucketDeps;
   index: RankingIndex;
   topCache: TopCache;
   /** One player's place, or a run around them: one index call each here (plainPlaces), or batched (place-loader.ts). */
   places: PlaceLoader;
-  storage: Pick<Storage, 'players' | 'seasons' | 'boardScores'>;
+  storage: Pick<Storage, 'players' | 'seasons' | 'boardScores' | 'frozenStandings'>;
   cursors: CursorCodec;
   log: Logger;
 }
@@ -82,8 +91,9 @@ export function plainPlaces(index: RankingIndex): PlaceLoader {
  * being rebuilt after it lost the index) the last view this process read is served, with the asOf
  * of when it was read; UNAVAILABLE when it has none.
  */
-export async function topOf(parts: ReadParts, args: BucketArgs & Styled & { limit: number }): Promise<TopBoard> {
-  const at = await resolveBoardBucket(parts.buckets, args);
+export async function topOf(parts: ReadParts, args: BucketArgs & Styled & { limit: number }, metadata = true): Promise<TopBoard> {
+  const at = await resolveReadBucket(parts.buckets, args);
+  if (isClosed(at)) return closedTop(parts, at, args, metadata);
   const view = await parts.topCache.top(at, args.limit).catch((error: unknown) => {
     const last = error instanceof IndexRecoveringError ? parts.topCache.peek(at, args.limit) : undefined;
     if (!last) throw error;
@@ -104,27 +114,61 @@ export async function topOf(parts: ReadParts, args: BucketArgs & Styled & { limi
   };
 }
 
-/** Whether `args` name the bucket `at` now, as a read resolves them; false for arguments a read would now refuse. */
-async function namesBucket(parts: ReadParts, args: BucketArgs, at: BoardBucket): Promise<boolean> {
+/**
+ * Whether `args` name the bucket `at` now, as a read resolves them, open as it was: false for
+ * arguments a read would now refuse, and for a bucket that has closed since (its reads are now its
+ * frozen standings', so an answer kept from its live index is not handed out again).
+ */
+async function namesBucket(parts: ReadParts, args: BucketArgs, at: ReadBucket): Promise<boolean> {
   try {
-    const now = await resolveBoardBucket(parts.buckets, args);
-    return now.board === at.board && now.region === at.region && now.bucket.label === at.bucket.label;
+    const now = await resolveReadBucket(parts.buckets, args);
+    return now.board === at.board && now.region === at.region && now.bucket.label === at.bucket.label && (now.frozen === null) === (at.frozen === null);
   } catch {
     return false;
   }
 }
 
-/** One player's standing, or null when they have no score there. O(log N). */
-export async function standingOf(parts: ReadParts, args: BucketArgs & Styled & { playerId: string }): Promise<Standing | null> {
-  const at = await resolveBoardBucket(parts.buckets, args);
+/**
+ * A closed bucket's top: its first `limit` frozen standings. Not through the top cache, and not
+ * shared by the response cache (no cacheRead): the frozen standings are one query of the primary
+ * key. O(log N + limit).
+ */
+async function closedTop(parts: ReadParts, at: ClosedBucket, args: Styled & { limit: number }, metadata: boolean): Promise<TopBoard> {
+  const style = styleOf(at.board, args.rankStyle);
+  const places = await styledFrozen(parts, at, await frozenTop(parts, at, args.limit, metadata), style);
+  return {
+    boardId: at.board.id,
+    ...bucketOfAnswer(at),
+    entries: places.map((place) => toStanding(at, place, at.frozen.size)),
+    size: at.frozen.size,
+    asOf: parts.buckets.now(),
+  };
+}
+
+/** Whether a read's bucket is closed: its reads are its frozen standings'. */
+const isClosed = (at: ReadBucket): at is ClosedBucket => at.frozen !== null;
+
+/** One player's standing, or null when they have no score there. O(log N); in a closed bucket one index probe. */
+export async function standingOf(parts: ReadParts, args: BucketArgs & Styled & { playerId: string }, metadata = true): Promise<Standing | null> {
+  const at = await resolveReadBucket(parts.buckets, args);
+  if (isClosed(at)) {
+    const style = styleOf(at.board, args.rankStyle);
+    const [place] = await styledFrozen(parts, at, await frozenPlaces(parts, at, [args.playerId], metadata), style);
+    return place ? toStanding(at, place, at.frozen.size) : null;
+  }
   const view = await parts.places.standing(at, args.playerId);
   const [place] = await styledPlaces(parts, at, view.places, styleOf(at.board, args.rankStyle));
   return place ? toStanding(at, place, view.size) : null;
 }
 
 /** The player and up to `radius` players either side, cut at the edges. O(log N + radius). */
-export async function aroundOf(parts: ReadParts, args: BucketArgs & Styled & { playerId: string; radius: number }): Promise<Standing[]> {
-  const at = await resolveBoardBucket(parts.buckets, args);
+export async function aroundOf(parts: ReadParts, args: BucketArgs & Styled & { playerId: string; radius: number }, metadata = true): Promise<Standing[]> {
+  const at = await resolveReadBucket(parts.buckets, args);
+  if (isClosed(at)) {
+    const style = styleOf(at.board, args.rankStyle);
+    const places = await styledFrozen(parts, at, await frozenAround(parts, at, args.playerId, args.radius, metadata), style);
+    return places.map((place) => toStanding(at, place, at.frozen.size));
+  }
   const view = await parts.places.around(at, args.playerId, args.radius);
   return (await styledRun(parts, at, view.places, styleOf(at.board, args.rankStyle))).map((place) => toStanding(at, place, view.size));
 }
@@ -133,10 +177,15 @@ export async function aroundOf(parts: ReadParts, args: BucketArgs & Styled & { p
  * The player and their friends who have a score there, in rank order, each with their rank on the
  * whole board: one query for the friend list, one script call for every place. O(F log N).
  */
-export async function friendsOf(parts: ReadParts, args: BucketArgs & Styled & { playerId: string }): Promise<Standing[]> {
-  const at = await resolveBoardBucket(parts.buckets, args);
+export async function friendsOf(parts: ReadParts, args: BucketArgs & Styled & { playerId: string }, metadata = true): Promise<Standing[]> {
+  const at = await resolveReadBucket(parts.buckets, args);
   const friends = await parts.storage.players.friendIds(args.playerId);
   const ids = [args.playerId, ...friends.filter((id) => id !== args.playerId).slice(0, MAX_FRIENDS)];
+  if (isClosed(at)) {
+    const style = styleOf(at.board, args.rankStyle);
+    const ranked = (await frozenPlaces(parts, at, ids, metadata)).filter((place) => place !== null).sort((a, b) => a.rank - b.rank);
+    return (await styledFrozen(parts, at, ranked, style)).map((place) => toStanding(at, place, at.frozen.size));
+  }
   const view = await parts.index.standings(at, ids);
   const ranked = view.places.filter((place) => place !== null).sort((a, b) => a.rank - b.rank);
   return (await styledPlaces(parts, at, ranked, styleOf(at.board, args.rankStyle))).map((place) => toStanding(at, place, view.size));
@@ -147,8 +196,13 @@ export async function friendsOf(parts: ReadParts, args: BucketArgs & Styled & { 
  * to the bucket's key, so one issued for another board, bucket or region is refused
  * (BAD_USER_INPUT), as is a malformed or edited one. O(log N + first).
  */
-export async function pageOf(parts: ReadParts, args: BucketArgs & Styled & { first: number; after?: string | null | undefined }): Promise<StandingConnection> {
-  const at = await resolveBoardBucket(parts.buckets, args);
+export async function pageOf(
+  parts: ReadParts,
+  args: BucketArgs & Styled & { first: number; after?: string | null | undefined },
+  metadata = true,
+): Promise<StandingConnection> {
+  const at = await resolveReadBucket(parts.buckets, args);
+  if (isClosed(at)) return closedPage(parts, at, args, metadata);
   const { cursors, index } = parts;
   const scope = bucketKey(at);
   const after = args.after === null || args.after === undefined ? null : cursors.decode(scope, args.after);
@@ -162,7 +216,31 @@ export async function pageOf(parts: ReadParts, args: BucketArgs & Styled & { fir
 }
 
 /**
- * One keyset page of a closed season's frozen final standings (PostgreSQL's season_results), after
+ * One keyset page of a closed bucket's frozen standings, strictly after the `after` cursor: the
+ * frozen rank is the keyset (the primary key), signed with the closed bucket's scope
+ * (frozen.ts frozenScope); a cursor the live bucket issued before the close goes on after its
+ * player's frozen rank (frozenAfter). O(log N + first).
+ */
+async function closedPage(
+  parts: ReadParts,
+  at: ClosedBucket,
+  args: Styled & { first: number; after?: string | null | undefined },
+  metadata: boolean,
+): Promise<StandingConnection> {
+  const style = styleOf(at.board, args.rankStyle);
+  const after = args.after === null || args.after === undefined ? null : await frozenAfter(parts, at, args.after);
+  const page = await frozenPage(parts, at, after?.packed ?? 0, args.first, metadata);
+  const styled = await styledFrozen(parts, at, page.places, style);
+  const scope = frozenScope(at);
+  const edges = page.places.map((place, i) => ({
+    cursor: parts.cursors.encode(scope, { packed: place.rank, playerId: place.playerId }),
+    node: toStanding(at, styled[i]!, at.frozen.size),
+  }));
+  return { edges, pageInfo: { hasNextPage: page.hasMore, endCursor: edges.at(-1)?.cursor ?? null } };
+}
+
+/**
+ * One keyset page of a closed season's frozen final standings (its global list in PostgreSQL's frozen_standings), after
  * `after`. NOT_FOUND for an unknown season, or one still open (its standings are a SEASON read).
  * The metadata column is read only when `withMetadata`. Cursors are bound to the board and season
  * and signed, so a forged or foreign one is refused. O(log N + first).
@@ -179,45 +257,24 @@ export async function seasonResultsOf(
   const season = SEASON_LABEL.test(args.season) ? await storage.seasons.find(board.id, args.season) : null;
   if (!season) throw notFound(`Board "${board.id}" has no season "${args.season}".`);
   if (!season.closedAt) throw notFound(`Season "${season.id}" of board "${board.id}" is still open; read it with period SEASON.`);
-  const page = await storage.seasons.pageResults({
-    boardId: board.id,
-    seasonId: season.id,
-    afterRank: after?.packed ?? 0,
-    limit: args.first + 1,
-    metadata: args.withMetadata,
-  });
-  const rows = page.rows.slice(0, args.first);
-  // COMPETITION: each score's first frozen rank; DENSE: its place among the distinct scores (an erased player's row still counts).
   const style = styleOf(board, args.rankStyle);
-  const of = { boardId: board.id, seasonId: season.id, scores: rows.map((row) => row.score) };
-  const styledRanks =
-    style === 'COMPETITION'
-      ? await storage.seasons.firstRanksOfScores(of)
-      : style === 'DENSE'
-        ? await storage.seasons.denseRanksOfScores({ ...of, order: board.order })
-        : null;
-  const edges = rows.map((row) => ({
-    cursor: cursors.encode(scope, { packed: row.rank, playerId: row.playerId }),
-    node: frozenStanding(row, styledRanks?.get(row.score) ?? row.rank, page.size),
+  const at = { board, bucket: seasonBucket(season), region: null };
+  const marker = await parts.buckets.frozen.find(at);
+  if (!marker) throw notFound(`Season "${season.id}" of board "${board.id}" has no final standings.`);
+  const closed: ClosedBucket = { ...at, frozen: marker };
+  const page = await frozenPage(parts, closed, after?.packed ?? 0, args.first, args.withMetadata);
+  const styled = await styledFrozen(parts, closed, page.places, style);
+  const edges = page.places.map((place, i) => ({
+    cursor: cursors.encode(scope, { packed: place.rank, playerId: place.playerId }),
+    node: toStanding(closed, styled[i]!, marker.size),
   }));
-  return { edges, pageInfo: { hasNextPage: page.rows.length > args.first, endCursor: edges.at(-1)?.cursor ?? null } };
+  return { edges, pageInfo: { hasNextPage: page.hasMore, endCursor: edges.at(-1)?.cursor ?? null } };
 }
 
-/** A frozen standing as served, at the rank its style gives it. */
-function frozenStanding(row: { playerId: string; score: number; reachedAt: Date; metadata: EntryMetadata | null }, rank: number, size: number): Standing {
-  return {
-    playerId: row.playerId,
-    rank,
-    score: row.score,
-    percentile: size === 0 ? 0 : (100 * (size - rank)) / size,
-    source: { recorded: { reachedAt: row.reachedAt, metadata: row.metadata } },
-  };
-}
-
-/** How many players are ranked in a bucket. O(1). */
+/** How many players are ranked in a bucket (a closed one: its frozen size). O(1). */
 export async function sizeOf(parts: ReadParts, args: BucketArgs): Promise<number> {
-  const at = await resolveBoardBucket(parts.buckets, args);
-  return parts.index.size(at);
+  const at = await resolveReadBucket(parts.buckets, args);
+  return at.frozen ? at.frozen.size : parts.index.size(at);
 }
 
 /**

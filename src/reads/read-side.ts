@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Storage } from '../db/storage.js';
 import type { RankingIndex } from '../ranking/index.js';
 import type { TopCache } from '../ranking/top-cache.js';
-import type { BucketArgs, BucketDeps } from '../services/buckets.js';
+import type { BucketArgs, ReadBucketDeps } from '../services/buckets.js';
 import type { CursorCodec } from '../services/cursor.js';
 import type { ProfileCache } from '../services/profile-cache.js';
 import { NameLoader } from './name-loader.js';
@@ -59,9 +59,9 @@ export interface ReadSideDeps {
   index: RankingIndex;
   topCache: TopCache;
   profiles: Pick<ProfileCache, 'load' | 'clock' | 'naming'>;
-  storage: Pick<Storage, 'players' | 'seasons' | 'boardScores'>;
-  /** What resolving a read's bucket takes: the boards, their seasons, the clock. */
-  buckets: BucketDeps;
+  storage: Pick<Storage, 'players' | 'seasons' | 'boardScores' | 'frozenStandings'>;
+  /** What resolving a read's bucket takes: the boards, their seasons, the closed buckets, the clock. */
+  buckets: ReadBucketDeps;
   cursors: CursorCodec;
   log: Logger;
   /** Every request is answered within this many milliseconds (REQUEST_TIMEOUT_MS): names are not waited for past it. */
@@ -103,7 +103,7 @@ class RequestReads implements ReadSide {
   }
 
   async top(args: BucketArgs & Styled & { limit: number }, want: Want): Promise<TopBoard> {
-    const top = await this.held(want, topOf(this.shared.parts, args));
+    const top = await this.held(want, topOf(this.shared.parts, args, want.metadata));
     // The players only: a view's recorded times are looked up once for all its readers (recorded-scores.ts).
     await withPlayers(this.names, top.entries, want.player);
     return top;
@@ -112,7 +112,7 @@ class RequestReads implements ReadSide {
   async standing(args: BucketArgs & Styled & { playerId: string }, want: Want): Promise<Standing | null> {
     const { parts } = this.shared;
     if (want.withOthers || parts.places.named) {
-      const standing = await this.held(want, standingOf(parts, args));
+      const standing = await this.held(want, standingOf(parts, args, want.metadata));
       if (standing) await withPlayers(this.names, [standing], want.player);
       return standing;
     }
@@ -122,26 +122,26 @@ class RequestReads implements ReadSide {
     // A player without a standing has no name to answer, nor its error.
     const players = want.player ? this.names.load([args.playerId]) : undefined;
     players?.catch(() => undefined);
-    const standing = await standingOf(parts, args);
+    const standing = await standingOf(parts, args, want.metadata);
     if (standing && players) standing.player = (await players)[0];
     return standing;
   }
 
   async around(args: BucketArgs & Styled & { playerId: string; radius: number }, want: Want): Promise<Standing[]> {
-    const around = await this.held(want, aroundOf(this.shared.parts, args));
+    const around = await this.held(want, aroundOf(this.shared.parts, args, want.metadata));
     await withPlayers(this.names, around, want.player);
     return around;
   }
 
   async friends(args: BucketArgs & Styled & { playerId: string }, want: Want): Promise<Standing[]> {
     const { parts } = this.shared;
-    const friends = await this.held(want, friendsOf(parts, args));
+    const friends = await this.held(want, friendsOf(parts, args, want.metadata));
     await complete(this.names, parts, friends, want);
     return friends;
   }
 
   async standings(args: BucketArgs & Styled & { first: number; after?: string | null | undefined }, want: Want): Promise<StandingConnection> {
-    return this.completed(await this.held(want, pageOf(this.shared.parts, args)), want);
+    return this.completed(await this.held(want, pageOf(this.shared.parts, args, want.metadata)), want);
   }
 
   async seasonResults(

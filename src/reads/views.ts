@@ -1,6 +1,6 @@
 import type { Player } from '../db/players.js';
 import type { Board, Period } from '../model/board.js';
-import type { BoardBucket } from '../ranking/index.js';
+import type { BoardBucket, Place } from '../ranking/index.js';
 import type { RecordedScore, StandingSource } from './recorded-scores.js';
 import type { NamedPlace } from './place-loader.js';
 
@@ -21,18 +21,27 @@ export interface Standing {
 }
 
 /**
- * A place read from the index in bucket `at`, as a Standing; `recorded` when the read holds the
- * recorded board score already. The place's `profile`, when its read brought one (place-loader.ts,
- * NamedPlace), is the standing's player.
+ * A place of a closed bucket, read from its frozen standings: it holds its recorded board score
+ * (the frozen row's time and metadata), so its standing needs no look-up.
  */
-export function toStanding(at: BoardBucket, place: NamedPlace, size: number, recorded?: RecordedScore): Standing {
+export interface FrozenPlace extends Place {
+  recorded: RecordedScore;
+}
+
+/**
+ * A place read from the index in bucket `at` (or from its frozen standings: FrozenPlace), as a
+ * Standing; `recorded` when the read holds the recorded board score already. The place's
+ * `profile`, when its read brought one (place-loader.ts, NamedPlace), is the standing's player.
+ */
+export function toStanding(at: BoardBucket, place: NamedPlace | FrozenPlace, size: number, recorded?: RecordedScore): Standing {
+  const held = recorded ?? ('recorded' in place ? place.recorded : undefined);
   return {
     playerId: place.playerId,
     rank: place.rank,
     score: place.score,
     percentile: size === 0 ? 0 : (100 * (size - place.rank)) / size,
-    source: recorded ? { recorded } : { at, place },
-    player: place.profile,
+    source: held ? { recorded: held } : { at, place },
+    player: 'profile' in place ? place.profile : undefined,
   };
 }
 

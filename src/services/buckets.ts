@@ -1,3 +1,4 @@
+import type { FrozenBucket } from '../db/frozen.js';
 import { type Season } from '../db/seasons.js';
 import { type Board, type Period, closesAt, keepsBoardScores } from '../model/board.js';
 import type { BoardScoreList } from '../db/board-scores.js';
@@ -5,6 +6,7 @@ import { type Bucket, bucketAt, isKept, keptUntil, parseBucketLabel } from '../m
 import type { BoardBucket } from '../ranking/index.js';
 import { badInput, notFound } from '../errors.js';
 import type { BoardDirectory } from './board-directory.js';
+import type { FrozenDirectory } from './frozen-directory.js';
 import { SEASON_LABEL, type SeasonDirectory, currentOf, seasonBucket, seasonBucketHolding } from './season-directory.js';
 
 /** How far ahead of the server's clock an achievedAt (and so a bucket) may be. */
@@ -51,10 +53,26 @@ export function requireRegion(board: Board, region: string | null | undefined): 
   return region ?? null;
 }
 
-/** A SEASON bucket may need a query (its board's live seasons); every other is worked out at once. */
-function requireBucket(deps: BucketDeps, board: Board, period: Period, label: string | null | undefined, region: string | null): Bucket | Promise<Bucket> {
+/** A bucket a read names, and for a season whether it is closed. */
+interface NamedBucket extends Bucket {
+  /** A SEASON bucket's season is closed (its standings frozen); only when closed seasons were asked for. */
+  seasonClosed?: boolean;
+}
+
+/**
+ * A SEASON bucket may need a query (its board's live seasons); every other is worked out at once.
+ * `closedSeasons`: a closed season is named too (a read serves its frozen standings), not NOT_FOUND.
+ */
+function requireBucket(
+  deps: BucketDeps,
+  board: Board,
+  period: Period,
+  label: string | null | undefined,
+  region: string | null,
+  closedSeasons = false,
+): NamedBucket | Promise<NamedBucket> {
   if (!board.periods.includes(period)) throw notFound(`Board "${board.id}" keeps no ${period} buckets.`);
-  if (period === 'SEASON') return requireSeasonBucket(deps, board, label);
+  if (period === 'SEASON') return requireSeasonBucket(deps, board, label, closedSeasons);
   const now = deps.now();
   if (label === null || label === undefined) return bucketAt(board, period, now, region);
   const bucket = parseBucketLabel(board, period, label, region);
@@ -64,9 +82,10 @@ function requireBucket(deps: BucketDeps, board: Board, period: Period, label: st
 }
 
 /**
- * The board bucket a read names, checked: NOT_FOUND for what does not exist, BAD_USER_INPUT for
- * what is malformed. A known board's calendar bucket takes no wait but this function's own: every
- * read resolves one, an `open` screen three.
+ * The board bucket a write or an operator's command names, checked: NOT_FOUND for what does not
+ * exist (a closed season included: its index is gone), BAD_USER_INPUT for what is malformed. A
+ * known board's calendar bucket takes no wait but this function's own. Reads resolve theirs with
+ * resolveReadBucket, which also tells a closed bucket.
  */
 export async function resolveBoardBucket(deps: BucketDeps, args: BucketArgs): Promise<BoardBucket> {
   const board = deps.boards.known(args.board) ?? (await requireBoard(deps, args.board));
@@ -74,6 +93,63 @@ export async function resolveBoardBucket(deps: BucketDeps, args: BucketArgs): Pr
   const bucket = requireBucket(deps, board, args.period, args.bucket, region);
   // Awaited only when it is a promise: an await of a plain value still costs a promise and a turn.
   return { board, bucket: bucket instanceof Promise ? await bucket : bucket, region };
+}
+
+/** What resolving a read's bucket takes: naming it, and telling whether it is closed. */
+export interface ReadBucketDeps extends BucketDeps {
+  frozen: FrozenDirectory;
+}
+
+/** The bucket a read names, and its close marker when it is closed (its reads are served from its frozen standings). */
+export interface ReadBucket extends BoardBucket {
+  /** Null while the bucket is open: its reads are the index's. */
+  frozen: FrozenBucket | null;
+}
+
+/**
+ * The board bucket a read names, checked as resolveBoardBucket checks it (but a closed season is
+ * named too), and whether it is closed:
+ * - a calendar bucket before its close time (its end plus the board's grace: the open bucket, and
+ *   one still in its grace) is open, known without a query; from its close time on its close
+ *   marker is looked up (frozen-directory.ts: remembered for good once found, never remembered
+ *   while missing), and until the closer has frozen it, it is read live as before;
+ * - a season is closed once its season is (the season directory tells, as it did before); a
+ *   closed season without a frozen list for the region asked (closed before regional lists were
+ *   frozen) is NOT_FOUND;
+ * - ALL_TIME never closes.
+ * O(1) for an open bucket; one remembered lookup (one primary-key probe the first time) for a
+ * closed one.
+ */
+export async function resolveReadBucket(deps: ReadBucketDeps, args: BucketArgs): Promise<ReadBucket> {
+  const board = deps.boards.known(args.board) ?? (await requireBoard(deps, args.board));
+  const region = requireRegion(board, args.region);
+  const named = requireBucket(deps, board, args.period, args.bucket, region, true);
+  const bucket = named instanceof Promise ? await named : named;
+  const marker = closedMarker(deps, { board, bucket, region }, bucket.seasonClosed === true);
+  const frozen = marker instanceof Promise ? await marker : marker;
+  if (bucket.seasonClosed && !frozen) {
+    throw notFound(
+      `Season "${bucket.label}" of board "${board.id}" was closed before regional standings were frozen: it has final standings for the whole board only (leave region out).`,
+    );
+  }
+  return { board, bucket, region, frozen };
+}
+
+/**
+ * The close marker of a bucket, or null while it is open: null at once (no query) for ALL_TIME,
+ * a season not closed (`seasonClosed` false) and a calendar bucket before its close time; else
+ * the frozen directory's lookup (null until the closer has frozen it). What a watched top checks
+ * before each read too (pubsub/top-feed.ts).
+ */
+export function closedMarker(
+  deps: Pick<ReadBucketDeps, 'frozen' | 'now'>,
+  at: BoardBucket,
+  seasonClosed = false,
+): FrozenBucket | null | Promise<FrozenBucket | null> {
+  const { period } = at.bucket;
+  if (period === 'ALL_TIME') return null;
+  if (period === 'SEASON') return seasonClosed ? deps.frozen.find(at) : null;
+  return takesResults(at.board, at.bucket, deps.now()) ? null : deps.frozen.find(at);
 }
 
 /**
@@ -131,11 +207,11 @@ export async function liveSeasonsOf(deps: Pick<BucketDeps, 'seasons'>, board: Bo
 }
 
 /**
- * The SEASON bucket a read names: the current season when `label` is left out, or the live season
- * (current, or scheduled ahead) with that id. A closed season's index is gone (seasonResults serves its final standings), so it
- * is NOT_FOUND here, as is an unknown one. O(1) while cached, one query otherwise.
+ * The SEASON bucket a read names: the current season when `label` is left out, or the season with
+ * that id. A closed one is NOT_FOUND unless `closedToo` (a read, which serves its frozen
+ * standings), as is an unknown one. O(1) while cached, one query otherwise.
  */
-async function requireSeasonBucket(deps: BucketDeps, board: Board, label: string | null | undefined): Promise<Bucket> {
+async function requireSeasonBucket(deps: BucketDeps, board: Board, label: string | null | undefined, closedToo: boolean): Promise<NamedBucket> {
   if (label === null || label === undefined) {
     const open = currentOf(await deps.seasons.live(board.id), deps.now());
     if (!open) throw notFound(`Board "${board.id}" has no open season.`);
@@ -146,6 +222,18 @@ async function requireSeasonBucket(deps: BucketDeps, board: Board, label: string
   // A season not live (closed, or none) is remembered as a live one is (season-directory.ts), not asked of PostgreSQL each read.
   const season = await deps.seasons.named(board.id, label);
   if (!season) throw notFound(`Board "${board.id}" has no season "${label}".`);
-  if (season.closedAt) throw notFound(`Season "${label}" of board "${board.id}" is closed; seasonResults serves its final standings.`);
-  return seasonBucket(season);
+  if (!season.closedAt) return seasonBucket(season);
+  if (!closedToo) throw notFound(`Season "${label}" of board "${board.id}" is closed: its index is gone, and reads serve its final standings.`);
+  return { ...seasonBucket(season), seasonClosed: true };
+}
+
+/**
+ * Whether a bucket read open has closed since (a watched top's, see pubsub/top-feed.ts): a season
+ * once its season is closed (the season directory: one shared Redis read of its token); a calendar
+ * bucket once its close marker is found (no query before its close time). O(1).
+ */
+export function closedNow(deps: Pick<ReadBucketDeps, 'frozen' | 'now' | 'seasons'>, at: BoardBucket): boolean | Promise<boolean> {
+  if (at.bucket.period === 'SEASON') return deps.seasons.named(at.board.id, at.bucket.label).then((season) => Boolean(season?.closedAt));
+  const marker = closedMarker(deps, at);
+  return marker instanceof Promise ? marker.then((found) => found !== null) : marker !== null;
 }

@@ -1,0 +1,136 @@
+import type { FrozenStanding } from '../db/frozen-reads.js';
+import type { Storage } from '../db/storage.js';
+import type { RankStyle } from '../model/board.js';
+import type { BoardBucket, Member } from '../ranking/index.js';
+import { bucketKey } from '../ranking/keys.js';
+import type { ReadBucket } from '../services/buckets.js';
+import type { CursorCodec } from '../services/cursor.js';
+import { frozenKeyOf } from '../services/frozen-directory.js';
+import { badInput } from '../errors.js';
+import type { FrozenPlace } from './views.js';
+
+/**
+ * The reads of a closed bucket, served from its frozen final standings (db/frozen-reads.ts)
+ * rather than the index: the same places the index showed at the close, each rank the frozen one,
+ * each size the frozen size, each time and metadata the frozen row's. An erased player's row is
+ * left out of every list but keeps its rank, so the others keep theirs, and it still counts in
+ * the size and in the COMPETITION and DENSE ranks. A flag set after the close leaves the frozen
+ * standings as they were (as a closed season's).
+ *
+ * The COMPETITION and DENSE ranks are looked up per score (each score's first frozen rank; its
+ * place among the distinct scores), never worked out from a run as the index's reads do: a run
+ * of frozen standings may skip erased rows, so a place whose score differs from the one before it
+ * need not be the first of its score.
+ */
+
+/** What the frozen reads take. */
+export interface FrozenParts {
+  storage: Pick<Storage, 'frozenStandings'>;
+  cursors: CursorCodec;
+}
+
+/** A closed bucket as its frozen reads take it. */
+export type ClosedBucket = ReadBucket & { frozen: NonNullable<ReadBucket['frozen']> };
+
+/** A frozen row as a place, holding what its standing serves of it. */
+const placeOf = (row: FrozenStanding): FrozenPlace => ({
+  playerId: row.playerId,
+  rank: row.rank,
+  score: row.score,
+  reachedAt: row.reachedAt,
+  recorded: { reachedAt: row.reachedAt, metadata: row.metadata },
+});
+
+/** The places with the ranks of `style`: one query for every distinct score among them (none for ORDINAL). O(k log N); DENSE O(D log N). */
+export async function styledFrozen<P extends FrozenPlace | null>(
+  parts: Pick<FrozenParts, 'storage'>,
+  at: ClosedBucket,
+  places: readonly P[],
+  style: RankStyle,
+): Promise<P[]> {
+  if (style === 'ORDINAL') return [...places];
+  const scores = [...new Set(places.flatMap((place) => (place ? [place.score] : [])))];
+  if (scores.length === 0) return [...places];
+  const of = { ...frozenKeyOf(at), scores };
+  const ranks =
+    style === 'COMPETITION'
+      ? await parts.storage.frozenStandings.firstRanksOfScores(of)
+      : await parts.storage.frozenStandings.denseRanksOfScores({ ...of, order: at.board.order });
+  return places.map((place) => (place ? { ...place, rank: ranks.get(place.score) ?? place.rank } : place));
+}
+
+/** The first `limit` standings (erased players' rows skipped). O(log N + limit). */
+export async function frozenTop(parts: Pick<FrozenParts, 'storage'>, at: ClosedBucket, limit: number, metadata: boolean): Promise<FrozenPlace[]> {
+  const rows = await parts.storage.frozenStandings.page({ ...frozenKeyOf(at), afterRank: 0, limit, metadata });
+  return rows.map(placeOf);
+}
+
+/** Each player's place, in the order asked (null: not ranked there, or erased). One index probe each: O(k log N). */
+export async function frozenPlaces(
+  parts: Pick<FrozenParts, 'storage'>,
+  at: ClosedBucket,
+  playerIds: readonly string[],
+  metadata: boolean,
+): Promise<(FrozenPlace | null)[]> {
+  const rows = await parts.storage.frozenStandings.find({ ...frozenKeyOf(at), playerIds, metadata });
+  return rows.map((row) => row && placeOf(row));
+}
+
+/** The player's place and up to `radius` places either side; empty when the player was not ranked there. O(log N + radius). */
+export async function frozenAround(
+  parts: Pick<FrozenParts, 'storage'>,
+  at: ClosedBucket,
+  playerId: string,
+  radius: number,
+  metadata: boolean,
+): Promise<FrozenPlace[]> {
+  const rows = await parts.storage.frozenStandings.around({ ...frozenKeyOf(at), playerId, radius, metadata });
+  return rows.map(placeOf);
+}
+
+/**
+ * The scope a closed bucket's page cursors are signed with: its key as the index names it, marked
+ * frozen, so a cursor of the live bucket (whose position is a packed score, not a rank) is never
+ * taken for one of its frozen standings.
+ */
+export const frozenScope = (at: BoardBucket): string => `frozen:${bucketKey(at)}`;
+
+/**
+ * The frozen rank a page continues after: the rank a cursor of the frozen standings names, or,
+ * for a cursor the live bucket issued before it closed (signed with its live scope), the frozen
+ * rank of the cursor's player (one index probe): the standings are what the live bucket held at
+ * its end, so the page goes on where the live one would have. A live cursor whose player is not
+ * among the frozen standings (erased, or flagged before the close) names no place there:
+ * BAD_USER_INPUT. Anything else is refused as any foreign cursor is (cursor.ts).
+ */
+export async function frozenAfter(parts: FrozenParts, at: ClosedBucket, after: string): Promise<Member> {
+  let live: Member;
+  try {
+    return parts.cursors.decode(frozenScope(at), after);
+  } catch (frozenError) {
+    try {
+      live = parts.cursors.decode(bucketKey(at), after);
+    } catch {
+      throw frozenError;
+    }
+  }
+  const [own] = await parts.storage.frozenStandings.find({ ...frozenKeyOf(at), playerIds: [live.playerId], metadata: false });
+  if (!own) {
+    throw badInput(
+      `The cursor was issued before bucket ${at.bucket.period} ${at.bucket.label} closed, and its player is not among its final standings; start again without \`after\`.`,
+    );
+  }
+  return { packed: own.rank, playerId: own.playerId };
+}
+
+/** Up to `first` standings after rank `afterRank`, and whether more follow. O(log N + first). */
+export async function frozenPage(
+  parts: Pick<FrozenParts, 'storage'>,
+  at: ClosedBucket,
+  afterRank: number,
+  first: number,
+  metadata: boolean,
+): Promise<{ places: FrozenPlace[]; hasMore: boolean }> {
+  const rows = await parts.storage.frozenStandings.page({ ...frozenKeyOf(at), afterRank, limit: first + 1, metadata });
+  return { places: rows.slice(0, first).map(placeOf), hasMore: rows.length > first };
+}
