@@ -7,6 +7,7 @@ import { changeBoard, findBoard, insertBoard, listBoards } from './boards.js';
 import type { Database } from './client.js';
 import { erasePlayer } from './erasure.js';
 import { dropFrozenBuckets, findFrozenBucket, freezeLists, listFrozenBuckets } from './frozen.js';
+import { frozenBinCounts, frozenScoreEnds, playerHistory } from './history.js';
 import { aroundFrozen, denseRanksOfFrozenScores, findFrozen, firstRanksOfFrozenScores, pageFrozen } from './frozen-reads.js';
 import { clearFlag, findFlag, flaggedAmong, listFlags, playerBoardScores, setFlag } from './flags.js';
 import { countBacklog, deleteBacklog, replayBacklog } from './index-backlog.js';
@@ -122,6 +123,12 @@ export function createStorage(database: Database) {
       around: on(sql, aroundFrozen),
       firstRanksOfScores: on(sql, firstRanksOfFrozenScores),
       denseRanksOfScores: on(sql, denseRanksOfFrozenScores),
+    },
+    /** A player's history and closed buckets' score distributions, from the frozen standings (db/history.ts). */
+    history: {
+      ofPlayer: on(sql, playerHistory),
+      scoreEnds: on(sql, frozenScoreEnds),
+      binCounts: on(sql, frozenBinCounts),
     },
     /** The index outbox (db/index-backlog.ts). */
     backlog: {

@@ -25,3 +25,9 @@ export const MAX_SHARDS = 64;
  * its tie-break time into one double's 53 bits and keeps at least 14 of them for the time.
  */
 export const MAX_BOARD_SCORE = 2 ** 39 - 1;
+
+/** The most bins a score distribution is cut into (Query.scoreDistribution's `bins`). */
+export const MAX_BINS = 100;
+
+/** The most buckets one page of Board.periodBuckets or Query.history holds (their `first`). */
+export const MAX_BUCKET_PAGE = 100;

@@ -352,6 +352,7 @@ export const INDEX_METHOD_ROLES = {
   size: 'read',
   countBetter: 'read',
   countDistinctBetter: 'read',
+  scoreBins: 'read',
   writeBoardScores: 'write',
   removePlayer: 'unguarded',
   scanShard: 'read',

@@ -16,6 +16,8 @@ import { type MemberChange, applyDenseDeltas, countDistinctBetter, denseDeltas, 
 import { lowestPackedAbove, pack, packedDirection, packingFor, unpack } from './packing.js';
 import { type RebuildOptions, rebuildKey, rebuildSortedSet, rebuildTombstoneKey } from './rebuild.js';
 import { defineRankingScripts } from './scripts/index.js';
+import { defineScoreSpreadScripts } from './scripts/score-spread.js';
+import { type ScoreBin, binEdges, binsOf, countsFromAtLeast, innerThresholds } from '../model/score-bins.js';
 import { type ReadOptions, type Reads, fromMasters } from './replicas.js';
 import { type Member, type RankedMember, aheadElsewhere, rankOrder, shardedArounds, shardedPage, shardedSize, shardedStandings, shardedTop } from './shards.js';
 
@@ -179,6 +181,7 @@ export interface PlayerFields {
  */
 export function createRankingIndex(redis: RedisClient, options: RankingIndexOptions = {}) {
   defineRankingScripts(redis);
+  defineScoreSpreadScripts(redis);
   const reads = options.reads ?? fromMasters(redis);
   const prefixed = (name: string) => `${redis.options.keyPrefix ?? ''}${name}`;
   const onCluster = isCluster(redis);
@@ -596,6 +599,48 @@ export function createRankingIndex(redis: RedisClient, options: RankingIndexOpti
       const floors = scores.map((score) => lowestPackedAbove(at.board, packing, score));
       const perShard = await reads((redis) => Promise.all(shardKeys(at).map((key) => Promise.all(floors.map((floor) => redis.zcount(key, floor, '+inf'))))));
       return floors.map((_, i) => perShard.reduce((total, counts) => total + counts[i]!, 0));
+    },
+
+    /**
+     * How a bucket's scores spread: `bins` equal-width bins from its lowest to its highest score
+     * (model/score-bins.ts), each with how many players it holds; none for an empty bucket. Two
+     * steps, each one script call per shard: the shards' end members (readScoreEnds), then, for
+     * every edge between bins, the players at or above it (ZCOUNT over the packed values of those
+     * scores, whenever reached: countScoreRanges), summed over the shards. Each shard counts its
+     * edges and its size at one moment, and the first and last bins take whatever lies beyond them
+     * (a player who came in between the two steps), so the bins always add up to the size read.
+     * O(S · bins · log N).
+     */
+    async scoreBins(at: BoardBucket, bins: number): Promise<ScoreBin[]> {
+      const { board } = at;
+      const packing = packingFor(board, at.bucket.period);
+      const slots = 2 ** packing.timeBits;
+      return reads(async (redis) => {
+        const keys = shardKeys(at);
+        const ends = await Promise.all(keys.map((key) => redis.readScoreEnds(key)));
+        let lowestPacked = Infinity;
+        let highestPacked = -Infinity;
+        for (const [size, lowest, highest] of ends) {
+          if (Number(size) === 0) continue;
+          lowestPacked = Math.min(lowestPacked, Number(lowest));
+          highestPacked = Math.max(highestPacked, Number(highest));
+        }
+        if (lowestPacked === Infinity) return [];
+        // On a LOW_FIRST board the packed order is the scores' mirror: the lowest packed value holds the highest score.
+        const endScores = [lowestPacked, highestPacked].map((packed) => unpack(board, packing, packed, at.bucket.start).score);
+        const edges = binEdges(Math.min(...endScores), Math.max(...endScores), bins);
+        // The packed values of the scores at or above a whole score t, whenever reached.
+        const atLeast = (t: number): [string, string] =>
+          board.order === 'HIGH_FIRST' ? [String(t * slots), '+inf'] : ['-inf', `(${(board.maxScore - t + 1) * slots}`];
+        const ranges = innerThresholds(edges).flatMap(atLeast);
+        const replies = await Promise.all(keys.map((key) => redis.countScoreRanges(key, ...ranges)));
+        const total = (i: number) => replies.reduce((sum, reply) => sum + Number(reply[i]), 0);
+        const counts = countsFromAtLeast(
+          total(0),
+          ranges.filter((_, i) => i % 2 === 0).map((_, i) => total(i + 1)),
+        );
+        return binsOf(edges, counts);
+      });
     },
 
     /**

@@ -2,6 +2,7 @@ import { type Caller, type Keyring, bearerKey } from '../auth/keys.js';
 import type { RankStyle } from '../model/board.js';
 import type { TopEvent } from '../pubsub/top-feed.js';
 import type { ReadSide, ReadSides } from '../reads/read-side.js';
+import type { BucketReadSides, BucketReads } from '../reads/bucket-reads.js';
 import type { BucketArgs } from '../services/buckets.js';
 import type { RateLimits } from '../services/rate-limits.js';
 import type { AdminSide } from '../writes/admin.js';
@@ -32,6 +33,8 @@ export interface Context {
   live: LiveTops;
   /** The read side, as this request sees it (its names are one load: see reads/read-side.ts). */
   reads: ReadSide;
+  /** A board's buckets as a whole: which a period has, its next reset, a player's history, a score distribution (src/reads/bucket-reads.ts). */
+  buckets: BucketReads;
   /** Aborted when the client goes away. */
   signal?: AbortSignal | undefined;
   /** The client's address, for per-client limits. */
@@ -53,13 +56,14 @@ export interface Context {
 const beforeDeadline = (deps: Pick<ContextDeps, 'requestTimeoutMs'>, startedAt: number, marginMs: number): AbortSignal =>
   deadlineSignal(startedAt + deps.requestTimeoutMs - marginMs - performance.now(), 'PostgreSQL');
 
-/** What a request context is made of (8 members): who the key is, and the process's sides. */
+/** What a request context is made of (9 members): who the key is, and the process's sides. */
 export interface ContextDeps {
   keyring: Pick<Keyring, 'identify'>;
   limits: Pick<RateLimits, 'authFailureAllowed' | 'authFailed'>;
   /** Every request is answered within this many milliseconds (REQUEST_TIMEOUT_MS). */
   requestTimeoutMs: number;
   reads: ReadSides;
+  buckets: BucketReadSides;
   writes: WriteSide;
   admin: AdminSide;
   records: Records;
@@ -86,6 +90,7 @@ export async function createContext(deps: ContextDeps, { authorization, client, 
     // A stored key is looked up in PostgreSQL: not past the request's bound (UNAVAILABLE then).
     caller: key ? await settleBy(identify(deps, key, address), beforeDeadline(deps, startedAt, NAMES_MARGIN_MS)) : null,
     reads,
+    buckets: deps.buckets.forRequest((standings, asked) => reads.name(standings, asked)),
     writes: deps.writes,
     admin: deps.admin,
     records: deps.records,

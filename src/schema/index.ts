@@ -7,6 +7,7 @@ import './player.js';
 import './standing.js';
 import './standing-connection.js';
 import './season.js';
+import './bucket.js';
 import './top-board.js';
 import './submission.js';
 import './bucket-status.js';
