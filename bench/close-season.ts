@@ -15,7 +15,7 @@ import { buildApp } from '../src/app.js';
 import { insertBoard } from '../src/db/boards.js';
 import { createDatabase, ensureDatabase, migrateDatabase } from '../src/db/client.js';
 import { insertSeason } from '../src/db/seasons.js';
-import { closeSeason } from '../src/writes/close-season.js';
+import { closeSeason } from '../src/writes/close-buckets.js';
 import { createLogger } from '../src/logger.js';
 import { DEFAULT_RETENTION } from '../src/model/board.js';
 import { createRedis } from '../src/redis.js';

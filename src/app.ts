@@ -7,7 +7,7 @@ import { createLRUCache, createYoga, maskError } from 'graphql-yoga';
 import { type IndexDriftOptions, createIndexDriftGauge } from './jobs/index-drift.js';
 import { type IndexCatchUp, type IndexCatchUpOptions, startIndexCatchUp } from './jobs/index-catch-up.js';
 import { type IndexRecovery, type IndexRecoveryOptions, startIndexRecovery } from './jobs/index-recovery.js';
-import { type SeasonCloser, startSeasonCloser } from './jobs/season-closer.js';
+import { type BucketCloser, settleMsFor, startBucketCloser } from './jobs/bucket-closer.js';
 import { type ResultPartitions, type ResultPartitionsOptions, startResultPartitions } from './jobs/result-partitions.js';
 import { type InactivePlayers, type InactivePlayersOptions, startInactivePlayers } from './jobs/inactive-players.js';
 import type { Logger } from 'pino';
@@ -38,6 +38,7 @@ import { type ProfileCache, createProfileCache } from './services/profile-cache.
 import { type RateLimitOptions, createRateLimits } from './services/rate-limits.js';
 import { createRebuildJobs } from './services/rebuild-jobs.js';
 import { type SeasonDirectory, createSeasonDirectory } from './services/season-directory.js';
+import { type ClosedLists, createClosedLists } from './services/closed-lists.js';
 import { probeStores } from './services/store-health.js';
 import { timeStoreCalls } from './services/store-timing.js';
 import { createSubmissionHealth } from './services/submission-health.js';
@@ -120,10 +121,13 @@ export interface AppDeps {
   /** The clock. Default: the system's. */
   now?: (() => Date) | undefined;
   /**
-   * How often this process looks for seasons whose endsAt has passed and closes them. Every
-   * process may run it: each season is closed once. Default 5,000 ms.
+   * How often this process looks for buckets (calendar buckets and seasons) whose end plus their
+   * board's grace has passed, and closes them (jobs/bucket-closer.ts). Every process may run it:
+   * each bucket is frozen once. Default 5,000 ms.
    */
   seasonCloseIntervalMs?: number | undefined;
+  /** How long after a bucket closes it is frozen (BUCKET_CLOSE_SETTLE_MS; see BucketCloserOptions.settleMs). Default: requestTimeoutMs + 5,000. */
+  bucketCloseSettleMs?: number | undefined;
   /** How this process re-applies committed results the index missed (see jobs/index-catch-up.ts). Default: its defaults. */
   indexCatchUp?: IndexCatchUpOptions | undefined;
   /** How this process watches for a Redis that lost the index and rebuilds it (see jobs/index-recovery.ts). Default: its defaults. */
@@ -190,6 +194,8 @@ export interface AppParts {
   profiles: ProfileCache;
   boards: BoardDirectory;
   seasons: SeasonDirectory;
+  /** The frozen lists this process knows of (see services/closed-lists.ts). */
+  closedLists: ClosedLists;
   flagChanges: FlagChanges;
   backlog: BacklogConfirmer;
   metrics: Metrics;
@@ -239,6 +245,8 @@ export function buildApp(deps: AppDeps): App {
   });
   const boards = createBoardDirectory(storage.boards);
   const seasons = createSeasonDirectory(storage.seasons, redis);
+  // The frozen lists the bucket closer knows of, kept out of results' buckets (see closed-lists.ts).
+  const closedLists = createClosedLists();
   // Which buckets are closed (their reads are their frozen standings'), remembered once found.
   const frozen = createFrozenDirectory(storage.frozen.find);
   const flagChanges = createFlagChanges(redis);
@@ -274,7 +282,7 @@ export function buildApp(deps: AppDeps): App {
   // The group commit is given what committing a group uses; a write reads its own writes on the masters.
   const submissions = createSubmissionGroups({ storage, index: masterIndex, backlog, flagChanges, topCache, submissionHealth, metrics, log }, deps.groupCommit);
   const writes = createWriteSide({
-    submit: { submissions, boards, seasons, masterIndex, limits: rateLimits, requestTimeoutMs, now, log },
+    submit: { submissions, boards, seasons, masterIndex, limits: rateLimits, requestTimeoutMs, closedLists, now, log },
     boards: { storage, boards },
     seasons: { storage, index, seasons, boards, now, log },
     players: { storage, profiles },
@@ -462,7 +470,7 @@ export function buildApp(deps: AppDeps): App {
     { contextOf: (facts) => createContext(contextDeps, facts), log },
     { ...limits, clientOf, documents },
   );
-  let seasonCloser: SeasonCloser | undefined;
+  let bucketCloser: BucketCloser | undefined;
   let indexRecovery: IndexRecovery | undefined;
   let indexCatchUp: IndexCatchUp | undefined;
   let resultPartitions: ResultPartitions | undefined;
@@ -481,6 +489,7 @@ export function buildApp(deps: AppDeps): App {
       profiles,
       boards,
       seasons,
+      closedLists,
       flagChanges,
       backlog,
       metrics,
@@ -508,7 +517,10 @@ export function buildApp(deps: AppDeps): App {
           resolve();
         });
       });
-      seasonCloser = startSeasonCloser({ storage, index, seasons, boards, now, log }, deps.seasonCloseIntervalMs ?? 5_000);
+      bucketCloser = startBucketCloser(
+        { storage, index, seasons, boards, closedLists, now, log },
+        { intervalMs: deps.seasonCloseIntervalMs ?? 5_000, settleMs: deps.bucketCloseSettleMs ?? settleMsFor(requestTimeoutMs) },
+      );
       indexCatchUp = startIndexCatchUp({ storage, index, boards, topCache, flagChanges, metrics, now, log }, deps.indexCatchUp);
       inactivePlayers = startInactivePlayers({ storage, masterIndex, topCache, boards, seasons, metrics, now, log }, deps.inactivePlayers);
       keyChanges.start();
@@ -518,7 +530,7 @@ export function buildApp(deps: AppDeps): App {
       return { port, url };
     },
     async stop() {
-      await seasonCloser?.stop();
+      await bucketCloser?.stop();
       await indexCatchUp?.stop();
       await inactivePlayers?.stop();
       await resultPartitions?.stop();

@@ -114,6 +114,12 @@ export const configSchema = z.object({
    */
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(600_000).default(10_000),
   /**
+   * How long after a bucket closes (its end plus its board's closeGraceSeconds) it is frozen: every
+   * write that chose its buckets before the close has committed by then (see docs/closing.md).
+   * Default: REQUEST_TIMEOUT_MS + 5,000, a little above the longest a write can take.
+   */
+  BUCKET_CLOSE_SETTLE_MS: z.coerce.number().int().min(0).max(3_600_000).optional(),
+  /**
    * How old the last measurement of the index drift (`leaderboard_index_drift`) may be before a
    * scrape of /metrics starts the next, in the background; one process of the deployment measures
    * at a time, and a measurement also waits ten times the last one's length.

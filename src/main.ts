@@ -88,6 +88,7 @@ async function serve(config: Config, log: Logger): Promise<void> {
     port: config.PORT,
     shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
     requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
+    bucketCloseSettleMs: config.BUCKET_CLOSE_SETTLE_MS,
     rateLimits: {
       submissionsPerSecond: config.RATE_LIMIT_SUBMISSIONS_PER_SECOND,
       readsPerSecond: config.RATE_LIMIT_READS_PER_SECOND,

@@ -23,6 +23,13 @@ export interface ResultEntry {
   metadata: EntryMetadata | null;
   /** Every bucket the result is written to; improvement is judged on (ALL_TIME, '') */
   rows: ScoreRowKey[];
+  /**
+   * The write path's clock when it chose `rows` (and so left out the buckets closed then): kept as
+   * the result's recorded_at, so that a derived list cut at its close (DerivedSpan.closesAt) holds
+   * exactly the results the write path gave it, whatever the database's clock says. Default: the
+   * transaction's now().
+   */
+  recordedAt?: Date | undefined;
 }
 
 export interface RecordOutcome {

@@ -71,16 +71,17 @@ export async function logAndRead(tx: TransactionSql, entries: ResultEntry[]): Pr
         ${tx.array(entries.map((e) => String(e.score)))}::int8[],
         ${tx.array(entries.map((e) => e.region))}::text[],
         ${tx.array(entries.map((e) => e.achievedAt.toISOString()))}::timestamptz[],
-        ${tx.array(entries.map((e) => e.metadata))}::json[])
-        as i(board_id, player_id, match_id, score, region, achieved_at, metadata)),
+        ${tx.array(entries.map((e) => e.metadata))}::json[],
+        ${tx.array(entries.map((e) => e.recordedAt?.toISOString() ?? null))}::timestamptz[])
+        as i(board_id, player_id, match_id, score, region, achieved_at, metadata, recorded_at)),
     keyed as (
       insert into result_keys (board_id, player_id, match_id, achieved_at, region)
       select board_id, player_id, match_id, achieved_at, region from input
       on conflict do nothing
       returning board_id, player_id, match_id),
     logged as (
-      insert into results (board_id, player_id, match_id, score, region, achieved_at, metadata)
-      select i.board_id, i.player_id, i.match_id, i.score, i.region, i.achieved_at, i.metadata
+      insert into results (board_id, player_id, match_id, score, region, achieved_at, metadata, recorded_at)
+      select i.board_id, i.player_id, i.match_id, i.score, i.region, i.achieved_at, i.metadata, coalesce(i.recorded_at, now())
       from input i join keyed k using (board_id, player_id, match_id)),
     queued as (
       insert into index_backlog (board_ids, player_ids)

@@ -10,6 +10,7 @@ import type { FlagChanges } from '../services/flag-changes.js';
 import type { Metrics } from '../services/metrics.js';
 import { takeOutFlaggedMeanwhile } from '../writes/flag-recheck.js';
 import { heldBuckets } from '../services/player-buckets.js';
+import { hasClosed } from '../model/buckets.js';
 
 /** What the index catch-up takes (8 members). */
 export interface IndexCatchUpDeps {
@@ -45,7 +46,7 @@ export interface IndexCatchUp {
 /**
  * One chunk: claims the oldest backlog rows (FOR UPDATE SKIP LOCKED, so several processes share
  * the work), reads those players' current board scores on those boards (flagged players left
- * out), writes every one whose bucket is still kept into the index with ZADD GT/LT (a replay is
+ * out), writes every one whose bucket is still kept and open (not closed: docs/closing.md) into the index with ZADD GT/LT (a replay is
  * harmless), and deletes the rows, in one transaction: should Redis fail, the rows stay for the
  * next pass. Answers the rows handled.
  *
@@ -62,8 +63,10 @@ export async function catchUpOnce(deps: IndexCatchUpDeps, { graceMs, chunk }: { 
     const byPlayer = new Map<string, BacklogBoardScore[]>();
     for (const row of scores) byPlayer.set(row.playerId, [...(byPlayer.get(row.playerId) ?? []), row]);
     const writes: BoardScoreWrite[] = [];
+    const now = deps.now();
     for (const [playerId, rows] of byPlayer) {
-      const held = await heldBuckets(deps, playerId, rows);
+      // A closed bucket is frozen from PostgreSQL, not from the index, and its keys are let go: not written back.
+      const held = (await heldBuckets(deps, playerId, rows)).filter((at) => !hasClosed(at.board, at.bucket, now));
       written.set(playerId, held);
       for (const { board, bucket, region, expiresAt, score } of held) writes.push({ at: { board, bucket, region }, score, expiresAt });
     }

@@ -1,4 +1,4 @@
-import { isKept, parseBucketLabel } from '../model/buckets.js';
+import { hasClosed, isKept, parseBucketLabel } from '../model/buckets.js';
 import { type BoardBucket, RebuildRunningError } from '../ranking/index.js';
 import type { GenerationCheck } from '../ranking/generation.js';
 import { bucketKey } from '../ranking/keys.js';
@@ -47,7 +47,7 @@ const PERIOD_ORDER: Record<string, number> = { ALL_TIME: 0, SEASON: 1, DAILY: 2,
 
 /**
  * Every bucket PostgreSQL holds board scores for that is still live: ALL_TIME, the open seasons,
- * and calendar buckets within their retention (for those derived from the log, every one the
+ * and calendar buckets within their retention and not closed (for those derived from the log, every one the
  * calendar keeps: an empty one is rebuilt empty, at the cost of a look at its span). Most wanted first: ALL_TIME, then the season, then
  * the newest calendar buckets, each global list before its regions. One query for the lists; board
  * definitions and open seasons come from the process's directories. O(L log N).
@@ -68,12 +68,16 @@ export async function liveBucketsWithScores(deps: Pick<IndexRecoveryDeps, 'stora
     const bucket = parseBucketLabel(board, list.period, list.bucket, region);
     if (bucket && isKept(bucket, board.retention, now, CLOCK_SKEW_MS)) out.push({ board, bucket, region });
   }
-  return out.sort(
-    (a, b) =>
-      PERIOD_ORDER[a.bucket.period]! - PERIOD_ORDER[b.bucket.period]! ||
-      b.bucket.start.getTime() - a.bucket.start.getTime() ||
-      Number(a.region !== null) - Number(b.region !== null),
-  );
+  // A closed bucket's standings are frozen in PostgreSQL and read from there: its index is not
+  // rebuilt, so Redis holds open buckets only (docs/closing.md).
+  return out
+    .filter((at) => !hasClosed(at.board, at.bucket, now))
+    .sort(
+      (a, b) =>
+        PERIOD_ORDER[a.bucket.period]! - PERIOD_ORDER[b.bucket.period]! ||
+        b.bucket.start.getTime() - a.bucket.start.getTime() ||
+        Number(a.region !== null) - Number(b.region !== null),
+    );
 }
 
 /** Runs `work` over `items`, `concurrency` at a time, stopping early when `keepGoing` turns false. */

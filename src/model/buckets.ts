@@ -1,5 +1,5 @@
 import { Temporal } from 'temporal-polyfill';
-import { type Board, type CalendarPeriod, type Period, type Retention, timeZoneOf } from './board.js';
+import { type Board, type CalendarPeriod, type Period, type Retention, closesAt, timeZoneOf } from './board.js';
 
 /**
  * A bucket is one time slice of a period: the day 2026-11-29, the ISO week 2026-W48, the month
@@ -173,6 +173,16 @@ export function keptUntil(bucket: Bucket, retention: Retention): Date | null {
   if (!bucket.end) return null;
   if (bucket.period === 'ALL_TIME' || bucket.period === 'SEASON') return null;
   return addUtcDays(bucket.end, retention[bucket.period]);
+}
+
+/**
+ * Whether a bucket has closed at `now`: its end plus the board's grace has passed (closesAt). A
+ * closed bucket takes no result, and its index is neither rebuilt nor written again: its standings
+ * are frozen (docs/closing.md). O(1).
+ */
+export function hasClosed(board: Pick<Board, 'closeGraceSeconds'>, bucket: Pick<Bucket, 'end'>, now: Date): boolean {
+  const closes = closesAt(board, bucket.end);
+  return closes !== null && closes.getTime() <= now.getTime();
 }
 
 /** Whether a bucket can still be read or written at `now`: started (give or take the allowed clock skew) and not past its retention. */

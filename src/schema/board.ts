@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type Board, MAX_INACTIVE_AFTER_DAYS, type RegionTimeZone } from '../model/board.js';
+import { type Board, DEFAULT_CLOSE_GRACE_SECONDS, MAX_CLOSE_GRACE_SECONDS, MAX_INACTIVE_AFTER_DAYS, type RegionTimeZone } from '../model/board.js';
 import { MAX_BOARD_SCORE, MAX_REGIONS, MAX_SHARDS } from '../model/contract.js';
 import * as boards from '../resolvers/boards.js';
 import * as reads from '../resolvers/reads.js';
@@ -13,6 +13,8 @@ const TITLE = textSchema(200);
 const INACTIVE_AFTER_DAYS = intRange(1, MAX_INACTIVE_AFTER_DAYS, 'inactiveAfterDays').nullish();
 const INACTIVE_AFTER_DAYS_INPUT =
   'Days without a result on the board after which a player leaves its ALL_TIME and SEASON rankings (every region too) until their next result or a rebuild; their scores stay recorded. 1 to 36,500; null: never.';
+
+const CLOSE_GRACE_SECONDS = intRange(0, MAX_CLOSE_GRACE_SECONDS, 'closeGraceSeconds');
 
 const MAX_SCORE = z
   .number()
@@ -75,6 +77,10 @@ BoardRef.implement({
       validate: bucketArgsSchema.pick({ region: true }),
       resolve: (board, args, ctx) => reads.size({ ...args, board: board.id }, ctx),
     }),
+    closeGraceSeconds: t.int({
+      description: 'Added (issue 21): how long after a bucket ends results achieved in it still count; then it closes and its standings are final.',
+      resolve: (board) => board.closeGraceSeconds ?? DEFAULT_CLOSE_GRACE_SECONDS,
+    }),
   }),
 });
 
@@ -107,6 +113,12 @@ const CreateBoardInput = builder.inputType('CreateBoardInput', {
     timeZone: t.string({ required: true, defaultValue: 'UTC' }),
     regionTimeZones: t.field({ type: [RegionTimeZoneInput], required: true, defaultValue: [] }),
     inactiveAfterDays: t.int({ description: `${INACTIVE_AFTER_DAYS_INPUT} Default null.`, validate: INACTIVE_AFTER_DAYS }),
+    closeGraceSeconds: t.int({
+      required: true,
+      defaultValue: DEFAULT_CLOSE_GRACE_SECONDS,
+      description: 'Added (issue 21): 0 to 31,622,400 (366 days); default 300.',
+      validate: CLOSE_GRACE_SECONDS,
+    }),
   }),
 });
 
@@ -128,6 +140,7 @@ const UpdateBoardInput = builder.inputType('UpdateBoardInput', {
       description: `${INACTIVE_AFTER_DAYS_INPUT} Left out: unchanged. Set later, players already inactive leave at the job's next pass; cleared, those out return with their next result or a rebuild.`,
       validate: INACTIVE_AFTER_DAYS,
     }),
+    closeGraceSeconds: t.int({ validate: CLOSE_GRACE_SECONDS.nullish() }),
   }),
 });
 

@@ -1,5 +1,5 @@
 import { type NewBoard } from '../db/boards.js';
-import { type Board, MAX_INACTIVE_AFTER_DAYS, PERIODS, type RankStyle, type RegionTimeZone } from '../model/board.js';
+import { type Board, MAX_CLOSE_GRACE_SECONDS, MAX_INACTIVE_AFTER_DAYS, PERIODS, type RankStyle, type RegionTimeZone } from '../model/board.js';
 import { canonicalTimeZone } from '../model/buckets.js';
 import type { Storage } from '../db/storage.js';
 import type { BoardDirectory } from '../services/board-directory.js';
@@ -27,6 +27,7 @@ export async function createBoard(deps: BoardDeps, input: CreateBoardInput): Pro
     timeZone: requireTimeZone(input.timeZone ?? 'UTC', 'timeZone'),
     regionTimeZones: requireRegionTimeZones(input.regionTimeZones ?? [], regions),
     inactiveAfterDays: requireInactiveAfterDays(input.inactiveAfterDays),
+    closeGraceSeconds: requireCloseGraceSeconds(input.closeGraceSeconds),
   });
   if (!board) throw badInput(`A board "${input.id}" exists already.`);
   return deps.boards.remember(board);
@@ -42,6 +43,18 @@ export function requireInactiveAfterDays<T extends number | null | undefined>(da
   if (!Number.isInteger(days) || days < 1 || days > MAX_INACTIVE_AFTER_DAYS)
     throw badInput(`inactiveAfterDays: ${days} is not a whole number of days from 1 to ${MAX_INACTIVE_AFTER_DAYS}; null keeps every player ranked.`);
   return days;
+}
+
+/**
+ * closeGraceSeconds as given: a whole number of seconds from 0 to MAX_CLOSE_GRACE_SECONDS;
+ * BAD_USER_INPUT naming the field otherwise. null and undefined (left out) stay undefined. The
+ * input type checks the same; this is the operation's own guard. O(1).
+ */
+export function requireCloseGraceSeconds(seconds: number | null | undefined): number | undefined {
+  if (seconds === null || seconds === undefined) return undefined;
+  if (!Number.isInteger(seconds) || seconds < 0 || seconds > MAX_CLOSE_GRACE_SECONDS)
+    throw badInput(`closeGraceSeconds: ${seconds} is not a whole number of seconds from 0 to ${MAX_CLOSE_GRACE_SECONDS} (366 days).`);
+  return seconds;
 }
 
 /** The canonical name of an IANA time zone, or BAD_USER_INPUT naming the field. */
@@ -73,6 +86,13 @@ export interface UpdateBoardInput {
   rankStyle?: RankStyle | null | undefined;
   /** Days without a result after which a player leaves ALL_TIME and SEASON; null: never; left out: unchanged. */
   inactiveAfterDays?: number | null | undefined;
+  /**
+   * Seconds of grace for late results; left out (or null): unchanged. Lowered, every bucket whose
+   * end plus the new grace has passed closes at once (it takes no more results; the bucket closer
+   * freezes it at its next pass after the settle margin); raised, a bucket closed already stays
+   * closed (frozen), and the open ones take late results for longer.
+   */
+  closeGraceSeconds?: number | null | undefined;
 }
 
 /**
@@ -103,6 +123,7 @@ export async function updateBoard(deps: BoardDeps, input: UpdateBoardInput): Pro
       rankStyle: input.rankStyle ?? undefined,
       // Unlike the others, null is a value here (never): only a field left out is kept.
       inactiveAfterDays: requireInactiveAfterDays(input.inactiveAfterDays),
+      closeGraceSeconds: requireCloseGraceSeconds(input.closeGraceSeconds),
     };
   });
   if (!updated) throw notFound(`No board "${input.id}".`);

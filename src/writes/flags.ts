@@ -6,6 +6,7 @@ import type { FlagChanges } from '../services/flag-changes.js';
 import type { PlayerIndexDeps } from '../services/player-buckets.js';
 import { announceTops } from '../pubsub/announce.js';
 import { forgetTops, heldBuckets, inTop, warmBoards } from '../services/player-buckets.js';
+import { hasClosed } from '../model/buckets.js';
 
 /** What a flag or an unflag did. */
 export interface FlagOutcome {
@@ -21,7 +22,8 @@ export interface FlagDeps extends PlayerIndexDeps {
 
 /**
  * Hides a player from every board: the flag is committed in PostgreSQL first, then the player is
- * taken out of every index bucket their board scores name. That order is what lets a submission
+ * taken out of every index bucket their board scores name. A closed bucket's frozen standings are
+ * not touched: a flag after the freeze leaves them as they were (docs/closing.md). That order is what lets a submission
  * racing with the flag converge (see keepFlaggedOut in submission-groups.ts). Their results are still
  * recorded while flagged. Idempotent, so a call that failed at the index can be repeated.
  * O(B log N) for B board scores.
@@ -46,7 +48,7 @@ export async function flagPlayer(deps: FlagDeps, playerId: string, reason: strin
 /**
  * Shows a player again: the flag is cleared first, then every board score they hold (results
  * recorded while flagged included) is written back into the index, except in buckets no longer
- * kept. A submission that saw the flag before it was cleared left the index alone, but its board
+ * kept or closed (a frozen bucket stays as it was frozen, without them). A submission that saw the flag before it was cleared left the index alone, but its board
  * scores were committed before that and so are among those written back here. O(B log N).
  */
 export async function unflagPlayer(deps: FlagDeps, playerId: string): Promise<FlagOutcome> {
@@ -54,7 +56,10 @@ export async function unflagPlayer(deps: FlagDeps, playerId: string): Promise<Fl
   await warmBoards(deps);
   const outcome = await storage.players.whileLocked(playerId, async (locked) => {
     const player = (await locked.unflag()) ?? { id: playerId, displayName: null, avatarUrl: null };
-    const held = await heldBuckets(deps, playerId, await locked.boardScores(deps.now()));
+    const now = deps.now();
+    // Not into a closed bucket: its standings are frozen as they were at its close, the flag's
+    // absence included, and its keys are let go (docs/closing.md).
+    const held = (await heldBuckets(deps, playerId, await locked.boardScores(now))).filter((at) => !hasClosed(at.board, at.bucket, now));
     const written = await index.writeBoardScores(
       held.map(({ board, bucket, region, expiresAt, score }) => ({ at: { board, bucket, region }, score, expiresAt })),
     );

@@ -7,7 +7,9 @@ import type { Logger } from 'pino';
 import type { RebuildJobs } from '../services/rebuild-jobs.js';
 import type { BucketDeps } from '../services/buckets.js';
 import type { RebuildDeps } from './rebuild-bucket.js';
-import { clientError } from '../errors.js';
+import { badInput, clientError } from '../errors.js';
+import { hasClosed } from '../model/buckets.js';
+import type { BoardBucket } from '../ranking/index.js';
 
 /** What a rebuild from the API takes (7 members). */
 export interface RebuildBoardDeps extends BucketDeps, RebuildDeps {
@@ -16,11 +18,12 @@ export interface RebuildBoardDeps extends BucketDeps, RebuildDeps {
 
 /**
  * Rebuilds one bucket's ranking index from PostgreSQL and swaps it in atomically; answers the
- * number of ranked players. NOT_FOUND / BAD_USER_INPUT as every read of a bucket; RATE_LIMITED
+ * number of ranked players. NOT_FOUND / BAD_USER_INPUT as every read of a bucket, BAD_USER_INPUT for
+ * a closed one (frozen: see requireOpen); RATE_LIMITED
  * while another rebuild of the same bucket runs. O(N log N) for N board scores.
  */
 export async function rebuildBoard(deps: RebuildBoardDeps, args: BucketArgs): Promise<number> {
-  const at = await resolveBoardBucket(deps, args);
+  const at = requireOpen(deps, await resolveBoardBucket(deps, args));
   const started = performance.now();
   try {
     const size = await rebuildBucket(deps, at);
@@ -29,6 +32,19 @@ export async function rebuildBoard(deps: RebuildBoardDeps, args: BucketArgs): Pr
   } catch (error) {
     throw refusedWhileRunning(error);
   }
+}
+
+/**
+ * The bucket, while it is open; BAD_USER_INPUT once it has closed: its standings are frozen (or
+ * about to be) in PostgreSQL and served from there, and its index is let go, so there is nothing to
+ * rebuild (docs/closing.md). O(1).
+ */
+function requireOpen(deps: Pick<BucketDeps, 'now'>, at: BoardBucket): BoardBucket {
+  if (hasClosed(at.board, at.bucket, deps.now()))
+    throw badInput(
+      `Bucket ${at.bucket.period} ${at.bucket.label}${at.region ? ` (region ${at.region})` : ''} of board "${at.board.id}" has closed: its standings are frozen, served as they were at its close, and its index is not rebuilt.`,
+    );
+  return at;
 }
 
 /** RATE_LIMITED for a rebuild refused because another of the same bucket runs; any other error as it is. */
@@ -43,7 +59,7 @@ function refusedWhileRunning(error: unknown): unknown {
  * bucket takes longer than a request should. Refused as rebuildBoard is.
  */
 export async function startRebuild(deps: RebuildBoardDeps & { rebuilds: Pick<RebuildJobs, 'start'> }, args: BucketArgs): Promise<RebuildJob> {
-  const at = await resolveBoardBucket(deps, args);
+  const at = requireOpen(deps, await resolveBoardBucket(deps, args));
   try {
     return await deps.rebuilds.start(
       at,

@@ -1,18 +1,18 @@
 import { type Season } from '../db/seasons.js';
-import { closeSeason as closeAndFreeze } from './close-season.js';
+import { closeSeason as closeAndFreeze } from './close-buckets.js';
 import type { Board } from '../model/board.js';
 import { requireBoard } from '../services/buckets.js';
 import type { SeasonDirectory } from '../services/season-directory.js';
 import type { Storage } from '../db/storage.js';
 import type { BoardDirectory } from '../services/board-directory.js';
-import type { CloseSeasonDeps } from './close-season.js';
+import type { CloseBucketDeps } from './close-buckets.js';
 import { badInput, notFound } from '../errors.js';
 
 const span = (season: Pick<Season, 'id' | 'startsAt' | 'endsAt'>) =>
   `"${season.id}" (${season.startsAt.toISOString()} to ${season.endsAt?.toISOString() ?? 'no end: close it first'})`;
 
 /** What starting and closing seasons take (6 members). */
-export interface SeasonDeps extends CloseSeasonDeps {
+export interface SeasonDeps extends CloseBucketDeps {
   boards: BoardDirectory;
   seasons: SeasonDirectory;
 }

@@ -8,6 +8,7 @@ import type { RankingIndex } from '../ranking/index.js';
 import type { BoardDirectory } from '../services/board-directory.js';
 import type { RateLimits } from '../services/rate-limits.js';
 import type { SeasonDirectory } from '../services/season-directory.js';
+import type { ClosedLists } from '../services/closed-lists.js';
 import { GraphQLError } from 'graphql';
 import { type ErrorCode, badInput, clientError, notFound } from '../errors.js';
 import { MAX_BATCH } from '../model/contract.js';
@@ -24,7 +25,7 @@ import { type PlaceWithSize, type PreparedEntry, type SubmissionGroups, type Sub
 /** How long before the request's deadline the write path gives up, leaving time to answer. */
 const ANSWER_MARGIN_MS = 250;
 
-/** What a submission takes (8 members). */
+/** What a submission takes (9 members). */
 export interface SubmitDeps {
   /** The process's group commit every submission goes through. */
   submissions: SubmissionGroups;
@@ -36,6 +37,8 @@ export interface SubmitDeps {
    */
   masterIndex: RankingIndex;
   limits: Pick<RateLimits, 'submissions'>;
+  /** The lists frozen already, left out of a result's buckets even when a raised grace would take it (see closed-lists.ts). Default: none known. */
+  closedLists?: Pick<ClosedLists, 'has'> | undefined;
   /** Every request is answered within this many milliseconds (REQUEST_TIMEOUT_MS). */
   requestTimeoutMs: number;
   now(): Date;
@@ -99,13 +102,15 @@ type BucketsOf = (board: Board, achievedAt: Date, region: string | null, seasons
  * then on). Why: a list a result was a twentieth of what a batch allocated (bench/RESULTS.md).
  * `seasons` must be the board's for the whole call (submitScores reads them once a board).
  */
-function bucketsOnce(now: Date): BucketsOf {
+function bucketsOnce(now: Date, closed?: Pick<ClosedLists, 'has'>): BucketsOf {
   const known = new Map<string, Pick<PreparedEntry, 'buckets' | 'rows'>>();
   return (board, achievedAt, region, seasons) => {
     const key = `${board.id}\u0000${achievedAt.getTime()}\u0000${region ?? ''}`;
     let found = known.get(key);
     if (!found) {
-      const buckets = bucketsOfResult(board, achievedAt, region, now, seasons);
+      const open = bucketsOfResult(board, achievedAt, region, now, seasons);
+      // Only a bucket that has ended can be frozen: the current ones (nearly every result's) are not looked up.
+      const buckets = closed ? open.filter((at) => !(at.bucket.end && at.bucket.end <= now && closed.has(at))) : open;
       known.set(key, (found = { buckets, rows: buckets.map(rowKey) }));
     }
     return found;
@@ -136,7 +141,8 @@ function prepare(
   }
   const metadata = metadataText(input.metadata, where);
   const { buckets, rows } = bucketsOf(board, achievedAt, region, seasons);
-  return { board, seasons, matchId: input.matchId, playerId: input.playerId, score: input.score, region, achievedAt, metadata, buckets, rows };
+  // recordedAt: the instant the buckets were chosen at, so PostgreSQL's cut of a closing bucket agrees (see ResultEntry).
+  return { board, seasons, matchId: input.matchId, playerId: input.playerId, score: input.score, region, achievedAt, metadata, buckets, rows, recordedAt: now };
 }
 
 /** The contract code of an input's refusal (a bad value, an unknown board), or undefined for any other error. */
@@ -169,7 +175,7 @@ export async function submitScores(
     if (!found) boards.set(id, (found = requireBoard(deps, id).then(async (board) => ({ board, seasons: await liveSeasonsOf(deps, board) }))));
     return found;
   };
-  const bucketsOf = bucketsOnce(now);
+  const bucketsOf = bucketsOnce(now, deps.closedLists);
   // Every input in error is named in one answer, by its path as the argument's own checks name it
   // (`inputs.2.score: ...`), so a game server fixes a batch in one go; the code is the first one's.
   const problems: { code: ErrorCode; message: string }[] = [];
