@@ -17,6 +17,8 @@ import { firstValueFrom } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import * as ops from '../client/src/index.js';
+import { DAY_MS, closeBuckets } from './helpers/closed-days.js';
+import { movableClock } from './helpers/clock.js';
 import { GENERATED_DOCUMENTS } from './helpers/generated-documents.js';
 import { withoutFragments, withoutTypenames } from './helpers/plain-document.js';
 import { ADMIN_KEY, type TestApp, startTestApp } from './helpers/test-app.js';
@@ -36,6 +38,30 @@ import { notCompiledBecause } from '../src/http/graphql-jit.js';
 const NOW = new Date('2037-11-29T12:00:00.000Z');
 const at = (minutes: number) => new Date(NOW.getTime() - minutes * 60_000).toISOString();
 const BOARD = 'Arena-EU';
+/**
+ * Issue 56: a board whose day two days before NOW is closed (seeded while the app's clock stood in
+ * it, then closed: its reads served from its frozen standings), read as studios read it: the
+ * bucket written as its label, region EU on Europe/Berlin's calendar, unicode player ids, a player
+ * who never got a profile.
+ */
+const CLOSED_BOARD = 'Daily-EU';
+const CLOSED_DAY = new Date(NOW.getTime() - 2 * DAY_MS);
+const CLOSED_LABEL = CLOSED_DAY.toISOString().slice(0, 10);
+const closedResults = [
+  { playerId: '玩家一', score: 800, region: 'EU', minutes: 50, metadata: { car: 'R8' } },
+  { playerId: 'Jürgen', score: 600, region: 'EU', minutes: 40 },
+  { playerId: 'ada', score: 600, region: null, minutes: 30 },
+  { playerId: 'ohne-Profil-é', score: 300, region: 'EU', minutes: 20 },
+  { playerId: 'bob', score: 100, region: null, minutes: 10 },
+].map((r, i) => ({
+  board: CLOSED_BOARD,
+  playerId: r.playerId,
+  score: r.score,
+  region: r.region,
+  matchId: `closed-${i}`,
+  achievedAt: new Date(CLOSED_DAY.getTime() - r.minutes * 60_000).toISOString(),
+  ...('metadata' in r ? { metadata: r.metadata } : {}),
+}));
 
 type Answer = { data: unknown; codes: (string | undefined)[] };
 type Variables = Record<string, unknown>;
@@ -249,6 +275,9 @@ function plain(url: string): Sender & { ws: WsClient } {
 }
 
 const bucket = { board: BOARD, period: 'ALL_TIME', bucket: null, region: null };
+/** The closed day, by its label: globally and in EU. */
+const closed = { board: CLOSED_BOARD, period: 'DAILY', bucket: CLOSED_LABEL, region: null };
+const closedEu = { ...closed, region: 'EU' };
 const regional = { board: BOARD, period: 'DAILY', bucket: null, region: 'EU' };
 /** A board created DENSE, holding the same results: the only kind that serves DENSE ranks. */
 const DENSE_BOARD = 'Arena-Dense';
@@ -344,9 +373,56 @@ const CASES: { operation: string; document: DocumentNode; variables: Variables }
     document: ops.SeasonResultsDocument,
     variables: { board: DENSE_BOARD, season: 's1', first: 10, after: null, rankStyle: 'DENSE' },
   },
+  // A closed day (issue 56): every read of it, from its frozen standings.
+  { operation: 'top', document: ops.TopDocument, variables: { ...closed, limit: 10, withMetadata: true, withAchievedAt: true } },
+  { operation: 'top', document: ops.TopDocument, variables: { ...closedEu, limit: 2, rankStyle: 'COMPETITION' } },
+  { operation: 'standing', document: ops.StandingDocument, variables: { ...closed, playerId: '玩家一', withMetadata: true } },
+  { operation: 'standing', document: ops.StandingDocument, variables: { ...closedEu, playerId: 'ohne-Profil-é' } },
+  { operation: 'standing', document: ops.StandingDocument, variables: { ...closedEu, playerId: 'ada' } },
+  { operation: 'around', document: ops.AroundDocument, variables: { ...closed, playerId: 'ada', radius: 1, rankStyle: 'COMPETITION' } },
+  { operation: 'friends', document: ops.FriendsDocument, variables: { ...closed, playerId: 'ada' } },
+  { operation: 'standings', document: ops.StandingsDocument, variables: { ...closed, first: 2, after: null, withAchievedAt: true } },
+  { operation: 'open', document: ops.OpenBoardDocument, variables: { ...closedEu, playerId: 'Jürgen', limit: 3, radius: 1 } },
+  { operation: 'board', document: ops.BoardDocument, variables: { id: CLOSED_BOARD, period: 'DAILY', bucket: CLOSED_LABEL, region: 'EU' } },
+  // Its buckets, a player's history and a bucket's score distribution (issue 56).
+  { operation: 'board', document: ops.PeriodBucketsDocument, variables: { board: CLOSED_BOARD, period: 'DAILY', region: 'EU', first: 4, after: null } },
+  { operation: 'board', document: ops.PeriodBucketsDocument, variables: { board: CLOSED_BOARD, period: 'ALL_TIME', region: null, first: 20, after: null } },
+  {
+    operation: 'history',
+    document: ops.HistoryDocument,
+    variables: { board: CLOSED_BOARD, playerId: '玩家一', period: 'DAILY', region: null, first: 30, after: null },
+  },
+  {
+    operation: 'history',
+    document: ops.HistoryDocument,
+    variables: {
+      board: CLOSED_BOARD,
+      playerId: 'ohne-Profil-é',
+      period: 'DAILY',
+      region: 'EU',
+      first: 1,
+      after: null,
+      withMetadata: true,
+      withAchievedAt: true,
+    },
+  },
+  {
+    operation: 'history',
+    document: ops.HistoryDocument,
+    variables: { board: CLOSED_BOARD, playerId: 'nobody', period: 'DAILY', region: null, first: 30, after: null },
+  },
+  { operation: 'scoreDistribution', document: ops.ScoreDistributionDocument, variables: { ...closed, bins: 7 } },
+  { operation: 'scoreDistribution', document: ops.ScoreDistributionDocument, variables: { ...closedEu, bins: 1 } },
+  { operation: 'scoreDistribution', document: ops.ScoreDistributionDocument, variables: { ...bucket, bins: 20 } },
   // Refused alike by every sender: the same code.
   { operation: 'top', document: ops.TopDocument, variables: { ...bucket, board: 'no-such-board', limit: 10 } },
   { operation: 'top', document: ops.TopDocument, variables: { ...bucket, limit: 10, rankStyle: 'DENSE' } },
+  { operation: 'scoreDistribution', document: ops.ScoreDistributionDocument, variables: { ...closed, bins: 0 } },
+  {
+    operation: 'history',
+    document: ops.HistoryDocument,
+    variables: { board: CLOSED_BOARD, playerId: 'ada', period: 'DAILY', region: 'eu', first: 30, after: null },
+  },
 ];
 
 /** The variables each generated document (test/helpers/generated-documents.ts) is sent with, by its operation. */
@@ -365,6 +441,9 @@ const GENERATED_VARIABLES: Record<string, Variables> = {
   boards: { period: 'ALL_TIME', bucket: null, region: null },
   player: { id: 'Jürgen' },
   topChanged: { ...bucket, limit: 3, rankStyle: 'COMPETITION' },
+  history: { board: CLOSED_BOARD, playerId: '玩家一', period: 'DAILY', region: 'EU', first: 5, after: null },
+  scoreDistribution: { ...closed, bins: 5 },
+  periodBuckets: { id: CLOSED_BOARD, period: 'DAILY', region: 'EU', first: 3, after: null },
 };
 
 // About 600 requests in all: generous bounds for a shared, busy machine.
@@ -376,8 +455,26 @@ describe('every operation through real client libraries, over POST, GET and grap
   const noteSent = (operation: string, sender: Sender) => sentBy.set(operation, (sentBy.get(operation) ?? new Set()).add(sender.name.split(' over ')[0]!));
 
   beforeAll(async () => {
-    t = await startTestApp({ now: () => NOW });
+    // The clock stands in the closed day while it is seeded, then at NOW for everything else.
+    const clock = movableClock({ startsAt: CLOSED_DAY, runs: false });
+    t = await startTestApp({ now: clock.now });
     oracle = plain(t.url);
+    const createClosed = await oracle.send(ops.CreateBoardDocument, {
+      input: {
+        id: CLOSED_BOARD,
+        title: 'Daily, EU',
+        maxScore: 1_000_000,
+        periods: ['ALL_TIME', 'DAILY'],
+        regions: ['EU'],
+        regionTimeZones: [{ region: 'EU', timeZone: 'Europe/Berlin' }],
+        closeGraceSeconds: 60,
+      },
+    });
+    expect(createClosed.codes).toEqual([]);
+    expect((createClosed.data as ops.CreateBoardMutation).createBoard.closeGraceSeconds).toBe(60);
+    expect((await oracle.send(ops.SubmitScoresDocument, { inputs: closedResults })).codes).toEqual([]);
+    clock.advance(NOW.getTime() - CLOSED_DAY.getTime());
+    await closeBuckets(t, CLOSED_BOARD, 'DAILY', [CLOSED_LABEL]);
     const create = await oracle.send(ops.CreateBoardDocument, {
       input: { id: BOARD, title: 'Arena', maxScore: 1_000_000, periods: ['ALL_TIME', 'DAILY', 'SEASON'], regions: ['EU'] },
     });
@@ -453,6 +550,19 @@ describe('every operation through real client libraries, over POST, GET and grap
       [3, 500],
       [4, 100],
     ]);
+  });
+
+  it("the closed day's top is its results, highest first, equal scores in the order reached (COMPETITION shares their rank)", async () => {
+    const answer = (await oracle.send(ops.TopDocument, { ...closed, limit: 10, rankStyle: 'COMPETITION' })).data as ops.TopQuery;
+    expect(answer.top.entries.map((entry) => [entry.rank, entry.player.id, entry.score])).toEqual([
+      [1, '玩家一', 800],
+      [2, 'Jürgen', 600],
+      [2, 'ada', 600],
+      [4, 'ohne-Profil-é', 300],
+      [5, 'bob', 100],
+    ]);
+    // A player who never got a profile has no name.
+    expect(answer.top.entries[3]!.player.displayName).toBeNull();
   });
 
   it('the second page of standings, from the cursor of the first', async () => {
@@ -644,6 +754,34 @@ describe('every operation through real client libraries, over POST, GET and grap
           break;
         }
       }
+      // A closed day (issue 56): its buckets, a player's history in it, its score distribution, read by the methods.
+      expect(await game.periodBuckets({ board: CLOSED_BOARD, period: 'DAILY', region: 'EU', first: 3 })).toEqual(
+        (await data(ops.PeriodBucketsDocument, { board: CLOSED_BOARD, period: 'DAILY', region: 'EU', first: 3, after: null })).board,
+      );
+      const history = await game.history({ board: CLOSED_BOARD, playerId: '玩家一', period: 'DAILY', withMetadata: true });
+      expect(history).toEqual(
+        (
+          await data(ops.HistoryDocument, {
+            board: CLOSED_BOARD,
+            playerId: '玩家一',
+            period: 'DAILY',
+            region: null,
+            first: 30,
+            after: null,
+            withMetadata: true,
+          })
+        ).history,
+      );
+      expect(
+        history.edges.map(({ node }) => [node.bucket.bucket, node.bucket.closed, node.standing.rank, node.standing.score, node.standing.metadata]),
+      ).toEqual([[CLOSED_LABEL, true, 1, 800, { car: 'R8' }]]);
+      const bins = await game.scoreDistribution({ board: CLOSED_BOARD, period: 'DAILY', bucket: CLOSED_LABEL, bins: 7 });
+      expect(bins).toEqual((await data(ops.ScoreDistributionDocument, { ...closed, bins: 7 })).scoreDistribution);
+      expect([bins.length, bins[0]!.from, bins.at(-1)!.to, bins.reduce((total, bin) => total + bin.players, 0)]).toEqual([7, 100, 800, closedResults.length]);
+      expect(await game.scoreDistribution({ board: BOARD })).toEqual((await data(ops.ScoreDistributionDocument, { ...bucket, bins: 20 })).scoreDistribution);
+      await expect(game.scoreDistribution({ board: CLOSED_BOARD, bins: 101 })).rejects.toMatchObject({ name: 'LeaderboardError', code: 'BAD_USER_INPUT' });
+      // A period the board does not keep.
+      await expect(game.periodBuckets({ board: CLOSED_BOARD, period: 'WEEKLY' })).rejects.toMatchObject({ name: 'LeaderboardError', code: 'BAD_USER_INPUT' });
       // A board id no board could have is an unknown board (ids are opaque: issue 53).
       await expect(game.top({ board: 'no:such', limit: 1 })).rejects.toMatchObject({ name: 'LeaderboardError', code: 'NOT_FOUND' });
     } finally {

@@ -10,7 +10,7 @@ import { MAX_BOARD_SCORE } from '../src/model/contract.js';
 import { useDocumentLimits } from '../src/http/document-limits.js';
 import { operationCost } from '../src/http/operation-cost.js';
 import { MAX_FRIENDS } from '../src/model/contract.js';
-import { MAX_BATCH } from '../src/model/contract.js';
+import { MAX_BATCH, MAX_BINS, MAX_BUCKET_PAGE } from '../src/model/contract.js';
 import { schema } from '../src/schema/index.js';
 import { GENERATED_DOCUMENTS } from './helpers/generated-documents.js';
 import { SERVER_KEY, type TestApp, startTestApp } from './helpers/test-app.js';
@@ -106,7 +106,12 @@ function largestVariables(operation: string): Record<string, unknown> {
     case 'seasonResults':
       return { board: 'arena', season: '1', first: 1_000, after: null, rankStyle: 'DENSE', withMetadata: true };
     case 'board':
-      return { id: 'arena', period: 'ALL_TIME', bucket: null, region: 'EU' };
+      // With a page of its periodBuckets (the typed client's PeriodBuckets).
+      return { id: 'arena', board: 'arena', period: 'ALL_TIME', bucket: null, region: 'EU', first: MAX_BUCKET_PAGE, after: null };
+    case 'history':
+      return { board: 'arena', playerId: 'ana', period: 'DAILY', region: 'EU', first: MAX_BUCKET_PAGE, after: null, withMetadata: true };
+    case 'scoreDistribution':
+      return { ...bucket, bins: MAX_BINS };
     case 'boards':
       return { period: 'ALL_TIME', bucket: null, region: 'EU' };
     case 'player':

@@ -155,6 +155,12 @@ describe('documents a generated client makes', () => {
         return { period: 'ALL_TIME', bucket: null, region: null };
       case 'player':
         return { id: 'ana' };
+      case 'history':
+        return { board: 'arena', playerId: 'ana', period: 'DAILY', region: 'eu', first: 30, after: null };
+      case 'scoreDistribution':
+        return { ...bucket, bins: 20 };
+      case 'periodBuckets':
+        return { id: 'arena', period: 'DAILY', region: 'eu', first: 20, after: null };
       default:
         throw new Error(`no variables for ${document.operation}`);
     }

@@ -59,6 +59,10 @@ async function reads(c: client.LeaderboardClient) {
     top: await c.top({ board: BOARD, limit: 3 }),
     standing: await c.standing({ board: BOARD, playerId: 'Ünïcode-玩家' }),
     around: await c.around({ board: BOARD, playerId: 'Bo', radius: 1 }),
+    // Issue 56's reads: the board's buckets and next reset, a history (none: the all-time bucket never closes), the score spread.
+    buckets: await c.periodBuckets({ board: BOARD, period: 'ALL_TIME' }),
+    history: await c.history({ board: BOARD, playerId: 'Bo', period: 'ALL_TIME' }),
+    bins: await c.scoreDistribution({ board: BOARD, bins: 3 }),
   };
 }
 
@@ -80,6 +84,12 @@ describe('persisted documents: the client’s operations by hash', () => {
       const oracle = client.createLeaderboardClient({ url: `${t.url}/graphql` });
       const expected = withoutAsOf(await reads(oracle));
       expect(expected.top.entries.map((entry) => entry.score)).toEqual([400, 300, 200]);
+      expect(expected.bins.map((bin) => bin.players)).toEqual([1, 1, 2]);
+      expect(expected.buckets?.periodBuckets.edges.map((edge) => edge.node)).toMatchObject([
+        { period: 'ALL_TIME', bucket: 'all', region: null, endsAt: null, closed: false, size: 4 },
+      ]);
+      expect(expected.buckets?.nextReset).toBeNull();
+      expect(expected.history.edges).toEqual([]);
       for (const transport of TRANSPORTS) {
         const c = client.createLeaderboardClient({ url: `${t.url}/graphql`, transport, persisted: true, webSocketImpl: WebSocket });
         try {

@@ -1,6 +1,11 @@
+import { readFileSync } from 'node:fs';
+import { Kind, type SelectionNode, buildSchema, getOperationAST, parse } from 'graphql';
+import { Temporal } from 'temporal-polyfill';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadClientManifest } from '../src/http/persisted-documents.js';
 import { MAX_BODY_BYTES } from '../src/http/request-limits.js';
+import { DAY_MS, closeBuckets, dayAgo } from './helpers/closed-days.js';
+import { movableClock } from './helpers/clock.js';
 import { GENERATED_DOCUMENTS, type GeneratedDocument } from './helpers/generated-documents.js';
 import { observations } from './helpers/metrics.js';
 import { ADMIN_KEY, type GraphQLResponse, SERVER_KEY, type TestApp, codeOf, startTestApp } from './helpers/test-app.js';
@@ -20,7 +25,60 @@ import { type Answered, type Payload, TRANSPORTS, type Transport } from './helpe
  * once per transport, each on its own ids (`ns`, a namespace per transport, taken out before
  * comparing), so each transport meets the same state. Transports that carry no mutations (GET
  * and SSE over GET) must refuse each, as Yoga does: BAD_REQUEST, nothing recorded.
+ *
+ * Issue 56: a board whose past days are closed (Daily-Cup), seeded day by day while the app's
+ * clock stands in each day, then closed: every read of a closed day must answer, over every
+ * transport, what the live bucket answered at its end (read then, on the fast path), and its top
+ * what an oracle folded from the results says; history, scoreDistribution, a board's
+ * periodBuckets and nextReset, and closeGraceSeconds on createBoard and updateBoard likewise.
  */
+
+/** The closed days of Daily-Cup: three and two days before today (UTC), each seeded while the app's clock stood in it. */
+const D3 = dayAgo(3);
+const D2 = dayAgo(2);
+const FROZEN = 'Daily-Cup';
+
+/**
+ * What each closed day of Daily-Cup was sent: mixed-case and unicode player ids, a player who
+ * never gets a profile (ghost-玩家), a tie (bob and Zoë on D2, bob first: he reached it earlier),
+ * regions on their own calendars (EU on Europe/Berlin's), entry metadata.
+ */
+const CLOSED_DAYS: { day: { noon: Date; label: string }; results: [playerId: string, score: number, region: string, minutesBeforeNoon: number][] }[] = [
+  {
+    day: D3,
+    results: [
+      ['Zoë', 500, 'EU', 50],
+      ['選手', 300, 'na', 40],
+      ['chen', 300, 'EU', 30],
+      ['Bob', 200, 'EU', 20],
+      ['ÅSA-1', 100, 'na', 10],
+    ],
+  },
+  {
+    day: D2,
+    results: [
+      ['ÅSA-1', 700, 'na', 60],
+      ['選手', 600, 'na', 55],
+      ['bob', 450, 'EU', 50],
+      ['Zoë', 450, 'EU', 40],
+      ['chen', 300, 'EU', 30],
+      ['ghost-玩家', 50, 'EU', 20],
+    ],
+  },
+];
+
+/**
+ * The oracle of a closed day's top: its results (each player's best, in the region asked for, or
+ * all), highest first, equal scores in the order they were reached. Ranks ORDINAL, or COMPETITION
+ * (equal scores share the first's rank).
+ */
+function closedDayTop(day: (typeof CLOSED_DAYS)[number], region: string | null, style: 'ORDINAL' | 'COMPETITION' = 'ORDINAL') {
+  const rows = day.results
+    .filter(([, , r]) => region === null || r === region)
+    .sort((a, b) => b[1] - a[1] || b[3] - a[3])
+    .map(([playerId, score]) => ({ playerId, score }));
+  return rows.map((row, i) => ({ ...row, rank: style === 'ORDINAL' ? i + 1 : rows.findIndex((other) => other.score === row.score) + 1 }));
+}
 
 /** The document size limit for this app: low enough that a document over it still fits in a GET's URL. */
 const MAX_DOCUMENT_BYTES = 8_000;
@@ -32,6 +90,105 @@ const client = (name: string) => {
   if (!document) throw new Error(`the typed client has no ${name}`);
   return document;
 };
+
+/** A read of a closed day of Daily-Cup: taken live at the day's end, then over every transport once it has closed. */
+interface FrozenRead {
+  name: string;
+  day: { noon: Date; label: string };
+  payload: Payload;
+}
+const onDay = (day: { label: string }, region: string | null = null) => ({ board: FROZEN, period: 'DAILY', bucket: day.label, region });
+const generatedTop = GENERATED_DOCUMENTS.find((document) => document.operationName === 'TopRelay')!;
+
+/** The reads of a closed day, as studios send them: the bucket written as its label, regions, rank styles, each read of the contract. */
+const FROZEN_READS: FrozenRead[] = [
+  {
+    name: "D2's top: the typed client's Top, with metadata and achievedAt",
+    day: D2,
+    payload: { query: client('Top').text, operationName: 'Top', variables: { ...onDay(D2), limit: 10, withMetadata: true, withAchievedAt: true } },
+  },
+  {
+    name: "D2's top in EU (on Europe/Berlin's calendar), COMPETITION, by the registered id",
+    day: D2,
+    payload: { documentId: client('Top').id, variables: { ...onDay(D2, 'EU'), limit: 3, rankStyle: 'COMPETITION' } },
+  },
+  {
+    name: "D2's standing of a player with a profile, with metadata",
+    day: D2,
+    payload: { query: client('Standing').text, variables: { ...onDay(D2), playerId: 'Zoë', withMetadata: true, withAchievedAt: true } },
+  },
+  {
+    name: "D2's standing of a player who never got a profile, in EU",
+    day: D2,
+    payload: { query: client('Standing').text, variables: { ...onDay(D2, 'EU'), playerId: 'ghost-玩家' } },
+  },
+  {
+    name: "D2's standing of Bob, who played D3 only (bob, in another case, played D2): null",
+    day: D2,
+    payload: { query: client('Standing').text, variables: { ...onDay(D2), playerId: 'Bob' } },
+  },
+  {
+    name: "D2's around, COMPETITION",
+    day: D2,
+    payload: { query: client('Around').text, variables: { ...onDay(D2), playerId: 'chen', radius: 2, rankStyle: 'COMPETITION' } },
+  },
+  {
+    name: "D2's friends (global ranks within the day)",
+    day: D2,
+    payload: { query: client('Friends').text, variables: { ...onDay(D2), playerId: 'Zoë', rankStyle: 'COMPETITION' } },
+  },
+  {
+    name: "D2's first page of standings",
+    day: D2,
+    payload: { query: client('Standings').text, variables: { ...onDay(D2), first: 2, after: null, withAchievedAt: true } },
+  },
+  {
+    name: "D2 opened in EU (the typed client's OpenBoard)",
+    day: D2,
+    payload: { query: client('OpenBoard').text, variables: { ...onDay(D2, 'EU'), playerId: 'bob', limit: 3, radius: 1 } },
+  },
+  {
+    name: "D2's size, global and per region",
+    day: D2,
+    payload: {
+      query: `query Sizes($b: ID!, $d: String) { board(id: $b) { size(period: DAILY, bucket: $d) eu: size(period: DAILY, bucket: $d, region: "EU") na: size(period: DAILY, bucket: $d, region: "na") } }`,
+      variables: { b: FROZEN, d: D2.label },
+    },
+  },
+  {
+    name: 'D2 in an anonymous document, the bucket a literal, COMPETITION',
+    day: D2,
+    payload: {
+      query: `{ top(board: "${FROZEN}", period: DAILY, bucket: "${D2.label}", rankStyle: COMPETITION) { size bucket region startsAt endsAt entries { rank score percentile player { id displayName } } } }`,
+    },
+  },
+  {
+    name: "D3's top in na, as a generated client writes it (Relay: fragments per type, __typename everywhere)",
+    day: D3,
+    payload: { query: generatedTop.query, operationName: generatedTop.operationName, variables: { ...onDay(D3, 'na'), limit: 5, rankStyle: null } },
+  },
+  {
+    name: "D3's standings, ORDINAL",
+    day: D3,
+    payload: { query: client('Standings').text, variables: { ...onDay(D3), first: 10, after: null, rankStyle: 'ORDINAL' } },
+  },
+];
+
+/** The root fields an operation of `text` selects (through its fragments and inline fragments), by name, aliases aside. */
+function rootFieldsOf(text: string, operationName: string | undefined): string[] {
+  const document = parse(text);
+  const fragments = new Map(document.definitions.flatMap((d) => (d.kind === Kind.FRAGMENT_DEFINITION ? [[d.name.value, d] as const] : [])));
+  const fields = new Set<string>();
+  const visit = (selections: readonly SelectionNode[]) => {
+    for (const selection of selections) {
+      if (selection.kind === Kind.FIELD && !selection.name.value.startsWith('__')) fields.add(selection.name.value);
+      else if (selection.kind === Kind.INLINE_FRAGMENT) visit(selection.selectionSet.selections);
+      else if (selection.kind === Kind.FRAGMENT_SPREAD) visit(fragments.get(selection.name.value)?.selectionSet.selections ?? []);
+    }
+  };
+  visit(getOperationAST(document, operationName)?.selectionSet.selections ?? []);
+  return [...fields];
+}
 
 /** Values that differ between two calls by design: when a view was read, how long a probe took, what each call made anew. */
 const ALWAYS_VOLATILE = ['asOf', 'latencyMs'];
@@ -75,6 +232,16 @@ describe('every operation of the contract answers the same over every transport'
 
   const operationsObserved = () => observations(t, 'leaderboard_operation_seconds', {});
 
+  /** Each root field answered without errors, and the transports that answered it (see the last test). */
+  const answeredOver = new Map<string, Set<string>>();
+  const noteAnswered = (payload: Payload, over: readonly Transport[]) => {
+    const text = payload.query ?? [...CLIENT.values()].find((document) => document.id === payload.documentId)?.text;
+    if (!text) return;
+    for (const field of rootFieldsOf(text, payload.operationName)) {
+      for (const transport of over) answeredOver.set(field, (answeredOver.get(field) ?? new Set()).add(transport.name));
+    }
+  };
+
   /**
    * `payload` over each of `over`, one after the other, each with its own namespace: their
    * answers, normalised, with how many operations each made the metrics observe. Expects every
@@ -98,6 +265,7 @@ describe('every operation of the contract answers the same over every transport'
     }
     const [firstName] = Object.keys(answers);
     expect(answers).toEqual(Object.fromEntries(Object.keys(answers).map((name) => [name, answers[firstName!]])));
+    if (!first!.errors) noteAnswered(payload(''), over);
     const [firstStatus] = Object.values(statuses);
     expect(statuses).toEqual(Object.fromEntries(Object.keys(statuses).map((name) => [name, firstStatus])));
     expect(origins).toEqual(Object.fromEntries(Object.keys(origins).map((name) => [name, '*'])));
@@ -119,10 +287,65 @@ describe('every operation of the contract answers the same over every transport'
 
   const seasonAchievedAt = new Date(Date.now() - 60_000).toISOString();
 
+  /** What each read of FROZEN_READS answered on the fast path while its day was live, at the day's end: the oracle of its frozen reads. */
+  const live = new Map<string, GraphQLResponse>();
+
   beforeAll(async () => {
-    t = await startTestApp({ requestLimits: { maxDocumentBytes: MAX_DOCUMENT_BYTES } });
+    // The clock stands in the first closed day; once the closed days are seeded it moves on to now.
+    const clock = movableClock({ startsAt: D3.noon });
+    t = await startTestApp({ requestLimits: { maxDocumentBytes: MAX_DOCUMENT_BYTES }, now: clock.now });
     transports = TRANSPORTS.map((make) => make(t.url));
     const ok = async (answer: Promise<GraphQLResponse>) => expect((await answer).errors).toBeUndefined();
+    // Profiles and friends first: the closed days' reads, taken while each day was live, show them.
+    for (const [id, displayName] of [
+      ['Zoë', 'Zoë Ünïcode'],
+      ['ÅSA-1', 'Åsa'],
+      ['選手', '選手さん'],
+    ]) {
+      await ok(
+        t.server(`mutation($input: PlayerInput!) { upsertPlayer(input: $input) { id } }`, {
+          input: { id, displayName, avatarUrl: `https://cdn.example/${id}.png` },
+        }),
+      );
+    }
+    await ok(t.server(`mutation { setFriends(playerId: "Zoë", friendIds: ["選手", "Bob", "nobody"]) }`));
+    await ok(
+      t.admin(
+        `mutation { createBoard(input: { id: "${FROZEN}", title: "Daily ü", maxScore: 1000000, periods: [ALL_TIME, WEEKLY, DAILY], regions: ["EU", "na"],
+          regionTimeZones: [{ region: "EU", timeZone: "Europe/Berlin" }], closeGraceSeconds: 600 }) { id } }`,
+      ),
+    );
+    for (const [i, closed] of CLOSED_DAYS.entries()) {
+      const inputs = closed.results.map(([playerId, score, region, minutes], j) => ({
+        board: FROZEN,
+        playerId,
+        score,
+        region,
+        matchId: `day-${i}-${j}`,
+        achievedAt: new Date(closed.day.noon.getTime() - minutes * 60_000).toISOString(),
+        ...(playerId === 'Zoë' ? { metadata: { car: 'Ünïcorn', day: closed.day.label } } : {}),
+      }));
+      await ok(t.server(`mutation($inputs: [SubmitScoreInput!]!) { submitScores(inputs: $inputs) { duplicate } }`, { inputs }));
+      // The day's reads at its end, live: what its frozen reads must answer once it has closed.
+      for (const read of FROZEN_READS.filter((one) => one.day === closed.day)) {
+        const { status: _status, allowOrigin: _origin, ...answer } = await transports[0]!.execute(read.payload);
+        expect(answer.errors, read.name).toBeUndefined();
+        live.set(read.name, answer);
+      }
+      clock.advance(DAY_MS);
+    }
+    clock.advance(Date.now() - clock.now().getTime());
+    await closeBuckets(t, FROZEN, 'DAILY', [D3.label, D2.label]);
+    // After the close: a late result achieved in D2 (recorded, counted in the open buckets, not in
+    // the closed day) and one of today's (in the open day, never in history).
+    await ok(
+      t.server(`mutation($inputs: [SubmitScoreInput!]!) { submitScores(inputs: $inputs) { duplicate } }`, {
+        inputs: [
+          { board: FROZEN, playerId: 'late-玩家', score: 999, region: 'EU', matchId: 'late', achievedAt: D2.noon.toISOString() },
+          { board: FROZEN, playerId: 'Zoë', score: 10, region: 'EU', matchId: 'today' },
+        ],
+      }),
+    );
     // A board with a mixed-case id, every period and two regions; a race board (LOW_FIRST, shared ranks); a board for the live top.
     await ok(
       t.admin(
@@ -166,18 +389,6 @@ describe('every operation of the contract answers the same over every transport'
     );
     await ok(t.admin(`mutation { closeSeason(board: "Arena-Mixed") { id } }`));
     await ok(t.admin(`mutation { startSeason(board: "Arena-Mixed", name: "Second") { id } }`));
-    for (const [id, displayName] of [
-      ['Zoë', 'Zoë Ünïcode'],
-      ['ÅSA-1', 'Åsa'],
-      ['選手', '選手さん'],
-    ]) {
-      await ok(
-        t.server(`mutation($input: PlayerInput!) { upsertPlayer(input: $input) { id } }`, {
-          input: { id, displayName, avatarUrl: `https://cdn.example/${id}.png` },
-        }),
-      );
-    }
-    await ok(t.server(`mutation { setFriends(playerId: "Zoë", friendIds: ["選手", "Bob", "nobody"]) }`));
     await ok(t.admin(`mutation { flagPlayer(playerId: "cheater", reason: "impossible lap") { id } }`));
     await ok(t.admin(`mutation { createApiKey(name: "matrix reader", role: SERVER) { key } }`));
     for (const playerId of ['a', 'b', 'c']) {
@@ -215,6 +426,12 @@ describe('every operation of the contract answers the same over every transport'
         return { id: 'Arena-Mixed', period: 'SEASON', bucket: null, region: null };
       case 'player':
         return { id: '選手' };
+      case 'history':
+        return { board: FROZEN, playerId: 'Zoë', period: 'DAILY', region: 'EU', first: 5, after: null };
+      case 'scoreDistribution':
+        return { ...onDay(D2), bins: 4 };
+      case 'periodBuckets':
+        return { id: FROZEN, period: 'DAILY', region: 'EU', first: 3, after: null };
       default:
         throw new Error(`no variables for ${document.operation}`);
     }
@@ -233,6 +450,9 @@ describe('every operation of the contract answers the same over every transport'
     ['Player', { id: 'ÅSA-1' }],
     ['Board', { id: 'Arena-Mixed', period: 'DAILY', bucket: null, region: 'na' }],
     ['Boards', {}],
+    ['PeriodBuckets', { board: FROZEN, period: 'DAILY', region: null, first: 3, after: null }],
+    ['History', { board: FROZEN, playerId: 'Zoë', period: 'DAILY', region: null, first: 5, after: null, withMetadata: true, withAchievedAt: true }],
+    ['ScoreDistribution', { ...onDay(D2), bins: 4 }],
   ];
 
   describe('queries', () => {
@@ -320,6 +540,239 @@ describe('every operation of the contract answers the same over every transport'
     });
   });
 
+  describe('closed days (issue 56): served from their frozen standings, as the live day answered at its end', () => {
+    it.each(FROZEN_READS.map((read) => [read.name, read] as const))('%s', async (name, read) => {
+      const answer = await query(read.payload);
+      expect(answer.errors, JSON.stringify(answer.errors)).toBeUndefined();
+      // Cursors are opaque: a closed day's say where its frozen standings are (its own keyset), not where the live ones were.
+      expect(normalised(answer, '', ['cursor', 'endCursor']), name).toEqual(normalised(live.get(name)!, '', ['cursor', 'endCursor']));
+    });
+
+    type Top = { top: { size: number; bucket: string; entries: { rank: number; score: number; player: { id: string; displayName: string | null } }[] } };
+    it.each([
+      ['D2', D2, null, 'ORDINAL'],
+      ['D2', D2, 'EU', 'COMPETITION'],
+      ['D3', D3, 'na', 'ORDINAL'],
+      ['D3', D3, null, 'COMPETITION'],
+    ] as const)("the top of %s (region %s, %s) is the oracle's (the late result left out)", async (_name, day, region, style) => {
+      const answer = (await query({
+        query:
+          'query($b: ID!, $d: String, $r: String, $s: RankStyle) { top(board: $b, period: DAILY, bucket: $d, region: $r, limit: 20, rankStyle: $s) { size bucket entries { rank score player { id displayName } } } }',
+        variables: { b: FROZEN, d: day.label, r: region, s: style },
+      })) as GraphQLResponse<Top>;
+      const expected = closedDayTop(
+        CLOSED_DAYS.find((closed) => closed.day === day)!,
+        region,
+        style,
+      );
+      expect(answer.data!.top.bucket).toBe(day.label);
+      expect(answer.data!.top.size).toBe(expected.length);
+      expect(answer.data!.top.entries.map((entry) => ({ playerId: entry.player.id, score: entry.score, rank: entry.rank }))).toEqual(expected);
+      // A player who never got a profile has no name.
+      for (const entry of answer.data!.top.entries) if (entry.player.id === 'ghost-玩家') expect(entry.player.displayName).toBeNull();
+    });
+
+    it("a closed day's standings page by page: every cursor, over every transport, leads to the same next page, in the oracle's order", async () => {
+      const page = `query Page($b: ID!, $d: String, $after: String) { standings(board: $b, period: DAILY, bucket: $d, first: 2, after: $after) { edges { cursor node { rank score player { id } } } pageInfo { hasNextPage endCursor } } }`;
+      type Page = {
+        standings: { edges: { node: { rank: number; score: number; player: { id: string } } }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } };
+      };
+      const rows: { playerId: string; score: number; rank: number }[] = [];
+      let after: string | null = null;
+      do {
+        const answer = (await query({ query: page, variables: { b: FROZEN, d: D2.label, after } })) as GraphQLResponse<Page>;
+        expect(answer.errors).toBeUndefined();
+        rows.push(...answer.data!.standings.edges.map(({ node }) => ({ playerId: node.player.id, score: node.score, rank: node.rank })));
+        const { pageInfo } = answer.data!.standings;
+        after = pageInfo.hasNextPage ? pageInfo.endCursor : null;
+      } while (after !== null);
+      expect(rows).toEqual(closedDayTop(CLOSED_DAYS[1]!, null));
+    });
+
+    type Connection<T> = { edges: { cursor: string; node: T }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } };
+    type Bucket = { period: string; bucket: string; region: string | null; startsAt: string | null; endsAt: string | null; closed: boolean; size: number };
+    type History = { history: Connection<{ bucket: Bucket; standing: { rank: number; score: number; player: { id: string; displayName: string | null } } }> };
+
+    /** Every page of a player's history, `first` at a time, over every transport: its rows. */
+    async function historyOf(playerId: string, region: string | null, first: number) {
+      const rows: History['history']['edges'][number]['node'][] = [];
+      let after: string | null = null;
+      do {
+        const answer = (await query({
+          query: client('History').text,
+          variables: { board: FROZEN, playerId, period: 'DAILY', region, first, after },
+        })) as GraphQLResponse<History>;
+        expect(answer.errors, JSON.stringify(answer.errors)).toBeUndefined();
+        rows.push(...answer.data!.history.edges.map((edge) => edge.node));
+        const { pageInfo } = answer.data!.history;
+        after = pageInfo.hasNextPage ? pageInfo.endCursor : null;
+      } while (after !== null);
+      return rows;
+    }
+
+    it("history: a player's final standing in each closed day, newest first, page by page (today's open day and the late result left out)", async () => {
+      const final = (playerId: string, region: string | null) =>
+        CLOSED_DAYS.toReversed().flatMap((closed) => {
+          const top = closedDayTop(closed, region);
+          const row = top.find((one) => one.playerId === playerId);
+          return row ? [{ bucket: closed.day.label, closed: true, size: top.length, region, rank: row.rank, score: row.score }] : [];
+        });
+      const shape = (rows: Awaited<ReturnType<typeof historyOf>>) =>
+        rows.map(({ bucket, standing }) => ({
+          bucket: bucket.bucket,
+          closed: bucket.closed,
+          size: bucket.size,
+          region: bucket.region,
+          rank: standing.rank,
+          score: standing.score,
+        }));
+      for (const [playerId, region] of [
+        ['Zoë', null],
+        ['Zoë', 'EU'],
+        ['ghost-玩家', 'EU'],
+        ['選手', 'na'],
+        ['bob', null],
+      ] as const) {
+        const rows = await historyOf(playerId, region, 1);
+        expect(shape(rows), `${playerId} in ${region}`).toEqual(final(playerId, region));
+        expect(
+          rows.every((row) => row.bucket.period === 'DAILY' && row.standing.player.id === playerId),
+          `${playerId} in ${region}`,
+        ).toBe(true);
+      }
+      // A player who never got a profile: no name; a player who never played: no history.
+      expect((await historyOf('ghost-玩家', null, 5)).map((row) => row.standing.player.displayName)).toEqual([null]);
+      expect(await historyOf('nobody', null, 5)).toEqual([]);
+      expect(await historyOf('late-玩家', null, 5)).toEqual([]);
+    });
+
+    type Bins = { scoreDistribution: { from: number; to: number; players: number }[] };
+    it.each([
+      ['D2, 4 bins', { ...onDay(D2), bins: 4 }, 6, 50, 700],
+      ['D3 in EU, 1 bin', { ...onDay(D3, 'EU'), bins: 1 }, 3, 200, 500],
+      ['D2 in na, 100 bins', { ...onDay(D2, 'na'), bins: 100 }, 2, 600, 700],
+    ] as const)(
+      'scoreDistribution of a closed day (%s): equal-width bins from its lowest to its highest score, holding every player',
+      async (_what, variables, players, lowest, highest) => {
+        const answer = (await query({ query: client('ScoreDistribution').text, variables })) as GraphQLResponse<Bins>;
+        expect(answer.errors, JSON.stringify(answer.errors)).toBeUndefined();
+        const bins = answer.data!.scoreDistribution;
+        expect(bins).toHaveLength(variables.bins);
+        expect(bins.reduce((total, bin) => total + bin.players, 0)).toBe(players);
+        expect([bins[0]!.from, bins.at(-1)!.to]).toEqual([lowest, highest]);
+        const width = (highest - lowest) / variables.bins;
+        for (const [i, bin] of bins.entries()) {
+          expect(bin.from).toBeCloseTo(lowest + i * width, 6);
+          expect(bin.to).toBeCloseTo(lowest + (i + 1) * width, 6);
+        }
+      },
+    );
+
+    it('scoreDistribution of the open all-time bucket, every argument left to its default, and as a generated client writes it', async () => {
+      const answer = (await query({ query: `{ scoreDistribution(board: "${FROZEN}") { from to players } }` })) as GraphQLResponse<Bins>;
+      expect(answer.errors).toBeUndefined();
+      expect(answer.data!.scoreDistribution).toHaveLength(20);
+      // Every player of the board: the closed days' six, Bob, and the late one.
+      expect(answer.data!.scoreDistribution.reduce((total, bin) => total + bin.players, 0)).toBe(8);
+    });
+
+    type Buckets = { board: { id: string; closeGraceSeconds: number; nextReset: string | null; periodBuckets: Connection<Bucket> } };
+    it("periodBuckets, page by page, newest first, the open day first; nextReset at the next midnight of the region's calendar", async () => {
+      const now = Temporal.Instant.fromEpochMilliseconds(t.app.parts.now().getTime());
+      for (const [region, zone] of [
+        [null, 'UTC'],
+        ['EU', 'Europe/Berlin'],
+      ] as const) {
+        // The region's calendar, worked out with Temporal: its days newest first, and its next midnight.
+        const here = now.toZonedDateTimeISO(zone);
+        const day = (daysAgo: number) => here.subtract({ days: daysAgo }).toPlainDate().toString();
+        const nextReset = new Date(here.startOfDay().add({ days: 1 }).epochMilliseconds).toISOString();
+        const rows: Bucket[] = [];
+        let after: string | null = null;
+        do {
+          const answer = (await query({
+            query: client('PeriodBuckets').text,
+            variables: { board: FROZEN, period: 'DAILY', region, first: 3, after },
+          })) as GraphQLResponse<Buckets>;
+          expect(answer.errors, JSON.stringify(answer.errors)).toBeUndefined();
+          const { board } = answer.data!;
+          expect(board.closeGraceSeconds).toBe(600);
+          expect(board.nextReset).toBe(nextReset);
+          rows.push(...board.periodBuckets.edges.map((edge) => edge.node));
+          after = board.periodBuckets.pageInfo.hasNextPage ? board.periodBuckets.pageInfo.endCursor : null;
+        } while (after !== null);
+        expect(rows[0]).toMatchObject({ period: 'DAILY', bucket: day(0), region, closed: false });
+        expect(rows.slice(1).every((row) => row.closed)).toBe(true);
+        // Newest first, one a day, back to the closed days at least and to the board's retention (7 days, and the open one) at most.
+        expect(rows.map((row) => row.bucket)).toEqual(rows.map((_row, i) => day(i)));
+        expect(rows.length).toBeGreaterThanOrEqual(4);
+        expect(rows.length).toBeLessThanOrEqual(8);
+        for (const closed of CLOSED_DAYS) {
+          expect(rows.find((row) => row.bucket === closed.day.label)).toMatchObject({ closed: true, size: closedDayTop(closed, region).length });
+        }
+      }
+      // ALL_TIME never resets.
+      const allTime = (await query({
+        query: `{ board(id: "${FROZEN}") { nextReset(period: ALL_TIME) periodBuckets(period: ALL_TIME) { edges { node { bucket closed size } } } } }`,
+      })) as GraphQLResponse<{
+        board: { nextReset: string | null; periodBuckets: Connection<Pick<Bucket, 'bucket' | 'closed' | 'size'>> };
+      }>;
+      expect(allTime.data!.board).toEqual({ nextReset: null, periodBuckets: { edges: [{ node: { bucket: 'all', closed: false, size: 8 } }] } });
+    });
+
+    it.each<[string, Payload, string]>([
+      ['scoreDistribution with 0 bins', { query: `{ scoreDistribution(board: "${FROZEN}", bins: 0) { players } }` }, 'BAD_USER_INPUT'],
+      ['scoreDistribution with 101 bins', { query: `{ scoreDistribution(board: "${FROZEN}", bins: 101) { players } }` }, 'BAD_USER_INPUT'],
+      [
+        'scoreDistribution of a region the board does not have',
+        { query: `{ scoreDistribution(board: "${FROZEN}", region: "eu") { players } }` },
+        'BAD_USER_INPUT',
+      ],
+      [
+        'scoreDistribution of a malformed bucket',
+        { query: `{ scoreDistribution(board: "${FROZEN}", period: DAILY, bucket: "2026-13-40") { players } }` },
+        'BAD_USER_INPUT',
+      ],
+      ['scoreDistribution of an unknown board', { query: '{ scoreDistribution(board: "no-such-board") { players } }' }, 'NOT_FOUND'],
+      [
+        'history of a region the board does not have',
+        { query: `{ history(board: "${FROZEN}", playerId: "Zoë", period: DAILY, region: "XX") { edges { cursor } } }` },
+        'BAD_USER_INPUT',
+      ],
+      [
+        'history of a period the board does not keep',
+        { query: `{ history(board: "${FROZEN}", playerId: "Zoë", period: MONTHLY) { edges { cursor } } }` },
+        'BAD_USER_INPUT',
+      ],
+      [
+        'history after a cursor that is no cursor',
+        { query: `{ history(board: "${FROZEN}", playerId: "Zoë", period: DAILY, after: "nope") { edges { cursor } } }` },
+        'BAD_USER_INPUT',
+      ],
+      ['history of an unknown board', { query: '{ history(board: "no-such-board", playerId: "Zoë", period: DAILY) { edges { cursor } } }' }, 'NOT_FOUND'],
+      [
+        'periodBuckets of a region the board does not have',
+        { query: `{ board(id: "${FROZEN}") { periodBuckets(period: DAILY, region: "XX") { edges { cursor } } } }` },
+        'BAD_USER_INPUT',
+      ],
+      [
+        'periodBuckets of a period the board does not keep',
+        { query: `{ board(id: "${FROZEN}") { periodBuckets(period: MONTHLY) { edges { cursor } } } }` },
+        'BAD_USER_INPUT',
+      ],
+      [
+        'periodBuckets after a cursor that is no cursor',
+        { query: `{ board(id: "${FROZEN}") { periodBuckets(period: DAILY, after: "nope") { edges { cursor } } } }` },
+        'BAD_USER_INPUT',
+      ],
+      ['nextReset of a period the board does not keep', { query: `{ board(id: "${FROZEN}") { nextReset(period: SEASON) } }` }, 'BAD_USER_INPUT'],
+      ['nextReset of a region the board does not have', { query: `{ board(id: "${FROZEN}") { nextReset(period: DAILY, region: "XX") } }` }, 'BAD_USER_INPUT'],
+    ])('refused alike: %s', async (_what, payload, code) => {
+      const answer = await query(payload);
+      expect(codeOf(answer), JSON.stringify(answer.errors)).toBe(code);
+    });
+  });
+
   describe('errors: the same codes everywhere', () => {
     const cases: [string, Payload, string, string?][] = [
       ['an argument out of range', { query: '{ top(board: "Arena-Mixed", limit: 0) { size } }' }, 'BAD_USER_INPUT'],
@@ -400,6 +853,8 @@ describe('every operation of the contract answers the same over every transport'
         admin,
       );
       expect(created.errors).toBeUndefined();
+      // Left out, the grace for late results is the contract's default.
+      expect(created.data).toMatchObject({ createBoard: { closeGraceSeconds: 300 } });
       // Nothing was made by a GET.
       for (const transport of refusing('mutation'))
         expect((await t.gql(`{ board(id: "Cup${nsOf(transports.indexOf(transport))}") { id } }`)).data).toEqual({ board: null });
@@ -407,11 +862,17 @@ describe('every operation of the contract answers the same over every transport'
         (ns) => ({
           query: client('UpdateBoard').text,
           operationName: 'UpdateBoard',
-          variables: { input: { id: `Cup${ns}`, title: 'Cup ✓', topSize: 8, rankStyle: 'COMPETITION' } },
+          variables: { input: { id: `Cup${ns}`, title: 'Cup ✓', topSize: 8, rankStyle: 'COMPETITION', closeGraceSeconds: 31_622_400 } },
         }),
         admin,
       );
-      expect(updated.data).toMatchObject({ updateBoard: { title: 'Cup ✓', topSize: 8, rankStyle: 'COMPETITION' } });
+      expect(updated.data).toMatchObject({ updateBoard: { title: 'Cup ✓', topSize: 8, rankStyle: 'COMPETITION', closeGraceSeconds: 31_622_400 } });
+      // Set at creation, by a literal argument.
+      const graced = await mutation(
+        (ns) => ({ query: `mutation { createBoard(input: { id: "Grace${ns}", title: "G", maxScore: 10, closeGraceSeconds: 0 }) { id closeGraceSeconds } }` }),
+        admin,
+      );
+      expect(graced.data).toMatchObject({ createBoard: { closeGraceSeconds: 0 } });
     });
 
     it('upsertPlayer and setFriends', async () => {
@@ -532,6 +993,24 @@ describe('every operation of the contract answers the same over every transport'
         SERVER_KEY,
       ],
       [
+        'a grace for late results below 0',
+        (ns) => ({ query: `mutation { createBoard(input: { id: "Neg${ns}", title: "No", maxScore: 1, closeGraceSeconds: -1 }) { id } }` }),
+        'BAD_USER_INPUT',
+        ADMIN_KEY,
+      ],
+      [
+        'a grace for late results past 366 days',
+        (ns) => ({ query: client('CreateBoard').text, variables: { input: { id: `Long${ns}`, title: 'No', maxScore: 1, closeGraceSeconds: 31_622_401 } } }),
+        'BAD_USER_INPUT',
+        ADMIN_KEY,
+      ],
+      [
+        'a grace for late results below 0, by updateBoard',
+        (ns) => ({ query: client('UpdateBoard').text, variables: { input: { id: `Cup${ns}`, closeGraceSeconds: -1 } } }),
+        'BAD_USER_INPUT',
+        ADMIN_KEY,
+      ],
+      [
         'a board made twice',
         (ns) => ({ query: `mutation { createBoard(input: { id: "Cup${ns}", title: "Again", maxScore: 1 }) { id } }` }),
         'BAD_USER_INPUT',
@@ -553,6 +1032,7 @@ describe('every operation of the contract answers the same over every transport'
         for (const { transport, results } of streams) {
           const first = await results.next();
           seen[transport.name] = [normalised(first.value as GraphQLResponse, '', [])];
+          if (!(first.value as GraphQLResponse).errors) noteAnswered(payload, [transport]);
         }
         await between();
         for (const { transport, results } of streams) {
@@ -598,6 +1078,25 @@ describe('every operation of the contract answers the same over every transport'
       expectSame(await views({ documentId: client('TopChanged').id, variables: clientVariables }, submitted));
     });
 
+    it("a closed day's first view: its frozen top, alike over every transport, and what top answers", async () => {
+      const payload = { query: client('TopChanged').text, variables: { ...onDay(D2, 'EU'), limit: 5, rankStyle: 'COMPETITION', withMetadata: true } };
+      const seen: Record<string, unknown> = {};
+      for (const transport of carrying('subscription')) {
+        const results = transport.subscribe(payload);
+        try {
+          seen[transport.name] = normalised((await results.next()).value as GraphQLResponse, '', []);
+        } finally {
+          await results.return?.();
+        }
+      }
+      const [first] = Object.values(seen) as GraphQLResponse<{ topChanged: unknown }>[];
+      expect(seen).toEqual(Object.fromEntries(Object.keys(seen).map((name) => [name, first])));
+      expect(first!.errors).toBeUndefined();
+      const top = (await query({ query: client('Top').text, variables: payload.variables })) as GraphQLResponse<{ top: unknown }>;
+      expect(first!.data!.topChanged).toEqual((normalised(top, '', []) as typeof top).data!.top);
+      noteAnswered(payload, carrying('subscription'));
+    });
+
     it('refusals: an unknown board, a limit past topSize, without a view', async () => {
       for (const [what, payload, code] of [
         ['unknown board', { query: 'subscription { topChanged(board: "no-such-board") { size } }' }, 'NOT_FOUND'],
@@ -632,5 +1131,18 @@ describe('every operation of the contract answers the same over every transport'
         player: { id: 'Zoë', displayName: 'Zoë Ünïcode', avatarUrl: 'https://cdn.example/Zoë.png' },
       });
     });
+  });
+  // Last: what the tests above answered (vitest runs a file's tests in order).
+  it('every root field of the contract (contract/api.graphql) was answered over every transport that carries its kind', () => {
+    const contract = buildSchema(readFileSync(new URL('../contract/api.graphql', import.meta.url), 'utf8'));
+    const names = (over: readonly Transport[]) => over.map((transport) => transport.name).sort();
+    for (const [type, over] of [
+      [contract.getQueryType(), transports],
+      [contract.getMutationType(), carrying('mutation')],
+      [contract.getSubscriptionType(), carrying('subscription')],
+    ] as const) {
+      for (const field of Object.keys(type?.getFields() ?? {}))
+        expect([...(answeredOver.get(field) ?? [])].sort(), `${type!.name}.${field}`).toEqual(names(over));
+    }
   });
 });

@@ -21,9 +21,14 @@ import {
   type AroundQueryVariables,
   FriendsDocument,
   type FriendsQueryVariables,
+  HistoryDocument,
+  type HistoryQueryVariables,
   OpenBoardDocument,
   type OpenBoardQueryVariables,
+  PeriodBucketsDocument,
+  type PeriodBucketsQueryVariables,
   PlayerDocument,
+  ScoreDistributionDocument,
   SetFriendsDocument,
   StandingDocument,
   type StandingQueryVariables,
@@ -317,6 +322,52 @@ export function createLeaderboardClient(options: LeaderboardClientOptions) {
         after = page.pageInfo.endCursor;
       }
     },
+    /**
+     * When the period's open bucket resets (`nextReset`: null for ALL_TIME, and for SEASON with no
+     * open season or one without an end) and one page of its buckets that can still be read, newest
+     * first, the open one first (default 20), strictly after `after`; null when there is no such board.
+     */
+    periodBuckets: async (args: Pick<PeriodBucketsQueryVariables, 'board' | 'period'> & { region?: string | null; first?: number; after?: string | null }) =>
+      (
+        await request(PeriodBucketsDocument, {
+          board: args.board,
+          period: args.period,
+          region: args.region ?? null,
+          first: args.first ?? 20,
+          after: args.after ?? null,
+        })
+      ).board,
+    /**
+     * A player's final standing in each closed bucket of a period where they had one, newest first,
+     * one page (default 30) strictly after `after`: what a chart of their rank over the days,
+     * weeks, months or seasons draws.
+     */
+    history: async (
+      args: Pick<HistoryQueryVariables, 'board' | 'playerId' | 'period'> &
+        Pick<BucketArgs, 'region' | 'withMetadata' | 'withAchievedAt'> & { first?: number; after?: string | null },
+    ) =>
+      (
+        await request(HistoryDocument, {
+          board: args.board,
+          playerId: args.playerId,
+          period: args.period,
+          region: args.region ?? null,
+          first: args.first ?? 30,
+          after: args.after ?? null,
+          ...answered(args),
+        })
+      ).history,
+    /** How a bucket's scores spread: `bins` (1 to 100, default 20) equal-width bins from its lowest to its highest score, each with how many players it holds. */
+    scoreDistribution: async (args: Omit<BucketArgs, 'withMetadata' | 'withAchievedAt'> & { bins?: number }) =>
+      (
+        await request(ScoreDistributionDocument, {
+          board: args.board,
+          period: args.period ?? 'ALL_TIME',
+          bucket: args.bucket ?? null,
+          region: args.region ?? null,
+          bins: args.bins ?? 20,
+        })
+      ).scoreDistribution,
     /** A player's profile, or null. */
     player: async (id: string) => (await request(PlayerDocument, { id })).player,
 

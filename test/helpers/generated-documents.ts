@@ -136,6 +136,7 @@ const BOARD = /* GraphQL */ `
     regions
     topSize
     shards
+    closeGraceSeconds
     size(period: $period, bucket: $bucket, region: $region)
     retention {
       __typename
@@ -151,6 +152,107 @@ const BOARD = /* GraphQL */ `
     }
   }
   ${SEASON}
+`;
+
+const BUCKET = /* GraphQL */ `
+  fragment BucketFields on Bucket {
+    __typename
+    period
+    bucket
+    region
+    startsAt
+    endsAt
+    closed
+    size
+  }
+`;
+
+const PAGE_INFO = /* GraphQL */ `
+  fragment PageInfoFields on PageInfo {
+    __typename
+    endCursor
+    hasNextPage
+  }
+`;
+
+/** A board's buckets of a period and its next reset, as a bucket list screen reads them. */
+const BOARD_BUCKETS = /* GraphQL */ `
+  fragment BucketEdgeFields on BucketEdge {
+    __typename
+    cursor
+    node {
+      __typename
+      ...BucketFields
+    }
+  }
+  fragment BucketConnectionFields on BucketConnection {
+    __typename
+    edges {
+      __typename
+      ...BucketEdgeFields
+    }
+    pageInfo {
+      __typename
+      ...PageInfoFields
+    }
+  }
+  fragment BoardBucketsFields on Board {
+    __typename
+    id
+    closeGraceSeconds
+    nextReset(period: $period, region: $region)
+    periodBuckets(period: $period, region: $region, first: $first, after: $after) {
+      __typename
+      ...BucketConnectionFields
+    }
+  }
+  ${BUCKET}
+  ${PAGE_INFO}
+`;
+
+const HISTORY = /* GraphQL */ `
+  fragment BucketStandingFields on BucketStanding {
+    __typename
+    bucket {
+      __typename
+      ...BucketFields
+    }
+    standing {
+      __typename
+      ...StandingFields
+    }
+  }
+  fragment BucketStandingEdgeFields on BucketStandingEdge {
+    __typename
+    cursor
+    node {
+      __typename
+      ...BucketStandingFields
+    }
+  }
+  fragment BucketStandingConnectionFields on BucketStandingConnection {
+    __typename
+    edges {
+      __typename
+      ...BucketStandingEdgeFields
+    }
+    pageInfo {
+      __typename
+      ...PageInfoFields
+    }
+  }
+  ${BUCKET}
+  ${PAGE_INFO}
+  ${STANDING}
+`;
+
+const SCORE_BIN = /* GraphQL */ `
+  fragment ScoreBinFields on ScoreBin {
+    __typename
+    from
+    to
+    players
+  }
 `;
 
 /** Variables every bucket read takes, all of them given (as a generated client sends them). */
@@ -254,6 +356,28 @@ export const GENERATED_DOCUMENTS: GeneratedDocument[] = [
   ...both('board', 'query', `$id: ID!, $period: Period!, $bucket: String, $region: String`, 'board(id: $id) { __typename ...BoardFields }', BOARD),
   ...both('boards', 'query', `$period: Period!, $bucket: String, $region: String`, 'boards { __typename ...BoardFields }', BOARD),
   ...both('player', 'query', '$id: ID!', 'player(id: $id) { __typename ...PlayerFields }', PLAYER),
+  // A board's buckets and next reset (the typed client's PeriodBuckets): `board` with Board.periodBuckets and Board.nextReset.
+  ...both(
+    'periodBuckets',
+    'query',
+    '$id: ID!, $period: Period!, $region: String, $first: Int!, $after: String',
+    'board(id: $id) { __typename ...BoardBucketsFields }',
+    BOARD_BUCKETS,
+  ),
+  ...both(
+    'history',
+    'query',
+    '$board: ID!, $playerId: ID!, $period: Period!, $region: String, $first: Int!, $after: String',
+    'history(board: $board, playerId: $playerId, period: $period, region: $region, first: $first, after: $after) { __typename ...BucketStandingConnectionFields }',
+    HISTORY,
+  ),
+  ...both(
+    'scoreDistribution',
+    'query',
+    `${BUCKET_VARIABLES}, $bins: Int!`,
+    `scoreDistribution(${BUCKET_ARGS}, bins: $bins) { __typename ...ScoreBinFields }`,
+    SCORE_BIN,
+  ),
   ...both(
     'topChanged',
     'subscription',
