@@ -1,25 +1,10 @@
 /* global location, setTimeout, clearTimeout */
-/** The boards: their list and creation, a board's settings and edits, buckets, live top, pages and seasons; rebuilds. */
+/** The boards: their list and creation, a board's settings and edits, buckets (by period: buckets.js), live top, pages and seasons; rebuilds. */
 import { gql, socket } from './session.js';
 import { Q } from './documents.js';
-import {
-  attempt,
-  card,
-  commaList,
-  confirmAction,
-  field,
-  flash,
-  fmtNumber,
-  fmtTime,
-  formValues,
-  h,
-  instant,
-  playerHref,
-  playerName,
-  select,
-  table,
-} from './dom.js';
+import { attempt, card, commaList, confirmAction, field, flash, fmtNumber, fmtTime, formValues, h, instant, select, table } from './dom.js';
 import { route } from './router.js';
+import { STANDING_HEADERS, periodBucketsCard, standingRow } from './buckets.js';
 
 export const PERIODS = ['ALL_TIME', 'SEASON', 'MONTHLY', 'WEEKLY', 'DAILY'];
 
@@ -138,31 +123,12 @@ function bucketPicker(board, onChange) {
   return { form, value };
 }
 
-function standingRow(standing) {
-  return h(
-    'tr',
-    { dataset: { player: standing.player.id } },
-    h('td', { class: 'num rank' }, standing.rank),
-    h(
-      'td',
-      {},
-      h('a', { href: playerHref(standing.player.id) }, playerName(standing.player)),
-      standing.player.displayName ? h('span', { class: 'muted id' }, standing.player.id) : null,
-    ),
-    h('td', { class: 'num' }, fmtNumber(standing.score)),
-    h('td', { class: 'num' }, `${standing.percentile.toFixed(1)}%`),
-    h('td', { class: 'time' }, fmtTime(standing.achievedAt)),
-  );
-}
-
 /** How each rank style shares ranks between equal scores, as the console says it. */
 const RANK_STYLE_LABELS = {
   ORDINAL: 'A rank each (1, 2, 3, 4)',
   COMPETITION: 'Ties share a rank (1, 2, 2, 4)',
   DENSE: 'Ties share a rank, the next follows (1, 2, 2, 3)',
 };
-
-const STANDING_HEADERS = ['#Rank', 'Player', '#Score', '#Percentile', 'Achieved (UTC)'];
 
 export async function boardView(visit, id) {
   const { board } = await gql(Q.board, { id });
@@ -280,6 +246,7 @@ export async function boardView(visit, id) {
     h('p', { class: 'crumbs' }, h('a', { href: '#/boards' }, 'Boards'), ' / ', board.id),
     h('h1', {}, board.title, h('span', { class: 'muted id' }, board.id)),
     h('div', { class: 'columns' }, card('Settings', settings, editBoardForm(board)), await seasonsCard(board)),
+    periodBucketsCard(board),
     card(
       'Buckets',
       h(

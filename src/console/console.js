@@ -1,7 +1,7 @@
 /* global document, location, setInterval, addEventListener */
 /**
- * The operators' console: boards, live tops and pages, seasons, players, moderation, rebuilds,
- * API keys and store health, all through this service's own /graphql (HTTP for queries and
+ * The operators' console: boards, live tops and pages, seasons, buckets open and closed with their
+ * histograms and exports, players with their rank history, moderation, rebuilds, API keys and store health, all through this service's own /graphql (HTTP for queries and
  * mutations, graphql-ws for topChanged) with the admin key typed into the sign-in form.
  *
  * The key is held by session.js and nowhere else: never a cookie, localStorage or sessionStorage,
@@ -12,6 +12,7 @@ import { beginSession, endSession, gql, whenKeyRejected } from './session.js';
 import { Q } from './documents.js';
 import { leave, route, setViews } from './router.js';
 import { boardView, boardsView } from './boards.js';
+import { bucketView } from './buckets.js';
 import { moderationView, playerView, playersView } from './players.js';
 import { operationsView, refreshHealthPill } from './operations.js';
 
@@ -19,7 +20,8 @@ setViews((section) => {
   if (section === 'players') return (visit, id) => (id === undefined ? playersView(visit) : playerView(visit, id));
   if (section === 'moderation') return moderationView;
   if (section === 'operations') return operationsView;
-  return (visit, id) => (id === undefined ? boardsView(visit) : boardView(visit, id));
+  // #/boards, #/boards/ID, and a bucket's page #/boards/ID/PERIOD/BUCKET[/REGION].
+  return (visit, id, ...bucket) => (id === undefined ? boardsView(visit) : bucket.length ? bucketView(visit, id, ...bucket) : boardView(visit, id));
 });
 
 function signOut(message) {

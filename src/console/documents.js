@@ -14,6 +14,7 @@ const F = {
   Key: 'fragment ConsoleKey on ApiKey { __typename id name role createdAt revokedAt }',
   Flag: 'fragment ConsoleFlag on PlayerFlag { __typename reason flaggedAt player { __typename id displayName } }',
   Probe: 'fragment ConsoleProbe on StoreProbe { __typename up latencyMs error }',
+  PeriodBucket: 'fragment ConsolePeriodBucket on Bucket { __typename period bucket region startsAt endsAt closed size }',
 };
 
 /** An operation with every fragment it spreads (nested ones too): a document holds no unused fragment. */
@@ -74,4 +75,18 @@ export const Q = {
     'mutation ConsoleStartRebuild($board: ID!, $period: Period!, $bucket: String, $region: String) { startRebuild(board: $board, period: $period, bucket: $bucket, region: $region) { ...ConsoleRebuild } }',
   ),
   rebuild: doc('query ConsoleRebuildProgress($id: ID!) { rebuild(id: $id) { ...ConsoleRebuild } }'),
+  // Closed buckets, history and score distributions (issue 21): asked for by the views that show
+  // them only, so that the rest of the console works on a service without them.
+  periodBuckets: doc(`query ConsolePeriodBuckets($id: ID!, $period: Period!, $region: String, $first: Int!, $after: String) {
+    board(id: $id) { __typename id closeGraceSeconds nextReset(period: $period, region: $region)
+      periodBuckets(period: $period, region: $region, first: $first, after: $after) {
+        __typename edges { __typename cursor node { ...ConsolePeriodBucket } } pageInfo { __typename endCursor hasNextPage } } } }`),
+  bucketSize: `query ConsoleBucketSize($id: ID!, $period: Period!, $bucket: String, $region: String) {
+    board(id: $id) { __typename id size(period: $period, bucket: $bucket, region: $region) } }`,
+  distribution: `query ConsoleScoreDistribution($board: ID!, $period: Period!, $bucket: String, $region: String, $bins: Int!) {
+    scoreDistribution(board: $board, period: $period, bucket: $bucket, region: $region, bins: $bins) { __typename from to players } }`,
+  history: doc(`query ConsoleHistory($board: ID!, $playerId: ID!, $period: Period!, $region: String, $first: Int!, $after: String) {
+    history(board: $board, playerId: $playerId, period: $period, region: $region, first: $first, after: $after) {
+      __typename edges { __typename cursor node { __typename bucket { ...ConsolePeriodBucket } standing { __typename rank score percentile achievedAt } } }
+      pageInfo { __typename endCursor hasNextPage } } }`),
 };

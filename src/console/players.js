@@ -1,9 +1,11 @@
 /* global location */
-/** Players (search, a player's standings and results, flag, unflag, erase) and the moderation list. */
+/** Players (search, a player's standings, rank history and results, flag, unflag, erase) and the moderation list. */
 import { gql } from './session.js';
 import { Q } from './documents.js';
-import { attempt, card, confirmAction, field, flash, fmtNumber, fmtTime, formValues, h, playerHref, playerName, table } from './dom.js';
+import { attempt, card, confirmAction, field, flash, fmtNumber, fmtTime, formValues, h, playerHref, playerName, select, table } from './dom.js';
 import { route } from './router.js';
+import { bucketHref } from './buckets.js';
+import { rankChart } from './charts.js';
 
 export async function playersView(visit) {
   const input = h('input', { name: 'text', type: 'search', placeholder: 'player id or name', required: true, autofocus: true });
@@ -39,7 +41,7 @@ export async function playersView(visit) {
 }
 
 export async function playerView(visit, id) {
-  const { searchPlayers } = await gql(Q.player, { id });
+  const [{ searchPlayers }, { boards }] = await Promise.all([gql(Q.player, { id }), gql(Q.boards)]);
   const player = searchPlayers[0]?.id === id ? searchPlayers[0] : null;
   const reload = () => route();
 
@@ -135,11 +137,95 @@ export async function playerView(visit, id) {
       }),
       player.flag ? h('p', { class: 'muted small' }, 'Flagged: their scores are kept but they are ranked nowhere.') : null,
     ),
+    historyCard(id, boards, player.boardScores),
     card(
       'Recent results',
       table(['Achieved (UTC)', 'Board', 'Match', '#Score', 'Region', 'Recorded (UTC)'], results, { empty: 'No results.', label: 'Recent results' }),
     ),
   );
+}
+
+/** How many closed buckets a history chart reads at a time (history's default page). */
+const HISTORY_PAGE = 30;
+const UNITS = { SEASON: 'season', MONTHLY: 'month', WEEKLY: 'week', DAILY: 'day' };
+
+/**
+ * The player's rank over the closed buckets of each period of one board (history): a chart per
+ * period, oldest bucket on the left, rank 1 at the top; the board and the region are picked, the
+ * board they last scored on first. ALL_TIME never closes, so it has no history.
+ */
+function historyCard(playerId, boards, boardScores) {
+  if (boards.length === 0) return card('Rank history', h('p', { class: 'muted' }, 'No boards.'));
+  const theirs = boardScores.map((row) => row.board.id);
+  const boardPick = select(
+    'board',
+    boards.map((board) => ({ value: board.id, label: `${board.title} (${board.id})` })),
+    theirs.find((boardId) => boards.some((board) => board.id === boardId)) ?? boards[0].id,
+  );
+  const regionSlot = h('span', { class: 'region-slot' });
+  const charts = h('div', { class: 'history-charts' });
+  let region = select('region', [{ value: '', label: 'global' }], '');
+  const draw = () => {
+    const board = boards.find((each) => each.id === boardPick.value);
+    const periods = board.periods.filter((period) => period !== 'ALL_TIME');
+    if (periods.length === 0) return charts.replaceChildren(h('p', { class: 'muted' }, 'This board keeps only ALL_TIME, which never closes.'));
+    charts.replaceChildren(...periods.map((period) => historySection(playerId, board, period, region.value || null)));
+  };
+  const pickRegions = () => {
+    const board = boards.find((each) => each.id === boardPick.value);
+    const kept = board.regions.includes(region.value) ? region.value : '';
+    region = select('region', [{ value: '', label: 'global' }, ...board.regions], kept);
+    region.addEventListener('change', draw);
+    regionSlot.replaceChildren(field('Region', region));
+  };
+  boardPick.addEventListener('change', () => {
+    pickRegions();
+    draw();
+  });
+  pickRegions();
+  draw();
+  return card(
+    'Rank history',
+    h('form', { class: 'inline-form', id: 'history-picker' }, field('Board', boardPick), regionSlot),
+    h('p', { class: 'muted small' }, 'Their final rank in each closed bucket where they had one, oldest on the left; rank 1 is at the top.'),
+    charts,
+  );
+}
+
+function historySection(playerId, board, period, region) {
+  const box = h('div', {}, h('p', { class: 'muted' }, 'Loading…'));
+  const section = h('section', { class: 'history', dataset: { period } }, h('h3', {}, period), box);
+  // Newest first from the API, as many pages as were asked for.
+  const edges = [];
+  const more = async (after = null) => {
+    let answer;
+    try {
+      answer = await gql(Q.history, { board: board.id, playerId, period, region, first: HISTORY_PAGE, after });
+    } catch (error) {
+      box.replaceChildren(h('p', { class: 'error' }, error.message));
+      return;
+    }
+    edges.push(...answer.history.edges);
+    const { pageInfo } = answer.history;
+    if (edges.length === 0) return box.replaceChildren(h('p', { class: 'muted empty' }, `No closed ${UNITS[period]} where they had a standing.`));
+    const points = edges
+      .map(({ node }) => ({
+        label: node.bucket.bucket,
+        rank: node.standing.rank,
+        size: node.bucket.size,
+        startsAt: node.bucket.startsAt,
+        href: bucketHref({ board: board.id, period, bucket: node.bucket.bucket, region: node.bucket.region }),
+      }))
+      .reverse();
+    const older = pageInfo.hasNextPage ? h('button', { type: 'button', class: 'small' }, 'Older buckets') : null;
+    older?.addEventListener('click', () => void more(pageInfo.endCursor));
+    box.replaceChildren(
+      rankChart({ title: `Rank of ${playerId} in each closed ${period} bucket of ${board.title}${region ? ` (${region})` : ''}`, points, unit: UNITS[period] }),
+      ...(older ? [older] : []),
+    );
+  };
+  void more();
+  return section;
 }
 
 export async function moderationView(visit) {

@@ -6,7 +6,8 @@ import { type PageRoute, createPageRoute, packageRoot } from '../http/page-route
 export const CONSOLE_PATH = '/console';
 
 /**
- * Its own files and its own origin's GraphQL (HTTP and WebSocket), nothing else; no framing by
+ * Its own files and its own origin's GraphQL (HTTP and WebSocket) and exports, nothing else (its
+ * charts are SVG it draws itself, its exports are saved from blob: URLs it makes); no framing by
  * another site (the page holds an admin key), and no form posts anywhere (every form is handled
  * by the script).
  */
@@ -14,7 +15,18 @@ const PAGE_POLICY =
   "default-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; object-src 'none'; frame-ancestors 'none'";
 
 /** The page's script and the modules it imports (console.js first). */
-const CONSOLE_MODULES = ['console.js', 'session.js', 'documents.js', 'dom.js', 'router.js', 'boards.js', 'players.js', 'operations.js'];
+const CONSOLE_MODULES = [
+  'console.js',
+  'session.js',
+  'documents.js',
+  'dom.js',
+  'router.js',
+  'boards.js',
+  'buckets.js',
+  'charts.js',
+  'players.js',
+  'operations.js',
+];
 
 export interface ConsoleRouteOptions {
   /** The folder holding console.html, console.css and the console's modules. Default: src/console/ of this package. */

@@ -1,6 +1,7 @@
 /* global document, location */
 /**
- * Views routed by the URL's hash (#/boards, #/boards/ID, #/players/ID, #/moderation, #/operations),
+ * Views routed by the URL's hash (#/boards, #/boards/ID, #/boards/ID/PERIOD/BUCKET[/REGION], #/players/ID,
+ * #/moderation, #/operations),
  * each rendered into #view; what a view starts (a subscription, a poll) is stopped when it is left.
  *
  * Each routing is a visit of its own, handed to the view it renders. A view loads before it shows,
@@ -45,18 +46,19 @@ export function route() {
   leave();
   // A message about what the previous view did goes with it, unless the action itself just moved here.
   if (Date.now() - (flash.shownAt ?? 0) > 1_500) document.getElementById('flash').hidden = true;
-  const [section = 'boards', id] = location.hash.replace(/^#\/?/, '').split('/');
-  const param = id === undefined ? undefined : decodeURIComponent(id);
+  const [section = 'boards', ...parts] = location.hash.replace(/^#\/?/, '').split('/');
+  // Each part is encoded on its own (encodeURIComponent), so a '/' in an id stays inside its part.
+  const params = parts.map((part) => decodeURIComponent(part));
   for (const link of document.querySelectorAll('.nav a')) link.classList.toggle('active', link.dataset.section === section);
   const here = (current = visit());
   view().replaceChildren(h('p', { class: 'muted' }, 'Loading…'));
-  viewOf(section)(here, param).catch((error) => here.show(h('p', { class: 'error' }, error.message)));
+  viewOf(section)(here, ...params).catch((error) => here.show(h('p', { class: 'error' }, error.message)));
 }
 
 /** How a hash's section names its view (set once by console.js). */
 let viewOf = () => async () => {};
 
-/** Sets how a section names the function that renders its view: `(visit, id) => Promise`. */
+/** Sets how a section names the function that renders its view: `(visit, ...params) => Promise`, params being the hash's decoded parts after the section. */
 export function setViews(resolve) {
   viewOf = resolve;
 }

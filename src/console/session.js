@@ -1,4 +1,4 @@
-/* global fetch, location, URL, setTimeout, clearInterval */
+/* global document, fetch, location, URL, setTimeout, clearInterval */
 /**
  * The session: the admin key, held in this module's closure and nowhere else (never a cookie,
  * localStorage or sessionStorage, never in the URL), and the HTTP calls and the socket that carry it.
@@ -35,6 +35,40 @@ export async function gql(query, variables = {}, key = session?.key) {
     throw failure;
   }
   return body.data;
+}
+
+/**
+ * Downloads a file the service answers at `path` (an export) with the session's key: a link cannot
+ * carry the key's header, and the key never goes in a URL, so it is fetched here and handed to the
+ * browser as a blob, saved under the name the answer gives (Content-Disposition) or `fallbackName`.
+ * The whole file is held in the tab until it is saved; a bucket too big for that is exported with
+ * the CLI. Throws, saying what the service answered, when it is refused; signs out on a 401.
+ */
+export async function download(path, fallbackName) {
+  const key = session?.key;
+  const response = await fetch(new URL(path, location.href), {
+    headers: { authorization: `Bearer ${key}` },
+    credentials: 'omit',
+    cache: 'no-store',
+  });
+  if (!response.ok) {
+    const said = (await response.text().catch(() => '')).trim().slice(0, 300);
+    if (session && key === session.key && response.status === 401) keyRejected('The admin key is no longer accepted (revoked?). Sign in again.');
+    throw new Error(`Export refused (HTTP ${response.status})${said ? `: ${said}` : ''}`);
+  }
+  const blob = await response.blob();
+  const named = /filename="?([^";]+)"?/i.exec(response.headers.get('content-disposition') ?? '')?.[1];
+  const url = URL.createObjectURL(blob);
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = named ?? fallbackName;
+  link.hidden = true;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  // The browser has taken the file once the click's download started; the blob is let go a little later.
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+  return { name: link.download, bytes: blob.size };
 }
 
 /** The socket for topChanged, opened on first use, carrying the key in its connection parameters. */
