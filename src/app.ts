@@ -63,6 +63,7 @@ import { createCachedBodies } from './http/cached-bodies.js';
 import { type PersistedDocumentsOptions, createPersistedDocuments, usePersistedDocuments } from './http/persisted-documents.js';
 import { useJsonDepth } from './http/json-depth.js';
 import { createMetricsAccess } from './http/metrics-access.js';
+import { type ExportRouteOptions, createExportRoute } from './http/export-route.js';
 import { createOperationObserver, useObservability } from './http/observe.js';
 import { useRequestErrorCodes } from './http/request-errors.js';
 import { useGraphqlJit } from './http/graphql-jit.js';
@@ -163,6 +164,8 @@ export interface AppDeps {
   trustedProxies?: readonly string[];
   /** Which web pages may call the API from a browser (CORS_ORIGINS; see http/cors.ts). Default '*': any, without credentials. */
   corsOrigins?: CorsOrigins;
+  /** The bounds of `GET /export` (see http/export-route.ts). Default: its defaults. */
+  exports?: ExportRouteOptions | undefined;
 }
 
 export interface App {
@@ -419,6 +422,8 @@ export function buildApp(deps: AppDeps): App {
   const answerOverlay = createOverlayRoute();
   const mayReadMetrics = createMetricsAccess(deps.metricsToken);
   const answerConsole = createConsoleRoute();
+  // A bucket's whole standings as a file, for the admin key (see http/export-route.ts).
+  const answerExport = createExportRoute({ keyring, limits: rateLimits, exports: { storage, boards, seasons, now }, clientOf, metrics, log }, deps.exports);
   const answerLanding = createLandingRoute({ graphiql: deps.graphiql ?? true, packageDir: packageRoot(dirname(fileURLToPath(import.meta.url))) });
   const indexDrift = createIndexDriftGauge({ storage, index, boards, seasons, driftReports, metrics, now, log }, deps.indexDrift);
   const refuseBody = createBodyLimits({
@@ -444,6 +449,7 @@ export function buildApp(deps: AppDeps): App {
       if (serveFast(req, res)) return;
       if (answerOverlay(req, res)) return;
       if (answerConsole(req, res)) return;
+      if (answerExport(req, res)) return;
       if (answerLanding(req, res)) return;
       if (req.url === '/healthz') return answerHealth(res);
       if (req.url === '/readyz') return void answerReadiness(res, { probeStores: probe, submissionHealth }, deps.database.primary);

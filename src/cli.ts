@@ -23,6 +23,7 @@ import { type BoardDirectory, createBoardDirectory } from './services/board-dire
 import { resolveBoardBucket } from './services/buckets.js';
 import { type SeasonDirectory, createSeasonDirectory } from './services/season-directory.js';
 import { detachMonth } from './writes/archive.js';
+import { ExportRefusal, prepareExport, runExport } from './reads/export.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 type Values = Record<string, string | boolean | (string | boolean)[] | undefined>;
@@ -139,6 +140,38 @@ const commands: Record<string, Command> = {
       out(`rebuilt ${bucketKey(at)}: ${size} players ranked in ${seconds.toFixed(2)} s`);
     },
   },
+  export: {
+    usage:
+      'export --board ID [--period ALL_TIME|SEASON|MONTHLY|WEEKLY|DAILY] [--bucket LABEL] [--region REGION] [--format csv|ndjson] [--rank-style ORDINAL|COMPETITION|DENSE]',
+    summary:
+      "Writes a bucket's whole standings to standard output in rank order, as GET /export serves them (docs/export.md): CSV by default, or NDJSON; the open bucket when --bucket is left out. Says on standard error the instant of the snapshot, or that the bucket is closed.",
+    options: {
+      board: { type: 'string' },
+      period: { type: 'string' },
+      bucket: { type: 'string' },
+      region: { type: 'string' },
+      format: { type: 'string' },
+      'rank-style': { type: 'string' },
+    },
+    async run(values, parts) {
+      const prepared = await prepareExport(parts, {
+        board: stringOption(values, 'board', true),
+        period: stringOption(values, 'period'),
+        bucket: stringOption(values, 'bucket'),
+        region: stringOption(values, 'region'),
+        format: stringOption(values, 'format'),
+        rankStyle: stringOption(values, 'rank-style'),
+      });
+      let said = '';
+      const rows = await runExport(parts, prepared, {
+        opened: ({ at, closedAt }) => void (said = closedAt ? `closed at ${closedAt.toISOString()}: its final standings` : `a snapshot at ${at.toISOString()}`),
+        write: (text) => writeOut(text),
+      });
+      process.stderr.write(
+        `exported ${rows} standings of ${prepared.boardId} ${prepared.period} ${prepared.bucket}${prepared.region ? ` ${prepared.region}` : ''}, ${said}\n`,
+      );
+    },
+  },
   'partitions list': {
     usage: 'partitions list',
     summary: "Lists the score log's monthly partitions with their estimated rows (the default partition's counted).",
@@ -171,6 +204,22 @@ const commands: Record<string, Command> = {
     },
   },
 };
+
+/** Writes to standard output, waiting while it is full (a slow pipe holds the export, not the process's memory). */
+async function writeOut(text: string): Promise<void> {
+  if (process.stdout.write(text)) return;
+  await new Promise<void>((resolve, reject) => {
+    const drained = () => {
+      process.stdout.off('error', failed);
+      resolve();
+    };
+    const failed = (error: Error) => {
+      process.stdout.off('drain', drained);
+      reject(error);
+    };
+    process.stdout.once('drain', drained).once('error', failed);
+  });
+}
 
 function monthOption(values: Values): string {
   const month = stringOption(values, 'month', true);
@@ -238,7 +287,7 @@ async function main(argv: string[]): Promise<number> {
     // operator's to fix: the message alone says what is wrong. By name, not instanceof: graphql
     // may be loaded twice (its CommonJS and ESM builds) under a loader.
     const refused = error instanceof Error && error.name === 'GraphQLError';
-    if (error instanceof ConfigError || refused || error instanceof RebuildRunningError || error instanceof PartitionError) {
+    if (error instanceof ConfigError || refused || error instanceof RebuildRunningError || error instanceof PartitionError || error instanceof ExportRefusal) {
       process.stderr.write(`${error.message}\n`);
       return 1;
     }

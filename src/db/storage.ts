@@ -6,6 +6,7 @@ import { activeAmong, countRankableByActivity } from './activity.js';
 import { changeBoard, findBoard, insertBoard, listBoards } from './boards.js';
 import type { Database } from './client.js';
 import { erasePlayer } from './erasure.js';
+import { streamStandings } from './export.js';
 import { dropFrozenBuckets, findFrozenBucket, freezeLists, listFrozenBuckets } from './frozen.js';
 import { frozenBinCounts, frozenScoreEnds, playerHistory } from './history.js';
 import { aroundFrozen, denseRanksOfFrozenScores, findFrozen, firstRanksOfFrozenScores, pageFrozen } from './frozen-reads.js';
@@ -129,6 +130,10 @@ export function createStorage(database: Database) {
       ofPlayer: on(sql, playerHistory),
       scoreEnds: on(sql, frozenScoreEnds),
       binCounts: on(sql, frozenBinCounts),
+    },
+    /** A bucket's whole standings in rank order from one snapshot, for an export (db/export.ts). */
+    exports: {
+      stream: on(sql, streamStandings),
     },
     /** The index outbox (db/index-backlog.ts). */
     backlog: {
