@@ -297,7 +297,7 @@ describe.each([
     const [left] = await t.database.sql<{ n: number }[]>`
       select (select count(*) from results where player_id = ${erased})::int
            + (select count(*) from board_scores where player_id = ${erased})::int
-           + (select count(*) from season_results where player_id is null and metadata is not null)::int as n`;
+           + (select count(*) from frozen_standings where player_id is null and metadata is not null)::int as n`;
     expect(left!.n).toBe(0);
   });
 

@@ -9,7 +9,7 @@ import { movableClock } from './helpers/clock.js';
 import { type OracleEntry, type OracleResult, bucketId, foldResults, rankEntries } from './helpers/oracle.js';
 import { seeded } from './helpers/random.js';
 import { type RedisClusterFixture, startRedisCluster } from './helpers/redis-cluster.js';
-import { type TestApp, startTestApp } from './helpers/test-app.js';
+import { type TestApp, codeOf, startTestApp } from './helpers/test-app.js';
 
 /**
  * Reads of closed buckets (issue 21): once a day, a week or a month has closed (its end plus the
@@ -317,4 +317,270 @@ describe('frozen day, week and month on a Redis Cluster', { timeout: 240_000 }, 
     const clock = movableClock({ startsAt: START, runs: false });
     return { t: await startTestApp({ now: clock.now, redisCluster: cluster }), clock };
   }, [SPECS[1]!, SPECS[2]!]);
+});
+
+/** One board, one day: the closed day's reads after a flag and an erasure, its cursors across the close, its costs, its retention. */
+describe('a frozen day: flags, erasure, cursors across the close, costs and retention', { timeout: 120_000 }, () => {
+  const spec: Spec = { id: 'race', order: 'HIGH_FIRST', aggregate: 'BEST', rankStyle: 'ORDINAL', shards: 1 };
+  const day: List = { spec, period: 'DAILY', region: null };
+  const VICTIM = 'victim';
+  // Everybody on the last day, the victim first of a run of ties (earliest), so its rank decides the others' COMPETITION ranks.
+  const results: Result[] = [
+    ...Array.from({ length: 24 }, (_, i) => ({
+      board: spec.id,
+      playerId: PLAYERS[i]!,
+      matchId: `d${i}`,
+      score: 10 * (i % 5),
+      region: null,
+      achievedAt: new Date(START.getTime() - HOUR_MS + i * 1_000),
+      metadata: { i },
+    })),
+    {
+      board: spec.id,
+      playerId: VICTIM,
+      matchId: 'v',
+      score: 30,
+      region: null,
+      achievedAt: new Date(START.getTime() - 2 * HOUR_MS),
+      metadata: { secret: true },
+    },
+  ];
+  const statements: string[] = [];
+  let t: TestApp;
+  let clock: ReturnType<typeof movableClock>;
+  let live: Awaited<ReturnType<typeof readViews>>;
+  /** Cursors the live day issued: after its 5th standing, and after the victim's. */
+  const cursors: { fifth?: string; victim?: string } = {};
+
+  beforeAll(async () => {
+    clock = movableClock({ startsAt: START, runs: false });
+    t = await startTestApp({ now: clock.now, onQuery: (statement) => statements.push(statement) });
+    await seed(t, [spec], results);
+    clock.advance(UTC_END + GRACE_MS - 1_000 - clock.now().getTime());
+    live = await readViews(t, day, 'COMPETITION');
+    expect(live).toEqual(expectedViews(modelOf(day, results), 'COMPETITION'));
+    type Page = { standings: { edges: { cursor: string; node: { player: { id: string } } }[] } };
+    const page = await t.gql<Page>(
+      `query { standings(board: "race", period: DAILY, bucket: "2037-05-31", first: 25) { edges { cursor node { player { id } } } } }`,
+    );
+    const edges = page.data!.standings.edges;
+    cursors.fifth = edges[4]!.cursor;
+    cursors.victim = edges.find((edge) => edge.node.player.id === VICTIM)!.cursor;
+    clock.advance(2_000);
+    await close(t, [day]);
+  }, 120_000);
+
+  it('a page cursor the live day issued goes on after its player’s frozen rank', async () => {
+    const rest = await readPages(t, day, 'ORDINAL', 4, cursors.fifth);
+    expect(rest).toEqual(expectedViews(modelOf(day, results), 'ORDINAL').pages.slice(5));
+    // Frozen cursors go on as well, and are refused for another list.
+    const first = await t.gql<{ standings: { pageInfo: { endCursor: string } } }>(
+      `query { standings(board: "race", period: DAILY, bucket: "2037-05-31", first: 3) { pageInfo { endCursor } } }`,
+    );
+    const foreign = await t.gql(
+      `query($a: String) { standings(board: "race", period: WEEKLY, bucket: "2037-W22", first: 3, after: $a) { edges { cursor } } }`,
+      {
+        a: first.data!.standings.pageInfo.endCursor,
+      },
+    );
+    expect(codeOf(foreign)).toBe('BAD_USER_INPUT');
+  });
+
+  it('a flag set after the close leaves the frozen day as it was', async () => {
+    expect((await t.admin(`mutation { flagPlayer(playerId: "p03", reason: "late report") { id } }`)).errors).toBeUndefined();
+    expect(await readViews(t, day, 'COMPETITION')).toEqual(live);
+  });
+
+  it('an erasure takes the player out of every list; the others keep their ranks, the size and the COMPETITION ranks count them still', async () => {
+    expect((await t.admin(`mutation { deletePlayer(playerId: "${VICTIM}") }`)).errors).toBeUndefined();
+    const ranked = modelOf(day, results);
+    const expected = expectedViews(ranked, 'COMPETITION');
+    const without = (rows: Row[]) => rows.filter((row) => row.player.id !== VICTIM);
+    const after = await readViews(t, day, 'COMPETITION');
+    expect(after.pages).toEqual(without(expected.pages));
+    expect(after.watched).toEqual(without(expected.watched));
+    expect(after.views.top).toEqual({ size: ranked.length, entries: without(expected.pages) });
+    expect(after.views.board).toEqual({ size: ranked.length });
+    // A tie of the victim's score still ranks from the victim's rank, which nobody holds now.
+    const victimRank = ranked.findIndex((entry) => entry.playerId === VICTIM) + 1;
+    expect(after.pages.filter((row) => row.score === 30).map((row) => row.rank)).toEqual(
+      ranked
+        .filter((e) => e.score === 30)
+        .slice(1)
+        .map(() => victimRank),
+    );
+    const own = await t.gql<Record<string, unknown>>(
+      `query { s: standing(board: "race", period: DAILY, bucket: "2037-05-31", playerId: "${VICTIM}") { rank } a: around(board: "race", period: DAILY, bucket: "2037-05-31", playerId: "${VICTIM}") { rank } }`,
+    );
+    expect(own.data).toEqual({ s: null, a: [] });
+    // A cursor the live day issued after the erased player names no place any more.
+    const refused = await t.gql(
+      `query($a: String) { standings(board: "race", period: DAILY, bucket: "2037-05-31", first: 3, after: $a) { edges { cursor } } }`,
+      {
+        a: cursors.victim,
+      },
+    );
+    expect(codeOf(refused)).toBe('BAD_USER_INPUT');
+    expect(refused.errors?.[0]?.message).toMatch(/closed/);
+  });
+
+  it('a read of the open day asks nothing of the closed buckets; a standing of the closed day is one statement, its marker remembered', async () => {
+    // The statements a read of a closed bucket sends (the app's own jobs send others meanwhile).
+    const frozenReads = () => statements.filter((statement) => /frozen_(buckets|standings)/.test(statement) && !/insert into|delete from/.test(statement));
+    statements.length = 0;
+    const reads = `query($k: String) {
+      top(board: "race", period: DAILY, bucket: $k, limit: 5) { entries { rank score } }
+      standing(board: "race", period: DAILY, bucket: $k, playerId: "p01") { rank score }
+      around(board: "race", period: DAILY, bucket: $k, playerId: "p01", radius: 1) { rank score }
+      standings(board: "race", period: DAILY, bucket: $k, first: 3) { edges { cursor node { rank } } }
+      board(id: "race") { size(period: DAILY, bucket: $k) }
+    }`;
+    // The open day (the clock's): before its close time nothing asks whether it closed.
+    const current = await t.gql(reads, { k: null });
+    expect(current.errors).toBeUndefined();
+    expect(frozenReads()).toEqual([]);
+    // The closed day's marker is looked up once, then remembered: a standing is then one statement, on frozen_standings.
+    expect((await t.gql(reads, { k: '2037-05-31' })).errors).toBeUndefined();
+    statements.length = 0;
+    const standing = await t.gql(`query { standing(board: "race", period: DAILY, bucket: "2037-05-31", playerId: "p01") { rank score } }`);
+    expect(standing.errors).toBeUndefined();
+    expect(frozenReads()).toHaveLength(1);
+    expect(frozenReads()[0]).toMatch(/from frozen_standings/);
+  });
+
+  it('past its retention a frozen day answers NOT_FOUND', async () => {
+    const board = await t.gql<{ board: { retention: { daily: number } } }>(`query { board(id: "race") { retention { daily } } }`);
+    clock.advance(UTC_END + (board.data!.board.retention.daily + 1) * 24 * HOUR_MS - clock.now().getTime());
+    expect(codeOf(await t.gql(`query { top(board: "race", period: DAILY, bucket: "2037-05-31") { size } }`))).toBe('NOT_FOUND');
+  });
+});
+
+describe('a standing in a frozen bucket of 100,000 players is an index probe', { timeout: 120_000 }, () => {
+  it('EXPLAIN: frozen_standings_player_idx, no sequential scan, whatever the bucket', async () => {
+    const t = await startTestApp();
+    const { sql } = t.database;
+    // Ten buckets of 10,000 players each, as the closer writes them.
+    await sql`
+      insert into frozen_standings (board_id, period, bucket, region, rank, player_id, score, reached_at)
+      select 'big', 'DAILY', '2037-05-' || lpad((b + 1)::text, 2, '0'), '', r, 'player-' || r, 100000 - r, now()
+      from generate_series(0, 9) b, generate_series(1, 10000) r`;
+    await sql`analyze frozen_standings`;
+    const plan = await sql<{ 'QUERY PLAN': string }[]>`
+      explain select rank, player_id, score from frozen_standings
+      where player_id = any(${['player-5000']}::text[]) and board_id = 'big' and period = 'DAILY' and region = '' and bucket = '2037-05-04'`;
+    const text = plan.map((row) => row['QUERY PLAN']).join('\n');
+    expect(text).toMatch(/frozen_standings_player_idx/);
+    expect(text).not.toMatch(/Seq Scan/);
+  });
+});
+
+describe('no kept answer of a live bucket outlives its close; a watched bucket that closes sends no more views', { timeout: 120_000 }, () => {
+  const spec: Spec = { id: 'cached', order: 'HIGH_FIRST', aggregate: 'BEST', rankStyle: 'ORDINAL', shards: 1 };
+  const day: List = { spec, period: 'DAILY', region: null };
+  const results = resultsOf(spec, 5, 60);
+  let t: TestApp;
+  let clock: ReturnType<typeof movableClock>;
+
+  beforeAll(async () => {
+    clock = movableClock({ startsAt: START, runs: false });
+    t = await startTestApp({ now: clock.now });
+    await seed(t, [spec], results);
+  });
+
+  it('a top kept by the response cache (POST: cached bodies; GET: the plugin) is read again once its bucket has closed', async () => {
+    const query = `query { top(board: "cached", period: DAILY, bucket: "2037-05-31", limit: 5) { asOf entries { rank score player { id } } } }`;
+    const get = async () => (await (await fetch(`${t.url}/graphql?query=${encodeURIComponent(query)}`)).json()) as { data: { top: { asOf: string } } };
+    const post = async () => (await t.gql<{ top: { asOf: string } }>(query)).data!;
+    // Just before the close: the answer is kept and handed out again, the very view it was built from.
+    clock.advance(UTC_END + GRACE_MS - 300 - clock.now().getTime());
+    const kept = await post();
+    expect((await get()).data).toEqual(kept);
+    expect(await post()).toEqual(kept);
+    // Past the close, still within the top cache's second: the live answer would be current but for the close.
+    clock.advance(600);
+    await close(t, [day]);
+    const closed = await post();
+    expect(closed.top.asOf).toBe(clock.now().toISOString());
+    expect({ ...closed.top, asOf: null }).toEqual({ ...kept.top, asOf: null });
+    expect((await get()).data.top.asOf).toBe(clock.now().toISOString());
+  });
+
+  it('topChanged of a closed bucket: its final view, then the subscription completes; a watch of a bucket that closes ends after its last view', async () => {
+    const client = createClient({ url: `${t.url.replace('http', 'ws')}/graphql`, webSocketImpl: WebSocket, retryAttempts: 0 });
+    const watch = (bucket: string) =>
+      client.iterate<{ topChanged: { entries: { rank: number }[] } }>({
+        query: `subscription($k: String) { topChanged(board: "cached", period: WEEKLY, bucket: $k, limit: 5) { entries { rank } } }`,
+        variables: { k: bucket },
+      });
+    try {
+      // The week is still open (its end is the day's, its lists are not closed): a live watch.
+      const week = watch('2037-W22');
+      expect((await week.next()).done).toBe(false);
+      await close(t, [{ spec, period: 'WEEKLY', region: null }]);
+      expect(await week.next()).toEqual({ done: true, value: undefined });
+      // Watched once closed: the frozen view at once, then the end.
+      const closed = watch('2037-W22');
+      const first = await closed.next();
+      expect(first.done).toBe(false);
+      expect((first.value as { data: { topChanged: { entries: unknown[] } } }).data.topChanged.entries).toHaveLength(5);
+      expect(await closed.next()).toEqual({ done: true, value: undefined });
+    } finally {
+      await client.dispose();
+    }
+  });
+});
+
+describe('a closed season read with period SEASON', { timeout: 120_000 }, () => {
+  let t: TestApp;
+  const SEASON_ROW = 'rank score achievedAt metadata player { id }';
+  const page = (board: string, region: string | null) =>
+    t.gql<{ standings: { edges: { node: Row }[] } }>(
+      `query($b: ID!, $r: String) { standings(board: $b, period: SEASON, bucket: "s1", region: $r, first: 100, rankStyle: COMPETITION) { edges { node { ${SEASON_ROW} } } } }`,
+      { b: board, r: region },
+    );
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    for (const id of ['league', 'old-league']) {
+      const created = await t.admin(`mutation($input: CreateBoardInput!) { createBoard(input: $input) { id } }`, {
+        input: { id, title: id, maxScore: 1_000, periods: ['ALL_TIME', 'SEASON'], regions: ['eu'] },
+      });
+      expect(created.errors).toBeUndefined();
+      expect((await t.admin(`mutation($b: ID!) { startSeason(board: $b, name: "One") { id } }`, { b: id })).errors).toBeUndefined();
+      const inputs = Array.from({ length: 12 }, (_, i) => ({
+        board: id,
+        playerId: `q${i}`,
+        matchId: `m${i}`,
+        score: 5 * (i % 4),
+        region: i % 2 ? 'eu' : null,
+        metadata: { i },
+      }));
+      expect((await t.server(`mutation($inputs: [SubmitScoreInput!]!) { submitScores(inputs: $inputs) { duplicate } }`, { inputs })).errors).toBeUndefined();
+    }
+  });
+
+  it('answers the final standings, as the open season answered them; seasonResults answers the same rows', async () => {
+    const global = await page('league', null);
+    const eu = await page('league', 'eu');
+    expect(global.errors).toBeUndefined();
+    expect(eu.data!.standings.edges.length).toBe(6);
+    expect((await t.admin(`mutation { closeSeason(board: "league") { id } }`)).errors).toBeUndefined();
+    expect(await page('league', null)).toEqual(global);
+    expect(await page('league', 'eu')).toEqual(eu);
+    const results = await t.gql<{ seasonResults: { edges: { node: Row }[] } }>(
+      `query { seasonResults(board: "league", season: "s1", first: 100, rankStyle: COMPETITION) { edges { node { ${SEASON_ROW} } } } }`,
+    );
+    expect(results.data!.seasonResults.edges).toEqual(global.data!.standings.edges);
+  });
+
+  it('a season closed before regional lists were frozen has none for its region: NOT_FOUND, saying so', async () => {
+    expect((await t.admin(`mutation { closeSeason(board: "old-league") { id } }`)).errors).toBeUndefined();
+    // As a season closed by an earlier version left it: its global list alone.
+    await t.database.sql`delete from frozen_standings where board_id = 'old-league' and region = 'eu'`;
+    await t.database.sql`delete from frozen_buckets where board_id = 'old-league' and region = 'eu'`;
+    const refused = await page('old-league', 'eu');
+    expect(codeOf(refused)).toBe('NOT_FOUND');
+    expect(refused.errors?.[0]?.message).toMatch(/before regional standings were frozen/);
+    expect((await page('old-league', null)).data!.standings.edges).toHaveLength(12);
+  });
 });
