@@ -499,6 +499,20 @@ describe('a slow reader, and a reader that goes away', () => {
     expect((await exportMetrics(t)).rows - before.rows).toBe(ROWS);
   });
 
+  it('past two exports at once in a process, a third is answered 503 with Retry-After, until one ends', async () => {
+    const first = await pausedRequest();
+    const second = await pausedRequest();
+    await until(async () => (await exportMetrics(t)).inFlight === 2, 10_000, 'two exports running');
+    const third = await fetch(exportUrl(t, { board: 'slow' }), { headers: { authorization: `Bearer ${ADMIN_KEY}` } });
+    expect(third.status).toBe(503);
+    expect(third.headers.get('retry-after')).toBe('10');
+    expect(((await third.json()) as { error: { code: string } }).error.code).toBe('UNAVAILABLE');
+    first.socket.destroy();
+    second.socket.destroy();
+    await until(async () => (await exportMetrics(t)).inFlight === 0, 10_000, 'the exports to end');
+    expect((await getExport(t, { board: 'slow', format: 'ndjson' })).response.status).toBe(200);
+  });
+
   it('a client that goes away ends the export, its transaction and its cursor', async () => {
     const databaseName = new URL(t.databaseUrl).pathname.slice(1);
     const direct = postgres(t.databaseUrl, { max: 1, onnotice: () => {} });
