@@ -4,7 +4,7 @@ import { gql, socket } from './session.js';
 import { Q } from './documents.js';
 import { attempt, card, commaList, confirmAction, field, flash, fmtNumber, fmtTime, formValues, h, instant, select, table } from './dom.js';
 import { route } from './router.js';
-import { STANDING_HEADERS, periodBucketsCard, standingRow } from './buckets.js';
+import { STANDING_HEADERS, periodBucketsCard, standingPages, standingRow } from './buckets.js';
 
 export const PERIODS = ['ALL_TIME', 'SEASON', 'MONTHLY', 'WEEKLY', 'DAILY'];
 
@@ -220,23 +220,7 @@ export async function boardView(visit, id) {
       },
     );
   };
-  const page = async (at, after = null, pageNumber = 1) => {
-    const answer = await attempt(() => gql(Q.page, { ...at, first: 25, after }));
-    if (!answer) return;
-    const { edges, pageInfo } = answer.standings;
-    const next = h('button', { type: 'button', disabled: !pageInfo.hasNextPage }, 'Next page →');
-    next.addEventListener('click', () => page(at, pageInfo.endCursor, pageNumber + 1));
-    const first = h('button', { type: 'button', disabled: pageNumber === 1 }, '← First page');
-    first.addEventListener('click', () => page(at));
-    pagesBox.replaceChildren(
-      table(
-        STANDING_HEADERS,
-        edges.map((edge) => standingRow(edge.node)),
-        { empty: 'Nobody is ranked here.', label: 'Standings page' },
-      ),
-      h('div', { class: 'pager' }, first, h('span', { class: 'muted', dataset: { page: pageNumber } }, `page ${pageNumber}`), next),
-    );
-  };
+  const page = standingPages(pagesBox);
   const picker = bucketPicker(board, (at) => {
     watch(at);
     void page(at);

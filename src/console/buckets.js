@@ -27,6 +27,32 @@ export function standingRow(standing) {
   );
 }
 
+/**
+ * Shows a bucket's standings in `box` a page at a time, with buttons to the first and the next
+ * page. Answers the function that shows one: `(at, after?, pageNumber?)`, `at` naming the bucket as
+ * the reads take it.
+ */
+export function standingPages(box) {
+  const page = async (at, after = null, pageNumber = 1) => {
+    const answer = await attempt(() => gql(Q.page, { ...at, first: 25, after }));
+    if (!answer) return;
+    const { edges, pageInfo } = answer.standings;
+    const next = h('button', { type: 'button', disabled: !pageInfo.hasNextPage }, 'Next page →');
+    next.addEventListener('click', () => page(at, pageInfo.endCursor, pageNumber + 1));
+    const first = h('button', { type: 'button', disabled: pageNumber === 1 }, '← First page');
+    first.addEventListener('click', () => page(at));
+    box.replaceChildren(
+      table(
+        STANDING_HEADERS,
+        edges.map((edge) => standingRow(edge.node)),
+        { empty: 'Nobody is ranked here.', label: 'Standings page' },
+      ),
+      h('div', { class: 'pager' }, first, h('span', { class: 'muted', dataset: { page: pageNumber } }, `page ${pageNumber}`), next),
+    );
+  };
+  return page;
+}
+
 /** Where a bucket's page is: #/boards/BOARD/PERIOD/BUCKET, and /REGION for a region's list. */
 export function bucketHref({ board, period, bucket, region }) {
   const parts = [board, period, bucket, ...(region ? [region] : [])];
@@ -200,23 +226,7 @@ export async function bucketView(visit, boardId, period, label, region = null) {
   bins.addEventListener('change', () => void draw());
 
   const pagesBox = h('div', { class: 'pages' });
-  const page = async (after = null, pageNumber = 1) => {
-    const answer = await attempt(() => gql(Q.page, { ...at, first: 25, after }));
-    if (!answer) return;
-    const { edges, pageInfo } = answer.standings;
-    const next = h('button', { type: 'button', disabled: !pageInfo.hasNextPage }, 'Next page →');
-    next.addEventListener('click', () => page(pageInfo.endCursor, pageNumber + 1));
-    const first = h('button', { type: 'button', disabled: pageNumber === 1 }, '← First page');
-    first.addEventListener('click', () => page());
-    pagesBox.replaceChildren(
-      table(
-        STANDING_HEADERS,
-        edges.map((edge) => standingRow(edge.node)),
-        { empty: 'Nobody is ranked here.', label: 'Standings page' },
-      ),
-      h('div', { class: 'pager' }, first, h('span', { class: 'muted', dataset: { page: pageNumber } }, `page ${pageNumber}`), next),
-    );
-  };
+  const page = standingPages(pagesBox);
 
   visit.show(
     crumbs,
@@ -225,5 +235,5 @@ export async function bucketView(visit, boardId, period, label, region = null) {
     card('Score histogram', h('form', { class: 'inline-form', id: 'histogram-bins' }, field('Bins', bins)), chartBox),
     card('Standings', pagesBox),
   );
-  await Promise.all([draw(), page()]);
+  await Promise.all([draw(), page(at)]);
 }

@@ -62,6 +62,24 @@ function spreadIndexes(length, count) {
   return [...picked];
 }
 
+/** Horizontal grid lines at `ticks`, each labelled on the left; `y` places a value. */
+function yGrid(ticks, y) {
+  return s(
+    'g',
+    { class: 'grid' },
+    ticks.map((tick) => [
+      s('line', { x1: PLOT.left, x2: PLOT.right, y1: y(tick), y2: y(tick) }),
+      s('text', { x: PLOT.left - 8, y: y(tick), class: 'tick y', 'text-anchor': 'end', 'dominant-baseline': 'middle' }, fmtNumber(tick)),
+    ]),
+  );
+}
+
+/** The vertical axis's name, written upwards beside it. */
+function yAxisName(name) {
+  const middle = (PLOT.top + PLOT.bottom) / 2;
+  return s('text', { class: 'axis-name', x: 14, y: middle, transform: `rotate(-90 14 ${middle})`, 'text-anchor': 'middle' }, name);
+}
+
 /** The figure around a chart: the SVG, a caption, and the data table folded away. */
 function figure(kind, svg, summary, dataTable, dataset) {
   return h(
@@ -134,13 +152,7 @@ export function rankChart({ title, points, unit = 'bucket' }) {
           ? PLOT.left + inset + ((times[i] - times[0]) / (times.at(-1) - times[0])) * (PLOT.right - PLOT.left - 2 * inset)
           : PLOT.left + inset + (i / (points.length - 1)) * (PLOT.right - PLOT.left - 2 * inset);
 
-    const grid = s('g', { class: 'grid' });
-    for (const rank of [1, ...ticks.filter((tick) => tick > 1)]) {
-      grid.append(
-        s('line', { x1: PLOT.left, x2: PLOT.right, y1: y(rank), y2: y(rank) }),
-        s('text', { x: PLOT.left - 8, y: y(rank), class: 'tick y', 'text-anchor': 'end', 'dominant-baseline': 'middle' }, fmtNumber(rank)),
-      );
-    }
+    const grid = yGrid([1, ...ticks.filter((tick) => tick > 1)], y);
     const xLabels = s('g', { class: 'x-labels' });
     for (const i of spreadIndexes(points.length, 6)) {
       xLabels.append(s('text', { x: x(i), y: PLOT.bottom + 18, class: 'tick x', 'text-anchor': 'middle' }, points[i].label));
@@ -157,18 +169,7 @@ export function rankChart({ title, points, unit = 'bucket' }) {
       marks.append(point.href ? s('a', { href: point.href }, dot) : dot);
       if (showValues) marks.append(s('text', { x: x(i), y: y(point.rank) - 9, class: 'value', 'text-anchor': 'middle' }, fmtNumber(point.rank)));
     });
-    svg.append(
-      grid,
-      s('line', { class: 'axis', x1: PLOT.left, x2: PLOT.left, y1: PLOT.top, y2: PLOT.bottom }),
-      s(
-        'text',
-        { class: 'axis-name', x: 14, y: (PLOT.top + PLOT.bottom) / 2, transform: `rotate(-90 14 ${(PLOT.top + PLOT.bottom) / 2})`, 'text-anchor': 'middle' },
-        'rank',
-      ),
-      xLabels,
-      line,
-      marks,
-    );
+    svg.append(grid, s('line', { class: 'axis', x1: PLOT.left, x2: PLOT.left, y1: PLOT.top, y2: PLOT.bottom }), yAxisName('rank'), xLabels, line, marks);
   }
   const rows = points.map((point) =>
     h(
@@ -202,13 +203,7 @@ export function histogram({ title, bins }) {
     const y = (count) => PLOT.bottom - (count / top) * (PLOT.bottom - PLOT.top);
     const slot = (PLOT.right - PLOT.left) / bins.length;
     const gap = Math.min(2, slot * 0.15);
-    const grid = s('g', { class: 'grid' });
-    for (const tick of ticks) {
-      grid.append(
-        s('line', { x1: PLOT.left, x2: PLOT.right, y1: y(tick), y2: y(tick) }),
-        s('text', { x: PLOT.left - 8, y: y(tick), class: 'tick y', 'text-anchor': 'end', 'dominant-baseline': 'middle' }, fmtNumber(tick)),
-      );
-    }
+    const grid = yGrid(ticks, y);
     const bars = s('g', { class: 'bars' });
     bins.forEach((bin, i) => {
       bars.append(
@@ -237,11 +232,7 @@ export function histogram({ title, bins }) {
     svg.append(
       grid,
       s('line', { class: 'axis', x1: PLOT.left, x2: PLOT.right, y1: PLOT.bottom, y2: PLOT.bottom }),
-      s(
-        'text',
-        { class: 'axis-name', x: 14, y: (PLOT.top + PLOT.bottom) / 2, transform: `rotate(-90 14 ${(PLOT.top + PLOT.bottom) / 2})`, 'text-anchor': 'middle' },
-        'players',
-      ),
+      yAxisName('players'),
       s('text', { class: 'axis-name', x: (PLOT.left + PLOT.right) / 2, y: HEIGHT - 6, 'text-anchor': 'middle' }, 'score'),
       bars,
       xLabels,

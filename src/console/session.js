@@ -52,7 +52,14 @@ export async function download(path, fallbackName) {
     cache: 'no-store',
   });
   if (!response.ok) {
-    const said = (await response.text().catch(() => '')).trim().slice(0, 300);
+    // The route says why as JSON ({ error: { message } }); anything else is shown as it came.
+    const body = await response.text().catch(() => '');
+    let said = body.trim().slice(0, 300);
+    try {
+      said = JSON.parse(body).error?.message ?? said;
+    } catch {
+      // Not JSON: the text as it came.
+    }
     if (session && key === session.key && response.status === 401) keyRejected('The admin key is no longer accepted (revoked?). Sign in again.');
     throw new Error(`Export refused (HTTP ${response.status})${said ? `: ${said}` : ''}`);
   }
