@@ -5,6 +5,10 @@ import { type GraphQLResponse, type TestApp, codeOf, startTestApp } from './help
 import { labelsAt } from './helpers/oracle.js';
 import { type Result, freeze, insertBoard, noonDaysAgo, submit } from './helpers/bucket-history.js';
 import { type RedisClusterFixture, startRedisCluster } from './helpers/redis-cluster.js';
+import { movableClock } from './helpers/clock.js';
+
+/** Long enough for yesterday's results to count when sent today; then the clock moves past it to close yesterday. */
+const GRACE_S = 2 * 86_400;
 
 /**
  * Query.scoreDistribution (issue 21, item 3) against an oracle that bins each player's best score
@@ -97,26 +101,28 @@ async function expectOracle(t: TestApp, boards: { id: string; order: Board['orde
 
 describe.each([1, 8])('scoreDistribution on %i shard(s)', (shards) => {
   it('open and frozen buckets, HIGH_FIRST and LOW_FIRST, are the oracle bins; erased players stay counted in a frozen one', async () => {
-    const t = await startTestApp();
-    const now = t.app.parts.now();
+    const clock = movableClock();
+    const t = await startTestApp({ now: clock.now });
+    const now = clock.now();
     const boards = [
       { id: `d-${shards}-high`, order: 'HIGH_FIRST' as const },
       { id: `d-${shards}-low`, order: 'LOW_FIRST' as const },
     ];
     for (const board of boards) {
-      await insertBoard(t, { ...board, shards, periods: ['ALL_TIME', 'DAILY'], regions: ['eu'], closeGraceSeconds: 30 * 86_400 });
+      await insertBoard(t, { ...board, shards, periods: ['ALL_TIME', 'DAILY'], regions: ['eu'], closeGraceSeconds: GRACE_S });
     }
     const results = resultsOf({ high: boards[0]!.id, low: boards[1]!.id }, now);
     await submit(t, results);
     await expectOracle(t, boards, results, now);
 
-    // Yesterday frozen, and its index keys dropped: only the frozen standings can answer for it now.
+    // Yesterday closed (the clock past its end and grace) and frozen, and its index keys dropped: only the frozen standings can answer for it now.
     const yesterday = labelsAt(noonDaysAgo(now, 1)).DAILY!;
     for (const board of boards) {
       await freeze(t, board.id, 'DAILY', [yesterday], [null, 'eu']);
       const found = (await t.app.parts.boards.find(board.id))!;
       await t.app.parts.index.drop([null, 'eu'].map((region) => ({ board: found, bucket: parseBucketLabel(found, 'DAILY', yesterday, region)!, region })));
     }
+    clock.advance(GRACE_S * 1000);
     await expectOracle(t, boards, results, now);
 
     // An erased player keeps their frozen rank, so a frozen bucket still counts them; the open ones lose them.
@@ -146,7 +152,7 @@ describe('scoreDistribution on a Redis Cluster', () => {
       { id: 'dc-low', order: 'LOW_FIRST' as const },
     ];
     for (const board of boards) {
-      await insertBoard(t, { ...board, shards: 4, periods: ['ALL_TIME', 'DAILY'], regions: ['eu'], closeGraceSeconds: 30 * 86_400 });
+      await insertBoard(t, { ...board, shards: 4, periods: ['ALL_TIME', 'DAILY'], regions: ['eu'], closeGraceSeconds: GRACE_S });
     }
     const results = resultsOf({ high: 'dc-high', low: 'dc-low' }, now);
     await submit(t, results);
@@ -157,9 +163,10 @@ describe('scoreDistribution on a Redis Cluster', () => {
 
 describe('scoreDistribution edge cases and bad input', () => {
   it('one score is one bin; an empty bucket none; bad bins, periods, labels and regions answer their codes', async () => {
-    const t = await startTestApp();
-    const now = t.app.parts.now();
-    await insertBoard(t, { id: 'flat', periods: ['ALL_TIME', 'DAILY'], regions: ['eu', 'us'], closeGraceSeconds: 30 * 86_400 });
+    const clock = movableClock();
+    const t = await startTestApp({ now: clock.now });
+    const now = clock.now();
+    await insertBoard(t, { id: 'flat', periods: ['ALL_TIME', 'DAILY'], regions: ['eu', 'us'], closeGraceSeconds: GRACE_S });
     await submit(
       t,
       ['a', 'b', 'c'].map((playerId) => ({ board: 'flat', playerId, score: 42, achievedAt: now, region: 'eu' })),
@@ -168,6 +175,7 @@ describe('scoreDistribution edge cases and bad input', () => {
     expect(await distribution(t, { board: 'flat', period: 'ALL_TIME', region: 'us', bins: 20 })).toEqual([]);
     const yesterday = labelsAt(noonDaysAgo(now, 1)).DAILY!;
     await freeze(t, 'flat', 'DAILY', [yesterday]);
+    clock.advance(GRACE_S * 1000);
     expect(await distribution(t, { board: 'flat', period: 'DAILY', bucket: yesterday, bins: 5 })).toEqual([]);
 
     const code = async (variables: Record<string, unknown>) =>
@@ -180,6 +188,14 @@ describe('scoreDistribution edge cases and bad input', () => {
     expect(await code({ period: 'WEEKLY' })).toBe('NOT_FOUND');
     expect(await code({ period: 'DAILY', bucket: '2026-02-30' })).toBe('BAD_USER_INPUT');
     expect(await code({ region: 'zz' })).toBe('BAD_USER_INPUT');
+    // A closed season is counted from its frozen standings (its index is gone).
+    await insertBoard(t, { id: 'seasonal', periods: ['ALL_TIME', 'SEASON'] });
+    expect((await t.admin(`mutation { startSeason(board: "seasonal", name: "one") { id } }`)).errors).toBeUndefined();
+    const season: Result[] = [5, 9, 9, 14, 30].map((score, i) => ({ board: 'seasonal', playerId: `s${i}`, score, achievedAt: clock.now() }));
+    await submit(t, season);
+    expect(await distribution(t, { board: 'seasonal', period: 'SEASON', bins: 4 })).toEqual(oracleBins('HIGH_FIRST', season, 4));
+    expect((await t.admin(`mutation { closeSeason(board: "seasonal") { id } }`)).errors).toBeUndefined();
+    expect(await distribution(t, { board: 'seasonal', period: 'SEASON', bucket: 's1', bins: 4 })).toEqual(oracleBins('HIGH_FIRST', season, 4));
     // Nothing was changed by them.
     expect(await distribution(t, { board: 'flat', period: 'ALL_TIME', bins: 20 })).toEqual([{ from: 42, to: 42, players: 3 }]);
   });

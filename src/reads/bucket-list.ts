@@ -3,7 +3,7 @@ import type { Storage } from '../db/storage.js';
 import { type Board, type Period, closesAt } from '../model/board.js';
 import { type Bucket, bucketAt, keptBuckets } from '../model/buckets.js';
 import type { RankingIndex } from '../ranking/index.js';
-import { type BucketDeps, regionProblem } from '../services/buckets.js';
+import { type ReadBucketDeps, regionProblem } from '../services/buckets.js';
 import type { CursorCodec } from '../services/cursor.js';
 import { currentOf, seasonBucket } from '../services/season-directory.js';
 import { badInput } from '../errors.js';
@@ -42,7 +42,7 @@ export interface BucketConnection {
 
 /** What listing a board's buckets takes (and the history and distributions beside it: see bucket-reads.ts). */
 export interface BucketReadDeps {
-  buckets: BucketDeps;
+  buckets: ReadBucketDeps;
   index: Pick<RankingIndex, 'size' | 'scoreBins'>;
   storage: Pick<Storage, 'seasons' | 'frozen' | 'history'>;
   cursors: CursorCodec;
