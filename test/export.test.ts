@@ -519,21 +519,14 @@ describe('a slow reader, and a reader that goes away', () => {
     try {
       const { socket } = await pausedRequest();
       await until(async () => (await exportMetrics(t)).inFlight === 1, 10_000, 'the export to start');
+      /** Sessions of the app's database (but this one) inside a transaction now. */
+      const inTransaction = async () =>
+        (await direct`select 1 from pg_stat_activity where datname = ${databaseName} and xact_start is not null and pid <> pg_backend_pid()`).length;
       // The export's transaction is open meanwhile (its cursor waiting for the socket to drain).
-      await until(
-        async () =>
-          (await direct`select 1 from pg_stat_activity where datname = ${databaseName} and xact_start is not null and pid <> pg_backend_pid()`).length === 1,
-        10_000,
-        'the export transaction',
-      );
+      await until(async () => (await inTransaction()) === 1, 10_000, 'the export transaction');
       socket.destroy();
       await until(async () => (await exportMetrics(t)).inFlight === 0, 10_000, 'the export to end');
-      await until(
-        async () =>
-          (await direct`select 1 from pg_stat_activity where datname = ${databaseName} and xact_start is not null and pid <> pg_backend_pid()`).length === 0,
-        10_000,
-        'the transaction to end',
-      );
+      await until(async () => (await inTransaction()) === 0, 10_000, 'the transaction to end');
       // And the service still exports.
       expect((await getExport(t, { board: 'slow', format: 'ndjson' })).text.split('\n')).toHaveLength(ROWS + 1);
     } finally {

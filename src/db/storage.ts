@@ -141,6 +141,10 @@ export function createStorage(database: Database) {
       scoreEnds: on(sql, frozenScoreEnds),
       binCounts: on(sql, frozenBinCounts),
     },
+    /** A bucket's whole standings in rank order from one snapshot, for an export (db/export.ts). */
+    exports: {
+      stream: on(sql, streamStandings),
+    },
     /** The index outbox (db/index-backlog.ts). */
     backlog: {
       replay: on(sql, replayBacklog),
