@@ -374,4 +374,18 @@ describe.skipIf(!hasChromium)('the console charts a player’s history and a buc
     expect(listedRows.slice(1).find((row) => row[1] === HOSTILE_ID)).toBeDefined();
     expect(failures).toEqual([]);
   });
+
+  it('shows the board’s close grace and edits it', { timeout: 60_000 }, async () => {
+    await open(`#/boards/${BOARD}`);
+    await page.locator('.settings').waitFor();
+    const settings = await page.$$eval('.settings dt, .settings dd', (cells) => cells.map((cell) => cell.textContent));
+    expect(settings[settings.indexOf('Close grace') + 1]).toMatch(/^300 s/);
+    await page.fill('#edit-board [name=closeGraceSeconds]', '7200');
+    await page.click('#edit-board button[type=submit]');
+    await page.locator('#flash', { hasText: `Board ${BOARD} saved.` }).waitFor();
+    const stored = await t.admin<{ board: { closeGraceSeconds: number } }>(`query { board(id: "${BOARD}") { closeGraceSeconds } }`);
+    expect(stored.data!.board.closeGraceSeconds).toBe(7200);
+    await page.locator('#close-grace', { hasText: '7,200 s' }).waitFor();
+    expect(failures).toEqual([]);
+  });
 });

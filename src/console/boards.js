@@ -147,6 +147,7 @@ export async function boardView(visit, id) {
       ['Shards', board.shards],
       ['Retention', `daily ${board.retention.daily} d · weekly ${board.retention.weekly} d · monthly ${board.retention.monthly} d`],
       ['Rank style', RANK_STYLE_LABELS[board.rankStyle] ?? board.rankStyle],
+      ['Close grace', `${fmtNumber(board.closeGraceSeconds)} s: a bucket closes that long after it ends, its standings then final`],
       ['Time zone', [board.timeZone, ...board.regionTimeZones.map((zone) => `${zone.region}: ${zone.timeZone}`)].join(' · ')],
     ].map(([term, value]) => [h('dt', {}, term), h('dd', {}, String(value))]),
   );
@@ -276,6 +277,11 @@ function editBoardForm(board) {
     ),
     field('Add regions', h('input', { name: 'addRegions', placeholder: 'latam, oce' }), 'comma-separated; existing ones stay'),
     field(
+      'Close grace (s)',
+      h('input', { name: 'closeGraceSeconds', type: 'number', min: 0, max: 31_622_400, step: 1, value: board.closeGraceSeconds }),
+      'how long late results still count; lowering it closes at once every bucket whose end plus it has passed',
+    ),
+    field(
       'Max score',
       h('input', { name: 'maxScore', type: 'number', min: board.maxScore, step: 1, value: board.maxScore }),
       'only up, and only where the ranking packs every score as before',
@@ -291,6 +297,7 @@ function editBoardForm(board) {
     if (v.rankStyle !== board.rankStyle) input.rankStyle = v.rankStyle;
     if (commaList(v.addRegions).length) input.addRegions = commaList(v.addRegions);
     if (Number(v.maxScore) !== board.maxScore) input.maxScore = Number(v.maxScore);
+    if (Number(v.closeGraceSeconds) !== board.closeGraceSeconds) input.closeGraceSeconds = Number(v.closeGraceSeconds);
     if (Object.keys(input).length === 1) return flash('Nothing changed.');
     if (await attempt(() => gql(Q.updateBoard, { input }), `Board ${board.id} saved.`)) route();
   });

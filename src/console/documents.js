@@ -5,7 +5,7 @@
 
 const F = {
   Board: `fragment ConsoleBoard on Board { __typename id title order aggregate maxScore periods regions topSize shards
-    rankStyle timeZone regionTimeZones { __typename region timeZone } retention { __typename daily weekly monthly } currentSeason { __typename id name startsAt endsAt closedAt } }`,
+    rankStyle closeGraceSeconds timeZone regionTimeZones { __typename region timeZone } retention { __typename daily weekly monthly } currentSeason { __typename id name startsAt endsAt closedAt } }`,
   Season: 'fragment ConsoleSeason on Season { __typename id name startsAt endsAt closedAt }',
   Player: 'fragment ConsolePlayer on Player { __typename id displayName }',
   Standing: 'fragment ConsoleStanding on Standing { __typename rank score percentile achievedAt player { __typename id displayName } }',
