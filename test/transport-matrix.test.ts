@@ -4,10 +4,11 @@ import { Temporal } from 'temporal-polyfill';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadClientManifest } from '../src/http/persisted-documents.js';
 import { MAX_BODY_BYTES } from '../src/http/request-limits.js';
-import { DAY_MS, closeBuckets, dayAgo } from './helpers/closed-days.js';
+import { closeBuckets, dayAgo } from './helpers/closed-days.js';
 import { movableClock } from './helpers/clock.js';
 import { GENERATED_DOCUMENTS, type GeneratedDocument } from './helpers/generated-documents.js';
 import { observations } from './helpers/metrics.js';
+import { labelsAt } from './helpers/oracle.js';
 import { ADMIN_KEY, type GraphQLResponse, SERVER_KEY, type TestApp, codeOf, startTestApp } from './helpers/test-app.js';
 import { type Answered, type Payload, TRANSPORTS, type Transport } from './helpers/transports.js';
 
@@ -33,17 +34,52 @@ import { type Answered, type Payload, TRANSPORTS, type Transport } from './helpe
  * periodBuckets and nextReset, and closeGraceSeconds on createBoard and updateBoard likewise.
  */
 
-/** The closed days of Daily-Cup: three and two days before today (UTC), each seeded while the app's clock stood in it. */
-const D3 = dayAgo(3);
-const D2 = dayAgo(2);
+/** A day seeded while the app's clock stood in it, and the bucket of `period` holding it that is read once closed. */
+interface Seeded {
+  noon: Date;
+  period: 'DAILY' | 'WEEKLY' | 'MONTHLY';
+  /** The bucket's label, worked out by the oracle's calendar (helpers/oracle.ts). */
+  label: string;
+}
+const seeded = (noon: Date, period: Seeded['period']): Seeded => ({ noon, period, label: labelsAt(noon)[period]! });
+const today = new Date();
+/**
+ * The closed buckets of Daily-Cup: a month (the 15th of the month before last: closed, and no
+ * other seeded day in it), a week (two weeks ago) and two days (three and two days ago), each
+ * day at noon UTC, when every region's calendar (Europe/Berlin's too) has the same date.
+ */
+const M = seeded(new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth() - 2, 15, 12)), 'MONTHLY');
+const W = seeded(dayAgo(14).noon, 'WEEKLY');
+const D3 = seeded(dayAgo(3).noon, 'DAILY');
+const D2 = seeded(dayAgo(2).noon, 'DAILY');
 const FROZEN = 'Daily-Cup';
 
 /**
- * What each closed day of Daily-Cup was sent: mixed-case and unicode player ids, a player who
- * never gets a profile (ghost-玩家), a tie (bob and Zoë on D2, bob first: he reached it earlier),
- * regions on their own calendars (EU on Europe/Berlin's), entry metadata.
+ * What each seeded day of Daily-Cup was sent, in time order: mixed-case and unicode player ids, a
+ * player who never gets a profile (ghost-玩家), ties (bob and Zoë on D2, bob first: he reached it
+ * earlier), regions on their own calendars (EU on Europe/Berlin's), entry metadata. Each player's
+ * best is on D3 or D2, so the all-time bucket is theirs.
  */
-const CLOSED_DAYS: { day: { noon: Date; label: string }; results: [playerId: string, score: number, region: string, minutesBeforeNoon: number][] }[] = [
+const CLOSED_DAYS: { day: Seeded; results: [playerId: string, score: number, region: string, minutesBeforeNoon: number][] }[] = [
+  {
+    day: M,
+    results: [
+      ['Zoë', 120, 'EU', 50],
+      ['ÅSA-1', 150, 'na', 40],
+      ['Bob', 150, 'EU', 30],
+      ['選手', 90, 'na', 20],
+    ],
+  },
+  {
+    day: W,
+    results: [
+      ['chen', 250, 'EU', 50],
+      ['bob', 260, 'EU', 45],
+      ['Zoë', 260, 'EU', 40],
+      ['選手', 100, 'na', 30],
+      ['ghost-玩家', 40, 'EU', 20],
+    ],
+  },
   {
     day: D3,
     results: [
@@ -68,7 +104,7 @@ const CLOSED_DAYS: { day: { noon: Date; label: string }; results: [playerId: str
 ];
 
 /**
- * The oracle of a closed day's top: its results (each player's best, in the region asked for, or
+ * The oracle of a closed bucket's top: its day's results (each player's best, in the region asked for, or
  * all), highest first, equal scores in the order they were reached. Ranks ORDINAL, or COMPETITION
  * (equal scores share the first's rank).
  */
@@ -91,14 +127,15 @@ const client = (name: string) => {
   return document;
 };
 
-/** A read of a closed day of Daily-Cup: taken live at the day's end, then over every transport once it has closed. */
+/** A read of a closed bucket of Daily-Cup: taken live at the end of its seeded day, then over every transport once it has closed. */
 interface FrozenRead {
   name: string;
-  day: { noon: Date; label: string };
+  day: Seeded;
   payload: Payload;
 }
-const onDay = (day: { label: string }, region: string | null = null) => ({ board: FROZEN, period: 'DAILY', bucket: day.label, region });
+const onDay = (day: Seeded, region: string | null = null) => ({ board: FROZEN, period: day.period, bucket: day.label, region });
 const generatedTop = GENERATED_DOCUMENTS.find((document) => document.operationName === 'TopRelay')!;
+const codegenTop = GENERATED_DOCUMENTS.find((document) => document.operationName === 'Top')!;
 
 /** The reads of a closed day, as studios send them: the bucket written as its label, regions, rank styles, each read of the contract. */
 const FROZEN_READS: FrozenRead[] = [
@@ -171,6 +208,34 @@ const FROZEN_READS: FrozenRead[] = [
     name: "D3's standings, ORDINAL",
     day: D3,
     payload: { query: client('Standings').text, variables: { ...onDay(D3), first: 10, after: null, rankStyle: 'ORDINAL' } },
+  },
+  {
+    name: "the week's top in EU, as a generated client writes it (the client preset: fragments per type, __typename everywhere)",
+    day: W,
+    payload: { query: codegenTop.query, operationName: codegenTop.operationName, variables: { ...onDay(W, 'EU'), limit: 5, rankStyle: 'COMPETITION' } },
+  },
+  {
+    name: "the week's around, and friends",
+    day: W,
+    payload: {
+      query: `query($b: ID!, $w: String) { around(board: $b, period: WEEKLY, bucket: $w, playerId: "bob", radius: 1) { rank score player { id } }
+        friends(board: $b, period: WEEKLY, bucket: $w, playerId: "Zoë", rankStyle: COMPETITION) { rank score player { id displayName } } }`,
+      variables: { b: FROZEN, w: W.label },
+    },
+  },
+  {
+    name: "the month's top, COMPETITION (ÅSA-1 and Bob share the first place), with metadata",
+    day: M,
+    payload: { query: client('Top').text, variables: { ...onDay(M), limit: 10, rankStyle: 'COMPETITION', withMetadata: true } },
+  },
+  {
+    name: "the month's standing in EU, and its sizes",
+    day: M,
+    payload: {
+      query: `query($b: ID!, $m: String) { standing(board: $b, period: MONTHLY, bucket: $m, region: "EU", playerId: "Zoë") { rank score percentile player { id } }
+        board(id: $b) { size(period: MONTHLY, bucket: $m) eu: size(period: MONTHLY, bucket: $m, region: "EU") } }`,
+      variables: { b: FROZEN, m: M.label },
+    },
   },
 ];
 
@@ -291,8 +356,8 @@ describe('every operation of the contract answers the same over every transport'
   const live = new Map<string, GraphQLResponse>();
 
   beforeAll(async () => {
-    // The clock stands in the first closed day; once the closed days are seeded it moves on to now.
-    const clock = movableClock({ startsAt: D3.noon });
+    // The clock stands in the first seeded day; once every one is seeded it moves on to now.
+    const clock = movableClock({ startsAt: M.noon });
     t = await startTestApp({ requestLimits: { maxDocumentBytes: MAX_DOCUMENT_BYTES }, now: clock.now });
     transports = TRANSPORTS.map((make) => make(t.url));
     const ok = async (answer: Promise<GraphQLResponse>) => expect((await answer).errors).toBeUndefined();
@@ -311,11 +376,12 @@ describe('every operation of the contract answers the same over every transport'
     await ok(t.server(`mutation { setFriends(playerId: "Zoë", friendIds: ["選手", "Bob", "nobody"]) }`));
     await ok(
       t.admin(
-        `mutation { createBoard(input: { id: "${FROZEN}", title: "Daily ü", maxScore: 1000000, periods: [ALL_TIME, WEEKLY, DAILY], regions: ["EU", "na"],
+        `mutation { createBoard(input: { id: "${FROZEN}", title: "Daily ü", maxScore: 1000000, periods: [ALL_TIME, MONTHLY, WEEKLY, DAILY], regions: ["EU", "na"],
           regionTimeZones: [{ region: "EU", timeZone: "Europe/Berlin" }], closeGraceSeconds: 600 }) { id } }`,
       ),
     );
     for (const [i, closed] of CLOSED_DAYS.entries()) {
+      clock.advance(closed.day.noon.getTime() - clock.now().getTime());
       const inputs = closed.results.map(([playerId, score, region, minutes], j) => ({
         board: FROZEN,
         playerId,
@@ -332,10 +398,11 @@ describe('every operation of the contract answers the same over every transport'
         expect(answer.errors, read.name).toBeUndefined();
         live.set(read.name, answer);
       }
-      clock.advance(DAY_MS);
     }
     clock.advance(Date.now() - clock.now().getTime());
     await closeBuckets(t, FROZEN, 'DAILY', [D3.label, D2.label]);
+    await closeBuckets(t, FROZEN, 'WEEKLY', [W.label]);
+    await closeBuckets(t, FROZEN, 'MONTHLY', [M.label]);
     // After the close: a late result achieved in D2 (recorded, counted in the open buckets, not in
     // the closed day) and one of today's (in the open day, never in history).
     await ok(
@@ -554,11 +621,15 @@ describe('every operation of the contract answers the same over every transport'
       ['D2', D2, 'EU', 'COMPETITION'],
       ['D3', D3, 'na', 'ORDINAL'],
       ['D3', D3, null, 'COMPETITION'],
+      ['the week', W, null, 'ORDINAL'],
+      ['the week', W, 'EU', 'COMPETITION'],
+      ['the month', M, null, 'COMPETITION'],
+      ['the month', M, 'na', 'ORDINAL'],
     ] as const)("the top of %s (region %s, %s) is the oracle's (the late result left out)", async (_name, day, region, style) => {
       const answer = (await query({
         query:
-          'query($b: ID!, $d: String, $r: String, $s: RankStyle) { top(board: $b, period: DAILY, bucket: $d, region: $r, limit: 20, rankStyle: $s) { size bucket entries { rank score player { id displayName } } } }',
-        variables: { b: FROZEN, d: day.label, r: region, s: style },
+          'query($b: ID!, $p: Period!, $d: String, $r: String, $s: RankStyle) { top(board: $b, period: $p, bucket: $d, region: $r, limit: 20, rankStyle: $s) { size bucket entries { rank score player { id displayName } } } }',
+        variables: { b: FROZEN, p: day.period, d: day.label, r: region, s: style },
       })) as GraphQLResponse<Top>;
       const expected = closedDayTop(
         CLOSED_DAYS.find((closed) => closed.day === day)!,
@@ -586,7 +657,12 @@ describe('every operation of the contract answers the same over every transport'
         const { pageInfo } = answer.data!.standings;
         after = pageInfo.hasNextPage ? pageInfo.endCursor : null;
       } while (after !== null);
-      expect(rows).toEqual(closedDayTop(CLOSED_DAYS[1]!, null));
+      expect(rows).toEqual(
+        closedDayTop(
+          CLOSED_DAYS.find((closed) => closed.day === D2)!,
+          null,
+        ),
+      );
     });
 
     type Connection<T> = { edges: { cursor: string; node: T }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } };
@@ -594,13 +670,13 @@ describe('every operation of the contract answers the same over every transport'
     type History = { history: Connection<{ bucket: Bucket; standing: { rank: number; score: number; player: { id: string; displayName: string | null } } }> };
 
     /** Every page of a player's history, `first` at a time, over every transport: its rows. */
-    async function historyOf(playerId: string, region: string | null, first: number) {
+    async function historyOf(playerId: string, region: string | null, first: number, period: Seeded['period'] = 'DAILY') {
       const rows: History['history']['edges'][number]['node'][] = [];
       let after: string | null = null;
       do {
         const answer = (await query({
           query: client('History').text,
-          variables: { board: FROZEN, playerId, period: 'DAILY', region, first, after },
+          variables: { board: FROZEN, playerId, period, region, first, after },
         })) as GraphQLResponse<History>;
         expect(answer.errors, JSON.stringify(answer.errors)).toBeUndefined();
         rows.push(...answer.data!.history.edges.map((edge) => edge.node));
@@ -612,11 +688,13 @@ describe('every operation of the contract answers the same over every transport'
 
     it("history: a player's final standing in each closed day, newest first, page by page (today's open day and the late result left out)", async () => {
       const final = (playerId: string, region: string | null) =>
-        CLOSED_DAYS.toReversed().flatMap((closed) => {
-          const top = closedDayTop(closed, region);
-          const row = top.find((one) => one.playerId === playerId);
-          return row ? [{ bucket: closed.day.label, closed: true, size: top.length, region, rank: row.rank, score: row.score }] : [];
-        });
+        CLOSED_DAYS.filter((closed) => closed.day.period === 'DAILY')
+          .toReversed()
+          .flatMap((closed) => {
+            const top = closedDayTop(closed, region);
+            const row = top.find((one) => one.playerId === playerId);
+            return row ? [{ bucket: closed.day.label, closed: true, size: top.length, region, rank: row.rank, score: row.score }] : [];
+          });
       const shape = (rows: Awaited<ReturnType<typeof historyOf>>) =>
         rows.map(({ bucket, standing }) => ({
           bucket: bucket.bucket,
@@ -644,6 +722,31 @@ describe('every operation of the contract answers the same over every transport'
       expect((await historyOf('ghost-玩家', null, 5)).map((row) => row.standing.player.displayName)).toEqual([null]);
       expect(await historyOf('nobody', null, 5)).toEqual([]);
       expect(await historyOf('late-玩家', null, 5)).toEqual([]);
+      // The closed week and month: there among the player's closed weeks and months (which others are
+      // closed too, the weeks and months of D3 and D2, depends on the day the test runs).
+      for (const [playerId, region, day] of [
+        ['Zoë', 'EU', W],
+        ['ghost-玩家', null, W],
+        ['ÅSA-1', null, M],
+        ['Zoë', 'EU', M],
+      ] as const) {
+        const top = closedDayTop(
+          CLOSED_DAYS.find((closed) => closed.day === day)!,
+          region,
+        );
+        const { rank, score } = top.find((row) => row.playerId === playerId)!;
+        const rows = await historyOf(playerId, region, 2, day.period);
+        expect(shape(rows.filter((row) => row.bucket.bucket === day.label)), `${playerId} in ${region}, ${day.period}`).toEqual([
+          { bucket: day.label, closed: true, size: top.length, region, rank, score },
+        ]);
+        // Newest first.
+        expect(rows.map((row) => row.bucket.endsAt)).toEqual(
+          rows
+            .map((row) => row.bucket.endsAt)
+            .sort()
+            .reverse(),
+        );
+      }
     });
 
     type Bins = { scoreDistribution: { from: number; to: number; players: number }[] };
@@ -651,8 +754,10 @@ describe('every operation of the contract answers the same over every transport'
       ['D2, 4 bins', { ...onDay(D2), bins: 4 }, 6, 50, 700],
       ['D3 in EU, 1 bin', { ...onDay(D3, 'EU'), bins: 1 }, 3, 200, 500],
       ['D2 in na, 100 bins', { ...onDay(D2, 'na'), bins: 100 }, 2, 600, 700],
+      ['the week in EU, 5 bins', { ...onDay(W, 'EU'), bins: 5 }, 4, 40, 260],
+      ['the month, 3 bins', { ...onDay(M), bins: 3 }, 4, 90, 150],
     ] as const)(
-      'scoreDistribution of a closed day (%s): equal-width bins from its lowest to its highest score, holding every player',
+      'scoreDistribution of a closed bucket (%s): equal-width bins from its lowest to its highest score, holding every player',
       async (_what, variables, players, lowest, highest) => {
         const answer = (await query({ query: client('ScoreDistribution').text, variables })) as GraphQLResponse<Bins>;
         expect(answer.errors, JSON.stringify(answer.errors)).toBeUndefined();
@@ -668,11 +773,11 @@ describe('every operation of the contract answers the same over every transport'
       },
     );
 
-    it('scoreDistribution of the open all-time bucket, every argument left to its default, and as a generated client writes it', async () => {
+    it('scoreDistribution of the open all-time bucket, every argument left to its default', async () => {
       const answer = (await query({ query: `{ scoreDistribution(board: "${FROZEN}") { from to players } }` })) as GraphQLResponse<Bins>;
       expect(answer.errors).toBeUndefined();
       expect(answer.data!.scoreDistribution).toHaveLength(20);
-      // Every player of the board: the closed days' six, Bob, and the late one.
+      // Every player of the board: D2's six, Bob, and the late one.
       expect(answer.data!.scoreDistribution.reduce((total, bin) => total + bin.players, 0)).toBe(8);
     });
 
@@ -707,9 +812,32 @@ describe('every operation of the contract answers the same over every transport'
         expect(rows.map((row) => row.bucket)).toEqual(rows.map((_row, i) => day(i)));
         expect(rows.length).toBeGreaterThanOrEqual(4);
         expect(rows.length).toBeLessThanOrEqual(8);
-        for (const closed of CLOSED_DAYS) {
+        for (const closed of CLOSED_DAYS.filter((one) => one.day.period === 'DAILY')) {
           expect(rows.find((row) => row.bucket === closed.day.label)).toMatchObject({ closed: true, size: closedDayTop(closed, region).length });
         }
+      }
+      // The closed week and month among their periods' buckets in EU, the open one first.
+      const berlin = now.toZonedDateTimeISO('Europe/Berlin');
+      const openLabels = labelsAt(new Date(Date.UTC(berlin.year, berlin.month - 1, berlin.day, 12)));
+      for (const day of [W, M]) {
+        const answer = (await query({
+          query: client('PeriodBuckets').text,
+          variables: { board: FROZEN, period: day.period, region: 'EU', first: 20, after: null },
+        })) as GraphQLResponse<Buckets>;
+        expect(answer.errors, JSON.stringify(answer.errors)).toBeUndefined();
+        const rows = answer.data!.board.periodBuckets.edges.map((edge) => edge.node);
+        expect(rows[0], day.period).toMatchObject({ period: day.period, bucket: openLabels[day.period], region: 'EU', closed: false });
+        expect(
+          rows.find((row) => row.bucket === day.label),
+          day.period,
+        ).toMatchObject({
+          closed: true,
+          region: 'EU',
+          size: closedDayTop(
+            CLOSED_DAYS.find((closed) => closed.day === day)!,
+            'EU',
+          ).length,
+        });
       }
       // ALL_TIME never resets.
       const allTime = (await query({
@@ -741,7 +869,7 @@ describe('every operation of the contract answers the same over every transport'
       ],
       [
         'history of a period the board does not keep',
-        { query: `{ history(board: "${FROZEN}", playerId: "Zoë", period: MONTHLY) { edges { cursor } } }` },
+        { query: `{ history(board: "${FROZEN}", playerId: "Zoë", period: SEASON) { edges { cursor } } }` },
         'BAD_USER_INPUT',
       ],
       [
@@ -757,7 +885,7 @@ describe('every operation of the contract answers the same over every transport'
       ],
       [
         'periodBuckets of a period the board does not keep',
-        { query: `{ board(id: "${FROZEN}") { periodBuckets(period: MONTHLY) { edges { cursor } } } }` },
+        { query: `{ board(id: "${FROZEN}") { periodBuckets(period: SEASON) { edges { cursor } } } }` },
         'BAD_USER_INPUT',
       ],
       [
