@@ -299,7 +299,7 @@ export function buildApp(deps: AppDeps): App {
     status: { probeStores: probe, storage, indexGeneration },
     players: { storage },
   });
-  const records = createRecords({ boards, seasons, storage, now, playerStandings: { storage, index, boards, now, log } });
+  const records = createRecords({ boards, seasons, storage, now, playerStandings: { storage, index, boards, frozen, now, log } });
   const topChanged = { topFeed, profiles, boards, seasons, frozen, storage, now, log, metrics };
   const live: LiveTops = {
     watch: (args, signal) => watchTopChanged(topChanged, args, signal),

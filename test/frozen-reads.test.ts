@@ -386,6 +386,19 @@ describe('a frozen day: flags, erasure, cursors across the close, costs and rete
     expect(codeOf(foreign)).toBe('BAD_USER_INPUT');
   });
 
+  it("a player's board scores (admin) show their standing in the closed day, the frozen one", async () => {
+    type Scores = { player: { boardScores: { period: string; bucket: string; standing: { rank: number; score: number } | null }[] } };
+    expect((await t.server(`mutation { upsertPlayer(input: { id: "p07", displayName: "Seven" }) { id } }`)).errors).toBeUndefined();
+    const scores = await t.admin<Scores>(`query { player(id: "p07") { boardScores { period bucket standing { rank score } } } }`);
+    expect(scores.errors).toBeUndefined();
+    const ranked = modelOf(day, results);
+    const at = ranked.findIndex((entry) => entry.playerId === 'p07');
+    expect(scores.data!.player.boardScores.find((row) => row.period === 'DAILY' && row.bucket === '2037-05-31')?.standing).toEqual({
+      rank: at + 1,
+      score: ranked[at]!.score,
+    });
+  });
+
   it('a flag set after the close leaves the frozen day as it was', async () => {
     expect((await t.admin(`mutation { flagPlayer(playerId: "p03", reason: "late report") { id } }`)).errors).toBeUndefined();
     expect(await readViews(t, day, 'COMPETITION')).toEqual(live);
