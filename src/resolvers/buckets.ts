@@ -3,10 +3,11 @@ import type { Board, Period } from '../model/board.js';
 import type { BucketConnection, ListedBucket } from '../reads/bucket-list.js';
 import type { BucketStanding, BucketStandingConnection } from '../reads/history.js';
 import type { ScoreBin } from '../model/score-bins.js';
+import type { PageInfo } from '../reads/views.js';
 import type { Context } from './context.js';
 import { wantOf } from './want.js';
 
-export type { BucketConnection, BucketStanding, BucketStandingConnection, ListedBucket, ScoreBin };
+export type { BucketConnection, BucketStanding, BucketStandingConnection, ListedBucket, PageInfo, ScoreBin };
 
 /** What answers the fields of a board's buckets as a whole: the arguments in, one call of the request's bucket reads out (src/reads/bucket-reads.ts). */
 

@@ -1,6 +1,7 @@
 import { MAX_BINS, MAX_BUCKET_PAGE } from '../model/contract.js';
 import * as buckets from '../resolvers/buckets.js';
-import type { BucketConnection, BucketStanding, BucketStandingConnection, ListedBucket, ScoreBin } from '../resolvers/buckets.js';
+import type { ObjectRef } from '@pothos/core';
+import type { BucketStanding, ListedBucket, PageInfo, ScoreBin } from '../resolvers/buckets.js';
 import { BoardRef } from './board.js';
 import { bucketArgsSchema } from './bucket-args.js';
 import { builder } from './builder.js';
@@ -8,6 +9,8 @@ import { PeriodEnum } from './enums.js';
 import { StandingRef } from './standing.js';
 import { PageInfoRef } from './standing-connection.js';
 import { idSchema, intRange, regionSchema } from './validation.js';
+
+type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
 
 export const BucketRef = builder.objectRef<ListedBucket>('Bucket');
 
@@ -24,21 +27,25 @@ BucketRef.implement({
   }),
 });
 
-const BucketEdgeRef = builder.objectRef<BucketConnection['edges'][number]>('BucketEdge');
-BucketEdgeRef.implement({
-  fields: (t) => ({
-    cursor: t.exposeString('cursor'),
-    node: t.expose('node', { type: BucketRef }),
-  }),
-});
-
-const BucketConnectionRef = builder.objectRef<BucketConnection>('BucketConnection');
-BucketConnectionRef.implement({
-  fields: (t) => ({
-    edges: t.expose('edges', { type: [BucketEdgeRef] }),
-    pageInfo: t.expose('pageInfo', { type: PageInfoRef }),
-  }),
-});
+/** `${name}Edge` and `${name}Connection` of a node type: a keyset page as the contract shapes one (edges with cursors, pageInfo). */
+function connectionOf<T>(name: string, nodeRef: ObjectRef<Types, T>) {
+  const edgeRef = builder.objectRef<{ cursor: string; node: T }>(`${name}Edge`);
+  edgeRef.implement({
+    fields: (t) => ({
+      cursor: t.exposeString('cursor'),
+      // The node is the ref's type; Pothos's result type of a generic one is more than tsc can work out.
+      node: t.field({ type: nodeRef, resolve: (edge) => edge.node as never }),
+    }),
+  });
+  const connectionRef = builder.objectRef<{ edges: { cursor: string; node: T }[]; pageInfo: PageInfo }>(`${name}Connection`);
+  connectionRef.implement({
+    fields: (t) => ({
+      edges: t.field({ type: [edgeRef], resolve: (connection) => connection.edges }),
+      pageInfo: t.expose('pageInfo', { type: PageInfoRef }),
+    }),
+  });
+  return connectionRef;
+}
 
 const BucketStandingRef = builder.objectRef<BucketStanding>('BucketStanding');
 BucketStandingRef.implement({
@@ -49,21 +56,8 @@ BucketStandingRef.implement({
   }),
 });
 
-const BucketStandingEdgeRef = builder.objectRef<BucketStandingConnection['edges'][number]>('BucketStandingEdge');
-BucketStandingEdgeRef.implement({
-  fields: (t) => ({
-    cursor: t.exposeString('cursor'),
-    node: t.expose('node', { type: BucketStandingRef }),
-  }),
-});
-
-const BucketStandingConnectionRef = builder.objectRef<BucketStandingConnection>('BucketStandingConnection');
-BucketStandingConnectionRef.implement({
-  fields: (t) => ({
-    edges: t.expose('edges', { type: [BucketStandingEdgeRef] }),
-    pageInfo: t.expose('pageInfo', { type: PageInfoRef }),
-  }),
-});
+const BucketConnectionRef = connectionOf('Bucket', BucketRef);
+const BucketStandingConnectionRef = connectionOf('BucketStanding', BucketStandingRef);
 
 const ScoreBinRef = builder.objectRef<ScoreBin>('ScoreBin');
 ScoreBinRef.implement({
