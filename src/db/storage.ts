@@ -135,12 +135,6 @@ export function createStorage(database: Database) {
     exports: {
       stream: on(sql, streamStandings),
     },
-    /** A player's history and closed buckets' score distributions, from the frozen standings (db/history.ts). */
-    history: {
-      ofPlayer: on(sql, playerHistory),
-      scoreEnds: on(sql, frozenScoreEnds),
-      binCounts: on(sql, frozenBinCounts),
-    },
     /** The index outbox (db/index-backlog.ts). */
     backlog: {
       replay: on(sql, replayBacklog),
