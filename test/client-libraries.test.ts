@@ -588,10 +588,11 @@ describe('every operation through real client libraries, over POST, GET and grap
           timeZone: 'Europe/Berlin',
           regionTimeZones: [{ region: 'na.west', timeZone: 'America/Los_Angeles' }],
           inactiveAfterDays: 30,
+          closeGraceSeconds: 3_600,
         },
       }),
       await sender.send(ops.UpdateBoardDocument, {
-        input: { id, title: 'Cup — finals', topSize: 8, addRegions: ['OCE'], maxScore: 127, inactiveAfterDays: 90 },
+        input: { id, title: 'Cup — finals', topSize: 8, addRegions: ['OCE'], maxScore: 127, inactiveAfterDays: 90, closeGraceSeconds: 0 },
       }),
       await sender.send(ops.StartSeasonDocument, { board: id, name: 'Opening', startsAt: null, endsAt: new Date(NOW.getTime() + 86_400_000).toISOString() }),
       await sender.send(ops.StartSeasonDocument, { board: id, name: 'Next', startsAt: new Date(NOW.getTime() + 86_400_000).toISOString(), endsAt: null }),
@@ -601,6 +602,8 @@ describe('every operation through real client libraries, over POST, GET and grap
     // The days as sent, then as updated: what every sender must carry both ways.
     expect((plain[0]!.data as ops.CreateBoardMutation).createBoard.inactiveAfterDays).toBe(30);
     expect((plain[1]!.data as ops.UpdateBoardMutation).updateBoard.inactiveAfterDays).toBe(90);
+    expect((plain[0]!.data as ops.CreateBoardMutation).createBoard.closeGraceSeconds).toBe(3_600);
+    expect((plain[1]!.data as ops.UpdateBoardMutation).updateBoard.closeGraceSeconds).toBe(0);
     const expected = JSON.stringify(plain).replaceAll('cup-plain', 'ID');
     for (const [i, sender] of senders.entries()) {
       const id = `cup-${i}`;
