@@ -93,7 +93,16 @@ describe('board-score writes', () => {
 
   it('one call of results achieved at different times and in different regions answers each in its own buckets, placed as of its own moment', async () => {
     const created = await t.admin(`mutation($input: CreateBoardInput!) { createBoard(input: $input) { id } }`, {
-      input: { id: 'Mixed-Batch', title: 'Mixed', order: 'HIGH_FIRST', periods: ['ALL_TIME', 'DAILY'], regions: ['EU', 'NA'], maxScore: 1_000_000 },
+      // Yesterday's results count in yesterday: a grace of two days (docs/closing.md).
+      input: {
+        id: 'Mixed-Batch',
+        title: 'Mixed',
+        order: 'HIGH_FIRST',
+        periods: ['ALL_TIME', 'DAILY'],
+        regions: ['EU', 'NA'],
+        maxScore: 1_000_000,
+        closeGraceSeconds: 2 * 86_400,
+      },
     });
     expect(created.errors).toBeUndefined();
     const now = new Date();

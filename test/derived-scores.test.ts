@@ -28,6 +28,8 @@ const SEASON_START = new Date(NOW.getTime() - 500 * DAY_MS);
 const SEASON: Bucket = { period: 'SEASON', label: 's1', start: SEASON_START, end: null };
 const BOARD = { id: 'Derived-EU', order: 'HIGH_FIRST' as const, aggregate: 'BEST' as const, regions: ['EU'], maxScore: 1_000 };
 const CALENDAR: CalendarPeriod[] = ['DAILY', 'WEEKLY', 'MONTHLY'];
+/** 366 days: the longest closeGraceSeconds. */
+const GRACE_SECONDS = 31_622_400;
 const PLAYERS = ['Zoë', 'p1', 'p2', 'p3', 'p4', 'p5', 'p6', 'p7', '玩家'];
 
 interface LoggedResult extends ModelResult, OracleResult {
@@ -72,7 +74,12 @@ describe('board scores derived from the score log', () => {
   const keptDerived = (): { bucket: Bucket; region: string | null }[] => {
     return [null, 'EU'].flatMap((region) => [
       { bucket: SEASON, region },
-      ...CALENDAR.flatMap((period) => keptBuckets(board, period, NOW, region, CLOCK_SKEW_MS).map((bucket) => ({ bucket, region }))),
+      // A bucket closed before the results came in (its end plus the grace before NOW) holds none of them.
+      ...CALENDAR.flatMap((period) =>
+        keptBuckets(board, period, NOW, region, CLOCK_SKEW_MS)
+          .filter((bucket) => bucket.end!.getTime() + GRACE_SECONDS * 1000 > NOW.getTime())
+          .map((bucket) => ({ bucket, region })),
+      ),
     ]);
   };
   const plain = (entry: OracleEntry) => ({ score: entry.score, reachedMs: entry.reachedAt, metadata: entry.metadata });
@@ -80,6 +87,9 @@ describe('board scores derived from the score log', () => {
   beforeAll(async () => {
     t = await startTestApp({ now: () => NOW });
     await createModelBoards(t, [{ ...BOARD, periods: ['ALL_TIME', 'SEASON', 'MONTHLY', 'WEEKLY', 'DAILY'] }]);
+    // Results of the last 600 days count in their buckets for as long as any may: the longest grace (docs/closing.md).
+    const graced = await t.admin(`mutation { updateBoard(input: { id: "${BOARD.id}", closeGraceSeconds: ${GRACE_SECONDS} }) { id } }`);
+    expect(graced.errors).toBeUndefined();
     // A season open for longer than any calendar bucket is kept, laid out by hand.
     await t.database.sql`insert into seasons (board_id, id, name, starts_at) values (${BOARD.id}, 's1', 'Long', ${SEASON_START.toISOString()}::timestamptz)`;
     for (let i = 0; i < results.length; i += 100) {
@@ -139,8 +149,12 @@ describe('board scores derived from the score log', () => {
       const bounded = await derivedScoresOfPlayers(t.database.sql, pairs, { keptAt: NOW });
       // Older months are not read at all with the bound; what is still kept is the same.
       expect(bounded.length, playerId).toBeLessThan(all.length);
-      const isKeptRow = (row: (typeof all)[number]) =>
-        row.period === 'SEASON' || isKept(parseBucketLabel(board, row.period, row.bucket, row.region || null)!, board.retention, NOW, CLOCK_SKEW_MS);
+      // Kept, and not closed (its callers leave a closed bucket alone: its standings are frozen).
+      const isKeptRow = (row: (typeof all)[number]) => {
+        if (row.period === 'SEASON') return true;
+        const bucket = parseBucketLabel(board, row.period, row.bucket, row.region || null)!;
+        return isKept(bucket, board.retention, NOW, CLOCK_SKEW_MS) && bucket.end!.getTime() + GRACE_SECONDS * 1000 > NOW.getTime();
+      };
       const asMap = (rows: typeof all) =>
         new Map(
           rows

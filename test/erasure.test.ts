@@ -59,7 +59,7 @@ describe('deletePlayer', () => {
              (select count(*) from friendships where friend_id = ${id})::int as "friendOf",
              (select count(*) from results where player_id = ${id})::int as results,
              (select count(*) from board_scores where player_id = ${id})::int as "boardScores",
-             (select count(*) from season_results where player_id = ${id})::int as "seasonResults"`;
+             (select count(*) from frozen_standings where player_id = ${id})::int as "seasonResults"`;
     return counts!;
   };
   const everyone = () => [VICTIM, ...PLAYERS];
@@ -71,7 +71,8 @@ describe('deletePlayer', () => {
     t = await startTestApp({ now: () => NOW });
     for (const board of BOARDS) {
       const created = await t.admin(`mutation($input: CreateBoardInput!) { createBoard(input: $input) { id } }`, {
-        input: { ...board, title: board.id, maxScore: 100_000 },
+        // Results from the past week count in their days: a grace longer than that (docs/closing.md).
+        input: { ...board, title: board.id, maxScore: 100_000, closeGraceSeconds: 30 * 86_400 },
       });
       expect(created.errors).toBeUndefined();
     }
@@ -90,11 +91,11 @@ describe('deletePlayer', () => {
         ('arena', 's1', 'One', '2037-10-01T00:00:00Z', '2037-11-01T00:00:00Z'),
         ('arena', 's2', 'Two', '2037-11-01T00:00:00Z', null)`;
     await t.database.sql`
-      insert into season_results (board_id, season_id, rank, player_id, score, reached_at) values
-        ('arena', 's1', 1, 'p01', 900, '2037-10-02T00:00:00Z'),
-        ('arena', 's1', 2, ${VICTIM}, 800, '2037-10-03T00:00:00Z'),
-        ('arena', 's1', 3, 'p02', 700, '2037-10-04T00:00:00Z'),
-        ('marathon', 's9', 1, ${VICTIM}, 5, '2037-10-05T00:00:00Z')`;
+      insert into frozen_standings (board_id, period, bucket, region, rank, player_id, score, reached_at, metadata) values
+        ('arena', 'SEASON', 's1', '', 1, 'p01', 900, '2037-10-02T00:00:00Z', '{"car": "a"}'),
+        ('arena', 'SEASON', 's1', '', 2, ${VICTIM}, 800, '2037-10-03T00:00:00Z', '{"car": "b"}'),
+        ('arena', 'SEASON', 's1', '', 3, 'p02', 700, '2037-10-04T00:00:00Z', null),
+        ('marathon', 'SEASON', 's9', '', 1, ${VICTIM}, 5, '2037-10-05T00:00:00Z', null)`;
     await t.database.sql`
       insert into board_scores (board_id, period, bucket, region, player_id, score, reached_at)
       values ('arena', 'SEASON', 's2', '', ${VICTIM}, 950, '2037-11-20T00:00:00Z')`;
@@ -159,13 +160,13 @@ describe('deletePlayer', () => {
     expect(p03.map((row) => row.friend_id)).toEqual(['p04']);
 
     // Frozen seasons keep every rank; the victim's are there, nameless.
-    const frozen = await t.database.sql<{ board_id: string; season_id: string; rank: number; player_id: string | null; score: number }[]>`
-      select board_id, season_id, rank, player_id, score from season_results order by board_id, season_id, rank`;
+    const frozen = await t.database.sql<{ board_id: string; season_id: string; rank: number; player_id: string | null; score: number; metadata: unknown }[]>`
+      select board_id, bucket as season_id, rank, player_id, score, metadata from frozen_standings where period = 'SEASON' order by board_id, bucket, rank`;
     expect(frozen).toEqual([
-      { board_id: 'arena', season_id: 's1', rank: 1, player_id: 'p01', score: 900 },
-      { board_id: 'arena', season_id: 's1', rank: 2, player_id: null, score: 800 },
-      { board_id: 'arena', season_id: 's1', rank: 3, player_id: 'p02', score: 700 },
-      { board_id: 'marathon', season_id: 's9', rank: 1, player_id: null, score: 5 },
+      { board_id: 'arena', season_id: 's1', rank: 1, player_id: 'p01', score: 900, metadata: { car: 'a' } },
+      { board_id: 'arena', season_id: 's1', rank: 2, player_id: null, score: 800, metadata: null },
+      { board_id: 'arena', season_id: 's1', rank: 3, player_id: 'p02', score: 700, metadata: null },
+      { board_id: 'marathon', season_id: 's9', rank: 1, player_id: null, score: 5, metadata: null },
     ]);
 
     // The index: no sorted set names the victim, the open season's included; every view equals the model without them.
@@ -185,7 +186,8 @@ describe('deletePlayer', () => {
 
   it('a player known only as someone’s friend, or only by a frozen rank, is still erased', async () => {
     await t.server(`mutation { setFriends(playerId: "p07", friendIds: ["ghost"]) }`);
-    await t.database.sql`insert into season_results (board_id, season_id, rank, player_id, score, reached_at) values ('arena', 's1', 4, 'phantom', 1, now())`;
+    await t.database
+      .sql`insert into frozen_standings (board_id, period, bucket, region, rank, player_id, score, reached_at) values ('arena', 'SEASON', 's1', '', 4, 'phantom', 1, now())`;
     expect((await t.admin<{ deletePlayer: boolean }>(DELETE, { id: 'ghost' })).data?.deletePlayer).toBe(true);
     expect((await t.admin<{ deletePlayer: boolean }>(DELETE, { id: 'phantom' })).data?.deletePlayer).toBe(true);
     expect(await rowsOf('p07')).toMatchObject({ friends: 0 });

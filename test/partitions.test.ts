@@ -182,7 +182,7 @@ describe('the score log partitioned by month', () => {
     clock = new Date(clock.getTime() + 5_000);
     await submit({ playerId: 'fay', matchId: 'season', score: 50 });
     expect((await t.admin(`mutation { closeSeason(board: "logged") { id } }`)).errors).toBeUndefined();
-    expect(statements.some((statement) => /insert into season_results/i.test(statement) && /from results r/.test(statement))).toBe(true);
+    expect(statements.some((statement) => /insert into frozen_standings/i.test(statement) && /from results r/.test(statement))).toBe(true);
     // The oracle: each player's best result logged in the season's span, in score order.
     const [season] = await t.database.sql<{ starts_at: Date }[]>`select starts_at from seasons where board_id = 'logged'`;
     const logged = await t.database.sql<{ player_id: string; score: number }[]>`
@@ -191,7 +191,7 @@ describe('the score log partitioned by month', () => {
     for (const { player_id, score } of logged) best.set(player_id, Math.max(score, best.get(player_id) ?? -Infinity));
     expect(best.get('fay')).toBe(50);
     const frozen = await t.database.sql<{ player_id: string; score: number }[]>`
-      select player_id, score from season_results where board_id = 'logged' order by rank`;
+      select player_id, score from frozen_standings where board_id = 'logged' and period = 'SEASON' and region = '' order by rank`;
     expect(frozen.map((row) => [row.player_id, row.score])).toEqual(rankScores(best));
   }, 60_000);
 });

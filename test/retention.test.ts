@@ -9,9 +9,10 @@ const SUBMIT = `mutation($input: SubmitScoreInput!) { submitScore(input: $input)
 describe('retention: buckets stay readable for their board retention, and their keys expire from the bucket', () => {
   let t: TestApp;
   beforeAll(async () => {
+    // Yesterday's results still count in yesterday: a grace of two days (docs/closing.md).
     t = await startTestApp({ now: () => clock });
     const created = await t.admin<{ createBoard: { retention: unknown } }>(
-      `mutation { createBoard(input: { id: "kept", title: "Kept", maxScore: 100, periods: [DAILY, WEEKLY, MONTHLY], retention: { daily: 2 } }) { retention { daily weekly monthly } } }`,
+      `mutation { createBoard(input: { id: "kept", title: "Kept", maxScore: 100, periods: [DAILY, WEEKLY, MONTHLY], retention: { daily: 2 }, closeGraceSeconds: 172800 }) { retention { daily weekly monthly } } }`,
     );
     expect(created.data?.createBoard.retention).toEqual({ daily: 2, weekly: 35, monthly: 396 });
   });
