@@ -119,6 +119,7 @@ describe('every Lua script declares every key it touches', () => {
       const page = await index.page(at, null, 2);
       await index.page(at, page.places.at(-1)!, 2);
       await index.size(at);
+      await index.scoreBins(at, 3);
       await index.countBetter(at, [15, 40]);
       if (at === dense) await index.countDistinctBetter(at, [15, 40]);
       const { pairs } = await index.scanShard(at, 0, '0', 100);

@@ -59,6 +59,10 @@ export const LIST_LENGTHS: Record<string, ListLength> = {
   'Query.friends': () => MAX_FRIENDS + 1,
   'TopBoard.entries': (_args, parent) => count(parent.limit),
   'StandingConnection.edges': (_args, parent) => count(parent.first),
+  // A period's buckets (Board.periodBuckets) and a player's history, each page sized by its first.
+  'BucketConnection.edges': (_args, parent) => count(parent.first),
+  'BucketStandingConnection.edges': (_args, parent) => count(parent.first),
+  'Query.scoreDistribution': (args) => count(args.bins),
   'Mutation.submitScores': (args) => (Array.isArray(args.inputs) ? args.inputs.length : 0),
   'SubmitScorePayload.standings': () => MAX_BUCKETS_PER_RESULT,
   // The console's admin reads (see src/console/): sized by their own argument, or taken at 100 rows
@@ -79,7 +83,7 @@ export const LIST_LENGTHS: Record<string, ListLength> = {
  * with the object that holds them (a standing's recorded time and metadata are looked up once a
  * standing, whatever aliases ask for them, and in one query a list).
  */
-export const STORE_READING_SCALARS: ReadonlySet<string> = new Set(['Board.size']);
+export const STORE_READING_SCALARS: ReadonlySet<string> = new Set(['Board.size', 'Board.nextReset']);
 
 /** The meta fields introspection answers at the query root, which no type lists among its fields. */
 const META_FIELDS: Record<string, GraphQLField<unknown, unknown>> = { __schema: SchemaMetaFieldDef, __type: TypeMetaFieldDef };
