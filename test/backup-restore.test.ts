@@ -87,6 +87,11 @@ describe('backup and restore of PostgreSQL', () => {
     );
     await submit([['ünï', 250]], truth);
     expect(await untilReadsEqual(truth, 'eve')).not.toBeNull();
+    // A board whose days take late results for two days (closeGraceSeconds): yesterday is still open on it.
+    const created = await session.api.admin(
+      `mutation { createBoard(input: { id: "late", title: "Late", maxScore: 1000, periods: [ALL_TIME, DAILY], closeGraceSeconds: 172800 }) { id } }`,
+    );
+    expect(created.errors).toBeUndefined();
 
     // The README's backup.
     await session.sh('pg_dump --format=custom --file=leaderboard.dump "$DATABASE_URL"');
@@ -105,11 +110,11 @@ describe('backup and restore of PostgreSQL', () => {
     const ahead = await untilReadsEqual(after, 'eve');
     expect(ahead!.ALL_TIME!.top).toEqual(oracle(after));
     expect(ahead!.ALL_TIME!.standing).toEqual({ rank: 1, score: 900 });
-    // A bucket only results after the backup made: yesterday's, which the dump holds no score of.
+    // A bucket only results after the backup made: yesterday's on the late board, which the dump holds no score of.
     const yesterday = new Date(Date.now() - 86_400_000).toISOString();
-    const answer = await session.api.server(SUBMIT, { inputs: [{ board: 'global', playerId: 'hal', score: 50, matchId: 'late', achievedAt: yesterday }] });
+    const answer = await session.api.server(SUBMIT, { inputs: [{ board: 'late', playerId: 'hal', score: 50, matchId: 'late', achievedAt: yesterday }] });
     expect(answer.errors).toBeUndefined();
-    const DAY = `query($bucket: String) { top(board: "global", period: DAILY, bucket: $bucket) { size entries { player { id } } } }`;
+    const DAY = `query($bucket: String) { top(board: "late", period: DAILY, bucket: $bucket) { size entries { player { id } } } }`;
     const day = yesterday.slice(0, 10);
     expect((await session.api.gql<{ top: { size: number } }>(DAY, { bucket: day })).data?.top.size).toBe(1);
 
