@@ -463,3 +463,25 @@ describe('closeGraceSeconds', () => {
     expect(await frozenRows(t, 'lowered', 'DAILY', dayLabel(D), null)).toEqual(oracle([early], D, dayEnd, null));
   });
 });
+
+describe('a board whose packing reaches past year 9999 (a small maxScore)', () => {
+  it('freezes its day: the tie-break clamp is left out rather than written as a year PostgreSQL refuses', async () => {
+    let clock = new Date(D + HOUR);
+    const t = await startTestApp({ now: () => clock, seasonCloseIntervalMs: HOUR });
+    await createBoard(t, 'tiny', { maxScore: 10, periods: ['DAILY'], regions: [], regionTimeZones: [] });
+    const results: Result[] = [
+      { playerId: 'a', matchId: 'm1', score: 7, region: null, achievedAt: D + HOUR },
+      { playerId: 'b', matchId: 'm2', score: 9, region: null, achievedAt: D + 2 * HOUR },
+      { playerId: 'c', matchId: 'm3', score: 7, region: null, achievedAt: D + 3 * HOUR },
+    ];
+    for (const r of results) {
+      clock = new Date(r.achievedAt);
+      await submit(t, ['tiny'], r);
+    }
+    clock = new Date(D + DAY + GRACE_MS + SETTLE_MS);
+    const closer = closerOf(t);
+    await closer.pass();
+    await closer.stop();
+    expect(await frozenRows(t, 'tiny', 'DAILY', dayLabel(D), null)).toEqual(oracle(results, D, D + DAY, null));
+  });
+});

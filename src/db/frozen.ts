@@ -122,6 +122,9 @@ async function markSeasonClosed(tx: TransactionSql, which: { boardId: string; se
   };
 }
 
+/** The start of year 10000, past PostgreSQL's and an ISO string's four-digit years. */
+const LAST_TIMESTAMP_MS = Date.UTC(10_000, 0, 1);
+
 /**
  * A list's standings as the index ranks them, as the columns rank, player_id, score, reached_at,
  * metadata (unordered: order by rank to read them in order): its board scores (kept, or derived
@@ -135,7 +138,9 @@ export function rankedBoardScores(sql: Sql | TransactionSql, list: FreezeList): 
   const endsAt = list.endsAt?.toISOString() ?? null;
   // The index's tie-break time: the start of the unit the score was reached in, where the packing
   // clamps it (decades after the start). date_bin works in whole microseconds, so it is exact.
-  const lastUnit = new Date(list.startsAt.getTime() + (list.tie.slots - 1) * list.tie.unitMs).toISOString();
+  // A packing with many time bits (a small maxScore) reaches past what a timestamp holds: no clamp then.
+  const lastMs = list.startsAt.getTime() + (list.tie.slots - 1) * list.tie.unitMs;
+  const lastUnit = lastMs < LAST_TIMESTAMP_MS ? new Date(lastMs).toISOString() : 'infinity';
   const scoreOrder = list.order === 'HIGH_FIRST' ? sql`score desc` : sql`score asc`;
   // collate "C": byte order, as Redis orders members, whatever the database's collation.
   return sql`
