@@ -251,7 +251,7 @@ export function buildApp(deps: AppDeps): App {
   // The frozen lists the bucket closer knows of, kept out of results' buckets (see closed-lists.ts).
   const closedLists = createClosedLists();
   // Which buckets are closed (their reads are their frozen standings'), remembered once found.
-  const frozen = createFrozenDirectory(storage.frozen.find);
+  const frozen = createFrozenDirectory(storage.frozen.find, { knownClosed: (at) => closedLists.has(at) });
   const flagChanges = createFlagChanges(redis);
   const backlog = createBacklogConfirmer(storage.backlog, log);
   const submissionHealth = createSubmissionHealth();

@@ -541,6 +541,18 @@ describe('no kept answer of a live bucket outlives its close; a watched bucket t
       await client.dispose();
     }
   });
+
+  it('raising the grace afterwards reopens nothing: the closed day is still read frozen', async () => {
+    const top = `query { top(board: "cached", period: DAILY, bucket: "2037-05-31", limit: 5) { size entries { rank score player { id } } } }`;
+    const before = await t.gql<{ top: { size: number; entries: unknown[] } }>(top);
+    expect(before.data?.top.size).toBe(modelOf(day, results).length);
+    expect(before.data?.top.entries).toHaveLength(5);
+    // The day's end plus three days lies ahead: by the clock alone it would be open again, and its keys are gone.
+    expect((await t.admin(`mutation { updateBoard(input: { id: "cached", closeGraceSeconds: 259200 }) { closeGraceSeconds } }`)).errors).toBeUndefined();
+    // Past the top cache's second, so the top is read again (by the clock: the live keys are gone).
+    clock.advance(2_000);
+    expect(await t.gql(top)).toEqual(before);
+  });
 });
 
 describe('a closed season read with period SEASON', { timeout: 120_000 }, () => {

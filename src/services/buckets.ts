@@ -137,8 +137,9 @@ export async function resolveReadBucket(deps: ReadBucketDeps, args: BucketArgs):
 
 /**
  * The close marker of a bucket, or null while it is open: null at once (no query) for ALL_TIME,
- * a season not closed (`seasonClosed` false) and a calendar bucket before its close time; else
- * the frozen directory's lookup (null until the closer has frozen it). What a watched top checks
+ * a season not closed (`seasonClosed` false) and a calendar bucket before its close time (unless
+ * the frozen directory knows it closed: frozen before its board's grace was raised); else the
+ * frozen directory's lookup (null until the closer has frozen it). What a watched top checks
  * before each read too (pubsub/top-feed.ts).
  */
 export function closedMarker(
@@ -149,7 +150,8 @@ export function closedMarker(
   const { period } = at.bucket;
   if (period === 'ALL_TIME') return null;
   if (period === 'SEASON') return seasonClosed ? deps.frozen.find(at) : null;
-  return takesResults(at.board, at.bucket, deps.now()) ? null : deps.frozen.find(at);
+  // Before its close time a bucket is open, unless it was frozen under a shorter grace than its board has now.
+  return takesResults(at.board, at.bucket, deps.now()) && !deps.frozen.knownClosed(at) ? null : deps.frozen.find(at);
 }
 
 /**

@@ -16,6 +16,12 @@ import type { BoardBucket } from '../ranking/index.js';
 export interface FrozenDirectory {
   /** The list's close marker, or null while it is not closed (not frozen yet). */
   find(at: BoardBucket): FrozenBucket | Promise<FrozenBucket | null>;
+  /**
+   * Whether the list is known to be closed without asking: its marker was found before, or the
+   * bucket closer knows it frozen (`knownClosed`). A list frozen under a shorter grace than its
+   * board has now is closed all the same: raising the grace reopens nothing. O(1).
+   */
+  knownClosed(at: BoardBucket): boolean;
 }
 
 /** How many close markers a process keeps: a few hundred bytes each. */
@@ -29,14 +35,25 @@ export const frozenKeyOf = (at: BoardBucket): FrozenKey => ({
   region: at.region ?? '',
 });
 
-/** The process's frozen directory over `find` (Storage.frozen.find). */
-export function createFrozenDirectory(find: (key: FrozenKey) => Promise<FrozenBucket | null>, remembered = FROZEN_MARKERS_REMEMBERED): FrozenDirectory {
+/** A list's name in the directory. */
+const nameOf = (key: FrozenKey) => `${key.boardId}\n${key.period}\n${key.bucket}\n${key.region}`;
+
+/**
+ * The process's frozen directory over `find` (Storage.frozen.find); `knownClosed`, the lists the
+ * bucket closer knows frozen (services/closed-lists.ts), when it has them.
+ */
+export function createFrozenDirectory(
+  find: (key: FrozenKey) => Promise<FrozenBucket | null>,
+  options: { knownClosed?: ((at: BoardBucket) => boolean) | undefined; remembered?: number | undefined } = {},
+): FrozenDirectory {
+  const remembered = options.remembered ?? FROZEN_MARKERS_REMEMBERED;
   const closed = new Map<string, FrozenBucket>();
   const asking = new Map<string, Promise<FrozenBucket | null>>();
   return {
+    knownClosed: (at) => closed.has(nameOf(frozenKeyOf(at))) || (options.knownClosed?.(at) ?? false),
     find(at) {
       const key = frozenKeyOf(at);
-      const name = `${key.boardId}\n${key.period}\n${key.bucket}\n${key.region}`;
+      const name = nameOf(key);
       const known = closed.get(name);
       if (known) {
         // Most recently used last: the first of the map is the one forgotten.
