@@ -87,7 +87,9 @@ async function main(): Promise<void> {
     const took = seconds(started);
     closing = false;
     await probe;
-    const [{ frozen }] = await database.sql<[{ frozen: number }]>`select count(*)::int as frozen from season_results where season_id = ${season.id}`;
+    const [{ frozen }] = await database.sql<
+      [{ frozen: number }]
+    >`select count(*)::int as frozen from frozen_standings where period = 'SEASON' and bucket = ${season.id}`;
     const keys = await redis.exists(`lb:{bench:SEASON:${season.id}}`);
     console.log(`closed ${closed?.id ?? 'nothing'}: froze ${frozen} standings in ${took} s; season keys left: ${keys}`);
     console.log(`slowest board-score write during the close: ${slowestWriteMs.toFixed(0)} ms`);

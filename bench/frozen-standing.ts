@@ -22,8 +22,8 @@
 import { parseArgs } from 'node:util';
 import { rankedBoardScores } from '../src/db/frozen.js';
 import { bucketAt } from '../src/model/buckets.js';
-import { packingFor } from '../src/ranking/packing.js';
-import { freezeListOf } from '../src/writes/close-buckets.js';
+import { freezeListOf } from '../src/services/buckets.js';
+
 import { graphqlBody } from './lib/clients.js';
 import { BENCH_TARGET, type BenchTarget, PLAYERS, randomPlayer } from './lib/env.js';
 import { type Measurement, quietGate } from './lib/load.js';
@@ -74,7 +74,7 @@ async function freezeYesterday(say: (line: string) => void): Promise<{ label: st
     if (known && known.size === target.players) return { label: day.label, size: known.size };
     const started = performance.now();
     const allTime = { board, bucket: bucketAt(board, 'ALL_TIME', new Date()), region: null };
-    const list = freezeListOf(board, allTime, packingFor(board, 'ALL_TIME'));
+    const list = freezeListOf(allTime);
     const size = await sql.begin(async (tx) => {
       await tx`set local work_mem = '256MB'`;
       await tx`set local statement_timeout = 0`;

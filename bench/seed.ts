@@ -224,7 +224,7 @@ export async function seed(options: SeedOptions = {}): Promise<number> {
   try {
     if (options.force) {
       say(`--force: emptying ${target.database} and the keys under ${target.keyPrefix}`);
-      await sql`truncate board_scores, results, result_keys, friendships, players, seasons, season_results`;
+      await sql`truncate board_scores, results, result_keys, friendships, players, seasons, frozen_buckets, frozen_standings`;
       await sql`delete from boards where id = ${boardId}`;
       // Patterns are not prefixed by ioredis, so deleteKeysUnder lists them with a plain client.
       await deleteKeysUnder(target.redis, target.keyPrefix, { commandTimeoutMs: 60_000 });

@@ -120,6 +120,8 @@ export function startBucketCloser(deps: BucketCloserDeps, options: BucketCloserO
         if (row.period === 'SEASON') continue;
         const bucket = bucketOf(row);
         const at = { board, bucket, region: row.region === '' ? null : row.region };
+        // Frozen by any process, under whatever grace: this process's write path and reads keep it closed too.
+        deps.closedLists?.add(at);
         closed.set(listKey(row.period, row.bucket, at.region), {
           at,
           sweepUntil: row.closedAt.getTime() + CLOSED_KEY_SWEEP_MS,

@@ -3,8 +3,7 @@ import type { FreezeList } from '../db/frozen.js';
 import type { Storage } from '../db/storage.js';
 import { PERIODS, type Period, type RankStyle } from '../model/board.js';
 import type { BoardBucket } from '../ranking/index.js';
-import { packingFor } from '../ranking/packing.js';
-import { type BucketDeps, boardScoreList, requireBoard, requireRegion, resolveBoardBucket } from '../services/buckets.js';
+import { type BucketDeps, freezeListOf, requireBoard, requireRegion, resolveBoardBucket } from '../services/buckets.js';
 import { SEASON_LABEL, seasonBucket } from '../services/season-directory.js';
 
 /**
@@ -165,22 +164,7 @@ export async function prepareExport(deps: BucketDeps, parameters: ExportParamete
     rankStyle: request.rankStyle ?? board.rankStyle,
     contentType: format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson',
     filename: `leaderboard-${name}.${format}`,
-    list: freezeList(at),
-  };
-}
-
-/**
- * The list a bucket's standings are read from, ordered as the index orders it: the same list a
- * freeze of the bucket takes (writes/close-buckets.ts freezeListOf, which the read side may not import).
- */
-function freezeList(at: BoardBucket): FreezeList {
-  const packing = packingFor(at.board, at.bucket.period);
-  return {
-    ...boardScoreList(at),
-    startsAt: at.bucket.start,
-    endsAt: at.bucket.end,
-    order: at.board.order,
-    tie: { unitMs: packing.unitMs, slots: 2 ** packing.timeBits },
+    list: freezeListOf(at),
   };
 }
 

@@ -1,3 +1,5 @@
+import type { FreezeList } from '../db/frozen.js';
+import { packingFor } from '../ranking/packing.js';
 import type { FrozenBucket } from '../db/frozen.js';
 import { type Season } from '../db/seasons.js';
 import { type Board, type Period, closesAt, keepsBoardScores } from '../model/board.js';
@@ -168,6 +170,21 @@ export function boardScoreList(at: BoardBucket): BoardScoreList {
     derived: keepsBoardScores(board, bucket.period)
       ? null
       : { order: board.order, from: bucket.start, until: bucket.end, closesAt: closesAt(board, bucket.end) },
+  };
+}
+
+/**
+ * What freezing (or exporting from one snapshot) a list takes: where its board scores are
+ * (boardScoreList), its span, and the index's order with its period's tie-break unit. O(1).
+ */
+export function freezeListOf(at: BoardBucket): FreezeList {
+  const packing = packingFor(at.board, at.bucket.period);
+  return {
+    ...boardScoreList(at),
+    startsAt: at.bucket.start,
+    endsAt: at.bucket.end,
+    order: at.board.order,
+    tie: { unitMs: packing.unitMs, slots: 2 ** packing.timeBits },
   };
 }
 

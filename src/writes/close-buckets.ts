@@ -1,9 +1,8 @@
 import { type Season } from '../db/seasons.js';
 import { type Board } from '../model/board.js';
 import type { FreezeList } from '../db/frozen.js';
-import { boardScoreList } from '../services/buckets.js';
+import { freezeListOf } from '../services/buckets.js';
 import type { BoardBucket } from '../ranking/index.js';
-import { type Packing, packingFor } from '../ranking/packing.js';
 import type { Logger } from 'pino';
 import type { Storage } from '../db/storage.js';
 import type { RankingIndex } from '../ranking/index.js';
@@ -121,18 +120,7 @@ export async function closeCalendarLists(deps: CloseBucketDeps, lists: BoardBuck
   return done;
 }
 
-/** What freezing lists takes: each one's freezeListOf, with its period's packing. */
+/** What freezing lists takes: each one's freezeListOf. */
 function freezeListsOf(lists: BoardBucket[]): FreezeList[] {
-  return lists.map((at) => freezeListOf(at.board, at, packingFor(at.board, at.bucket.period)));
-}
-
-/** What freezing one list of a bucket takes: where its board scores are, its span, and the index's order. */
-export function freezeListOf(board: Board, at: BoardBucket, packing: Packing): FreezeList {
-  return {
-    ...boardScoreList(at),
-    startsAt: at.bucket.start,
-    endsAt: at.bucket.end,
-    order: board.order,
-    tie: { unitMs: packing.unitMs, slots: 2 ** packing.timeBits },
-  };
+  return lists.map(freezeListOf);
 }
