@@ -124,9 +124,10 @@ export interface AppDeps {
   /**
    * How often this process looks for buckets (calendar buckets and seasons) whose end plus their
    * board's grace has passed, and closes them (jobs/bucket-closer.ts). Every process may run it:
-   * each bucket is frozen once. Default 5,000 ms.
+   * each bucket is frozen once. null: never (a test that counts another part's store calls).
+   * @default 5000
    */
-  seasonCloseIntervalMs?: number | undefined;
+  seasonCloseIntervalMs?: number | null | undefined;
   /** How long after a bucket closes it is frozen (BUCKET_CLOSE_SETTLE_MS; see BucketCloserOptions.settleMs). Default: requestTimeoutMs + 5,000. */
   bucketCloseSettleMs?: number | undefined;
   /** How this process re-applies committed results the index missed (see jobs/index-catch-up.ts). Default: its defaults. */
@@ -525,7 +526,10 @@ export function buildApp(deps: AppDeps): App {
       });
       bucketCloser = startBucketCloser(
         { storage, index, seasons, boards, closedLists, now, log },
-        { intervalMs: deps.seasonCloseIntervalMs ?? 5_000, settleMs: deps.bucketCloseSettleMs ?? settleMsFor(requestTimeoutMs) },
+        {
+          intervalMs: deps.seasonCloseIntervalMs === null ? null : (deps.seasonCloseIntervalMs ?? 5_000),
+          settleMs: deps.bucketCloseSettleMs ?? settleMsFor(requestTimeoutMs),
+        },
       );
       indexCatchUp = startIndexCatchUp({ storage, index, boards, topCache, flagChanges, metrics, now, log }, deps.indexCatchUp);
       inactivePlayers = startInactivePlayers({ storage, masterIndex, topCache, boards, seasons, metrics, now, log }, deps.inactivePlayers);

@@ -36,7 +36,13 @@ describe('a single submitScore on one Redis node', () => {
   beforeAll(async () => {
     redis = await startOwnRedis();
     // The background jobs that read Redis on a timer are slowed down, so that what the window sees is the call's.
-    t = await startTestApp({ redisUrl: redis.url, now: clock.now, indexRecovery: { intervalMs: 600_000 }, indexCatchUp: { intervalMs: 600_000 } });
+    t = await startTestApp({
+      redisUrl: redis.url,
+      now: clock.now,
+      indexRecovery: { intervalMs: 600_000 },
+      indexCatchUp: { intervalMs: 600_000 },
+      seasonCloseIntervalMs: null,
+    });
     const created = await t.admin(`mutation { createBoard(input: { id: "solo", title: "Solo", maxScore: 1000000, periods: [${PERIODS.join(', ')}] }) { id } }`);
     expect(created.errors).toBeUndefined();
     expect((await t.admin(`mutation { startSeason(board: "solo", name: "S1") { id } }`)).errors).toBeUndefined();

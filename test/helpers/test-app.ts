@@ -94,8 +94,8 @@ export interface TestAppOptions {
    * one deployment would. close() then leaves both to that app. Default: stores of its own.
    */
   shareStoresOf?: { databaseUrl: string; keyPrefix: string };
-  /** How often the app closes seasons whose endsAt has passed. Default: the app's. */
-  seasonCloseIntervalMs?: number;
+  /** How often the app's bucket closer passes (null: never). Default: the app's. */
+  seasonCloseIntervalMs?: number | null;
   /**
    * Where the app reaches PostgreSQL (a TCP proxy in front of it, see tcp-proxy.ts); the app's
    * database is still created, read by the test (`databaseUrl`) and dropped directly. Default: directly.
