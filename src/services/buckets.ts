@@ -1,6 +1,5 @@
-import type { FreezeList } from '../db/frozen.js';
+import type { FreezeList, FrozenBucket } from '../db/frozen.js';
 import { packingFor } from '../ranking/packing.js';
-import type { FrozenBucket } from '../db/frozen.js';
 import { type Season } from '../db/seasons.js';
 import { type Board, type Period, closesAt, keepsBoardScores } from '../model/board.js';
 import type { BoardScoreList } from '../db/board-scores.js';
