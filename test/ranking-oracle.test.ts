@@ -85,7 +85,16 @@ describe('ranks against an oracle', () => {
     t = await startTestApp({ now: () => NOW });
     for (const [i, board] of BOARDS.entries()) {
       const created = await t.admin(`mutation($input: CreateBoardInput!) { createBoard(input: $input) { id } }`, {
-        input: { id: board.id, title: board.id, order: board.order, aggregate: board.aggregate, maxScore: 8_000, periods: board.periods, regions: REGIONS },
+        input: {
+          id: board.id,
+          title: board.id,
+          order: board.order,
+          aggregate: board.aggregate,
+          maxScore: 8_000,
+          periods: board.periods,
+          regions: REGIONS,
+          closeGraceSeconds: 7 * 86_400,
+        },
       });
       expect(created.errors).toBeUndefined();
 

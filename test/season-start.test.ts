@@ -171,7 +171,9 @@ describe('a next season scheduled ahead with startsAt', () => {
       expect(await playersIn(t, board)).toEqual(['late']);
       expect(await playersIn(t, board, 's1')).toEqual(['early', 'last-of-one']);
     }
-    // The closer, which runs in every process, closes s1 at its endsAt; s2 and s3 stay.
+    // The closer, which runs in every process, closes s1 once its endsAt plus the board's grace (300 s)
+    // plus the settle margin (the test apps' request bound, 30 s, plus 5 s) have passed; s2 and s3 stay.
+    clock = new Date(T0 + 10 * 60_000 + 300_000 + 35_000);
     const closer = await startTestApp({ now: () => clock, seasonCloseIntervalMs: 50, shareStoresOf: a });
     try {
       await expect
