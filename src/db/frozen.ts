@@ -222,6 +222,8 @@ export async function listFrozenBuckets(sql: Sql, args: { boardId: string; perio
 export async function dropFrozenBuckets(sql: Sql, lists: readonly FrozenKey[]): Promise<number> {
   if (lists.length === 0) return 0;
   return sql.begin(async (tx) => {
+    // Deleting a million standings and their index entries is a job, as their freeze was: no statement timeout.
+    await tx`set local statement_timeout = 0`;
     let dropped = 0;
     for (const key of [...lists].sort(byKey)) {
       const where = tx`board_id = ${key.boardId} and period = ${key.period} and bucket = ${key.bucket} and region = ${key.region}`;
