@@ -158,8 +158,12 @@ export function startBucketCloser(deps: BucketCloserDeps, options: BucketCloserO
     }
     // Lists of one bucket (the same period and label) are frozen together, each bucket in a transaction of its own.
     const byBucket = new Map<string, BoardBucket[]>();
-    for (const at of due)
-      byBucket.set(`${at.bucket.period}\u0000${at.bucket.label}`, [...(byBucket.get(`${at.bucket.period}\u0000${at.bucket.label}`) ?? []), at]);
+    for (const at of due) {
+      const key = `${at.bucket.period}\u0000${at.bucket.label}`;
+      const lists = byBucket.get(key);
+      if (lists) lists.push(at);
+      else byBucket.set(key, [at]);
+    }
     for (const lists of byBucket.values()) {
       await closeCalendarLists(deps, lists);
       for (const at of lists) deps.closedLists?.add(at);

@@ -1,9 +1,9 @@
 import type { Season } from '../db/seasons.js';
 import type { Storage } from '../db/storage.js';
-import { type Board, type Period, closesAt } from '../model/board.js';
+import type { Board, Period } from '../model/board.js';
 import { type Bucket, bucketAt, keptBuckets } from '../model/buckets.js';
 import type { RankingIndex } from '../ranking/index.js';
-import { type ReadBucketDeps, regionProblem } from '../services/buckets.js';
+import { type ReadBucketDeps, regionProblem, takesResults } from '../services/buckets.js';
 import type { CursorCodec } from '../services/cursor.js';
 import { currentOf, seasonBucket } from '../services/season-directory.js';
 import { badInput } from '../errors.js';
@@ -115,7 +115,7 @@ export async function periodBucketsOf(
   const nodes = await Promise.all(
     page.map(async ({ bucket, season }): Promise<ListedBucket> => {
       const frozenSize = frozen.get(bucket.label);
-      const closed = season ? season.closedAt !== null : frozenSize !== undefined || isPast(closesAt(board, bucket.end), now);
+      const closed = season ? season.closedAt !== null : frozenSize !== undefined || !takesResults(board, bucket, now);
       // A closed season's index is dropped: one frozen before its regions were (a season closed before issue 21) ranks nobody there.
       const size = frozenSize ?? (season?.closedAt ? 0 : await deps.index.size({ board, bucket, region }));
       return {
@@ -135,8 +135,6 @@ export async function periodBucketsOf(
   }));
   return { edges, pageInfo: { hasNextPage: rest.length > args.first, endCursor: edges.at(-1)?.cursor ?? null } };
 }
-
-const isPast = (at: Date | null, now: Date) => at !== null && now.getTime() >= at.getTime();
 
 /**
  * When the period's open bucket ends, i.e. its next reset: the end of the bucket holding now on the
