@@ -84,7 +84,8 @@ describe.each([1, 8])('periodBuckets on %i shard(s)', (shards) => {
         board: id,
         playerId: `p${(i * 7) % 23}`,
         score: (i * 37) % 101,
-        achievedAt: new Date(noonDaysAgo(now, daysAgo).getTime() - (i % 5) * 3_600_000),
+        // Today's results are never after now: just past midnight, noon has not come yet.
+        achievedAt: new Date(Math.min(noonDaysAgo(now, daysAgo).getTime() - (i % 5) * 3_600_000, now.getTime() - 1_000)),
         region: i % 3 === 0 ? 'eu' : null,
       });
     }
