@@ -23,6 +23,10 @@ function toBoard(row: BoardRow): Board {
     regionTimeZones: row.regionTimeZones,
     inactiveAfterDays: row.inactiveAfterDays,
     closeGraceSeconds: row.closeGraceSeconds,
+    league: row.league,
+    joinRequired: row.joinRequired,
+    maxPlayers: row.maxPlayers,
+    maxAttempts: row.maxAttempts,
     createdAt: row.createdAt,
   };
 }
@@ -67,6 +71,10 @@ export async function insertBoard(db: Db, board: NewBoard, now = new Date()): Pr
       regionTimeZones: board.regionTimeZones ?? [],
       inactiveAfterDays: board.inactiveAfterDays ?? null,
       closeGraceSeconds: board.closeGraceSeconds ?? DEFAULT_CLOSE_GRACE_SECONDS,
+      league: board.league ?? null,
+      joinRequired: board.joinRequired ?? false,
+      maxPlayers: board.maxPlayers ?? null,
+      maxAttempts: board.maxAttempts ?? null,
       epoch: boardEpoch(now),
     })
     .onConflictDoNothing()

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigint, check, index, integer, json, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { bigint, boolean, check, index, integer, json, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 
 const timestamptz = (name?: string) => (name ? timestamp(name, { withTimezone: true, mode: 'date' }) : timestamp({ withTimezone: true, mode: 'date' }));
 
@@ -35,6 +35,14 @@ export const boards = pgTable(
     inactiveAfterDays: integer(),
     /** Seconds after a calendar bucket (or a season) ends during which results achieved in it still count; then it closes and is frozen. */
     closeGraceSeconds: integer().notNull().default(300),
+    /** The board's league ({ tiers, cohortSize, promote, demote, period }, model/league.ts); null: none. Fixed at creation. */
+    league: jsonb().$type<{ tiers: string[]; cohortSize: number; promote: number; demote: number; period: 'SEASON' | 'MONTHLY' | 'WEEKLY' | 'DAILY' }>(),
+    /** Tournaments: only players in board_members may have results. Fixed at creation. */
+    joinRequired: boolean().notNull().default(false),
+    /** At most this many players may join (board_member_counts); null: no limit. */
+    maxPlayers: integer(),
+    /** At most this many results per player per bucket of the board's shortest period; null: no limit. */
+    maxAttempts: integer(),
     epoch: timestamptz().notNull(),
     createdAt: timestamptz().notNull().defaultNow(),
   },
@@ -45,6 +53,8 @@ export const boards = pgTable(
     check('boards_rank_style_known', sql`${table.rankStyle} in ('ORDINAL', 'COMPETITION', 'DENSE')`),
     check('boards_inactive_after_days_range', sql`${table.inactiveAfterDays} is null or ${table.inactiveAfterDays} between 1 and 36500`),
     check('boards_close_grace_seconds_range', sql`${table.closeGraceSeconds} between 0 and 31622400`),
+    check('boards_max_players_positive', sql`${table.maxPlayers} is null or ${table.maxPlayers} > 0`),
+    check('boards_max_attempts_positive', sql`${table.maxAttempts} is null or ${table.maxAttempts} > 0`),
   ],
 );
 
@@ -243,6 +253,116 @@ export const frozenStandings = pgTable(
     // range's count (a distribution's bin) are probes of this index: ranks follow scores.
     index('frozen_standings_score_idx').on(table.boardId, table.period, table.bucket, table.region, table.score, table.rank),
   ],
+);
+
+/**
+ * A tournament's players (issue 57): who joined which board, first come first served. A board with
+ * joinRequired takes results only from its members.
+ */
+export const boardMembers = pgTable(
+  'board_members',
+  {
+    boardId: text().notNull(),
+    playerId: text().notNull(),
+    joinedAt: timestamptz().notNull().defaultNow(),
+  },
+  (table) => [primaryKey({ columns: [table.boardId, table.playerId] })],
+);
+
+/**
+ * How many players joined each board: one row a board, updated in the joining transaction under its
+ * row lock, so that maxPlayers is never passed and Board.joined is one probe, not a count.
+ */
+export const boardMemberCounts = pgTable('board_member_counts', {
+  boardId: text().primaryKey(),
+  joined: integer().notNull().default(0),
+});
+
+/**
+ * Each league player's tier: the one their next placement uses (model/league.ts). `lastRound` is
+ * the latest round they were placed in, and `lastRoundEndsAt` its end: a first result in a later
+ * round waits (league_waiting) while that round is not closed, since its close may move them.
+ */
+export const leaguePlayers = pgTable(
+  'league_players',
+  {
+    boardId: text().notNull(),
+    playerId: text().notNull(),
+    /** Index into the league's tiers, 0 the first (best). */
+    tier: integer().notNull(),
+    lastRound: text(),
+    lastRoundEndsAt: timestamptz(),
+  },
+  (table) => [primaryKey({ columns: [table.boardId, table.playerId] })],
+);
+
+/**
+ * The cohorts of each league round: one row per cohort, its size kept in the placing transaction
+ * under the round's lock (db/leagues.ts), so a placement finds the open cohort of a tier in one probe.
+ */
+export const leagueCohorts = pgTable(
+  'league_cohorts',
+  {
+    boardId: text().notNull(),
+    round: text().notNull(),
+    tier: integer().notNull(),
+    /** 1-based, in the order the tier's cohorts of the round were opened. */
+    number: integer().notNull(),
+    size: integer().notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.boardId, table.round, table.tier, table.number] })],
+);
+
+/**
+ * Who is in which cohort of a round: a player is placed once a round, by their first result in it.
+ * `outcome` is written by the round's close (PROMOTED, STAYED, DEMOTED); null while it is open.
+ */
+export const cohortMembers = pgTable(
+  'cohort_members',
+  {
+    boardId: text().notNull(),
+    round: text().notNull(),
+    tier: integer().notNull(),
+    number: integer().notNull(),
+    playerId: text().notNull(),
+    placedAt: timestamptz().notNull().defaultNow(),
+    outcome: text({ enum: ['PROMOTED', 'STAYED', 'DEMOTED'] }),
+  },
+  (table) => [
+    primaryKey({ columns: [table.boardId, table.round, table.playerId] }),
+    index('cohort_members_cohort_idx').on(table.boardId, table.round, table.tier, table.number),
+    // An erasure finds a player's memberships by the leading column.
+    index('cohort_members_player_idx').on(table.playerId),
+  ],
+);
+
+/**
+ * The league rounds closed: one row per round, claimed first in the transaction that writes its
+ * outcomes and moves its players' tiers, so a round closes exactly once and a crash leaves it open.
+ */
+export const leagueRounds = pgTable(
+  'league_rounds',
+  {
+    boardId: text().notNull(),
+    round: text().notNull(),
+    closedAt: timestamptz().notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.boardId, table.round] })],
+);
+
+/**
+ * First results of a round whose player waits for their previous round to close (its close may
+ * move their tier); that close places them, in arrival order.
+ */
+export const leagueWaiting = pgTable(
+  'league_waiting',
+  {
+    boardId: text().notNull(),
+    round: text().notNull(),
+    playerId: text().notNull(),
+    arrivedAt: timestamptz().notNull().defaultNow(),
+  },
+  (table) => [primaryKey({ columns: [table.boardId, table.round, table.playerId] })],
 );
 
 /** API keys made with the CLI. Only a SHA-256 digest of each key is kept; the key is printed once. */

@@ -57,7 +57,31 @@ export interface Board {
    * {@link MAX_CLOSE_GRACE_SECONDS}; left out (as a board made in code may): {@link DEFAULT_CLOSE_GRACE_SECONDS}.
    */
   closeGraceSeconds?: number | undefined;
+  /** The board's league (see model/league.ts); null or left out: none. Fixed at creation. */
+  league?: League | null | undefined;
+  /** Tournaments: only players who joined (joinBoard) may have results. Left out: false. Fixed at creation. */
+  joinRequired?: boolean | undefined;
+  /** At most this many players may join, first come first served; null or left out: no limit. */
+  maxPlayers?: number | null | undefined;
+  /** At most this many results per player per bucket of the board's shortest period; null or left out: no limit. */
+  maxAttempts?: number | null | undefined;
   createdAt: Date;
+}
+
+/** The periods whose buckets may be a league's rounds. */
+export type LeaguePeriod = Exclude<Period, 'ALL_TIME'>;
+
+/** A board's league: tiers of small cohorts, re-formed every round (a bucket of `period`); the rules are in model/league.ts. */
+export interface League {
+  /** Tier names, best first. A player's first round is in the last tier. */
+  tiers: string[];
+  /** Players per cohort. */
+  cohortSize: number;
+  /** How many of each cohort's top move up a tier at the round's close (none from the first tier). */
+  promote: number;
+  /** How many of each cohort's bottom move down a tier (none from the last tier). */
+  demote: number;
+  period: LeaguePeriod;
 }
 
 /** @default 300: five minutes, for a result that reaches the server late over a slow network. */

@@ -6,6 +6,7 @@ import * as reads from '../resolvers/reads.js';
 import { builder } from './builder.js';
 import { bucketArgs, bucketArgsSchema } from './bucket-args.js';
 import { RetentionInput, RetentionRef } from './retention.js';
+import { LeagueInput, LeagueRef } from './league.js';
 import { AggregateEnum, PeriodEnum, RankStyleEnum, ScoreOrderEnum } from './enums.js';
 import { boardIdSchema, idSchema, intRange, regionSchema, textSchema } from './validation.js';
 
@@ -81,6 +82,21 @@ BoardRef.implement({
       description: 'Added (issue 21): how long after a bucket ends results achieved in it still count; then it closes and its standings are final.',
       resolve: (board) => board.closeGraceSeconds ?? DEFAULT_CLOSE_GRACE_SECONDS,
     }),
+    league: t.field({ type: LeagueRef, nullable: true, description: 'Added (issue 22).', resolve: (board) => board.league ?? null }),
+    joinRequired: t.boolean({
+      description: 'Added (issue 22): tournaments. Only players who joined may have results (joinBoard).',
+      resolve: (board) => board.joinRequired ?? false,
+    }),
+    maxPlayers: t.int({
+      nullable: true,
+      description: 'Added (issue 22): at most this many players may join, first come first served; null: no limit.',
+      resolve: (board) => board.maxPlayers ?? null,
+    }),
+    maxAttempts: t.int({
+      nullable: true,
+      description: "Added (issue 22): at most this many results per player per bucket of the board's shortest period; null: no limit.",
+      resolve: (board) => board.maxAttempts ?? null,
+    }),
   }),
 });
 
@@ -119,6 +135,10 @@ const CreateBoardInput = builder.inputType('CreateBoardInput', {
       description: 'Added (issue 21): 0 to 31,622,400 (366 days); default 300.',
       validate: CLOSE_GRACE_SECONDS,
     }),
+    league: t.field({ type: LeagueInput, description: 'Added (issue 22): fixed at creation.' }),
+    joinRequired: t.boolean({ required: true, defaultValue: false, description: 'Added (issue 22): fixed at creation.' }),
+    maxPlayers: t.int({ description: 'Added (issue 22): null: no limit.', validate: intRange(1, 2_147_483_647, 'maxPlayers').nullish() }),
+    maxAttempts: t.int({ description: 'Added (issue 22): null: no limit.', validate: intRange(1, 2_147_483_647, 'maxAttempts').nullish() }),
   }),
 });
 

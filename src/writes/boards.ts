@@ -1,5 +1,15 @@
 import { type NewBoard } from '../db/boards.js';
-import { type Board, MAX_CLOSE_GRACE_SECONDS, MAX_INACTIVE_AFTER_DAYS, PERIODS, type RankStyle, type RegionTimeZone } from '../model/board.js';
+import {
+  type Board,
+  type League,
+  MAX_CLOSE_GRACE_SECONDS,
+  MAX_INACTIVE_AFTER_DAYS,
+  PERIODS,
+  type Period,
+  type RankStyle,
+  type RegionTimeZone,
+} from '../model/board.js';
+import { leagueProblem } from '../model/league.js';
 import { canonicalTimeZone } from '../model/buckets.js';
 import type { Storage } from '../db/storage.js';
 import type { BoardDirectory } from '../services/board-directory.js';
@@ -13,7 +23,10 @@ export interface BoardDeps {
   boards: Pick<BoardDirectory, 'remember'>;
 }
 
-export type CreateBoardInput = NewBoard;
+/** A league as createBoard takes it: any period, checked (ALL_TIME is refused, saying why). */
+export type LeagueInput = Omit<League, 'period'> & { period: Period };
+
+export type CreateBoardInput = Omit<NewBoard, 'league'> & { league?: LeagueInput | null | undefined };
 
 /** Creates a board; the input type has already checked each field. ALL_TIME is always kept. */
 export async function createBoard(deps: BoardDeps, input: CreateBoardInput): Promise<Board> {
@@ -28,6 +41,9 @@ export async function createBoard(deps: BoardDeps, input: CreateBoardInput): Pro
     regionTimeZones: requireRegionTimeZones(input.regionTimeZones ?? [], regions),
     inactiveAfterDays: requireInactiveAfterDays(input.inactiveAfterDays),
     closeGraceSeconds: requireCloseGraceSeconds(input.closeGraceSeconds),
+    league: requireLeague(input.league ?? null, periods),
+    maxPlayers: requireAtLeastOne(input.maxPlayers, 'maxPlayers', 'players'),
+    maxAttempts: requireAtLeastOne(input.maxAttempts, 'maxAttempts', 'results a player per bucket'),
   });
   if (!board) throw badInput(`A board "${input.id}" exists already.`);
   return deps.boards.remember(board);
@@ -55,6 +71,22 @@ export function requireCloseGraceSeconds(seconds: number | null | undefined): nu
   if (!Number.isInteger(seconds) || seconds < 0 || seconds > MAX_CLOSE_GRACE_SECONDS)
     throw badInput(`closeGraceSeconds: ${seconds} is not a whole number of seconds from 0 to ${MAX_CLOSE_GRACE_SECONDS} (366 days).`);
   return seconds;
+}
+
+/** A league as given, checked against the board's periods (model/league.ts leagueProblem); BAD_USER_INPUT saying what is wrong. O(tiers). */
+function requireLeague(league: LeagueInput | null, periods: readonly Period[]): League | null {
+  if (league === null) return null;
+  const problem = leagueProblem(league, periods);
+  if (problem || league.period === 'ALL_TIME') throw badInput(problem ?? 'league.period: ALL_TIME has no rounds.');
+  return { tiers: [...league.tiers], cohortSize: league.cohortSize, promote: league.promote, demote: league.demote, period: league.period };
+}
+
+/** A limit as given: null or left out (none), else a whole number from 1; BAD_USER_INPUT naming the field. O(1). */
+function requireAtLeastOne(limit: number | null | undefined, field: string, what: string): number | null {
+  if (limit === null || limit === undefined) return null;
+  if (!Number.isInteger(limit) || limit < 1 || limit > 2_147_483_647)
+    throw badInput(`${field}: ${limit} is not a whole number of ${what} from 1; null: no limit.`);
+  return limit;
 }
 
 /** The canonical name of an IANA time zone, or BAD_USER_INPUT naming the field. */
