@@ -24,6 +24,7 @@ import type { ReplicaReads } from './ranking/replicas.js';
 import { type TopCache, createTopCache } from './ranking/top-cache.js';
 import { type ReadSides, createReadSide } from './reads/read-side.js';
 import { createBucketReads } from './reads/bucket-reads.js';
+import { createLeagueReads } from './reads/league.js';
 import type { RedisClient } from './redis.js';
 import { type BacklogConfirmer, createBacklogConfirmer } from './services/backlog-confirmer.js';
 import { type BoardDirectory, createBoardDirectory } from './services/board-directory.js';
@@ -283,6 +284,7 @@ export function buildApp(deps: AppDeps): App {
   const buckets = { boards, seasons, frozen, now };
   const reads = createReadSide({ index, topCache, profiles, storage, buckets, cursors, log, requestTimeoutMs });
   const bucketReads = createBucketReads({ buckets, index, storage, cursors });
+  const leagueReads = createLeagueReads({ buckets, index, storage });
   // The group commit is given what committing a group uses; a write reads its own writes on the masters.
   const submissions = createSubmissionGroups({ storage, index: masterIndex, backlog, flagChanges, topCache, submissionHealth, metrics, log }, deps.groupCommit);
   const writes = createWriteSide({
@@ -306,7 +308,7 @@ export function buildApp(deps: AppDeps): App {
     watch: (args, signal) => watchTopChanged(topChanged, args, signal),
     view: (event, rankStyle) => topChangedView(topChanged, event, rankStyle),
   };
-  const contextDeps: ContextDeps = { keyring, limits: rateLimits, requestTimeoutMs, reads, buckets: bucketReads, writes, admin, records, live };
+  const contextDeps: ContextDeps = { keyring, limits: rateLimits, requestTimeoutMs, reads, buckets: bucketReads, leagues: leagueReads, writes, admin, records, live };
 
   // Which PostgreSQL host the pool writes to (DATABASE_URL may name a primary and its standbys): a gauge, and /readyz.
   const unwatchPrimary = deps.database.primary.watch((host) => showPostgresPrimary(metrics, host));

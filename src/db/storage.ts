@@ -6,6 +6,7 @@ import { activeAmong, countRankableByActivity } from './activity.js';
 import { changeBoard, findBoard, insertBoard, listBoards } from './boards.js';
 import type { Database } from './client.js';
 import { erasePlayer } from './erasure.js';
+import { cohortMembers, playerCohort, roundTiers } from './league-reads.js';
 import { streamStandings } from './export.js';
 import { dropFrozenBuckets, findFrozenBucket, freezeLists, listFrozenBuckets } from './frozen.js';
 import { frozenBinCounts, frozenScoreEnds, playerHistory } from './history.js';
@@ -124,6 +125,12 @@ export function createStorage(database: Database) {
       around: on(sql, aroundFrozen),
       firstRanksOfScores: on(sql, firstRanksOfFrozenScores),
       denseRanksOfScores: on(sql, denseRanksOfFrozenScores),
+    },
+    /** Reads of league rounds' cohorts (db/league-reads.ts). */
+    leagueReads: {
+      cohort: on(sql, cohortMembers),
+      ofPlayer: on(sql, playerCohort),
+      tiers: on(sql, roundTiers),
     },
     /** A player's history and closed buckets' score distributions, from the frozen standings (db/history.ts). */
     history: {

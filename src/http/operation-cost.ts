@@ -28,6 +28,7 @@ import {
   isListType,
   isObjectType,
 } from 'graphql';
+import { MAX_COHORT_SIZE, MAX_TIERS } from '../model/league.js';
 import { MAX_FRIENDS, MAX_REGIONS } from '../model/contract.js';
 
 /**
@@ -63,6 +64,9 @@ export const LIST_LENGTHS: Record<string, ListLength> = {
   'BucketConnection.edges': (_args, parent) => count(parent.first),
   'BucketStandingConnection.edges': (_args, parent) => count(parent.first),
   'Query.scoreDistribution': (args) => count(args.bins),
+  // Leagues (issue 57): a cohort holds at most MAX_COHORT_SIZE players; a league at most MAX_TIERS tiers.
+  'Cohort.entries': () => MAX_COHORT_SIZE,
+  'Query.leagueTiers': () => MAX_TIERS,
   'Mutation.submitScores': (args) => (Array.isArray(args.inputs) ? args.inputs.length : 0),
   'SubmitScorePayload.standings': () => MAX_BUCKETS_PER_RESULT,
   // The console's admin reads (see src/console/): sized by their own argument, or taken at 100 rows

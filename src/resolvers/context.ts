@@ -3,6 +3,7 @@ import type { RankStyle } from '../model/board.js';
 import type { TopEvent } from '../pubsub/top-feed.js';
 import type { ReadSide, ReadSides } from '../reads/read-side.js';
 import type { BucketReadSides, BucketReads } from '../reads/bucket-reads.js';
+import type { LeagueReadSides, LeagueReads } from '../reads/league.js';
 import type { BucketArgs } from '../services/buckets.js';
 import type { RateLimits } from '../services/rate-limits.js';
 import type { AdminSide } from '../writes/admin.js';
@@ -35,6 +36,8 @@ export interface Context {
   reads: ReadSide;
   /** A board's buckets as a whole: which a period has, its next reset, a player's history, a score distribution (src/reads/bucket-reads.ts). */
   buckets: BucketReads;
+  /** A league's rounds: a player's placement, a cohort, the tiers (src/reads/league.ts). */
+  leagues: LeagueReads;
   /** Aborted when the client goes away. */
   signal?: AbortSignal | undefined;
   /** The client's address, for per-client limits. */
@@ -56,7 +59,7 @@ export interface Context {
 const beforeDeadline = (deps: Pick<ContextDeps, 'requestTimeoutMs'>, startedAt: number, marginMs: number): AbortSignal =>
   deadlineSignal(startedAt + deps.requestTimeoutMs - marginMs - performance.now(), 'PostgreSQL');
 
-/** What a request context is made of (9 members): who the key is, and the process's sides. */
+/** What a request context is made of (10 members): who the key is, and the process's sides. */
 export interface ContextDeps {
   keyring: Pick<Keyring, 'identify'>;
   limits: Pick<RateLimits, 'authFailureAllowed' | 'authFailed'>;
@@ -64,6 +67,7 @@ export interface ContextDeps {
   requestTimeoutMs: number;
   reads: ReadSides;
   buckets: BucketReadSides;
+  leagues: LeagueReadSides;
   writes: WriteSide;
   admin: AdminSide;
   records: Records;
@@ -91,6 +95,7 @@ export async function createContext(deps: ContextDeps, { authorization, client, 
     caller: key ? await settleBy(identify(deps, key, address), beforeDeadline(deps, startedAt, NAMES_MARGIN_MS)) : null,
     reads,
     buckets: deps.buckets.forRequest((standings, asked) => reads.name(standings, asked)),
+    leagues: deps.leagues.forRequest((standings, asked) => reads.name(standings, asked)),
     writes: deps.writes,
     admin: deps.admin,
     records: deps.records,

@@ -9,6 +9,7 @@ import './standing-connection.js';
 import './season.js';
 import './bucket.js';
 import './top-board.js';
+import './cohort.js';
 import './submission.js';
 import './bucket-status.js';
 import './rebuild.js';
