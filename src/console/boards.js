@@ -5,6 +5,7 @@ import { Q } from './documents.js';
 import { attempt, card, commaList, confirmAction, field, flash, fmtNumber, fmtTime, formValues, h, instant, select, table } from './dom.js';
 import { route } from './router.js';
 import { STANDING_HEADERS, periodBucketsCard, standingPages, standingRow } from './buckets.js';
+import { leagueCards } from './league.js';
 
 export const PERIODS = ['ALL_TIME', 'SEASON', 'MONTHLY', 'WEEKLY', 'DAILY'];
 
@@ -231,6 +232,7 @@ export async function boardView(visit, id) {
     h('p', { class: 'crumbs' }, h('a', { href: '#/boards' }, 'Boards'), ' / ', board.id),
     h('h1', {}, board.title, h('span', { class: 'muted id' }, board.id)),
     h('div', { class: 'columns' }, card('Settings', settings, editBoardForm(board)), await seasonsCard(board)),
+    leagueCards(board.id),
     periodBucketsCard(board),
     card(
       'Buckets',

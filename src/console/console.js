@@ -1,7 +1,7 @@
 /* global document, location, setInterval, addEventListener */
 /**
  * The operators' console: boards, live tops and pages, seasons, buckets open and closed with their
- * histograms and exports, players with their rank history, moderation, rebuilds, API keys and store health, all through this service's own /graphql (HTTP for queries and
+ * histograms and exports, league tiers and cohorts, tournaments, players with their rank history, moderation, rebuilds, API keys and store health, all through this service's own /graphql (HTTP for queries and
  * mutations, graphql-ws for topChanged) with the admin key typed into the sign-in form.
  *
  * The key is held by session.js and nowhere else: never a cookie, localStorage or sessionStorage,
@@ -13,6 +13,7 @@ import { Q } from './documents.js';
 import { leave, route, setViews } from './router.js';
 import { boardView, boardsView } from './boards.js';
 import { bucketView } from './buckets.js';
+import { cohortView } from './league.js';
 import { moderationView, playerView, playersView } from './players.js';
 import { operationsView, refreshHealthPill } from './operations.js';
 
@@ -20,8 +21,16 @@ setViews((section) => {
   if (section === 'players') return (visit, id) => (id === undefined ? playersView(visit) : playerView(visit, id));
   if (section === 'moderation') return moderationView;
   if (section === 'operations') return operationsView;
-  // #/boards, #/boards/ID, and a bucket's page #/boards/ID/PERIOD/BUCKET[/REGION].
-  return (visit, id, ...bucket) => (id === undefined ? boardsView(visit) : bucket.length ? bucketView(visit, id, ...bucket) : boardView(visit, id));
+  // #/boards, #/boards/ID, a bucket's page #/boards/ID/PERIOD/BUCKET[/REGION], and a league cohort's
+  // #/boards/ID/cohort/TIER/NUMBER[/ROUND] (periods are upper case: 'cohort' is none of them).
+  return (visit, id, ...rest) =>
+    id === undefined
+      ? boardsView(visit)
+      : rest[0] === 'cohort'
+        ? cohortView(visit, id, ...rest.slice(1))
+        : rest.length
+          ? bucketView(visit, id, ...rest)
+          : boardView(visit, id);
 });
 
 function signOut(message) {

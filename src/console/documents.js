@@ -89,4 +89,13 @@ export const Q = {
     history(board: $board, playerId: $playerId, period: $period, region: $region, first: $first, after: $after) {
       __typename edges { __typename cursor node { __typename bucket { ...ConsolePeriodBucket } standing { __typename rank score percentile achievedAt } } }
       pageInfo { __typename endCursor hasNextPage } } }`),
+  // Leagues and tournaments (issue 57): asked for by the league views only. A tournament's joined
+  // count is asked for on its own, so that the settings show even where it fails.
+  league: `query ConsoleLeague($id: ID!) { board(id: $id) { __typename id title timeZone rankStyle joinRequired maxPlayers maxAttempts
+    league { __typename tiers cohortSize promote demote period } } }`,
+  joined: 'query ConsoleJoined($id: ID!) { board(id: $id) { __typename id joined } }',
+  leagueTiers: 'query ConsoleLeagueTiers($board: ID!, $bucket: String) { leagueTiers(board: $board, bucket: $bucket) { __typename tier cohorts players } }',
+  cohort: doc(`query ConsoleCohort($board: ID!, $tier: String!, $number: Int!, $bucket: String) {
+    cohort(board: $board, tier: $tier, number: $number, bucket: $bucket) {
+      __typename bucket tier number promotedThrough demotedFrom closed endsAt entries { ...ConsoleStanding } } }`),
 };

@@ -24,6 +24,7 @@ const CONSOLE_MODULES = [
   'boards.js',
   'buckets.js',
   'charts.js',
+  'league.js',
   'players.js',
   'operations.js',
 ];

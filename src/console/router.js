@@ -1,6 +1,7 @@
 /* global document, location */
 /**
- * Views routed by the URL's hash (#/boards, #/boards/ID, #/boards/ID/PERIOD/BUCKET[/REGION], #/players/ID,
+ * Views routed by the URL's hash (#/boards, #/boards/ID, #/boards/ID/PERIOD/BUCKET[/REGION],
+ * #/boards/ID/cohort/TIER/NUMBER[/ROUND], #/players/ID,
  * #/moderation, #/operations),
  * each rendered into #view; what a view starts (a subscription, a poll) is stopped when it is left.
  *
