@@ -9,6 +9,16 @@
  * title (a heading), background (a CSS colour for the page; transparent by default), format
  * (`time`: a score in milliseconds as m:ss.SSS, or h:mm:ss.SSS from an hour; `number`: as it is,
  * grouped; by default `time` on a LOW_FIRST board, where the lowest score wins a race, else `number`).
+ *
+ * With `cohort=TIER/NUMBER` (`cohort=Gold/3`, the tier's name URL-encoded: it may hold spaces and
+ * any character but '/') the page shows one cohort of the league's open round instead: all its
+ * players (or the first `limit`) with the promotion (▲) and demotion (▼) zones marked. It follows
+ * the cohort through one of its players' cohortChanged (any member's view is the whole cohort),
+ * choosing another when that one leaves it (flagged, erased), and reads Query.cohort every few
+ * seconds on a service without that subscription. When the round rolls over (the cohort's end, or
+ * a view of the followed player in another round), the page asks for the new open round's cohort
+ * of that tier and number: until it forms (its players' first results of the round), the ended
+ * round's last rows stay up, marked as ended, and the page asks again every few seconds.
  */
 import { createClient } from './graphql-ws/client.js';
 
@@ -21,11 +31,31 @@ const TOP_CHANGED = `subscription OverlayTop($board: ID!, $period: Period!, $reg
   }
 }`;
 
+const COHORT_FIELDS = `bucket tier number promotedThrough demotedFrom closed endsAt entries { rank score player { id displayName } }`;
+
+/** The cohort of the open round, with what the page needs to say why there is none. */
+const COHORT = `query OverlayCohort($board: ID!, $tier: String!, $number: Int!) {
+  board(id: $board) { order league { tiers } }
+  cohort(board: $board, tier: $tier, number: $number) { ${COHORT_FIELDS} }
+}`;
+
+const COHORT_CHANGED = `subscription OverlayCohortChanged($board: ID!, $playerId: ID!) {
+  cohortChanged(board: $board, playerId: $playerId) { tier cohort { ${COHORT_FIELDS} } }
+}`;
+
+/** How often a cohort is read again while it has not formed, or on a service without cohortChanged. */
+const COHORT_POLL_MS = 5_000;
+/** The longest a timer may wait (setTimeout's bound); a round's end further off is waited for in steps. */
+const MAX_TIMER_MS = 2_147_483_647;
+
 /** Send a ping this often; a socket whose pong does not come back in time is dropped and retried. */
 const KEEP_ALIVE_MS = 10_000;
 const PONG_TIMEOUT_MS = 5_000;
 
 const params = new URLSearchParams(location.search);
+/** `cohort=Gold/3`: one cohort of a league's open round rather than a top. */
+const cohortText = params.get('cohort');
+const cohortMode = cohortText !== null;
 const list = document.querySelector('.rows');
 const status = document.querySelector('.status');
 const notice = document.querySelector('.notice');
@@ -93,7 +123,7 @@ function createRow(playerId) {
   const row = document.createElement('li');
   row.className = 'row';
   row.dataset.player = playerId;
-  for (const part of ['rank', 'name', 'score']) {
+  for (const part of cohortMode ? ['rank', 'name', 'score', 'zone'] : ['rank', 'name', 'score']) {
     const cell = document.createElement('span');
     cell.className = part;
     row.append(cell);
@@ -124,6 +154,14 @@ function render(entries) {
     row.querySelector('.rank').textContent = String(entry.rank);
     row.querySelector('.name').textContent = entry.player.displayName || id;
     row.querySelector('.score').textContent = formatScore(entry.score);
+    if (entry.zone) {
+      // The zone said by a sign and, for a screen reader or a caption, in words: never colour alone.
+      const zone = row.querySelector('.zone');
+      row.dataset.zone = entry.zone;
+      zone.textContent = ZONE_SIGN[entry.zone];
+      zone.title = ZONE_WORDS[entry.zone];
+      zone.setAttribute('aria-label', ZONE_WORDS[entry.zone]);
+    }
     if (animate && !known) replay(row, 'is-new');
     if (animate && changed) replay(row, 'is-changed');
     next.set(id, row);
@@ -260,11 +298,204 @@ function watch(client, request) {
   start();
 }
 
+const ZONE_SIGN = { promotion: '▲', safe: '', demotion: '▼' };
+const ZONE_WORDS = { promotion: 'promotion zone', safe: 'stays', demotion: 'demotion zone' };
+
+/**
+ * `cohort=Gold/3` as { tier, number }: split at the last '/', the number a whole number from 1;
+ * null when it is not one (the page then says so).
+ */
+function cohortParameter(text) {
+  const at = text.lastIndexOf('/');
+  const tier = text.slice(0, at);
+  const number = text.slice(at + 1);
+  if (at <= 0 || tier.length > 200 || !/^[1-9]\d{0,9}$/.test(number) || Number(number) > 2_147_483_647) return null;
+  return { tier, number: Number(number) };
+}
+
+/** Runs a query over the socket: resolves its answer ({ data, errors }), rejects when the socket fails. */
+function ask(client, query, variables) {
+  return new Promise((resolve, reject) => {
+    let answer = null;
+    client.subscribe(
+      { query, variables },
+      {
+        next: (result) => (answer = result),
+        // GraphQL errors (a document the service refuses) are an answer; anything else is the socket's failure.
+        error: (error) => (Array.isArray(error) ? resolve({ errors: error }) : reject(error)),
+        complete: () => resolve(answer ?? {}),
+      },
+    );
+  });
+}
+
+/** A cohort's entries with their zones: ranks 1..promotedThrough move up, demotedFrom and below down (by place, as the close counts). */
+function zoned(cohort) {
+  return cohort.entries.map((entry, i) => ({
+    ...entry,
+    zone: i + 1 <= cohort.promotedThrough ? 'promotion' : cohort.demotedFrom !== null && i + 1 >= cohort.demotedFrom ? 'demotion' : 'safe',
+  }));
+}
+
+/** Whether a view is of the cohort on screen. */
+const sameCohort = (a, b) => a !== null && b !== null && a.bucket === b.bucket && a.tier === b.tier && a.number === b.number;
+
+/**
+ * Shows one cohort of the open round and keeps it live (see the header). Every failure is said on
+ * the page and retried; nothing is thrown.
+ */
+function watchCohort(client, board, wanted) {
+  const label = `${wanted.tier} ${wanted.number}`;
+  const limit = params.has('limit') ? variables().limit : Infinity;
+  let shown = null;
+  let following = null;
+  let stopFollowing = () => {};
+  let timer;
+  let roundTimer;
+  let attempt = 0;
+  let live = true;
+  /** A new resolution overtakes the one before: a stale answer draws nothing. */
+  let generation = 0;
+
+  const heading = document.querySelector('.title');
+  const draw = (cohort) => {
+    shown = cohort;
+    list.dataset.bucket = cohort.bucket;
+    list.dataset.closed = String(cohort.closed);
+    if (!params.get('title')) {
+      heading.textContent = `${cohort.tier} ${cohort.number} · ${cohort.bucket}`;
+      heading.hidden = false;
+    }
+    render(zoned(cohort).slice(0, limit));
+    armRoundEnd(cohort);
+  };
+
+  /** At the round's end the open round is another: ask for its cohort of this name then. */
+  function armRoundEnd(cohort) {
+    clearTimeout(roundTimer);
+    if (!cohort.endsAt || cohort.closed) return;
+    const wait = () => {
+      const left = new Date(cohort.endsAt).getTime() - Date.now();
+      if (left > MAX_TIMER_MS) roundTimer = setTimeout(wait, MAX_TIMER_MS);
+      else roundTimer = setTimeout(resolveCohort, Math.max(0, left) + 1_000);
+    };
+    wait();
+  }
+
+  const later = (ms) => {
+    clearTimeout(timer);
+    timer = setTimeout(resolveCohort, ms);
+  };
+
+  function follow(playerId, mine) {
+    following = playerId;
+    stopFollowing = client.subscribe(
+      { query: COHORT_CHANGED, variables: { board, playerId } },
+      {
+        next: (result) => {
+          if (mine !== generation) return;
+          const view = result.data?.cohortChanged;
+          if (view) {
+            attempt = 0;
+            setStatus({ failure: null, asOf: new Date().toISOString() });
+            const cohort = view.cohort ?? null;
+            // The followed player moved on (a new round, a flag, an erasure): find the cohort again.
+            if (!sameCohort(cohort, shown) || !cohort.entries.some((entry) => entry.player.id === following)) return void resolveCohort();
+            showNotice(null);
+            draw(cohort);
+          } else if (result.errors?.length) {
+            // A service without cohortChanged refuses the document: the page reads the cohort every few seconds instead.
+            if (result.errors.some((error) => /cohortChanged/.test(error.message))) live = false;
+            else setStatus({ failure: describe(result.errors) });
+            later(live ? backoff(attempt++) : COHORT_POLL_MS);
+          }
+        },
+        error: (error) => {
+          if (mine !== generation) return;
+          if (Array.isArray(error) && error.some((e) => /cohortChanged/.test(e.message))) live = false;
+          else setStatus({ failure: describe(error) });
+          later(live ? backoff(attempt++) : COHORT_POLL_MS);
+        },
+        complete: () => {
+          if (mine === generation) later(backoff(attempt++));
+        },
+      },
+    );
+  }
+
+  async function resolveCohort() {
+    clearTimeout(timer);
+    const mine = ++generation;
+    stopFollowing();
+    stopFollowing = () => {};
+    following = null;
+    let answer;
+    try {
+      answer = await ask(client, COHORT, { board, tier: wanted.tier, number: wanted.number });
+    } catch (error) {
+      if (mine !== generation) return;
+      setStatus({ failure: describe(error) });
+      return later(backoff(attempt++));
+    }
+    if (mine !== generation) return;
+    const known = answer.data?.board;
+    if (format === null && known) format = known.order === 'LOW_FIRST' ? 'time' : 'number';
+    // Why nothing can be shown, most basic first; the page keeps asking (a board or a cohort may come).
+    const refused = !known
+      ? answer.errors?.length
+        ? describe(answer.errors)
+        : `No board "${board}".`
+      : !known.league
+        ? `Board "${board}" has no league: cohort= needs a league board.`
+        : !known.league.tiers.includes(wanted.tier)
+          ? `"${wanted.tier}" is not a tier of board "${board}" (its tiers: ${known.league.tiers.join(', ')}).`
+          : answer.errors?.length
+            ? describe(answer.errors)
+            : null;
+    if (refused) {
+      setStatus({ failure: refused });
+      showNotice(refused);
+      return later(answer.errors?.length && known?.league ? backoff(attempt++) : COHORT_POLL_MS * 3);
+    }
+    attempt = 0;
+    setStatus({ failure: null, asOf: new Date().toISOString() });
+    const cohort = answer.data.cohort;
+    if (!cohort) {
+      // Not formed yet in the open round: the ended round's rows, if any, stay, marked as ended.
+      list.dataset.ended = shown ? 'true' : 'false';
+      showNotice(
+        shown
+          ? `Round ${shown.bucket} has ended. ${label} of the new round forms with its players’ first results.`
+          : `${label} has not formed in the open round yet: it forms with its players’ first results.`,
+      );
+      return later(COHORT_POLL_MS);
+    }
+    delete list.dataset.ended;
+    showNotice(cohort.entries.length === 0 ? `Nobody is ranked in ${label} at the moment.` : null);
+    draw(cohort);
+    // Any member's cohortChanged carries the whole cohort; with nobody to follow, or no subscription, it is read again.
+    const member = cohort.entries[0]?.player.id;
+    if (live && member !== undefined && !cohort.closed) follow(member, mine);
+    else later(COHORT_POLL_MS);
+  }
+
+  resolveCohort();
+}
+
 applyPageOptions();
 const request = { query: TOP_CHANGED, variables: variables() };
 if (!request.variables.board) {
   setStatus({ failure: 'no board' });
   showNotice('Add ?board=ID to the address.');
+} else if (cohortMode) {
+  list.dataset.mode = 'cohort';
+  const wanted = cohortParameter(cohortText);
+  if (!wanted) {
+    setStatus({ failure: 'bad cohort' });
+    showNotice(`cohort=${cohortText} is not a tier and a cohort number: write it like cohort=Gold/3 (the tier's name URL-encoded).`);
+  } else {
+    watchCohort(connect(), request.variables.board, wanted);
+  }
 } else {
   watch(connect(), request);
 }
