@@ -386,3 +386,116 @@ export const GENERATED_DOCUMENTS: GeneratedDocument[] = [
     TOP_BOARD,
   ),
 ];
+
+const COHORT = /* GraphQL */ `
+  fragment CohortFields on Cohort {
+    __typename
+    bucket
+    tier
+    number
+    promotedThrough
+    demotedFrom
+    closed
+    endsAt
+    entries {
+      __typename
+      ...StandingFields
+    }
+  }
+  ${STANDING}
+`;
+
+const LEAGUE = /* GraphQL */ `
+  fragment LeaguePlacementFields on LeaguePlacement {
+    __typename
+    tier
+    outcome
+    standing {
+      __typename
+      ...StandingFields
+    }
+    cohort {
+      __typename
+      ...CohortFields
+    }
+  }
+  ${COHORT}
+`;
+
+const LEAGUE_TIER = /* GraphQL */ `
+  fragment LeagueTierFields on LeagueTier {
+    __typename
+    tier
+    cohorts
+    players
+  }
+`;
+
+/** A board's league and tournament settings (issue 57), as a board screen reads them. */
+const BOARD_LEAGUE = /* GraphQL */ `
+  fragment LeagueFields on League {
+    __typename
+    tiers
+    cohortSize
+    promote
+    demote
+    period
+  }
+  fragment BoardLeagueFields on Board {
+    __typename
+    id
+    league {
+      __typename
+      ...LeagueFields
+    }
+    joinRequired
+    maxPlayers
+    maxAttempts
+    joined
+  }
+`;
+
+/**
+ * Issue 57's operations as generated clients write them (kept apart from GENERATED_DOCUMENTS, whose
+ * every operation other suites send with variables of their own): a player's league round, one
+ * cohort, a round's tiers, a tournament's attempts with the board's settings, a join, and the live
+ * cohort.
+ */
+export const LEAGUE_DOCUMENTS: GeneratedDocument[] = [
+  ...both(
+    'league',
+    'query',
+    '$board: ID!, $playerId: ID!, $bucket: String',
+    'league(board: $board, playerId: $playerId, bucket: $bucket) { __typename ...LeaguePlacementFields }',
+    LEAGUE,
+  ),
+  ...both(
+    'cohort',
+    'query',
+    '$board: ID!, $tier: String!, $number: Int!, $bucket: String',
+    'cohort(board: $board, tier: $tier, number: $number, bucket: $bucket) { __typename ...CohortFields }',
+    COHORT,
+  ),
+  ...both(
+    'leagueTiers',
+    'query',
+    '$board: ID!, $bucket: String',
+    'leagueTiers(board: $board, bucket: $bucket) { __typename ...LeagueTierFields }',
+    LEAGUE_TIER,
+  ),
+  ...both(
+    'attemptsUsed',
+    'query',
+    '$board: ID!, $playerId: ID!',
+    'board(id: $board) { __typename ...BoardLeagueFields } attemptsUsed(board: $board, playerId: $playerId)',
+    BOARD_LEAGUE,
+  ),
+  ...both('joinBoard', 'mutation', '$board: ID!, $playerId: ID!', 'joinBoard(board: $board, playerId: $playerId)', ''),
+  ...both(
+    'cohortChanged',
+    'subscription',
+    '$board: ID!, $playerId: ID!',
+    'cohortChanged(board: $board, playerId: $playerId) { __typename ...LeaguePlacementFields }',
+    LEAGUE,
+  ),
+];
