@@ -236,8 +236,10 @@ export async function cohortView(visit, boardId, tier, numberText, bucket = null
   const { board } = await gql(Q.league, { id: boardId });
   if (!board) return fail('Board not found', `No board "${boardId}".`);
   if (!board.league) return fail('No league', `Board "${boardId}" has no league.`);
-  const tierIndex = board.league.tiers.indexOf(tier);
+  // Tier names are told apart ignoring case (createBoard refuses two that differ only in case), as the reads take them.
+  const tierIndex = board.league.tiers.findIndex((name) => name.toLowerCase() === tier.toLowerCase());
   if (tierIndex < 0) return fail('Tier not found', `"${tier}" is not a tier of this league (${board.league.tiers.join(', ')}).`);
+  tier = board.league.tiers[tierIndex];
 
   const [{ cohort }, { leagueTiers }] = await Promise.all([
     gql(Q.cohort, { board: boardId, tier, number, bucket }),

@@ -353,6 +353,8 @@ function watchCohort(client, board, wanted) {
   let timer;
   let roundTimer;
   let attempt = 0;
+  /** Views in a row not of the cohort shown: the first is followed at once, the next ones with backoff, so that no disagreement loops fast. */
+  let strayViews = 0;
   let live = true;
   /** A new resolution overtakes the one before: a stale answer draws nothing. */
   let generation = 0;
@@ -399,8 +401,10 @@ function watchCohort(client, board, wanted) {
             attempt = 0;
             setStatus({ failure: null, asOf: new Date().toISOString() });
             const cohort = view.cohort ?? null;
-            // The followed player moved on (a new round, a flag, an erasure): find the cohort again.
-            if (!sameCohort(cohort, shown) || !cohort.entries.some((entry) => entry.player.id === following)) return void resolveCohort();
+            // The followed player moved on (a new round, a flag, an erasure), or the round closed: find the open round's cohort again.
+            if (!sameCohort(cohort, shown) || cohort.closed || !cohort.entries.some((entry) => entry.player.id === following))
+              return later(strayViews++ === 0 ? 0 : backoff(strayViews));
+            strayViews = 0;
             showNotice(null);
             draw(cohort);
           } else if (result.errors?.length) {
@@ -447,7 +451,7 @@ function watchCohort(client, board, wanted) {
         : `No board "${board}".`
       : !known.league
         ? `Board "${board}" has no league: cohort= needs a league board.`
-        : !known.league.tiers.includes(wanted.tier)
+        : !known.league.tiers.some((tier) => tier.toLowerCase() === wanted.tier.toLowerCase())
           ? `"${wanted.tier}" is not a tier of board "${board}" (its tiers: ${known.league.tiers.join(', ')}).`
           : answer.errors?.length
             ? describe(answer.errors)
