@@ -251,30 +251,21 @@ async function scenario(t: TestApp, clock: ReturnType<typeof movableClock>, spec
   const arrival = [...PLAYERS].sort(() => next.int(0, 2) - 1);
   const sent: Sent[] = [];
   let match = 0;
-  const at = (from: Date, spanMs: number) => new Date(from.getTime() + next.int(0, spanMs));
   const dayStart = new Date(`${ROUND_1}T00:00:00.000Z`);
-  // First results, one at a time in arrival order on every board: each places its player.
-  const firsts = arrival.flatMap((playerId) =>
+  /** A result of `playerId` on every board, achieved within `spanMs` of `from`. */
+  const resultsOf = (playerId: string, from: Date, spanMs: number): Sent[] =>
     specs.map((spec) => ({
       board: spec.id,
       playerId,
       matchId: `m${match++}`,
       score: scoreOf(spec, next),
       region: null,
-      achievedAt: at(dayStart, 12 * HOUR_MS),
-    })),
-  );
+      achievedAt: new Date(from.getTime() + next.int(0, spanMs)),
+    }));
+  // First results, one at a time in arrival order on every board: each places its player.
+  const firsts = arrival.flatMap((playerId) => resultsOf(playerId, dayStart, 12 * HOUR_MS));
   await submitInOrder(t, firsts);
-  const more = Array.from({ length: 60 }, () =>
-    specs.map((spec) => ({
-      board: spec.id,
-      playerId: next.pick(PLAYERS),
-      matchId: `m${match++}`,
-      score: scoreOf(spec, next),
-      region: null,
-      achievedAt: at(dayStart, 12 * HOUR_MS),
-    })),
-  ).flat();
+  const more = Array.from({ length: 60 }, () => resultsOf(next.pick(PLAYERS), dayStart, 12 * HOUR_MS)).flat();
   await submitBatch(t, more);
   sent.push(...firsts, ...more);
   expect((await t.admin(`mutation { flagPlayer(playerId: "${FLAGGED}", reason: "test") { id } }`)).errors).toBeUndefined();
@@ -307,16 +298,7 @@ async function scenario(t: TestApp, clock: ReturnType<typeof movableClock>, spec
   // A second round: everyone still playing comes back, in a new order; each is placed in the tier the close left them in.
   const returning = PLAYERS.filter((id) => id !== ERASED && id !== FLAGGED).sort(() => next.int(0, 2) - 1);
   const round2Start = new Date(`${ROUND_2}T00:00:00.000Z`);
-  const seconds = returning.flatMap((playerId) =>
-    specs.map((spec) => ({
-      board: spec.id,
-      playerId,
-      matchId: `n${match++}`,
-      score: scoreOf(spec, next),
-      region: null,
-      achievedAt: at(round2Start, 9 * 60_000),
-    })),
-  );
+  const seconds = returning.flatMap((playerId) => resultsOf(playerId, round2Start, 9 * 60_000));
   await submitInOrder(t, seconds);
   const all = [...kept, ...seconds];
   // A player promoted on the first board is flagged in the second round: hidden there, and the zones count the others.
