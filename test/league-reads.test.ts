@@ -59,6 +59,7 @@ interface Row {
   rank: number;
   score: number;
   percentile: number;
+  achievedAt: string;
   player: { id: string; displayName: string | null };
 }
 
@@ -131,6 +132,7 @@ function expectRound(
           rank: ranks[i]!,
           score: entry.score,
           percentile: (100 * (n - ranks[i]!)) / n,
+          achievedAt: new Date(entry.reachedAt).toISOString(),
           player: { id: entry.playerId, displayName: NAMED[entry.playerId] ?? null },
         })),
         promotedThrough,
@@ -145,7 +147,7 @@ function expectRound(
 
 // ---- the API -------------------------------------------------------------------------------
 
-const COHORT = `bucket tier number promotedThrough demotedFrom closed endsAt entries { rank score percentile player { id displayName } }`;
+const COHORT = `bucket tier number promotedThrough demotedFrom closed endsAt entries { rank score percentile achievedAt player { id displayName } }`;
 
 async function submitInOrder(t: TestApp, results: readonly Sent[]): Promise<void> {
   // One call at a time: their arrival order is the order sent.
@@ -188,7 +190,7 @@ async function checkRound(t: TestApp, spec: Spec, bucket: string | null, expecte
     const answer = await t.gql<{
       league: { tier: string; outcome: Outcome | null; standing: Row | null; cohort: CohortAnswer | null };
     }>(
-      `query($b: ID!, $p: ID!, $k: String) { league(board: $b, playerId: $p, bucket: $k) { tier outcome standing { rank score percentile player { id displayName } } cohort { ${COHORT} } } }`,
+      `query($b: ID!, $p: ID!, $k: String) { league(board: $b, playerId: $p, bucket: $k) { tier outcome standing { rank score percentile achievedAt player { id displayName } } cohort { ${COHORT} } } }`,
       {
         b: spec.id,
         p: id,
