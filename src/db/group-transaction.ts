@@ -1,8 +1,19 @@
 import type { TransactionSql } from 'postgres';
 import { throwIfPast } from '../deadline.js';
 import { type RecordedBoardScore, combine, keepsBoardScores } from '../model/board.js';
-import { type GroupOnce, type RecordOutcome, type ResultEntry, type StoredBoardScore, TotalAboveMaxScoreError, entryId, rowId } from './result-entries.js';
-import { lockPlayers, logAndRead, upsertBoardScores } from './result-statements.js';
+import { firstTierIndexOf } from '../model/league.js';
+import { type Placement, type PlacementCandidate, lockRounds, placeInOrder } from './leagues.js';
+import {
+  type GroupOnce,
+  NoAttemptsLeftError,
+  type RecordOutcome,
+  type ResultEntry,
+  type StoredBoardScore,
+  TotalAboveMaxScoreError,
+  entryId,
+  rowId,
+} from './result-entries.js';
+import { type Logged, attemptsId, lockPlayers, logAndRead, placingId, upsertBoardScores } from './result-statements.js';
 
 /**
  * The body of a group's transaction (recordOnce in commit-doubt.ts runs it): the statements of
@@ -15,6 +26,8 @@ import { lockPlayers, logAndRead, upsertBoardScores } from './result-statements.
 interface GroupEntry {
   entry: ResultEntry;
   submission: number;
+  /** Its index in its submission. */
+  index: number;
 }
 
 /** The body of the group's transaction; answers the group and the transaction's id (null when nothing was written). */
@@ -23,7 +36,7 @@ export async function recordInTransaction(
   submissions: ResultEntry[][],
   signal: AbortSignal,
 ): Promise<{ group: GroupOnce; xid: string | null }> {
-  const entries: GroupEntry[] = submissions.flatMap((entries, submission) => entries.map((entry) => ({ entry, submission })));
+  const entries: GroupEntry[] = submissions.flatMap((entries, submission) => entries.map((entry, index) => ({ entry, submission, index })));
   // Each entry's id, made once: the fold asks for it several times per entry.
   const ids = entries.map(({ entry }) => entryId(entry));
   const firstSeen = new Map<string, number>();
@@ -36,6 +49,7 @@ export async function recordInTransaction(
   const [, logged] = await Promise.all([lockPlayers(tx, candidates), logAndRead(tx, candidates)]);
   throwIfPast(signal);
   const isNew = (i: number) => firstSeen.get(ids[i]!) === i && logged.inserted.has(ids[i]!);
+  refusePastMaxAttempts(entries, isNew, logged);
 
   // Fold the new results in order: `running` starts from what the database held and tells whether
   // each result improved the ALL_TIME score; `contribution` is this group's own part, merged in SQL
@@ -78,7 +92,13 @@ export async function recordInTransaction(
     if (stored && stored.score === final.score && stored.reachedAt.getTime() === final.reachedAt.getTime()) unchanged.push(stored);
     else changed.push(part);
   }
-  const upserted = await upsertBoardScores(tx, boards, changed);
+  // Pipelined with the upsert: the rounds' locks, then the placement, whose snapshot (taken when it
+  // starts) sees every cohort placed before the lock was granted. No statement when nobody is to be placed.
+  const toPlace = placementCandidates(entries, isNew, logged);
+  const [upserted, placements] = await Promise.all([
+    upsertBoardScores(tx, boards, changed),
+    toPlace.length === 0 ? ([] as Placement[]) : placeAfterLocks(tx, toPlace),
+  ]);
   const boardScores = [...upserted, ...unchanged];
   for (const stored of upserted) {
     // The twin of the check above, in case the stored score moved under us after all.
@@ -103,5 +123,58 @@ export async function recordInTransaction(
     const recorded = logged.originals.get(ids[i]!) ?? { achievedAt: first.achievedAt, region: first.region };
     outcomes[submission]!.push({ duplicate: true, improved: false, recorded, after: [] });
   });
-  return { group: { outcomes, boardScores, backlogIds: logged.backlogIds, flagged: logged.flagged }, xid: logged.xid };
+  return { group: { outcomes, boardScores, backlogIds: logged.backlogIds, flagged: logged.flagged, placements }, xid: logged.xid };
+}
+
+/**
+ * Throws a {@link NoAttemptsLeftError} for the first submission with a new result past its board's
+ * maxAttempts, naming each of its refused entries: the results already logged in the entry's span
+ * (`logged.attemptsBefore`), then the group's new ones in order. A replay is never refused and
+ * counts nothing (it is in the log already, counted once). O(entries).
+ */
+function refusePastMaxAttempts(entries: GroupEntry[], isNew: (i: number) => boolean, logged: Logged): void {
+  if (logged.attemptsBefore.size === 0) return;
+  const used = new Map(logged.attemptsBefore);
+  let refused: { submission: number; inputs: NoAttemptsLeftError['inputs'] } | null = null;
+  for (const [i, { entry, submission, index }] of entries.entries()) {
+    const max = entry.board.maxAttempts ?? null;
+    if (!entry.attempts || max === null || !isNew(i)) continue;
+    if (refused && refused.submission !== submission) break;
+    const key = attemptsId(entry);
+    const count = (used.get(key) ?? 0) + 1;
+    used.set(key, count);
+    if (count <= max) continue;
+    refused ??= { submission, inputs: [] };
+    refused.inputs.push({ index, playerId: entry.playerId, boardId: entry.board.id, maxAttempts: max });
+  }
+  if (refused) throw new NoAttemptsLeftError(refused.inputs, refused.submission);
+}
+
+/** The group's new results that place a player: in a round, not yet placed or waiting in it; in arrival order. */
+function placementCandidates(entries: GroupEntry[], isNew: (i: number) => boolean, logged: Logged): PlacementCandidate[] {
+  const candidates: PlacementCandidate[] = [];
+  entries.forEach(({ entry }, i) => {
+    const league = entry.board.league;
+    if (!entry.round || !league || !isNew(i) || logged.settled.has(placingId(entry.board.id, entry.round.label, entry.playerId))) return;
+    candidates.push({
+      boardId: entry.board.id,
+      round: entry.round,
+      playerId: entry.playerId,
+      cohortSize: league.cohortSize,
+      firstTier: firstTierIndexOf(league),
+    });
+  });
+  return candidates;
+}
+
+/** The rounds' locks and the placement, sent together (see recordInTransaction). */
+async function placeAfterLocks(tx: TransactionSql, candidates: PlacementCandidate[]): Promise<Placement[]> {
+  const [, placements] = await Promise.all([
+    lockRounds(
+      tx,
+      candidates.map((c) => ({ boardId: c.boardId, round: c.round.label })),
+    ),
+    placeInOrder(tx, candidates),
+  ]);
+  return placements;
 }

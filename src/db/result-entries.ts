@@ -1,4 +1,5 @@
 import type { Board, EntryMetadata, Period, RecordedBoardScore } from '../model/board.js';
+import type { LeagueRound, Placement } from './leagues.js';
 
 /**
  * The write path's vocabulary in the database layer: a result as it is recorded, and what
@@ -30,6 +31,17 @@ export interface ResultEntry {
    * transaction's now().
    */
   recordedAt?: Date | undefined;
+  /**
+   * The league round the result falls in (issue 57): its board has a league and `rows` hold the
+   * round's bucket on the global list (none when that round is closed). A new result of a player
+   * not yet in a cohort of the round places them (db/leagues.ts). Left out: no placement.
+   */
+  round?: LeagueRound | undefined;
+  /**
+   * The span whose results count against the board's maxAttempts (the result's bucket of the
+   * board's shortest period, global calendar; model/league.ts shortestPeriod). Left out: no limit.
+   */
+  attempts?: { startsAt: Date; endsAt: Date | null } | undefined;
 }
 
 export interface RecordOutcome {
@@ -66,12 +78,29 @@ export class TotalAboveMaxScoreError extends Error {
   }
 }
 
+/**
+ * Results past the board's maxAttempts; nothing of the submission was recorded. `inputs` names each
+ * refused entry of the submission (its index in it) and how many results its player had used.
+ */
+export class NoAttemptsLeftError extends Error {
+  constructor(
+    readonly inputs: { index: number; playerId: string; boardId: string; maxAttempts: number }[],
+    /** Which submission of the group it belongs to. */
+    readonly submission = 0,
+  ) {
+    super(inputs.map(({ playerId, boardId, maxAttempts }) => `player ${playerId} has used all ${maxAttempts} attempts on board ${boardId}`).join('; '));
+    this.name = 'NoAttemptsLeftError';
+  }
+}
+
 /** What one transaction of a group recorded: an outcome per entry of each submission, and what the index needs. */
 export interface GroupOnce {
   outcomes: RecordOutcome[][];
   boardScores: StoredBoardScore[];
   backlogIds: number[];
   flagged: Set<string>;
+  /** League placements the group made (or players it left waiting for their previous round's close). */
+  placements: Placement[];
 }
 
 /** A (board, bucket, region, player) row's key, and a result's idempotency key, as map keys. */

@@ -34,6 +34,10 @@ export interface Logged {
   before: Map<string, StoredBoardScore>;
   backlogIds: number[];
   flagged: Set<string>;
+  /** The entries' (board, round, player) already in a cohort of the round or waiting in it ({@link placingId}): nobody to place. */
+  settled: Set<string>;
+  /** How many results each (board, player, span) of the entries' attempts spans held before this group ({@link attemptsId}). */
+  attemptsBefore: Map<string, number>;
   /** The transaction's id; null when nothing was new, so nothing was written. */
   xid: string | null;
 }
@@ -62,7 +66,21 @@ export async function logAndRead(tx: TransactionSql, entries: ResultEntry[]): Pr
     }
   }
   const rows = [...wanted.values()];
-  const [found] = await tx<{ inserted: string; originals: string; before: string; backlog_ids: string[]; flagged: string[]; xid: string | null }[]>`
+  // League entries: who of them is placed (or waiting) already, so that a group with nobody to
+  // place pays no statement for placement; tournament entries: the attempts used before.
+  const placing = new Map<string, ResultEntry>();
+  const counting = new Map<string, ResultEntry>();
+  for (const entry of entries) {
+    if (entry.round) placing.set(placingId(entry.board.id, entry.round.label, entry.playerId), entry);
+    if (entry.attempts) counting.set(attemptsId(entry), entry);
+  }
+  const asked = [...placing.values()];
+  // Every array below is sent as text (::text[]::...): an empty one, or one of nulls, has no type of
+  // its own, and postgres.js has no serializer for the array types PostgreSQL would describe.
+  const counted = [...counting.values()];
+  const [found] = await tx<
+    { inserted: string; originals: string; before: string; backlog_ids: string[]; flagged: string[]; settled: string; attempts: string; xid: string | null }[]
+  >`
     with input as (
       select * from unnest(
         ${tx.array(entries.map((e) => e.board.id))}::text[],
@@ -106,6 +124,19 @@ export async function logAndRead(tx: TransactionSql, entries: ResultEntry[]): Pr
          on s.board_id = w.board_id and s.period = w.period and s.bucket = w.bucket and s.region = w.region and s.player_id = w.player_id)::text as before,
       array(select id from queued) as backlog_ids,
       array(select p.id from players p where p.id in (select player_id from input) and p.flagged_at is not null) as flagged,
+      (select coalesce(json_agg(json_build_array(q.board_id, q.round, q.player_id)), '[]')
+       from unnest(${tx.array(asked.map((e) => e.board.id))}::text[], ${tx.array(asked.map((e) => e.round!.label))}::text[], ${tx.array(asked.map((e) => e.playerId))}::text[])
+         as q(board_id, round, player_id)
+       where exists (select 1 from cohort_members m where m.board_id = q.board_id and m.round = q.round and m.player_id = q.player_id)
+          or exists (select 1 from league_waiting w where w.board_id = q.board_id and w.round = q.round and w.player_id = q.player_id))::text as settled,
+      -- The log rows of this statement are not in its snapshot: these are the attempts before the group.
+      (select coalesce(json_agg(json_build_array(a.board_id, a.player_id, round(extract(epoch from a.starts_at) * 1000),
+         (select count(*) from results r where r.board_id = a.board_id and r.player_id = a.player_id
+            and r.achieved_at >= a.starts_at and (a.ends_at is null or r.achieved_at < a.ends_at)))), '[]')
+       from unnest(${tx.array(counted.map((e) => e.board.id))}::text[], ${tx.array(counted.map((e) => e.playerId))}::text[],
+         ${tx.array(counted.map((e) => e.attempts!.startsAt.toISOString()))}::text[]::timestamptz[],
+         ${tx.array(counted.map((e) => e.attempts!.endsAt?.toISOString() ?? null))}::text[]::timestamptz[])
+         as a(board_id, player_id, starts_at, ends_at))::text as attempts,
       case when exists (select 1 from keyed) then pg_current_xact_id()::text end as xid`;
   const inserted = JSON.parse(found!.inserted) as [string, string, string][];
   // The statement's snapshot shows the keys committed before it, not those this statement added.
@@ -123,9 +154,21 @@ export async function logAndRead(tx: TransactionSql, entries: ResultEntry[]): Pr
     ),
     backlogIds: found!.backlog_ids.map(Number),
     flagged: new Set(found!.flagged),
+    settled: new Set((JSON.parse(found!.settled) as [string, string, string][]).map(([board, round, player]) => placingId(board, round, player))),
+    attemptsBefore: new Map(
+      (JSON.parse(found!.attempts) as [string, string, number, number][]).map(([board, player, ms, used]) => [
+        `${board}\u0000${player}\u0000${ms}`,
+        Number(used),
+      ]),
+    ),
     xid: found!.xid,
   };
 }
+
+/** A (board, round, player) of placement, as a set key. */
+export const placingId = (boardId: string, round: string, playerId: string) => `${boardId}\u0000${round}\u0000${playerId}`;
+/** A (board, player, attempts span) as a map key; only for entries with `attempts`. */
+export const attemptsId = (entry: ResultEntry) => `${entry.board.id}\u0000${entry.playerId}\u0000${entry.attempts!.startsAt.getTime()}`;
 
 /** drizzle takes over the client's timestamp parsing, so the statements here read times as epoch milliseconds. */
 type StoredRow = {

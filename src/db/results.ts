@@ -1,9 +1,18 @@
 import type { Sql } from 'postgres';
 import { COMMIT_DOUBT_TIMEOUT_MS, recordOnce } from './commit-doubt.js';
-import { type GroupOnce, type RecordOutcome, type ResultEntry, type StoredBoardScore, TotalAboveMaxScoreError } from './result-entries.js';
+import type { Placement } from './leagues.js';
+import { type GroupOnce, NoAttemptsLeftError, type RecordOutcome, type ResultEntry, type StoredBoardScore, TotalAboveMaxScoreError } from './result-entries.js';
 
 export { COMMIT_DOUBT_TIMEOUT_MS, CommitInDoubtError } from './commit-doubt.js';
-export { type RecordOutcome, type ResultEntry, type ScoreRowKey, type StoredBoardScore, TotalAboveMaxScoreError } from './result-entries.js';
+export {
+  NoAttemptsLeftError,
+  type RecordOutcome,
+  type ResultEntry,
+  type ScoreRowKey,
+  type StoredBoardScore,
+  TotalAboveMaxScoreError,
+} from './result-entries.js';
+export type { LeagueRound, Placement } from './leagues.js';
 
 /** One submission's part of a recorded group: an outcome per entry, in order. */
 export interface RecordedBatch {
@@ -14,7 +23,7 @@ export interface RecordedBatch {
 export interface RecordedGroup {
   /**
    * One per submission, in order: its outcomes, or the error that kept it out (nothing of it was
-   * written; a {@link TotalAboveMaxScoreError}, or a data error PostgreSQL raised for it alone).
+   * written; a {@link TotalAboveMaxScoreError}, a {@link NoAttemptsLeftError}, or a data error PostgreSQL raised for it alone).
    */
   submissions: ({ ok: RecordedBatch } | { error: unknown })[];
   /** The board scores after the commit, one per row the group's new results touched. */
@@ -26,6 +35,8 @@ export interface RecordedGroup {
   backlogIds: number[];
   /** The group's players that were flagged when it was recorded. */
   flagged: Set<string>;
+  /** The league placements the group committed, and the players it left waiting (tier and number null). */
+  placements: Placement[];
 }
 
 export interface RecordGroupOptions {
@@ -74,8 +85,11 @@ const isRetriable = (error: unknown) => {
  * connection) fails the whole group.
  *
  * Four round trips per group, whatever its size: BEGIN; the players' locks and the log statement,
- * pipelined; the board-score upsert of the rows the group changes (none, and no round trip, when
- * every BEST score stands); COMMIT. Every statement is set-based (unnest) and has a fixed text, so
+ * pipelined; the board-score upsert of the rows the group changes, pipelined with the league
+ * placement of players new to a round (db/leagues.ts: the rounds' locks and one statement; neither,
+ * and no round trip, when every BEST score stands and nobody is to be placed); COMMIT. The log
+ * statement also reads who of a league board's players is placed already and a tournament's
+ * attempts used, so a group with nobody to place and no maxAttempts pays nothing more. Every statement is set-based (unnest) and has a fixed text, so
  * postgres.js prepares each once per connection.
  *
  * Throws when nothing was recorded, never when something was: should the connection break while
@@ -101,6 +115,10 @@ export async function recordGroup(sql: Sql, submissions: ResultEntry[][], option
         const culprit = active[error.submission]!;
         rejected.set(culprit, new TotalAboveMaxScoreError(error.playerId, error.total, error.maxScore, culprit));
         active = active.filter((i) => i !== culprit);
+      } else if (error instanceof NoAttemptsLeftError) {
+        const culprit = active[error.submission]!;
+        rejected.set(culprit, new NoAttemptsLeftError(error.inputs, culprit));
+        active = active.filter((i) => i !== culprit);
       } else if (isDataError(error) && active.length === 1) {
         rejected.set(active[0]!, error);
         active = [];
@@ -125,7 +143,7 @@ export async function recordGroup(sql: Sql, submissions: ResultEntry[][], option
   }
 }
 
-const emptyGroup = (): GroupOnce => ({ outcomes: [], boardScores: [], backlogIds: [], flagged: new Set() });
+const emptyGroup = (): GroupOnce => ({ outcomes: [], boardScores: [], backlogIds: [], flagged: new Set(), placements: [] });
 
 /** A RecordedGroup of `size` submissions: `done` holds those of `active` (in order), `rejected` the others. */
 function assemble(size: number, rejected: Map<number, unknown>, done: GroupOnce, active: number[] = []): RecordedGroup {
@@ -133,7 +151,7 @@ function assemble(size: number, rejected: Map<number, unknown>, done: GroupOnce,
   active.forEach((i, k) => {
     submissions[i] = { ok: { outcomes: done.outcomes[k]! } };
   });
-  return { submissions, boardScores: done.boardScores, backlogIds: done.backlogIds, flagged: done.flagged };
+  return { submissions, boardScores: done.boardScores, backlogIds: done.backlogIds, flagged: done.flagged, placements: done.placements };
 }
 
 /** Puts the groups recorded for `parts` (index lists into the whole group) back together. */
@@ -145,5 +163,6 @@ function merge(size: number, rejected: Map<number, unknown>, parts: number[][], 
     boardScores: done.flatMap((group) => group.boardScores),
     backlogIds: done.flatMap((group) => group.backlogIds),
     flagged: new Set(done.flatMap((group) => [...group.flagged])),
+    placements: done.flatMap((group) => group.placements),
   };
 }

@@ -1,4 +1,6 @@
-import { TotalAboveMaxScoreError } from '../db/results.js';
+import { type LeagueRound, NoAttemptsLeftError, TotalAboveMaxScoreError } from '../db/results.js';
+import { bucketAt } from '../model/buckets.js';
+import { shortestPeriod } from '../model/league.js';
 import type { Season } from '../db/seasons.js';
 import { type Board, type EntryMetadata, MAX_METADATA_BYTES } from '../model/board.js';
 import type { BoardBucket, Place } from '../ranking/index.js';
@@ -10,7 +12,7 @@ import type { RateLimits } from '../services/rate-limits.js';
 import type { SeasonDirectory } from '../services/season-directory.js';
 import type { ClosedLists } from '../services/closed-lists.js';
 import { GraphQLError } from 'graphql';
-import { type ErrorCode, badInput, clientError, notFound } from '../errors.js';
+import { type ErrorCode, badInput, clientError, notFound, refused } from '../errors.js';
 import { MAX_BATCH } from '../model/contract.js';
 import { type PeriodStanding, bucketOfAnswer, toStanding } from '../reads/views.js';
 import { styledPlaces } from '../reads/rank-styles.js';
@@ -93,8 +95,37 @@ function metadataText(metadata: unknown, where: (field: string) => string): Entr
   return text;
 }
 
-/** The buckets of a result and their board-score rows, as one call's results share them. */
-type BucketsOf = (board: Board, achievedAt: Date, region: string | null, seasons: readonly Season[]) => Pick<PreparedEntry, 'buckets' | 'rows'>;
+/** The buckets of a result and their board-score rows, its league round and attempts span, as one call's results share them. */
+type BucketsOf = (
+  board: Board,
+  achievedAt: Date,
+  region: string | null,
+  seasons: readonly Season[],
+) => Pick<PreparedEntry, 'buckets' | 'rows' | 'round' | 'attempts'>;
+
+/** The league round of a result: its bucket of the league's period on the global list, when it takes results. */
+function roundOf(board: Board, buckets: readonly ResultBucket[]): LeagueRound | undefined {
+  const period = board.league?.period;
+  if (!period) return undefined;
+  const at = buckets.find((b) => b.region === null && b.bucket.period === period);
+  return at && { label: at.bucket.label, startsAt: at.bucket.start, endsAt: at.bucket.end };
+}
+
+/**
+ * The span whose results count against a board's maxAttempts: the result's bucket of the board's
+ * shortest period on the global calendar, even when that bucket has closed (a late result counts
+ * where it was achieved). A SEASON result outside every live season counts nowhere.
+ */
+function attemptsSpanOf(board: Board, achievedAt: Date, seasons: readonly Season[]): PreparedEntry['attempts'] {
+  if ((board.maxAttempts ?? null) === null) return undefined;
+  const period = shortestPeriod(board);
+  if (period === 'SEASON') {
+    const season = seasons.find((s) => s.startsAt <= achievedAt && (s.endsAt === null || achievedAt < s.endsAt));
+    return season && { startsAt: season.startsAt, endsAt: season.endsAt };
+  }
+  const bucket = bucketAt(board, period, achievedAt);
+  return { startsAt: bucket.start, endsAt: bucket.end };
+}
 
 /**
  * bucketsOfResult for one call, each distinct (board, achievedAt, region) worked out once: a batch's
@@ -103,7 +134,7 @@ type BucketsOf = (board: Board, achievedAt: Date, region: string | null, seasons
  * `seasons` must be the board's for the whole call (submitScores reads them once a board).
  */
 function bucketsOnce(now: Date, closed?: Pick<ClosedLists, 'has'>): BucketsOf {
-  const known = new Map<string, Pick<PreparedEntry, 'buckets' | 'rows'>>();
+  const known = new Map<string, ReturnType<BucketsOf>>();
   return (board, achievedAt, region, seasons) => {
     const key = `${board.id}\u0000${achievedAt.getTime()}\u0000${region ?? ''}`;
     let found = known.get(key);
@@ -111,7 +142,7 @@ function bucketsOnce(now: Date, closed?: Pick<ClosedLists, 'has'>): BucketsOf {
       const open = bucketsOfResult(board, achievedAt, region, now, seasons);
       // Only a bucket that has ended can be frozen: the current ones (nearly every result's) are not looked up.
       const buckets = closed ? open.filter((at) => !(at.bucket.end && at.bucket.end <= now && closed.has(at))) : open;
-      known.set(key, (found = { buckets, rows: buckets.map(rowKey) }));
+      known.set(key, (found = { buckets, rows: buckets.map(rowKey), round: roundOf(board, buckets), attempts: attemptsSpanOf(board, achievedAt, seasons) }));
     }
     return found;
   };
@@ -140,9 +171,23 @@ function prepare(
     throw badInput(`${where('achievedAt')}achievedAt ${achievedAt.toISOString()} is more than 5 minutes ahead of the server's clock.`);
   }
   const metadata = metadataText(input.metadata, where);
-  const { buckets, rows } = bucketsOf(board, achievedAt, region, seasons);
+  const { buckets, rows, round, attempts } = bucketsOf(board, achievedAt, region, seasons);
   // recordedAt: the instant the buckets were chosen at, so PostgreSQL's cut of a closing bucket agrees (see ResultEntry).
-  return { board, seasons, matchId: input.matchId, playerId: input.playerId, score: input.score, region, achievedAt, metadata, buckets, rows, recordedAt: now };
+  return {
+    board,
+    seasons,
+    matchId: input.matchId,
+    playerId: input.playerId,
+    score: input.score,
+    region,
+    achievedAt,
+    metadata,
+    buckets,
+    rows,
+    recordedAt: now,
+    ...(round && { round }),
+    ...(attempts && { attempts }),
+  };
 }
 
 /** The contract code of an input's refusal (a bad value, an unknown board), or undefined for any other error. */
@@ -203,6 +248,18 @@ export async function submitScores(
   } catch (error) {
     if (error instanceof TotalAboveMaxScoreError) {
       throw badInput(`A SUM total would pass the board's maxScore: ${error.message}. Nothing was recorded.`);
+    }
+    if (error instanceof NoAttemptsLeftError) {
+      const where = (index: number) => (batch ? `inputs.${index}.playerId: ` : '');
+      throw refused(
+        'NO_ATTEMPTS_LEFT',
+        error.inputs
+          .map(
+            ({ index, playerId, boardId, maxAttempts }) =>
+              `${where(index)}player "${playerId}" has used all ${maxAttempts} attempts of board "${boardId}" in this bucket of its shortest period. Nothing was recorded.`,
+          )
+          .join('; '),
+      );
     }
     throw error;
   }
