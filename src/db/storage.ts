@@ -6,6 +6,7 @@ import { activeAmong, countRankableByActivity } from './activity.js';
 import { changeBoard, findBoard, insertBoard, listBoards } from './boards.js';
 import type { Database } from './client.js';
 import { erasePlayer } from './erasure.js';
+import { closeLeagueRound, findPendingRounds, placeReleased, pruneLeagueRounds } from './league-close.js';
 import { cohortMembers, playerCohort, roundTiers } from './league-reads.js';
 import { streamStandings } from './export.js';
 import { dropFrozenBuckets, findFrozenBucket, freezeLists, listFrozenBuckets } from './frozen.js';
@@ -131,6 +132,13 @@ export function createStorage(database: Database) {
       cohort: on(sql, cohortMembers),
       ofPlayer: on(sql, playerCohort),
       tiers: on(sql, roundTiers),
+    },
+    /** League rounds' closes (db/league-close.ts): outcomes, tier moves, waiting players placed. */
+    leagueRounds: {
+      close: on(sql, closeLeagueRound),
+      pending: on(sql, findPendingRounds),
+      placeReleased: on(sql, placeReleased),
+      prune: on(sql, pruneLeagueRounds),
     },
     /** A player's history and closed buckets' score distributions, from the frozen standings (db/history.ts). */
     history: {

@@ -6,6 +6,7 @@ import type { BoardBucket } from '../ranking/index.js';
 import type { BoardDirectory } from '../services/board-directory.js';
 import type { ClosedLists } from '../services/closed-lists.js';
 import { type CloseBucketDeps, closeCalendarLists, closeSeason, dropClosedKeys, seasonBuckets } from '../writes/close-buckets.js';
+import { closePendingLeagueRounds, pruneLeagueRounds } from '../writes/close-league-rounds.js';
 
 /**
  * The bucket closer: the one job that closes buckets, calendar ones and seasons alike (see
@@ -94,11 +95,14 @@ export interface BucketCloser {
  *   calendar) that is kept, whose end plus the board's grace plus the settle margin has passed, and
  *   that is not frozen yet: the first pass that sees a board reads its frozen lists once
  *   (storage.frozen.list), and freezes every past kept list not among them, empty ones too;
- * - deletes the frozen standings of calendar lists past the board's retention (seasons are kept);
+ * - deletes the frozen standings of calendar lists past the board's retention, and a league round's
+ *   cohorts with them (seasons are kept);
  * - drops again the keys of the lists it closed lately (CLOSED_KEY_SWEEP_MS).
  *
  * Then it closes every season whose endsAt plus its board's grace plus the settle margin has
- * passed (closeSeason), and drops the keys of seasons closed lately again.
+ * passed (closeSeason), drops the keys of seasons closed lately again, and closes the league rounds
+ * frozen but not closed (writes/close-league-rounds.ts; a league round closes right after its
+ * freeze, this finds one a crash left between the two).
  *
  * A board is looked at again only when something can have fallen due (its open lists' closes, its
  * frozen lists' retention) or it changed: a pass is one query for the boards and one for the due
@@ -177,6 +181,12 @@ export function startBucketCloser(deps: BucketCloserDeps, options: BucketCloserO
     // Retention: a frozen calendar list is readable for as long as the live one was.
     const expired = [...w.closed.entries()].filter(([, known]) => known.dropAt !== null && known.dropAt <= nowMs);
     if (expired.length > 0) {
+      // A league round's cohorts go with its frozen standings.
+      await pruneLeagueRounds(
+        deps,
+        board,
+        expired.map(([, { at }]) => at),
+      );
       await deps.storage.frozen.drop(
         expired.map(([, { at }]) => ({ boardId: board.id, period: at.bucket.period, bucket: at.bucket.label, region: at.region ?? '' })),
       );
@@ -212,6 +222,9 @@ export function startBucketCloser(deps: BucketCloserDeps, options: BucketCloserO
       const board = await deps.boards.find(season.boardId);
       if (board) await dropClosedKeys(deps, seasonBuckets(board, season));
     }
+    // League rounds frozen but not closed (a crash between the freeze and the close), and players
+    // who began to wait while a round's close was committing.
+    await closePendingLeagueRounds(deps);
   }
 
   let running: Promise<void> | undefined;

@@ -9,6 +9,7 @@ import type { RankingIndex } from '../ranking/index.js';
 import type { SeasonDirectory } from '../services/season-directory.js';
 import { seasonBucket } from '../services/season-directory.js';
 import { announceTops } from '../pubsub/announce.js';
+import { closeLeagueRound, leagueRoundOf } from './close-league-rounds.js';
 
 /**
  * Closing a bucket: its final standings frozen into PostgreSQL (db/frozen.ts), its sorted sets let
@@ -19,7 +20,7 @@ import { announceTops } from '../pubsub/announce.js';
 
 /** What closing a bucket takes (5 members). */
 export interface CloseBucketDeps {
-  storage: Pick<Storage, 'frozen' | 'seasons'>;
+  storage: Pick<Storage, 'frozen' | 'seasons' | 'leagueRounds'>;
   index: RankingIndex;
   seasons: Pick<SeasonDirectory, 'changed'>;
   now(): Date;
@@ -68,6 +69,10 @@ export async function closeSeason(deps: CloseBucketDeps, board: Board, seasonId:
   const lists = seasonBuckets(board, open);
   const closed = await deps.storage.frozen.freeze({ lists: freezeListsOf(lists), closedAt: deps.now(), season: { boardId: board.id, seasonId } });
   if (!closed?.season) return null;
+  // A SEASON league's round closes with its season, at once (a failure is retried by the bucket closer).
+  if (board.league?.period === 'SEASON') {
+    await closeLeagueRound(deps, board, { label: seasonBucket(closed.season).label, end: closed.season.endsAt ?? closed.season.closedAt });
+  }
   // Every process stops writing into it from here (see season-directory.ts); were Redis away, they
   // would within SEASON_CACHE_MAX_AGE_MS, and the bucket closer drops the keys again.
   await deps.seasons
@@ -101,6 +106,10 @@ export async function closeCalendarLists(deps: CloseBucketDeps, lists: BoardBuck
   if (lists.length === 0) return [];
   const started = performance.now();
   const frozen = await deps.storage.frozen.freeze({ lists: freezeListsOf(lists), closedAt: deps.now() });
+  // A league round closes once its global list is frozen, by this call or an earlier one (whose
+  // league close a crash may have cut short): a round closed already costs one probe.
+  const round = leagueRoundOf(lists);
+  if (round) await closeLeagueRound(deps, round.board, round.bucket);
   await dropClosedKeys(deps, lists);
   await announceTops(deps, lists);
   const done = (frozen?.lists ?? []).map(({ list, size }) => ({
