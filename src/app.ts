@@ -18,6 +18,7 @@ import { SecretNotLoadedError } from './db/service-secrets.js';
 import { type Storage, createStorage } from './db/storage.js';
 import { type TopFeed, createTopFeed, subscriberFor } from './pubsub/top-feed.js';
 import { topChangedView, watchTopChanged } from './pubsub/top-changed.js';
+import { type CohortFeed, createCohortFeed, watchCohortChanged } from './pubsub/cohort-changed.js';
 import { type IndexGeneration, createIndexGeneration, guardReads } from './ranking/generation.js';
 import { type RankingIndex, createRankingIndex } from './ranking/index.js';
 import type { ReplicaReads } from './ranking/replicas.js';
@@ -196,6 +197,8 @@ export interface AppParts {
   indexGeneration: IndexGeneration;
   topCache: TopCache;
   topFeed: TopFeed;
+  /** cohortChanged's fan-out (pubsub/cohort-changed.ts). */
+  cohortFeed: CohortFeed;
   profiles: ProfileCache;
   boards: BoardDirectory;
   seasons: SeasonDirectory;
@@ -304,9 +307,13 @@ export function buildApp(deps: AppDeps): App {
   });
   const records = createRecords({ boards, seasons, storage, now, playerStandings: { storage, index, boards, frozen, now, log } });
   const topChanged = { topFeed, profiles, boards, seasons, frozen, storage, now, log, metrics };
+  // cohortChanged subscribes on a connection of its own, connected with its first watcher.
+  const cohortSubscriber = subscriberFor(deps.redis);
+  const cohortFeed = createCohortFeed({ subscriber: cohortSubscriber, index, leagues: leagueReads, profiles, log, now });
   const live: LiveTops = {
     watch: (args, signal) => watchTopChanged(topChanged, args, signal),
     view: (event, rankStyle) => topChangedView(topChanged, event, rankStyle),
+    cohort: (args, signal) => watchCohortChanged({ leagues: leagueReads, cohortFeed }, args, signal),
   };
   const contextDeps: ContextDeps = { keyring, limits: rateLimits, requestTimeoutMs, reads, buckets: bucketReads, leagues: leagueReads, writes, admin, records, live };
 
@@ -495,6 +502,7 @@ export function buildApp(deps: AppDeps): App {
       indexGeneration,
       topCache,
       topFeed,
+      cohortFeed,
       profiles,
       boards,
       seasons,
@@ -552,6 +560,7 @@ export function buildApp(deps: AppDeps): App {
       await closeSockets();
       // Ends every topChanged stream, so server-sent event responses finish instead of holding the server open.
       topFeed.close();
+      cohortFeed.close();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       // A keep-alive connection whose response ends meanwhile (a finished event stream, say) goes
@@ -566,6 +575,7 @@ export function buildApp(deps: AppDeps): App {
       // Confirmations of the last requests' index writes; any left over are replayed harmlessly.
       await backlog.flush();
       ownSubscriber?.disconnect();
+      cohortSubscriber.disconnect();
       unwatchPrimary();
       log.info('stopped');
     },

@@ -86,7 +86,8 @@ interface Profiles {
 }
 const profilesByView = new WeakMap<TopView, Profiles>();
 
-async function loadProfiles(services: TopChangedDeps, ids: string[]): Promise<Map<string, Profile>> {
+/** The profiles of `ids`, by id; ids alone when PostgreSQL does not answer. One profile-cache load. O(ids). */
+export async function loadProfiles(services: Pick<TopChangedDeps, 'profiles' | 'log'>, ids: string[]): Promise<Map<string, Profile>> {
   let found: readonly Profile[];
   try {
     found = await services.profiles.load(ids);

@@ -360,6 +360,8 @@ export const INDEX_METHOD_ROLES = {
   drop: 'unguarded',
   topChannels: 'unguarded',
   announceTopChanged: 'unguarded',
+  leagueChannel: 'unguarded',
+  announceLeague: 'unguarded',
   rebuild: 'unguarded',
 } as const satisfies Record<keyof RankingIndex, 'read' | 'write' | 'unguarded'>;
 

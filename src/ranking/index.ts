@@ -11,6 +11,7 @@ import {
   shardOf,
   shardTopChannel,
   topChannels,
+  leagueChannel,
 } from './keys.js';
 import { type MemberChange, applyDenseDeltas, countDistinctBetter, denseDeltas, recountDense } from './dense.js';
 import { lowestPackedAbove, pack, packedDirection, packingFor, unpack } from './packing.js';
@@ -685,6 +686,22 @@ export function createRankingIndex(redis: RedisClient, options: RankingIndexOpti
     async announceTopChanged(at: BoardBucket[]): Promise<void> {
       const channels = new Set(at.map((bucket) => shardTopChannel(shardKey(bucket, 0))));
       await Promise.all([...channels].map((channel) => redis.spublish(channel, '')));
+    },
+
+    /**
+     * The full name of a league board's channel of cohort changes (see leagueChannel in keys.ts),
+     * under this client's key prefix, as announceLeague publishes on it. O(1).
+     */
+    leagueChannel(boardId: string): string {
+      return prefixed(leagueChannel(boardId));
+    },
+
+    /**
+     * Tells every API process watching a cohort of this league board (cohortChanged) what changed:
+     * `message` is pubsub/league-signal.ts's. One SPUBLISH. O(1) here, O(message) on the wire.
+     */
+    async announceLeague(boardId: string, message: string): Promise<void> {
+      await redis.spublish(leagueChannel(boardId), message);
     },
 
     /**

@@ -71,6 +71,16 @@ export function topChannels(at: BoardBucket): string[] {
   return shardKeys(at).map(shardTopChannel);
 }
 
+/**
+ * The channel a league board's cohort changes are announced on (issue 57, cohortChanged), before
+ * the client's key prefix: `lb:{race#league}#changes`. One per board, whatever its rounds, so a
+ * round's close reaches the watchers of the next round too (its waiting players are placed by it).
+ * The hash tag is the board's own: a board id holds no '#', so it names no bucket. O(1).
+ */
+export function leagueChannel(boardId: string): string {
+  return `lb:{${boardId}#league}#changes`;
+}
+
 /** A DENSE bucket's keys beside its sorted sets (see ranking/dense.ts). */
 export interface DenseKeys {
   /** The distinct scores held: a sorted set of order values. */

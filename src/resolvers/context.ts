@@ -3,7 +3,7 @@ import type { RankStyle } from '../model/board.js';
 import type { TopEvent } from '../pubsub/top-feed.js';
 import type { ReadSide, ReadSides } from '../reads/read-side.js';
 import type { BucketReadSides, BucketReads } from '../reads/bucket-reads.js';
-import type { LeagueReadSides, LeagueReads } from '../reads/league.js';
+import type { LeaguePlacementView, LeagueReadSides, LeagueReads } from '../reads/league.js';
 import type { BucketArgs } from '../services/buckets.js';
 import type { RateLimits } from '../services/rate-limits.js';
 import type { AdminSide } from '../writes/admin.js';
@@ -13,12 +13,14 @@ import type { TopBoard, TopRead } from '../reads/views.js';
 import { NAMES_MARGIN_MS } from '../reads/name-loader.js';
 import { deadlineSignal, settleBy } from '../deadline.js';
 
-/** topChanged, bound to this process's feed (src/pubsub/top-changed.ts). */
+/** topChanged and cohortChanged, bound to this process's feeds (src/pubsub/top-changed.ts, cohort-changed.ts). */
 export interface LiveTops {
   /** The bucket's current view, then one each time it changes, until `signal` aborts. */
   watch(args: BucketArgs & { limit: number; rankStyle?: RankStyle | null | undefined }, signal?: AbortSignal): Promise<AsyncIterable<TopEvent>>;
   /** One event's view, in the rank style asked for. */
   view(event: TopEvent, rankStyle?: RankStyle | null): TopBoard | Promise<TopBoard>;
+  /** A player's league placement (its names loaded), then one each time it changes, until `signal` aborts. */
+  cohort(args: { board: string; playerId: string }, signal?: AbortSignal): Promise<AsyncIterable<LeaguePlacementView>>;
 }
 
 /** Per request: who asks, and the sides that answer (the resolvers call them, nothing else). */

@@ -67,5 +67,8 @@ export { inChunks as chunked } from './list-chunks.js';
 /** Subscription.topChanged: the current view, then one each time it changes. */
 export const watchTop = (args: BucketArgs & { limit: number }, ctx: Context) => ctx.live.watch(args, ctx.signal);
 
+/** Subscription.cohortChanged: the player's placement, then one each time it changes (src/pubsub/cohort-changed.ts). */
+export const watchCohort = (args: { board: string; playerId: string }, ctx: Context) => ctx.live.cohort(args, ctx.signal);
+
 /** Subscription.topChanged's answer to one event. */
 export const topChanged = (event: TopEvent, args: { rankStyle?: RankStyle | null | undefined }, ctx: Context) => ctx.live.view(event, args.rankStyle);

@@ -10,6 +10,7 @@ import './season.js';
 import './bucket.js';
 import './top-board.js';
 import './cohort.js';
+import './cohort-changed.js';
 import './submission.js';
 import './bucket-status.js';
 import './rebuild.js';

@@ -2,6 +2,7 @@ import type { BoardBucket } from '../ranking/index.js';
 import type { ProfileCache } from '../services/profile-cache.js';
 import type { PlayerIndexDeps } from '../services/player-buckets.js';
 import { announceTops } from '../pubsub/announce.js';
+import { announceLeaguePlayer } from '../pubsub/league-signal.js';
 import { forgetTops, heldBuckets, inTop, warmBoards } from '../services/player-buckets.js';
 
 /** What an erasure did. */
@@ -26,6 +27,7 @@ export interface ErasureDeps extends PlayerIndexDeps {
  */
 export async function deletePlayer(deps: ErasureDeps, playerId: string): Promise<ErasureOutcome> {
   let changedTops: BoardBucket[] = [];
+  let leagueBoards: string[] = [];
   await warmBoards(deps);
   // Committed (or nothing was left to erase): no process shows the profile once this answers.
   const erased = await deps.profiles.change(
@@ -35,10 +37,13 @@ export async function deletePlayer(deps: ErasureDeps, playerId: string): Promise
         const held = await heldBuckets(deps, playerId, scores);
         const ranks = await deps.index.removePlayer(held, playerId);
         changedTops = held.filter((at, i) => inTop(at, ranks[i]));
+        leagueBoards = held.filter((at) => at.board.league).map((at) => at.board.id);
         forgetTops(deps, held);
       }),
     () => [],
   );
   await announceTops(deps, changedTops);
+  // Gone from their cohorts too (cohortChanged's watchers read again those that held them).
+  await announceLeaguePlayer(deps, leagueBoards, playerId);
   return { erased, changedTops };
 }

@@ -8,7 +8,7 @@ import type { FlagChanges } from '../services/flag-changes.js';
 /** What the flag check after an index write takes. */
 export interface FlagRecheckDeps {
   storage: Pick<Storage, 'players'>;
-  index: Pick<RankingIndex, 'removePlayer' | 'announceTopChanged'>;
+  index: Pick<RankingIndex, 'removePlayer' | 'announceTopChanged' | 'announceLeague'>;
   flagChanges: Pick<FlagChanges, 'read'>;
   topCache: Pick<TopCache, 'invalidate'>;
   log?: Pick<Logger, 'warn'> | undefined;

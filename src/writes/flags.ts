@@ -5,6 +5,7 @@ import type { Storage } from '../db/storage.js';
 import type { FlagChanges } from '../services/flag-changes.js';
 import type { PlayerIndexDeps } from '../services/player-buckets.js';
 import { announceTops } from '../pubsub/announce.js';
+import { announceLeagueChanges, announceLeaguePlayer } from '../pubsub/league-signal.js';
 import { forgetTops, heldBuckets, inTop, warmBoards } from '../services/player-buckets.js';
 import { hasClosed } from '../model/buckets.js';
 
@@ -42,6 +43,12 @@ export async function flagPlayer(deps: FlagDeps, playerId: string, reason: strin
   });
   forgetTops(deps, outcome.held);
   await announceTops(deps, outcome.changedTops);
+  // Hidden from their cohorts too, wherever they stood (cohortChanged).
+  await announceLeaguePlayer(
+    deps,
+    outcome.held.filter((at) => at.board.league).map((at) => at.board.id),
+    playerId,
+  );
   return { player: outcome.player, changedTops: outcome.changedTops };
 }
 
@@ -68,6 +75,11 @@ export async function unflagPlayer(deps: FlagDeps, playerId: string): Promise<Fl
   forgetTops(deps, outcome.held);
   // The write script announced these already; announcing again is harmless (watchers coalesce).
   await announceTops(deps, outcome.changedTops);
+  // Back in their cohorts: a watcher does not know a hidden member, so each round written is announced whole.
+  await announceLeagueChanges(
+    deps,
+    outcome.held.map((at) => ({ at, playerId: null })),
+  );
   return { player: outcome.player, changedTops: outcome.changedTops };
 }
 

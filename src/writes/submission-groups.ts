@@ -17,6 +17,7 @@ import { type FlagSpan, takeOutFlaggedMeanwhile } from './flag-recheck.js';
 import { type GroupCommit, type GroupCommitOptions, type ItemOutcome, createGroupCommit } from '../services/group-commit.js';
 import { type RecordedScore, heldRecorded } from '../reads/recorded-scores.js';
 import { restoreReturningBest } from './returning-players.js';
+import { announceLeagueChanges } from '../pubsub/league-signal.js';
 
 /**
  * The write path's shared half (submit.ts is the other): the process's group commit of checked
@@ -191,6 +192,12 @@ async function writeIndex(
     // A player back from inactivity returns to a BEST board's SEASON with their best, not this result (returning-players.ts).
     await restoreReturningBest({ storage: deps.storage, masterIndex: deps.index }, writes, placed);
     deps.backlog.confirm(backlogIds);
+    // cohortChanged's watchers of the league rounds written (none on a board without a league): not
+    // awaited, the answer does not wait for watchers, and a failure is logged by the call.
+    void announceLeagueChanges(
+      deps,
+      writes.map(({ at, score }) => ({ at, playerId: score.playerId })),
+    );
     // The writes are the shown entries' board scores in order, as made above.
     let i = 0;
     for (const { entry, outcome } of shown) {
