@@ -13,8 +13,8 @@ import { type TestApp, startTestApp } from './helpers/test-app.js';
  * The overlay's one cohort (issue 57): `/overlay?board=…&cohort=TIER/NUMBER`, in Debian's
  * Chromium against the real service. Its rows (rank, name, score, zone) equal the test's own
  * working of the cohort from the results it sent; they change when a member's new result arrives;
- * when the round rolls over the page moves to the new round's cohort of that tier and number once
- * it forms; and a bad or unknown cohort is said on the page, nothing thrown.
+ * when the round rolls over the page keeps the ended round's rows, said to have ended, until the
+ * new round's cohort of that tier and number forms, then shows it; and a bad or unknown cohort is said on the page, nothing thrown.
  *
  * With SCREENSHOT_DIR set, the cohort is saved there as overlay-cohort.png.
  */
@@ -143,12 +143,18 @@ describe.skipIf(!hasChromium)('the overlay shows one cohort of a league', () => 
       );
       expect(closed.data?.cohort?.closed, JSON.stringify(closed)).toBe(true);
       const from = sent.length;
-      // The member the page follows first (promoted: placed in the next tier up), then those who
-      // stayed in the last tier, enough to open a cohort 2 of it.
-      const followed = cohort.entries[0]!.playerId;
-      expect(round1.tierAfter.get(followed)).toBe(1);
-      const order = [followed, ...[...round1.tierAfter].filter(([, tier]) => tier === 2).map(([playerId]) => playerId)];
-      for (const [i, playerId] of order.entries()) await submit(playerId, 2_000 + ((i * 211) % 499));
+      // The cohort's own members first: its top moves up a tier, the other four fill cohort 1 of
+      // the last tier in the new round, so whichever member the page follows is placed while the
+      // new round has no cohort 2 of it yet: the ended round's rows stay, said to have ended.
+      const members = cohort.entries.map((entry) => entry.playerId);
+      expect(members.filter((id) => round1.tierAfter.get(id) === 2)).toHaveLength(4);
+      let i = 0;
+      for (const playerId of members) await submit(playerId, 2_000 + ((i++ * 211) % 499));
+      await expect.poll(() => page.locator('.notice').textContent(), { timeout: 20_000 }).toContain(`Round ${label1} has ended`);
+      expect(await page.locator('.rows').getAttribute('data-ended')).toBe('true');
+      expect(await shownRows(page)).toEqual(expectedRows(cohort));
+      // Then the others who stayed in the last tier: its cohort 2 of the new round forms, and shows.
+      for (const [playerId, tier] of round1.tierAfter) if (tier === 2 && !members.includes(playerId)) await submit(playerId, 2_000 + ((i++ * 211) % 499));
       const round2 = round(label2, from, round1.tierAfter);
       const next = round2.cohorts.find((c) => c.tier === START_TIER && c.number === 2);
       expect(next, 'the new round opens a cohort 2 of the last tier').toBeDefined();
