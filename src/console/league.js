@@ -26,6 +26,9 @@ export function cohortHref(board, tier, number, bucket = null) {
   return `#/boards/${parts.map((part) => encodeURIComponent(part)).join('/')}`;
 }
 
+/** "rank 5" or "ranks 1 to 3". */
+const ranks = (from, to) => (from === to ? `rank ${from}` : `ranks ${from} to ${to}`);
+
 /** How a round is named on the page. */
 const roundName = (bucket) => (bucket ? `round ${bucket}` : 'the open round');
 
@@ -254,10 +257,10 @@ export async function cohortView(visit, boardId, tier, numberText, bucket = null
   const cohorts = leagueTiers.find((entry) => entry.tier === tier)?.cohorts ?? null;
   const zones = [
     cohort.promotedThrough > 0
-      ? `ranks 1 to ${cohort.promotedThrough} move up to ${above}`
+      ? `${ranks(1, cohort.promotedThrough)} move up to ${above}`
       : `nobody moves up (${tierIndex === 0 ? `${tier} is the first tier` : 'no promotion'})`,
     cohort.demotedFrom !== null
-      ? `ranks ${cohort.demotedFrom} to ${cohort.entries.length} move down to ${below}`
+      ? `${ranks(cohort.demotedFrom, cohort.entries.length)} move down to ${below}`
       : `nobody moves down (${below === undefined ? `${tier} is the last tier` : `no more than ${league.promote + league.demote} players`})`,
   ].join('; ');
   const facts = h(
