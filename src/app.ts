@@ -291,12 +291,13 @@ export function buildApp(deps: AppDeps): App {
   // The group commit is given what committing a group uses; a write reads its own writes on the masters.
   const submissions = createSubmissionGroups({ storage, index: masterIndex, backlog, flagChanges, topCache, submissionHealth, metrics, log }, deps.groupCommit);
   const writes = createWriteSide({
-    submit: { submissions, boards, seasons, masterIndex, limits: rateLimits, requestTimeoutMs, closedLists, now, log },
+    submit: { submissions, boards, seasons, members: storage.members, masterIndex, limits: rateLimits, requestTimeoutMs, closedLists, now, log },
     boards: { storage, boards },
     seasons: { storage, index, seasons, boards, now, log },
     players: { storage, profiles },
     flags: { storage, index, flagChanges, topCache, boards, now, log },
     erasure: { storage, index, profiles, topCache, boards, now, log },
+    tournaments: { storage, boards, seasons, now },
   });
   const admin = createAdminSide({
     keys: { storage, keyring },

@@ -6,6 +6,7 @@ import { activeAmong, countRankableByActivity } from './activity.js';
 import { changeBoard, findBoard, insertBoard, listBoards } from './boards.js';
 import type { Database } from './client.js';
 import { erasePlayer } from './erasure.js';
+import { attemptsUsed, joinBoard, joinedCounts, notJoined } from './members.js';
 import { closeLeagueRound, findPendingRounds, placeReleased, pruneLeagueRounds } from './league-close.js';
 import { cohortMembers, playerCohort, roundTiers } from './league-reads.js';
 import { streamStandings } from './export.js';
@@ -139,6 +140,13 @@ export function createStorage(database: Database) {
       pending: on(sql, findPendingRounds),
       placeReleased: on(sql, placeReleased),
       prune: on(sql, pruneLeagueRounds),
+    },
+    /** Tournaments (db/members.ts): who joined which board, how many did, attempts used. */
+    members: {
+      join: on(sql, joinBoard),
+      notJoined: on(sql, notJoined),
+      joined: on(sql, joinedCounts),
+      attemptsUsed: on(sql, attemptsUsed),
     },
     /** A player's history and closed buckets' score distributions, from the frozen standings (db/history.ts). */
     history: {

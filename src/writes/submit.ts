@@ -2,6 +2,8 @@ import { type LeagueRound, NoAttemptsLeftError, TotalAboveMaxScoreError } from '
 import { bucketAt } from '../model/buckets.js';
 import { shortestPeriod } from '../model/league.js';
 import type { Season } from '../db/seasons.js';
+import { memberId } from '../db/members.js';
+import type { Storage } from '../db/storage.js';
 import { type Board, type EntryMetadata, MAX_METADATA_BYTES } from '../model/board.js';
 import type { BoardBucket, Place } from '../ranking/index.js';
 import { CLOCK_SKEW_MS, type ResultBucket, bucketsOfResult, liveSeasonsOf, regionProblem, requireBoard } from '../services/buckets.js';
@@ -12,7 +14,7 @@ import type { RateLimits } from '../services/rate-limits.js';
 import type { SeasonDirectory } from '../services/season-directory.js';
 import type { ClosedLists } from '../services/closed-lists.js';
 import { GraphQLError } from 'graphql';
-import { type ErrorCode, badInput, clientError, notFound, refused } from '../errors.js';
+import { type ErrorCode, type RefusalReason, badInput, clientError, notFound, refused } from '../errors.js';
 import { MAX_BATCH } from '../model/contract.js';
 import { type PeriodStanding, bucketOfAnswer, toStanding } from '../reads/views.js';
 import { styledPlaces } from '../reads/rank-styles.js';
@@ -27,7 +29,7 @@ import { type PlaceWithSize, type PreparedEntry, type SubmissionGroups, type Sub
 /** How long before the request's deadline the write path gives up, leaving time to answer. */
 const ANSWER_MARGIN_MS = 250;
 
-/** What a submission takes (9 members). */
+/** What a submission takes (10 members). */
 export interface SubmitDeps {
   /** The process's group commit every submission goes through. */
   submissions: SubmissionGroups;
@@ -39,6 +41,8 @@ export interface SubmitDeps {
    */
   masterIndex: RankingIndex;
   limits: Pick<RateLimits, 'submissions'>;
+  /** Who joined a joinRequired board (db/members.ts): asked once a call, only for such boards' inputs. */
+  members: Pick<Storage['members'], 'notJoined'>;
   /** The lists frozen already, left out of a result's buckets even when a raised grace would take it (see closed-lists.ts). Default: none known. */
   closedLists?: Pick<ClosedLists, 'has'> | undefined;
   /** Every request is answered within this many milliseconds (REQUEST_TIMEOUT_MS). */
@@ -212,6 +216,8 @@ export async function submitScores(
   if (keyId !== null) await deps.limits.submissions(keyId, inputs.length);
   const now = deps.now();
   const entries: PreparedEntry[] = [];
+  /** Which input each entry is. */
+  const inputOf: number[] = [];
   // Each board a call names, and its live seasons, looked up once, however many of its results the
   // call carries.
   const boards = new Map<string, Promise<{ board: Board; seasons: Season[] }>>();
@@ -223,7 +229,7 @@ export async function submitScores(
   const bucketsOf = bucketsOnce(now, deps.closedLists);
   // Every input in error is named in one answer, by its path as the argument's own checks name it
   // (`inputs.2.score: ...`), so a game server fixes a batch in one go; the code is the first one's.
-  const problems: { code: ErrorCode; message: string }[] = [];
+  const problems: { at: number; code: ErrorCode; message: string; reason?: RefusalReason }[] = [];
   for (const [i, input] of inputs.entries()) {
     const where = (field: string) => (batch ? `inputs.${i}.${field}: ` : '');
     try {
@@ -231,13 +237,18 @@ export async function submitScores(
         throw inputRefusal(error) === 'NOT_FOUND' ? notFound(`${where('board')}${(error as GraphQLError).message}`) : error;
       });
       entries.push(prepare(input, board, seasons, now, where, bucketsOf));
+      inputOf.push(i);
     } catch (error) {
       const code = inputRefusal(error);
       if (!batch || code === undefined) throw error;
-      problems.push({ code, message: (error as GraphQLError).message });
+      problems.push({ at: i, code, message: (error as GraphQLError).message });
     }
   }
-  if (problems.length > 0) throw clientError(problems[0]!.code, problems.map((problem) => problem.message).join('; '));
+  problems.push(...(await notJoinedProblems(deps, entries, inputOf, batch)));
+  if (problems.length > 0) {
+    problems.sort((a, b) => a.at - b.at);
+    throw clientError(problems[0]!.code, problems.map((problem) => problem.message).join('; '), problems.find((problem) => problem.reason)?.reason);
+  }
   if (entries.length === 0) return [];
 
   let recorded: SubmissionRecorded;
@@ -276,6 +287,35 @@ export async function submitScores(
   // Why not Promise.all alone: it takes a promise for every payload, and a batch's new results on an
   // ORDINAL board (the common case) are all answered already.
   return payloads.some((payload) => payload instanceof Promise) ? Promise.all(payloads.map(async (payload) => payload)) : (payloads as SubmitScorePayload[]);
+}
+
+/**
+ * The inputs for a joinRequired board whose player has not joined it, each named (NOT_JOINED),
+ * checked before the call joins a group: one query for the call, none without such a board.
+ */
+async function notJoinedProblems(
+  deps: Pick<SubmitDeps, 'members'>,
+  entries: readonly PreparedEntry[],
+  inputOf: readonly number[],
+  batch: boolean,
+): Promise<{ at: number; code: ErrorCode; message: string; reason: RefusalReason }[]> {
+  const asked = entries.filter((entry) => entry.board.joinRequired === true);
+  if (asked.length === 0) return [];
+  const missing = await deps.members.notJoined(asked.map((entry) => ({ boardId: entry.board.id, playerId: entry.playerId })));
+  if (missing.size === 0) return [];
+  const problems: { at: number; code: ErrorCode; message: string; reason: RefusalReason }[] = [];
+  entries.forEach((entry, k) => {
+    if (entry.board.joinRequired !== true || !missing.has(memberId(entry.board.id, entry.playerId))) return;
+    const at = inputOf[k]!;
+    const where = batch ? `inputs.${at}.playerId: ` : '';
+    problems.push({
+      at,
+      code: 'BAD_USER_INPUT',
+      reason: 'NOT_JOINED',
+      message: `${where}player "${entry.playerId}" has not joined board "${entry.board.id}", which takes results only from players who joined it (joinBoard). Nothing was recorded.`,
+    });
+  });
+  return problems;
 }
 
 function standingsOf(deps: SubmitDeps, entry: PreparedEntry, places: SubmissionRecorded['places']): PeriodStanding[] | Promise<PeriodStanding[]> {
