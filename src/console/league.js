@@ -10,8 +10,8 @@
  */
 import { gql } from './session.js';
 import { Q } from './documents.js';
-import { card, field, fmtNumber, fmtTime, h, playerHref, playerName, select } from './dom.js';
-import { bucketHref } from './buckets.js';
+import { card, field, fmtNumber, fmtTime, h, select } from './dom.js';
+import { STANDING_HEADERS, bucketHref, standingRow } from './buckets.js';
 
 /** Cohort links listed per tier; a tier with more (a league of many players) is reached by number. */
 const COHORT_LINKS = 100;
@@ -294,22 +294,12 @@ export async function cohortView(visit, boardId, tier, numberText, bucket = null
     const zone = ZONE_OF[outcome];
     // The last row of the promotion zone and the first of the demotion zone draw the zone's edge.
     const edge = (outcome === 'PROMOTED' && i + 1 === cohort.promotedThrough) || (outcome === 'DEMOTED' && i + 1 === cohort.demotedFrom);
-    return h(
-      'tr',
-      { class: `zone-${zone}${edge ? ' zone-edge' : ''}`, dataset: { player: standing.player.id, zone, outcome, place: i + 1 } },
-      h('td', { class: 'num rank' }, standing.rank),
-      h(
-        'td',
-        {},
-        h('a', { href: playerHref(standing.player.id) }, playerName(standing.player)),
-        standing.player.displayName ? h('span', { class: 'muted id' }, standing.player.id) : null,
-      ),
-      h('td', { class: 'num' }, fmtNumber(standing.score)),
-      h('td', { class: 'num' }, `${standing.percentile.toFixed(1)}%`),
-      h('td', { class: 'time' }, fmtTime(standing.achievedAt)),
-      h('td', { class: 'zone' }, h('span', { class: `zone-mark ${zone}` }, ZONE_MARK[zone])),
-      h('td', { class: 'outcome' }, said(outcome)),
-    );
+    // The board's standing row (rank, player, score, percentile, time), with the zone and the outcome after it.
+    const row = standingRow(standing);
+    row.className = `zone-${zone}${edge ? ' zone-edge' : ''}`;
+    Object.assign(row.dataset, { zone, outcome, place: i + 1 });
+    row.append(h('td', { class: 'zone' }, h('span', { class: `zone-mark ${zone}` }, ZONE_MARK[zone])), h('td', { class: 'outcome' }, said(outcome)));
+    return row;
   });
   const table =
     rows.length === 0
@@ -324,7 +314,7 @@ export async function cohortView(visit, boardId, tier, numberText, bucket = null
             h(
               'tr',
               {},
-              ['#Rank', 'Player', '#Score', '#Percentile', 'Achieved (UTC)', 'Zone', cohort.closed ? 'Outcome' : 'Outcome if it closed now'].map((header) =>
+              [...STANDING_HEADERS, 'Zone', cohort.closed ? 'Outcome' : 'Outcome if it closed now'].map((header) =>
                 h('th', { scope: 'col', class: header.startsWith('#') ? 'num' : undefined }, header.replace(/^#/, '')),
               ),
             ),
