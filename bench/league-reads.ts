@@ -1,8 +1,8 @@
 /**
  * The league reads (issue 57) beside `standing`, in one run: a player's placement (`league`: their
  * cohort of 50 ranked within itself, their standing and outcome), one cohort (`cohort`), and the
- * board's own `standing` of a random player, on a board of 100,000 players in cohorts of 50. The
- * three reads are measured in interleaved rounds against one service process (each round's reads
+ * board's own `standing` of a random player (and its `top` 50: as many named standings, from the
+ * top cache), on a board of 100,000 players in cohorts of 50. The reads are measured in interleaved rounds against one service process (each round's reads
  * seconds apart, their order alternating, so a shared machine's drift moves them alike), each with
  * what one read cost: the service's CPU, Redis commands and PostgreSQL calls (its /metrics). Run by
  * hand, never by npm test:
@@ -54,6 +54,7 @@ const READS = {
   standing: 'query($b:ID!,$p:ID!){ standing(board:$b, period:WEEKLY, playerId:$p){ rank score percentile player { displayName } } }',
   league:
     'query($b:ID!,$p:ID!){ league(board:$b, playerId:$p){ tier outcome standing { rank score percentile } cohort { number promotedThrough demotedFrom entries { rank score percentile player { displayName } } } } }',
+  top: 'query($b:ID!){ top(board:$b, period:WEEKLY, limit:50){ entries { rank score percentile player { displayName } } } }',
   cohort:
     'query($b:ID!,$t:String!,$n:Int!){ cohort(board:$b, tier:$t, number:$n){ number promotedThrough demotedFrom entries { rank score percentile player { displayName } } } }',
 } as const;
@@ -72,7 +73,7 @@ async function placeEveryone(say: (line: string) => void): Promise<{ round: stri
   const { sql } = database;
   try {
     const league = { tiers: TIERS, cohortSize: COHORT_SIZE, promote: 5, demote: 5, period: 'WEEKLY' };
-    await sql`update boards set league = ${sql.json(league)} where id = ${target.boardId}`;
+    await sql`update boards set league = ${JSON.stringify(league)}::jsonb where id = ${target.boardId}`;
     const [{ placed }] = await sql<[{ placed: number }]>`
       select count(*)::int as placed from cohort_members where board_id = ${target.boardId} and round = ${round}`;
     if (placed !== target.players) {
@@ -123,14 +124,15 @@ async function main(): Promise<void> {
     const tier = Math.floor(Math.random() * TIERS.length);
     return { t: TIERS[tier]!, n: 1 + Math.floor(Math.random() * (cohorts.get(tier) ?? 1)) };
   };
-  const body = { standing: graphqlBody(READS.standing), league: graphqlBody(READS.league), cohort: graphqlBody(READS.cohort) };
+  const body = { standing: graphqlBody(READS.standing), league: graphqlBody(READS.league), cohort: graphqlBody(READS.cohort), top: graphqlBody(READS.top) };
   const bodies: Record<ReadName, () => string> = {
     standing: () => body.standing({ b: target.boardId, p: randomPlayer(target.players) }),
     league: () => body.league({ b: target.boardId, p: randomPlayer(target.players) }),
+    top: () => body.top({ b: target.boardId }),
     cohort: () => body.cohort({ b: target.boardId, ...randomCohort() }),
   };
   const names = Object.keys(READS) as ReadName[];
-  const measured: Record<ReadName, Measurement[]> = { standing: [], league: [], cohort: [] };
+  const measured: Record<ReadName, Measurement[]> = { standing: [], league: [], cohort: [], top: [] };
   await withService({ target, runtime: run.runtime }, async (service) => {
     for (let r = 0; r < run.rounds; r++) {
       // ABBA: the order alternates round by round, so a steady drift moves every read alike.
@@ -163,6 +165,7 @@ async function main(): Promise<void> {
       ),
       row(`service cohort (${COHORT_SIZE} standings, named) (HTTP)`, 'service', middle('cohort')),
       row(`service standing (one standing, named), the same board and week (HTTP)`, 'baseline', middle('standing')),
+      row(`service top 50 (named, through the top cache), the same board and week (HTTP)`, 'baseline', middle('top')),
     ],
     notes: [
       `database ${target.database}, key prefix ${target.keyPrefix}; WEEKLY round ${round}, ${TIERS.length} tiers, cohorts of ${COHORT_SIZE}`,
