@@ -2,6 +2,7 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bucketAt } from '../src/model/buckets.js';
 import { type TestApp, startTestApp } from './helpers/test-app.js';
+import { startTwoProcesses } from './helpers/two-processes.js';
 
 /**
  * League placement (issue 57): a player's first result of a round puts them in the first cohort of
@@ -147,4 +148,72 @@ describe('league placement', () => {
     expect((await members(board, round.label)).map((m) => m.player_id)).toEqual(['Ready']);
     expect(await sql`select last_round from league_players where board_id = ${board} and player_id = 'Waiter'`).toEqual([{ last_round: 'previous' }]);
   });
+});
+
+describe('two processes racing to place 10,000 players into cohorts of 50', () => {
+  it('no cohort over 50, nobody twice, everyone placed in their tier, every cohort but each tier’s last full; replays place no one', async () => {
+    const { reader, writer } = await startTwoProcesses(() => {}, 'Plain-Board');
+    const sql = postgres(writer.databaseUrl, { max: 2, onnotice: () => {} });
+    try {
+      const board = 'League-Race';
+      await createLeagueBoard(writer, board, 50);
+      const round = roundNow().label;
+      const players = Array.from({ length: 10_000 }, (_, i) => (i % 7 === 0 ? `Spieler-Ü-${i}` : `player-EU-${i}`));
+      // Two players in five start in Silver (a closed earlier round), the rest are new: Bronze.
+      const silver = new Set(players.filter((_, i) => i % 5 < 2));
+      await sql`insert into league_rounds (board_id, round, closed_at) values (${board}, '2020-W01', now())`;
+      await sql`
+        insert into league_players (board_id, player_id, tier, last_round, last_round_ends_at)
+        select ${board}, p, 1, '2020-W01', '2020-01-06T00:00:00Z' from unnest(${sql.array([...silver])}::text[]) as p`;
+      // 200 calls of 50 players (each player once), spread over both processes, 16 at a time.
+      const calls = Array.from({ length: 200 }, (_, c) => players.filter((_, i) => i % 200 === c));
+      const sendAll = async () => {
+        let next = 0;
+        const worker = async (w: number) => {
+          while (next < calls.length) {
+            const c = next++;
+            const app = (c + w) % 2 === 0 ? writer : reader;
+            const inputs = calls[c]!.map((playerId, k) => ({ board, playerId, score: (c * 31 + k) % 1000, matchId: `match-${c}` }));
+            const answer = await app.server(SUBMIT, { inputs });
+            expect(answer.errors).toBeUndefined();
+          }
+        };
+        await Promise.all(Array.from({ length: 16 }, (_, w) => worker(w)));
+      };
+      await sendAll();
+
+      const rows = await sql<{ player_id: string; tier: number; number: number }[]>`
+        select player_id, tier, number from cohort_members where board_id = ${board} and round = ${round}`;
+      // Everyone placed, nobody twice, each in their tier.
+      expect(rows).toHaveLength(players.length);
+      expect(new Set(rows.map((r) => r.player_id)).size).toBe(players.length);
+      for (const r of rows) expect(r.tier).toBe(silver.has(r.player_id) ? 1 : LAST);
+      // No cohort over 50; each tier's cohorts are 1..n, all full but the last (the oracle: ceil(players / 50)).
+      const counts = new Map<string, number>();
+      for (const r of rows) counts.set(`${r.tier}/${r.number}`, (counts.get(`${r.tier}/${r.number}`) ?? 0) + 1);
+      for (const [tier, size] of [
+        [1, silver.size],
+        [LAST, players.length - silver.size],
+      ] as const) {
+        const cohorts = Math.ceil(size / 50);
+        for (let n = 1; n <= cohorts; n += 1) expect(counts.get(`${tier}/${n}`)).toBe(n < cohorts ? 50 : size - 50 * (cohorts - 1));
+        expect(counts.get(`${tier}/${cohorts + 1}`)).toBeUndefined();
+      }
+      const kept = await sql<{ tier: number; number: number; size: number }[]>`
+        select tier, number, size from league_cohorts where board_id = ${board} and round = ${round}`;
+      expect(kept).toHaveLength(counts.size);
+      for (const c of kept) expect(c.size).toBe(counts.get(`${c.tier}/${c.number}`));
+
+      // Every call again, from the other process: all replays, nothing placed or changed.
+      const before = await sql`select * from cohort_members where board_id = ${board} order by player_id`;
+      await sendAll();
+      expect(await sql`select * from cohort_members where board_id = ${board} order by player_id`).toEqual(before);
+      expect(await sql`select tier, number, size from league_cohorts where board_id = ${board} and round = ${round}`).toHaveLength(kept.length);
+      expect(await sql`select 1 from league_waiting where board_id = ${board}`).toHaveLength(0);
+    } finally {
+      await sql.end();
+      await writer.close();
+      await reader.close();
+    }
+  }, 240_000);
 });
