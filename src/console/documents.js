@@ -91,7 +91,7 @@ export const Q = {
       pageInfo { __typename endCursor hasNextPage } } }`),
   // Leagues and tournaments (issue 57): asked for by the league views only. A tournament's joined
   // count is asked for on its own, so that the settings show even where it fails.
-  league: `query ConsoleLeague($id: ID!) { board(id: $id) { __typename id title timeZone rankStyle joinRequired maxPlayers maxAttempts
+  league: `query ConsoleLeague($id: ID!) { board(id: $id) { __typename id title joinRequired maxPlayers maxAttempts
     league { __typename tiers cohortSize promote demote period } } }`,
   joined: 'query ConsoleJoined($id: ID!) { board(id: $id) { __typename id joined } }',
   leagueTiers: 'query ConsoleLeagueTiers($board: ID!, $bucket: String) { leagueTiers(board: $board, bucket: $bucket) { __typename tier cohorts players } }',
