@@ -217,3 +217,51 @@ describe('two processes racing to place 10,000 players into cohorts of 50', () =
     }
   }, 240_000);
 });
+
+describe('what placement costs the write path', () => {
+  it('a group with nobody to place sends no placement statement; one with someone to place sends the lock and one statement', async () => {
+    const statements: string[] = [];
+    const app = await startTestApp({ onQuery: (statement) => statements.push(statement) });
+    await createLeagueBoard(app, 'League-Cost', 5);
+    const created = await app.admin('mutation($input: CreateBoardInput!) { createBoard(input: $input) { id } }', {
+      input: { id: 'Plain-Cost', title: 'p', maxScore: 1e9 },
+    });
+    expect(created.errors).toBeUndefined();
+    const placing = () => statements.filter((s) => /insert into cohort_members|pg_advisory_xact_lock\(\$1, k\)/.test(s)).length;
+    const inGroup = async (inputs: { board: string; playerId: string; matchId: string }[]) => {
+      statements.length = 0;
+      const answer = await app.server(SUBMIT, { inputs: inputs.map((i) => ({ ...i, score: 7 })) });
+      expect(answer.errors).toBeUndefined();
+      return placing();
+    };
+    // Someone to place: the rounds' lock and the placement, pipelined with the board-score upsert.
+    expect(await inGroup([{ board: 'League-Cost', playerId: 'New', matchId: 'n1' }])).toBe(2);
+    // Placed already, or a board with no league: nothing (the log statement told who is placed).
+    expect(await inGroup([{ board: 'League-Cost', playerId: 'New', matchId: 'n2' }])).toBe(0);
+    expect(await inGroup([{ board: 'Plain-Cost', playerId: 'New', matchId: 'p2' }])).toBe(0);
+  });
+});
+
+describe('erasure and league memberships', () => {
+  it('removes the player’s tier, cohort place and wait; the cohort’s size stays (no refilling)', async () => {
+    const app = await startTestApp();
+    const sql = postgres(app.databaseUrl, { max: 1, onnotice: () => {} });
+    try {
+      const board = 'League-Erase';
+      await createLeagueBoard(app, board, 5);
+      const round = roundNow();
+      for (const playerId of ['Gone', 'Stays']) await app.server(SUBMIT, { inputs: [{ board, playerId, score: 1, matchId: `m-${playerId}` }] });
+      await sql`insert into league_waiting (board_id, round, player_id) values (${board}, 'next', 'Gone')`;
+      expect((await app.admin('mutation { deletePlayer(playerId: "Gone") }')).errors).toBeUndefined();
+      expect((await sql<{ player_id: string }[]>`select player_id from cohort_members where board_id = ${board}`).map((r) => r.player_id)).toEqual(['Stays']);
+      expect((await sql<{ player_id: string }[]>`select player_id from league_players where board_id = ${board}`).map((r) => r.player_id)).toEqual(['Stays']);
+      expect(await sql`select 1 from league_waiting where board_id = ${board}`).toHaveLength(0);
+      expect(await sql`select size from league_cohorts where board_id = ${board} and round = ${round.label}`).toEqual([{ size: 2 }]);
+      // A newcomer after the erasure takes the next place, not the freed one: the cohort holds 2 + 1 players' worth.
+      await app.server(SUBMIT, { inputs: [{ board, playerId: 'Later', score: 1, matchId: 'later' }] });
+      expect(await sql`select size from league_cohorts where board_id = ${board} and round = ${round.label}`).toEqual([{ size: 3 }]);
+    } finally {
+      await sql.end();
+    }
+  });
+});
