@@ -73,7 +73,7 @@ export async function closeLeagueRound(sql: Sql, round: ClosingRound, closedAt: 
     // cohortZones and outcomeAt: ranks 1..promotedThrough (none in the first tier) move up; ranks
     // from visible - demote + 1 down move down, except in the last tier or while the cohort has no
     // more than promote + demote visible players.
-    await tx`
+    const ranked = await tx`
       with visible as (
         select m.player_id, m.tier, m.number, f.rank
         from cohort_members m
@@ -96,9 +96,8 @@ export async function closeLeagueRound(sql: Sql, round: ClosingRound, closedAt: 
       from ranked r
       where m.board_id = ${boardId} and m.round = ${round.round} and m.player_id = r.player_id`;
     // Flagged members (and any without a frozen standing) stay.
-    await tx`update cohort_members set outcome = 'STAYED' where board_id = ${boardId} and round = ${round.round} and outcome is null`;
-    const [{ members }] = (await tx`
-      select count(*)::int as members from cohort_members where board_id = ${boardId} and round = ${round.round}`) as unknown as [{ members: number }];
+    const hidden = await tx`update cohort_members set outcome = 'STAYED' where board_id = ${boardId} and round = ${round.round} and outcome is null`;
+    const members = ranked.count + hidden.count;
     // tierAfter, written only where the tier changes (most members stay).
     const endsAt = round.endsAt?.toISOString() ?? null;
     const moved = await tx`
