@@ -233,11 +233,29 @@ describe.skipIf(!hasChromium)('the console shows a league board’s tiers and co
     expect(failures).toEqual([]);
   });
 
-  it('shows a tournament’s settings and how many joined', { timeout: 60_000 }, async () => {
-    const created = await t.admin(`mutation($input: CreateBoardInput!) { createBoard(input: $input) { id } }`, {
-      input: { id: 'Cup', title: 'Cup', maxScore: 1000, periods: ['ALL_TIME', 'DAILY'], joinRequired: true, maxPlayers: 40, maxAttempts: 3 },
-    });
-    expect(created.errors).toBeUndefined();
+  it('creates a tournament and a league from the new-board form, and shows their settings and how many joined', { timeout: 60_000 }, async () => {
+    type Created = { board: { joinRequired: boolean; maxPlayers: number | null; maxAttempts: number | null; league: typeof LEAGUE | null } };
+    const stored = (id: string) =>
+      t.admin<Created>(`query { board(id: "${id}") { joinRequired maxPlayers maxAttempts league { tiers cohortSize promote demote period } } }`);
+    const create = async (fill: () => Promise<void>, id: string) => {
+      await open('#/boards');
+      await page.locator('#create-board').waitFor();
+      await page.fill('#create-board [name=id]', id);
+      await page.fill('#create-board [name=title]', id);
+      await page.fill('#create-board [name=maxScore]', '1000');
+      await page.check('#create-board [name=periods][value=DAILY]');
+      await fill();
+      await page.click('#create-board button[type=submit]');
+      await page.waitForURL(new RegExp(`#/boards/${id}$`));
+    };
+
+    // A tournament: join required, 40 players at most, 3 attempts a day.
+    await create(async () => {
+      await page.check('#create-board [name=joinRequired]');
+      await page.fill('#create-board [name=maxPlayers]', '40');
+      await page.fill('#create-board [name=maxAttempts]', '3');
+    }, 'Cup');
+    expect((await stored('Cup')).data!.board).toEqual({ joinRequired: true, maxPlayers: 40, maxAttempts: 3, league: null });
     const joiners = ['Chloé', 'EU-7', '吴'];
     for (const playerId of joiners) expect((await t.server(`mutation { joinBoard(board: "Cup", playerId: "${playerId}") }`)).errors).toBeUndefined();
     await open('#/boards/Cup');
@@ -249,6 +267,24 @@ describe.skipIf(!hasChromium)('the console shows a league board’s tiers and co
     expect(settings[settings.indexOf('Max attempts') + 1]).toMatch(/^3 results/);
     // No league on it: no league card.
     expect(await page.locator('section.card[aria-label="League"]').count()).toBe(0);
+
+    // A league of daily rounds, one tier name per line; nobody has played yet.
+    await create(async () => {
+      await page.fill('#create-board [name=leagueTiers]', TIERS.join('\n'));
+      await page.fill('#create-board [name=cohortSize]', '20');
+      await page.fill('#create-board [name=promote]', '2');
+      await page.fill('#create-board [name=demote]', '3');
+      await page.selectOption('#create-board [name=leaguePeriod]', 'DAILY');
+    }, 'Mini');
+    expect((await stored('Mini')).data!.board).toEqual({
+      joinRequired: false,
+      maxPlayers: null,
+      maxAttempts: null,
+      league: { tiers: TIERS, cohortSize: 20, promote: 2, demote: 3, period: 'DAILY' },
+    });
+    await page.locator('table.tiers tbody tr').first().waitFor({ timeout: 10_000 });
+    expect(await shownTiers()).toEqual(TIERS.map((tier) => ({ tier, cohorts: '0', players: '0' })));
+    expect(await page.locator('.tournament-settings').count()).toBe(0);
     expect(failures).toEqual([]);
   });
 });

@@ -5,7 +5,7 @@ import { Q } from './documents.js';
 import { attempt, card, commaList, confirmAction, field, flash, fmtNumber, fmtTime, formValues, h, instant, select, table } from './dom.js';
 import { route } from './router.js';
 import { STANDING_HEADERS, periodBucketsCard, standingPages, standingRow } from './buckets.js';
-import { leagueCards } from './league.js';
+import { leagueCards, leagueFields, leagueInput } from './league.js';
 
 export const PERIODS = ['ALL_TIME', 'SEASON', 'MONTHLY', 'WEEKLY', 'DAILY'];
 
@@ -65,6 +65,7 @@ export async function boardsView(visit) {
         h('label', { class: 'check' }, h('input', { type: 'checkbox', name: 'periods', value: period, checked: period === 'ALL_TIME' }), period),
       ),
     ),
+    leagueFields(),
     h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'primary' }, 'Create board')),
   );
   form.addEventListener('submit', async (event) => {
@@ -81,6 +82,7 @@ export async function boardsView(visit) {
       periods: v.periods.length ? v.periods : ['ALL_TIME'],
       regions: commaList(v.regions),
       timeZone: v.timeZone || 'UTC',
+      ...leagueInput(v),
     };
     const created = await attempt(
       () => gql(Q.createBoard, { input }),

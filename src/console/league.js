@@ -47,6 +47,70 @@ const ZONE_OF = { PROMOTED: 'promotion', STAYED: 'safe', DEMOTED: 'demotion' };
 /** A zone said with a sign and a word, so that it reads without its colour and aloud. */
 const ZONE_MARK = { promotion: '▲ promotion', safe: '● stays', demotion: '▼ demotion' };
 
+/** The league's periods (ALL_TIME has no rounds). */
+const LEAGUE_PERIODS = ['WEEKLY', 'DAILY', 'MONTHLY', 'SEASON'];
+
+/**
+ * The new-board form's league and tournament settings, fixed at creation: each left empty sends
+ * nothing (no league, no tournament), so a plain board is made as before.
+ */
+export function leagueFields() {
+  const number = (name, attrs) => h('input', { name, type: 'number', step: 1, ...attrs });
+  return [
+    h(
+      'fieldset',
+      { class: 'periods league-fields' },
+      h('legend', {}, 'League (optional)'),
+      field(
+        'Tiers',
+        h('textarea', { name: 'leagueTiers', rows: 3, placeholder: 'Gold\nSilver\nBronze', spellcheck: 'false' }),
+        'one per line, best first; empty: no league',
+      ),
+      field('Cohort size', number('cohortSize', { min: 5, max: 1000, value: 50 })),
+      field('Promote', number('promote', { min: 0, max: 1000, value: 5 }), 'top of each cohort'),
+      field('Demote', number('demote', { min: 0, max: 1000, value: 5 }), 'bottom of each cohort'),
+      field(
+        'Rounds',
+        select(
+          'leaguePeriod',
+          LEAGUE_PERIODS.map((period) => ({ value: period, label: `${period} buckets` })),
+          'WEEKLY',
+        ),
+        'one of the board’s periods',
+      ),
+    ),
+    h(
+      'fieldset',
+      { class: 'periods tournament-fields' },
+      h('legend', {}, 'Tournament (optional)'),
+      h('label', { class: 'check' }, h('input', { type: 'checkbox', name: 'joinRequired', value: 'yes' }), 'Join required'),
+      field('Max players', number('maxPlayers', { min: 1 }), 'empty: no limit'),
+      field('Max attempts', number('maxAttempts', { min: 1 }), 'per bucket of the shortest period; empty: no limit'),
+    ),
+  ];
+}
+
+/** What leagueFields' values add to createBoard's input. */
+export function leagueInput(values) {
+  const tiers = (values.leagueTiers ?? '')
+    .split('\n')
+    .map((tier) => tier.trim())
+    .filter(Boolean);
+  const input = {};
+  if (tiers.length)
+    input.league = {
+      tiers,
+      cohortSize: Number(values.cohortSize),
+      promote: Number(values.promote),
+      demote: Number(values.demote),
+      period: values.leaguePeriod,
+    };
+  if (values.joinRequired?.length) input.joinRequired = true;
+  if (values.maxPlayers) input.maxPlayers = Number(values.maxPlayers);
+  if (values.maxAttempts) input.maxAttempts = Number(values.maxAttempts);
+  return input;
+}
+
 /**
  * The board page's league and tournament cards (nothing for a board with neither), loading on
  * their own and saying their own failure. Answers the element to place on the page at once.
