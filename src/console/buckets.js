@@ -53,6 +53,19 @@ export function standingPages(box) {
   return page;
 }
 
+/** The trail above a page of one board's: Boards / BOARD / what the page is. */
+export function boardCrumbs(boardId, ...here) {
+  return h(
+    'p',
+    { class: 'crumbs' },
+    h('a', { href: '#/boards' }, 'Boards'),
+    ' / ',
+    h('a', { href: `#/boards/${encodeURIComponent(boardId)}` }, boardId),
+    ' / ',
+    ...here,
+  );
+}
+
 /** Where a bucket's page is: #/boards/BOARD/PERIOD/BUCKET, and /REGION for a region's list. */
 export function bucketHref({ board, period, bucket, region }) {
   const parts = [board, period, bucket, ...(region ? [region] : [])];
@@ -175,15 +188,7 @@ export async function bucketView(visit, boardId, period, label, region = null) {
     // The bucket's span and state, when it is among the period's newest (it usually is: buckets are read recently).
     gql(Q.periodBuckets, { id: boardId, period, region: at.region, first: 50 }).catch(() => null),
   ]);
-  const crumbs = h(
-    'p',
-    { class: 'crumbs' },
-    h('a', { href: '#/boards' }, 'Boards'),
-    ' / ',
-    h('a', { href: `#/boards/${encodeURIComponent(boardId)}` }, boardId),
-    ' / ',
-    `${period} ${label}${at.region ? ` (${at.region})` : ''}`,
-  );
+  const crumbs = boardCrumbs(boardId, `${period} ${label}${at.region ? ` (${at.region})` : ''}`);
   if (!board) return visit.show(crumbs, h('h1', {}, 'Board not found'), h('p', { class: 'error' }, `No board "${boardId}".`));
   const node = listed?.board.periodBuckets.edges.map((edge) => edge.node).find((bucket) => bucket.bucket === label) ?? null;
   const { board: sized } = await gql(Q.bucketSize, { id: boardId, period, bucket: label, region: at.region });

@@ -11,7 +11,7 @@
 import { gql } from './session.js';
 import { Q } from './documents.js';
 import { card, field, fmtNumber, fmtTime, h, select } from './dom.js';
-import { STANDING_HEADERS, bucketHref, standingRow } from './buckets.js';
+import { STANDING_HEADERS, boardCrumbs, bucketHref, standingRow } from './buckets.js';
 
 /** Cohort links listed per tier; a tier with more (a league of many players) is reached by number. */
 const COHORT_LINKS = 100;
@@ -286,16 +286,7 @@ function tournamentCard(board) {
  * each with the zone they are in and where the close takes (or would take) them.
  */
 export async function cohortView(visit, boardId, tier, numberText, bucket = null) {
-  const crumbs = (...rest) =>
-    h(
-      'p',
-      { class: 'crumbs' },
-      h('a', { href: '#/boards' }, 'Boards'),
-      ' / ',
-      h('a', { href: `#/boards/${encodeURIComponent(boardId)}` }, boardId),
-      ' / ',
-      ...rest,
-    );
+  const crumbs = (...here) => boardCrumbs(boardId, ...here);
   const fail = (title, message) => visit.show(crumbs(title), h('h1', {}, title), h('p', { class: 'error', role: 'alert' }, message));
   const number = /^[1-9]\d{0,9}$/.test(numberText ?? '') ? Number(numberText) : NaN;
   if (!(number <= MAX_NUMBER)) return fail('Cohort not found', `"${numberText ?? ''}" is not a cohort number (1, 2, 3…).`);
