@@ -4,7 +4,7 @@ import { createLogger } from '../src/logger.js';
 import type { Board } from '../src/model/board.js';
 import { createCohortFeed } from '../src/pubsub/cohort-changed.js';
 import { encodeLeagueSignal } from '../src/pubsub/league-signal.js';
-import type { CohortView, LeaguePlacementView, LeagueReadSides, LeagueRound } from '../src/reads/league.js';
+import type { CohortView, LeagueReadSides, LeagueRound } from '../src/reads/league.js';
 import type { RedisClient } from '../src/redis.js';
 import { closeBuckets } from './helpers/closed-days.js';
 import { movableClock } from './helpers/clock.js';
@@ -342,6 +342,49 @@ describe('cohortChanged across processes', () => {
     } finally {
       await w.stop();
       await transport.close();
+    }
+  });
+});
+
+// ---- bounded as every subscription ----------------------------------------------------------
+
+describe('cohortChanged is bounded as topChanged is', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ requestLimits: { subscriptionsPerSocket: 2, subscriptionsPerClient: 3 } });
+    await createLeagueBoard(t, 'Bounded');
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('per socket and per client address (WebSocket and server-sent events together): RATE_LIMITED past either cap', async () => {
+    const byName = (name: string) => TRANSPORTS.find((f) => f('http://unused').name === name)!(t.url);
+    const ws = byName('graphql-ws');
+    const sse = byName('SSE GET');
+    const answered = async (w: Watch) => {
+      await until(() => w.views.length > 0 || w.errors.length > 0, 15_000, 'a first answer');
+      return w.errors[0]?.extensions?.code ?? 'ok';
+    };
+    const opened: Watch[] = [];
+    const codes: string[] = [];
+    try {
+      for (const [transport, playerId] of [
+        [ws, 'A'],
+        [ws, 'b'],
+        [ws, 'C'],
+        [sse, 'Zoë'],
+        [sse, 'EU'],
+      ] as const) {
+        const w = watch(transport, { board: 'Bounded', playerId });
+        opened.push(w);
+        codes.push(await answered(w));
+      }
+      // The socket's third is past its cap of 2; the client's fifth past its cap of 3 (the refused one never counted).
+      expect(codes).toEqual(['ok', 'ok', 'RATE_LIMITED', 'ok', 'RATE_LIMITED']);
+    } finally {
+      for (const w of opened) await w.stop();
+      await ws.close();
     }
   });
 });

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { type RedisClient, isCluster } from '../redis.js';
+import type { RedisClient } from '../redis.js';
 import type { RankingIndex } from '../ranking/index.js';
 import { closesAt } from '../model/board.js';
 import { outcomeAt } from '../model/league.js';
@@ -11,6 +11,7 @@ import { unavailable } from '../errors.js';
 import { LatestValue } from './latest.js';
 import { decodeLeagueSignal, type LeagueSignal } from './league-signal.js';
 import { loadProfiles } from './top-changed.js';
+import { followSubscriber } from './top-feed.js';
 
 /**
  * cohortChanged (issue 57): a player's league placement, live. One feed per process, built like
@@ -173,37 +174,21 @@ export function createCohortFeed(options: CohortFeedOptions) {
   const closePollMs = options.closePollMs ?? 5_000;
   const boards = new Map<string, BoardWatch>();
   const byChannel = new Map<string, BoardWatch>();
-  let connecting: Promise<void> | undefined;
   let closed = false;
 
   subscriber.on('smessage', (channel: string, message: string) => {
     const board = byChannel.get(channel);
     if (board) heard(board, decodeLeagueSignal(message));
   });
-  // Changes announced while the connection was down were missed: read every watched view again
-  // once it is back (ioredis subscribes again by itself). Not at the first connect.
-  const readAllAgain = () => {
-    for (const board of boards.values()) heard(board, { round: null, players: null });
-  };
-  let connectedBefore = subscriber.status === 'ready';
-  subscriber.on('ready', () => {
-    if (!connectedBefore) {
-      connectedBefore = true;
-      return;
-    }
-    readAllAgain();
-  });
-  if (isCluster(subscriber)) subscriber.on('subscribersReady', readAllAgain);
-  subscriber.on('error', (error: unknown) => log.warn({ err: error }, 'cohortChanged subscriber connection error'));
-
-  function connect(): Promise<void> {
-    if (connecting) return connecting;
-    if (subscriber.status !== 'wait') return Promise.resolve();
-    connecting = subscriber.connect().finally(() => {
-      connecting = undefined;
-    });
-    return connecting;
-  }
+  // Changes announced while the connection was down were missed: every watched view is read again once it is back.
+  const connect = followSubscriber(
+    subscriber,
+    () => {
+      for (const board of boards.values()) heard(board, { round: null, players: null });
+    },
+    log,
+    'cohortChanged',
+  );
 
   /** What a change moves: the watched cohorts of its round holding one of its players (or, having room, maybe a newcomer), and the watchers it names not yet placed. */
   function heard(board: BoardWatch, { round, players }: LeagueSignal): void {

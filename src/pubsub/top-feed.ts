@@ -121,6 +121,37 @@ export function subscriberFor(redis: RedisClient): RedisClient {
 }
 
 /**
+ * Follows a feed's subscriber connection (topChanged's, cohortChanged's): `missed` runs each time
+ * it is back after a loss (not at the first connect), since changes announced meanwhile were
+ * missed; ioredis subscribes again by itself, just before. Answers connect(), which connects a
+ * subscriber given unconnected, once: every watch arriving meanwhile waits for it. O(1).
+ */
+export function followSubscriber(subscriber: RedisClient, missed: () => void, log: Logger, feed: string): () => Promise<void> {
+  let connectedBefore = subscriber.status === 'ready';
+  subscriber.on('ready', () => {
+    if (!connectedBefore) {
+      connectedBefore = true;
+      return;
+    }
+    missed();
+  });
+  // A Cluster's sharded subscribers reconnect (to a promoted replica, say) and subscribe again on
+  // their own, then say so with this event; a change published in between was missed.
+  if (isCluster(subscriber)) subscriber.on('subscribersReady', missed);
+  // A subscriber that loses its connection reports it here; ioredis reconnects by itself.
+  subscriber.on('error', (error: unknown) => log.warn({ err: error }, `${feed} subscriber connection error`));
+  let connecting: Promise<void> | undefined;
+  return () => {
+    if (connecting) return connecting;
+    if (subscriber.status !== 'wait') return Promise.resolve();
+    connecting = subscriber.connect().finally(() => {
+      connecting = undefined;
+    });
+    return connecting;
+  };
+}
+
+/**
  * topChanged's fan-out, one per process. The first local viewer of a bucket subscribes to its
  * channel; each message schedules a read of the top, coalesced to at most one per bucket per
  * `coalesceMs` (the first at once, the rest at the end of the window); that one read refreshes the
@@ -136,7 +167,6 @@ export function createTopFeed(options: TopFeedOptions) {
   const channels = new Map<string, Channel>();
   /** Each shard's channel to its bucket's (several per bucket on a sharded board). */
   const byShardChannel = new Map<string, Channel>();
-  let connecting: Promise<void> | undefined;
   let closed = false;
 
   subscriber.on('smessage', (name: string) => {
@@ -151,35 +181,16 @@ export function createTopFeed(options: TopFeedOptions) {
       schedule(channel, 0);
     }, log.error.bind(log));
   });
-  // Changes announced while the connection was down were missed: read every watched top again
-  // once it is back (ioredis subscribes again by itself, just after this event). Not at the first
-  // connect: each channel reads once it is subscribed.
-  const readAllAgain = () => {
-    for (const channel of channels.values()) schedule(channel, coalesceMs);
-  };
-  let connectedBefore = subscriber.status === 'ready';
-  subscriber.on('ready', () => {
-    if (!connectedBefore) {
-      connectedBefore = true;
-      return;
-    }
-    readAllAgain();
-  });
-  // A Cluster's sharded subscribers reconnect (to a promoted replica, say) and subscribe again on
-  // their own, then say so with this event; a change published in between was missed.
-  if (isCluster(subscriber)) subscriber.on('subscribersReady', readAllAgain);
-  // A subscriber that loses its connection reports it here; ioredis reconnects by itself.
-  subscriber.on('error', (error: unknown) => log.warn({ err: error }, 'topChanged subscriber connection error'));
-
-  /** Connects a subscriber given unconnected, once; every watch arriving meanwhile waits for it. */
-  function connect(): Promise<void> {
-    if (connecting) return connecting;
-    if (subscriber.status !== 'wait') return Promise.resolve();
-    connecting = subscriber.connect().finally(() => {
-      connecting = undefined;
-    });
-    return connecting;
-  }
+  // Changes announced while the connection was down were missed: every watched top is read again
+  // once it is back. Each channel reads once it is subscribed.
+  const connect = followSubscriber(
+    subscriber,
+    () => {
+      for (const channel of channels.values()) schedule(channel, coalesceMs);
+    },
+    log,
+    'topChanged',
+  );
 
   /** A view's slices, one per limit asked, each cut and fingerprinted once for every viewer of that limit. */
   function slicer(view: TopView) {
