@@ -69,10 +69,6 @@ export async function closeSeason(deps: CloseBucketDeps, board: Board, seasonId:
   const lists = seasonBuckets(board, open);
   const closed = await deps.storage.frozen.freeze({ lists: freezeListsOf(lists), closedAt: deps.now(), season: { boardId: board.id, seasonId } });
   if (!closed?.season) return null;
-  // A SEASON league's round closes with its season, at once (a failure is retried by the bucket closer).
-  if (board.league?.period === 'SEASON') {
-    await closeLeagueRound(deps, board, { label: seasonBucket(closed.season).label, end: closed.season.endsAt ?? closed.season.closedAt });
-  }
   // Every process stops writing into it from here (see season-directory.ts); were Redis away, they
   // would within SEASON_CACHE_MAX_AGE_MS, and the bucket closer drops the keys again.
   await deps.seasons
@@ -80,6 +76,11 @@ export async function closeSeason(deps: CloseBucketDeps, board: Board, seasonId:
     .catch((error: unknown) =>
       deps.log.error({ err: error, board: board.id }, 'could not mark the seasons changed; other processes see the close within a second'),
     );
+  // A SEASON league's round closes with its season, at once, once every process writes past it (a
+  // failure is retried by the bucket closer); before the announcement, so watchers see its outcomes.
+  if (board.league?.period === 'SEASON') {
+    await closeLeagueRound(deps, board, { label: seasonBucket(closed.season).label, end: closed.season.endsAt ?? closed.season.closedAt });
+  }
   await dropClosedKeys(deps, seasonBuckets(board, closed.season));
   // Its watchers see the frozen view from now on (reads of a closed bucket are served from its frozen standings).
   await announceTops(deps, seasonBuckets(board, closed.season));

@@ -5,6 +5,8 @@ import type { Board } from '../model/board.js';
 import type { Bucket } from '../model/buckets.js';
 import type { BoardBucket } from '../ranking/index.js';
 import type { BoardDirectory } from '../services/board-directory.js';
+import type { RankingIndex } from '../ranking/index.js';
+import { encodeLeagueSignal } from '../pubsub/league-signal.js';
 
 /**
  * League rounds' closes (issue 57): what happens once a league board's round, the league period's
@@ -50,17 +52,32 @@ export async function closeLeagueRound(deps: CloseLeagueDeps, board: Board, buck
  * first, so a player's tiers move in the order of their rounds), and places the waiting players
  * whose last round closed while they began to wait. Two queries when nothing is pending.
  */
-export async function closePendingLeagueRounds(deps: CloseLeagueDeps & { boards: Pick<BoardDirectory, 'find'> }): Promise<void> {
+export async function closePendingLeagueRounds(
+  deps: CloseLeagueDeps & { boards: Pick<BoardDirectory, 'find'>; index: Pick<RankingIndex, 'announceLeague'> },
+): Promise<void> {
   const pending = await deps.storage.leagueRounds.pending();
   for (const round of pending.rounds) {
     const board = await deps.boards.find(round.boardId);
-    if (board?.league) await closeLeagueRound(deps, board, { label: round.round, end: round.endsAt });
+    if (!board?.league) continue;
+    // Its cohorts' watchers are told, as after a close right after the freeze (announceTops).
+    if (await closeLeagueRound(deps, board, { label: round.round, end: round.endsAt })) await announceLeague(deps, board.id, round.round);
   }
   for (const boardId of pending.released) {
     const board = await deps.boards.find(boardId);
     if (!board?.league) continue;
     const placed = await deps.storage.leagueRounds.placeReleased({ ...board, league: board.league });
-    if (placed > 0) deps.log.info({ board: boardId, placed }, 'waiting league players placed');
+    if (placed === 0) continue;
+    deps.log.info({ board: boardId, placed }, 'waiting league players placed');
+    await announceLeague(deps, boardId, null);
+  }
+}
+
+/** Tells cohortChanged's watchers that anything of a round (null: of any round) of the board may have changed; a failure is logged. */
+async function announceLeague(deps: Pick<CloseLeagueDeps, 'log'> & { index: Pick<RankingIndex, 'announceLeague'> }, boardId: string, round: string | null) {
+  try {
+    await deps.index.announceLeague(boardId, encodeLeagueSignal({ round, players: null }));
+  } catch (error) {
+    deps.log.warn({ err: error, board: boardId, round }, 'could not announce a league round closed; cohort watchers see it at the next change');
   }
 }
 
