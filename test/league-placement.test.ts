@@ -1,7 +1,8 @@
 import postgres from 'postgres';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { bucketAt } from '../src/model/buckets.js';
 import { type TestApp, startTestApp } from './helpers/test-app.js';
+import { appWithDatabase } from './helpers/app-with-database.js';
 import { startTwoProcesses } from './helpers/two-processes.js';
 
 /**
@@ -46,30 +47,24 @@ function oracleCohorts(arrivals: { playerId: string; tier: number }[], size: num
 }
 
 describe('league placement', () => {
-  let app: TestApp;
-  let sql: postgres.Sql;
-  beforeAll(async () => {
-    app = await startTestApp();
-    sql = postgres(app.databaseUrl, { max: 2, onnotice: () => {} });
-  });
-  afterAll(async () => {
-    await sql.end();
-  });
+  const started = appWithDatabase();
+  const app = () => started.app();
+  const sql = () => started.sql();
 
   const members = async (board: string, round: string) =>
-    sql<Member[]>`select player_id, tier, number from cohort_members where board_id = ${board} and round = ${round} order by player_id`;
+    sql()<Member[]>`select player_id, tier, number from cohort_members where board_id = ${board} and round = ${round} order by player_id`;
 
   it('places each first result of a round in arrival order, tier by tier, 5 to a cohort', async () => {
     const board = 'League-Order';
-    await createLeagueBoard(app, board, 5);
+    await createLeagueBoard(app(), board, 5);
     const round = roundNow().label;
     // Players with a tier from an earlier, closed round (studios' ids: mixed case, unicode).
     const seeded = new Map<string, number>();
     for (let i = 0; i < 13; i += 1) seeded.set(`Gold-Ü${i}`, 0);
     for (let i = 0; i < 7; i += 1) seeded.set(`silver_EU_${i}`, 1);
-    await sql`insert into league_rounds (board_id, round, closed_at) values (${board}, '2020-W01', now())`;
+    await sql()`insert into league_rounds (board_id, round, closed_at) values (${board}, '2020-W01', now())`;
     for (const [playerId, tier] of seeded)
-      await sql`insert into league_players (board_id, player_id, tier, last_round, last_round_ends_at) values (${board}, ${playerId}, ${tier}, '2020-W01', '2020-01-06T00:00:00Z')`;
+      await sql()`insert into league_players (board_id, player_id, tier, last_round, last_round_ends_at) values (${board}, ${playerId}, ${tier}, '2020-W01', '2020-01-06T00:00:00Z')`;
     const newcomers = Array.from({ length: 17 }, (_, i) => `new-${String(i).padStart(2, '0')}-玩家`);
     // Arrival: a deterministic shuffle of everyone, some players twice (their second result places no one).
     const everyone = [...seeded.keys(), ...newcomers];
@@ -81,7 +76,7 @@ describe('league placement', () => {
     for (let i = 0; i < arrivals.length;) {
       const take = i % 3 === 0 ? 3 : 1;
       const inputs = arrivals.slice(i, i + take).map((playerId) => ({ board, playerId, score: 100 + (match % 17), matchId: `m${(match += 1)}` }));
-      const answer = await app.server(SUBMIT, { inputs });
+      const answer = await app().server(SUBMIT, { inputs });
       expect(answer.errors).toBeUndefined();
       i += take;
     }
@@ -94,12 +89,12 @@ describe('league placement', () => {
     for (const member of found)
       expect({ player: member.player_id, tier: member.tier, number: member.number }).toEqual({ player: member.player_id, ...expected.get(member.player_id) });
     // Each cohort's size as kept is its count of members.
-    const sizes = await sql<{ tier: number; number: number; size: number; counted: number }[]>`
+    const sizes = await sql()<{ tier: number; number: number; size: number; counted: number }[]>`
       select c.tier, c.number, c.size, (select count(*)::int from cohort_members m where (m.board_id, m.round, m.tier, m.number) = (c.board_id, c.round, c.tier, c.number)) as counted
       from league_cohorts c where c.board_id = ${board} and c.round = ${round}`;
     for (const cohort of sizes) expect(cohort.size).toBe(cohort.counted);
     // A newcomer's tier is now recorded (the last), with this round as their last.
-    const [newcomer] = await sql<
+    const [newcomer] = await sql()<
       { tier: number; last_round: string }[]
     >`select tier, last_round from league_players where board_id = ${board} and player_id = ${newcomers[0]!}`;
     expect(newcomer).toEqual({ tier: LAST, last_round: round });
@@ -107,34 +102,34 @@ describe('league placement', () => {
 
   it('a replayed result places no one', async () => {
     const board = 'League-Replay';
-    await createLeagueBoard(app, board, 5);
+    await createLeagueBoard(app(), board, 5);
     const round = roundNow().label;
-    const first = await app.server(SUBMIT, { inputs: [{ board, playerId: 'Replayed', score: 5, matchId: 'once' }] });
+    const first = await app().server(SUBMIT, { inputs: [{ board, playerId: 'Replayed', score: 5, matchId: 'once' }] });
     expect(first.errors).toBeUndefined();
     expect((await members(board, round)).map((m) => m.player_id)).toEqual(['Replayed']);
     // Take the place away (as if it had never been made): the replay must not make it.
-    await sql`delete from cohort_members where board_id = ${board}`;
-    await sql`delete from league_waiting where board_id = ${board}`;
-    const replay = await app.server<{ submitScores: { duplicate: boolean }[] }>(SUBMIT, {
+    await sql()`delete from cohort_members where board_id = ${board}`;
+    await sql()`delete from league_waiting where board_id = ${board}`;
+    const replay = await app().server<{ submitScores: { duplicate: boolean }[] }>(SUBMIT, {
       inputs: [{ board, playerId: 'Replayed', score: 5, matchId: 'once' }],
     });
     expect(replay.data?.submitScores).toEqual([{ duplicate: true }]);
     expect(await members(board, round)).toEqual([]);
     // A new result does.
-    await app.server(SUBMIT, { inputs: [{ board, playerId: 'Replayed', score: 6, matchId: 'twice' }] });
+    await app().server(SUBMIT, { inputs: [{ board, playerId: 'Replayed', score: 6, matchId: 'twice' }] });
     expect((await members(board, round)).map((m) => m.player_id)).toEqual(['Replayed']);
   });
 
   it('a player whose previous round is not closed yet waits, and is not placed', async () => {
     const board = 'League-Wait';
-    await createLeagueBoard(app, board, 5);
+    await createLeagueBoard(app(), board, 5);
     const round = roundNow();
     // Their last round ended at this one's start and has no league_rounds row: not closed.
-    await sql`insert into league_players (board_id, player_id, tier, last_round, last_round_ends_at) values (${board}, 'Waiter', 1, 'previous', ${round.start})`;
+    await sql()`insert into league_players (board_id, player_id, tier, last_round, last_round_ends_at) values (${board}, 'Waiter', 1, 'previous', ${round.start})`;
     // Closed: this one is placed.
-    await sql`insert into league_players (board_id, player_id, tier, last_round, last_round_ends_at) values (${board}, 'Ready', 1, 'earlier', ${round.start})`;
-    await sql`insert into league_rounds (board_id, round, closed_at) values (${board}, 'earlier', now())`;
-    const answer = await app.server(SUBMIT, {
+    await sql()`insert into league_players (board_id, player_id, tier, last_round, last_round_ends_at) values (${board}, 'Ready', 1, 'earlier', ${round.start})`;
+    await sql()`insert into league_rounds (board_id, round, closed_at) values (${board}, 'earlier', now())`;
+    const answer = await app().server(SUBMIT, {
       inputs: [
         { board, playerId: 'Waiter', score: 1, matchId: 'w1' },
         { board, playerId: 'Ready', score: 1, matchId: 'r1' },
@@ -142,11 +137,11 @@ describe('league placement', () => {
     });
     expect(answer.errors).toBeUndefined();
     expect(await members(board, round.label)).toEqual([{ player_id: 'Ready', tier: 1, number: 1 }]);
-    expect(await sql`select player_id from league_waiting where board_id = ${board} and round = ${round.label}`).toEqual([{ player_id: 'Waiter' }]);
+    expect(await sql()`select player_id from league_waiting where board_id = ${board} and round = ${round.label}`).toEqual([{ player_id: 'Waiter' }]);
     // Another result while waiting: still waiting, still not placed, and their last round unchanged.
-    await app.server(SUBMIT, { inputs: [{ board, playerId: 'Waiter', score: 2, matchId: 'w2' }] });
+    await app().server(SUBMIT, { inputs: [{ board, playerId: 'Waiter', score: 2, matchId: 'w2' }] });
     expect((await members(board, round.label)).map((m) => m.player_id)).toEqual(['Ready']);
-    expect(await sql`select last_round from league_players where board_id = ${board} and player_id = 'Waiter'`).toEqual([{ last_round: 'previous' }]);
+    expect(await sql()`select last_round from league_players where board_id = ${board} and player_id = 'Waiter'`).toEqual([{ last_round: 'previous' }]);
   });
 });
 

@@ -1,6 +1,5 @@
-import postgres from 'postgres';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestApp, startTestApp } from './helpers/test-app.js';
+import { describe, expect, it } from 'vitest';
+import { appWithDatabase } from './helpers/app-with-database.js';
 
 /**
  * Tournaments (issue 57): joinBoard (first come first served, never past maxPlayers), Board.joined,
@@ -20,29 +19,23 @@ const reasonOf = (errors: Errors) => errors?.[0]?.extensions?.reason;
 const codeOf = (errors: Errors) => errors?.[0]?.extensions?.code;
 
 describe.each([1, 8])('tournaments on %i shard(s)', (shards) => {
-  let app: TestApp;
-  let sql: postgres.Sql;
-  beforeAll(async () => {
-    app = await startTestApp();
-    sql = postgres(app.databaseUrl, { max: 2, onnotice: () => {} });
-  });
-  afterAll(async () => {
-    await sql.end();
-  });
+  const started = appWithDatabase();
+  const app = () => started.app();
+  const sql = () => started.sql();
 
   async function createBoard(id: string, settings: { joinRequired?: boolean; maxPlayers?: number; maxAttempts?: number }, periods = ['ALL_TIME', 'DAILY']) {
-    const created = await app.admin('mutation($input: CreateBoardInput!) { createBoard(input: $input) { id joinRequired maxPlayers maxAttempts joined } }', {
+    const created = await app().admin('mutation($input: CreateBoardInput!) { createBoard(input: $input) { id joinRequired maxPlayers maxAttempts joined } }', {
       input: { id, title: id, maxScore: 1e9, shards, periods, ...settings },
     });
     expect(created.errors).toBeUndefined();
   }
-  const join = async (board: string, playerId: string) => app.server<{ joinBoard: boolean }>(JOIN, { board, playerId });
+  const join = async (board: string, playerId: string) => app().server<{ joinBoard: boolean }>(JOIN, { board, playerId });
   const joined = async (board: string) =>
-    (await app.gql<{ board: { joined: number } }>('query($id: ID!) { board(id: $id) { joined } }', { id: board })).data?.board.joined;
+    (await app().gql<{ board: { joined: number } }>('query($id: ID!) { board(id: $id) { joined } }', { id: board })).data?.board.joined;
   const logged = async (board: string) =>
-    (await sql<{ player_id: string; match_id: string }[]>`select player_id, match_id from results where board_id = ${board} order by player_id, match_id`).map(
-      (r) => `${r.player_id}/${r.match_id}`,
-    );
+    (
+      await sql()<{ player_id: string; match_id: string }[]>`select player_id, match_id from results where board_id = ${board} order by player_id, match_id`
+    ).map((r) => `${r.player_id}/${r.match_id}`);
 
   it('joinBoard answers true once, false after; Board.joined counts; a full board refuses BOARD_FULL, a member still answers false', async () => {
     const board = `Cup-EU-${shards}`;
@@ -75,7 +68,7 @@ describe.each([1, 8])('tournaments on %i shard(s)', (shards) => {
     expect(admitted.size).toBe(maxPlayers - 3);
     // Each admitted player was answered true exactly once; nobody refused is a member.
     expect(answers.filter(({ answer }) => answer.data?.joinBoard === true)).toHaveLength(admitted.size);
-    const members = (await sql<{ player_id: string }[]>`select player_id from board_members where board_id = ${board}`).map((r) => r.player_id);
+    const members = (await sql()<{ player_id: string }[]>`select player_id from board_members where board_id = ${board}`).map((r) => r.player_id);
     expect(members).toHaveLength(maxPlayers);
     expect(new Set(members)).toEqual(new Set(['a', 'b', 'c', ...admitted]));
     for (const { p } of refusedOnes) expect(admitted.has(p) && members.includes(p)).toBe(admitted.has(p));
@@ -86,10 +79,10 @@ describe.each([1, 8])('tournaments on %i shard(s)', (shards) => {
     const board = `Joiners-${shards}`;
     await createBoard(board, { joinRequired: true });
     await join(board, 'In');
-    const one = await app.server(SUBMIT_ONE, { input: { board, playerId: 'Out', score: 5, matchId: 'm1' } });
+    const one = await app().server(SUBMIT_ONE, { input: { board, playerId: 'Out', score: 5, matchId: 'm1' } });
     expect(codeOf(one.errors)).toBe('BAD_USER_INPUT');
     expect(reasonOf(one.errors)).toBe('NOT_JOINED');
-    const batch = await app.server(SUBMIT, {
+    const batch = await app().server(SUBMIT, {
       inputs: [
         { board, playerId: 'In', score: 1, matchId: 'b0' },
         { board, playerId: 'Out', score: 2, matchId: 'b1' },
@@ -104,7 +97,7 @@ describe.each([1, 8])('tournaments on %i shard(s)', (shards) => {
     // Once in, the same call goes through; a board without joinRequired never asks.
     await join(board, 'Out');
     await join(board, 'Also-Out');
-    expect((await app.server(SUBMIT, { inputs: [{ board, playerId: 'Out', score: 2, matchId: 'b1' }] })).errors).toBeUndefined();
+    expect((await app().server(SUBMIT, { inputs: [{ board, playerId: 'Out', score: 2, matchId: 'b1' }] })).errors).toBeUndefined();
     expect(await logged(board)).toEqual(['Out/b1']);
   });
 
@@ -112,8 +105,8 @@ describe.each([1, 8])('tournaments on %i shard(s)', (shards) => {
     const board = `Attempts-${shards}`;
     await createBoard(board, { maxAttempts: 3 });
     const send = (inputs: { playerId: string; matchId: string; score?: number }[]) =>
-      app.server<{ submitScores: { duplicate: boolean }[] }>(SUBMIT, { inputs: inputs.map((i) => ({ board, score: 10, ...i })) });
-    const used = async (playerId: string) => (await app.gql<{ attemptsUsed: number }>(ATTEMPTS, { board, playerId })).data?.attemptsUsed;
+      app().server<{ submitScores: { duplicate: boolean }[] }>(SUBMIT, { inputs: inputs.map((i) => ({ board, score: 10, ...i })) });
+    const used = async (playerId: string) => (await app().gql<{ attemptsUsed: number }>(ATTEMPTS, { board, playerId })).data?.attemptsUsed;
     expect(await used('P')).toBe(0);
     expect(
       (
@@ -142,14 +135,14 @@ describe.each([1, 8])('tournaments on %i shard(s)', (shards) => {
     expect(await used('Q')).toBe(0);
     // The third attempt alone goes through; the fourth is refused; the replay of the third still answers.
     expect((await send([{ playerId: 'P', matchId: 'a3' }])).errors).toBeUndefined();
-    const fourth = await app.server(SUBMIT_ONE, { input: { board, playerId: 'P', score: 1, matchId: 'a4' } });
+    const fourth = await app().server(SUBMIT_ONE, { input: { board, playerId: 'P', score: 1, matchId: 'a4' } });
     expect(reasonOf(fourth.errors)).toBe('NO_ATTEMPTS_LEFT');
     expect(fourth.errors?.[0]?.message).not.toMatch(/^inputs\./);
     expect((await send([{ playerId: 'P', matchId: 'a3' }])).data?.submitScores).toEqual([{ duplicate: true }]);
     expect(await used('P')).toBe(3);
     // Yesterday's bucket of the shortest period (DAILY) is another bucket: its results count there.
     const yesterday = new Date(Date.now() - 86_400_000).toISOString();
-    expect((await app.server(SUBMIT_ONE, { input: { board, playerId: 'P', score: 1, matchId: 'y1', achievedAt: yesterday } })).errors).toBeUndefined();
+    expect((await app().server(SUBMIT_ONE, { input: { board, playerId: 'P', score: 1, matchId: 'y1', achievedAt: yesterday } })).errors).toBeUndefined();
     expect(await used('P')).toBe(3);
   });
 
@@ -158,13 +151,13 @@ describe.each([1, 8])('tournaments on %i shard(s)', (shards) => {
     await createBoard(board, { maxAttempts: 2 });
     const players = ['R1', 'R2', 'r3'];
     const calls = players.flatMap((playerId) =>
-      Array.from({ length: 6 }, (_, i) => app.server(SUBMIT_ONE, { input: { board, playerId, score: i, matchId: `${playerId}-${i}` } })),
+      Array.from({ length: 6 }, (_, i) => app().server(SUBMIT_ONE, { input: { board, playerId, score: i, matchId: `${playerId}-${i}` } })),
     );
     const answers = await Promise.all(calls);
     const ok = answers.filter((a) => a.errors === undefined).length;
     expect(answers.filter((a) => a.errors !== undefined).every((a) => reasonOf(a.errors) === 'NO_ATTEMPTS_LEFT')).toBe(true);
     expect(ok).toBe(players.length * 2);
-    const rows = await sql<
+    const rows = await sql()<
       { player_id: string; n: number }[]
     >`select player_id, count(*)::int as n from results where board_id = ${board} group by player_id order by player_id`;
     expect(rows).toEqual(players.sort().map((player_id) => ({ player_id, n: 2 })));
@@ -176,10 +169,10 @@ describe.each([1, 8])('tournaments on %i shard(s)', (shards) => {
     await join(board, 'Gone');
     await join(board, 'Stays');
     expect(codeOf((await join(board, 'Waiting')).errors)).toBe('BAD_USER_INPUT');
-    const erased = await app.admin('mutation($id: ID!) { deletePlayer(playerId: $id) }', { id: 'Gone' });
+    const erased = await app().admin('mutation($id: ID!) { deletePlayer(playerId: $id) }', { id: 'Gone' });
     expect(erased.errors).toBeUndefined();
     expect(await joined(board)).toBe(1);
     expect((await join(board, 'Waiting')).data?.joinBoard).toBe(true);
-    expect(reasonOf((await app.server(SUBMIT_ONE, { input: { board, playerId: 'Gone', score: 1, matchId: 'x' } })).errors)).toBe('NOT_JOINED');
+    expect(reasonOf((await app().server(SUBMIT_ONE, { input: { board, playerId: 'Gone', score: 1, matchId: 'x' } })).errors)).toBe('NOT_JOINED');
   });
 });
