@@ -125,23 +125,24 @@ const LIVE_WANT: Want = { player: false, achievedAt: false, metadata: true, with
 /** A view's names are this feed's, loaded once per view: the read side is asked for none. */
 const noNames = async (): Promise<void> => {};
 
-/** What a watcher compares: its tier, outcome and standing, and its cohort's players, order, scores and zones. O(cohort). */
+/** Each cohort view's part of the fingerprint, made once per view for all its watchers. */
+const cohortPrints = new WeakMap<CohortView, string>();
+
+/** A cohort's players, order, scores and zones, as watchers compare them. O(cohort) once per view. */
+function cohortPrint(cohort: CohortView): string {
+  let print = cohortPrints.get(cohort);
+  if (print === undefined) {
+    const { bucket, tier, number, closed, promotedThrough, demotedFrom, entries } = cohort;
+    print = JSON.stringify([bucket, tier, number, closed, promotedThrough, demotedFrom, entries.map((entry) => [entry.playerId, entry.rank, entry.score])]);
+    cohortPrints.set(cohort, print);
+  }
+  return print;
+}
+
+/** What a watcher compares: its tier, outcome and standing, and its cohort's print. O(1) per watcher once the view's print is made. */
 function fingerprint(view: LeaguePlacementView): string {
   const { cohort, standing } = view;
-  return JSON.stringify([
-    view.tier,
-    view.outcome,
-    standing && [standing.playerId, standing.rank, standing.score],
-    cohort && [
-      cohort.bucket,
-      cohort.tier,
-      cohort.number,
-      cohort.closed,
-      cohort.promotedThrough,
-      cohort.demotedFrom,
-      cohort.entries.map((entry) => [entry.playerId, entry.rank, entry.score]),
-    ],
-  ]);
+  return JSON.stringify([view.tier, view.outcome, standing && [standing.playerId, standing.rank, standing.score], cohort && cohortPrint(cohort)]);
 }
 
 /**
