@@ -8,6 +8,7 @@ import type { CohortView, LeagueReadSides, LeagueRound } from '../src/reads/leag
 import type { RedisClient } from '../src/redis.js';
 import { closeBuckets } from './helpers/closed-days.js';
 import { movableClock } from './helpers/clock.js';
+import { type RedisClusterFixture, startRedisCluster } from './helpers/redis-cluster.js';
 import { type GraphQLResponse, type TestApp, startTestApp } from './helpers/test-app.js';
 import { TRANSPORTS, type Transport } from './helpers/transports.js';
 import { until } from './helpers/wait.js';
@@ -339,6 +340,44 @@ describe('cohortChanged across processes', () => {
       // A newcomer placed by the writer joins Zoë's cohort, which has room.
       await submit(writer, sent, board, 'Newcomer', 1);
       await untilView(w, () => sent.view('Zoë'), "the writer's newcomer");
+    } finally {
+      await w.stop();
+      await transport.close();
+    }
+  });
+});
+
+// ---- on a Redis Cluster ------------------------------------------------------------------------
+
+describe('cohortChanged on a Redis Cluster', () => {
+  const clock = movableClock({ startsAt: START });
+  let cluster: RedisClusterFixture;
+  let t: TestApp;
+  beforeAll(async () => {
+    cluster = await startRedisCluster({ masters: 3, replicasPerMaster: 0 });
+    t = await startTestApp({ now: clock.now, seasonCloseIntervalMs: null, redisCluster: cluster });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await cluster?.stop();
+  });
+
+  it("the board's league channel reaches the watchers, on a board of 8 shards", async () => {
+    const board = 'League-Cluster';
+    const sent = new Sent();
+    const answer = await t.admin(CREATE, {
+      input: { id: board, title: board, maxScore: 1_000_000, periods: ['DAILY'], topSize: 3, shards: 8, league: LEAGUE },
+    });
+    expect(answer.errors).toBeUndefined();
+    for (const [i, id] of ['P1', 'p2', 'EU', 'P4', 'p5', 'Zoë', 'P7'].entries()) await submit(t, sent, board, id, 1_000 - i * 10);
+    const transport = TRANSPORTS.find((f) => f('http://unused').name === 'graphql-ws')!(t.url);
+    const w = watch(transport, { board, playerId: 'Zoë' });
+    try {
+      await untilView(w, () => sent.view('Zoë'), 'the first view');
+      await submit(t, sent, board, 'P7', 2_000);
+      await untilView(w, () => sent.view('Zoë'), "a member's change");
+      await submit(t, sent, board, '選手', 3);
+      await untilView(w, () => sent.view('Zoë'), 'a newcomer');
     } finally {
       await w.stop();
       await transport.close();
