@@ -4,6 +4,7 @@ import { bucketAt } from '../src/model/buckets.js';
 import { type TestApp, startTestApp } from './helpers/test-app.js';
 import { appWithDatabase } from './helpers/app-with-database.js';
 import { startTwoProcesses } from './helpers/two-processes.js';
+import { movableClock } from './helpers/clock.js';
 
 /**
  * League placement (issue 57): a player's first result of a round puts them in the first cohort of
@@ -255,6 +256,41 @@ describe('erasure and league memberships', () => {
       // A newcomer after the erasure takes the next place, not the freed one: the cohort holds 2 + 1 players' worth.
       await app.server(SUBMIT, { inputs: [{ board, playerId: 'Later', score: 1, matchId: 'later' }] });
       expect(await sql`select size from league_cohorts where board_id = ${board} and round = ${round.label}`).toEqual([{ size: 3 }]);
+    } finally {
+      await sql.end();
+    }
+  });
+});
+
+describe('a group with results of two rounds for one player (a late result in the grace)', () => {
+  it('places them in arrival order: the earlier round first leaves the later one waiting; the later first places both', async () => {
+    const week = roundNow();
+    // A minute into this week: last week has ended but still takes results (300 s of grace).
+    const clock = movableClock({ startsAt: new Date(week.start.getTime() + 60_000), runs: false });
+    const app = await startTestApp({ now: clock.now, seasonCloseIntervalMs: null });
+    const sql = postgres(app.databaseUrl, { max: 1, onnotice: () => {} });
+    try {
+      const board = 'League-Late';
+      await createLeagueBoard(app, board, 5);
+      const lastWeek = bucketAt({ epoch: new Date(0) }, 'WEEKLY', new Date(week.start.getTime() - 1));
+      const late = new Date(week.start.getTime() - 30_000).toISOString();
+      const now = new Date(week.start.getTime() + 30_000).toISOString();
+      const send = (playerId: string, achieved: string[]) =>
+        app.server(SUBMIT, { inputs: achieved.map((achievedAt, i) => ({ board, playerId, score: 10 + i, matchId: `${playerId}-${i}`, achievedAt })) });
+      expect((await send('Late-First', [late, now])).errors).toBeUndefined();
+      expect((await send('Now-First', [now, late])).errors).toBeUndefined();
+      const placed = await sql<{ round: string; player_id: string }[]>`
+        select round, player_id from cohort_members where board_id = ${board} order by player_id, round`;
+      expect(placed).toEqual([
+        { round: lastWeek.label, player_id: 'Late-First' },
+        { round: lastWeek.label, player_id: 'Now-First' },
+        { round: week.label, player_id: 'Now-First' },
+      ]);
+      expect(await sql`select round, player_id from league_waiting where board_id = ${board}`).toEqual([{ round: week.label, player_id: 'Late-First' }]);
+      expect(await sql`select player_id, last_round from league_players where board_id = ${board} order by player_id`).toEqual([
+        { player_id: 'Late-First', last_round: lastWeek.label },
+        { player_id: 'Now-First', last_round: week.label },
+      ]);
     } finally {
       await sql.end();
     }
