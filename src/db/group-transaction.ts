@@ -20,6 +20,9 @@ import { type Logged, attemptsId, lockPlayers, logAndRead, placingId, upsertBoar
  * result-statements.ts, and between them the fold of the group's new results, in order, into every
  * board score kept as a row that they touch (a BEST board's ALL_TIME, every bucket of a SUM board:
  * see keepsBoardScores); the buckets derived from the log need nothing beyond the log row.
+ * Issue 57 adds two things, each free for a group that needs neither: a tournament's maxAttempts,
+ * counted under the player locks from what the log statement read (a submission past it is refused
+ * whole), and the league placement of players new to a round (db/leagues.ts), sent with the upsert.
  */
 
 /** An entry of the group with the submission it came in. */
