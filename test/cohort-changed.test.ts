@@ -155,6 +155,27 @@ async function untilView(w: Watch, expected: () => View, what: string): Promise<
   );
 }
 
+/**
+ * Seven players through `writer` (Zoë the second of Bronze/2), then Zoë's watcher over `transport`
+ * gets her first view, a member's change (P7, by `writer`) and a newcomer joining her cohort, which
+ * has room: each equal to the oracle.
+ */
+async function followsZoe(writer: TestApp, transport: Transport, board: string): Promise<void> {
+  const sent = new Sent();
+  for (const [i, id] of ['P1', 'p2', 'EU', 'P4', 'p5', 'Zoë', 'P7'].entries()) await submit(writer, sent, board, id, 1_000 - i * 10);
+  const w = watch(transport, { board, playerId: 'Zoë' });
+  try {
+    await untilView(w, () => sent.view('Zoë'), 'the first view');
+    await submit(writer, sent, board, 'P7', 2_000);
+    await untilView(w, () => sent.view('Zoë'), "a member's change");
+    await submit(writer, sent, board, '選手', 3);
+    await untilView(w, () => sent.view('Zoë'), 'a newcomer');
+  } finally {
+    await w.stop();
+    await transport.close();
+  }
+}
+
 const SUBSCRIBING = TRANSPORTS.map((factory) => factory('http://unused')).filter((transport) => transport.carries.subscription);
 
 // ---- over each transport -------------------------------------------------------------------
@@ -327,23 +348,9 @@ describe('cohortChanged across processes', () => {
 
   it.each(SUBSCRIBING.map((transport) => [transport.name]))("a second process's write reaches a watcher of the first, over %s", async (name) => {
     const board = `League-Two-${SUBSCRIBING.findIndex((transport) => transport.name === name)}`;
-    const sent = new Sent();
     await createLeagueBoard(writer, board);
-    for (const [i, id] of ['P1', 'p2', 'EU', 'P4', 'p5', 'Zoë', 'P7'].entries()) await submit(writer, sent, board, id, 1_000 - i * 10);
-    const transport = TRANSPORTS.find((f) => f('http://unused').name === name)!(reader.url);
-    const w = watch(transport, { board, playerId: 'Zoë' });
-    try {
-      await untilView(w, () => sent.view('Zoë'), 'the first view, read by the reader');
-      // A member of Zoë's cohort (Bronze/2) moves, by the writer.
-      await submit(writer, sent, board, 'P7', 2_000);
-      await untilView(w, () => sent.view('Zoë'), "the writer's change");
-      // A newcomer placed by the writer joins Zoë's cohort, which has room.
-      await submit(writer, sent, board, 'Newcomer', 1);
-      await untilView(w, () => sent.view('Zoë'), "the writer's newcomer");
-    } finally {
-      await w.stop();
-      await transport.close();
-    }
+    // Read by the reader, written by the writer.
+    await followsZoe(writer, TRANSPORTS.find((f) => f('http://unused').name === name)!(reader.url), board);
   });
 });
 
@@ -364,24 +371,11 @@ describe('cohortChanged on a Redis Cluster', () => {
 
   it("the board's league channel reaches the watchers, on a board of 8 shards", async () => {
     const board = 'League-Cluster';
-    const sent = new Sent();
     const answer = await t.admin(CREATE, {
       input: { id: board, title: board, maxScore: 1_000_000, periods: ['DAILY'], topSize: 3, shards: 8, league: LEAGUE },
     });
     expect(answer.errors).toBeUndefined();
-    for (const [i, id] of ['P1', 'p2', 'EU', 'P4', 'p5', 'Zoë', 'P7'].entries()) await submit(t, sent, board, id, 1_000 - i * 10);
-    const transport = TRANSPORTS.find((f) => f('http://unused').name === 'graphql-ws')!(t.url);
-    const w = watch(transport, { board, playerId: 'Zoë' });
-    try {
-      await untilView(w, () => sent.view('Zoë'), 'the first view');
-      await submit(t, sent, board, 'P7', 2_000);
-      await untilView(w, () => sent.view('Zoë'), "a member's change");
-      await submit(t, sent, board, '選手', 3);
-      await untilView(w, () => sent.view('Zoë'), 'a newcomer');
-    } finally {
-      await w.stop();
-      await transport.close();
-    }
+    await followsZoe(t, TRANSPORTS.find((f) => f('http://unused').name === 'graphql-ws')!(t.url), board);
   });
 });
 
