@@ -3,6 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { createLogger } from '../src/logger.js';
 import type { Board } from '../src/model/board.js';
 import { createCohortFeed } from '../src/pubsub/cohort-changed.js';
+import { LatestValue } from '../src/pubsub/latest.js';
 import { encodeLeagueSignal } from '../src/pubsub/league-signal.js';
 import type { CohortView, LeagueReadSides, LeagueRound } from '../src/reads/league.js';
 import type { RedisClient } from '../src/redis.js';
@@ -515,5 +516,19 @@ describe('the cohort feed coalesces', () => {
     await vi.advanceTimersByTimeAsync(200);
     expect(reads).toBe(before);
     feed.close();
+  });
+
+  it("keeps a round's closed view for a slow reader: the next round's views replace each other, never it", async () => {
+    let closedCalls = 0;
+    const out = new LatestValue<string>(() => closedCalls++);
+    out.offer('open view');
+    out.offer('closed view', { keep: true });
+    out.offer('next round, not placed');
+    out.offer('next round, placed');
+    out.finish();
+    const pulled: string[] = [];
+    for await (const view of out) pulled.push(view);
+    expect(pulled).toEqual(['closed view', 'next round, placed']);
+    expect(closedCalls).toBe(1);
   });
 });
