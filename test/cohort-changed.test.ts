@@ -275,8 +275,22 @@ describe.each(SUBSCRIBING.map((transport) => [transport.name]))('cohortChanged o
   it("sends the round's closed view, then the player's placement in the next round", async () => {
     const dee = watches[0]!;
     const final = sent.view('Dee');
-    clock.advance(AFTER_CLOSE.getTime() - START.getTime());
+    // eve (second of Bronze/2: PROMOTED) plays the next round before this one closes: she waits for its close to place her.
+    const eve = open('eve');
+    await untilView(eve, () => sent.view('eve'), "eve's first view");
+    expect(sent.view('eve').outcome).toBe('PROMOTED');
+    const roundEnd = new Date(`${ROUND_2}T00:00:00.000Z`).getTime();
+    clock.advance(roundEnd + 30_000 - clock.now().getTime());
+    await submit(t, new Sent(), board, 'eve', 7);
+    clock.advance(AFTER_CLOSE.getTime() - clock.now().getTime());
     await closeBuckets(t, board, 'DAILY', [ROUND_1]);
+    await until(
+      () => last(eve)?.cohort?.bucket === ROUND_2,
+      15_000,
+      () => `eve placed in ${ROUND_2} by the close: ${JSON.stringify(eve.views)}`,
+    );
+    expect(eve.views.at(-2)).toEqual({ ...sent.view('eve'), cohort: { ...sent.view('eve').cohort!, closed: true } });
+    expect(last(eve)).toMatchObject({ tier: 'Silver', standing: { score: 7, player: { id: 'eve' } }, cohort: { tier: 'Silver', number: 1, closed: false } });
     const closedView = { ...final, cohort: { ...final.cohort!, closed: true } };
     // Dee is third of Bronze/2 after the burst: STAYED; the next round's tier is Bronze, not placed.
     expect(final.outcome).toBe('STAYED');
@@ -292,7 +306,7 @@ describe.each(SUBSCRIBING.map((transport) => [transport.name]))('cohortChanged o
       15_000,
       () => `placed in ${ROUND_2}: ${JSON.stringify(promoted.views)}`,
     );
-    // Alone in Silver/1, they are in its promotion zone (promote 2 over one visible player).
+    // Beside eve in Silver/1, they are in its promotion zone (promote 2 over two visible players).
     expect(last(promoted)).toMatchObject({ tier: 'Silver', outcome: 'PROMOTED', cohort: { tier: 'Silver', number: 1, closed: false } });
   });
 
