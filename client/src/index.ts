@@ -19,10 +19,19 @@ import { type Client as WsClient, createClient as createWsClient } from 'graphql
 import {
   AroundDocument,
   type AroundQueryVariables,
+  AttemptsUsedDocument,
+  CohortChangedDocument,
+  type CohortChangedSubscription,
+  CohortDocument,
+  type CohortQueryVariables,
   FriendsDocument,
   type FriendsQueryVariables,
   HistoryDocument,
   type HistoryQueryVariables,
+  JoinBoardDocument,
+  LeagueDocument,
+  type LeagueQueryVariables,
+  LeagueTiersDocument,
   OpenBoardDocument,
   type OpenBoardQueryVariables,
   PeriodBucketsDocument,
@@ -95,6 +104,9 @@ export class LeaderboardError extends Error {
     super(errors.map((error) => error.message).join('; '));
   }
 }
+
+/** Why the service refused: the first error's `extensions.reason` (NOT_JOINED, NO_ATTEMPTS_LEFT, BOARD_FULL), when it gives one. */
+export const reasonOf = (error: LeaderboardError): string | undefined => error.errors[0]?.extensions?.reason as string | undefined;
 
 /** Where a board's standings are read: every read takes these; period ALL_TIME and the current bucket when left out. */
 export interface BucketArgs {
@@ -290,6 +302,11 @@ export function createLeaderboardClient(options: LeaderboardClientOptions) {
     upsertPlayer: async (input: PlayerInput) => (await request(UpsertPlayerDocument, { input })).upsertPlayer,
     /** Game servers: replaces a player's friend list; answers how many friends it holds. */
     setFriends: async (playerId: string, friendIds: string[]) => (await request(SetFriendsDocument, { playerId, friendIds })).setFriends,
+    /**
+     * Game servers, tournaments: joins a player to a board; true when newly joined, false when
+     * already in. A LeaderboardError (BAD_USER_INPUT, `reasonOf(error)` BOARD_FULL) once maxPlayers have joined.
+     */
+    joinBoard: async (board: string, playerId: string) => (await request(JoinBoardDocument, { board, playerId })).joinBoard,
 
     /** The first `limit` standings (default 10) of a bucket. */
     top: async (args: BucketArgs & { limit?: number }) => (await request(TopDocument, { ...bucket(args), limit: args.limit ?? 10 })).top,
@@ -370,11 +387,41 @@ export function createLeaderboardClient(options: LeaderboardClientOptions) {
       ).scoreDistribution,
     /** A player's profile, or null. */
     player: async (id: string) => (await request(PlayerDocument, { id })).player,
+    /**
+     * A player's league round (the open one when `bucket` is left out): their tier, their cohort
+     * (null until their first result of the round) ranked within it, their standing there, and
+     * where the round's close takes them (or would, if it closed now).
+     */
+    league: async (args: Pick<LeagueQueryVariables, 'board' | 'playerId'> & Pick<BucketArgs, 'bucket' | 'withMetadata' | 'withAchievedAt'>) =>
+      (await request(LeagueDocument, { board: args.board, playerId: args.playerId, bucket: args.bucket ?? null, ...answered(args) })).league,
+    /** One cohort of a round (the open one when `bucket` is left out), by its tier and number (from 1); null when there is no such cohort. */
+    cohort: async (args: Pick<CohortQueryVariables, 'board' | 'tier' | 'number'> & Pick<BucketArgs, 'bucket' | 'withMetadata' | 'withAchievedAt'>) =>
+      (await request(CohortDocument, { board: args.board, tier: args.tier, number: args.number, bucket: args.bucket ?? null, ...answered(args) })).cohort,
+    /** Each tier of a league round, best first, with how many cohorts and players it holds. */
+    leagueTiers: async (args: { board: string; bucket?: string | null }) =>
+      (await request(LeagueTiersDocument, { board: args.board, bucket: args.bucket ?? null })).leagueTiers,
+    /**
+     * A tournament's settings (board: null when there is no such board) and how many results the
+     * player has used in the open bucket of the board's shortest period (`attemptsUsed`).
+     */
+    attemptsUsed: async (board: string, playerId: string) => request(AttemptsUsedDocument, { board, playerId }),
 
     /** The live top of a bucket: the current view at once, then each change; `break` out of the loop to unsubscribe. */
     async *topChanged(args: BucketArgs & { limit?: number }, over: 'ws' | 'sse' = 'ws'): AsyncGenerator<TopChangedSubscription['topChanged']> {
       const variables: TopChangedSubscriptionVariables = { ...bucket(args), limit: args.limit ?? 10 };
       for await (const view of subscribe(TopChangedDocument, variables, over)) yield view.topChanged;
+    },
+
+    /**
+     * A player's league round, live: their placement at once, then a new view each time their
+     * cohort's entries change, and when they are placed; `break` out of the loop to unsubscribe.
+     */
+    async *cohortChanged(
+      args: { board: string; playerId: string } & Pick<BucketArgs, 'withMetadata' | 'withAchievedAt'>,
+      over: 'ws' | 'sse' = 'ws',
+    ): AsyncGenerator<CohortChangedSubscription['cohortChanged']> {
+      for await (const view of subscribe(CohortChangedDocument, { board: args.board, playerId: args.playerId, ...answered(args) }, over))
+        yield view.cohortChanged;
     },
 
     /** Closes the graphql-ws socket, if one was opened. */
