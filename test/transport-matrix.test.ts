@@ -4,9 +4,10 @@ import { Temporal } from 'temporal-polyfill';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadClientManifest } from '../src/http/persisted-documents.js';
 import { MAX_BODY_BYTES } from '../src/http/request-limits.js';
-import { closeBuckets, dayAgo } from './helpers/closed-days.js';
+import { DAY_MS, closeBuckets, dayAgo } from './helpers/closed-days.js';
 import { movableClock } from './helpers/clock.js';
-import { GENERATED_DOCUMENTS, type GeneratedDocument } from './helpers/generated-documents.js';
+import { GENERATED_DOCUMENTS, type GeneratedDocument, LEAGUE_DOCUMENTS } from './helpers/generated-documents.js';
+import { type LeagueRules, type OracleCohort, type SentResult, leagueRound } from './helpers/league-oracle.js';
 import { observations } from './helpers/metrics.js';
 import { labelsAt } from './helpers/oracle.js';
 import { ADMIN_KEY, type GraphQLResponse, SERVER_KEY, type TestApp, codeOf, startTestApp } from './helpers/test-app.js';
@@ -115,6 +116,85 @@ function closedDayTop(day: (typeof CLOSED_DAYS)[number], region: string | null, 
     .map(([playerId, score]) => ({ playerId, score }));
   return rows.map((row, i) => ({ ...row, rank: style === 'ORDINAL' ? i + 1 : rows.findIndex((other) => other.score === row.score) + 1 }));
 }
+
+/**
+ * Issue 57: a league board (a mixed-case id, unicode tier names, regions EU and na, COMPETITION
+ * ranks) played over two daily rounds: two days ago (A, Daily-Cup's D2), seeded while the app's clock stood in it, and
+ * then closed as the bucket closer closes it, and today's (B), whose placements use the tiers A's
+ * close left. Players with and without profiles (ghost-玩家 has none), ties, a second result that
+ * places no one twice, players who sit B out. Every league read must answer, over every
+ * transport, what the oracle (helpers/league-oracle.ts) works out from these lists.
+ */
+const LEAGUE_BOARD = 'League-Mixed';
+const LEAGUE: LeagueRules = { tiers: ['Gold', 'Silber-ü', '青銅'], cohortSize: 5, promote: 1, demote: 1, rankStyle: 'COMPETITION' };
+const ROUND_A = D2;
+/** Round A's results in arrival order: [player, score, region]; each achieved a minute after the one before. */
+const ROUND_A_SENT: [string, number, string][] = [
+  ['Zoë', 500, 'EU'],
+  ['ÅSA-1', 300, 'na'],
+  ['選手', 450, 'na'],
+  ['ghost-玩家', 200, 'EU'],
+  ['Bob', 300, 'EU'],
+  ['bob', 100, 'EU'],
+  ['chen', 250, 'na'],
+  ['Ünï', 50, 'EU'],
+  ['mia', 400, 'EU'],
+  ['eu-7', 120, 'EU'],
+  ['Kai', 70, 'na'],
+  ['Łukasz', 90, 'EU'],
+  ['ナオ', 60, 'na'],
+  ['Zoë', 520, 'EU'],
+];
+/** Round B's (today's) results, each sent on its own in this order, achieved when sent. */
+const ROUND_B_SENT: [string, number, string][] = [
+  ['mia', 300, 'EU'],
+  ['bob', 410, 'EU'],
+  ['Zoë', 150, 'EU'],
+  ['eu-7', 300, 'EU'],
+  ['ghost-玩家', 300, 'EU'],
+  ['Łukasz', 90, 'EU'],
+  ['選手', 50, 'na'],
+  ['ÅSA-1', 20, 'na'],
+  ['Kai', 700, 'na'],
+  ['Zoë', 170, 'EU'],
+];
+/** Round A's results as sent: each achieved a minute after the one before, the last 47 minutes before the day's noon. */
+const SENT_A = ROUND_A_SENT.map(([playerId, score, region], i) => ({
+  playerId,
+  score,
+  region,
+  achievedAt: new Date(ROUND_A.noon.getTime() - (60 - i) * 60_000),
+}));
+/**
+ * The oracle of League-Mixed's rounds: A (two days ago, closed) and B (today, open). Round B's
+ * results are achieved when sent, one after the other: only their order counts here.
+ */
+const roundA = leagueRound(LEAGUE, ROUND_A.label, SENT_A, new Map());
+const roundB = leagueRound(
+  LEAGUE,
+  new Date().toISOString().slice(0, 10),
+  ROUND_B_SENT.map(([playerId, score], i) => ({ playerId, score, achievedAt: new Date(i) })),
+  roundA.tierAfter,
+);
+/** Every player the league reads are asked about: those of both rounds, and one who never played. */
+const LEAGUE_PLAYERS = [...new Set([...ROUND_A_SENT, ...ROUND_B_SENT].map(([playerId]) => playerId)), 'nobody'];
+/**
+ * A tournament: only joined players may have results, three may join, two results a player a day.
+ * Zoë used both her attempts (and replayed one, which uses none), ghost-玩家 one, Spieler-Ä none.
+ */
+const TOURNAMENT = 'Cup-Tour.EU';
+const TOURNAMENT_JOINED = ['Zoë', 'ghost-玩家', 'Spieler-Ä'];
+const TOURNAMENT_SENT: [string, string][] = [
+  ['Zoë', 't1'],
+  ['ghost-玩家', 't1'],
+  ['Zoë', 't2'],
+  ['Zoë', 't1'],
+];
+/** What attemptsUsed must answer: each player's distinct matches of today (a replay uses no attempt). */
+const attemptsOf = (playerId: string) => new Set(TOURNAMENT_SENT.filter(([id]) => id === playerId).map(([, matchId]) => matchId)).size;
+/** A league board for cohortChanged: today's round only, one cohort. */
+const LIVE_LEAGUE = 'Live-League';
+const LIVE_RULES: LeagueRules = { tiers: ['A-Liga', 'B-Liga'], cohortSize: 50, promote: 1, demote: 1, rankStyle: 'ORDINAL' };
 
 /** The document size limit for this app: low enough that a document over it still fits in a GET's URL. */
 const MAX_DOCUMENT_BYTES = 8_000;
@@ -392,6 +472,7 @@ describe('every operation of the contract answers the same over every transport'
         ...(playerId === 'Zoë' ? { metadata: { car: 'Ünïcorn', day: closed.day.label } } : {}),
       }));
       await ok(t.server(`mutation($inputs: [SubmitScoreInput!]!) { submitScores(inputs: $inputs) { duplicate } }`, { inputs }));
+      if (closed.day === ROUND_A) await seedRoundA(ok);
       // The day's reads at its end, live: what its frozen reads must answer once it has closed.
       for (const read of FROZEN_READS.filter((one) => one.day === closed.day)) {
         const { status: _status, allowOrigin: _origin, ...answer } = await transports[0]!.execute(read.payload);
@@ -463,11 +544,133 @@ describe('every operation of the contract answers the same over every transport'
         t.server(`mutation($p: ID!) { submitScore(input: { board: "Live-Board", playerId: $p, score: 10, matchId: "seed" }) { duplicate } }`, { p: playerId }),
       );
     }
+    await seedLeagues(clock.now, ok);
   });
+
+  /** What Live-League was sent, in arrival order. */
+  const liveSent: SentResult[] = [];
+  /** Each result's achievedAt: the clock's now, and never the same millisecond twice, so that the oracle's tie-break is the service's. */
+  let lastSentAt = 0;
+  const sendingAt = (now: () => Date) => new Date((lastSentAt = Math.max(lastSentAt + 1, now().getTime())));
+  const submitLive = async (now: () => Date, playerId: string, score: number, matchId: string) => {
+    const achievedAt = sendingAt(now);
+    const answer = await t.server(`mutation($input: SubmitScoreInput!) { submitScore(input: $input) { duplicate } }`, {
+      input: { board: LIVE_LEAGUE, playerId, score, matchId, achievedAt: achievedAt.toISOString() },
+    });
+    expect(answer.errors, JSON.stringify(answer.errors)).toBeUndefined();
+    liveSent.push({ playerId, score, achievedAt });
+  };
+
+  /** League-Mixed, and its round A, played while the clock stands in it (D2). */
+  async function seedRoundA(ok: (answer: Promise<GraphQLResponse>) => Promise<void>) {
+    const league = { tiers: LEAGUE.tiers, cohortSize: LEAGUE.cohortSize, promote: LEAGUE.promote, demote: LEAGUE.demote, period: 'DAILY' };
+    await ok(
+      t.admin(client('CreateBoard').text, {
+        input: {
+          id: LEAGUE_BOARD,
+          title: 'Liga ü',
+          maxScore: 1_000_000,
+          periods: ['ALL_TIME', 'DAILY'],
+          regions: ['EU', 'na'],
+          rankStyle: LEAGUE.rankStyle,
+          league,
+        },
+      }),
+    );
+    for (const [i, sent] of SENT_A.entries()) {
+      await ok(
+        t.server(`mutation($input: SubmitScoreInput!) { submitScore(input: $input) { duplicate } }`, {
+          input: {
+            board: LEAGUE_BOARD,
+            playerId: sent.playerId,
+            score: sent.score,
+            region: sent.region,
+            matchId: `a-${i}`,
+            achievedAt: sent.achievedAt.toISOString(),
+          },
+        }),
+      );
+    }
+  }
+
+  /** Issue 57's boards: League-Mixed's round A closed and round B played, the tournament, Live-League. */
+  async function seedLeagues(now: () => Date, ok: (answer: Promise<GraphQLResponse>) => Promise<void>) {
+    await closeBuckets(t, LEAGUE_BOARD, 'DAILY', [ROUND_A.label]);
+    // One at a time, each achieved when sent: the order they arrive in is the order they are placed and tie in.
+    for (const [i, [playerId, score, region]] of ROUND_B_SENT.entries()) {
+      await ok(
+        t.server(`mutation($input: SubmitScoreInput!) { submitScore(input: $input) { duplicate } }`, {
+          input: { board: LEAGUE_BOARD, playerId, score, region, matchId: `b-${i}`, achievedAt: sendingAt(now).toISOString() },
+        }),
+      );
+    }
+
+    await ok(
+      t.admin(client('CreateBoard').text, {
+        input: {
+          id: TOURNAMENT,
+          title: 'Cup',
+          maxScore: 1000,
+          periods: ['ALL_TIME', 'DAILY'],
+          regions: ['EU'],
+          joinRequired: true,
+          maxPlayers: 3,
+          maxAttempts: 2,
+        },
+      }),
+    );
+    for (const playerId of TOURNAMENT_JOINED) await ok(t.server(client('JoinBoard').text, { board: TOURNAMENT, playerId }));
+    for (const [playerId, matchId] of TOURNAMENT_SENT) {
+      await ok(t.server(client('SubmitScore').text, { input: { board: TOURNAMENT, playerId, score: 10, region: 'EU', matchId } }));
+    }
+
+    await ok(
+      t.admin(client('CreateBoard').text, {
+        input: {
+          id: LIVE_LEAGUE,
+          title: 'Live league',
+          maxScore: 100_000,
+          periods: ['ALL_TIME', 'DAILY'],
+          league: { ...LIVE_RULES, rankStyle: undefined, period: 'DAILY' },
+        },
+      }),
+    );
+    await submitLive(now, 'Zoë', 10, 'seed');
+    await submitLive(now, 'ghost-玩家', 20, 'seed');
+  }
   // (The app closes itself once the file's tests are done: see test-app.ts.)
   afterAll(async () => {
     for (const transport of transports ?? []) await transport.close();
   });
+
+  /** The first `count` views of each transport's subscription, all open at once, with `between` run after each's first view. */
+  async function views(payload: Payload, between: () => Promise<unknown>): Promise<Record<string, unknown[]>> {
+    const streams = carrying('subscription').map((transport) => ({ transport, results: transport.subscribe(payload) }));
+    const seen: Record<string, unknown[]> = {};
+    try {
+      for (const { transport, results } of streams) {
+        const first = await results.next();
+        seen[transport.name] = [normalised(first.value as GraphQLResponse, '', [])];
+        if (!(first.value as GraphQLResponse).errors) noteAnswered(payload, [transport]);
+      }
+      await between();
+      for (const { transport, results } of streams) {
+        const next = await results.next();
+        seen[transport.name]!.push(normalised(next.value as GraphQLResponse, '', []));
+      }
+    } finally {
+      for (const { results } of streams) await results.return?.();
+    }
+    return seen;
+  }
+
+  /** Each subscription of `cases` over every transport that carries one: refused alike with its code, before any view. */
+  async function refusedAlike(cases: readonly [what: string, payload: Payload, code: string][]): Promise<void> {
+    for (const [what, payload, code] of cases) {
+      const answer = await sameOver(carrying('subscription'), () => payload);
+      expect(codeOf(answer), what).toBe(code);
+    }
+  }
 
   /** Every argument a variable, each given, as a generated client sends them (test/helpers/generated-documents.ts). */
   function generatedVariables(document: GeneratedDocument): Record<string, unknown> {
@@ -499,6 +702,24 @@ describe('every operation of the contract answers the same over every transport'
         return { ...onDay(D2), bins: 4 };
       case 'periodBuckets':
         return { id: FROZEN, period: 'DAILY', region: 'EU', first: 3, after: null };
+      default:
+        throw new Error(`no variables for ${document.operation}`);
+    }
+  }
+
+  /** The variables of issue 57's generated documents (LEAGUE_DOCUMENTS) but joinBoard's, which the mutations send on their own ids. */
+  function leagueVariables(document: GeneratedDocument): Record<string, unknown> {
+    switch (document.operation) {
+      case 'league':
+        return { board: LEAGUE_BOARD, playerId: 'ghost-玩家', bucket: null };
+      case 'cohort':
+        return { board: LEAGUE_BOARD, tier: 'Silber-ü', number: 1, bucket: null };
+      case 'leagueTiers':
+        return { board: LEAGUE_BOARD, bucket: ROUND_A.label };
+      case 'attemptsUsed':
+        return { board: TOURNAMENT, playerId: 'Zoë' };
+      case 'cohortChanged':
+        return { board: LIVE_LEAGUE, playerId: 'Zoë' };
       default:
         throw new Error(`no variables for ${document.operation}`);
     }
@@ -604,6 +825,216 @@ describe('every operation of the contract answers the same over every transport'
       await query({
         query: '{ __schema { queryType { name } mutationType { name } subscriptionType { name } } __type(name: "Standing") { fields { name } } }',
       });
+    });
+  });
+
+  describe('leagues and tournaments (issue 57): every read answers the oracle of what was sent, over every transport', () => {
+    type Entry = { rank: number; score: number; percentile: number; player: { id: string; displayName: string | null } };
+    type CohortAnswer = {
+      bucket: string;
+      tier: string;
+      number: number;
+      promotedThrough: number;
+      demotedFrom: number | null;
+      closed: boolean;
+      endsAt: string | null;
+      entries: Entry[];
+    };
+    type Placement = { tier: string; outcome: string | null; standing: Entry | null; cohort: CohortAnswer | null };
+    /** The profiles the suite's beforeAll gave: everyone else (ghost-玩家 among them) has no name. */
+    const NAMES: Record<string, string> = { Zoë: 'Zoë Ünïcode', 'ÅSA-1': 'Åsa', 選手: '選手さん' };
+    const last = LEAGUE.tiers.length - 1;
+    const entryOf = (entry: OracleCohort['entries'][number]) => ({ ...entry, displayName: NAMES[entry.playerId] ?? null });
+    const answeredEntry = ({ rank, score, percentile, player }: Entry) => ({ playerId: player.id, rank, score, percentile, displayName: player.displayName });
+    /** A round's end: the next UTC midnight after its day (League-Mixed is on UTC's calendar). */
+    const endOf = (label: string) => new Date(Date.parse(`${label}T00:00:00.000Z`) + DAY_MS).toISOString();
+    const rounds = () =>
+      [
+        ['A (two days ago, closed), by its label', roundA, ROUND_A.label, true],
+        ['B (today, open), the open round', roundB, null, false],
+        ['B (today, open), by its label', roundB, roundB.bucket, false],
+      ] as const;
+
+    const expectedCohort = (cohort: OracleCohort, closed: boolean) => ({
+      bucket: cohort.bucket,
+      tier: cohort.tier,
+      number: cohort.number,
+      promotedThrough: cohort.promotedThrough,
+      demotedFrom: cohort.demotedFrom,
+      closed,
+      endsAt: endOf(cohort.bucket),
+      entries: cohort.entries.map(entryOf),
+    });
+    const answeredCohort = (cohort: CohortAnswer | null) => cohort && { ...cohort, entries: cohort.entries.map(answeredEntry) };
+
+    it('the oracle has what the suite means to read: three cohorts closed in A, three tiers of B filled from its close', () => {
+      expect(roundA.tiers).toEqual([
+        { tier: 'Gold', cohorts: 0, players: 0 },
+        { tier: 'Silber-ü', cohorts: 0, players: 0 },
+        { tier: '青銅', cohorts: 3, players: 13 },
+      ]);
+      expect(roundB.tiers).toEqual([
+        { tier: 'Gold', cohorts: 0, players: 0 },
+        { tier: 'Silber-ü', cohorts: 1, players: 3 },
+        { tier: '青銅', cohorts: 2, players: 6 },
+      ]);
+      // A tie in B's Bronze 1 (eu-7 and ghost-玩家 share 2nd, COMPETITION), and a demotion zone in Silver.
+      expect(roundB.cohortOf('ghost-玩家')!.entries.map((entry) => entry.rank)).toEqual([1, 2, 2, 4, 5]);
+      expect(roundB.cohortOf('Zoë')).toMatchObject({ tier: 'Silber-ü', promotedThrough: 1, demotedFrom: 3 });
+    });
+
+    it.each(rounds().flatMap(([name, round, bucket, closed]) => LEAGUE_PLAYERS.map((playerId) => [name, playerId, round, bucket, closed] as const)))(
+      "round %s: %s's placement (the typed client's League)",
+      async (_name, playerId, round, bucket, closed) => {
+        const answer = (await query({
+          query: client('League').text,
+          operationName: 'League',
+          variables: { board: LEAGUE_BOARD, playerId, bucket },
+        })) as GraphQLResponse<{ league: Placement }>;
+        expect(answer.errors, JSON.stringify(answer.errors)).toBeUndefined();
+        const placement = answer.data!.league;
+        const cohort = round.cohortOf(playerId);
+        expect({
+          tier: placement.tier,
+          outcome: placement.outcome,
+          standing: placement.standing && answeredEntry(placement.standing),
+          cohort: answeredCohort(placement.cohort),
+        }).toEqual(
+          cohort
+            ? {
+                tier: cohort.tier,
+                outcome: cohort.outcomes.get(playerId),
+                standing: entryOf(cohort.entries.find((entry) => entry.playerId === playerId)!),
+                cohort: expectedCohort(cohort, closed),
+              }
+            : // Not placed in the round: the tier their next placement uses (A's close left it), nothing else.
+              { tier: LEAGUE.tiers[roundA.tierAfter.get(playerId) ?? last], outcome: null, standing: null, cohort: null },
+        );
+      },
+    );
+
+    it.each(
+      rounds().flatMap(([name, round, bucket, closed]) =>
+        round.cohorts.map((cohort) => [name, `${cohort.tier}/${cohort.number}`, cohort, bucket, closed] as const),
+      ),
+    )("round %s: cohort %s (the typed client's Cohort)", async (_name, _which, cohort, bucket, closed) => {
+      const answer = (await query({
+        query: client('Cohort').text,
+        variables: { board: LEAGUE_BOARD, tier: cohort.tier, number: cohort.number, bucket, withAchievedAt: true },
+      })) as GraphQLResponse<{ cohort: CohortAnswer }>;
+      expect(answer.errors, JSON.stringify(answer.errors)).toBeUndefined();
+      expect(answeredCohort(answer.data!.cohort)).toEqual(expectedCohort(cohort, closed));
+    });
+
+    it.each(rounds())("round %s: its tiers, best first, with their cohorts and players (the typed client's LeagueTiers)", async (_name, round, bucket) => {
+      const answer = (await query({ query: client('LeagueTiers').text, variables: { board: LEAGUE_BOARD, bucket } })) as GraphQLResponse<{
+        leagueTiers: unknown;
+      }>;
+      expect(answer.errors, JSON.stringify(answer.errors)).toBeUndefined();
+      expect(answer.data!.leagueTiers).toEqual(round.tiers);
+    });
+
+    it('a cohort the round has not opened, and one of a tier with none: null', async () => {
+      for (const [tier, number] of [
+        ['青銅', 3],
+        ['Gold', 1],
+      ] as const) {
+        const answer = await query({ query: client('Cohort').text, variables: { board: LEAGUE_BOARD, tier, number, bucket: null } });
+        expect(answer.errors).toBeUndefined();
+        expect(answer.data).toEqual({ cohort: null });
+      }
+    });
+
+    it("the boards' league and tournament settings (the typed client's Board)", async () => {
+      const league = (await query({
+        query: client('Board').text,
+        variables: { id: LEAGUE_BOARD, period: 'DAILY', bucket: null, region: 'EU' },
+      })) as GraphQLResponse<{
+        board: Record<string, unknown>;
+      }>;
+      expect(league.errors).toBeUndefined();
+      expect(league.data!.board).toMatchObject({
+        league: { tiers: LEAGUE.tiers, cohortSize: LEAGUE.cohortSize, promote: LEAGUE.promote, demote: LEAGUE.demote, period: 'DAILY' },
+        joinRequired: false,
+        maxPlayers: null,
+        maxAttempts: null,
+        joined: 0,
+      });
+      const cup = (await query({
+        query: client('Board').text,
+        variables: { id: TOURNAMENT, period: 'ALL_TIME', bucket: null, region: null },
+      })) as GraphQLResponse<{
+        board: Record<string, unknown>;
+      }>;
+      expect(cup.data!.board).toMatchObject({ league: null, joinRequired: true, maxPlayers: 3, maxAttempts: 2, joined: TOURNAMENT_JOINED.length, size: 2 });
+    });
+
+    it.each([...TOURNAMENT_JOINED, 'nobody'])("%s's attempts used today (the typed client's AttemptsUsed): a replay uses none", async (playerId) => {
+      const answer = await query({ query: client('AttemptsUsed').text, variables: { board: TOURNAMENT, playerId } });
+      expect(answer.errors, JSON.stringify(answer.errors)).toBeUndefined();
+      expect(answer.data).toEqual({
+        board: { id: TOURNAMENT, joinRequired: true, maxPlayers: 3, maxAttempts: 2, joined: TOURNAMENT_JOINED.length },
+        attemptsUsed: attemptsOf(playerId),
+      });
+    });
+
+    it.each(LEAGUE_DOCUMENTS.filter((document) => document.kind === 'query').map((document) => [document.operationName, document] as const))(
+      'generated client document %s (a fragment per type, nested; __typename everywhere)',
+      async (_name, document) => {
+        const answer = await query({ query: document.query, operationName: document.operationName, variables: leagueVariables(document) });
+        expect(answer.errors, JSON.stringify(answer.errors)).toBeUndefined();
+        expect(Object.values(answer.data!).every((value) => value !== null)).toBe(true);
+      },
+    );
+
+    it('anonymous operations, literal arguments, aliases, inline fragments, a tier named in another case', async () => {
+      type Anonymous = {
+        league: { tier: string; cohort: { number: number; entries: { player: { id: string } }[] } };
+        bronze2: { entries: { rank: number; score: number }[] };
+        lower: { tier: string } | null;
+        tiers: { tier: string; players: number }[];
+        attemptsUsed: number;
+      };
+      const answer = (await query({
+        query: `{
+          __typename
+          league(board: "${LEAGUE_BOARD}", playerId: "ghost-玩家") { __typename tier outcome standing { rank score player { ... on Player { id displayName } } }
+            cohort { __typename tier number closed entries { rank percentile player { id } } } }
+          bronze2: cohort(board: "${LEAGUE_BOARD}", tier: "青銅", number: 2) { entries { rank score } }
+          lower: cohort(board: "${LEAGUE_BOARD}", tier: "SILBER-Ü", number: 1) { tier }
+          tiers: leagueTiers(board: "${LEAGUE_BOARD}") { ... on LeagueTier { tier players } }
+          attemptsUsed(board: "${TOURNAMENT}", playerId: "Zoë")
+        }`,
+      })) as GraphQLResponse<Anonymous>;
+      expect(answer.errors, JSON.stringify(answer.errors)).toBeUndefined();
+      const ghost = roundB.cohortOf('ghost-玩家')!;
+      expect(answer.data!.league.cohort.entries.map((entry) => entry.player.id)).toEqual(ghost.entries.map((entry) => entry.playerId));
+      expect(answer.data!.bronze2.entries).toEqual(
+        roundB.cohorts.find((c) => c.tier === '青銅' && c.number === 2)!.entries.map(({ rank, score }) => ({ rank, score })),
+      );
+      // Tier names differing only in case are one name (createBoard refuses two such): the cohort is Silber-ü's.
+      expect(answer.data!.lower).toEqual({ tier: 'Silber-ü' });
+      expect(answer.data!.tiers).toEqual(roundB.tiers.map(({ tier, players }) => ({ tier, players })));
+      expect(answer.data!.attemptsUsed).toBe(attemptsOf('Zoë'));
+    });
+
+    it.each<[string, Payload, string]>([
+      ['league of a board without a league', { query: '{ league(board: "Arena-Mixed", playerId: "Zoë") { tier } }' }, 'BAD_USER_INPUT'],
+      ['leagueTiers of a board without a league', { query: '{ leagueTiers(board: "Race.Low") { tier } }' }, 'BAD_USER_INPUT'],
+      ['cohort of a board without a league', { query: `{ cohort(board: "${TOURNAMENT}", tier: "Gold", number: 1) { tier } }` }, 'BAD_USER_INPUT'],
+      ['league of an unknown board', { query: '{ league(board: "no-such-board", playerId: "Zoë") { tier } }' }, 'NOT_FOUND'],
+      ['league of an unknown board, mixed case of a known one', { query: '{ league(board: "league-mixed", playerId: "Zoë") { tier } }' }, 'NOT_FOUND'],
+      ['cohort of a tier the league does not name', { query: `{ cohort(board: "${LEAGUE_BOARD}", tier: "Platin", number: 1) { tier } }` }, 'BAD_USER_INPUT'],
+      [
+        'cohort of a malformed round',
+        { query: `{ cohort(board: "${LEAGUE_BOARD}", tier: "Gold", number: 1, bucket: "2026-13-40") { tier } }` },
+        'BAD_USER_INPUT',
+      ],
+      ['leagueTiers of a malformed round', { query: `{ leagueTiers(board: "${LEAGUE_BOARD}", bucket: "yesterday") { tier } }` }, 'BAD_USER_INPUT'],
+      ['attemptsUsed of an unknown board', { query: '{ attemptsUsed(board: "no-such-board", playerId: "Zoë") }' }, 'NOT_FOUND'],
+    ])('refused alike: %s', async (_what, payload, code) => {
+      const answer = await query(payload);
+      expect(codeOf(answer), JSON.stringify(answer.errors)).toBe(code);
     });
   });
 
@@ -1003,6 +1434,123 @@ describe('every operation of the contract answers the same over every transport'
       expect(graced.data).toMatchObject({ createBoard: { closeGraceSeconds: 0 } });
     });
 
+    /** The reason a refusal gives (extensions.reason), beside its code. */
+    const reasonOf = (answer: GraphQLResponse) => (answer.errors?.[0]?.extensions as { reason?: string } | undefined)?.reason;
+
+    it("createBoard with a league and a tournament's settings; joinBoard; the tournament's refusals with their reasons, alike everywhere", async () => {
+      const tour = (ns: string) => `Tour${ns}`;
+      const created = await mutation(
+        (ns) => ({
+          query: client('CreateBoard').text,
+          variables: {
+            input: {
+              id: tour(ns),
+              title: 'Tour',
+              maxScore: 1000,
+              periods: ['ALL_TIME', 'DAILY'],
+              regions: ['EU'],
+              joinRequired: true,
+              maxPlayers: 2,
+              maxAttempts: 1,
+            },
+          },
+        }),
+        admin,
+      );
+      expect(created.data).toMatchObject({ createBoard: { league: null, joinRequired: true, maxPlayers: 2, maxAttempts: 1, joined: 0 } });
+      // A league with every setting left to the contract's defaults but its tiers.
+      const league = await mutation(
+        (ns) => ({
+          query: client('CreateBoard').text,
+          variables: {
+            input: { id: `Liga${ns}`, title: 'Liga', maxScore: 1000, periods: ['ALL_TIME', 'WEEKLY'], league: { tiers: ['Or', 'Argent', 'Bronze'] } },
+          },
+        }),
+        admin,
+      );
+      expect(league.data).toMatchObject({
+        createBoard: {
+          league: { tiers: ['Or', 'Argent', 'Bronze'], cohortSize: 50, promote: 5, demote: 5, period: 'WEEKLY' },
+          joinRequired: false,
+          maxPlayers: null,
+        },
+      });
+      // Joins: true when new, false when already in (the typed client's JoinBoard, then a generated client's, then an anonymous one).
+      const join = (playerId: string) => (ns: string) => ({ query: client('JoinBoard').text, variables: { board: tour(ns), playerId: `${playerId}${ns}` } });
+      expect((await mutation(join('Zoë'), server)).data).toEqual({ joinBoard: true });
+      for (const document of LEAGUE_DOCUMENTS.filter((one) => one.operation === 'joinBoard')) {
+        const again = await mutation(
+          (ns) => ({ query: document.query, operationName: document.operationName, variables: { board: tour(ns), playerId: `Zoë${ns}` } }),
+          server,
+        );
+        expect(again.data).toMatchObject({ joinBoard: false });
+      }
+      expect((await mutation((ns) => ({ query: `mutation { joinBoard(board: "${tour(ns)}", playerId: "ghost-玩家${ns}") }` }), server)).data).toEqual({
+        joinBoard: true,
+      });
+      // Full: maxPlayers (2) have joined.
+      const full = await mutation(join('EU-Spieler'), server);
+      expect([codeOf(full), reasonOf(full)], JSON.stringify(full.errors)).toEqual(['BAD_USER_INPUT', 'BOARD_FULL']);
+      expect(full.data ?? null).toBeNull();
+      const result = (playerId: string, matchId: string) => (ns: string) => ({
+        query: client('SubmitScore').text,
+        variables: { input: { ...submit(ns, playerId, 10, matchId), board: tour(ns), region: 'EU' } },
+      });
+      // Not joined.
+      const outsider = await mutation(result('EU-Spieler', 'm1'), server);
+      expect([codeOf(outsider), reasonOf(outsider)], JSON.stringify(outsider.errors)).toEqual(['BAD_USER_INPUT', 'NOT_JOINED']);
+      // One attempt a day: the first is taken, the second refused, a replay of the first answered as a duplicate.
+      expect((await mutation(result('Zoë', 'm1'), server)).data).toMatchObject({ submitScore: { duplicate: false } });
+      const second = await mutation(result('Zoë', 'm2'), server);
+      expect([codeOf(second), reasonOf(second)], JSON.stringify(second.errors)).toEqual(['BAD_USER_INPUT', 'NO_ATTEMPTS_LEFT']);
+      expect((await mutation(result('Zoë', 'm1'), server)).data).toMatchObject({ submitScore: { duplicate: true } });
+      // A batch with refused inputs records nothing of the call, its good input neither: the inputs refused
+      // before the transaction (not joined), then those it refuses (no attempts left), each named with its reason.
+      const batch =
+        (...inputs: [string, string][]) =>
+        (ns: string) => ({
+          query: client('SubmitScores').text,
+          variables: { inputs: inputs.map(([playerId, matchId]) => result(playerId, matchId)(ns).variables.input) },
+        });
+      for (const [inputs, named, reason] of [
+        [
+          [
+            ['ghost-玩家', 'm1'],
+            ['EU-Spieler', 'm1'],
+            ['Zoë', 'm3'],
+          ],
+          'inputs.1.',
+          'NOT_JOINED',
+        ],
+        [
+          [
+            ['ghost-玩家', 'm1'],
+            ['Zoë', 'm3'],
+          ],
+          'inputs.1.',
+          'NO_ATTEMPTS_LEFT',
+        ],
+      ] as const) {
+        const refused = await mutation(batch(...(inputs as unknown as [string, string][])), server);
+        expect([codeOf(refused), reasonOf(refused)], JSON.stringify(refused.errors)).toEqual(['BAD_USER_INPUT', reason]);
+        const said = (refused.errors ?? []).map((error) => error.message).join('\n');
+        expect(said).toContain(named);
+        expect(said).not.toContain('inputs.0');
+      }
+      // What each transport's tournament holds now: Zoë used her attempt, ghost-玩家 none (the batch recorded nothing).
+      for (const [playerId, used] of [
+        ['Zoë', 1],
+        ['ghost-玩家', 0],
+        ['EU-Spieler', 0],
+      ] as const) {
+        const read = await sameOver(carrying('mutation'), (ns) => ({
+          query: client('AttemptsUsed').text,
+          variables: { board: tour(ns), playerId: `${playerId}${ns}` },
+        }));
+        expect(read.data, playerId).toMatchObject({ board: { joinRequired: true, maxPlayers: 2, maxAttempts: 1, joined: 2 }, attemptsUsed: used });
+      }
+    });
+
     it('upsertPlayer and setFriends', async () => {
       expect(
         (await mutation((ns) => ({ query: client('UpsertPlayer').text, variables: { input: { id: `Zoë${ns}`, displayName: 'Zoë 🏁' } } }), server)).errors,
@@ -1152,26 +1700,6 @@ describe('every operation of the contract answers the same over every transport'
   });
 
   describe('topChanged, over every transport that carries subscriptions', () => {
-    /** The first `count` views of each transport's subscription, all open at once, with `between` run after each's first view. */
-    async function views(payload: Payload, between: () => Promise<unknown>): Promise<Record<string, unknown[]>> {
-      const streams = carrying('subscription').map((transport) => ({ transport, results: transport.subscribe(payload) }));
-      const seen: Record<string, unknown[]> = {};
-      try {
-        for (const { transport, results } of streams) {
-          const first = await results.next();
-          seen[transport.name] = [normalised(first.value as GraphQLResponse, '', [])];
-          if (!(first.value as GraphQLResponse).errors) noteAnswered(payload, [transport]);
-        }
-        await between();
-        for (const { transport, results } of streams) {
-          const next = await results.next();
-          seen[transport.name]!.push(normalised(next.value as GraphQLResponse, '', []));
-        }
-      } finally {
-        for (const { results } of streams) await results.return?.();
-      }
-      return seen;
-    }
     let round = 0;
     const submitted = () => {
       round += 1;
@@ -1225,21 +1753,106 @@ describe('every operation of the contract answers the same over every transport'
       noteAnswered(payload, carrying('subscription'));
     });
 
-    it('refusals: an unknown board, a limit past topSize, without a view', async () => {
-      for (const [what, payload, code] of [
+    it('refusals: an unknown board, a limit past topSize, without a view', () =>
+      refusedAlike([
         ['unknown board', { query: 'subscription { topChanged(board: "no-such-board") { size } }' }, 'NOT_FOUND'],
         ['limit', { query: 'subscription { topChanged(board: "Live-Board", limit: 6) { size } }' }, 'BAD_USER_INPUT'],
         ['validation', { query: 'subscription { topChanged(board: "Live-Board") { nope } }' }, 'GRAPHQL_VALIDATION_FAILED'],
-      ] as const) {
-        const answer = await sameOver(carrying('subscription'), () => payload);
-        expect(codeOf(answer), what).toBe(code);
-      }
-    });
+      ]));
 
     it('a subscription asked for as a plain JSON answer (POST or GET without event streams): refused alike', async () => {
       const answer = await sameOver(refusing('subscription'), () => ({ query: 'subscription { topChanged(board: "Live-Board") { size } }' }));
       expect(answer.errors?.length).toBeGreaterThan(0);
     });
+  });
+
+  describe('cohortChanged (issue 57), over every transport that carries subscriptions', () => {
+    type LiveView = GraphQLResponse<{
+      cohortChanged: {
+        tier: string;
+        outcome: string | null;
+        standing: { rank: number; score: number } | null;
+        cohort: { tier: string; number: number; entries: { rank: number; score: number; percentile: number; player: { id: string } }[] } | null;
+      };
+    }>;
+    const now = () => t.app.parts.now();
+    let raised = 0;
+    /** ghost-玩家, in Zoë's cohort, beats their best: the cohort's entries change. */
+    const raise = () => {
+      raised += 1;
+      return submitLive(now, 'ghost-玩家', 100 + raised, `raise-${raised}`);
+    };
+    /** What the oracle says the player's cohort holds now, as a view shows it. */
+    const expectedEntries = (playerId: string) =>
+      leagueRound(LIVE_RULES, '', liveSent, new Map())
+        .cohortOf(playerId)!
+        .entries.map(({ playerId: id, rank, score, percentile }) => ({ rank, score, percentile, player: { id } }));
+    const entriesOf = (view: LiveView) =>
+      view.data!.cohortChanged.cohort!.entries.map(({ rank, score, percentile, player }) => ({ rank, score, percentile, player: { id: player.id } }));
+    const expectSame = (seen: Record<string, unknown[]>) => {
+      const [first] = Object.values(seen);
+      expect(seen).toEqual(Object.fromEntries(Object.keys(seen).map((name) => [name, first])));
+      expect(first).toHaveLength(2);
+      return first as LiveView[];
+    };
+
+    it.each([
+      ...LEAGUE_DOCUMENTS.filter((document) => document.kind === 'subscription').map(
+        (document) => [document.operationName, { query: document.query, operationName: document.operationName, variables: leagueVariables(document) }] as const,
+      ),
+      [
+        "the typed client's CohortChanged as text",
+        { query: client('CohortChanged').text, variables: { board: LIVE_LEAGUE, playerId: 'Zoë', withMetadata: true } },
+      ],
+      ["the typed client's CohortChanged by its registered id", { documentId: client('CohortChanged').id, variables: { board: LIVE_LEAGUE, playerId: 'Zoë' } }],
+    ] as const)('%s: the placement at once, then the cohort after a result changes it', async (_name, payload) => {
+      const before = expectedEntries('Zoë');
+      const [first, second] = expectSame(await views(payload, raise));
+      expect(first!.errors, JSON.stringify(first!.errors)).toBeUndefined();
+      expect(first!.data!.cohortChanged).toMatchObject({ tier: 'B-Liga', cohort: { tier: 'B-Liga', number: 1 } });
+      expect(entriesOf(first!)).toEqual(before);
+      expect(entriesOf(second!)).toEqual(expectedEntries('Zoë'));
+      expect(second!.data!.cohortChanged.cohort!.entries[0]).toMatchObject({ score: 100 + raised, player: { id: 'ghost-玩家' } });
+    });
+
+    it('the first view is what league answers, over every transport', async () => {
+      const variables = { board: LIVE_LEAGUE, playerId: 'Zoë', withMetadata: true, withAchievedAt: true };
+      const seen: Record<string, unknown> = {};
+      for (const transport of carrying('subscription')) {
+        const results = transport.subscribe({ query: client('CohortChanged').text, variables });
+        try {
+          seen[transport.name] = normalised((await results.next()).value as GraphQLResponse, '', []);
+        } finally {
+          await results.return?.();
+        }
+      }
+      const league = (await query({ query: client('League').text, variables: { ...variables, bucket: null } })) as GraphQLResponse<{ league: unknown }>;
+      expect(league.errors).toBeUndefined();
+      expect(seen).toEqual(Object.fromEntries(Object.keys(seen).map((name) => [name, { data: { cohortChanged: league.data!.league } }])));
+    });
+
+    it('a player not yet placed: their tier at once, then their placement when their first result places them', async () => {
+      const playerId = `neu-${raised}-Ä`;
+      const [first, second] = expectSame(
+        await views({ query: client('CohortChanged').text, variables: { board: LIVE_LEAGUE, playerId } }, () => submitLive(now, playerId, 5, 'first')),
+      );
+      expect(first!.data!.cohortChanged).toEqual({ tier: 'B-Liga', outcome: null, standing: null, cohort: null });
+      const entries = expectedEntries(playerId);
+      expect(second!.data!.cohortChanged).toMatchObject({
+        tier: 'B-Liga',
+        outcome: 'STAYED',
+        standing: { rank: entries.length, score: 5 },
+        cohort: { tier: 'B-Liga', number: 1 },
+      });
+      expect(entriesOf(second!)).toEqual(entries);
+    });
+
+    it('refusals: an unknown board, a board without a league, without a view', () =>
+      refusedAlike([
+        ['unknown board', { query: 'subscription { cohortChanged(board: "no-such-board", playerId: "Zoë") { tier } }' }, 'NOT_FOUND'],
+        ['no league', { query: 'subscription { cohortChanged(board: "Live-Board", playerId: "Zoë") { tier } }' }, 'BAD_USER_INPUT'],
+        ['validation', { query: 'subscription { cohortChanged(board: "Live-League") { tier } }' }, 'GRAPHQL_VALIDATION_FAILED'],
+      ]));
   });
 
   /**
