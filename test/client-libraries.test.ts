@@ -19,7 +19,8 @@ import { WebSocket } from 'ws';
 import * as ops from '../client/src/index.js';
 import { DAY_MS, closeBuckets } from './helpers/closed-days.js';
 import { movableClock } from './helpers/clock.js';
-import { GENERATED_DOCUMENTS } from './helpers/generated-documents.js';
+import { GENERATED_DOCUMENTS, LEAGUE_DOCUMENTS } from './helpers/generated-documents.js';
+import { type LeagueRules, type SentResult, leagueRound } from './helpers/league-oracle.js';
 import { withoutFragments, withoutTypenames } from './helpers/plain-document.js';
 import { ADMIN_KEY, type TestApp, startTestApp } from './helpers/test-app.js';
 import { observations } from './helpers/metrics.js';
@@ -63,7 +64,28 @@ const closedResults = [
   ...('metadata' in r ? { metadata: r.metadata } : {}),
 }));
 
-type Answer = { data: unknown; codes: (string | undefined)[] };
+/**
+ * Issue 57: a league board (a mixed-case id, unicode tier names, COMPETITION ranks) whose open
+ * daily round seven players entered in this order, on regions EU and na, one with no profile
+ * (ohne-Profil-é): the last tier's first cohort filled to five, the next opened for the rest.
+ * And a tournament: two may join (ada and bob have), one result each a day (ada has used hers).
+ */
+const LEAGUE_BOARD = 'Liga-EU';
+const LEAGUE: LeagueRules = { tiers: ['Gold', 'Silber', '青銅'], cohortSize: 5, promote: 1, demote: 1, rankStyle: 'COMPETITION' };
+const leagueSent: (SentResult & { region: string })[] = [
+  ['玩家一', 900, 'EU'],
+  ['ohne-Profil-é', 300, 'EU'],
+  ['Jürgen', 700, 'na'],
+  ['ada', 700, 'EU'],
+  ['bob', 100, 'EU'],
+  ['cyd', 50, 'na'],
+  ['EU', 400, 'EU'],
+  ['ada', 800, 'EU'],
+].map(([playerId, score, region], i) => ({ playerId: playerId as string, score: score as number, region: region as string, achievedAt: new Date(at(60 - i)) }));
+const TOURNAMENT = 'Cup-Tour';
+
+/** What a sender answered: its data, and each error's extensions.code and extensions.reason (issue 57's refusals give one). */
+type Answer = { data: unknown; codes: (string | undefined)[]; reasons?: (string | undefined)[] };
 type Variables = Record<string, unknown>;
 
 /** One way of sending: a client library over one transport. */
@@ -81,6 +103,7 @@ const kindOf = (document: DocumentNode) => document.definitions.find((d): d is O
 const answerOf = (result: { data?: unknown; errors?: readonly { extensions?: Record<string, unknown> | undefined }[] | undefined }): Answer => ({
   data: withoutTypenames(result.data ?? null),
   codes: (result.errors ?? []).map((error) => error.extensions?.code as string | undefined),
+  reasons: (result.errors ?? []).map((error) => error.extensions?.reason as string | undefined),
 });
 
 /**
@@ -140,9 +163,9 @@ function typedClient(url: string, transport: ops.Transport, key: string | null =
   });
   const capture = async (run: () => Promise<unknown>): Promise<Answer> => {
     try {
-      return { data: withoutTypenames(await run()), codes: [] };
+      return { data: withoutTypenames(await run()), codes: [], reasons: [] };
     } catch (error) {
-      if (error instanceof ops.LeaderboardError) return { data: null, codes: error.errors.map((e) => e.extensions?.code as string | undefined) };
+      if (error instanceof ops.LeaderboardError) return { ...answerOf({ errors: error.errors }), data: null };
       throw error;
     }
   };
@@ -414,6 +437,33 @@ const CASES: { operation: string; document: DocumentNode; variables: Variables }
   { operation: 'scoreDistribution', document: ops.ScoreDistributionDocument, variables: { ...closed, bins: 7 } },
   { operation: 'scoreDistribution', document: ops.ScoreDistributionDocument, variables: { ...closedEu, bins: 1 } },
   { operation: 'scoreDistribution', document: ops.ScoreDistributionDocument, variables: { ...bucket, bins: 20 } },
+  // Issue 57: a player's league round (placed, placed with metadata, not placed), its cohorts, its tiers; a tournament's attempts and joins.
+  { operation: 'league', document: ops.LeagueDocument, variables: { board: LEAGUE_BOARD, playerId: 'ada', bucket: null } },
+  { operation: 'league', document: ops.LeagueDocument, variables: { board: LEAGUE_BOARD, playerId: 'ohne-Profil-é', bucket: null, withMetadata: true } },
+  { operation: 'league', document: ops.LeagueDocument, variables: { board: LEAGUE_BOARD, playerId: 'nobody', bucket: null } },
+  { operation: 'cohort', document: ops.CohortDocument, variables: { board: LEAGUE_BOARD, tier: '青銅', number: 1, bucket: null, withAchievedAt: true } },
+  { operation: 'cohort', document: ops.CohortDocument, variables: { board: LEAGUE_BOARD, tier: '青銅', number: 2, bucket: null } },
+  { operation: 'cohort', document: ops.CohortDocument, variables: { board: LEAGUE_BOARD, tier: 'Gold', number: 1, bucket: null } },
+  { operation: 'leagueTiers', document: ops.LeagueTiersDocument, variables: { board: LEAGUE_BOARD, bucket: null } },
+  { operation: 'board', document: ops.BoardDocument, variables: { id: LEAGUE_BOARD, period: 'DAILY', bucket: null, region: 'EU' } },
+  { operation: 'attemptsUsed', document: ops.AttemptsUsedDocument, variables: { board: TOURNAMENT, playerId: 'ada' } },
+  { operation: 'attemptsUsed', document: ops.AttemptsUsedDocument, variables: { board: TOURNAMENT, playerId: 'bob' } },
+  { operation: 'joinBoard', document: ops.JoinBoardDocument, variables: { board: TOURNAMENT, playerId: 'ada' } },
+  // Refused alike by every sender, with the same reason: the tournament is full, cyd has not joined, ada has no attempt left today.
+  { operation: 'joinBoard', document: ops.JoinBoardDocument, variables: { board: TOURNAMENT, playerId: 'cyd' } },
+  { operation: 'submitScore', document: ops.SubmitScoreDocument, variables: { input: { board: TOURNAMENT, playerId: 'cyd', score: 5, matchId: 'cup-2' } } },
+  { operation: 'submitScore', document: ops.SubmitScoreDocument, variables: { input: { board: TOURNAMENT, playerId: 'ada', score: 5, matchId: 'cup-2' } } },
+  {
+    operation: 'submitScores',
+    document: ops.SubmitScoresDocument,
+    variables: {
+      inputs: [
+        { board: TOURNAMENT, playerId: 'bob', score: 5, matchId: 'cup-3' },
+        { board: TOURNAMENT, playerId: 'cyd', score: 5, matchId: 'cup-3' },
+      ],
+    },
+  },
+  { operation: 'league', document: ops.LeagueDocument, variables: { board: BOARD, playerId: 'ada', bucket: null } },
   // Refused alike by every sender: the same code.
   { operation: 'top', document: ops.TopDocument, variables: { ...bucket, board: 'no-such-board', limit: 10 } },
   { operation: 'top', document: ops.TopDocument, variables: { ...bucket, limit: 10, rankStyle: 'DENSE' } },
@@ -444,6 +494,12 @@ const GENERATED_VARIABLES: Record<string, Variables> = {
   history: { board: CLOSED_BOARD, playerId: '玩家一', period: 'DAILY', region: 'EU', first: 5, after: null },
   scoreDistribution: { ...closed, bins: 5 },
   periodBuckets: { id: CLOSED_BOARD, period: 'DAILY', region: 'EU', first: 3, after: null },
+  league: { board: LEAGUE_BOARD, playerId: 'ohne-Profil-é', bucket: null },
+  cohort: { board: LEAGUE_BOARD, tier: '青銅', number: 1, bucket: null },
+  leagueTiers: { board: LEAGUE_BOARD, bucket: null },
+  attemptsUsed: { board: TOURNAMENT, playerId: 'ada' },
+  joinBoard: { board: TOURNAMENT, playerId: 'bob' },
+  cohortChanged: { board: LEAGUE_BOARD, playerId: 'Jürgen' },
 };
 
 // About 600 requests in all: generous bounds for a shared, busy machine.
@@ -492,6 +548,30 @@ describe('every operation through real client libraries, over POST, GET and grap
     const denseInputs = results.map((r) => ({ ...r, board: DENSE_BOARD, region: null, achievedAt: null, matchId: `d-${r.matchId}` }));
     expect((await oracle.send(ops.SubmitScoresDocument, { inputs: denseInputs })).codes).toEqual([]);
     expect((await oracle.send(ops.CloseSeasonDocument, { board: DENSE_BOARD })).codes).toEqual([]);
+    const createLeague = await oracle.send(ops.CreateBoardDocument, {
+      input: {
+        id: LEAGUE_BOARD,
+        title: 'Liga',
+        maxScore: 1_000_000,
+        periods: ['ALL_TIME', 'DAILY'],
+        regions: ['EU', 'na'],
+        rankStyle: LEAGUE.rankStyle,
+        league: { tiers: LEAGUE.tiers, cohortSize: LEAGUE.cohortSize, promote: LEAGUE.promote, demote: LEAGUE.demote, period: 'DAILY' },
+      },
+    });
+    expect(createLeague.codes).toEqual([]);
+    // One at a time: the order they arrive in is the order they are placed in.
+    for (const [i, { playerId, score, region, achievedAt }] of leagueSent.entries()) {
+      const input = { board: LEAGUE_BOARD, playerId, score, region, matchId: `liga-${i}`, achievedAt: achievedAt.toISOString() };
+      expect((await oracle.send(ops.SubmitScoreDocument, { input })).codes).toEqual([]);
+    }
+    const createCup = await oracle.send(ops.CreateBoardDocument, {
+      input: { id: TOURNAMENT, title: 'Cup', maxScore: 1_000, periods: ['ALL_TIME', 'DAILY'], joinRequired: true, maxPlayers: 2, maxAttempts: 1 },
+    });
+    expect(createCup.codes).toEqual([]);
+    for (const playerId of ['ada', 'bob'])
+      expect((await oracle.send(ops.JoinBoardDocument, { board: TOURNAMENT, playerId })).data).toEqual({ joinBoard: true });
+    expect((await oracle.send(ops.SubmitScoreDocument, { input: { board: TOURNAMENT, playerId: 'ada', score: 5, matchId: 'cup-1' } })).codes).toEqual([]);
     // The first time each write is sent, by the oracle; every later send is a replay.
     for (const c of CASES) if (kindOf(c.document) === OperationTypeNode.MUTATION) await oracle.send(c.document, c.variables);
     for (const transport of ['post', 'get', 'ws'] as const) senders.push(typedClient(t.url, transport), apollo(t.url, transport), urql(t.url, transport));
@@ -508,6 +588,22 @@ describe('every operation through real client libraries, over POST, GET and grap
         .join('\n'),
     );
   });
+
+  /**
+   * `run` by the plain documents on board `<prefix>-plain`, then by every sender on a board of its
+   * own (`<prefix>-<i>`): each must answer what the plain documents answered, the board's id aside.
+   * Answers the plain documents' answers.
+   */
+  async function onBoardsOfTheirOwn(prefix: string, run: (sender: Sender, id: string) => Promise<Answer[]>, operations: readonly string[]): Promise<Answer[]> {
+    const plain = await run(oracle, `${prefix}-plain`);
+    const expected = JSON.stringify(plain).replaceAll(`${prefix}-plain`, 'ID');
+    for (const [i, sender] of senders.entries()) {
+      const id = `${prefix}-${i}`;
+      expect(JSON.stringify(await run(sender, id)).replaceAll(id, 'ID'), sender.name).toBe(expected);
+      for (const operation of operations) noteSent(operation, sender);
+    }
+    return plain;
+  }
 
   it('the typed client, Apollo Client and urql answer exactly what the plain document answers', async () => {
     for (const c of CASES) {
@@ -598,18 +694,12 @@ describe('every operation through real client libraries, over POST, GET and grap
       await sender.send(ops.StartSeasonDocument, { board: id, name: 'Next', startsAt: new Date(NOW.getTime() + 86_400_000).toISOString(), endsAt: null }),
       await sender.send(ops.CloseSeasonDocument, { board: id }),
     ];
-    const plain = await lifecycle(oracle, 'cup-plain');
+    const plain = await onBoardsOfTheirOwn('cup', lifecycle, ['createBoard', 'updateBoard', 'startSeason', 'closeSeason']);
     // The days as sent, then as updated: what every sender must carry both ways.
     expect((plain[0]!.data as ops.CreateBoardMutation).createBoard.inactiveAfterDays).toBe(30);
     expect((plain[1]!.data as ops.UpdateBoardMutation).updateBoard.inactiveAfterDays).toBe(90);
     expect((plain[0]!.data as ops.CreateBoardMutation).createBoard.closeGraceSeconds).toBe(3_600);
     expect((plain[1]!.data as ops.UpdateBoardMutation).updateBoard.closeGraceSeconds).toBe(0);
-    const expected = JSON.stringify(plain).replaceAll('cup-plain', 'ID');
-    for (const [i, sender] of senders.entries()) {
-      const id = `cup-${i}`;
-      expect(JSON.stringify(await lifecycle(sender, id)).replaceAll(id, 'ID'), sender.name).toBe(expected);
-      for (const operation of ['createBoard', 'updateBoard', 'startSeason', 'closeSeason']) noteSent(operation, sender);
-    }
   });
 
   it('topChanged: the first view, over graphql-ws by every library and over SSE by the typed client', async () => {
@@ -629,8 +719,125 @@ describe('every operation through real client libraries, over POST, GET and grap
     }
   });
 
+  it("the league's round is the oracle's: cohorts filled in arrival order, ranked within each (COMPETITION), its tiers counted", async () => {
+    const round = leagueRound(LEAGUE, NOW.toISOString().slice(0, 10), leagueSent, new Map());
+    // What the oracle works out, so that it can be read: Bronze 1 (ada's second result placed no one twice), Bronze 2.
+    expect(round.cohorts.map((cohort) => [cohort.tier, cohort.number, cohort.entries.map((entry) => [entry.playerId, entry.rank])])).toEqual([
+      [
+        '青銅',
+        1,
+        [
+          ['玩家一', 1],
+          ['ada', 2],
+          ['Jürgen', 3],
+          ['ohne-Profil-é', 4],
+          ['bob', 5],
+        ],
+      ],
+      [
+        '青銅',
+        2,
+        [
+          ['EU', 1],
+          ['cyd', 2],
+        ],
+      ],
+    ]);
+    for (const cohort of round.cohorts) {
+      const answer = (await oracle.send(ops.CohortDocument, { board: LEAGUE_BOARD, tier: cohort.tier, number: cohort.number, bucket: null }))
+        .data as ops.CohortQuery;
+      expect(answer.cohort).toMatchObject({
+        bucket: round.bucket,
+        tier: cohort.tier,
+        number: cohort.number,
+        promotedThrough: cohort.promotedThrough,
+        demotedFrom: cohort.demotedFrom,
+        closed: false,
+      });
+      expect(answer.cohort!.entries.map(({ rank, score, percentile, player }) => ({ playerId: player.id, rank, score, percentile }))).toEqual(cohort.entries);
+      for (const entry of cohort.entries) {
+        const placed = ((await oracle.send(ops.LeagueDocument, { board: LEAGUE_BOARD, playerId: entry.playerId, bucket: null })).data as ops.LeagueQuery)
+          .league;
+        expect(placed, entry.playerId).toMatchObject({
+          tier: cohort.tier,
+          outcome: cohort.outcomes.get(entry.playerId),
+          standing: { rank: entry.rank, score: entry.score, percentile: entry.percentile },
+          cohort: { number: cohort.number },
+        });
+      }
+    }
+    expect(((await oracle.send(ops.LeagueTiersDocument, { board: LEAGUE_BOARD, bucket: null })).data as ops.LeagueTiersQuery).leagueTiers).toEqual(round.tiers);
+    // The refusals carry their reasons.
+    expect(await oracle.send(ops.JoinBoardDocument, { board: TOURNAMENT, playerId: 'cyd' })).toMatchObject({
+      codes: ['BAD_USER_INPUT'],
+      reasons: ['BOARD_FULL'],
+    });
+    expect(await oracle.send(ops.SubmitScoreDocument, { input: { board: TOURNAMENT, playerId: 'cyd', score: 5, matchId: 'cup-2' } })).toMatchObject({
+      codes: ['BAD_USER_INPUT'],
+      reasons: ['NOT_JOINED'],
+    });
+    expect(await oracle.send(ops.SubmitScoreDocument, { input: { board: TOURNAMENT, playerId: 'ada', score: 5, matchId: 'cup-2' } })).toMatchObject({
+      codes: ['BAD_USER_INPUT'],
+      reasons: ['NO_ATTEMPTS_LEFT'],
+    });
+  });
+
+  it('cohortChanged: the first view, over graphql-ws by every library and over SSE by the typed client', async () => {
+    for (const variables of [
+      { board: LEAGUE_BOARD, playerId: 'ada', withMetadata: false },
+      { board: LEAGUE_BOARD, playerId: 'ohne-Profil-é', withMetadata: true, withAchievedAt: true },
+      { board: LEAGUE_BOARD, playerId: 'nobody' },
+    ]) {
+      const expected = await oracle.first(ops.CohortChangedDocument, variables);
+      expect(expected.codes).toEqual([]);
+      // The placement league answers.
+      const league = await oracle.send(ops.LeagueDocument, { ...variables, bucket: null });
+      expect((expected.data as ops.CohortChangedSubscription).cohortChanged).toEqual((league.data as ops.LeagueQuery).league);
+      for (const sender of senders) {
+        expect(await sender.first(ops.CohortChangedDocument, variables), sender.name).toEqual(expected);
+        noteSent('cohortChanged', sender);
+      }
+    }
+  });
+
+  it("createBoard with a league and a tournament's settings, then joinBoard and attemptsUsed, each sender on a board of its own", async () => {
+    const tournament = async (sender: Sender, id: string) => [
+      await sender.send(ops.CreateBoardDocument, {
+        input: {
+          id,
+          title: 'Liga-Cup',
+          maxScore: 100,
+          periods: ['ALL_TIME', 'WEEKLY', 'DAILY'],
+          regions: ['EU'],
+          league: { tiers: ['Or', 'Argent', '銅'], cohortSize: 10, period: 'WEEKLY' },
+          joinRequired: true,
+          maxPlayers: 1,
+          maxAttempts: 3,
+        },
+      }),
+      await sender.send(ops.JoinBoardDocument, { board: id, playerId: 'Zoë' }),
+      await sender.send(ops.JoinBoardDocument, { board: id, playerId: 'Zoë' }),
+      await sender.send(ops.JoinBoardDocument, { board: id, playerId: 'ohne-Profil-é' }),
+      await sender.send(ops.AttemptsUsedDocument, { board: id, playerId: 'Zoë' }),
+    ];
+    const plain = await onBoardsOfTheirOwn('liga', tournament, ['createBoard', 'joinBoard', 'attemptsUsed']);
+    expect((plain[0]!.data as ops.CreateBoardMutation).createBoard).toMatchObject({
+      league: { tiers: ['Or', 'Argent', '銅'], cohortSize: 10, promote: 5, demote: 5, period: 'WEEKLY' },
+      joinRequired: true,
+      maxPlayers: 1,
+      maxAttempts: 3,
+      joined: 0,
+    });
+    expect(plain.slice(1).map(({ data, reasons }) => ({ data, reasons }))).toEqual([
+      { data: { joinBoard: true }, reasons: [] },
+      { data: { joinBoard: false }, reasons: [] },
+      { data: null, reasons: ['BOARD_FULL'] },
+      { data: { board: { id: 'liga-plain', joinRequired: true, maxPlayers: 1, maxAttempts: 3, joined: 1 }, attemptsUsed: 0 }, reasons: [] },
+    ]);
+  });
+
   it('the deepest documents generated clients make (client preset and Relay), sent by every library', async () => {
-    for (const generated of GENERATED_DOCUMENTS) {
+    for (const generated of [...GENERATED_DOCUMENTS, ...LEAGUE_DOCUMENTS]) {
       const document = parse(generated.query);
       const variables = GENERATED_VARIABLES[generated.operation]!;
       const subscription = generated.kind === 'subscription';
@@ -787,6 +994,27 @@ describe('every operation through real client libraries, over POST, GET and grap
       await expect(game.periodBuckets({ board: CLOSED_BOARD, period: 'WEEKLY' })).rejects.toMatchObject({ name: 'LeaderboardError', code: 'BAD_USER_INPUT' });
       // A board id no board could have is an unknown board (ids are opaque: issue 53).
       await expect(game.top({ board: 'no:such', limit: 1 })).rejects.toMatchObject({ name: 'LeaderboardError', code: 'NOT_FOUND' });
+      // Issue 57: a player's league round, a cohort, the round's tiers, a tournament's attempts, a join, the live cohort.
+      const league = (await data(ops.LeagueDocument, { board: LEAGUE_BOARD, playerId: 'ada', bucket: null })).league;
+      expect(await game.league({ board: LEAGUE_BOARD, playerId: 'ada' })).toEqual(league);
+      expect(await game.cohort({ board: LEAGUE_BOARD, tier: '青銅', number: 2, withMetadata: true })).toEqual(
+        (await data(ops.CohortDocument, { board: LEAGUE_BOARD, tier: '青銅', number: 2, bucket: null, withMetadata: true })).cohort,
+      );
+      expect(await game.leagueTiers({ board: LEAGUE_BOARD })).toEqual((await data(ops.LeagueTiersDocument, { board: LEAGUE_BOARD, bucket: null })).leagueTiers);
+      expect(await game.attemptsUsed(TOURNAMENT, 'ada')).toEqual({
+        board: { id: TOURNAMENT, joinRequired: true, maxPlayers: 2, maxAttempts: 1, joined: 2 },
+        attemptsUsed: 1,
+      });
+      expect(await server.joinBoard(TOURNAMENT, 'bob')).toBe(false);
+      const full: unknown = await server.joinBoard(TOURNAMENT, 'cyd').catch((error: unknown) => error);
+      expect(full).toBeInstanceOf(ops.LeaderboardError);
+      expect([(full as ops.LeaderboardError).code, ops.reasonOf(full as ops.LeaderboardError)]).toEqual(['BAD_USER_INPUT', 'BOARD_FULL']);
+      for (const over of ['ws', 'sse'] as const) {
+        for await (const view of game.cohortChanged({ board: LEAGUE_BOARD, playerId: 'ada' }, over)) {
+          expect(view, over).toEqual(league);
+          break;
+        }
+      }
     } finally {
       await server.close();
       await game.close();

@@ -12,7 +12,7 @@ import { operationCost } from '../src/http/operation-cost.js';
 import { MAX_FRIENDS } from '../src/model/contract.js';
 import { MAX_BATCH, MAX_BINS, MAX_BUCKET_PAGE } from '../src/model/contract.js';
 import { schema } from '../src/schema/index.js';
-import { GENERATED_DOCUMENTS } from './helpers/generated-documents.js';
+import { GENERATED_DOCUMENTS, LEAGUE_DOCUMENTS } from './helpers/generated-documents.js';
 import { SERVER_KEY, type TestApp, startTestApp } from './helpers/test-app.js';
 
 const auth = { authorization: `Bearer ${SERVER_KEY}` };
@@ -134,6 +134,17 @@ function largestVariables(operation: string): Record<string, unknown> {
     case 'unflagPlayer':
     case 'deletePlayer':
       return { playerId: 'ana' };
+    // Issue 57: a cohort's entries are at most MAX_COHORT_SIZE whatever the variables.
+    case 'league':
+    case 'cohortChanged':
+      return { board: 'arena', playerId: 'ana', bucket: null, withMetadata: true };
+    case 'cohort':
+      return { board: 'arena', tier: 'Gold', number: 1, bucket: null, withMetadata: true };
+    case 'leagueTiers':
+      return { board: 'arena', bucket: null };
+    case 'attemptsUsed':
+    case 'joinBoard':
+      return { board: 'arena', playerId: 'ana' };
     default:
       throw new Error(`no variables for ${operation}`);
   }
@@ -148,7 +159,7 @@ interface Legitimate {
 const typedClient: Legitimate[] = Object.values(
   JSON.parse(readFileSync(new URL('../client/persisted-documents.json', import.meta.url), 'utf8')) as Record<string, string>,
 ).map((query) => ({ name: `typed client ${/^\w+ (\w+)/.exec(query)![1]!}`, query, operationName: /^\w+ (\w+)/.exec(query)![1]! }));
-const generated: Legitimate[] = GENERATED_DOCUMENTS.map((document) => ({ name: `generated ${document.operationName}`, ...document }));
+const generated: Legitimate[] = [...GENERATED_DOCUMENTS, ...LEAGUE_DOCUMENTS].map((document) => ({ name: `generated ${document.operationName}`, ...document }));
 const LEGITIMATE = [...generated, ...typedClient];
 
 /** The contract operations a document calls: its root fields (one, or a screen's several: OpenBoard's top, standing and around). */
