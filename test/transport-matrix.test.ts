@@ -552,58 +552,43 @@ describe('every operation of the contract answers the same over every transport'
   /** Each result's achievedAt: the clock's now, and never the same millisecond twice, so that the oracle's tie-break is the service's. */
   let lastSentAt = 0;
   const sendingAt = (now: () => Date) => new Date((lastSentAt = Math.max(lastSentAt + 1, now().getTime())));
-  const submitLive = async (now: () => Date, playerId: string, score: number, matchId: string) => {
-    const achievedAt = sendingAt(now);
+  /** One result to a league board, achieved at `achievedAt`: recorded, or the test fails. */
+  const submitTo = async (board: string, playerId: string, score: number, region: string | null, matchId: string, achievedAt: Date) => {
     const answer = await t.server(`mutation($input: SubmitScoreInput!) { submitScore(input: $input) { duplicate } }`, {
-      input: { board: LIVE_LEAGUE, playerId, score, matchId, achievedAt: achievedAt.toISOString() },
+      input: { board, playerId, score, region, matchId, achievedAt: achievedAt.toISOString() },
     });
     expect(answer.errors, JSON.stringify(answer.errors)).toBeUndefined();
+  };
+  const submitLive = async (now: () => Date, playerId: string, score: number, matchId: string) => {
+    const achievedAt = sendingAt(now);
+    await submitTo(LIVE_LEAGUE, playerId, score, null, matchId, achievedAt);
     liveSent.push({ playerId, score, achievedAt });
   };
+  /** A board of daily league rounds with these rules, made by the typed client's CreateBoard. */
+  const createLeagueBoard = (id: string, rules: LeagueRules, regions: string[]) =>
+    t.admin(client('CreateBoard').text, {
+      input: {
+        id,
+        title: `Liga ${id}`,
+        maxScore: 1_000_000,
+        periods: ['ALL_TIME', 'DAILY'],
+        regions,
+        rankStyle: rules.rankStyle,
+        league: { tiers: rules.tiers, cohortSize: rules.cohortSize, promote: rules.promote, demote: rules.demote, period: 'DAILY' },
+      },
+    });
 
   /** League-Mixed, and its round A, played while the clock stands in it (D2). */
   async function seedRoundA(ok: (answer: Promise<GraphQLResponse>) => Promise<void>) {
-    const league = { tiers: LEAGUE.tiers, cohortSize: LEAGUE.cohortSize, promote: LEAGUE.promote, demote: LEAGUE.demote, period: 'DAILY' };
-    await ok(
-      t.admin(client('CreateBoard').text, {
-        input: {
-          id: LEAGUE_BOARD,
-          title: 'Liga ü',
-          maxScore: 1_000_000,
-          periods: ['ALL_TIME', 'DAILY'],
-          regions: ['EU', 'na'],
-          rankStyle: LEAGUE.rankStyle,
-          league,
-        },
-      }),
-    );
-    for (const [i, sent] of SENT_A.entries()) {
-      await ok(
-        t.server(`mutation($input: SubmitScoreInput!) { submitScore(input: $input) { duplicate } }`, {
-          input: {
-            board: LEAGUE_BOARD,
-            playerId: sent.playerId,
-            score: sent.score,
-            region: sent.region,
-            matchId: `a-${i}`,
-            achievedAt: sent.achievedAt.toISOString(),
-          },
-        }),
-      );
-    }
+    await ok(createLeagueBoard(LEAGUE_BOARD, LEAGUE, ['EU', 'na']));
+    for (const [i, sent] of SENT_A.entries()) await submitTo(LEAGUE_BOARD, sent.playerId, sent.score, sent.region, `a-${i}`, sent.achievedAt);
   }
 
   /** Issue 57's boards: League-Mixed's round A closed and round B played, the tournament, Live-League. */
   async function seedLeagues(now: () => Date, ok: (answer: Promise<GraphQLResponse>) => Promise<void>) {
     await closeBuckets(t, LEAGUE_BOARD, 'DAILY', [ROUND_A.label]);
     // One at a time, each achieved when sent: the order they arrive in is the order they are placed and tie in.
-    for (const [i, [playerId, score, region]] of ROUND_B_SENT.entries()) {
-      await ok(
-        t.server(`mutation($input: SubmitScoreInput!) { submitScore(input: $input) { duplicate } }`, {
-          input: { board: LEAGUE_BOARD, playerId, score, region, matchId: `b-${i}`, achievedAt: sendingAt(now).toISOString() },
-        }),
-      );
-    }
+    for (const [i, [playerId, score, region]] of ROUND_B_SENT.entries()) await submitTo(LEAGUE_BOARD, playerId, score, region, `b-${i}`, sendingAt(now));
 
     await ok(
       t.admin(client('CreateBoard').text, {
@@ -624,17 +609,7 @@ describe('every operation of the contract answers the same over every transport'
       await ok(t.server(client('SubmitScore').text, { input: { board: TOURNAMENT, playerId, score: 10, region: 'EU', matchId } }));
     }
 
-    await ok(
-      t.admin(client('CreateBoard').text, {
-        input: {
-          id: LIVE_LEAGUE,
-          title: 'Live league',
-          maxScore: 100_000,
-          periods: ['ALL_TIME', 'DAILY'],
-          league: { ...LIVE_RULES, rankStyle: undefined, period: 'DAILY' },
-        },
-      }),
-    );
+    await ok(createLeagueBoard(LIVE_LEAGUE, LIVE_RULES, []));
     await submitLive(now, 'Zoë', 10, 'seed');
     await submitLive(now, 'ghost-玩家', 20, 'seed');
   }
