@@ -316,7 +316,18 @@ export function buildApp(deps: AppDeps): App {
     view: (event, rankStyle) => topChangedView(topChanged, event, rankStyle),
     cohort: (args, signal) => watchCohortChanged({ leagues: leagueReads, cohortFeed }, args, signal),
   };
-  const contextDeps: ContextDeps = { keyring, limits: rateLimits, requestTimeoutMs, reads, buckets: bucketReads, leagues: leagueReads, writes, admin, records, live };
+  const contextDeps: ContextDeps = {
+    keyring,
+    limits: rateLimits,
+    requestTimeoutMs,
+    reads,
+    buckets: bucketReads,
+    leagues: leagueReads,
+    writes,
+    admin,
+    records,
+    live,
+  };
 
   // Which PostgreSQL host the pool writes to (DATABASE_URL may name a primary and its standbys): a gauge, and /readyz.
   const unwatchPrimary = deps.database.primary.watch((host) => showPostgresPrimary(metrics, host));
