@@ -4,7 +4,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bucketAt } from '../src/model/buckets.js';
 import { closeCalendarLists } from '../src/writes/close-buckets.js';
-import { chromiumFor, launchChromium } from './helpers/chromium.js';
+import { chromiumFor, launchChromium, signedInConsole } from './helpers/chromium.js';
 import { movableClock } from './helpers/clock.js';
 import { type OracleBoard, type OracleEntry, type OracleResult, bucketId, foldResults, labelsAt, rankEntries } from './helpers/oracle.js';
 import { ADMIN_KEY, type TestApp, startTestApp } from './helpers/test-app.js';
@@ -217,16 +217,7 @@ describe.skipIf(!hasChromium)('the console charts a player’s history and a buc
     await closeCalendarLists(t.app.parts, lists);
 
     browser = await launchChromium();
-    const context = await browser.newContext({ viewport: { width: 1360, height: 900 }, locale: 'en-US', timezoneId: 'UTC', acceptDownloads: true });
-    page = await context.newPage();
-    page.on('pageerror', (error) => failures.push(`page error: ${error.message}`));
-    page.on('console', (message) => {
-      if (message.type() === 'error' || /Content.Security.Policy|Refused to/i.test(message.text())) failures.push(`console: ${message.text()}`);
-    });
-    await page.goto(`${t.url}/console`);
-    await page.fill('#admin-key', ADMIN_KEY);
-    await page.click('#sign-in-form button[type=submit]');
-    await page.locator(`tr[data-board="${BOARD}"]`).waitFor();
+    page = await signedInConsole(browser, t.url, ADMIN_KEY, BOARD, failures, { acceptDownloads: true });
     if (SCREENSHOT_DIR) mkdirSync(SCREENSHOT_DIR, { recursive: true });
   }, 120_000);
 

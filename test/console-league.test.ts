@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumFor, launchChromium } from './helpers/chromium.js';
+import { chromiumFor, launchChromium, signedInConsole } from './helpers/chromium.js';
 import { movableClock } from './helpers/clock.js';
 import { type LeagueRules, type OracleCohort, type OracleRound, type SentResult, leagueRound } from './helpers/league-oracle.js';
 import { labelsAt } from './helpers/oracle.js';
@@ -147,16 +147,7 @@ describe.skipIf(!hasChromium)('the console shows a league board’s tiers and co
     round2 = leagueRound(RULES, label2, await playRound(2, [...order1].reverse()), round1.tierAfter);
 
     browser = await launchChromium();
-    const context = await browser.newContext({ viewport: { width: 1360, height: 900 }, locale: 'en-US', timezoneId: 'UTC' });
-    page = await context.newPage();
-    page.on('pageerror', (error) => failures.push(`page error: ${error.message}`));
-    page.on('console', (message) => {
-      if (message.type() === 'error' || /Content.Security.Policy|Refused to/i.test(message.text())) failures.push(`console: ${message.text()}`);
-    });
-    await page.goto(`${t.url}/console`);
-    await page.fill('#admin-key', ADMIN_KEY);
-    await page.click('#sign-in-form button[type=submit]');
-    await page.locator(`tr[data-board="${BOARD}"]`).waitFor();
+    page = await signedInConsole(browser, t.url, ADMIN_KEY, BOARD, failures);
     if (SCREENSHOT_DIR) mkdirSync(SCREENSHOT_DIR, { recursive: true });
   }, 180_000);
 

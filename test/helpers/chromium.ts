@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { type Browser, chromium } from 'playwright-core';
+import { type Browser, type Page, chromium } from 'playwright-core';
 
 /** Debian's Chromium: playwright-core drives it and never downloads a browser of its own. */
 export const CHROMIUM = '/usr/bin/chromium';
@@ -26,4 +26,30 @@ export function launchChromium(): Promise<Browser> {
       '--disable-sync',
     ],
   });
+}
+
+/**
+ * A console page signed in with the admin key, on a fresh browser context (1360×900, en-US, UTC),
+ * once `board`'s row is listed. Page errors, console errors and Content-Security-Policy refusals
+ * are pushed onto `failures`, for the test to expect empty.
+ */
+export async function signedInConsole(
+  browser: Browser,
+  url: string,
+  adminKey: string,
+  board: string,
+  failures: string[],
+  options: { acceptDownloads?: boolean } = {},
+): Promise<Page> {
+  const context = await browser.newContext({ viewport: { width: 1360, height: 900 }, locale: 'en-US', timezoneId: 'UTC', ...options });
+  const page = await context.newPage();
+  page.on('pageerror', (error) => failures.push(`page error: ${error.message}`));
+  page.on('console', (message) => {
+    if (message.type() === 'error' || /Content.Security.Policy|Refused to/i.test(message.text())) failures.push(`console: ${message.text()}`);
+  });
+  await page.goto(`${url}/console`);
+  await page.fill('#admin-key', adminKey);
+  await page.click('#sign-in-form button[type=submit]');
+  await page.locator(`tr[data-board="${board}"]`).waitFor();
+  return page;
 }
