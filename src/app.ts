@@ -310,7 +310,16 @@ export function buildApp(deps: AppDeps): App {
   const topChanged = { topFeed, profiles, boards, seasons, frozen, storage, now, log, metrics };
   // cohortChanged subscribes on a connection of its own, connected with its first watcher.
   const cohortSubscriber = subscriberFor(deps.redis);
-  const cohortFeed = createCohortFeed({ subscriber: cohortSubscriber, index, leagues: leagueReads, profiles, log, now });
+  const cohortFeed = createCohortFeed({
+    subscriber: cohortSubscriber,
+    index,
+    leagues: leagueReads,
+    profiles,
+    log,
+    now,
+    watchers: metrics.cohortChangedSubscribers,
+    sent: metrics.cohortChangedEvents,
+  });
   const live: LiveTops = {
     watch: (args, signal) => watchTopChanged(topChanged, args, signal),
     view: (event, rankStyle) => topChangedView(topChanged, event, rankStyle),

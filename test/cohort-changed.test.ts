@@ -326,9 +326,17 @@ describe.each(SUBSCRIBING.map((transport) => [transport.name]))('cohortChanged o
     }
   });
 
-  it('ends cleanly when the client goes: no watcher left, the channel unsubscribed', async () => {
+  it('ends cleanly when the client goes: no watcher left, the channel unsubscribed, /metrics counting them', async () => {
     const feed = t.app.parts.cohortFeed;
     expect(feed.stats().viewers).toBeGreaterThan(0);
+    const metrics = async () => {
+      const text = await (await fetch(`${t.url}/metrics`)).text();
+      const value = (name: string) => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(text)?.[1]);
+      return { subscribers: value('leaderboard_cohort_changed_subscribers'), sent: value('leaderboard_cohort_changed_events_total') };
+    };
+    const before = await metrics();
+    expect(before.subscribers).toBe(feed.stats().viewers);
+    expect(before.sent).toBeGreaterThanOrEqual(watches.reduce((views, w) => views + w.views.length, 0));
     for (const w of watches) await w.stop();
     watches.length = 0;
     await until(
@@ -336,6 +344,7 @@ describe.each(SUBSCRIBING.map((transport) => [transport.name]))('cohortChanged o
       15_000,
       () => `watchers left: ${JSON.stringify(feed.stats())}`,
     );
+    expect((await metrics()).subscribers).toBe(0);
     const channel = t.app.parts.index.leagueChannel(board);
     await until(async () => ((await t.redis.call('PUBSUB', 'SHARDNUMSUB', channel)) as [string, number])[1] === 0, 15_000, 'the league channel unsubscribed');
     // The service still answers a new watcher.

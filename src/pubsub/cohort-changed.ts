@@ -25,7 +25,7 @@ import { followSubscriber } from './top-feed.js';
  * this one's watchers through Redis's sharded pub/sub, as topChanged's do.
  */
 
-/** What the feed takes (8 members). */
+/** What the feed takes (10 members). */
 export interface CohortFeedOptions {
   /**
    * A Redis connection of the feed's own (top-feed.ts subscriberFor): once it subscribes it runs
@@ -50,6 +50,10 @@ export interface CohortFeedOptions {
    * covers a close finished by another pass (after a crash). Default 5,000 ms.
    */
   closePollMs?: number;
+  /** Counts open watches up and down (the cohortChangedSubscribers gauge). Default: none. */
+  watchers?: { inc(): void; dec(): void };
+  /** Counts each view handed to a watcher (cohortChangedEvents). Default: none. */
+  sent?: { inc(): void };
 }
 
 /** The feed was closed (the process is stopping): nothing more can be watched. */
@@ -249,6 +253,7 @@ export function createCohortFeed(options: CohortFeedOptions) {
     if (seen === viewer.seen) return;
     viewer.seen = seen;
     viewer.out.offer(view, { keep });
+    options.sent?.inc();
   }
 
   /** Reads a watched cohort once and hands the view to each of its watchers; a closed one ends each watcher's round. */
@@ -459,10 +464,12 @@ export function createCohortFeed(options: CohortFeedOptions) {
           board.unplaced.delete(viewer);
           clearTimeout(viewer.reads.timer);
           board.viewers--;
+          options.watchers?.dec();
           if (board.viewers === 0) forgetBoard(board);
         }),
       };
       board.viewers++;
+      options.watchers?.inc();
       signal?.addEventListener('abort', onAbort, { once: true });
       if (signal?.aborted) viewer.out.close();
       try {

@@ -69,6 +69,16 @@ export function createMetrics() {
       help: 'Open topChanged subscriptions in this process.',
       registers: [registry],
     }),
+    cohortChangedEvents: new Counter({
+      name: 'leaderboard_cohort_changed_events_total',
+      help: 'cohortChanged views sent to subscribers.',
+      registers: [registry],
+    }),
+    cohortChangedSubscribers: new Gauge({
+      name: 'leaderboard_cohort_changed_subscribers',
+      help: 'Open cohortChanged subscriptions in this process.',
+      registers: [registry],
+    }),
     indexDrift: new Gauge({
       name: 'leaderboard_index_drift',
       help: "Per live bucket: durable board scores (unflagged) minus the sorted set's size. Not 0 means the index is missing players (or holds extra). board: the board id. period: ALL_TIME, SEASON, MONTHLY, WEEKLY or DAILY. bucket: its label (all, a season id, 2026-11, 2026-W48, 2026-11-29). region: a region of the board, or empty for the global list.",
