@@ -288,9 +288,11 @@ async function scenario(t: TestApp, clock: ReturnType<typeof movableClock>, spec
   // The round closes: its end plus the grace has passed, and the closer freezes it (and closes the league round).
   clock.advance(AFTER_CLOSE.getTime() - clock.now().getTime());
   const tierAfter = new Map<string, Map<string, number>>();
+  const closedRound1 = new Map<string, ReturnType<typeof expectRound>>();
   for (const spec of specs) {
     await closeBuckets(t, spec.id, 'DAILY', [ROUND_1]);
     const closed = expectRound(spec, ROUND_1, round1, kept, true, `${ROUND_2}T00:00:00.000Z`, new Set([FLAGGED]));
+    closedRound1.set(spec.id, closed);
     await checkRound(t, spec, ROUND_1, closed, everyone, newcomer);
     const moved = new Map<string, number>();
     for (const [id, place] of closed.placed) {
@@ -310,6 +312,8 @@ async function scenario(t: TestApp, clock: ReturnType<typeof movableClock>, spec
   const promoted = returning.find((id) => tierAfter.get(specs[0]!.id)!.get(id) === 1)!;
   expect((await t.admin(`mutation($p: ID!) { flagPlayer(playerId: $p, reason: "test") { id } }`, { p: promoted })).errors).toBeUndefined();
   const flagged2 = new Set([FLAGGED, promoted]);
+  // A flag set after a round closed leaves that round as it was: its cohorts and its tiers' counts still show the player.
+  for (const spec of specs) await checkRound(t, spec, ROUND_1, closedRound1.get(spec.id)!, [promoted, 'nobody'], newcomer);
   for (const spec of specs) {
     const moved = tierAfter.get(spec.id)!;
     const byTier = new Map<number, string[]>();

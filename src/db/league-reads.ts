@@ -1,5 +1,6 @@
 import type { Sql } from 'postgres';
 import type { LeagueOutcome } from '../model/league.js';
+import type { Period } from '../model/board.js';
 
 /**
  * Reads of a league's cohorts (issue 57), as placement and the round's close wrote them
@@ -83,11 +84,16 @@ export interface TierCount {
 }
 
 /**
- * Each tier of a round that has cohorts, with its cohorts and its players (erased players gone,
- * flagged ones left out: they are hidden from their cohorts). Two ranges of (board, round), the
- * flags one probe of players_flagged_idx a member. O(cohorts + players of the round).
+ * Each tier of a round that has cohorts, with its cohorts and its players as its cohorts show them
+ * (erased players gone): while the round is open, the members not flagged (they are hidden from
+ * their cohorts); once closed (`frozenPeriod` given), the members with a frozen standing, as the
+ * closed cohorts show them, whatever was flagged since. Two ranges of (board, round), one probe a
+ * member. O(cohorts + players of the round).
  */
-export async function roundTiers(sql: Sql, args: { boardId: string; round: string }): Promise<TierCount[]> {
+export async function roundTiers(sql: Sql, args: { boardId: string; round: string; frozenPeriod?: Period | null | undefined }): Promise<TierCount[]> {
+  const shown = args.frozenPeriod
+    ? sql`exists (select 1 from frozen_standings f where f.board_id = m.board_id and f.period = ${args.frozenPeriod} and f.bucket = m.round and f.region = '' and f.player_id = m.player_id)`
+    : sql`not exists (select 1 from players f where f.id = m.player_id and f.flagged_at is not null)`;
   const rows = await sql<{ tier: number; cohorts: number; players: number }[]>`
     select c.tier, c.cohorts::int as cohorts, coalesce(p.players, 0)::int as players
     from (
@@ -96,8 +102,7 @@ export async function roundTiers(sql: Sql, args: { boardId: string; round: strin
     left join (
       select m.tier, count(*) as players
       from cohort_members m
-      where m.board_id = ${args.boardId} and m.round = ${args.round}
-        and not exists (select 1 from players f where f.id = m.player_id and f.flagged_at is not null)
+      where m.board_id = ${args.boardId} and m.round = ${args.round} and ${shown}
       group by m.tier
     ) p on p.tier = c.tier
     order by c.tier`;

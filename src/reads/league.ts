@@ -219,10 +219,11 @@ function tierIndexOf(league: League, boardId: string, name: string): number {
   throw badInput(`Board "${boardId}"'s league has no tier "${name}"; its tiers are ${league.tiers.join(', ')}.`);
 }
 
-/** Every tier of the league, best first, with the round's cohorts and players in it (0 and 0 for a tier without any). One query. O(tiers + round's players). */
+/** Every tier of the league, best first, with the round's cohorts and players in it as its cohorts show them (0 and 0 for a tier without any). One query. O(tiers + round's players). */
 export async function tiersOf(deps: LeagueReadDeps, args: RoundArgs): Promise<LeagueTierView[]> {
   const round = await leagueRoundOf(deps, args);
-  const counts = new Map((await deps.storage.leagueReads.tiers({ boardId: round.board.id, round: round.bucket.label })).map((count) => [count.tier, count]));
+  const asked = { boardId: round.board.id, round: round.bucket.label, frozenPeriod: round.frozen ? round.league.period : null };
+  const counts = new Map((await deps.storage.leagueReads.tiers(asked)).map((count) => [count.tier, count]));
   return round.league.tiers.map((tier, i) => ({ tier, cohorts: counts.get(i)?.cohorts ?? 0, players: counts.get(i)?.players ?? 0 }));
 }
 
