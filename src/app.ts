@@ -297,7 +297,7 @@ export function buildApp(deps: AppDeps): App {
     players: { storage, profiles },
     flags: { storage, index, flagChanges, topCache, boards, now, log },
     erasure: { storage, index, profiles, topCache, boards, now, log },
-    tournaments: { storage, boards, seasons, now },
+    tournaments: { storage, boards },
   });
   const admin = createAdminSide({
     keys: { storage, keyring },

@@ -1,13 +1,13 @@
 import type { Board } from '../model/board.js';
 import type { Context } from './context.js';
 
-/** What answers the tournament fields (issue 57): the arguments in, one call of the write side out. */
+/** What answers the tournament fields (issue 57): the arguments in, one call of the write side (or its records) out. */
 
 /** Mutation.joinBoard. */
 export const joinBoard = (args: { board: string; playerId: string }, ctx: Context): Promise<boolean> => ctx.writes.joinBoard(args.board, args.playerId);
 
 /** Board.joined. */
-export const joined = (board: Board, ctx: Context): Promise<number> => ctx.writes.joined(board);
+export const joined = (board: Board, ctx: Context): Promise<number> => ctx.records.joined(board);
 
 /** Query.attemptsUsed. */
-export const attemptsUsed = (args: { board: string; playerId: string }, ctx: Context): Promise<number> => ctx.writes.attemptsUsed(args.board, args.playerId);
+export const attemptsUsed = (args: { board: string; playerId: string }, ctx: Context): Promise<number> => ctx.records.attemptsUsed(args.board, args.playerId);

@@ -220,7 +220,7 @@ export function bucketsOfResult(board: Board, achievedAt: Date, region: string |
 }
 
 /** The board's live seasons when it keeps SEASON buckets; none, without asking, when it does not. */
-export async function liveSeasonsOf(deps: Pick<BucketDeps, 'seasons'>, board: Board): Promise<Season[]> {
+export async function liveSeasonsOf(deps: { seasons: Pick<SeasonDirectory, 'live'> }, board: Board): Promise<Season[]> {
   return board.periods.includes('SEASON') ? deps.seasons.live(board.id) : [];
 }
 

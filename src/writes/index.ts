@@ -6,7 +6,7 @@ import { type ErasureDeps, type ErasureOutcome, deletePlayer } from './erasure.j
 import { type FlagDeps, type FlagOutcome, flagPlayer, unflagPlayer } from './flags.js';
 import { type PlayerDeps, setFriends, upsertPlayer } from './players.js';
 import { type SeasonDeps, closeSeason, startSeason } from './seasons.js';
-import { type TournamentDeps, attemptsUsed, joinBoard, joinedCount } from './tournaments.js';
+import { type TournamentDeps, joinBoard } from './tournaments.js';
 import { type SubmitDeps, type SubmitOptions, type SubmitScoreInput, type SubmitScorePayload, submitScores } from './submit.js';
 
 /**
@@ -27,10 +27,6 @@ export interface WriteSide {
   deletePlayer(playerId: string): Promise<ErasureOutcome>;
   /** Tournaments: joins a player to a board (writes/tournaments.ts). */
   joinBoard(boardId: string, playerId: string): Promise<boolean>;
-  /** How many players joined the board. */
-  joined(board: Board): Promise<number>;
-  /** The results the player used in the open bucket of the board's shortest period. */
-  attemptsUsed(boardId: string, playerId: string): Promise<number>;
 }
 
 /** What each group of write use cases takes, each built with only what it uses. */
@@ -58,7 +54,5 @@ export function createWriteSide(parts: WriteSideParts): WriteSide {
     unflagPlayer: (playerId) => unflagPlayer(parts.flags, playerId),
     deletePlayer: (playerId) => deletePlayer(parts.erasure, playerId),
     joinBoard: (boardId, playerId) => joinBoard(parts.tournaments, boardId, playerId),
-    joined: (board) => joinedCount(parts.tournaments, board),
-    attemptsUsed: (boardId, playerId) => attemptsUsed(parts.tournaments, boardId, playerId),
   };
 }

@@ -9,6 +9,7 @@ import { requireBoard } from '../services/buckets.js';
 import type { SeasonDirectory } from '../services/season-directory.js';
 import { currentSeason, listSeasons } from './seasons.js';
 import { findPlayer } from './players.js';
+import { attemptsUsed, joinedCount } from './tournaments.js';
 
 /**
  * What the write side keeps, read back: boards, their seasons, a player's profile, board scores
@@ -25,13 +26,17 @@ export interface Records {
   player(id: string): Promise<Player | null>;
   boardScores(playerId: string): Promise<PlayerBucketScore[]>;
   recentResults(playerId: string, first: number): Promise<LoggedResult[]>;
+  /** How many players joined the board (tournaments). */
+  joined(board: Board): Promise<number>;
+  /** The results the player used in the open bucket of the board's shortest period (maxAttempts). */
+  attemptsUsed(boardId: string, playerId: string): Promise<number>;
 }
 
 /** What the records take (5 members). */
 export interface RecordsDeps {
   boards: BoardDirectory;
-  seasons: Pick<SeasonDirectory, 'open'>;
-  storage: Pick<Storage, 'players' | 'seasons'>;
+  seasons: Pick<SeasonDirectory, 'open' | 'live'>;
+  storage: Pick<Storage, 'players' | 'seasons' | 'members'>;
   /** A player's standings in every bucket they hold a board score in. */
   playerStandings: PlayerStandingsDeps;
   now(): Date;
@@ -47,5 +52,7 @@ export function createRecords(deps: RecordsDeps): Records {
     player: (id) => findPlayer(deps, id),
     boardScores: (playerId) => playerBucketScores(deps.playerStandings, playerId),
     recentResults: (playerId, first) => recentResults(deps, playerId, first),
+    joined: (board) => joinedCount(deps, board),
+    attemptsUsed: (boardId, playerId) => attemptsUsed(deps, boardId, playerId),
   };
 }

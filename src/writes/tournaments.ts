@@ -13,11 +13,15 @@ import type { SeasonDirectory } from '../services/season-directory.js';
  * (NOT_JOINED, NO_ATTEMPTS_LEFT) are in writes/submit.ts and db/group-transaction.ts.
  */
 
-/** What the tournament use cases take (4 members). */
+/** What joining takes (2 members). */
 export interface TournamentDeps {
   storage: Pick<Storage, 'members'>;
   boards: BoardDirectory;
-  seasons: SeasonDirectory;
+}
+
+/** What the tournament's records (Board.joined, Query.attemptsUsed) take (4 members); read through writes/records.ts. */
+export interface TournamentRecordDeps extends TournamentDeps {
+  seasons: Pick<SeasonDirectory, 'live'>;
   now(): Date;
 }
 
@@ -36,7 +40,7 @@ export async function joinBoard(deps: TournamentDeps, boardId: string, playerId:
 }
 
 /** Board.joined: how many players joined the board. One probe. */
-export async function joinedCount(deps: TournamentDeps, board: Board): Promise<number> {
+export async function joinedCount(deps: Pick<TournamentRecordDeps, 'storage'>, board: Board): Promise<number> {
   return (await deps.storage.members.joined([board.id])).get(board.id) ?? 0;
 }
 
@@ -44,7 +48,7 @@ export async function joinedCount(deps: TournamentDeps, board: Board): Promise<n
  * Query.attemptsUsed: the player's results on the board achieved in the open bucket of its shortest
  * period (global calendar; the current season for SEASON, none open: 0). NOT_FOUND for an unknown board.
  */
-export async function attemptsUsed(deps: TournamentDeps, boardId: string, playerId: string): Promise<number> {
+export async function attemptsUsed(deps: TournamentRecordDeps, boardId: string, playerId: string): Promise<number> {
   const board = await requireBoard(deps, boardId);
   const now = deps.now();
   const period = shortestPeriod(board);
