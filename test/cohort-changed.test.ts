@@ -378,6 +378,46 @@ describe('cohortChanged across processes', () => {
   });
 });
 
+// ---- the index catch-up ---------------------------------------------------------------------
+
+describe('cohortChanged after the index catch-up', () => {
+  const clock = movableClock({ startsAt: START });
+  const sent = new Sent();
+  const board = 'League-Catch-Up';
+  let t: TestApp;
+  let transport: Transport;
+  let ana: Watch | undefined;
+
+  beforeAll(async () => {
+    t = await startTestApp({ now: clock.now, seasonCloseIntervalMs: null, indexCatchUp: { intervalMs: 200, graceMs: 0 } });
+    transport = TRANSPORTS.find((f) => f('http://unused').name === SUBSCRIBING[0]!.name)!(t.url);
+    await createLeagueBoard(t, board);
+    for (const [i, id] of ['Ana', 'bo', 'Ĉe', 'EU-4', '🎲5'].entries()) await submit(t, sent, board, id, 100 + i * 10);
+  });
+  afterAll(async () => {
+    await ana?.stop();
+    await transport?.close();
+    await t?.close();
+  });
+
+  it("a result a process committed but died before writing to the index reaches the cohort's watchers once the catch-up applies it", async () => {
+    ana = watch(transport, { board, playerId: 'Ana' });
+    await untilView(ana, () => sent.view('Ana'), 'the first view');
+    // What a crash right after the commit leaves: the result in the log, the ALL_TIME board score, the backlog row.
+    const at = clock.now().toISOString();
+    await t.database.sql.begin(async (tx) => {
+      await tx`insert into results (board_id, match_id, player_id, score, achieved_at) values (${board}, 'crash-1', 'bo', 500, ${at}::timestamptz)`;
+      await tx`insert into result_keys (board_id, player_id, match_id, achieved_at) values (${board}, 'bo', 'crash-1', ${at}::timestamptz)`;
+      await tx`update board_scores set score = 500, reached_at = ${at}::timestamptz
+               where board_id = ${board} and period = 'ALL_TIME' and bucket = 'all' and region = '' and player_id = 'bo'`;
+      await tx`insert into index_backlog (board_ids, player_ids) values (array[${board}], array['bo'])`;
+    });
+    sent.add('bo', 500);
+    await untilView(ana, () => sent.view('Ana'), "bo's result, applied by the catch-up");
+    expect(ana.views.at(-1)!.cohort!.entries[0]).toEqual({ rank: 1, score: 500, player: { id: 'bo' } });
+  });
+});
+
 // ---- on a Redis Cluster ------------------------------------------------------------------------
 
 describe('cohortChanged on a Redis Cluster', () => {

@@ -9,6 +9,7 @@ import type { BoardDirectory } from '../services/board-directory.js';
 import type { FlagChanges } from '../services/flag-changes.js';
 import type { Metrics } from '../services/metrics.js';
 import { takeOutFlaggedMeanwhile } from '../writes/flag-recheck.js';
+import { announceLeagueChanges } from '../pubsub/league-signal.js';
 import { heldBuckets } from '../services/player-buckets.js';
 import { hasClosed } from '../model/buckets.js';
 
@@ -48,7 +49,7 @@ export interface IndexCatchUp {
  * the work), reads those players' current board scores on those boards (flagged players left
  * out), writes every one whose bucket is still kept and open (not closed: docs/closing.md) into the index with ZADD GT/LT (a replay is
  * harmless), and deletes the rows, in one transaction: should Redis fail, the rows stay for the
- * next pass. Answers the rows handled.
+ * next pass; then tells cohortChanged watchers of the league rounds it wrote. Answers the rows handled.
  *
  * A player flagged while this runs: taken out again after the write, as the write path does (see
  * flag-recheck.ts), after the commit so that no backlog row lock is held while a player lock is awaited. A player erased
@@ -74,6 +75,11 @@ export async function catchUpOnce(deps: IndexCatchUpDeps, { graceMs, chunk }: { 
   });
   if (handled === 0) return 0;
   for (const buckets of written.values()) for (const at of buckets) deps.topCache.invalidate(at);
+  // The index announced the tops it moved; a cohort can move anywhere below them, so its watchers are told as the write path tells them.
+  await announceLeagueChanges(
+    deps,
+    [...written].flatMap(([playerId, buckets]) => buckets.map((at) => ({ at, playerId }))),
+  );
   await takeOutFlaggedMeanwhile(deps, written);
   log.info({ rows: handled, players: written.size }, 'index caught up on committed results');
   return handled;
