@@ -1,8 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumFor, launchChromium } from './helpers/chromium.js';
+import { chromiumFor, launchChromium, overlayRows } from './helpers/chromium.js';
 import { movableClock } from './helpers/clock.js';
 import { type LeagueRules, type OracleCohort, type SentResult, leagueRound } from './helpers/league-oracle.js';
 import { labelsAt } from './helpers/oracle.js';
@@ -37,16 +37,6 @@ const CREATE = `mutation($input: CreateBoardInput!) { createBoard(input: $input)
 const SUBMIT = `mutation($input: SubmitScoreInput!) { submitScore(input: $input) { duplicate } }`;
 const UPSERT = `mutation($input: PlayerInput!) { upsertPlayer(input: $input) { id } }`;
 const CLOSED = `query($board: ID!, $bucket: String) { cohort(board: $board, tier: "${START_TIER}", number: 1, bucket: $bucket) { closed } }`;
-
-const shownRows = (page: Page) =>
-  page.$$eval('.rows .row', (rows) =>
-    rows.map((row) => ({
-      rank: row.querySelector('.rank')!.textContent,
-      name: row.querySelector('.name')!.textContent,
-      score: row.querySelector('.score')!.textContent,
-      zone: (row as HTMLElement).dataset.zone,
-    })),
-  );
 
 /** What the overlay should show of a cohort: its oracle entries, names as given, zones by place. */
 const expectedRows = (cohort: OracleCohort) =>
@@ -116,10 +106,10 @@ describe.skipIf(!hasChromium)('the overlay shows one cohort of a league', () => 
       const page = await overlay(`board=${BOARD}&cohort=${encodeURIComponent(START_TIER)}/2`);
       let cohort = round(label1, 0).cohorts.find((c) => c.tier === START_TIER && c.number === 2)!;
       expect(cohort.entries).toHaveLength(5);
-      await expect.poll(() => shownRows(page), { timeout: 15_000 }).toEqual(expectedRows(cohort));
+      await expect.poll(() => overlayRows(page), { timeout: 15_000 }).toEqual(expectedRows(cohort));
       expect(await page.locator('.title').textContent()).toBe(`${START_TIER} 2 · ${label1}`);
       // The last tier: its top moves up, nobody moves down.
-      expect((await shownRows(page)).map((row) => row.zone)).toEqual(['promotion', 'safe', 'safe', 'safe', 'safe']);
+      expect((await overlayRows(page)).map((row) => row.zone)).toEqual(['promotion', 'safe', 'safe', 'safe', 'safe']);
       if (SCREENSHOT_DIR) await page.screenshot({ path: join(SCREENSHOT_DIR, 'overlay-cohort.png'), omitBackground: true, animations: 'disabled' });
 
       // Its last player's new best takes the top; a newcomer goes to cohort 3 and changes nothing here.
@@ -128,7 +118,7 @@ describe.skipIf(!hasChromium)('the overlay shows one cohort of a league', () => 
       await submit('newcomer', 4_000);
       cohort = round(label1, 0).cohorts.find((c) => c.tier === START_TIER && c.number === 2)!;
       expect(cohort.entries[0]!.playerId).toBe(last);
-      await expect.poll(() => shownRows(page), { timeout: 15_000 }).toEqual(expectedRows(cohort));
+      await expect.poll(() => overlayRows(page), { timeout: 15_000 }).toEqual(expectedRows(cohort));
       expect(round(label1, 0).cohortOf('newcomer')!.number).toBe(3);
 
       // The round rolls over: the day ends and closes; the page keeps the ended round's rows until
@@ -152,14 +142,14 @@ describe.skipIf(!hasChromium)('the overlay shows one cohort of a league', () => 
       for (const playerId of members) await submit(playerId, 2_000 + ((i++ * 211) % 499));
       await expect.poll(() => page.locator('.notice').textContent(), { timeout: 20_000 }).toContain(`Round ${label1} has ended`);
       expect(await page.locator('.rows').getAttribute('data-ended')).toBe('true');
-      expect(await shownRows(page)).toEqual(expectedRows(cohort));
+      expect(await overlayRows(page)).toEqual(expectedRows(cohort));
       // Then the others who stayed in the last tier: its cohort 2 of the new round forms, and shows.
       for (const [playerId, tier] of round1.tierAfter) if (tier === 2 && !members.includes(playerId)) await submit(playerId, 2_000 + ((i++ * 211) % 499));
       const round2 = round(label2, from, round1.tierAfter);
       const next = round2.cohorts.find((c) => c.tier === START_TIER && c.number === 2);
       expect(next, 'the new round opens a cohort 2 of the last tier').toBeDefined();
       await expect.poll(() => page.locator('.rows').getAttribute('data-bucket'), { timeout: 20_000 }).toBe(label2);
-      await expect.poll(() => shownRows(page), { timeout: 15_000 }).toEqual(expectedRows(next!));
+      await expect.poll(() => overlayRows(page), { timeout: 15_000 }).toEqual(expectedRows(next!));
       expect(failures).toEqual([]);
       await page.close();
     },

@@ -3,7 +3,7 @@ import { type Socket, connect, createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumFor, launchChromium } from './helpers/chromium.js';
+import { chromiumFor, launchChromium, overlayRows } from './helpers/chromium.js';
 import { rankScores } from './helpers/oracle.js';
 import { type TestApp, startTestApp } from './helpers/test-app.js';
 
@@ -145,15 +145,6 @@ describe.skipIf(!hasChromium)('the overlay in Chromium', () => {
     scores.set(playerId, Math.max(score, scores.get(playerId) ?? 0));
   }
 
-  const shownRows = (page: Page) =>
-    page.$$eval('.rows .row', (rows) =>
-      rows.map((row) => ({
-        rank: row.querySelector('.rank')!.textContent,
-        name: row.querySelector('.name')!.textContent,
-        score: row.querySelector('.score')!.textContent,
-      })),
-    );
-
   /** Submits a score and answers how long after the submission's answer its row was on screen. */
   async function timeUntilShown(page: Page, playerId: string, score: number): Promise<number> {
     await submit(playerId, score);
@@ -199,7 +190,7 @@ describe.skipIf(!hasChromium)('the overlay in Chromium', () => {
 
     await page.goto(`${proxy.url}/overlay?board=${BOARD}&title=Arena%20top%2010`);
     await page.waitForFunction(() => document.querySelectorAll('.rows .row').length === 10, undefined, { timeout: 10_000 });
-    expect(await shownRows(page)).toEqual(oracleTop(scores, names));
+    expect(await overlayRows(page)).toEqual(oracleTop(scores, names));
     expect(await page.locator('.status').getAttribute('data-state')).toBe('live');
     // Transparent unless asked otherwise, so a streaming tool shows the game behind it.
     expect(await page.evaluate(() => [getComputedStyle(document.documentElement).backgroundColor, getComputedStyle(document.body).backgroundColor])).toEqual([
@@ -211,7 +202,7 @@ describe.skipIf(!hasChromium)('the overlay in Chromium', () => {
     const shownAfter = await timeUntilShown(page, 'p13', 1300);
     expect(shownAfter).toBeLessThan(2_000);
     await page.waitForFunction(() => document.querySelectorAll('.rows .row').length === 10);
-    expect(await shownRows(page)).toEqual(oracleTop(scores, names));
+    expect(await overlayRows(page)).toEqual(oracleTop(scores, names));
     expect(oracleTop(scores, names)[2]).toMatchObject({ rank: '3', name: 'p13' });
     mkdirSync('test-results', { recursive: true });
     // What a streaming tool composites: transparent around the rows, animations run to their end.
@@ -224,10 +215,10 @@ describe.skipIf(!hasChromium)('the overlay in Chromium', () => {
     await expect.poll(() => proxy.webSockets(), { timeout: 15_000, interval: 100 }).toBe(2);
     await page.waitForFunction(() => document.querySelector('.status')?.getAttribute('data-state') === 'live', undefined, { timeout: 5_000 });
     // The rows stayed up through the drop, and the new subscription carries new scores again.
-    expect(await shownRows(page)).toEqual(oracleTop(scores, names));
+    expect(await overlayRows(page)).toEqual(oracleTop(scores, names));
     expect(await timeUntilShown(page, 'p14', 5_000)).toBeLessThan(2_000);
     await page.waitForFunction(() => document.querySelector('.rows .row')?.getAttribute('data-player') === 'p14');
-    expect(await shownRows(page)).toEqual(oracleTop(scores, names));
+    expect(await overlayRows(page)).toEqual(oracleTop(scores, names));
 
     expect(failures).toEqual([]);
     await context.close();
@@ -248,7 +239,7 @@ describe.skipIf(!hasChromium)('the overlay in Chromium', () => {
     const scoresShown = async (query: string, rows: number) => {
       await page.goto(`${proxy.url}/overlay?${query}`);
       await page.waitForFunction((count) => document.querySelectorAll('.rows .row').length === count, rows, { timeout: 10_000 });
-      return (await shownRows(page)).map((row) => row.score);
+      return (await overlayRows(page)).map((row) => row.score);
     };
     expect(await scoresShown('board=sprint', 4)).toEqual(['0:00.999', '0:57.000', '1:01.250', '1:02:03.456']);
     expect(await scoresShown('board=sprint&format=number', 4)).toEqual(['999', '57,000', '61,250', '3,723,456']);

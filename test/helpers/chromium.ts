@@ -53,3 +53,14 @@ export async function signedInConsole(
   await page.locator(`tr[data-board="${board}"]`).waitFor();
   return page;
 }
+
+/** The overlay's rows as shown: rank, name and score as text, and the zone a cohort's row is marked with (undefined elsewhere). */
+export const overlayRows = (page: Page) =>
+  page.$$eval('.rows .row', (rows) =>
+    rows.map((row) => ({
+      rank: row.querySelector('.rank')!.textContent,
+      name: row.querySelector('.name')!.textContent,
+      score: row.querySelector('.score')!.textContent,
+      zone: (row as HTMLElement).dataset.zone,
+    })),
+  );
