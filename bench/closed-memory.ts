@@ -14,30 +14,20 @@
  * Uses the local PostgreSQL and Redis (BENCH_POSTGRES_URL, REDIS_URL) under names of its own,
  * removed afterwards.
  */
-import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
-import { buildApp } from '../src/app.js';
-import { createDatabase, ensureDatabase, migrateDatabase } from '../src/db/client.js';
 import { startBucketCloser } from '../src/jobs/bucket-closer.js';
-import { createLogger } from '../src/logger.js';
 import { DEFAULT_RETENTION, MAX_CLOSE_GRACE_SECONDS, PERIODS } from '../src/model/board.js';
 import { keptBuckets } from '../src/model/buckets.js';
 import { indexKeys } from '../src/ranking/keys.js';
-import { subscriberFor } from '../src/pubsub/top-feed.js';
-import { createRedisClient, deleteKeysUnder } from '../src/redis.js';
 import { CLOCK_SKEW_MS, resolveBoardBucket } from '../src/services/buckets.js';
 import { createBoard, updateBoard } from '../src/writes/boards.js';
 import { rebuildBoard } from '../src/writes/rebuild.js';
 import { startSeason } from '../src/writes/seasons.js';
-import { POSTGRES_URL, REDIS_URL } from './lib/env.js';
+import { scratchApp } from './lib/scratch-app.js';
 
 const players = Number(process.argv[2] ?? 200_000);
 const DAYS = 8;
 const DAY_MS = 86_400_000;
-const id = randomBytes(4).toString('hex');
-const url = new URL(POSTGRES_URL);
-url.pathname = `/lb_closed_memory_${id}`;
-const prefix = `closed-memory-${id}:`;
 const BOARD = 'memory';
 
 // Noon today (UTC): the eight days before it, and today, are kept DAILY buckets.
@@ -45,25 +35,12 @@ const today = new Date();
 const noon = Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate(), 12);
 let clock = new Date(noon);
 
-await ensureDatabase(url.toString());
-await migrateDatabase(url.toString());
-const database = createDatabase(url.toString(), { timeouts: null });
-const redis = createRedisClient(REDIS_URL, { keyPrefix: prefix, commandTimeoutMs: 120_000 });
-await redis.connect();
-const subscriber = subscriberFor(redis);
-await subscriber.connect();
-const app = buildApp({
-  database,
-  redis,
-  subscriber,
-  log: createLogger('warn'),
-  adminKey: 'a'.repeat(24),
-  serverKeys: ['s'.repeat(24)],
-  port: 0,
+const scratch = await scratchApp('closed-memory', {
   now: () => clock,
   // The app's own closer never passes during the run: the script runs its own, once.
   seasonCloseIntervalMs: 3_600_000,
 });
+const { app, database, redis, prefix } = scratch;
 const mb = (bytes: number) => `${(bytes / 1_048_576).toFixed(1)} MB`;
 const usedMemory = async () => Number(/used_memory:(\d+)/.exec(await redis.info('memory'))![1]);
 
@@ -86,7 +63,7 @@ try {
   clock = new Date(noon - (DAYS + 1) * DAY_MS);
   await startSeason(parts, { board: BOARD, name: 'Season 1' });
   clock = new Date(noon);
-  const sql = postgres(url.toString(), { max: 1, onnotice: () => {} });
+  const sql = postgres(scratch.databaseUrl, { max: 1, onnotice: () => {} });
   const seeding = performance.now();
   await sql`set statement_timeout = 0`;
   // One result a player a day, for the DAYS days before today and today, each at a time of its own in the day.
@@ -151,12 +128,5 @@ try {
   for (const line of after.sizes) console.log(`  ${line}`);
   console.log(`closer pass: ${frozen[0]!.lists} lists frozen, ${frozen[0]!.rows} rows, in ${freezeSeconds.toFixed(1)} s`);
 } finally {
-  await app.stop();
-  await subscriber.quit();
-  await database.close();
-  await deleteKeysUnder(REDIS_URL, prefix);
-  await redis.quit();
-  const admin = postgres(POSTGRES_URL, { max: 1, onnotice: () => {} });
-  await admin`drop database if exists ${admin(url.pathname.slice(1))}`;
-  await admin.end();
+  await scratch.remove();
 }

@@ -10,36 +10,20 @@
  *
  *     npx tsx bench/inactive-memory.ts [players]    # default 200,000
  */
-import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
-import { buildApp } from '../src/app.js';
-import { createDatabase, ensureDatabase, migrateDatabase } from '../src/db/client.js';
 import { removeInactiveOnce } from '../src/jobs/inactive-players.js';
-import { createLogger } from '../src/logger.js';
 import { createBoard } from '../src/writes/boards.js';
 import { rebuildBoard } from '../src/writes/rebuild.js';
 import { resolveBoardBucket } from '../src/services/buckets.js';
 import { DEFAULT_RETENTION } from '../src/model/board.js';
-import { subscriberFor } from '../src/pubsub/top-feed.js';
-import { createRedisClient, deleteKeysUnder } from '../src/redis.js';
 import { bucketKey } from '../src/ranking/keys.js';
-import { POSTGRES_URL, REDIS_URL } from './lib/env.js';
+import { scratchApp } from './lib/scratch-app.js';
 
 const players = Number(process.argv[2] ?? 200_000);
-const id = randomBytes(4).toString('hex');
-const url = new URL(POSTGRES_URL);
-url.pathname = `/lb_inactive_memory_${id}`;
-const prefix = `inactive-memory-${id}:`;
 const BOARD = 'memory';
 
-await ensureDatabase(url.toString());
-await migrateDatabase(url.toString());
-const database = createDatabase(url.toString(), { timeouts: null });
-const redis = createRedisClient(REDIS_URL, { keyPrefix: prefix, commandTimeoutMs: 120_000 });
-await redis.connect();
-const subscriber = subscriberFor(redis);
-await subscriber.connect();
-const app = buildApp({ database, redis, subscriber, log: createLogger('warn'), adminKey: 'a'.repeat(24), serverKeys: ['s'.repeat(24)], port: 0 });
+const scratch = await scratchApp('inactive-memory');
+const { app, redis, prefix } = scratch;
 const mb = (bytes: number) => `${(bytes / 1_048_576).toFixed(1)} MB`;
 const usedMemory = async () => Number(/used_memory:(\d+)/.exec(await redis.info('memory'))![1]);
 
@@ -58,7 +42,7 @@ try {
     retention: DEFAULT_RETENTION,
     inactiveAfterDays: 30,
   });
-  const sql = postgres(url.toString(), { max: 1, onnotice: () => {} });
+  const sql = postgres(scratch.databaseUrl, { max: 1, onnotice: () => {} });
   await sql`
     insert into results (board_id, match_id, player_id, score, region, achieved_at)
     select ${BOARD}, 'm' || i, 'p' || i, (i * 7919) % 1000000, null,
@@ -108,12 +92,5 @@ try {
     `Redis-side (INFO commandstats, every EVALSHA during the pass): ${scripts} calls, ${scripts ? ((scriptsAfter.usec - scriptsBefore.usec) / scripts).toFixed(0) : '-'} µs each`,
   );
 } finally {
-  await app.stop();
-  await subscriber.quit();
-  await database.close();
-  await deleteKeysUnder(REDIS_URL, prefix);
-  await redis.quit();
-  const admin = postgres(POSTGRES_URL, { max: 1, onnotice: () => {} });
-  await admin`drop database if exists ${admin(url.pathname.slice(1))}`;
-  await admin.end();
+  await scratch.remove();
 }
