@@ -30,8 +30,8 @@ function namingRootFields(info: GraphQLResolveInfo): number {
   return count(info.operation.selectionSet);
 }
 
-/** Wants worked out before, per operation and field node: they depend on the document alone, and a client repeats its documents. */
-const known = new WeakMap<OperationDefinitionNode, WeakMap<FieldNode, Want>>();
+/** Wants worked out before, per operation, field node and path(s): they depend on the document alone, and a client repeats its documents. */
+const known = new WeakMap<OperationDefinitionNode, WeakMap<FieldNode, Map<string, Want>>>();
 
 /**
  * What the read being resolved wants of the standings it answers (the read side's Want), from its
@@ -42,21 +42,27 @@ const known = new WeakMap<OperationDefinitionNode, WeakMap<FieldNode, Want>>();
  * operation's name, its variables' names). O(1) for a field met before.
  */
 export function wantOf(info: GraphQLResolveInfo, ...path: string[]): Want {
+  return wantOfAny(info, [path]);
+}
+
+/**
+ * {@link wantOf} for a field whose standings are reached by several paths (Query.league: its
+ * `standing`, and its cohort's `entries`, the same objects): what any of them selects is wanted.
+ */
+export function wantOfAny(info: GraphQLResolveInfo, paths: readonly (readonly string[])[]): Want {
   const [node] = info.fieldNodes;
   const cached = info.fieldNodes.length === 1 && node !== undefined;
+  const key = paths.map((path) => path.join('.')).join('|');
   let byField = cached ? known.get(info.operation) : undefined;
-  const found = byField?.get(node!);
+  let byPath = byField?.get(node!);
+  const found = byPath?.get(key);
   if (found) return found;
-  const metadata = selectsField(info, ...path, 'metadata');
-  const want: Want = {
-    player: selectsField(info, ...path, 'player'),
-    achievedAt: selectsField(info, ...path, 'achievedAt'),
-    metadata,
-    withOthers: namingRootFields(info) > 1,
-  };
+  const asks = (name: string) => paths.some((path) => selectsField(info, ...path, name));
+  const want: Want = { player: asks('player'), achievedAt: asks('achievedAt'), metadata: asks('metadata'), withOthers: namingRootFields(info) > 1 };
   if (cached) {
     if (!byField) known.set(info.operation, (byField = new WeakMap()));
-    byField.set(node, want);
+    if (!byPath) byField.set(node, (byPath = new Map<string, Want>()));
+    byPath.set(key, want);
   }
   return want;
 }
