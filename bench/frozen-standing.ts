@@ -28,7 +28,7 @@ import { graphqlBody } from './lib/clients.js';
 import { BENCH_TARGET, type BenchTarget, PLAYERS, randomPlayer } from './lib/env.js';
 import { type Measurement, quietGate } from './lib/load.js';
 import { type Report, publish, row } from './lib/report.js';
-import { type RunOptions, closedHttp, withService } from './scenarios/common.js';
+import { type RunOptions, closedHttp, targetReadRun, withService } from './scenarios/common.js';
 import { openBenchStores, seed } from './seed.js';
 
 /** The read measured: one player's standing, anonymous, as a game asks it. */
@@ -122,20 +122,7 @@ function costWords(name: string, m: Measurement): string {
 
 async function main(): Promise<void> {
   quietGate.enabled = !values['no-quiet-wait'];
-  const run: RunOptions = {
-    seconds: Number(values.seconds),
-    warmup: Number(values.warmup),
-    connections: Number(values.connections),
-    inflight: 1,
-    match: 10,
-    scale: 1,
-    runtime: values.runtime === 'tsx' ? 'tsx' : 'dist',
-    metadata: false,
-    profile: false,
-    target,
-    targetOnly: true,
-    rounds: 0,
-  };
+  const run = targetReadRun(target, values);
   const say = (line: string) => console.log(`seed: ${line}`);
   await seed({ target, say });
   const day = await freezeYesterday(say);

@@ -23,7 +23,7 @@ import { BENCH_TARGET, type BenchTarget, benchDatabaseUrl, randomPlayer } from '
 import { type Measurement, quietGate } from './lib/load.js';
 import { median } from './lib/median.js';
 import { type Report, publish, row } from './lib/report.js';
-import { type RunOptions, closedHttp, withService } from './scenarios/common.js';
+import { closedHttp, targetReadRun, withService } from './scenarios/common.js';
 import { openBenchStores, seed } from './seed.js';
 
 const TIERS = ['Gold', 'Silver', 'Bronze'];
@@ -103,20 +103,7 @@ async function placeEveryone(say: (line: string) => void): Promise<{ round: stri
 
 async function main(): Promise<void> {
   quietGate.enabled = !values['no-quiet-wait'];
-  const run: RunOptions = {
-    seconds: Number(values.seconds),
-    warmup: Number(values.warmup),
-    connections: Number(values.connections),
-    inflight: 1,
-    match: 10,
-    scale: 1,
-    runtime: values.runtime === 'tsx' ? 'tsx' : 'dist',
-    metadata: false,
-    profile: false,
-    target,
-    targetOnly: true,
-    rounds: Number(values.rounds),
-  };
+  const run = targetReadRun(target, values);
   const say = (line: string) => console.log(`seed: ${line}`);
   await seed({ target, say });
   const { round, cohorts } = await placeEveryone(say);

@@ -42,6 +42,30 @@ export interface RunOptions {
   rounds: number;
 }
 
+/**
+ * The run of a script that measures reads of its own against `target` over HTTP (one request in
+ * flight a connection, no metadata, no profile), from its command line's options as given.
+ */
+export function targetReadRun(
+  target: BenchTarget,
+  options: { seconds: string; warmup: string; connections: string; runtime: string; rounds?: string | undefined },
+): RunOptions {
+  return {
+    seconds: Number(options.seconds),
+    warmup: Number(options.warmup),
+    connections: Number(options.connections),
+    inflight: 1,
+    match: 10,
+    scale: 1,
+    runtime: options.runtime === 'tsx' ? 'tsx' : 'dist',
+    metadata: false,
+    profile: false,
+    target,
+    targetOnly: true,
+    rounds: Number(options.rounds ?? 0),
+  };
+}
+
 /** Runs `fn` against a fresh service process, stopped afterwards. */
 export async function withService<T>(options: ServiceOptions, fn: (service: ServiceProcess) => Promise<T>): Promise<T> {
   const service = await startService(options);
