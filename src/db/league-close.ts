@@ -8,7 +8,7 @@ import { type LeagueRound, type PlacementCandidate, lockRounds, placeInOrder } f
  * A league round's close (issue 57): once the round's global list is frozen (db/frozen.ts), each
  * cohort's visible members are ranked as the frozen standings rank them, their outcomes written,
  * their tiers moved, and the players who waited for it placed in the next rounds. The rules are
- * model/league.ts's (cohortZones, outcomeAt, tierAfter); the SQL here says them again, so that for
+ * model/league.ts's (cohortZones, outcomeAt; PROMOTED moves a tier up, DEMOTED one down); the SQL here says them again, so that for
  * a million members the rows never leave the server.
  */
 
@@ -98,7 +98,7 @@ export async function closeLeagueRound(sql: Sql, round: ClosingRound, closedAt: 
     // Flagged members (and any without a frozen standing) stay.
     const hidden = await tx`update cohort_members set outcome = 'STAYED' where board_id = ${boardId} and round = ${round.round} and outcome is null`;
     const members = ranked.count + hidden.count;
-    // tierAfter, written only where the tier changes (most members stay).
+    // PROMOTED a tier up, DEMOTED a tier down, written only where the tier changes (most members stay).
     const endsAt = round.endsAt?.toISOString() ?? null;
     const moved = await tx`
       update league_players p

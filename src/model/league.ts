@@ -68,11 +68,6 @@ export function outcomeAt(zones: CohortZones, rank: number): LeagueOutcome {
   return 'STAYED';
 }
 
-/** The tier index a player moves to after an outcome. O(1). */
-export function tierAfter(tierIndex: number, outcome: LeagueOutcome): number {
-  return outcome === 'PROMOTED' ? tierIndex - 1 : outcome === 'DEMOTED' ? tierIndex + 1 : tierIndex;
-}
-
 /** The tier index a player starts in: the last. */
 export const firstTierIndexOf = (league: Pick<League, 'tiers'>) => league.tiers.length - 1;
 
@@ -83,6 +78,3 @@ const SHORTEST_FIRST: readonly Period[] = ['DAILY', 'WEEKLY', 'MONTHLY', 'SEASON
 export function shortestPeriod(board: Pick<Board, 'periods'>): Period {
   return SHORTEST_FIRST.find((period) => board.periods.includes(period)) ?? 'ALL_TIME';
 }
-
-/** Whether a board takes results only from players who joined it, or counts their attempts. */
-export const isTournament = (board: Pick<Board, 'joinRequired' | 'maxAttempts'>) => board.joinRequired === true || (board.maxAttempts ?? null) !== null;
