@@ -80,6 +80,7 @@ import { packageRoot } from './http/page-route.js';
 import { createConsoleRoute } from './console/route.js';
 import { createOverlayRoute } from './overlay/route.js';
 import { schema } from './schema/index.js';
+import type { WebhookOptions } from './model/webhooks.js';
 
 export interface AppDeps {
   database: Database;
@@ -169,6 +170,12 @@ export interface AppDeps {
   corsOrigins?: CorsOrigins;
   /** The bounds of `GET /export` (see http/export-route.ts). Default: its defaults. */
   exports?: ExportRouteOptions | undefined;
+  /**
+   * How webhooks are delivered (issue 58; see jobs/webhook-delivery.ts): `allowPrivate`
+   * (WEBHOOK_ALLOW_PRIVATE) lets a webhook use http to a loopback or private address. Default: only
+   * https to public addresses, and the delivery job's defaults.
+   */
+  webhooks?: WebhookOptions | undefined;
 }
 
 export interface App {

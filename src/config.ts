@@ -190,6 +190,12 @@ export const configSchema = z.object({
   INTROSPECTION: flag(true),
   /** Whether only the typed client's registered documents run (trusted documents): a query sent as text is refused. */
   PERSISTED_DOCUMENTS_ONLY: flag(false),
+  /**
+   * Whether a webhook may be sent over http to a loopback or private address (a receiver on the
+   * same host or network, in development). Off: only https to public addresses, checked at creation
+   * and again when the name resolves at each delivery.
+   */
+  WEBHOOK_ALLOW_PRIVATE: flag(false),
 });
 
 export type Config = z.output<typeof configSchema>;

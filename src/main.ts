@@ -114,6 +114,7 @@ async function serve(config: Config, log: Logger): Promise<void> {
     metricsOfEveryWorker: workerMetrics?.everyWorker,
     metricsToken: config.METRICS_TOKEN,
     graphiql: config.GRAPHIQL,
+    webhooks: { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE },
     introspection: config.INTROSPECTION,
     persistedDocuments: { only: config.PERSISTED_DOCUMENTS_ONLY },
     trustedProxies: config.TRUSTED_PROXIES,

@@ -27,6 +27,7 @@ function toBoard(row: BoardRow): Board {
     joinRequired: row.joinRequired,
     maxPlayers: row.maxPlayers,
     maxAttempts: row.maxAttempts,
+    rewards: row.rewards,
     createdAt: row.createdAt,
   };
 }
@@ -75,6 +76,7 @@ export async function insertBoard(db: Db, board: NewBoard, now = new Date()): Pr
       joinRequired: board.joinRequired ?? false,
       maxPlayers: board.maxPlayers ?? null,
       maxAttempts: board.maxAttempts ?? null,
+      rewards: board.rewards ?? [],
       epoch: boardEpoch(now),
     })
     .onConflictDoNothing()
@@ -102,6 +104,8 @@ export interface BoardChanges {
   /** null clears it (never); undefined keeps it. */
   inactiveAfterDays?: number | null | undefined;
   closeGraceSeconds?: number | undefined;
+  /** The board's prize bands, replaced whole; undefined keeps them. */
+  rewards?: Board['rewards'];
 }
 
 /**

@@ -43,6 +43,8 @@ export const boards = pgTable(
     maxPlayers: integer(),
     /** At most this many results per player per bucket of the board's shortest period; null: no limit. */
     maxAttempts: integer(),
+    /** Prize bands ({ name, fromRank, toRank, topPercent }[], model/rewards.ts), computed at every close; [] none. */
+    rewards: jsonb().$type<{ name: string; fromRank: number | null; toRank: number | null; topPercent: number | null }[]>().notNull().default([]),
     epoch: timestamptz().notNull(),
     createdAt: timestamptz().notNull().defaultNow(),
   },
@@ -363,6 +365,104 @@ export const leagueWaiting = pgTable(
     arrivedAt: timestamptz().notNull().defaultNow(),
   },
   (table) => [primaryKey({ columns: [table.boardId, table.round, table.playerId] })],
+);
+
+/**
+ * Each closed list's awards (issue 58): the players each reward band covered in its final
+ * standings, computed once in the freeze's transaction (db/awards.ts), kept as long as the frozen
+ * standings are (dropped with them). `rank` is the player's frozen rank (frozen_standings.rank),
+ * so a page of awards is band by band in rank order and each award's standing is one probe.
+ */
+export const awards = pgTable(
+  'awards',
+  {
+    boardId: text().notNull(),
+    period: text({ enum: ['ALL_TIME', 'SEASON', 'MONTHLY', 'WEEKLY', 'DAILY'] }).notNull(),
+    bucket: text().notNull(),
+    region: text().notNull().default(''),
+    /** The band's place in the board's rewards at the close. */
+    bandIndex: integer().notNull(),
+    /** The band's name at the close. */
+    band: text().notNull(),
+    rank: integer().notNull(),
+    playerId: text().notNull(),
+  },
+  (table) => [
+    primaryKey({ columns: [table.boardId, table.period, table.bucket, table.region, table.bandIndex, table.rank] }),
+    // An erasure finds a player's awards by the leading column.
+    index('awards_player_idx').on(table.playerId),
+  ],
+);
+
+/**
+ * Webhooks (issue 58): where the service sends which events, signed with the webhook's secret
+ * (whsec_…, Standard Webhooks). `failing` counts deliveries that failed in a row.
+ */
+export const webhooks = pgTable('webhooks', {
+  id: text().primaryKey(),
+  url: text().notNull(),
+  events: text().array().notNull(),
+  /** Empty: every board. */
+  boards: text()
+    .array()
+    .notNull()
+    .default(sql`'{}'::text[]`),
+  secret: text().notNull(),
+  createdAt: timestamptz().notNull().defaultNow(),
+  failing: integer().notNull().default(0),
+  lastDeliveredAt: timestamptz(),
+  lastError: text(),
+});
+
+/**
+ * The webhook outbox's events: written in the transaction of what caused them (a close, a round's
+ * close) or right after it (an overtaking, a top's change), only when some webhook wants them
+ * (db/webhook-outbox.ts); one row an event, whatever the number of webhooks it goes to.
+ */
+export const webhookEvents = pgTable('webhook_events', {
+  id: bigint({ mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+  type: text({ enum: ['BUCKET_CLOSED', 'LEAGUE_ROUND_CLOSED', 'FRIEND_OVERTAKEN', 'TOP_CHANGED'] }).notNull(),
+  boardId: text().notNull(),
+  data: jsonb().notNull(),
+  occurredAt: timestamptz().notNull(),
+});
+
+/**
+ * One event's delivery to one webhook: its id is the webhook-id header, the same on every attempt.
+ * A PENDING delivery is attempted once nextAttemptAt has passed, by the one process that claims it
+ * (jobs/webhook-delivery.ts).
+ */
+export const webhookDeliveries = pgTable(
+  'webhook_deliveries',
+  {
+    id: text()
+      .primaryKey()
+      .default(sql`'msg_' || replace(gen_random_uuid()::text, '-', '')`),
+    webhookId: text()
+      .notNull()
+      .references(() => webhooks.id, { onDelete: 'cascade' }),
+    eventId: bigint({ mode: 'number' })
+      .notNull()
+      .references(() => webhookEvents.id, { onDelete: 'cascade' }),
+    status: text({ enum: ['PENDING', 'DELIVERED', 'FAILED'] })
+      .notNull()
+      .default('PENDING'),
+    attempts: integer().notNull().default(0),
+    nextAttemptAt: timestamptz(),
+    lastAttemptAt: timestamptz(),
+    lastError: text(),
+    createdAt: timestamptz().notNull().defaultNow(),
+  },
+  (table) => [
+    // What is due: a range of the pending ones by time.
+    index('webhook_deliveries_due_idx')
+      .on(table.nextAttemptAt)
+      .where(sql`${table.status} = 'PENDING'`),
+    // A webhook's deliveries, newest first, a keyset page.
+    index('webhook_deliveries_webhook_idx').on(table.webhookId, table.createdAt, table.id),
+    index('webhook_deliveries_event_idx').on(table.eventId),
+    check('webhook_deliveries_status_known', sql`${table.status} in ('PENDING', 'DELIVERED', 'FAILED')`),
+  ],
 );
 
 /** API keys made with the CLI. Only a SHA-256 digest of each key is kept; the key is printed once. */

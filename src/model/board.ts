@@ -65,7 +65,20 @@ export interface Board {
   maxPlayers?: number | null | undefined;
   /** At most this many results per player per bucket of the board's shortest period; null or left out: no limit. */
   maxAttempts?: number | null | undefined;
+  /** Prize bands, computed at every close of one of its buckets (see model/rewards.ts); left out: none. */
+  rewards?: RewardBand[] | undefined;
   createdAt: Date;
+}
+
+/**
+ * A prize band: the players ranked fromRank to toRank (by the board's rank style, so ties share a
+ * band), or the first ⌈size × topPercent / 100⌉ ranks; exactly one of the two. See model/rewards.ts.
+ */
+export interface RewardBand {
+  name: string;
+  fromRank: number | null;
+  toRank: number | null;
+  topPercent: number | null;
 }
 
 /** The periods whose buckets may be a league's rounds. */

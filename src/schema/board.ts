@@ -7,6 +7,7 @@ import { builder } from './builder.js';
 import { bucketArgs, bucketArgsSchema } from './bucket-args.js';
 import { RetentionInput, RetentionRef } from './retention.js';
 import { LeagueInput, LeagueRef } from './league.js';
+import { RewardBandInput, RewardBandRef, rewardBandsSchema } from './reward.js';
 import { AggregateEnum, PeriodEnum, RankStyleEnum, ScoreOrderEnum } from './enums.js';
 import { boardIdSchema, idSchema, intRange, regionSchema, textSchema } from './validation.js';
 
@@ -97,6 +98,11 @@ BoardRef.implement({
       description: "Added (issue 22): at most this many results per player per bucket of the board's shortest period; null: no limit.",
       resolve: (board) => board.maxAttempts ?? null,
     }),
+    rewards: t.field({
+      type: [RewardBandRef],
+      description: "Added (issue 23): the prize bands computed at every close of one of the board's buckets (see awards).",
+      resolve: (board) => board.rewards ?? [],
+    }),
   }),
 });
 
@@ -139,6 +145,7 @@ const CreateBoardInput = builder.inputType('CreateBoardInput', {
     joinRequired: t.boolean({ required: true, defaultValue: false, description: 'Added (issue 22): fixed at creation.' }),
     maxPlayers: t.int({ description: 'Added (issue 22): null: no limit.', validate: intRange(1, 2_147_483_647, 'maxPlayers').nullish() }),
     maxAttempts: t.int({ description: 'Added (issue 22): null: no limit.', validate: intRange(1, 2_147_483_647, 'maxAttempts').nullish() }),
+    rewards: t.field({ type: [RewardBandInput], description: 'Added (issue 23): at most 20 bands; default none.', validate: rewardBandsSchema.nullish() }),
   }),
 });
 
@@ -161,6 +168,11 @@ const UpdateBoardInput = builder.inputType('UpdateBoardInput', {
       validate: INACTIVE_AFTER_DAYS,
     }),
     closeGraceSeconds: t.int({ validate: CLOSE_GRACE_SECONDS.nullish() }),
+    rewards: t.field({
+      type: [RewardBandInput],
+      description: 'Added (issue 23): replaces the bands whole ([]: none), from the next close on; left out: unchanged.',
+      validate: rewardBandsSchema.nullish(),
+    }),
   }),
 });
 

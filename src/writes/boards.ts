@@ -10,6 +10,7 @@ import {
   type RegionTimeZone,
 } from '../model/board.js';
 import { leagueProblem } from '../model/league.js';
+import { type RewardBandInput, rewardBandsOf, rewardsProblem } from '../model/rewards.js';
 import { canonicalTimeZone } from '../model/buckets.js';
 import type { Storage } from '../db/storage.js';
 import type { BoardDirectory } from '../services/board-directory.js';
@@ -26,7 +27,10 @@ export interface BoardDeps {
 /** A league as createBoard takes it: any period, checked (ALL_TIME is refused, saying why). */
 export type LeagueInput = Omit<League, 'period'> & { period: Period };
 
-export type CreateBoardInput = Omit<NewBoard, 'league'> & { league?: LeagueInput | null | undefined };
+export type CreateBoardInput = Omit<NewBoard, 'league' | 'rewards'> & {
+  league?: LeagueInput | null | undefined;
+  rewards?: readonly RewardBandInput[] | null | undefined;
+};
 
 /** Creates a board; the input type has already checked each field. ALL_TIME is always kept. */
 export async function createBoard(deps: BoardDeps, input: CreateBoardInput): Promise<Board> {
@@ -44,6 +48,7 @@ export async function createBoard(deps: BoardDeps, input: CreateBoardInput): Pro
     league: requireLeague(input.league ?? null, periods),
     maxPlayers: requireAtLeastOne(input.maxPlayers, 'maxPlayers', 'players'),
     maxAttempts: requireAtLeastOne(input.maxAttempts, 'maxAttempts', 'results a player per bucket'),
+    rewards: requireRewards(input.rewards) ?? [],
   });
   if (!board) throw badInput(`A board "${input.id}" exists already.`);
   return deps.boards.remember(board);
@@ -79,6 +84,14 @@ function requireLeague(league: LeagueInput | null, periods: readonly Period[]): 
   const problem = leagueProblem(league, periods);
   if (problem || league.period === 'ALL_TIME') throw badInput(problem ?? 'league.period: ALL_TIME has no rounds.');
   return { tiers: [...league.tiers], cohortSize: league.cohortSize, promote: league.promote, demote: league.demote, period: league.period };
+}
+
+/** Prize bands as given, checked (model/rewards.ts rewardsProblem); null or left out: undefined. BAD_USER_INPUT saying what is wrong. O(bands). */
+function requireRewards(bands: readonly RewardBandInput[] | null | undefined): Board['rewards'] {
+  if (bands === null || bands === undefined) return undefined;
+  const problem = rewardsProblem(bands);
+  if (problem) throw badInput(problem);
+  return rewardBandsOf(bands);
 }
 
 /** A limit as given: null or left out (none), else a whole number from 1; BAD_USER_INPUT naming the field. O(1). */
@@ -125,6 +138,8 @@ export interface UpdateBoardInput {
    * closed (frozen), and the open ones take late results for longer.
    */
   closeGraceSeconds?: number | null | undefined;
+  /** The board's prize bands, replaced whole ([] none); left out (or null): unchanged. They apply from the next close on. */
+  rewards?: readonly RewardBandInput[] | null | undefined;
 }
 
 /**
@@ -156,6 +171,7 @@ export async function updateBoard(deps: BoardDeps, input: UpdateBoardInput): Pro
       // Unlike the others, null is a value here (never): only a field left out is kept.
       inactiveAfterDays: requireInactiveAfterDays(input.inactiveAfterDays),
       closeGraceSeconds: requireCloseGraceSeconds(input.closeGraceSeconds),
+      rewards: requireRewards(input.rewards),
     };
   });
   if (!updated) throw notFound(`No board "${input.id}".`);
