@@ -24,7 +24,10 @@ export async function enqueueWebhookEvents(sql: Sql | TransactionSql, events: re
   const made = await sql`
     with given as (
       select x.ord, x.type, x.board_id, x.data, x.at
-      from jsonb_to_recordset(${sql.json(rows as never)}::jsonb) with ordinality as x(type text, board_id text, data jsonb, at timestamptz, ord bigint)
+      -- A column definition list and WITH ORDINALITY go together only inside ROWS FROM. The rows go as
+      -- JSON text: postgres.js sends an array given to sql.json as a PostgreSQL array, not as JSON.
+      from rows from (jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as (type text, board_id text, data jsonb, at timestamptz))
+        with ordinality as x(type, board_id, data, at, ord)
     ),
     wanted as (
       select g.* from given g
