@@ -1,11 +1,12 @@
 /* global location, setTimeout, clearTimeout */
-/** The boards: their list and creation, a board's settings and edits, buckets (by period: buckets.js), live top, pages and seasons; rebuilds. */
+/** The boards: their list and creation, a board's settings and edits, reward bands (rewards.js), buckets (by period: buckets.js), live top, pages and seasons; rebuilds. */
 import { gql, socket } from './session.js';
 import { Q } from './documents.js';
 import { attempt, card, commaList, confirmAction, field, flash, fmtNumber, fmtTime, formValues, h, instant, select, table } from './dom.js';
 import { route } from './router.js';
 import { STANDING_HEADERS, periodBucketsCard, standingPages, standingRow } from './buckets.js';
 import { leagueCards, leagueFields, leagueInput } from './league.js';
+import { rewardsCard } from './rewards.js';
 
 export const PERIODS = ['ALL_TIME', 'SEASON', 'MONTHLY', 'WEEKLY', 'DAILY'];
 
@@ -235,6 +236,7 @@ export async function boardView(visit, id) {
     h('h1', {}, board.title, h('span', { class: 'muted id' }, board.id)),
     h('div', { class: 'columns' }, card('Settings', settings, editBoardForm(board)), await seasonsCard(board)),
     leagueCards(board.id),
+    rewardsCard(board.id),
     periodBucketsCard(board),
     card(
       'Buckets',

@@ -5,7 +5,7 @@
  */
 import { download, gql } from './session.js';
 import { Q } from './documents.js';
-import { attempt, card, field, fmtNumber, fmtTime, h, playerHref, playerName, select, table } from './dom.js';
+import { attempt, card, failureText, field, fmtNumber, fmtTime, h, playerHref, playerName, select, table } from './dom.js';
 import { histogram } from './charts.js';
 
 export const STANDING_HEADERS = ['#Rank', 'Player', '#Score', '#Percentile', 'Achieved (UTC)'];
@@ -239,6 +239,57 @@ export async function bucketView(visit, boardId, period, label, region = null) {
     card('Bucket', facts, h('div', { class: 'actions' }, h('span', { class: 'muted small' }, 'Export its standings:'), exportButtons(at))),
     card('Score histogram', h('form', { class: 'inline-form', id: 'histogram-bins' }, field('Bins', bins)), chartBox),
     card('Standings', pagesBox),
+    node?.closed ? awardsCard(at) : null,
   );
   await Promise.all([draw(), page(at)]);
+}
+
+/** Awards listed a page. */
+const AWARDS_PAGE = 25;
+
+/**
+ * A closed bucket's awards (issue 58): band by band in rank order, each with its stable id (what a
+ * studio grants once), paged. Loads on its own and says its own failure.
+ */
+function awardsCard(at) {
+  const box = h('div', { class: 'awards' }, h('p', { class: 'muted' }, 'Loading…'));
+  const show = async (after = null, pageNumber = 1) => {
+    let answer;
+    try {
+      answer = await gql(Q.awards, { ...at, first: AWARDS_PAGE, after });
+    } catch (error) {
+      box.replaceChildren(h('p', { class: 'error' }, failureText(error)));
+      return;
+    }
+    const { edges, pageInfo } = answer.awards;
+    const rows = edges.map(({ node }) => {
+      // The standing's row (rank, player, score, percentile, time), the band before it and the award's id after.
+      const row = standingRow(node.standing);
+      Object.assign(row.dataset, { award: node.id, band: node.band });
+      row.prepend(h('th', { scope: 'row', class: 'band' }, node.band));
+      row.append(h('td', { class: 'award-id' }, h('code', {}, node.id)));
+      return row;
+    });
+    const next = h('button', { type: 'button', class: 'small', disabled: !pageInfo.hasNextPage }, 'Next page →');
+    next.addEventListener('click', () => show(pageInfo.endCursor, pageNumber + 1));
+    const first = h('button', { type: 'button', class: 'small', disabled: pageNumber === 1 }, '← First page');
+    first.addEventListener('click', () => show());
+    box.replaceChildren(
+      table(['Band', ...STANDING_HEADERS, 'Award id'], rows, {
+        empty: 'This close awarded nothing (the board had no bands, or nobody was in one).',
+        label: 'Awards',
+      }),
+      h('div', { class: 'pager' }, first, h('span', { class: 'muted', dataset: { page: pageNumber } }, `page ${pageNumber}`), next),
+    );
+  };
+  void show();
+  return card(
+    'Awards',
+    h(
+      'p',
+      { class: 'muted small' },
+      'Computed once at the close from the final standings, by the bands the board had then; each award’s id is stable: grant it once.',
+    ),
+    box,
+  );
 }

@@ -1,7 +1,7 @@
 /* global document, location, setInterval, addEventListener */
 /**
  * The operators' console: boards, live tops and pages, seasons, buckets open and closed with their
- * histograms and exports, league tiers and cohorts, tournaments, players with their rank history, moderation, rebuilds, API keys and store health, all through this service's own /graphql (HTTP for queries and
+ * histograms and exports, league tiers and cohorts, tournaments, reward bands and awards, players with their rank history, moderation, webhooks and their deliveries, rebuilds, API keys and store health, all through this service's own /graphql (HTTP for queries and
  * mutations, graphql-ws for topChanged) with the admin key typed into the sign-in form.
  *
  * The key is held by session.js and nowhere else: never a cookie, localStorage or sessionStorage,
@@ -16,11 +16,13 @@ import { bucketView } from './buckets.js';
 import { cohortView } from './league.js';
 import { moderationView, playerView, playersView } from './players.js';
 import { operationsView, refreshHealthPill } from './operations.js';
+import { webhookView, webhooksView } from './webhooks.js';
 
 setViews((section) => {
   if (section === 'players') return (visit, id) => (id === undefined ? playersView(visit) : playerView(visit, id));
   if (section === 'moderation') return moderationView;
   if (section === 'operations') return operationsView;
+  if (section === 'webhooks') return (visit, id) => (id === undefined ? webhooksView(visit) : webhookView(visit, id));
   // #/boards, #/boards/ID, a bucket's page #/boards/ID/PERIOD/BUCKET[/REGION], and a league cohort's
   // #/boards/ID/cohort/TIER/NUMBER[/ROUND] (periods are upper case: 'cohort' is none of them).
   return (visit, id, ...rest) =>

@@ -15,6 +15,9 @@ const F = {
   Flag: 'fragment ConsoleFlag on PlayerFlag { __typename reason flaggedAt player { __typename id displayName } }',
   Probe: 'fragment ConsoleProbe on StoreProbe { __typename up latencyMs error }',
   PeriodBucket: 'fragment ConsolePeriodBucket on Bucket { __typename period bucket region startsAt endsAt closed size }',
+  Webhook: 'fragment ConsoleWebhook on Webhook { __typename id url events boards createdAt failing lastDeliveredAt lastError }',
+  Delivery: 'fragment ConsoleDelivery on WebhookDelivery { __typename id event status attempts lastAttemptAt nextAttemptAt lastError }',
+  RewardBand: 'fragment ConsoleRewardBand on RewardBand { __typename name fromRank toRank topPercent }',
 };
 
 /** An operation with every fragment it spreads (nested ones too): a document holds no unused fragment. */
@@ -98,4 +101,21 @@ export const Q = {
   cohort: doc(`query ConsoleCohort($board: ID!, $tier: String!, $number: Int!, $bucket: String) {
     cohort(board: $board, tier: $tier, number: $number, bucket: $bucket) {
       __typename bucket tier number promotedThrough demotedFrom closed endsAt entries { ...ConsoleStanding } } }`),
+  // Webhooks, reward bands and awards (issue 58): asked for by the views that show them only.
+  webhooks: doc('query ConsoleWebhooks { webhooks { ...ConsoleWebhook } }'),
+  createWebhook: doc(
+    'mutation ConsoleCreateWebhook($input: CreateWebhookInput!) { createWebhook(input: $input) { __typename secret webhook { ...ConsoleWebhook } } }',
+  ),
+  deleteWebhook: 'mutation ConsoleDeleteWebhook($id: ID!) { deleteWebhook(id: $id) }',
+  deliveries: doc(`query ConsoleDeliveries($webhook: ID!, $status: DeliveryStatus, $first: Int!, $after: String) {
+    webhookDeliveries(webhook: $webhook, status: $status, first: $first, after: $after) {
+      __typename edges { __typename cursor node { ...ConsoleDelivery } } pageInfo { __typename endCursor hasNextPage } } }`),
+  redeliver: doc('mutation ConsoleRedeliver($delivery: ID!) { redeliverWebhook(delivery: $delivery) { ...ConsoleDelivery } }'),
+  rewards: doc('query ConsoleRewards($id: ID!) { board(id: $id) { __typename id rankStyle rewards { ...ConsoleRewardBand } } }'),
+  updateRewards: doc(
+    'mutation ConsoleUpdateRewards($input: UpdateBoardInput!) { updateBoard(input: $input) { __typename id rankStyle rewards { ...ConsoleRewardBand } } }',
+  ),
+  awards: doc(`query ConsoleAwards($board: ID!, $period: Period!, $bucket: String!, $region: String, $first: Int!, $after: String) {
+    awards(board: $board, period: $period, bucket: $bucket, region: $region, first: $first, after: $after) {
+      __typename edges { __typename cursor node { __typename id band standing { ...ConsoleStanding } } } pageInfo { __typename endCursor hasNextPage } } }`),
 };

@@ -77,6 +77,9 @@ export function flash(message, kind = 'ok') {
   flash.timer = setTimeout(() => (box.hidden = true), kind === 'error' ? 12_000 : 5_000);
 }
 
+/** A failure as the console says it: the API's extensions.code (when it gave one), then its message. */
+export const failureText = (error) => (error.code ? `${error.code}: ${error.message}` : error.message);
+
 /** Runs an action from a button or a form, showing its failure rather than throwing it away. */
 export async function attempt(work, success) {
   try {
@@ -84,7 +87,7 @@ export async function attempt(work, success) {
     if (success) flash(typeof success === 'function' ? success(answer) : success);
     return answer;
   } catch (error) {
-    flash(error.message, 'error');
+    flash(failureText(error), 'error');
     return undefined;
   }
 }
@@ -117,6 +120,29 @@ export function confirmAction({ title, text, confirm = 'Confirm', typed = null }
     dialog.showModal();
     (typed === null ? ok : input).focus();
   });
+}
+
+/**
+ * A secret shown this once (an API key, a webhook's signing secret): what it is in `said`, the
+ * value in a box of id `id` with a Copy button, and "I have saved it" calling `dismissed`.
+ */
+export function shownOnce({ said, value, id, dismissed }) {
+  const copy = h('button', { type: 'button', class: 'small' }, 'Copy');
+  copy.addEventListener('click', () =>
+    globalThis.navigator.clipboard?.writeText(value).then(
+      () => (copy.textContent = 'Copied'),
+      () => (copy.textContent = 'Select and copy it'),
+    ),
+  );
+  const dismiss = h('button', { type: 'button', class: 'small' }, 'I have saved it');
+  dismiss.addEventListener('click', dismissed);
+  return h(
+    'div',
+    { class: 'once', role: 'status' },
+    h('p', {}, said),
+    h('code', { class: 'secret', id }, value),
+    h('div', { class: 'actions' }, copy, dismiss),
+  );
 }
 
 /** Values of a form's named controls; checkboxes of one name are collected into a list. */

@@ -1,8 +1,8 @@
-/* global document, navigator */
+/* global document */
 /** Operations: store health, rebuilding a bucket, API keys. */
 import { gql } from './session.js';
 import { Q } from './documents.js';
-import { attempt, card, confirmAction, field, fmtNumber, fmtTime, formValues, h, select, table } from './dom.js';
+import { attempt, card, confirmAction, field, fmtNumber, fmtTime, formValues, h, select, shownOnce, table } from './dom.js';
 import { route } from './router.js';
 import { PERIODS, runRebuild } from './boards.js';
 
@@ -56,7 +56,7 @@ export async function operationsView(visit) {
   );
 
   const { keys, boards } = await Promise.all([gql(Q.keys), gql(Q.boards)]).then(([k, b]) => ({ keys: k.apiKeys, boards: b.boards }));
-  const shownOnce = h('div', { id: 'new-key' });
+  const shownOnceBox = h('div', { id: 'new-key' });
   const keyForm = h(
     'form',
     { class: 'inline-form', id: 'create-key', autocomplete: 'off' },
@@ -81,28 +81,16 @@ export async function operationsView(visit) {
     const { key, apiKey } = answer.createApiKey;
     keyForm.reset();
     await renderKeys();
-    const copy = h('button', { type: 'button', class: 'small' }, 'Copy');
-    copy.addEventListener('click', () =>
-      navigator.clipboard?.writeText(key).then(
-        () => (copy.textContent = 'Copied'),
-        () => (copy.textContent = 'Select and copy it'),
-      ),
-    );
-    const dismiss = h('button', { type: 'button', class: 'small' }, 'I have saved it');
-    dismiss.addEventListener('click', () => shownOnce.replaceChildren());
-    shownOnce.replaceChildren(
-      h(
-        'div',
-        { class: 'once' },
-        h(
-          'p',
-          {},
+    shownOnceBox.replaceChildren(
+      shownOnce({
+        said: [
           h('strong', {}, `Key ${apiKey.id} (${apiKey.role.toLowerCase()}, “${apiKey.name}”)`),
           ' — shown this once; only its digest is stored, so it cannot be read again.',
-        ),
-        h('code', { class: 'secret', id: 'new-key-value' }, key),
-        h('div', { class: 'actions' }, copy, dismiss),
-      ),
+        ],
+        value: key,
+        id: 'new-key-value',
+        dismissed: () => shownOnceBox.replaceChildren(),
+      }),
     );
   });
   const keysBox = h('div', { id: 'keys' });
@@ -184,6 +172,6 @@ export async function operationsView(visit) {
       ),
       boards.length ? rebuildForm : h('p', { class: 'empty' }, 'No boards yet.'),
     ),
-    card('API keys', keyForm, shownOnce, keysBox),
+    card('API keys', keyForm, shownOnceBox, keysBox),
   );
 }

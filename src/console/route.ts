@@ -25,8 +25,10 @@ const CONSOLE_MODULES = [
   'buckets.js',
   'charts.js',
   'league.js',
+  'rewards.js',
   'players.js',
   'operations.js',
+  'webhooks.js',
 ];
 
 export interface ConsoleRouteOptions {

@@ -2,7 +2,7 @@
 /**
  * Views routed by the URL's hash (#/boards, #/boards/ID, #/boards/ID/PERIOD/BUCKET[/REGION],
  * #/boards/ID/cohort/TIER/NUMBER[/ROUND], #/players/ID,
- * #/moderation, #/operations),
+ * #/moderation, #/webhooks, #/webhooks/ID, #/operations),
  * each rendered into #view; what a view starts (a subscription, a poll) is stopped when it is left.
  *
  * Each routing is a visit of its own, handed to the view it renders. A view loads before it shows,
