@@ -81,6 +81,11 @@ import { createConsoleRoute } from './console/route.js';
 import { createOverlayRoute } from './overlay/route.js';
 import { schema } from './schema/index.js';
 import type { WebhookOptions } from './model/webhooks.js';
+import { type WebhookDirectory, createWebhookDirectory } from './services/webhook-directory.js';
+import { createWebhookSender } from './services/webhook-sender.js';
+import { systemLookup } from './services/webhook-addresses.js';
+import { type WebhookDelivery, type WebhookDeliveryOptions, startWebhookDelivery } from './jobs/webhook-delivery.js';
+import { createWebhookAdmin } from './writes/webhooks.js';
 
 export interface AppDeps {
   database: Database;
@@ -175,7 +180,7 @@ export interface AppDeps {
    * (WEBHOOK_ALLOW_PRIVATE) lets a webhook use http to a loopback or private address. Default: only
    * https to public addresses, and the delivery job's defaults.
    */
-  webhooks?: WebhookOptions | undefined;
+  webhooks?: (WebhookOptions & WebhookDeliveryOptions) | undefined;
 }
 
 export interface App {
@@ -220,6 +225,10 @@ export interface AppParts {
   reads: ReadSides;
   writes: WriteSide;
   admin: AdminSide;
+  /** Which events webhooks want, as this process knows it (services/webhook-directory.ts): what the write side asks before it computes an event. */
+  webhookInterest: WebhookDirectory;
+  /** Runs the webhook delivery job once now (jobs/webhook-delivery.ts pass()); for tests run with `webhooks.intervalMs` null. 0 before start(). */
+  deliverWebhooks(): Promise<number>;
 }
 
 /** The most operations one batched HTTP request (a JSON array) may carry. */
@@ -327,6 +336,19 @@ export function buildApp(deps: AppDeps): App {
     watchers: metrics.cohortChangedSubscribers,
     sent: metrics.cohortChangedEvents,
   });
+  const webhookDirectory = createWebhookDirectory({ storage, log });
+  // Webhooks (issue 58): the admin's, and the sender the delivery job (started in start()) uses.
+  const webhookLookup = deps.webhooks?.lookup ?? systemLookup;
+  const webhookSender = createWebhookSender({ allowPrivate: deps.webhooks?.allowPrivate ?? false, lookup: webhookLookup });
+  const webhookAdmin = createWebhookAdmin({
+    storage,
+    boards,
+    webhookInterest: webhookDirectory,
+    cursors,
+    allowPrivate: deps.webhooks?.allowPrivate ?? false,
+    lookup: webhookLookup,
+    now,
+  });
   const live: LiveTops = {
     watch: (args, signal) => watchTopChanged(topChanged, args, signal),
     view: (event, rankStyle) => topChangedView(topChanged, event, rankStyle),
@@ -342,6 +364,7 @@ export function buildApp(deps: AppDeps): App {
     writes,
     admin,
     records,
+    webhooks: webhookAdmin,
     live,
   };
 
@@ -519,6 +542,7 @@ export function buildApp(deps: AppDeps): App {
   let indexCatchUp: IndexCatchUp | undefined;
   let resultPartitions: ResultPartitions | undefined;
   let inactivePlayers: InactivePlayers | undefined;
+  let webhookDelivery: WebhookDelivery | undefined;
 
   // A key created or revoked by any process (or the CLI) is forgotten here at once.
   const keyChanges = storage.apiKeys.listenForChanges(() => keyring.forget(), log);
@@ -544,10 +568,13 @@ export function buildApp(deps: AppDeps): App {
       reads,
       writes,
       admin,
+      webhookInterest: webhookDirectory,
+      deliverWebhooks: () => webhookDelivery?.pass() ?? Promise.resolve(0),
     },
     async start() {
       // The deployment's shared secrets (the cursor key) are known before the first request.
       await loadCursorSecret();
+      await webhookDirectory.start();
       // Whether Redis still holds the index is known before the first request: until then no read is trusted.
       indexRecovery = startIndexRecovery({ storage, index, indexGeneration, topCache, boards, seasons, now, log }, deps.indexRecovery);
       await indexRecovery.ready;
@@ -572,6 +599,7 @@ export function buildApp(deps: AppDeps): App {
       indexCatchUp = startIndexCatchUp({ storage, index, boards, topCache, flagChanges, metrics, now, log }, deps.indexCatchUp);
       inactivePlayers = startInactivePlayers({ storage, masterIndex, topCache, boards, seasons, metrics, now, log }, deps.inactivePlayers);
       keyChanges.start();
+      webhookDelivery = startWebhookDelivery({ storage, sender: webhookSender, metrics, now, log }, deps.webhooks);
       const { port } = server.address() as AddressInfo;
       const url = `http://${deps.host ?? '127.0.0.1'}:${port}`;
       log.info({ url }, 'listening');
@@ -581,6 +609,8 @@ export function buildApp(deps: AppDeps): App {
       await bucketCloser?.stop();
       await indexCatchUp?.stop();
       await inactivePlayers?.stop();
+      await webhookDelivery?.stop();
+      webhookSender.close();
       await resultPartitions?.stop();
       await indexRecovery?.stop();
       await keyChanges.stop();
@@ -598,6 +628,7 @@ export function buildApp(deps: AppDeps): App {
       await closed;
       clearInterval(sweep);
       clearTimeout(timeout);
+      await webhookDirectory.stop();
       // No scrape comes any more: a measurement of the drift a last one started ends before the stores close.
       await indexDrift.stop();
       // Confirmations of the last requests' index writes; any left over are replayed harmlessly.

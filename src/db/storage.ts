@@ -23,6 +23,18 @@ import { recordGroup } from './results.js';
 import { findDueSeasons, findLiveSeasons, findSeason, findSeasonsClosedSince, insertSeason, listSeasons } from './seasons.js';
 import { sharedSecret } from './service-secrets.js';
 import { readSourceMark } from './source-mark.js';
+import {
+  claimDeliveries,
+  countPending,
+  deleteWebhook,
+  insertWebhook,
+  listWebhooks,
+  listenForWebhookChanges,
+  pageDeliveries,
+  pruneDeliveries,
+  recordAttempt,
+  redeliver,
+} from './webhooks.js';
 
 /**
  * What the rest of the service knows of PostgreSQL: one method per question or change, grouped by
@@ -170,6 +182,19 @@ export function createStorage(database: Database) {
       list: on(db, listApiKeys),
       revoke: (idOrName: string) => revokeApiKey(db, sql, idOrName),
       listenForChanges: (changed: () => void, log: Logger) => listenForKeyChanges(database, changed, log),
+    },
+    /** Webhooks and their deliveries (db/webhooks.ts); events get in through db/webhook-outbox.ts. */
+    webhooks: {
+      insert: on(sql, insertWebhook),
+      list: on(sql, listWebhooks),
+      delete: on(sql, deleteWebhook),
+      deliveries: on(sql, pageDeliveries),
+      redeliver: on(sql, redeliver),
+      claim: on(sql, claimDeliveries),
+      record: on(sql, recordAttempt),
+      prune: on(sql, pruneDeliveries),
+      countPending: on(sql, countPending),
+      listenForChanges: (changed: () => void, log: Logger) => listenForWebhookChanges(database, changed, log),
     },
     /** A secret every process of the deployment shares, made by the first to ask (db/service-secrets.ts). */
     sharedSecret: on(db, sharedSecret),

@@ -118,4 +118,28 @@ export interface WebhookOptions {
    * @default false: only https to public addresses, checked at creation and again at each delivery.
    */
   allowPrivate?: boolean | undefined;
+  /**
+   * Resolves a webhook's host name to its addresses (as dns.lookup with `all: true`), at creation
+   * and at each delivery, where the address checked is the one connected to. A test gives its own to
+   * make a public-looking name resolve to loopback.
+   * @default the system's resolver
+   */
+  lookup?: ((hostname: string) => Promise<{ address: string; family: number }[]>) | undefined;
+}
+
+/** The first retry's delay, doubled each attempt after, up to {@link MAX_RETRY_DELAY_MS}. */
+export const FIRST_RETRY_DELAY_MS = 5_000;
+/** The longest wait between two attempts. */
+export const MAX_RETRY_DELAY_MS = 60 * 60_000;
+
+/**
+ * How long after its `attempts`-th failed attempt a delivery is tried again: exponential (5 s, 10 s,
+ * 20 s, … up to an hour) with full jitter over the upper half, so that the deliveries a dead receiver
+ * failed together do not all come back at the same instant. `random` in [0, 1) (Math.random; a test
+ * gives its own). Pure.
+ */
+export function nextAttemptDelayMs(attempts: number, random: () => number): number {
+  const exponent = Math.min(Math.max(attempts - 1, 0), 30);
+  const ceiling = Math.min(FIRST_RETRY_DELAY_MS * 2 ** exponent, MAX_RETRY_DELAY_MS);
+  return Math.round(ceiling / 2 + (ceiling / 2) * random());
 }

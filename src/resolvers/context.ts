@@ -8,6 +8,7 @@ import type { BucketArgs } from '../services/buckets.js';
 import type { RateLimits } from '../services/rate-limits.js';
 import type { AdminSide } from '../writes/admin.js';
 import type { WriteSide } from '../writes/index.js';
+import type { WebhookAdmin } from '../writes/webhooks.js';
 import type { Records } from '../writes/records.js';
 import type { TopBoard, TopRead } from '../reads/views.js';
 import { NAMES_MARGIN_MS } from '../reads/name-loader.js';
@@ -33,6 +34,8 @@ export interface Context {
   admin: AdminSide;
   /** Boards, seasons and players as recorded (src/writes/records.ts). */
   records: Records;
+  /** Webhooks and their deliveries, for the admin (src/writes/webhooks.ts). */
+  webhooks: WebhookAdmin;
   live: LiveTops;
   /** The read side, as this request sees it (its names are one load: see reads/read-side.ts). */
   reads: ReadSide;
@@ -61,7 +64,7 @@ export interface Context {
 const beforeDeadline = (deps: Pick<ContextDeps, 'requestTimeoutMs'>, startedAt: number, marginMs: number): AbortSignal =>
   deadlineSignal(startedAt + deps.requestTimeoutMs - marginMs - performance.now(), 'PostgreSQL');
 
-/** What a request context is made of (10 members): who the key is, and the process's sides. */
+/** What a request context is made of (11 members): who the key is, and the process's sides. */
 export interface ContextDeps {
   keyring: Pick<Keyring, 'identify'>;
   limits: Pick<RateLimits, 'authFailureAllowed' | 'authFailed'>;
@@ -73,6 +76,7 @@ export interface ContextDeps {
   writes: WriteSide;
   admin: AdminSide;
   records: Records;
+  webhooks: WebhookAdmin;
   live: LiveTops;
 }
 
@@ -101,6 +105,7 @@ export async function createContext(deps: ContextDeps, { authorization, client, 
     writes: deps.writes,
     admin: deps.admin,
     records: deps.records,
+    webhooks: deps.webhooks,
     live: deps.live,
   };
 }

@@ -20,6 +20,7 @@ import './player-board-score.js';
 import './player-result.js';
 import './api-key.js';
 import './store-health.js';
+import './webhook.js';
 
 /** The served schema. Only the app imports it. */
 export const schema = builder.toSchema();

@@ -59,6 +59,17 @@ export function createMetrics() {
       help: 'Committed batches whose index write failed: the index is behind until it is caught up.',
       registers: [registry],
     }),
+    webhookDeliveries: new Counter({
+      name: 'leaderboard_webhook_deliveries_total',
+      help: 'Webhook delivery attempts made by this process. outcome: delivered (a 2xx in time), retried (failed, tried again later) or failed (failed past the 24 hours: FAILED).',
+      labelNames: ['outcome'] as const,
+      registers: [registry],
+    }),
+    webhookPending: new Gauge({
+      name: 'leaderboard_webhook_pending_deliveries',
+      help: 'Webhook deliveries waiting (PENDING) in the deployment, as last counted by this process (each minute).',
+      registers: [registry],
+    }),
     topChangedEvents: new Counter({
       name: 'leaderboard_top_changed_events_total',
       help: 'topChanged views sent to subscribers.',
