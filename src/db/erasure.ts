@@ -9,7 +9,7 @@ import { eraseMemberships } from './members.js';
 /**
  * Erases a player for a privacy request, in one transaction: the profile, friendships in both
  * directions, every result and board score on every board, their tournament and league
- * memberships (db/members.ts eraseMemberships); frozen season results keep their rank
+ * memberships (db/members.ts eraseMemberships), their awards; frozen season results keep their rank
  * but no longer name the player. `beforeCommit` is handed the board scores that were deleted (kept
 or derived from the results deleted) and
  * runs before the commit (the caller removes the index entries there): if it fails, nothing is
@@ -39,12 +39,14 @@ export async function erasePlayer(sql: Sql, playerId: string, beforeCommit: (sco
       with keys as (delete from result_keys where board_id = any(array(select id from boards)) and player_id = ${playerId})
       delete from results where board_id = any(array(select id from boards)) and player_id = ${playerId}`;
     const frozen = await tx`update frozen_standings set player_id = null, metadata = null where player_id = ${playerId}`;
+    // Their awards name them: they go (the others' stay as computed at the close). awards_player_idx.
+    const awards = await tx`delete from awards where player_id = ${playerId}`;
     // Tournaments and leagues: what they joined, their tiers and cohort places (sizes stay: no refilling).
     const memberships = await eraseMemberships(tx, playerId);
     // The index outbox names the player too. Taking them out of its rows waits for a catch-up pass holding
     // them (see jobs/index-catch-up.ts), so that pass's index write lands before the removal below.
     await forgetBacklogPlayer(tx, playerId);
     await beforeCommit([...scores.map(toPlayerBoardScore), ...derived]);
-    return scores.length + profile.count + friends.count + logged.count + frozen.count + memberships > 0;
+    return scores.length + profile.count + friends.count + logged.count + frozen.count + awards.count + memberships > 0;
   });
 }

@@ -1,6 +1,9 @@
 import type { PendingQuery, Row, Sql, TransactionSql } from 'postgres';
-import type { Period, ScoreOrder } from '../model/board.js';
+import type { Period, RankStyle, RewardBand, ScoreOrder } from '../model/board.js';
+import { bucketClosedEvent, insertAwards } from './awards.js';
 import { type BoardScoreList, listBoardScores } from './board-scores.js';
+import { type OutboxEvent, enqueueWebhookEvents } from './webhook-outbox.js';
+import { webhookWants } from './webhook-probe.js';
 import type { Season } from './seasons.js';
 
 /**
@@ -23,6 +26,12 @@ export interface FreezeList extends BoardScoreList {
    * index's order exactly. `slots` is the number of units the packing holds.
    */
   tie: { unitMs: number; slots: number };
+  /** The board's rank style: the ranks its reward bands and its BUCKET_CLOSED event count in (db/awards.ts). */
+  rankStyle: RankStyle;
+  /** The board's top size: how many standings BUCKET_CLOSED carries as the final top. */
+  topSize: number;
+  /** The board's reward bands, whose awards the freeze computes (db/awards.ts). */
+  rewards: readonly RewardBand[];
 }
 
 export interface FreezeArgs {
@@ -74,6 +83,11 @@ const byKey = (a: FrozenKey, b: FrozenKey) =>
  *
  * Each list is one INSERT ... SELECT of its {@link rankedBoardScores}. The rows never leave the
  * server: O(N log N) for the sort, then N inserts into frozen_standings and its indexes.
+ *
+ * In the same transaction, so that a close is never without them nor they without it: each
+ * list's awards, one INSERT ... SELECT over the standings just frozen (db/awards.ts), and, when a
+ * webhook wants BUCKET_CLOSED of the board (one probe a board), one event a list (its final top,
+ * its first awards) written to the outbox.
  */
 export async function freezeLists(sql: Sql, args: FreezeArgs): Promise<Frozen | null> {
   return sql.begin(async (tx) => {
@@ -87,6 +101,8 @@ export async function freezeLists(sql: Sql, args: FreezeArgs): Promise<Frozen | 
     await tx`set local work_mem = '256MB'`;
     await tx`set local statement_timeout = 0`;
     const lists: Frozen['lists'] = [];
+    const events: OutboxEvent[] = [];
+    const wanted = new Map<string, boolean>();
     for (const list of [...args.lists].sort(byKey)) {
       const [claimed] = await tx`
         insert into frozen_buckets (board_id, period, bucket, region, starts_at, ends_at, closed_at, size)
@@ -99,8 +115,12 @@ export async function freezeLists(sql: Sql, args: FreezeArgs): Promise<Frozen | 
       await tx`
         update frozen_buckets set size = ${size}
         where board_id = ${list.boardId} and period = ${list.period} and bucket = ${list.bucket} and region = ${list.region}`;
+      const awardCount = await insertAwards(tx, list, size);
+      if (!wanted.has(list.boardId)) wanted.set(list.boardId, await webhookWants(tx, 'BUCKET_CLOSED', list.boardId));
+      if (wanted.get(list.boardId)) events.push(await bucketClosedEvent(tx, list, { size, awardCount, closedAt: args.closedAt }));
       lists.push({ list, size });
     }
+    await enqueueWebhookEvents(tx, events);
     return { season, lists };
   });
 }
@@ -216,7 +236,7 @@ export async function listFrozenBuckets(sql: Sql, args: { boardId: string; perio
 }
 
 /**
- * Deletes closed calendar lists (and their standings) that ended before `endedBefore` per their
+ * Deletes closed calendar lists (and their standings and awards) that ended before `endedBefore` per their
  * board's retention: `lists` names them. Seasons are kept for ever. Answers how many lists went.
  */
 export async function dropFrozenBuckets(sql: Sql, lists: readonly FrozenKey[]): Promise<number> {
@@ -228,6 +248,8 @@ export async function dropFrozenBuckets(sql: Sql, lists: readonly FrozenKey[]): 
     for (const key of [...lists].sort(byKey)) {
       const where = tx`board_id = ${key.boardId} and period = ${key.period} and bucket = ${key.bucket} and region = ${key.region}`;
       await tx`delete from frozen_standings where ${where}`;
+      // Awards are readable for as long as their list: they go with it.
+      await tx`delete from awards where ${where}`;
       dropped += (await tx`delete from frozen_buckets where ${where}`).count;
     }
     return dropped;

@@ -1,7 +1,10 @@
 import type { Sql, TransactionSql } from 'postgres';
 import type { Board, League } from '../model/board.js';
 import { type BucketCalendar, bucketAt, parseBucketLabel } from '../model/buckets.js';
-import { firstTierIndexOf } from '../model/league.js';
+import { type LeagueOutcome, firstTierIndexOf } from '../model/league.js';
+import { EVENT_PAGE_SIZE, type LeagueRoundClosedData } from '../model/webhooks.js';
+import { type OutboxEvent, enqueueWebhookEvents } from './webhook-outbox.js';
+import { webhookWants } from './webhook-probe.js';
 import { type LeagueRound, type PlacementCandidate, lockRounds, placeInOrder } from './leagues.js';
 
 /**
@@ -12,8 +15,8 @@ import { type LeagueRound, type PlacementCandidate, lockRounds, placeInOrder } f
  * a million members the rows never leave the server.
  */
 
-/** A league board, as its round's close needs it: its league and its calendar. */
-export type LeagueBoard = BucketCalendar & Pick<Board, 'id'> & { league: League };
+/** A league board, as its round's close needs it: its league, its calendar, and how it ranks (LEAGUE_ROUND_CLOSED's ranks). */
+export type LeagueBoard = BucketCalendar & Pick<Board, 'id' | 'order' | 'rankStyle'> & { league: League };
 
 /** A league round to close: the bucket label of the league's period on the board's global list. */
 export interface ClosingRound {
@@ -52,6 +55,9 @@ export interface ClosedRound {
  * O(M log M) in PostgreSQL for M members (a hash join with the frozen standings and one sort),
  * plus one row written per member (its outcome) and one per moved tier; nothing proportional to M
  * in this process. Waiting players cost what their placement costs.
+ *
+ * When a webhook wants LEAGUE_ROUND_CLOSED of the board (one probe), the outcomes are written to
+ * the outbox in this transaction too (see {@link roundClosedEvents}): then M rows are read.
  */
 export async function closeLeagueRound(sql: Sql, round: ClosingRound, closedAt: Date): Promise<ClosedRound | null> {
   const { board } = round;
@@ -108,11 +114,64 @@ export async function closeLeagueRound(sql: Sql, round: ClosingRound, closedAt: 
         and p.board_id = ${boardId} and p.player_id = m.player_id
         and p.tier <> m.tier + case m.outcome when 'PROMOTED' then -1 when 'DEMOTED' then 1 else 0 end
         and (${endsAt}::timestamptz is null or p.last_round_ends_at is null or p.last_round_ends_at <= ${endsAt}::timestamptz)`;
+    if (await webhookWants(tx, 'LEAGUE_ROUND_CLOSED', boardId)) await enqueueWebhookEvents(tx, await roundClosedEvents(tx, round, closedAt));
     // The round after this one takes its lock too, even with nobody waiting in it yet (see placeReleasedIn).
     const next = league.period === 'SEASON' || !round.endsAt ? [] : [bucketAt(board, league.period, round.endsAt).label];
     const placed = await placeReleasedIn(tx, board, next);
     return { round: round.round, members, moved: moved.count, placed };
   });
+}
+
+/**
+ * A closed round's LEAGUE_ROUND_CLOSED events: each visible member's outcome (flagged members and
+ * any without a frozen standing stay, and are not told), by tier, cohort and rank, in pages of at
+ * most EVENT_PAGE_SIZE members an event (one event, with no outcomes, for a round nobody played).
+ * A member's rank is within its cohort in the board's rank style, as the cohort reads rank it
+ * (reads/league.ts): ORDINAL 1..visible in the frozen order; COMPETITION and DENSE shared by equal
+ * scores. One statement, O(M log M), M rows read.
+ */
+async function roundClosedEvents(tx: TransactionSql, round: ClosingRound, closedAt: Date): Promise<Extract<OutboxEvent, { type: 'LEAGUE_ROUND_CLOSED' }>[]> {
+  const { board } = round;
+  const { league } = board;
+  const cohort = tx`partition by m.tier, m.number`;
+  const byScore = board.order === 'HIGH_FIRST' ? tx`f.score desc` : tx`f.score asc`;
+  const rank =
+    board.rankStyle === 'ORDINAL'
+      ? tx`row_number() over (${cohort} order by f.rank)`
+      : board.rankStyle === 'DENSE'
+        ? tx`dense_rank() over (${cohort} order by ${byScore})`
+        : tx`rank() over (${cohort} order by ${byScore})`;
+  const rows = await tx<{ player_id: string; tier: number; number: number; outcome: LeagueOutcome; rank: string | number }[]>`
+    select m.player_id, m.tier, m.number, m.outcome, ${rank} as rank
+    from cohort_members m
+    join frozen_standings f
+      on f.board_id = m.board_id and f.period = ${league.period} and f.bucket = m.round and f.region = '' and f.player_id = m.player_id
+    where m.board_id = ${board.id} and m.round = ${round.round}
+      and not exists (select 1 from players p where p.id = m.player_id and p.flagged_at is not null)
+    order by m.tier, m.number, f.rank`;
+  const step: Record<LeagueOutcome, number> = { PROMOTED: -1, STAYED: 0, DEMOTED: 1 };
+  const outcomes: LeagueRoundClosedData['outcomes'] = rows.map((row) => ({
+    playerId: row.player_id,
+    tier: league.tiers[row.tier]!,
+    cohort: row.number,
+    rank: Number(row.rank),
+    outcome: row.outcome,
+    nextTier: league.tiers[row.tier + step[row.outcome]]!,
+  }));
+  const pages = Math.max(1, Math.ceil(outcomes.length / EVENT_PAGE_SIZE));
+  return Array.from({ length: pages }, (_, i) => ({
+    type: 'LEAGUE_ROUND_CLOSED',
+    boardId: board.id,
+    at: closedAt,
+    data: {
+      boardId: board.id,
+      round: round.round,
+      closedAt: closedAt.toISOString(),
+      page: i + 1,
+      pages,
+      outcomes: outcomes.slice(i * EVENT_PAGE_SIZE, (i + 1) * EVENT_PAGE_SIZE),
+    },
+  }));
 }
 
 /**

@@ -174,7 +174,8 @@ export function boardScoreList(at: BoardBucket): BoardScoreList {
 
 /**
  * What freezing (or exporting from one snapshot) a list takes: where its board scores are
- * (boardScoreList), its span, and the index's order with its period's tie-break unit. O(1).
+ * (boardScoreList), its span, and the index's order with its period's tie-break unit; and what its
+ * close computes beside the standings: the board's reward bands, rank style and top size. O(1).
  */
 export function freezeListOf(at: BoardBucket): FreezeList {
   const packing = packingFor(at.board, at.bucket.period);
@@ -184,6 +185,9 @@ export function freezeListOf(at: BoardBucket): FreezeList {
     endsAt: at.bucket.end,
     order: at.board.order,
     tie: { unitMs: packing.unitMs, slots: 2 ** packing.timeBits },
+    rankStyle: at.board.rankStyle,
+    topSize: at.board.topSize,
+    rewards: at.board.rewards ?? [],
   };
 }
 

@@ -2,9 +2,7 @@ import { expect } from 'vitest';
 import type { Board, CalendarPeriod } from '../../src/model/board.js';
 import { parseBucketLabel } from '../../src/model/buckets.js';
 import type { FreezeList } from '../../src/db/frozen.js';
-import type { BoardBucket } from '../../src/ranking/index.js';
-import { packingFor } from '../../src/ranking/packing.js';
-import { boardScoreList } from '../../src/services/buckets.js';
+import { freezeListOf } from '../../src/services/buckets.js';
 import type { TestApp } from './test-app.js';
 
 /** Helpers of the tests of periodBuckets, nextReset, history and scoreDistribution. */
@@ -68,19 +66,8 @@ export async function freeze(
 ): Promise<number[]> {
   const { boards, storage } = t.app.parts;
   const board = (await boards.find(boardId))!;
-  const packing = packingFor(board, period);
   const lists: FreezeList[] = labels.flatMap((label) =>
-    regions.map((region) => {
-      const bucket = parseBucketLabel(board, period, label, region)!;
-      const at: BoardBucket = { board, bucket, region };
-      return {
-        ...boardScoreList(at),
-        startsAt: bucket.start,
-        endsAt: bucket.end,
-        order: board.order,
-        tie: { unitMs: packing.unitMs, slots: 2 ** packing.timeBits },
-      };
-    }),
+    regions.map((region) => freezeListOf({ board, bucket: parseBucketLabel(board, period, label, region)!, region })),
   );
   const frozen = await storage.frozen.freeze({ lists, closedAt: t.app.parts.now() });
   return frozen?.lists.map((list) => list.size) ?? [];
