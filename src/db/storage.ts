@@ -12,6 +12,7 @@ import { cohortMembers, playerCohort, roundTiers } from './league-reads.js';
 import { streamStandings } from './export.js';
 import { dropFrozenBuckets, findFrozenBucket, freezeLists, listFrozenBuckets } from './frozen.js';
 import { frozenBinCounts, frozenScoreEnds, playerHistory } from './history.js';
+import { pageAwards } from './award-reads.js';
 import { aroundFrozen, denseRanksOfFrozenScores, findFrozen, firstRanksOfFrozenScores, pageFrozen } from './frozen-reads.js';
 import { clearFlag, findFlag, flaggedAmong, listFlags, playerBoardScores, setFlag } from './flags.js';
 import { countBacklog, deleteBacklog, replayBacklog } from './index-backlog.js';
@@ -139,6 +140,10 @@ export function createStorage(database: Database) {
       around: on(sql, aroundFrozen),
       firstRanksOfScores: on(sql, firstRanksOfFrozenScores),
       denseRanksOfScores: on(sql, denseRanksOfFrozenScores),
+    },
+    /** Reads of closed lists' awards (db/award-reads.ts). */
+    awards: {
+      page: on(sql, pageAwards),
     },
     /** Reads of league rounds' cohorts (db/league-reads.ts). */
     leagueReads: {

@@ -64,6 +64,8 @@ export const LIST_LENGTHS: Record<string, ListLength> = {
   // A period's buckets (Board.periodBuckets) and a player's history, each page sized by its first.
   'BucketConnection.edges': (_args, parent) => count(parent.first),
   'BucketStandingConnection.edges': (_args, parent) => count(parent.first),
+  // A closed bucket's awards (issue 58), a page sized by its first.
+  'AwardConnection.edges': (_args, parent) => count(parent.first),
   'Query.scoreDistribution': (args) => count(args.bins),
   // Leagues (issue 57): a cohort holds at most MAX_COHORT_SIZE players; a league at most MAX_TIERS tiers.
   'Cohort.entries': () => MAX_COHORT_SIZE,

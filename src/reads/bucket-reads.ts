@@ -1,5 +1,6 @@
 import type { Board, Period } from '../model/board.js';
 import type { ScoreBin } from '../model/score-bins.js';
+import { type AwardArgs, type AwardConnection, type AwardReadDeps, awardsOf } from './awards.js';
 import { type BucketConnection, type BucketReadDeps, nextResetOf, periodBucketsOf } from './bucket-list.js';
 import { scoreDistributionOf } from './distribution.js';
 import { type BucketStandingConnection, type NameStandings, historyOf } from './history.js';
@@ -10,7 +11,7 @@ export type { BucketReadDeps } from './bucket-list.js';
 /**
  * The reads of a board's buckets as a whole, as one request sees them: which buckets a period has
  * (bucket-list.ts), when the open one resets, a player's history over the closed ones
- * (history.ts), and a bucket's score distribution (distribution.ts).
+ * (history.ts), a bucket's score distribution (distribution.ts), and a closed bucket's awards (awards.ts).
  */
 export interface BucketReads {
   periodBuckets(
@@ -29,6 +30,7 @@ export interface BucketReads {
     region?: string | null | undefined;
     bins: number;
   }): Promise<ScoreBin[]>;
+  awards(args: AwardArgs, want: Want): Promise<AwardConnection>;
 }
 
 /** The process's bucket reads: one per process; each request takes its own, naming its history's player with the request's other names. */
@@ -37,13 +39,14 @@ export interface BucketReadSides {
   forRequest(names: NameStandings): BucketReads;
 }
 
-export function createBucketReads(deps: BucketReadDeps): BucketReadSides {
+export function createBucketReads(deps: BucketReadDeps & AwardReadDeps): BucketReadSides {
   return {
     forRequest: (names) => ({
       periodBuckets: (board, args) => periodBucketsOf(deps, board, args),
       nextReset: (board, args) => nextResetOf(deps, board, args),
       history: (args, want) => historyOf(deps, names, args, want),
       scoreDistribution: (args) => scoreDistributionOf(deps, args),
+      awards: (args, want) => awardsOf(deps, names, args, want),
     }),
   };
 }

@@ -1,5 +1,6 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import type { Board, Period } from '../model/board.js';
+import type { Award, AwardArgs, AwardConnection } from '../reads/awards.js';
 import type { BucketConnection, ListedBucket } from '../reads/bucket-list.js';
 import type { BucketStanding, BucketStandingConnection } from '../reads/history.js';
 import type { ScoreBin } from '../model/score-bins.js';
@@ -7,7 +8,7 @@ import type { PageInfo } from '../reads/views.js';
 import type { Context } from './context.js';
 import { wantOf } from './want.js';
 
-export type { BucketConnection, BucketStanding, BucketStandingConnection, ListedBucket, PageInfo, ScoreBin };
+export type { Award, AwardConnection, BucketConnection, BucketStanding, BucketStandingConnection, ListedBucket, PageInfo, ScoreBin };
 
 /** What answers the fields of a board's buckets as a whole: the arguments in, one call of the request's bucket reads out (src/reads/bucket-reads.ts). */
 
@@ -34,3 +35,7 @@ export const scoreDistribution = (
   args: { board: string; period: Period; bucket?: string | null | undefined; region?: string | null | undefined; bins: number },
   ctx: Context,
 ): Promise<ScoreBin[]> => ctx.buckets.scoreDistribution(args);
+
+/** Query.awards: the standings' player, achievedAt and metadata as the selection asks for them. */
+export const awards = (args: AwardArgs, ctx: Context, info: GraphQLResolveInfo): Promise<AwardConnection> =>
+  ctx.buckets.awards(args, wantOf(info, 'edges', 'node', 'standing'));

@@ -21,6 +21,7 @@ import './player-result.js';
 import './api-key.js';
 import './store-health.js';
 import './webhook.js';
+import './award.js';
 
 /** The served schema. Only the app imports it. */
 export const schema = builder.toSchema();
