@@ -99,7 +99,7 @@ export async function loadProfiles(services: Pick<TopChangedDeps, 'profiles' | '
   return new Map(found.map((profile) => [profile.id, profile]));
 }
 
-function profilesOf(services: TopChangedDeps, view: TopView): Profiles {
+function profilesOf(services: Pick<TopChangedDeps, 'profiles' | 'log'>, view: TopView): Profiles {
   let profiles = profilesByView.get(view);
   if (!profiles) {
     const entry: Profiles = {
@@ -126,6 +126,18 @@ function profilesOf(services: TopChangedDeps, view: TopView): Profiles {
  */
 export function topChangedView(services: TopChangedDeps, event: TopEvent, asked?: RankStyle | null): TopBoard | Promise<TopBoard> {
   services.metrics.topChangedEvents.inc();
+  return topBoardOf(services, event, asked);
+}
+
+/**
+ * {@link topChangedView} without counting it as sent to a subscriber: the same answer, for what
+ * sends the view elsewhere (TOP_CHANGED webhooks, writes/top-webhooks.ts).
+ */
+export function topBoardOf(
+  services: Pick<TopChangedDeps, 'boards' | 'profiles' | 'log'>,
+  event: TopEvent,
+  asked?: RankStyle | null,
+): TopBoard | Promise<TopBoard> {
   // The board as this process holds it now, not as it was when the bucket's first viewer came: a
   // rank style changed by updateBoard is served from the next view on.
   const style = styleOf(services.boards.known(event.at.board.id) ?? event.at.board, asked);
