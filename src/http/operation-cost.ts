@@ -30,6 +30,7 @@ import {
 } from 'graphql';
 import { MAX_COHORT_SIZE, MAX_TIERS } from '../model/league.js';
 import { MAX_REWARD_BANDS } from '../model/rewards.js';
+import { MAX_WEBHOOKS } from '../model/webhooks.js';
 import { MAX_FRIENDS, MAX_REGIONS } from '../model/contract.js';
 
 /**
@@ -70,8 +71,11 @@ export const LIST_LENGTHS: Record<string, ListLength> = {
   // Leagues (issue 57): a cohort holds at most MAX_COHORT_SIZE players; a league at most MAX_TIERS tiers.
   'Cohort.entries': () => MAX_COHORT_SIZE,
   'Query.leagueTiers': () => MAX_TIERS,
-  // Issue 58: a board's prize bands, at most MAX_REWARD_BANDS.
+  // Issue 58: a board's prize bands, at most MAX_REWARD_BANDS; at most MAX_WEBHOOKS webhooks; a
+  // webhook's deliveries, a page sized by its first.
   'Board.rewards': () => MAX_REWARD_BANDS,
+  'Query.webhooks': () => MAX_WEBHOOKS,
+  'WebhookDeliveryConnection.edges': (_args, parent) => count(parent.first),
   'Mutation.submitScores': (args) => (Array.isArray(args.inputs) ? args.inputs.length : 0),
   'SubmitScorePayload.standings': () => MAX_BUCKETS_PER_RESULT,
   // The console's admin reads (see src/console/): sized by their own argument, or taken at 100 rows
