@@ -77,7 +77,7 @@ export async function webhooksView(visit) {
             h('td', {}, health(webhook)),
             h('td', { class: 'time' }, fmtTime(webhook.lastDeliveredAt)),
             h('td', { class: 'last-error' }, webhook.lastError ?? '—'),
-            h('td', { class: 'row-actions' }, h('a', { href: webhookHref(webhook.id) }, 'Deliveries'), remove),
+            h('td', {}, h('div', { class: 'row-actions' }, h('a', { href: webhookHref(webhook.id) }, 'Deliveries'), remove)),
           );
         }),
         { empty: 'No webhooks yet: create the first below.', label: 'Webhooks' },
@@ -229,7 +229,7 @@ export async function webhookView(visit, id) {
       h('td', { class: 'time' }, fmtTime(delivery.lastAttemptAt)),
       h('td', { class: 'time' }, fmtTime(delivery.nextAttemptAt)),
       h('td', { class: 'last-error' }, delivery.lastError ?? '—'),
-      h('td', { class: 'row-actions' }, resend),
+      h('td', {}, resend),
     );
     resend?.addEventListener('click', async () => {
       resend.disabled = true;
