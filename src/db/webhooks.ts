@@ -50,6 +50,11 @@ export interface ClaimedDelivery {
 /** Every process listens on this channel and reloads which events webhooks want. */
 export const WEBHOOKS_CHANGED_CHANNEL = 'leaderboard_webhooks_changed';
 
+/** The pool hands timestamps back as text: dates here. */
+const at = (value: Date | string | null): Date | null => (value === null ? null : new Date(value));
+const asWebhook = (row: StoredWebhook): StoredWebhook => ({ ...row, createdAt: at(row.createdAt)!, lastDeliveredAt: at(row.lastDeliveredAt) });
+const asDelivery = (row: StoredDelivery): StoredDelivery => ({ ...row, lastAttemptAt: at(row.lastAttemptAt), nextAttemptAt: at(row.nextAttemptAt) });
+
 const webhookColumns = (sql: Sql) =>
   sql`id, url, events, boards, created_at as "createdAt", failing, last_delivered_at as "lastDeliveredAt", last_error as "lastError"`;
 const deliveryColumns = (sql: Sql) => sql`
@@ -72,16 +77,16 @@ export async function insertWebhook(
     if ((count?.n ?? 0) >= max) return null;
     const [row] = await tx<StoredWebhook[]>`
       insert into webhooks (id, url, events, boards, secret, created_at)
-      values (${webhook.id}, ${webhook.url}, ${tx.array(webhook.events as string[])}, ${tx.array(webhook.boards as string[])}, ${webhook.secret}, ${webhook.createdAt})
+      values (${webhook.id}, ${webhook.url}, ${tx.array(webhook.events as string[])}, ${tx.array(webhook.boards as string[])}, ${webhook.secret}, ${webhook.createdAt.toISOString()})
       returning ${webhookColumns(tx as unknown as Sql)}`;
     await tx`select pg_notify(${WEBHOOKS_CHANGED_CHANNEL}, ${webhook.id})`;
-    return row!;
+    return asWebhook(row!);
   });
 }
 
 /** Every webhook, oldest first. O(W), W ≤ MAX_WEBHOOKS. */
 export async function listWebhooks(sql: Sql): Promise<StoredWebhook[]> {
-  return sql<StoredWebhook[]>`select ${webhookColumns(sql)} from webhooks order by created_at, id`;
+  return (await sql<StoredWebhook[]>`select ${webhookColumns(sql)} from webhooks order by created_at, id`).map(asWebhook);
 }
 
 /** Deletes a webhook and (cascade) its deliveries; whether it existed. Every process is told. */
@@ -103,7 +108,7 @@ export async function pageDeliveries(
   args: { webhookId: string; status: DeliveryStatus | null; first: number; after: { createdUs: number; id: string } | null },
 ): Promise<StoredDelivery[]> {
   const { webhookId, status, first, after } = args;
-  return sql<StoredDelivery[]>`
+  const rows = await sql<StoredDelivery[]>`
     select ${deliveryColumns(sql)}
     from webhook_deliveries d join webhook_events e on e.id = d.event_id
     where d.webhook_id = ${webhookId}
@@ -111,6 +116,7 @@ export async function pageDeliveries(
       ${after ? sql`and (d.created_at, d.id) < (timestamptz 'epoch' + ${after.createdUs}::bigint * interval '1 microsecond', ${after.id})` : sql``}
     order by d.created_at desc, d.id desc
     limit ${first}`;
+  return rows.map(asDelivery);
 }
 
 /**
@@ -120,12 +126,12 @@ export async function pageDeliveries(
 export async function redeliver(sql: Sql, id: string, now: Date): Promise<StoredDelivery | 'pending' | null> {
   const [row] = await sql<StoredDelivery[]>`
     with changed as (
-      update webhook_deliveries set status = 'PENDING', next_attempt_at = ${now}
+      update webhook_deliveries set status = 'PENDING', next_attempt_at = ${now.toISOString()}
       where id = ${id} and status in ('FAILED', 'DELIVERED')
       returning *
     )
     select ${deliveryColumns(sql)} from changed d join webhook_events e on e.id = d.event_id`;
-  if (row) return row;
+  if (row) return asDelivery(row);
   const [existing] = await sql<{ status: string }[]>`select status from webhook_deliveries where id = ${id}`;
   return existing ? 'pending' : null;
 }
@@ -145,15 +151,15 @@ export async function claimDeliveries(
   const { now, limit, perWebhook, inFlight, leaseMs } = args;
   if (limit <= 0) return [];
   const leaseUntil = new Date(now.getTime() + leaseMs);
-  return sql<ClaimedDelivery[]>`
+  const rows = await sql<ClaimedDelivery[]>`
     with candidates as (
       select d.id, d.next_attempt_at, w.id as webhook_id,
         row_number() over (partition by w.id order by d.next_attempt_at, d.id) as nth,
-        ${perWebhook}::int - coalesce((${sql.json(inFlight)}::jsonb ->> w.id)::int, 0) as free
+        ${perWebhook}::int - coalesce((${JSON.stringify(inFlight)}::jsonb ->> w.id)::int, 0) as free
       from webhooks w
       cross join lateral (
         select id, next_attempt_at from webhook_deliveries
-        where webhook_id = w.id and status = 'PENDING' and next_attempt_at <= ${now}
+        where webhook_id = w.id and status = 'PENDING' and next_attempt_at <= ${now.toISOString()}
         order by next_attempt_at
         limit ${perWebhook}
         for update skip locked
@@ -164,12 +170,13 @@ export async function claimDeliveries(
     ),
     claimed as (
       update webhook_deliveries d
-      set next_attempt_at = ${leaseUntil}, attempts = d.attempts + 1, last_attempt_at = ${now}
+      set next_attempt_at = ${leaseUntil.toISOString()}, attempts = d.attempts + 1, last_attempt_at = ${now.toISOString()}
       from chosen where d.id = chosen.id
       returning d.id, d.webhook_id, d.event_id, d.attempts
     )
     select c.id, c.webhook_id as "webhookId", w.url, w.secret, c.attempts, e.type, e.data, e.occurred_at as "occurredAt"
     from claimed c join webhook_events e on e.id = c.event_id join webhooks w on w.id = c.webhook_id`;
+  return rows.map((row) => ({ ...row, occurredAt: at(row.occurredAt)! }));
 }
 
 /**
@@ -189,13 +196,13 @@ export async function recordAttempt(
         update webhook_deliveries set status = 'DELIVERED', next_attempt_at = null, last_error = null
         where id = ${id} and status = 'PENDING' and attempts = ${attempts} returning id
       )
-      update webhooks set failing = 0, last_delivered_at = ${now} where id = ${webhookId} and exists (select 1 from done)`;
+      update webhooks set failing = 0, last_delivered_at = ${now.toISOString()} where id = ${webhookId} and exists (select 1 from done)`;
     return;
   }
   const status = attempt.retryAt ? 'PENDING' : 'FAILED';
   await sql`
     with done as (
-      update webhook_deliveries set status = ${status}, next_attempt_at = ${attempt.retryAt}, last_error = ${attempt.error}
+      update webhook_deliveries set status = ${status}, next_attempt_at = ${attempt.retryAt?.toISOString() ?? null}, last_error = ${attempt.error}
       where id = ${id} and status = 'PENDING' and attempts = ${attempts} returning id
     )
     update webhooks set failing = failing + 1, last_error = ${attempt.error} where id = ${webhookId} and exists (select 1 from done)`;
@@ -208,12 +215,12 @@ export async function recordAttempt(
 export async function pruneDeliveries(sql: Sql, before: Date, limit: number): Promise<number> {
   const deleted = await sql`
     delete from webhook_deliveries where id in (
-      select id from webhook_deliveries where status in ('DELIVERED', 'FAILED') and created_at < ${before} limit ${limit}
+      select id from webhook_deliveries where status in ('DELIVERED', 'FAILED') and created_at < ${before.toISOString()} limit ${limit}
     )`;
   await sql`
     delete from webhook_events where id in (
       select e.id from webhook_events e
-      where e.occurred_at < ${before} and not exists (select 1 from webhook_deliveries d where d.event_id = e.id)
+      where e.occurred_at < ${before.toISOString()} and not exists (select 1 from webhook_deliveries d where d.event_id = e.id)
       limit ${limit}
     )`;
   return deleted.count;
