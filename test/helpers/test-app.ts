@@ -148,6 +148,10 @@ export interface TestAppOptions {
   http?: Pick<AppDeps, 'graphiql' | 'introspection' | 'trustedProxies' | 'corsOrigins' | 'persistedDocuments'>;
   /** The app's logger, for a test that reads what the app logs. Default: TEST_LOG_LEVEL's (silent), on standard output. */
   log?: AppDeps['log'];
+  /** How the app delivers webhooks (allowPrivate for a receiver on 127.0.0.1, the job's interval). Default: the app's. */
+  webhooks?: AppDeps['webhooks'];
+  /** How the app writes TOP_CHANGED webhook events (its window). Default: the app's. */
+  topWebhooks?: AppDeps['topWebhooks'];
 }
 
 /**
@@ -206,6 +210,8 @@ export async function startTestApp(options: TestAppOptions = {}) {
     requestTimeoutMs: options.requestTimeoutMs ?? TEST_REQUEST_TIMEOUT_MS,
     metricsToken: options.metricsToken,
     requestLimits: options.requestLimits,
+    webhooks: options.webhooks,
+    topWebhooks: options.topWebhooks,
     ...options.http,
   });
   const { url } = await app.start();
