@@ -54,6 +54,14 @@ export async function signedInConsole(
   return page;
 }
 
+/** Routes the signed-in console to `hash`, rendering it again when it is there already (as a reload of the view would). */
+export async function openHash(page: Page, hash: string): Promise<void> {
+  await page.evaluate((target) => {
+    if (location.hash === target) dispatchEvent(new HashChangeEvent('hashchange'));
+    else location.hash = target;
+  }, hash);
+}
+
 /** The overlay's rows as shown: rank, name and score as text, and the zone a cohort's row is marked with (undefined elsewhere). */
 export const overlayRows = (page: Page) =>
   page.$$eval('.rows .row', (rows) =>
