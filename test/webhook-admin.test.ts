@@ -26,7 +26,7 @@ async function app(options: Parameters<typeof startTestApp>[0] = {}) {
   apps.push(t);
   return t;
 }
-const codeOf = (answer: { errors?: readonly { extensions?: Record<string, unknown> }[] }) => answer.errors?.[0]?.extensions?.code;
+const codeOf = (answer: Awaited<ReturnType<TestApp['gql']>>) => answer.errors?.[0]?.extensions?.code;
 const input = (url: string, extra: Record<string, unknown> = {}) => ({ input: { url, events: ['TOP_CHANGED'], ...extra } });
 const publicLookup = (hostname: string) =>
   Promise.resolve(
@@ -123,11 +123,12 @@ describe('webhooks, the admin side', () => {
     const seen: string[] = [];
     let after: string | null = null;
     for (let page = 0; page < 10; page++) {
-      const answer: { data?: { webhookDeliveries: { edges: { node: { id: string } }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } } } } =
-        await t.admin(DELIVERIES, { webhook: id, first: 3, after });
-      seen.push(...answer.data!.webhookDeliveries.edges.map((e) => e.node.id));
-      if (!answer.data!.webhookDeliveries.pageInfo.hasNextPage) break;
-      after = answer.data!.webhookDeliveries.pageInfo.endCursor;
+      type Page = { webhookDeliveries: { edges: { node: { id: string } }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } } };
+      const answer: Awaited<ReturnType<typeof t.admin<Page>>> = await t.admin<Page>(DELIVERIES, { webhook: id, first: 3, after });
+      const connection = answer.data!.webhookDeliveries;
+      seen.push(...connection.edges.map((e) => e.node.id));
+      if (!connection.pageInfo.hasNextPage) break;
+      after = connection.pageInfo.endCursor;
     }
     expect(seen).toEqual(expected);
     expect(codeOf(await t.admin(DELIVERIES, { webhook: id, first: 3, after: 'forged.cursorxxxxxxxxxxxxxxx' }))).toBe('BAD_USER_INPUT');
