@@ -20,6 +20,9 @@ import {
   AroundDocument,
   type AroundQueryVariables,
   AttemptsUsedDocument,
+  AwardsDocument,
+  type AwardsQuery,
+  type AwardsQueryVariables,
   CohortChangedDocument,
   type CohortChangedSubscription,
   CohortDocument,
@@ -124,6 +127,10 @@ export interface BucketArgs {
    */
   withAchievedAt?: boolean;
 }
+
+/** Which closed list's awards (issue 58): a board's bucket of a period, globally or in a region; `first` per page. */
+export type AwardsArgs = Pick<AwardsQueryVariables, 'board' | 'period' | 'bucket'> &
+  Pick<BucketArgs, 'region' | 'withMetadata' | 'withAchievedAt'> & { first?: number };
 
 /** How a submission is answered. */
 export interface SubmitOptions {
@@ -288,6 +295,16 @@ export function createLeaderboardClient(options: LeaderboardClientOptions) {
     };
   }
 
+  const awardsVariables = (args: AwardsArgs, first: number, after: string | null): AwardsQueryVariables => ({
+    board: args.board,
+    period: args.period,
+    bucket: args.bucket,
+    region: args.region ?? null,
+    first,
+    after,
+    ...answered(args),
+  });
+
   return {
     request,
     subscribe,
@@ -405,6 +422,23 @@ export function createLeaderboardClient(options: LeaderboardClientOptions) {
      * player has used in the open bucket of the board's shortest period (`attemptsUsed`).
      */
     attemptsUsed: async (board: string, playerId: string) => request(AttemptsUsedDocument, { board, playerId }),
+    /**
+     * One page (default 100) of a closed bucket's awards, strictly after `after`: band by band in
+     * rank order, each with its stable id (grant each once) and the player's final standing. A
+     * LeaderboardError (BAD_USER_INPUT) while the bucket is open.
+     */
+    awards: async (args: AwardsArgs & { after?: string | null }) =>
+      (await request(AwardsDocument, awardsVariables(args, args.first ?? 100, args.after ?? null))).awards,
+    /** Every page of a closed bucket's awards, from the first, `first` each (default 1,000): what a game's backend walks to grant a close's prizes. */
+    async *awardsPages(args: AwardsArgs): AsyncGenerator<AwardsQuery['awards']> {
+      let after: string | null = null;
+      for (;;) {
+        const page: AwardsQuery['awards'] = (await request(AwardsDocument, awardsVariables(args, args.first ?? 1_000, after))).awards;
+        yield page;
+        if (!page.pageInfo.hasNextPage || !page.pageInfo.endCursor) return;
+        after = page.pageInfo.endCursor;
+      }
+    },
 
     /** The live top of a bucket: the current view at once, then each change; `break` out of the loop to unsubscribe. */
     async *topChanged(args: BucketArgs & { limit?: number }, over: 'ws' | 'sse' = 'ws'): AsyncGenerator<TopChangedSubscription['topChanged']> {
