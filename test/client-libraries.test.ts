@@ -83,6 +83,14 @@ const leagueSent: (SentResult & { region: string })[] = [
   ['ada', 800, 'EU'],
 ].map(([playerId, score, region], i) => ({ playerId: playerId as string, score: score as number, region: region as string, achievedAt: new Date(at(60 - i)) }));
 const TOURNAMENT = 'Cup-Tour';
+/**
+ * Issue 58: the closed day's prize bands (ORDINAL: Jürgen, ahead of ada on 600 by reaching it
+ * first, is in both bands, ada in the top 50 % only).
+ */
+const CLOSED_BANDS = [
+  { name: 'Sieger', fromRank: 1, toRank: 2 },
+  { name: 'Top 50 %', topPercent: 50 },
+];
 
 /** What a sender answered: its data, and each error's extensions.code and extensions.reason (issue 57's refusals give one). */
 type Answer = { data: unknown; codes: (string | undefined)[]; reasons?: (string | undefined)[] };
@@ -464,6 +472,12 @@ const CASES: { operation: string; document: DocumentNode; variables: Variables }
     },
   },
   { operation: 'league', document: ops.LeagueDocument, variables: { board: BOARD, playerId: 'ada', bucket: null } },
+  // Issue 58: the closed day's awards (globally, and one a page in EU), a webhook's deliveries; refused alike: awards of an open day, an unknown webhook, an unknown delivery.
+  { operation: 'awards', document: ops.AwardsDocument, variables: { ...closed, bucket: CLOSED_LABEL, first: 100, after: null, withMetadata: true } },
+  { operation: 'awards', document: ops.AwardsDocument, variables: { ...closedEu, bucket: CLOSED_LABEL, first: 1, after: null, withAchievedAt: true } },
+  { operation: 'awards', document: ops.AwardsDocument, variables: { ...closed, bucket: NOW.toISOString().slice(0, 10), first: 10, after: null } },
+  { operation: 'webhookDeliveries', document: ops.WebhookDeliveriesDocument, variables: { webhook: 'no-such-hook', status: null, first: 10, after: null } },
+  { operation: 'redeliverWebhook', document: ops.RedeliverWebhookDocument, variables: { delivery: 'msg_no-such-delivery' } },
   // Refused alike by every sender: the same code.
   { operation: 'top', document: ops.TopDocument, variables: { ...bucket, board: 'no-such-board', limit: 10 } },
   { operation: 'top', document: ops.TopDocument, variables: { ...bucket, limit: 10, rankStyle: 'DENSE' } },
@@ -513,7 +527,7 @@ describe('every operation through real client libraries, over POST, GET and grap
   beforeAll(async () => {
     // The clock stands in the closed day while it is seeded, then at NOW for everything else.
     const clock = movableClock({ startsAt: CLOSED_DAY, runs: false });
-    t = await startTestApp({ now: clock.now });
+    t = await startTestApp({ now: clock.now, webhooks: { allowPrivate: true } });
     oracle = plain(t.url);
     const createClosed = await oracle.send(ops.CreateBoardDocument, {
       input: {
@@ -524,6 +538,7 @@ describe('every operation through real client libraries, over POST, GET and grap
         regions: ['EU'],
         regionTimeZones: [{ region: 'EU', timeZone: 'Europe/Berlin' }],
         closeGraceSeconds: 60,
+        rewards: CLOSED_BANDS,
       },
     });
     expect(createClosed.codes).toEqual([]);
@@ -782,6 +797,58 @@ describe('every operation through real client libraries, over POST, GET and grap
     });
   });
 
+  it("the closed day's awards are the oracle's: band by band in rank order, Jürgen (first on 600) in both bands, ada in the top 50 % only", async () => {
+    const answer = (await oracle.send(ops.AwardsDocument, { ...closed, first: 100, after: null })).data as ops.AwardsQuery;
+    expect(answer.awards.edges.map(({ node }) => [node.band, node.standing.rank, node.standing.player.id, node.standing.score])).toEqual([
+      ['Sieger', 1, '玩家一', 800],
+      ['Sieger', 2, 'Jürgen', 600],
+      ['Top 50 %', 1, '玩家一', 800],
+      ['Top 50 %', 2, 'Jürgen', 600],
+      ['Top 50 %', 3, 'ada', 600],
+    ]);
+    expect(new Set(answer.awards.edges.map(({ node }) => node.id)).size).toBe(5);
+  });
+
+  it('createWebhook, webhooks and deleteWebhook, each sender a webhook of its own, answer as the plain documents do', async () => {
+    const hooks = async (sender: Sender, id: string): Promise<Answer[]> => {
+      const created = await sender.send(ops.CreateWebhookDocument, {
+        input: { url: `http://127.0.0.1:9/${id}`, events: ['LEAGUE_ROUND_CLOSED', 'BUCKET_CLOSED'], boards: [LEAGUE_BOARD] },
+      });
+      const made = (created.data as ops.CreateWebhookMutation).createWebhook;
+      const listed = await sender.send(ops.WebhooksDocument, {});
+      const mine = (listed.data as ops.WebhooksQuery).webhooks.filter((hook) => hook.id === made.webhook.id);
+      const deleted = await sender.send(ops.DeleteWebhookDocument, { id: made.webhook.id });
+      const after = await sender.send(ops.WebhooksDocument, {});
+      // Each sender's own id and time set aside: what is left must be the plain documents' answer.
+      const own = (hook: ops.WebhookFieldsFragment) => ({ ...hook, id: hook.id === made.webhook.id, createdAt: hook.createdAt === made.webhook.createdAt });
+      return [
+        { data: { secret: /^whsec_/.test(made.secret), webhook: own(made.webhook) }, codes: created.codes },
+        { data: mine.map(own), codes: listed.codes },
+        deleted,
+        { data: (after.data as ops.WebhooksQuery).webhooks.some((hook) => hook.id === made.webhook.id), codes: after.codes },
+      ];
+    };
+    const plain = await onBoardsOfTheirOwn('hook', hooks, ['createWebhook', 'webhooks', 'deleteWebhook']);
+    expect(plain.map(({ data }) => data)).toEqual([
+      {
+        secret: true,
+        webhook: {
+          id: true,
+          url: 'http://127.0.0.1:9/hook-plain',
+          events: ['LEAGUE_ROUND_CLOSED', 'BUCKET_CLOSED'],
+          boards: [LEAGUE_BOARD],
+          createdAt: true,
+          failing: 0,
+          lastDeliveredAt: null,
+          lastError: null,
+        },
+      },
+      [expect.objectContaining({ id: true, url: 'http://127.0.0.1:9/hook-plain' })],
+      { deleteWebhook: true },
+      false,
+    ]);
+  });
+
   it('cohortChanged: the first view, over graphql-ws by every library and over SSE by the typed client', async () => {
     for (const variables of [
       { board: LEAGUE_BOARD, playerId: 'ada', withMetadata: false },
@@ -1015,6 +1082,17 @@ describe('every operation through real client libraries, over POST, GET and grap
           break;
         }
       }
+      // Issue 58: the closed day's awards, one page and every page two at a time, by the methods.
+      const awards = (await data(ops.AwardsDocument, { ...closed, first: 100, after: null })).awards as ops.AwardsQuery['awards'];
+      expect(await game.awards({ board: CLOSED_BOARD, period: 'DAILY', bucket: CLOSED_LABEL })).toEqual(awards);
+      const awardPages: ops.AwardsQuery['awards'][] = [];
+      for await (const page of game.awardsPages({ board: CLOSED_BOARD, period: 'DAILY', bucket: CLOSED_LABEL, first: 2 })) awardPages.push(page);
+      expect(awardPages.flatMap((page) => page.edges.map((edge) => edge.node))).toEqual(awards.edges.map((edge) => edge.node));
+      expect(awardPages.length).toBe(Math.ceil(awards.edges.length / 2));
+      await expect(game.awards({ board: CLOSED_BOARD, period: 'DAILY', bucket: NOW.toISOString().slice(0, 10) })).rejects.toMatchObject({
+        name: 'LeaderboardError',
+        code: 'BAD_USER_INPUT',
+      });
     } finally {
       await server.close();
       await game.close();

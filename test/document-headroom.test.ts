@@ -10,7 +10,8 @@ import { MAX_BOARD_SCORE } from '../src/model/contract.js';
 import { useDocumentLimits } from '../src/http/document-limits.js';
 import { operationCost } from '../src/http/operation-cost.js';
 import { MAX_FRIENDS } from '../src/model/contract.js';
-import { MAX_BATCH, MAX_BINS, MAX_BUCKET_PAGE } from '../src/model/contract.js';
+import { MAX_BATCH, MAX_BINS, MAX_BUCKET_PAGE, MAX_PAGE } from '../src/model/contract.js';
+import { MAX_WEBHOOK_BOARDS, MAX_WEBHOOK_URL_LENGTH, WEBHOOK_EVENTS } from '../src/model/webhooks.js';
 import { schema } from '../src/schema/index.js';
 import { GENERATED_DOCUMENTS, LEAGUE_DOCUMENTS } from './helpers/generated-documents.js';
 import { SERVER_KEY, type TestApp, startTestApp } from './helpers/test-app.js';
@@ -145,6 +146,28 @@ function largestVariables(operation: string): Record<string, unknown> {
     case 'attemptsUsed':
     case 'joinBoard':
       return { board: 'arena', playerId: 'ana' };
+    // Issue 58: a closed list's awards and a webhook's deliveries, each a page of at most MAX_PAGE; a
+    // webhook of every event and MAX_WEBHOOK_BOARDS boards; an overtaking's two standings.
+    case 'awards':
+      return { board: 'arena', period: 'DAILY', bucket: '2026-12-01', region: 'EU', first: MAX_PAGE, after: null, withMetadata: true };
+    case 'webhooks':
+      return {};
+    case 'webhookDeliveries':
+      return { webhook: 'wh', status: 'FAILED', first: MAX_PAGE, after: null };
+    case 'createWebhook':
+      return {
+        input: {
+          url: `https://hooks.example/${'x'.repeat(MAX_WEBHOOK_URL_LENGTH - 'https://hooks.example/'.length)}`,
+          events: [...WEBHOOK_EVENTS],
+          boards: Array.from({ length: MAX_WEBHOOK_BOARDS }, (_, i) => `board-${i}`),
+        },
+      };
+    case 'deleteWebhook':
+      return { id: 'wh' };
+    case 'redeliverWebhook':
+      return { delivery: 'msg_x' };
+    case 'friendOvertook':
+      return { board: 'arena', playerId: 'ana', withMetadata: true };
     default:
       throw new Error(`no variables for ${operation}`);
   }

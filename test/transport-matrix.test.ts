@@ -1,9 +1,13 @@
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Kind, type SelectionNode, buildSchema, getOperationAST, parse } from 'graphql';
+import { Webhook } from 'standardwebhooks';
 import { Temporal } from 'temporal-polyfill';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadClientManifest } from '../src/http/persisted-documents.js';
 import { MAX_BODY_BYTES } from '../src/http/request-limits.js';
+import type { BucketClosedData } from '../src/model/webhooks.js';
 import { DAY_MS, closeBuckets, dayAgo } from './helpers/closed-days.js';
 import { movableClock } from './helpers/clock.js';
 import { GENERATED_DOCUMENTS, type GeneratedDocument, LEAGUE_DOCUMENTS } from './helpers/generated-documents.js';
@@ -12,6 +16,7 @@ import { observations } from './helpers/metrics.js';
 import { labelsAt } from './helpers/oracle.js';
 import { ADMIN_KEY, type GraphQLResponse, SERVER_KEY, type TestApp, codeOf, startTestApp } from './helpers/test-app.js';
 import { type Answered, type Payload, TRANSPORTS, type Transport } from './helpers/transports.js';
+import { until } from './helpers/wait.js';
 
 /**
  * Issue 55, item 6: every operation of the contract (contract/api.graphql) over every transport
@@ -195,6 +200,75 @@ const attemptsOf = (playerId: string) => new Set(TOURNAMENT_SENT.filter(([id]) =
 /** A league board for cohortChanged: today's round only, one cohort. */
 const LIVE_LEAGUE = 'Live-League';
 const LIVE_RULES: LeagueRules = { tiers: ['A-Liga', 'B-Liga'], cohortSize: 50, promote: 1, demote: 1, rankStyle: 'ORDINAL' };
+
+/** A reward band as createBoard takes it (issue 58): a rank range, or a top percent. */
+type Band = { name: string; fromRank?: number; toRank?: number; topPercent?: number };
+/** Daily-Cup's bands (ORDINAL: no two players share a rank): awarded at the close of every day, week and month, each region's too. */
+const FROZEN_BANDS: Band[] = [
+  { name: 'Gold', fromRank: 1, toRank: 1 },
+  { name: 'Podium ü', fromRank: 2, toRank: 3 },
+  { name: 'Top 40 %', topPercent: 40 },
+];
+/** League-Mixed's bands (COMPETITION: ÅSA-1 and Bob share 4th in round A's global list, so both are in Silber-ü and in the top 30 %). */
+const LEAGUE_BANDS: Band[] = [
+  { name: 'Gold', fromRank: 1, toRank: 1 },
+  { name: 'Silber-ü', fromRank: 2, toRank: 4 },
+  { name: 'Top 30 %', topPercent: 30 },
+];
+/** The bands as Board.rewards answers them: every field, null where not given. */
+const bandsAnswered = (bands: readonly Band[]) => bands.map((band) => ({ fromRank: null, toRank: null, topPercent: null, ...band }));
+/** A band as GraphQL literal text, for documents that write their arguments in place. */
+const bandLiteral = (band: Band) =>
+  `{ ${Object.entries(band)
+    .map(([key, value]) => `${key}: ${JSON.stringify(value)}`)
+    .join(', ')} }`;
+
+/** A ranked list as the oracle ranks it: highest first, equal scores in the order reached; `rank` in its style. */
+type RankedRow = { playerId: string; score: number; rank: number };
+/**
+ * The oracle of a closed list's awards (issue 58): band by band, in the board's order, each player
+ * whose rank (in the board's style) is in the band's range, in rank order; a top percent is ranks
+ * 1 to ⌈size × p / 100⌉.
+ */
+function awardsOf(list: readonly RankedRow[], bands: readonly Band[]) {
+  return bands.flatMap((band) => {
+    const [from, to] = band.topPercent === undefined ? [band.fromRank!, band.toRank!] : [1, Math.ceil((list.length * band.topPercent) / 100)];
+    return list.filter((row) => row.rank >= from && row.rank <= to).map((row) => ({ band: band.name, ...row }));
+  });
+}
+/** Round A of League-Mixed as its close froze a list (the global one, or a region's): each player's best, ranked COMPETITION. */
+function roundAList(region: string | null): RankedRow[] {
+  const best = new Map<string, (typeof SENT_A)[number]>();
+  for (const sent of SENT_A.filter((one) => region === null || one.region === region)) {
+    const held = best.get(sent.playerId);
+    if (!held || sent.score > held.score) best.set(sent.playerId, sent);
+  }
+  const rows = [...best.values()].sort((a, b) => b.score - a.score || a.achievedAt.getTime() - b.achievedAt.getTime());
+  return rows.map(({ playerId, score }) => ({ playerId, score, rank: rows.findIndex((other) => other.score === score) + 1 }));
+}
+
+/** The profiles the suite's beforeAll gives: everyone else has no name. */
+const PROFILE_NAMES: Record<string, string> = { Zoë: 'Zoë Ünïcode', 'ÅSA-1': 'Åsa', 選手: '選手さん' };
+
+/** A webhook receiver on 127.0.0.1 (issue 58): answers 200 to every delivery and keeps each request as sent. */
+async function startReceiver() {
+  const received: { path: string; headers: Record<string, string>; body: string }[] = [];
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const headers = Object.fromEntries(Object.entries(request.headers).map(([name, value]) => [name, String(value)]));
+      received.push({ path: request.url ?? '', headers, body: Buffer.concat(chunks).toString('utf8') });
+      response.writeHead(200).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    received,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
 
 /** The document size limit for this app: low enough that a document over it still fits in a GET's URL. */
 const MAX_DOCUMENT_BYTES = 8_000;
@@ -431,6 +505,9 @@ describe('every operation of the contract answers the same over every transport'
   }
 
   const seasonAchievedAt = new Date(Date.now() - 60_000).toISOString();
+  /** The receiver of the suite's webhooks, and the webhook of Daily-Cup's closes (its id and signing secret). */
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  let closedHook: { id: string; secret: string };
 
   /** What each read of FROZEN_READS answered on the fast path while its day was live, at the day's end: the oracle of its frozen reads. */
   const live = new Map<string, GraphQLResponse>();
@@ -438,7 +515,8 @@ describe('every operation of the contract answers the same over every transport'
   beforeAll(async () => {
     // The clock stands in the first seeded day; once every one is seeded it moves on to now.
     const clock = movableClock({ startsAt: M.noon });
-    t = await startTestApp({ requestLimits: { maxDocumentBytes: MAX_DOCUMENT_BYTES }, now: clock.now });
+    receiver = await startReceiver();
+    t = await startTestApp({ requestLimits: { maxDocumentBytes: MAX_DOCUMENT_BYTES }, now: clock.now, webhooks: { allowPrivate: true } });
     transports = TRANSPORTS.map((make) => make(t.url));
     const ok = async (answer: Promise<GraphQLResponse>) => expect((await answer).errors).toBeUndefined();
     // Profiles and friends first: the closed days' reads, taken while each day was live, show them.
@@ -457,9 +535,15 @@ describe('every operation of the contract answers the same over every transport'
     await ok(
       t.admin(
         `mutation { createBoard(input: { id: "${FROZEN}", title: "Daily ü", maxScore: 1000000, periods: [ALL_TIME, MONTHLY, WEEKLY, DAILY], regions: ["EU", "na"],
-          regionTimeZones: [{ region: "EU", timeZone: "Europe/Berlin" }], closeGraceSeconds: 600 }) { id } }`,
+          regionTimeZones: [{ region: "EU", timeZone: "Europe/Berlin" }], closeGraceSeconds: 600, rewards: [${FROZEN_BANDS.map(bandLiteral).join(', ')}] }) { id } }`,
       ),
     );
+    // Issue 58: a webhook of Daily-Cup's closes, before any: every close below is delivered to it.
+    const hook = await t.admin<{ createWebhook: { webhook: { id: string }; secret: string } }>(client('CreateWebhook').text, {
+      input: { url: `${receiver.url}/closed`, events: ['BUCKET_CLOSED'], boards: [FROZEN] },
+    });
+    expect(hook.errors, JSON.stringify(hook.errors)).toBeUndefined();
+    closedHook = { id: hook.data!.createWebhook.webhook.id, secret: hook.data!.createWebhook.secret };
     for (const [i, closed] of CLOSED_DAYS.entries()) {
       clock.advance(closed.day.noon.getTime() - clock.now().getTime());
       const inputs = closed.results.map(([playerId, score, region, minutes], j) => ({
@@ -565,7 +649,7 @@ describe('every operation of the contract answers the same over every transport'
     liveSent.push({ playerId, score, achievedAt });
   };
   /** A board of daily league rounds with these rules, made by the typed client's CreateBoard. */
-  const createLeagueBoard = (id: string, rules: LeagueRules, regions: string[]) =>
+  const createLeagueBoard = (id: string, rules: LeagueRules, regions: string[], rewards: Band[] = []) =>
     t.admin(client('CreateBoard').text, {
       input: {
         id,
@@ -575,12 +659,13 @@ describe('every operation of the contract answers the same over every transport'
         regions,
         rankStyle: rules.rankStyle,
         league: { tiers: rules.tiers, cohortSize: rules.cohortSize, promote: rules.promote, demote: rules.demote, period: 'DAILY' },
+        rewards,
       },
     });
 
   /** League-Mixed, and its round A, played while the clock stands in it (D2). */
   async function seedRoundA(ok: (answer: Promise<GraphQLResponse>) => Promise<void>) {
-    await ok(createLeagueBoard(LEAGUE_BOARD, LEAGUE, ['EU', 'na']));
+    await ok(createLeagueBoard(LEAGUE_BOARD, LEAGUE, ['EU', 'na'], LEAGUE_BANDS));
     for (const [i, sent] of SENT_A.entries()) await submitTo(LEAGUE_BOARD, sent.playerId, sent.score, sent.region, `a-${i}`, sent.achievedAt);
   }
 
@@ -616,6 +701,7 @@ describe('every operation of the contract answers the same over every transport'
   // (The app closes itself once the file's tests are done: see test-app.ts.)
   afterAll(async () => {
     for (const transport of transports ?? []) await transport.close();
+    await receiver?.close();
   });
 
   /** The first `count` views of each transport's subscription, all open at once, with `between` run after each's first view. */
@@ -1828,6 +1914,488 @@ describe('every operation of the contract answers the same over every transport'
         ['no league', { query: 'subscription { cohortChanged(board: "Live-Board", playerId: "Zoë") { tier } }' }, 'BAD_USER_INPUT'],
         ['validation', { query: 'subscription { cohortChanged(board: "Live-League") { tier } }' }, 'GRAPHQL_VALIDATION_FAILED'],
       ]));
+  });
+
+  describe('reward bands and awards (issue 58): every closed list awarded as the oracle of what was sent says, over every transport', () => {
+    const admin = { key: ADMIN_KEY };
+    type AwardNode = { id: string; band: string; standing: { rank: number; score: number; player: { id: string; displayName: string | null } } };
+    type Awards = { awards: { edges: { cursor: string; node: AwardNode }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } } };
+
+    /** Every page of a closed list's awards, `first` at a time (the typed client's Awards), over every transport: its nodes. */
+    async function awardsRead(board: string, period: string, bucket: string, region: string | null, first: number) {
+      const nodes: AwardNode[] = [];
+      let after: string | null = null;
+      do {
+        const answer = (await query({
+          query: client('Awards').text,
+          operationName: 'Awards',
+          variables: { board, period, bucket, region, first, after, withAchievedAt: true },
+        })) as GraphQLResponse<Awards>;
+        expect(answer.errors, JSON.stringify(answer.errors)).toBeUndefined();
+        nodes.push(...answer.data!.awards.edges.map((edge) => edge.node));
+        const { pageInfo } = answer.data!.awards;
+        after = pageInfo.hasNextPage ? pageInfo.endCursor : null;
+      } while (after !== null);
+      return nodes;
+    }
+    const shape = (nodes: AwardNode[]) =>
+      nodes.map(({ band, standing }) => ({
+        band,
+        playerId: standing.player.id,
+        score: standing.score,
+        rank: standing.rank,
+        displayName: standing.player.displayName,
+      }));
+    const named = (rows: ReturnType<typeof awardsOf>) => rows.map((row) => ({ ...row, displayName: PROFILE_NAMES[row.playerId] ?? null }));
+
+    it('the oracle has what the suite means to read: ties sharing a band, a top percent reaching past a tie', () => {
+      expect(awardsOf(roundAList(null), LEAGUE_BANDS).map((row) => [row.band, row.playerId, row.rank])).toEqual([
+        ['Gold', 'Zoë', 1],
+        ['Silber-ü', '選手', 2],
+        ['Silber-ü', 'mia', 3],
+        ['Silber-ü', 'ÅSA-1', 4],
+        ['Silber-ü', 'Bob', 4],
+        ['Top 30 %', 'Zoë', 1],
+        ['Top 30 %', '選手', 2],
+        ['Top 30 %', 'mia', 3],
+        ['Top 30 %', 'ÅSA-1', 4],
+        ['Top 30 %', 'Bob', 4],
+      ]);
+    });
+
+    it.each([
+      ['D2', D2, null],
+      ['D2', D2, 'EU'],
+      ['D3', D3, 'na'],
+      ['D3', D3, null],
+      ['the week', W, 'EU'],
+      ['the month', M, null],
+    ] as const)("Daily-Cup's %s (region %s, ORDINAL), two a page: the oracle's awards, band by band in rank order", async (_name, day, region) => {
+      const expected = named(
+        awardsOf(
+          closedDayTop(
+            CLOSED_DAYS.find((closed) => closed.day === day)!,
+            region,
+          ),
+          FROZEN_BANDS,
+        ),
+      );
+      const nodes = await awardsRead(FROZEN, day.period, day.label, region, 2);
+      expect(shape(nodes)).toEqual(expected);
+      // Each award its own id, and the same id read whole as read page by page.
+      expect(new Set(nodes.map((node) => node.id)).size).toBe(nodes.length);
+      expect((await awardsRead(FROZEN, day.period, day.label, region, 100)).map((node) => node.id)).toEqual(nodes.map((node) => node.id));
+    });
+
+    it.each([null, 'EU', 'na'])("League-Mixed's round A (a league round, COMPETITION), region %s: tied players share a band", async (region) => {
+      const nodes = await awardsRead(LEAGUE_BOARD, 'DAILY', ROUND_A.label, region, 3);
+      expect(shape(nodes)).toEqual(named(awardsOf(roundAList(region), LEAGUE_BANDS)));
+    });
+
+    it('by its registered id, and as an anonymous document with literal arguments, aliases and __typename everywhere', async () => {
+      const variables = { board: LEAGUE_BOARD, period: 'DAILY', bucket: ROUND_A.label, region: null, first: 100, after: null };
+      const sent = await query({ query: client('Awards').text, variables });
+      const byId = await query({ documentId: client('Awards').id, variables });
+      expect(byId.errors).toBeUndefined();
+      expect(normalised(byId, '', [])).toEqual(normalised(sent, '', []));
+      const answer = (await query({
+        query: `{ __typename
+          league: awards(board: "${LEAGUE_BOARD}", period: DAILY, bucket: "${ROUND_A.label}", first: 4) { __typename edges { __typename cursor node { __typename id band standing { __typename rank score player { ... on Player { __typename id } } } } } pageInfo { __typename hasNextPage } }
+          eu: awards(board: "${FROZEN}", period: DAILY, bucket: "${D2.label}", region: "EU") { edges { node { band standing { rank player { id } } } } }
+          board(id: "${FROZEN}") { __typename rewards { __typename name fromRank toRank topPercent } } }`,
+      })) as GraphQLResponse<{
+        league: { edges: { node: { band: string; standing: { player: { id: string } } } }[]; pageInfo: { hasNextPage: boolean } };
+        eu: { edges: { node: { band: string; standing: { rank: number; player: { id: string } } } }[] };
+        board: { rewards: unknown };
+      }>;
+      expect(answer.errors, JSON.stringify(answer.errors)).toBeUndefined();
+      const league = awardsOf(roundAList(null), LEAGUE_BANDS);
+      expect(answer.data!.league.edges.map(({ node }) => [node.band, node.standing.player.id])).toEqual(
+        league.slice(0, 4).map((row) => [row.band, row.playerId]),
+      );
+      expect(answer.data!.league.pageInfo.hasNextPage).toBe(true);
+      expect(answer.data!.eu.edges.map(({ node }) => [node.band, node.standing.rank, node.standing.player.id])).toEqual(
+        awardsOf(
+          closedDayTop(
+            CLOSED_DAYS.find((closed) => closed.day === D2)!,
+            'EU',
+          ),
+          FROZEN_BANDS,
+        ).map((row) => [row.band, row.rank, row.playerId]),
+      );
+      expect(answer.data!.board.rewards).toEqual(bandsAnswered(FROZEN_BANDS).map((band) => ({ __typename: 'RewardBand', ...band })));
+    });
+
+    it("the boards' bands as Board.rewards answers them (the typed client's Board)", async () => {
+      for (const [id, bands] of [
+        [FROZEN, FROZEN_BANDS],
+        [LEAGUE_BOARD, LEAGUE_BANDS],
+        ['Race.Low', []],
+      ] as const) {
+        const answer = (await query({ query: client('Board').text, variables: { id, period: 'ALL_TIME', bucket: null, region: null } })) as GraphQLResponse<{
+          board: { rewards: unknown };
+        }>;
+        expect(answer.errors, JSON.stringify(answer.errors)).toBeUndefined();
+        expect(answer.data!.board.rewards, id).toEqual(bandsAnswered(bands));
+      }
+    });
+
+    it.each<[string, Payload, string]>([
+      [
+        "awards of today's open day",
+        { query: `{ awards(board: "${FROZEN}", period: DAILY, bucket: "${new Date().toISOString().slice(0, 10)}") { edges { cursor } } }` },
+        'BAD_USER_INPUT',
+      ],
+      [
+        'awards of the open all-time bucket',
+        { query: `{ awards(board: "${FROZEN}", period: ALL_TIME, bucket: "all") { edges { cursor } } }` },
+        'BAD_USER_INPUT',
+      ],
+      ['awards of a malformed bucket', { query: `{ awards(board: "${FROZEN}", period: DAILY, bucket: "2026-13-40") { edges { cursor } } }` }, 'BAD_USER_INPUT'],
+      [
+        'awards of a region the board does not have',
+        { query: `{ awards(board: "${FROZEN}", period: DAILY, bucket: "${D2.label}", region: "eu") { edges { cursor } } }` },
+        'BAD_USER_INPUT',
+      ],
+      [
+        'awards after a cursor that is no cursor',
+        { query: `{ awards(board: "${FROZEN}", period: DAILY, bucket: "${D2.label}", after: "nope") { edges { cursor } } }` },
+        'BAD_USER_INPUT',
+      ],
+      ['awards of an unknown board', { query: `{ awards(board: "no-such-board", period: DAILY, bucket: "${D2.label}") { edges { cursor } } }` }, 'NOT_FOUND'],
+      [
+        'awards of an unknown board, mixed case of a known one',
+        { query: `{ awards(board: "daily-cup", period: DAILY, bucket: "${D2.label}") { edges { cursor } } }` },
+        'NOT_FOUND',
+      ],
+    ])('refused alike: %s', async (_what, payload, code) => {
+      const answer = await query(payload);
+      expect(codeOf(answer), JSON.stringify(answer.errors)).toBe(code);
+    });
+
+    it('createBoard and updateBoard with bands, each transport on its own board: kept as sent, left alone, replaced whole, cleared', async () => {
+      const bands: Band[] = [
+        { name: 'Gold', fromRank: 1, toRank: 1 },
+        { name: 'Top 10 % ü', topPercent: 10 },
+        { name: '銀', fromRank: 2, toRank: 5 },
+      ];
+      const prize = (ns: string) => `Prize${ns}`;
+      const created = (await mutation(
+        (ns) => ({
+          query: client('CreateBoard').text,
+          variables: { input: { id: prize(ns), title: 'Prize', maxScore: 1000, periods: ['ALL_TIME', 'DAILY'], rewards: bands } },
+        }),
+        admin,
+      )) as GraphQLResponse<{ createBoard: { rewards: unknown } }>;
+      expect(created.errors, JSON.stringify(created.errors)).toBeUndefined();
+      expect(created.data!.createBoard.rewards).toEqual(bandsAnswered(bands));
+      const update = (input: Record<string, unknown>) => (ns: string) => ({
+        query: client('UpdateBoard').text,
+        variables: { input: { id: prize(ns), ...input } },
+      });
+      const rewardsAfter = async (input: Record<string, unknown>) =>
+        ((await mutation(update(input), admin)) as GraphQLResponse<{ updateBoard: { rewards: unknown } }>).data!.updateBoard.rewards;
+      expect(await rewardsAfter({ title: 'Prize ✓' })).toEqual(bandsAnswered(bands));
+      expect(await rewardsAfter({ rewards: [{ name: 'Sieger', fromRank: 1, toRank: 3 }] })).toEqual(
+        bandsAnswered([{ name: 'Sieger', fromRank: 1, toRank: 3 }]),
+      );
+      expect(await rewardsAfter({ rewards: [] })).toEqual([]);
+      // Left out at creation: none; written in place.
+      const literal = (await mutation(
+        (ns) => ({ query: `mutation { createBoard(input: { id: "Bare${ns}", title: "B", maxScore: 10 }) { id rewards { name } } }` }),
+        admin,
+      )) as GraphQLResponse<{ createBoard: { rewards: unknown } }>;
+      expect(literal.data!.createBoard.rewards).toEqual([]);
+    });
+
+    it.each<[string, Band[], string, string]>([
+      ['a band with both a rank range and a top percent', [{ name: 'Both', fromRank: 1, toRank: 2, topPercent: 5 }], 'BAD_USER_INPUT', ADMIN_KEY],
+      ['a band with neither', [{ name: 'None' }], 'BAD_USER_INPUT', ADMIN_KEY],
+      [
+        'two bands named alike but for case',
+        [
+          { name: 'Gold', fromRank: 1, toRank: 1 },
+          { name: 'gold', topPercent: 5 },
+        ],
+        'BAD_USER_INPUT',
+        ADMIN_KEY,
+      ],
+      ['a top percent of 0', [{ name: 'Zero', topPercent: 0 }], 'BAD_USER_INPUT', ADMIN_KEY],
+      ['fromRank past toRank', [{ name: 'Back', fromRank: 3, toRank: 2 }], 'BAD_USER_INPUT', ADMIN_KEY],
+      ['21 bands', Array.from({ length: 21 }, (_, i) => ({ name: `B${i}`, fromRank: i + 1, toRank: i + 1 })), 'BAD_USER_INPUT', ADMIN_KEY],
+      ['bands by a server key', [{ name: 'Gold', fromRank: 1, toRank: 1 }], 'FORBIDDEN', SERVER_KEY],
+    ])('createBoard refused alike: %s', async (_what, rewards, code, key) => {
+      const answer = await mutation(
+        (ns) => ({ query: client('CreateBoard').text, variables: { input: { id: `Bad${ns}`, title: 'Bad', maxScore: 10, rewards } } }),
+        { key },
+      );
+      expect(codeOf(answer), JSON.stringify(answer.errors)).toBe(code);
+      // Nothing made.
+      expect((await t.gql(`{ board(id: "Bad${nsOf(0)}") { id } }`)).data).toEqual({ board: null });
+    });
+  });
+
+  describe('webhooks (issue 58): admin only, alike everywhere; what was delivered is what webhookDeliveries lists', () => {
+    const admin = { key: ADMIN_KEY };
+    type Delivery = {
+      id: string;
+      event: string;
+      status: string;
+      attempts: number;
+      lastAttemptAt: string | null;
+      nextAttemptAt: string | null;
+      lastError: string | null;
+    };
+    type Deliveries = { webhookDeliveries: { edges: { cursor: string; node: Delivery }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } } };
+    type Hook = {
+      id: string;
+      url: string;
+      events: string[];
+      boards: string[];
+      createdAt: string;
+      failing: number;
+      lastDeliveredAt: string | null;
+      lastError: string | null;
+    };
+    /** What the receiver was sent for the closes' webhook, by delivery id (the webhook-id header): each request's body. */
+    const closedSent = () => {
+      const byId = new Map<string, string[]>();
+      for (const request of receiver.received.filter((one) => one.path === '/closed'))
+        byId.set(request.headers['webhook-id']!, [...(byId.get(request.headers['webhook-id']!) ?? []), request.body]);
+      return byId;
+    };
+    /** The closes' webhook's deliveries, every page of `first`, over every transport (the typed client's WebhookDeliveries). */
+    async function deliveriesRead(status: string | null, first: number) {
+      const nodes: Delivery[] = [];
+      let after: string | null = null;
+      do {
+        const answer = (await query(
+          { query: client('WebhookDeliveries').text, variables: { webhook: closedHook.id, status, first, after } },
+          admin,
+        )) as GraphQLResponse<Deliveries>;
+        expect(answer.errors, JSON.stringify(answer.errors)).toBeUndefined();
+        nodes.push(...answer.data!.webhookDeliveries.edges.map((edge) => edge.node));
+        const { pageInfo } = answer.data!.webhookDeliveries;
+        after = pageInfo.hasNextPage ? pageInfo.endCursor : null;
+      } while (after !== null);
+      return nodes;
+    }
+    const pendingNone = async () =>
+      (await t.admin<Deliveries>(client('WebhookDeliveries').text, { webhook: closedHook.id, status: 'PENDING', first: 1 })).data?.webhookDeliveries.edges
+        .length === 0;
+    /** Each closed list of Daily-Cup the suite closed: the global one and each region's. */
+    const CLOSED_LISTS = [D3, D2, W, M].flatMap((day) => [null, 'EU', 'na'].map((region) => ({ day, region })));
+
+    it("BUCKET_CLOSED for every closed list of Daily-Cup, verified with standardwebhooks: its top and awards the oracle's, its awards' ids those awards reads answer", async () => {
+      const bodies = () => [...closedSent().values()].map((sent) => JSON.parse(sent[0]!) as { type: string; data: BucketClosedData });
+      const find = (day: Seeded, region: string | null) =>
+        bodies().find(({ data }) => data.period === day.period && data.bucket === day.label && data.region === region);
+      await until(() => CLOSED_LISTS.every(({ day, region }) => find(day, region)), 30_000, 'a delivery of every closed list');
+      for (const request of receiver.received.filter((one) => one.path === '/closed')) {
+        // Signed with the secret createWebhook showed once: verified unchanged, as a receiver verifies it.
+        expect(new Webhook(closedHook.secret).verify(request.body, request.headers)).toEqual(JSON.parse(request.body));
+      }
+      for (const { day, region } of CLOSED_LISTS) {
+        const { type, data } = find(day, region)!;
+        const top = closedDayTop(
+          CLOSED_DAYS.find((closed) => closed.day === day)!,
+          region,
+        );
+        const awards = awardsOf(top, FROZEN_BANDS).map((row) => ({ ...row, displayName: PROFILE_NAMES[row.playerId] ?? null }));
+        expect(type).toBe('bucket.closed');
+        expect(data).toMatchObject({ boardId: FROZEN, size: top.length, awardCount: awards.length });
+        expect(data.top.map(({ playerId, rank, score }) => ({ playerId, rank, score }))).toEqual(top);
+        expect(
+          data.awards.map(({ band, standing }) => ({
+            band,
+            playerId: standing.playerId,
+            rank: standing.rank,
+            score: standing.score,
+            displayName: standing.displayName,
+          })),
+        ).toEqual(awards);
+        const read = (
+          await t.gql<{ awards: { edges: { node: { id: string } }[] } }>(
+            'query($b: ID!, $p: Period!, $d: String!, $r: String) { awards(board: $b, period: $p, bucket: $d, region: $r) { edges { node { id } } } }',
+            { b: FROZEN, p: day.period, d: day.label, r: region },
+          )
+        ).data!.awards.edges.map(({ node }) => node.id);
+        expect(data.awards.map((award) => award.id)).toEqual(read);
+      }
+    });
+
+    it('webhooks and webhookDeliveries page by page: every delivery the receiver got, DELIVERED at its first attempt, under the id it carried', async () => {
+      await until(pendingNone, 30_000, 'every delivery of the closes attempted');
+      const nodes = await deliveriesRead('DELIVERED', 3);
+      const sent = closedSent();
+      expect(nodes.map((node) => node.id).sort()).toEqual([...sent.keys()].sort());
+      for (const node of nodes) {
+        expect(node).toMatchObject({ event: 'BUCKET_CLOSED', status: 'DELIVERED', lastError: null });
+        expect(node.attempts).toBe(sent.get(node.id)!.length);
+      }
+      expect(await deliveriesRead('FAILED', 50)).toEqual([]);
+      expect((await deliveriesRead(null, 50)).map((node) => node.id).sort()).toEqual(nodes.map((node) => node.id).sort());
+      const listed = (await query({ query: client('Webhooks').text, operationName: 'Webhooks' }, admin)) as GraphQLResponse<{ webhooks: Hook[] }>;
+      expect(listed.errors, JSON.stringify(listed.errors)).toBeUndefined();
+      expect(listed.data!.webhooks.find((hook) => hook.id === closedHook.id)).toMatchObject({
+        url: `${receiver.url}/closed`,
+        events: ['BUCKET_CLOSED'],
+        boards: [FROZEN],
+        failing: 0,
+        lastError: null,
+        lastDeliveredAt: expect.any(String) as unknown,
+      });
+    });
+
+    it('redeliverWebhook, each transport a delivery of its own: sent again under the same id', async () => {
+      await until(pendingNone, 30_000, 'every delivery of the closes attempted');
+      const delivered = (await t.admin<Deliveries>(client('WebhookDeliveries').text, { webhook: closedHook.id, status: 'DELIVERED', first: 50 }))
+        .data!.webhookDeliveries.edges.map(({ node }) => node)
+        .filter((node) => node.attempts === 1);
+      expect(delivered.length).toBeGreaterThanOrEqual(transports.length);
+      // A transport's namespace names its delivery (the first for no namespace, as the matrix notes what was answered).
+      const deliveryOf = (ns: string) => delivered[Number(/_T(\d+)_/.exec(ns)?.[1] ?? 0)]!;
+      const answer = (await mutation((ns) => ({ query: client('RedeliverWebhook').text, variables: { delivery: deliveryOf(ns).id } }), {
+        ...admin,
+        volatile: ['id', 'lastAttemptAt', 'nextAttemptAt'],
+      })) as GraphQLResponse<{ redeliverWebhook: Delivery }>;
+      expect(answer.errors, JSON.stringify(answer.errors)).toBeUndefined();
+      expect(answer.data!.redeliverWebhook).toMatchObject({ event: 'BUCKET_CLOSED', status: 'PENDING', lastError: null });
+      const again = carrying('mutation').map((transport) => deliveryOf(nsOf(transports.indexOf(transport))).id);
+      expect(answer.data!.redeliverWebhook.id).toBe(again[0]);
+      await until(() => again.every((id) => closedSent().get(id)?.length === 2), 30_000, 'each delivery sent again');
+      await until(pendingNone, 30_000, 'every redelivery attempted');
+      for (const id of again)
+        expect((await deliveriesRead('DELIVERED', 50)).find((node) => node.id === id)).toMatchObject({ status: 'DELIVERED', attempts: 2 });
+      // The ones GET refused were not sent again.
+      for (const transport of refusing('mutation')) expect(closedSent().get(deliveryOf(nsOf(transports.indexOf(transport))).id)).toHaveLength(1);
+    });
+
+    it('createWebhook, webhooks and deleteWebhook, each transport on its own webhook', async () => {
+      const url = (ns: string) => `${receiver.url}/hook/${ns}`;
+      const created = (await mutation(
+        (ns) => ({
+          query: client('CreateWebhook').text,
+          variables: { input: { url: url(ns), events: ['FRIEND_OVERTAKEN', 'TOP_CHANGED'], boards: [LIVE_LEAGUE, 'Race.Low'] } },
+        }),
+        { ...admin, volatile: ['id', 'secret', 'createdAt'] },
+      )) as GraphQLResponse<{ createWebhook: { webhook: Hook; secret: string } }>;
+      expect(created.errors, JSON.stringify(created.errors)).toBeUndefined();
+      expect(created.data!.createWebhook.secret).toMatch(/^whsec_/);
+      expect(created.data!.createWebhook.webhook).toMatchObject({
+        url: url(nsOf(transports.indexOf(carrying('mutation')[0]!))),
+        events: ['FRIEND_OVERTAKEN', 'TOP_CHANGED'],
+        boards: [LIVE_LEAGUE, 'Race.Low'],
+        failing: 0,
+        lastDeliveredAt: null,
+        lastError: null,
+      });
+      // Every board (boards left out), written in place: an anonymous document.
+      const everyBoard = (await mutation(
+        (ns) => ({
+          query: `mutation { createWebhook(input: { url: "${url(ns)}-all", events: [LEAGUE_ROUND_CLOSED] }) { webhook { __typename url events boards } } }`,
+        }),
+        admin,
+      )) as GraphQLResponse<{ createWebhook: { webhook: Hook } }>;
+      expect(everyBoard.data!.createWebhook.webhook).toMatchObject({ events: ['LEAGUE_ROUND_CLOSED'], boards: [] });
+      // Listed, each once, as created; nothing made by a GET.
+      // Read by the test: every transport's webhooks are in the one list, and each transport would see its own namespace in it.
+      const listed = async () => (await t.admin<{ webhooks: Hook[] }>(client('Webhooks').text)).data!.webhooks.filter((hook) => hook.url.includes('/hook/'));
+      const hooks = await listed();
+      expect(hooks.map((hook) => hook.url).sort()).toEqual(
+        carrying('mutation')
+          .flatMap((transport) => [url(nsOf(transports.indexOf(transport))), `${url(nsOf(transports.indexOf(transport)))}-all`])
+          .sort(),
+      );
+      const idOf = (ns: string) => hooks.find((hook) => hook.url === url(ns))?.id ?? 'none';
+      expect((await mutation((ns) => ({ query: client('DeleteWebhook').text, variables: { id: idOf(ns) } }), admin)).data).toEqual({ deleteWebhook: true });
+      expect((await listed()).map((hook) => hook.url).sort()).toEqual(
+        carrying('mutation')
+          .map((transport) => `${url(nsOf(transports.indexOf(transport)))}-all`)
+          .sort(),
+      );
+    });
+
+    const SOME_DELIVERY = 'msg_no-such-delivery';
+    it.each<[string, Payload, string, string | undefined]>([
+      ['webhooks without a key', { query: client('Webhooks').text }, 'UNAUTHENTICATED', undefined],
+      ['webhooks with a server key', { query: '{ webhooks { id url } }' }, 'FORBIDDEN', SERVER_KEY],
+      [
+        'webhookDeliveries without a key',
+        { query: 'query($w: ID!) { webhookDeliveries(webhook: $w) { edges { cursor } } }', variables: { w: 'x' } },
+        'UNAUTHENTICATED',
+        undefined,
+      ],
+      [
+        'webhookDeliveries with an unknown key',
+        { query: 'query($w: ID!) { webhookDeliveries(webhook: $w) { edges { cursor } } }', variables: { w: 'x' } },
+        'UNAUTHENTICATED',
+        'not-a-key',
+      ],
+      [
+        'webhookDeliveries with a server key',
+        { query: client('WebhookDeliveries').text, variables: { webhook: 'x', status: null, first: 5, after: null } },
+        'FORBIDDEN',
+        SERVER_KEY,
+      ],
+    ])('refused alike: %s', async (_what, payload, code, key) => {
+      const answer = await query(payload, { key });
+      expect(codeOf(answer), JSON.stringify(answer.errors)).toBe(code);
+    });
+
+    it.each<[string, (ns: string) => Payload, string, string | undefined]>([
+      [
+        'createWebhook without a key',
+        (ns) => ({ query: client('CreateWebhook').text, variables: { input: { url: `http://127.0.0.1:9/${ns}`, events: ['BUCKET_CLOSED'] } } }),
+        'UNAUTHENTICATED',
+        undefined,
+      ],
+      [
+        'createWebhook with a server key',
+        (ns) => ({ query: client('CreateWebhook').text, variables: { input: { url: `http://127.0.0.1:9/${ns}`, events: ['BUCKET_CLOSED'] } } }),
+        'FORBIDDEN',
+        SERVER_KEY,
+      ],
+      ['deleteWebhook without a key', () => ({ query: 'mutation { deleteWebhook(id: "x") }' }), 'UNAUTHENTICATED', undefined],
+      ['deleteWebhook with a server key', () => ({ query: client('DeleteWebhook').text, variables: { id: 'x' } }), 'FORBIDDEN', SERVER_KEY],
+      [
+        'redeliverWebhook without a key',
+        () => ({ query: client('RedeliverWebhook').text, variables: { delivery: SOME_DELIVERY } }),
+        'UNAUTHENTICATED',
+        undefined,
+      ],
+      ['redeliverWebhook with a server key', () => ({ query: `mutation { redeliverWebhook(delivery: "${SOME_DELIVERY}") { id } }` }), 'FORBIDDEN', SERVER_KEY],
+      [
+        'a webhook to a scheme other than http(s)',
+        (ns) => ({ query: client('CreateWebhook').text, variables: { input: { url: `ftp://127.0.0.1/${ns}`, events: ['BUCKET_CLOSED'] } } }),
+        'BAD_USER_INPUT',
+        ADMIN_KEY,
+      ],
+      [
+        'a webhook over http to a public address',
+        (ns) => ({ query: client('CreateWebhook').text, variables: { input: { url: `http://93.184.215.14/${ns}`, events: ['BUCKET_CLOSED'] } } }),
+        'BAD_USER_INPUT',
+        ADMIN_KEY,
+      ],
+      [
+        'a webhook URL past 2,048 characters',
+        (ns) => ({
+          query: client('CreateWebhook').text,
+          variables: { input: { url: `http://127.0.0.1/${ns}${'x'.repeat(2_048)}`, events: ['BUCKET_CLOSED'] } },
+        }),
+        'BAD_USER_INPUT',
+        ADMIN_KEY,
+      ],
+      [
+        'redeliverWebhook of an unknown delivery',
+        () => ({ query: client('RedeliverWebhook').text, variables: { delivery: SOME_DELIVERY } }),
+        'NOT_FOUND',
+        ADMIN_KEY,
+      ],
+    ])('refused alike: %s', async (_what, payload, code, key) => {
+      const answer = await mutation(payload, { key });
+      expect(codeOf(answer), JSON.stringify(answer.errors)).toBe(code);
+    });
   });
 
   /**
