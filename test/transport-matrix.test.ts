@@ -5,6 +5,7 @@ import { Kind, type SelectionNode, buildSchema, getOperationAST, parse } from 'g
 import { Webhook } from 'standardwebhooks';
 import { Temporal } from 'temporal-polyfill';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { WebhookDeliveryFieldsFragment, WebhookFieldsFragment } from '../client/src/generated.js';
 import { loadClientManifest } from '../src/http/persisted-documents.js';
 import { MAX_BODY_BYTES } from '../src/http/request-limits.js';
 import type { BucketClosedData } from '../src/model/webhooks.js';
@@ -2137,26 +2138,10 @@ describe('every operation of the contract answers the same over every transport'
 
   describe('webhooks (issue 58): admin only, alike everywhere; what was delivered is what webhookDeliveries lists', () => {
     const admin = { key: ADMIN_KEY };
-    type Delivery = {
-      id: string;
-      event: string;
-      status: string;
-      attempts: number;
-      lastAttemptAt: string | null;
-      nextAttemptAt: string | null;
-      lastError: string | null;
-    };
+    // The typed client's fragments (client/src/generated.ts): what its documents select.
+    type Delivery = WebhookDeliveryFieldsFragment;
     type Deliveries = { webhookDeliveries: { edges: { cursor: string; node: Delivery }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } } };
-    type Hook = {
-      id: string;
-      url: string;
-      events: string[];
-      boards: string[];
-      createdAt: string;
-      failing: number;
-      lastDeliveredAt: string | null;
-      lastError: string | null;
-    };
+    type Hook = WebhookFieldsFragment;
     /** What the receiver was sent for the closes' webhook, by delivery id (the webhook-id header): each request's body. */
     const closedSent = () => {
       const byId = new Map<string, string[]>();
