@@ -19,6 +19,11 @@ import { type Storage, createStorage } from './db/storage.js';
 import { type TopFeed, createTopFeed, subscriberFor } from './pubsub/top-feed.js';
 import { topChangedView, watchTopChanged } from './pubsub/top-changed.js';
 import { type CohortFeed, createCohortFeed, watchCohortChanged } from './pubsub/cohort-changed.js';
+import { createOvertakenFeed, watchFriendOvertook } from './pubsub/friend-overtook.js';
+import { createOvertaking } from './writes/overtaking.js';
+import { followersPage } from './db/followers.js';
+import { enqueueWebhookEvents } from './db/webhook-outbox.js';
+import { type TopWebhookOptions, createTopWebhooks } from './writes/top-webhooks.js';
 import { type IndexGeneration, createIndexGeneration, guardReads } from './ranking/generation.js';
 import { type RankingIndex, createRankingIndex } from './ranking/index.js';
 import type { ReplicaReads } from './ranking/replicas.js';
@@ -181,6 +186,8 @@ export interface AppDeps {
    * https to public addresses, and the delivery job's defaults.
    */
   webhooks?: (WebhookOptions & WebhookDeliveryOptions) | undefined;
+  /** How TOP_CHANGED webhook events are written (issue 58; see writes/top-webhooks.ts). Default: one a second per bucket at most. */
+  topWebhooks?: TopWebhookOptions | undefined;
 }
 
 export interface App {
@@ -248,8 +255,14 @@ export function buildApp(deps: AppDeps): App {
   const indexGeneration = createIndexGeneration(redis);
   const profiles = createProfileCache(redis, storage.players, log);
   // The players a write places for the first time get their profile, or that they have none, into Redis.
-  const masterIndex = guardReads(createRankingIndex(redis, { placed: (playerIds) => profiles.remember(playerIds) }), indexGeneration);
-  const index = deps.replicaReads ? guardReads(createRankingIndex(redis, { reads: deps.replicaReads.reads }), indexGeneration) : masterIndex;
+  // Every top change either index makes is told to the TOP_CHANGED webhooks (made below; told only once writes run).
+  const masterIndex = guardReads(
+    createRankingIndex(redis, { placed: (playerIds) => profiles.remember(playerIds), topChanged: (at) => topWebhooks.changed(at) }),
+    indexGeneration,
+  );
+  const index = deps.replicaReads
+    ? guardReads(createRankingIndex(redis, { reads: deps.replicaReads.reads, topChanged: (at) => topWebhooks.changed(at) }), indexGeneration)
+    : masterIndex;
   if (deps.replicaReads) showReplicas(metrics, deps.replicaReads);
   // The cache dates and ages its views by the app's clock (the system's unless one is given), so
   // that a test moving the clock ages them too.
@@ -305,7 +318,22 @@ export function buildApp(deps: AppDeps): App {
   const bucketReads = createBucketReads({ buckets, index, storage, cursors });
   const leagueReads = createLeagueReads({ buckets, index, storage });
   // The group commit is given what committing a group uses; a write reads its own writes on the masters.
-  const submissions = createSubmissionGroups({ storage, index: masterIndex, backlog, flagChanges, topCache, submissionHealth, metrics, log }, deps.groupCommit);
+  // Friends passed (issue 58): detected after each group's index write, off the submission's path.
+  const overtaking = createOvertaking({
+    index: masterIndex,
+    followers: (playerIds, after, limit) => followersPage(database.sql, playerIds, after, limit),
+    enqueue: (events) => enqueueWebhookEvents(database.sql, events),
+    // The directory is made below, with the webhooks' side; asked only once writes run.
+    webhooks: { wants: (boardId, event) => webhookDirectory.wants(boardId, event) },
+    profiles,
+    now,
+    log,
+    told: metrics.friendOvertakenEvents,
+  });
+  const submissions = createSubmissionGroups(
+    { storage, index: masterIndex, backlog, flagChanges, topCache, submissionHealth, metrics, log, overtaking },
+    deps.groupCommit,
+  );
   const writes = createWriteSide({
     submit: { submissions, boards, seasons, members: storage.members, masterIndex, limits: rateLimits, requestTimeoutMs, closedLists, now, log },
     boards: { storage, boards },
@@ -349,10 +377,31 @@ export function buildApp(deps: AppDeps): App {
     lookup: webhookLookup,
     now,
   });
+  // friendOvertook subscribes on a connection of its own too: its subscriptions are what the detection counts.
+  const overtakenSubscriber = subscriberFor(deps.redis);
+  const overtakenFeed = createOvertakenFeed({ subscriber: overtakenSubscriber, index, log, watchers: metrics.friendOvertookSubscribers });
+  // TOP_CHANGED webhooks: the view topChanged sends, at most one a second per bucket across processes, off the write path.
+  const topWebhooks = createTopWebhooks(
+    {
+      interest: webhookDirectory,
+      redis,
+      topCache,
+      reads,
+      boards,
+      profiles,
+      frozen,
+      seasons,
+      now,
+      log,
+      enqueue: (events) => enqueueWebhookEvents(database.sql, events),
+    },
+    deps.topWebhooks,
+  );
   const live: LiveTops = {
     watch: (args, signal) => watchTopChanged(topChanged, args, signal),
     view: (event, rankStyle) => topChangedView(topChanged, event, rankStyle),
     cohort: (args, signal) => watchCohortChanged({ leagues: leagueReads, cohortFeed }, args, signal),
+    overtaken: (args, signal) => watchFriendOvertook({ boards, overtakenFeed }, args, signal),
   };
   const contextDeps: ContextDeps = {
     keyring,
@@ -619,6 +668,7 @@ export function buildApp(deps: AppDeps): App {
       // Ends every topChanged stream, so server-sent event responses finish instead of holding the server open.
       topFeed.close();
       cohortFeed.close();
+      overtakenFeed.close();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       // A keep-alive connection whose response ends meanwhile (a finished event stream, say) goes
@@ -628,13 +678,18 @@ export function buildApp(deps: AppDeps): App {
       await closed;
       clearInterval(sweep);
       clearTimeout(timeout);
+      // No request writes any more: the TOP_CHANGED windows this process claimed are sent now.
+      await topWebhooks.stop();
       await webhookDirectory.stop();
       // No scrape comes any more: a measurement of the drift a last one started ends before the stores close.
       await indexDrift.stop();
+      // The last groups' overtakings are told before the stores close.
+      await overtaking.idle();
       // Confirmations of the last requests' index writes; any left over are replayed harmlessly.
       await backlog.flush();
       ownSubscriber?.disconnect();
       cohortSubscriber.disconnect();
+      overtakenSubscriber.disconnect();
       unwatchPrimary();
       log.info('stopped');
     },

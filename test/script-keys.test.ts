@@ -144,6 +144,9 @@ describe('every Lua script declares every key it touches', () => {
         ),
       ).rejects.toThrow('the source failed');
     }
+    // The overtakings' channel (no script: one SPUBLISH, one PUBSUB SHARDNUMSUB a node).
+    await index.announceOvertaken(one.board.id, '{}');
+    expect(await index.overtakenListeners(one.board.id)).toBe(0);
     // A first check sets the generation (the marker was missing), a second finds it; the plan, twice.
     const [first] = await generation.check();
     expect(first!.claimed).toBe('empty');

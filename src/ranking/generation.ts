@@ -362,6 +362,9 @@ export const INDEX_METHOD_ROLES = {
   announceTopChanged: 'unguarded',
   leagueChannel: 'unguarded',
   announceLeague: 'unguarded',
+  overtakenChannel: 'unguarded',
+  announceOvertaken: 'unguarded',
+  overtakenListeners: 'unguarded',
   rebuild: 'unguarded',
 } as const satisfies Record<keyof RankingIndex, 'read' | 'write' | 'unguarded'>;
 

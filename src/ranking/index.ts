@@ -12,6 +12,7 @@ import {
   shardTopChannel,
   topChannels,
   leagueChannel,
+  overtakenChannel,
 } from './keys.js';
 import { type MemberChange, applyDenseDeltas, countDistinctBetter, denseDeltas, recountDense } from './dense.js';
 import { lowestPackedAbove, pack, packedDirection, packingFor, unpack } from './packing.js';
@@ -62,6 +63,19 @@ export interface PageView extends BucketView<PagePlace> {
 }
 
 export type RankingIndex = ReturnType<typeof createRankingIndex>;
+
+/**
+ * A write's place after it (null where the index placed none), with its bucket's size, and its
+ * member's packed value right after and right before it (null: not in the set; before, a player
+ * not ranked there yet). Packed values compare in the index's order whatever the board's: higher
+ * is ahead, equal values by player id (see shards.ts rankOrder).
+ */
+export interface WrittenPlace {
+  size: number;
+  place: Place | null;
+  packed: number | null;
+  packedBefore: number | null;
+}
 
 function placeOf(at: BoardBucket, playerId: string, rank: number, packed: string | number): Place {
   const { score, reachedAt } = unpack(at.board, packingFor(at.board, at.bucket.period), Number(packed), at.bucket.start);
@@ -148,6 +162,14 @@ export interface RankingIndexOptions {
    * Default: nobody.
    */
   placed?: ((playerIds: string[]) => void) | undefined;
+  /**
+   * Told of the buckets whose top a write changed (the write script's answer, as it announces) or
+   * an announcement names (announceTopChanged: a flag, an erasure, a rebuild, a close, inactive
+   * players): every change a topChanged watcher hears of, told once, in the process that made it.
+   * TOP_CHANGED webhooks follow from it (writes/top-webhooks.ts). Called in the write's own turn;
+   * must not throw. Default: nobody.
+   */
+  topChanged?: ((at: BoardBucket[]) => void) | undefined;
 }
 
 export type { ReadOptions } from './replicas.js';
@@ -427,9 +449,14 @@ export function createRankingIndex(redis: RedisClient, options: RankingIndexOpti
      * writes: O(k log N); plus, for sharded buckets, one countAhead per other shard and bucket:
      * O(S · k log N).
      */
-    async writeBoardScores(writes: BoardScoreWrite[]): Promise<{ size: number; place: Place | null }[]> {
+    async writeBoardScores(writes: BoardScoreWrite[]): Promise<WrittenPlace[]> {
       if (writes.length === 0) return [];
       const { replies, recounts } = await applyWrites(writes);
+      if (options.topChanged) {
+        const changed = new Set<BoardBucket>();
+        replies.forEach(([, , , changedTop], i) => changedTop === 1 && changed.add(writes[i]!.at));
+        if (changed.size > 0) options.topChanged([...changed]);
+      }
       if (options.placed) {
         // packedBefore null, packed set: the player was not in that set before this write.
         const placed = new Set<string>();
@@ -437,7 +464,11 @@ export function createRankingIndex(redis: RedisClient, options: RankingIndexOpti
         if (placed.size > 0) options.placed([...placed]);
       }
       const [places] = await Promise.all([placesAfter(writes, replies), countDenseWrites(writes, replies, recounts)]);
-      return places;
+      // The packed values the script answered anyway: what an overtaking compares (writes/overtaking.ts), at no extra call.
+      return places.map((written, i) => {
+        const [, packed, , , packedBefore] = replies[i]!;
+        return { ...written, packed: packed === null ? null : Number(packed), packedBefore: packedBefore === null ? null : Number(packedBefore) };
+      });
     },
 
     /**
@@ -684,6 +715,7 @@ export function createRankingIndex(redis: RedisClient, options: RankingIndexOpti
      * as a key, so it adds the key prefix itself here, routing the command to the channel's node.
      */
     async announceTopChanged(at: BoardBucket[]): Promise<void> {
+      options.topChanged?.(at);
       const channels = new Set(at.map((bucket) => shardTopChannel(shardKey(bucket, 0))));
       await Promise.all([...channels].map((channel) => redis.spublish(channel, '')));
     },
@@ -702,6 +734,35 @@ export function createRankingIndex(redis: RedisClient, options: RankingIndexOpti
      */
     async announceLeague(boardId: string, message: string): Promise<void> {
       await redis.spublish(leagueChannel(boardId), message);
+    },
+
+    /**
+     * The full name of a board's channel of overtakings (friendOvertook; see overtakenChannel in
+     * keys.ts), under this client's key prefix, as announceOvertaken publishes on it. O(1).
+     */
+    overtakenChannel(boardId: string): string {
+      return prefixed(overtakenChannel(boardId));
+    },
+
+    /** Tells every API process watching friendOvertook on this board of overtakings: `message` is pubsub/friend-overtook.ts's. One SPUBLISH. */
+    async announceOvertaken(boardId: string, message: string): Promise<void> {
+      await redis.spublish(overtakenChannel(boardId), message);
+    },
+
+    /**
+     * How many connections, in every process, listen on a board's channel of overtakings
+     * (PUBSUB SHARDNUMSUB): whether anyone would hear one. On a Cluster every master is asked
+     * (only the one serving the channel's slot counts any). O(1) a node.
+     */
+    async overtakenListeners(boardId: string): Promise<number> {
+      const channel = prefixed(overtakenChannel(boardId));
+      const ask = async (node: Pick<RedisClient, 'call'>) => {
+        const reply = (await node.call('PUBSUB', 'SHARDNUMSUB', channel)) as (string | number)[];
+        return Number(reply[1] ?? 0);
+      };
+      if (!isCluster(redis)) return ask(redis);
+      const counts = await Promise.all(redis.nodes('master').map(ask));
+      return counts.reduce((total, n) => total + n, 0);
     },
 
     /**

@@ -81,6 +81,15 @@ export function leagueChannel(boardId: string): string {
   return `lb:{${boardId}#league}#changes`;
 }
 
+/**
+ * A board's channel of overtakings (issue 58, friendOvertook): one sharded channel per board, its
+ * own hash tag, so on a Cluster a board's messages stay on one node. Without the key prefix, as
+ * leagueChannel.
+ */
+export function overtakenChannel(boardId: string): string {
+  return `lb:{${boardId}#overtaken}#changes`;
+}
+
 /** A DENSE bucket's keys beside its sorted sets (see ranking/dense.ts). */
 export interface DenseKeys {
   /** The distinct scores held: a sorted set of order values. */

@@ -1,6 +1,7 @@
 import { type Caller, type Keyring, bearerKey } from '../auth/keys.js';
 import type { RankStyle } from '../model/board.js';
 import type { TopEvent } from '../pubsub/top-feed.js';
+import type { OvertakenView } from '../pubsub/friend-overtook.js';
 import type { ReadSide, ReadSides } from '../reads/read-side.js';
 import type { BucketReadSides, BucketReads } from '../reads/bucket-reads.js';
 import type { LeaguePlacementView, LeagueReadSides, LeagueReads } from '../reads/league.js';
@@ -22,6 +23,8 @@ export interface LiveTops {
   view(event: TopEvent, rankStyle?: RankStyle | null): TopBoard | Promise<TopBoard>;
   /** A player's league placement (its names loaded), then one each time it changes, until `signal` aborts. */
   cohort(args: { board: string; playerId: string }, signal?: AbortSignal): Promise<AsyncIterable<LeaguePlacementView>>;
+  /** A player's friends passing them on the board, from now on (src/pubsub/friend-overtook.ts). */
+  overtaken(args: { board: string; playerId: string }, signal?: AbortSignal): Promise<AsyncIterable<OvertakenView>>;
 }
 
 /** Per request: who asks, and the sides that answer (the resolvers call them, nothing else). */

@@ -11,6 +11,7 @@ import './bucket.js';
 import './top-board.js';
 import './cohort.js';
 import './cohort-changed.js';
+import './overtaken.js';
 import './tournament.js';
 import './submission.js';
 import './bucket-status.js';

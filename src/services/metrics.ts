@@ -90,6 +90,16 @@ export function createMetrics() {
       help: 'Open cohortChanged subscriptions in this process.',
       registers: [registry],
     }),
+    friendOvertakenEvents: new Counter({
+      name: 'leaderboard_friend_overtaken_events_total',
+      help: 'Overtakings told (a passer and a player passed, to webhooks and friendOvertook subscribers).',
+      registers: [registry],
+    }),
+    friendOvertookSubscribers: new Gauge({
+      name: 'leaderboard_friend_overtook_subscribers',
+      help: 'Open friendOvertook subscriptions in this process.',
+      registers: [registry],
+    }),
     indexDrift: new Gauge({
       name: 'leaderboard_index_drift',
       help: "Per live bucket: durable board scores (unflagged) minus the sorted set's size. Not 0 means the index is missing players (or holds extra). board: the board id. period: ALL_TIME, SEASON, MONTHLY, WEEKLY or DAILY. bucket: its label (all, a season id, 2026-11, 2026-W48, 2026-11-29). region: a region of the board, or empty for the global list.",

@@ -18,6 +18,7 @@ import { type GroupCommit, type GroupCommitOptions, type ItemOutcome, createGrou
 import { type RecordedScore, heldRecorded } from '../reads/recorded-scores.js';
 import { restoreReturningBest } from './returning-players.js';
 import { announceLeagueChanges } from '../pubsub/league-signal.js';
+import type { Overtaking } from './overtaking.js';
 
 /**
  * The write path's shared half (submit.ts is the other): the process's group commit of checked
@@ -52,7 +53,7 @@ export interface SubmissionRecorded {
 /** The process's group commit of submissions (see group-commit.ts); one per process. */
 export type SubmissionGroups = GroupCommit<Submission, SubmissionRecorded>;
 
-/** What committing a group takes (8 members). */
+/** What committing a group takes (9 members). */
 export interface SubmissionGroupDeps {
   storage: Pick<Storage, 'results' | 'players' | 'boardScores'>;
   /**
@@ -66,6 +67,8 @@ export interface SubmissionGroupDeps {
   submissionHealth: Pick<SubmissionHealth, 'committed' | 'failed'>;
   metrics: Pick<Metrics, 'indexBehind'>;
   log: Logger;
+  /** Friends passed (writes/overtaking.ts), told off the submission's path. Default: none. */
+  overtaking?: Pick<Overtaking, 'written'> | undefined;
 }
 
 /**
@@ -192,6 +195,8 @@ async function writeIndex(
     // A player back from inactivity returns to a BEST board's SEASON with their best, not this result (returning-players.ts).
     await restoreReturningBest({ storage: deps.storage, masterIndex: deps.index }, writes, placed);
     deps.backlog.confirm(backlogIds);
+    // Queued, not awaited: the answer never waits for who was passed.
+    deps.overtaking?.written(writes, placed);
     // cohortChanged's watchers of the league rounds written (none on a board without a league): not
     // awaited, the answer does not wait for watchers, and a failure is logged by the call.
     void announceLeagueChanges(

@@ -1,0 +1,306 @@
+import type { Logger } from 'pino';
+import type { OutboxEvent } from '../db/webhook-outbox.js';
+import type { FollowerRow } from '../db/followers.js';
+import { type Period, PERIODS } from '../model/board.js';
+import type { FriendOvertakenData, StandingData, WebhookInterest } from '../model/webhooks.js';
+import type { BoardBucket, BoardScoreWrite, Place, RankingIndex, WrittenPlace } from '../ranking/index.js';
+import { bucketKey } from '../ranking/keys.js';
+import { pack, packingFor } from '../ranking/packing.js';
+import { styledPlaces } from '../reads/rank-styles.js';
+import type { ProfileCache } from '../services/profile-cache.js';
+import { encodeOvertakings } from '../pubsub/friend-overtook.js';
+
+/**
+ * "A friend just passed you" (issue 58): after a group's index write, each result that raised a
+ * player A past a player B who lists A as a friend becomes a FRIEND_OVERTAKEN event (the webhook
+ * outbox) and a friendOvertook view (B's subscribers, in every process: pubsub/friend-overtook.ts),
+ * in ALL_TIME and the board's shortest period, global lists only.
+ *
+ * Off the submission's path: the write path hands over what its index write answered (each
+ * write's packed value before and after, which the write script reads anyway) and goes on; the
+ * detection runs later, one group at a time. Nothing is read at all for a board nobody listens
+ * to: no webhook wants FRIEND_OVERTAKEN of it and no connection in the deployment is subscribed to
+ * its channel (asked at most once a second per board). Flagged players are not in the index, so
+ * they neither pass (their writes never reach the index) nor are passed (no place); a mover
+ * flagged since is checked once more when their standing is read at the end.
+ *
+ * Groups written while a detection runs are merged into the next (each player's move from before
+ * the first to after the last; the 100 told are then per player and pass): under load the
+ * detection batches itself, and it is never more than one pass behind.
+ *
+ * Cost per detection: one PostgreSQL page of followers per {@link OvertakingOptions.followersPerPage}
+ * rows (for all the group's movers together), one standings read of the page's followers per
+ * bucket, then one of the movers, one profile load and at most one outbox statement and one
+ * SPUBLISH per board. Memory: a page and the {@link OvertakingOptions.maxTold} closest passed per mover and bucket.
+ */
+
+/** What detection takes (7 members). */
+export interface OvertakingDeps {
+  index: Pick<RankingIndex, 'standings' | 'countBetter' | 'countDistinctBetter' | 'announceOvertaken' | 'overtakenListeners'>;
+  /** One page of the players listing any of some players as a friend (db/followers.ts followersPage). */
+  followers(playerIds: readonly string[], after: FollowerRow | null, limit: number): Promise<FollowerRow[]>;
+  /** Which boards' FRIEND_OVERTAKEN some webhook wants; undefined: none ever does. */
+  webhooks?: WebhookInterest | undefined;
+  /** Writes events to the webhook outbox (db/webhook-outbox.ts enqueueWebhookEvents, after the commit). */
+  enqueue(events: OutboxEvent[]): Promise<unknown>;
+  profiles: Pick<ProfileCache, 'load'>;
+  now(): Date;
+  log: Logger;
+  /** Counts each (passer, passed) pair told (leaderboard_friend_overtaken_events_total). Default: none. */
+  told?: { inc(n?: number): void } | undefined;
+}
+
+export interface OvertakingOptions {
+  /** @default 100 players told per result and list, the closest first. */
+  maxTold?: number;
+  /** @default 1,000 friend-list rows a page (and so players a standings read). */
+  followersPerPage?: number;
+  /** @default 1,000 ms: how long a board's count of subscribed connections is trusted. */
+  listenersMs?: number;
+  /** @default 10,000 moves (a player in a list) waiting for detection; past it a group's overtakings are dropped (and logged). */
+  maxPending?: number;
+}
+
+/** One player's move in one list during a group: its packed value before the group's first write and after its last. */
+interface Move {
+  before: number | null;
+  after: number;
+}
+
+/** A list the group moved players up in, and who. */
+interface MovedList {
+  at: BoardBucket;
+  moves: Map<string, Move>;
+}
+
+/** A passed player, as found. */
+interface Passed {
+  place: Place;
+  packed: number;
+}
+
+/** The periods an overtaking is told in: ALL_TIME and the board's shortest (PERIODS runs longest to shortest). */
+export function overtakingPeriods(periods: readonly Period[]): Set<Period> {
+  const shortest = [...PERIODS].reverse().find((period) => periods.includes(period));
+  return new Set<Period>(['ALL_TIME', ...(shortest ? [shortest] : [])]);
+}
+
+/** Whether member (packed a, id x) ranks ahead of (packed b, id y): the index's order (shards.ts rankOrder). */
+const ahead = (a: number, x: string, b: number, y: string) => a > b || (a === b && Buffer.compare(Buffer.from(x), Buffer.from(y)) > 0);
+
+/** An event's standing: the GraphQL Standing's fields, the player flattened (model/webhooks.ts). */
+function standingData(place: Place, names: Map<string, string | null>): StandingData {
+  return {
+    rank: place.rank,
+    playerId: place.playerId,
+    displayName: names.get(place.playerId) ?? null,
+    score: place.score,
+    achievedAt: place.reachedAt.toISOString(),
+  };
+}
+
+/** Builds the process's overtaking detection; `written` is what the write path calls after each index write. */
+export function createOvertaking(deps: OvertakingDeps, options: OvertakingOptions = {}) {
+  const maxTold = options.maxTold ?? 100;
+  const perPage = options.followersPerPage ?? 1_000;
+  const listenersMs = options.listenersMs ?? 1_000;
+  const maxPending = options.maxPending ?? 10_000;
+  const listeners = new Map<string, { until: number; count: Promise<number> }>();
+  // The groups written while a detection runs wait here, merged: the next detection takes them all
+  // at once (one followers query and one standings read a page for all), so under load the cost
+  // is per detection, not per group, and the detection never falls further behind than one pass.
+  let pending = new Map<string, MovedList>();
+  let pendingMoves = 0;
+  let running: Promise<void> | null = null;
+
+  /** Whether anyone would hear an overtaking on this board: a webhook wanting it, or a subscribed connection anywhere. */
+  async function interested(boardId: string): Promise<boolean> {
+    if (deps.webhooks?.wants(boardId, 'FRIEND_OVERTAKEN')) return true;
+    const now = performance.now();
+    let known = listeners.get(boardId);
+    if (!known || known.until <= now) {
+      known = { until: now + listenersMs, count: deps.index.overtakenListeners(boardId).catch(() => 0) };
+      listeners.set(boardId, known);
+      // The cache holds only boards written lately.
+      if (listeners.size > 10_000) for (const [id, entry] of listeners) if (entry.until <= now) listeners.delete(id);
+    }
+    return (await known.count) > 0;
+  }
+
+  /** The lists a group moved players up in, each player's first before and last after. O(writes). */
+  function movedLists(writes: readonly BoardScoreWrite[], placed: readonly WrittenPlace[]): MovedList[] {
+    const lists = new Map<string, MovedList>();
+    const periodsOf = new Map<string, Set<Period>>();
+    writes.forEach(({ at, score }, i) => {
+      const written = placed[i];
+      if (!written || at.region !== null || written.place === null || written.packed === null) return;
+      let periods = periodsOf.get(at.board.id);
+      if (!periods) periodsOf.set(at.board.id, (periods = overtakingPeriods(at.board.periods)));
+      if (!periods.has(at.bucket.period)) return;
+      const key = bucketKey(at);
+      let list = lists.get(key);
+      if (!list) lists.set(key, (list = { at, moves: new Map() }));
+      const move = list.moves.get(score.playerId);
+      if (move) move.after = written.packed;
+      else list.moves.set(score.playerId, { before: written.packedBefore, after: written.packed });
+    });
+    for (const list of lists.values())
+      for (const [playerId, { before, after }] of list.moves) if (before !== null && before >= after) list.moves.delete(playerId);
+    return [...lists.values()].filter((list) => list.moves.size > 0);
+  }
+
+  /** Keeps a mover's passed players closest first (the best ranked of those behind them), at most maxTold. O(maxTold) an insert. */
+  function keep(closest: Passed[], passed: Passed): void {
+    if (closest.length >= maxTold && passed.place.rank >= closest.at(-1)!.place.rank) return;
+    let i = closest.length;
+    while (i > 0 && closest[i - 1]!.place.rank > passed.place.rank) i--;
+    closest.splice(i, 0, passed);
+    if (closest.length > maxTold) closest.pop();
+  }
+
+  /** Detects and tells one group's overtakings. */
+  async function detect(lists: MovedList[]): Promise<void> {
+    const wanted: MovedList[] = [];
+    for (const list of lists) if (await interested(list.at.board.id)) wanted.push(list);
+    if (wanted.length === 0) return;
+    const movers = [...new Set(wanted.flatMap((list) => [...list.moves.keys()]))];
+    // Per list, per mover: the closest players passed so far.
+    const found = wanted.map(() => new Map<string, Passed[]>());
+    let after: FollowerRow | null = null;
+    for (;;) {
+      const page = await deps.followers(movers, after, perPage);
+      if (page.length === 0) break;
+      after = page.at(-1)!;
+      await Promise.all(wanted.map((list, l) => passedIn(list, page, found[l]!)));
+      if (page.length < perPage) break;
+    }
+    const events: OutboxEvent[] = [];
+    await Promise.all(wanted.map(async (list, l) => events.push(...(await tell(list, found[l]!)))));
+    if (events.length > 0 && deps.webhooks) await deps.enqueue(events.filter((event) => deps.webhooks!.wants(event.boardId, 'FRIEND_OVERTAKEN')));
+  }
+
+  /** Which of a page's followers each mover of a list passed: one standings read of the page's followers in the list. */
+  async function passedIn(list: MovedList, page: FollowerRow[], found: Map<string, Passed[]>): Promise<void> {
+    const rows = page.filter((row) => list.moves.has(row.playerId) && row.followerId !== row.playerId);
+    if (rows.length === 0) return;
+    const ids = [...new Set(rows.map((row) => row.followerId))];
+    const { places } = await deps.index.standings(list.at, ids);
+    const packing = packingFor(list.at.board, list.at.bucket.period);
+    const byId = new Map<string, Passed>();
+    ids.forEach((id, i) => {
+      const place = places[i];
+      if (place) byId.set(id, { place, packed: pack(list.at.board, packing, place.score, place.reachedAt, list.at.bucket.start) });
+    });
+    for (const { playerId, followerId } of rows) {
+      const passed = byId.get(followerId);
+      if (!passed) continue;
+      const { before, after } = list.moves.get(playerId)!;
+      // Behind the mover after, and ahead of them before (or the mover was not ranked).
+      if (!ahead(after, playerId, passed.packed, followerId)) continue;
+      if (before !== null && !ahead(passed.packed, followerId, before, playerId)) continue;
+      let closest = found.get(playerId);
+      if (!closest) found.set(playerId, (closest = []));
+      keep(closest, passed);
+    }
+  }
+
+  /** The standings "as they stand now", under the board's rank style: the events of one list, published at once; answers them for the outbox. */
+  async function tell(list: MovedList, found: Map<string, Passed[]>): Promise<OutboxEvent[]> {
+    if (found.size === 0) return [];
+    const { at } = list;
+    const movers = [...found.keys()];
+    // Read again: a mover flagged since the write has no place, and tells nothing.
+    const { size, places: moverPlaces } = await deps.index.standings(at, movers);
+    const pairs: { by: Place; you: Place }[] = [];
+    movers.forEach((mover, i) => {
+      const by = moverPlaces[i];
+      if (by) for (const { place } of found.get(mover)!) if (place.rank > by.rank) pairs.push({ by, you: place });
+    });
+    if (pairs.length === 0) return [];
+    const distinct = [...new Set(pairs.flatMap(({ by, you }) => [by, you]))];
+    const [styled, profiles] = await Promise.all([
+      styledPlaces(deps, at, distinct, at.board.rankStyle),
+      deps.profiles.load([...new Set(distinct.map((place) => place.playerId))]).catch(() => []),
+    ]);
+    const styledOf = new Map(distinct.map((place, i) => [place, styled[i]!]));
+    const names = new Map(profiles.map((profile) => [profile.id, profile.displayName]));
+    const when = deps.now();
+    const data: FriendOvertakenData[] = pairs.map(({ by, you }) => ({
+      boardId: at.board.id,
+      period: at.bucket.period,
+      bucket: at.bucket.label,
+      by: standingData(styledOf.get(by)!, names),
+      you: standingData(styledOf.get(you)!, names),
+      at: when.toISOString(),
+    }));
+    deps.told?.inc(data.length);
+    try {
+      await Promise.all(encodeOvertakings(data, size).map((message) => deps.index.announceOvertaken(at.board.id, message)));
+    } catch (error) {
+      deps.log.warn({ err: error, board: at.board.id }, 'could not announce overtakings; their subscribers miss them');
+    }
+    return data.map((event) => ({ type: 'FRIEND_OVERTAKEN', boardId: at.board.id, data: event, at: when }));
+  }
+
+  /** Detects what is pending, then what came meanwhile, until nothing is. A failure is logged. */
+  async function run(): Promise<void> {
+    try {
+      while (pending.size > 0) {
+        const lists = [...pending.values()];
+        pending = new Map();
+        pendingMoves = 0;
+        try {
+          await detect(lists);
+        } catch (error) {
+          deps.log.warn({ err: error }, 'could not detect overtakings; these results tell none');
+        }
+      }
+    } finally {
+      running = null;
+    }
+  }
+
+  return {
+    /**
+     * Queues the detection of a group's overtakings from its index write's answers (writes and
+     * places in the same order) and returns at once: the submission's answer never waits for it.
+     * A failure is logged. O(writes) here.
+     */
+    written(writes: readonly BoardScoreWrite[], placed: readonly WrittenPlace[]): void {
+      const lists = movedLists(writes, placed);
+      if (lists.length === 0) return;
+      const moves = lists.reduce((total, list) => total + list.moves.size, 0);
+      if (pendingMoves + moves > maxPending) {
+        deps.log.warn({ moves }, 'overtaking detection is behind; this group tells no overtakings');
+        return;
+      }
+      for (const list of lists) {
+        const key = bucketKey(list.at);
+        const waiting = pending.get(key);
+        if (!waiting) {
+          pending.set(key, list);
+          pendingMoves += list.moves.size;
+          continue;
+        }
+        // The player's move from before the first group to after the last.
+        for (const [playerId, move] of list.moves) {
+          const was = waiting.moves.get(playerId);
+          if (was) was.after = move.after;
+          else {
+            waiting.moves.set(playerId, move);
+            pendingMoves++;
+          }
+        }
+      }
+      // Started in a later turn: nothing of the detection runs in the write path's own.
+      running ??= Promise.resolve().then(run);
+    },
+
+    /** Resolves once every queued detection has run (tests, and a clean stop). */
+    async idle(): Promise<void> {
+      while (running) await running;
+    },
+  };
+}
+
+export type Overtaking = ReturnType<typeof createOvertaking>;
