@@ -24,6 +24,7 @@ import { type LeagueRules, type SentResult, leagueRound } from './helpers/league
 import { withoutFragments, withoutTypenames } from './helpers/plain-document.js';
 import { ADMIN_KEY, type TestApp, startTestApp } from './helpers/test-app.js';
 import { observations } from './helpers/metrics.js';
+import { until } from './helpers/wait.js';
 import { notCompiledBecause } from '../src/http/graphql-jit.js';
 
 /**
@@ -85,12 +86,14 @@ const leagueSent: (SentResult & { region: string })[] = [
 const TOURNAMENT = 'Cup-Tour';
 /**
  * Issue 58: the closed day's prize bands (ORDINAL: Jürgen, ahead of ada on 600 by reaching it
- * first, is in both bands, ada in the top 50 % only).
+ * first, is in both bands, ada in the top 50 % only), and a board of the ALL_TIME list alone, so a
+ * pass is told once: ohne-Profil-é lists Jürgen as a friend and is ahead of him.
  */
 const CLOSED_BANDS = [
   { name: 'Sieger', fromRank: 1, toRank: 2 },
   { name: 'Top 50 %', topPercent: 50 },
 ];
+const PASS_BOARD = 'Pass-EU';
 
 /** What a sender answered: its data, and each error's extensions.code and extensions.reason (issue 57's refusals give one). */
 type Answer = { data: unknown; codes: (string | undefined)[]; reasons?: (string | undefined)[] };
@@ -587,6 +590,13 @@ describe('every operation through real client libraries, over POST, GET and grap
     for (const playerId of ['ada', 'bob'])
       expect((await oracle.send(ops.JoinBoardDocument, { board: TOURNAMENT, playerId })).data).toEqual({ joinBoard: true });
     expect((await oracle.send(ops.SubmitScoreDocument, { input: { board: TOURNAMENT, playerId: 'ada', score: 5, matchId: 'cup-1' } })).codes).toEqual([]);
+    expect((await oracle.send(ops.CreateBoardDocument, { input: { id: PASS_BOARD, title: 'Pass', maxScore: 1_000 } })).codes).toEqual([]);
+    expect((await oracle.send(ops.SetFriendsDocument, { playerId: 'ohne-Profil-é', friendIds: ['Jürgen'] })).codes).toEqual([]);
+    for (const [playerId, score] of [
+      ['ohne-Profil-é', 500],
+      ['Jürgen', 100],
+    ] as const)
+      expect((await oracle.send(ops.SubmitScoreDocument, { input: { board: PASS_BOARD, playerId, score, matchId: 'seed' } })).codes).toEqual([]);
     // The first time each write is sent, by the oracle; every later send is a replay.
     for (const c of CASES) if (kindOf(c.document) === OperationTypeNode.MUTATION) await oracle.send(c.document, c.variables);
     for (const transport of ['post', 'get', 'ws'] as const) senders.push(typedClient(t.url, transport), apollo(t.url, transport), urql(t.url, transport));
@@ -807,6 +817,41 @@ describe('every operation through real client libraries, over POST, GET and grap
       ['Top 50 %', 3, 'ada', 600],
     ]);
     expect(new Set(answer.awards.edges.map(({ node }) => node.id)).size).toBe(5);
+  });
+
+  it('friendOvertook: the first event, over graphql-ws by every library and over SSE by the typed client, when a friend passes', async () => {
+    const watchers = async () =>
+      ((await t.app.parts.metrics.registry.getSingleMetric('leaderboard_friend_overtook_subscribers')?.get())?.values ?? []).reduce(
+        (total, value) => total + value.value,
+        0,
+      );
+    const variables = { board: PASS_BOARD, playerId: 'ohne-Profil-é', withAchievedAt: true };
+    const before = await watchers();
+    const firsts = [oracle, ...senders].map((sender) => sender.first(ops.FriendOvertookDocument, variables));
+    // Every subscription served (its watcher counted, the board's channel listened to) before the pass.
+    await until(
+      async () => (await watchers()) >= before + firsts.length && (await t.app.parts.index.overtakenListeners(PASS_BOARD)) > 0,
+      20_000,
+      'every sender subscribed',
+    );
+    const achievedAt = at(1);
+    expect(
+      (await oracle.send(ops.SubmitScoreDocument, { input: { board: PASS_BOARD, playerId: 'Jürgen', score: 900, matchId: 'pass', achievedAt } })).codes,
+    ).toEqual([]);
+    const [expected, ...answers] = await Promise.all(firsts);
+    expect(expected!.codes).toEqual([]);
+    // The oracle of what was sent: Jürgen (900, now first) passed ohne-Profil-é (500, now second), on the one list.
+    expect((expected!.data as ops.FriendOvertookSubscription).friendOvertook).toMatchObject({
+      boardId: PASS_BOARD,
+      period: 'ALL_TIME',
+      bucket: 'all',
+      by: { rank: 1, score: 900, achievedAt, player: { id: 'Jürgen' } },
+      you: { rank: 2, score: 500, player: { id: 'ohne-Profil-é', displayName: null } },
+    });
+    for (const [i, sender] of senders.entries()) {
+      expect(answers[i], sender.name).toEqual(expected);
+      noteSent('friendOvertook', sender);
+    }
   });
 
   it('createWebhook, webhooks and deleteWebhook, each sender a webhook of its own, answer as the plain documents do', async () => {

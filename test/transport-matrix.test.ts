@@ -202,6 +202,15 @@ const attemptsOf = (playerId: string) => new Set(TOURNAMENT_SENT.filter(([id]) =
 const LIVE_LEAGUE = 'Live-League';
 const LIVE_RULES: LeagueRules = { tiers: ['A-Liga', 'B-Liga'], cohortSize: 50, promote: 1, demote: 1, rankStyle: 'ORDINAL' };
 
+/**
+ * friendOvertook (issue 58): a board where the passed player (no profile) lists the passer as a
+ * friend, and a player whose id differs from the passer's only in case (not a friend) passes too.
+ */
+const OVERTAKE_BOARD = 'Pass-Mixed';
+const OVERTAKE_PASSED = 'zoë-Passed';
+const OVERTAKE_PASSER = 'Ünï-Pass';
+const OVERTAKE_STRANGER = 'ünï-pass';
+
 /** A reward band as createBoard takes it (issue 58): a rank range, or a top percent. */
 type Band = { name: string; fromRank?: number; toRank?: number; topPercent?: number };
 /** Daily-Cup's bands (ORDINAL: no two players share a rank): awarded at the close of every day, week and month, each region's too. */
@@ -566,6 +575,15 @@ describe('every operation of the contract answers the same over every transport'
       }
     }
     clock.advance(Date.now() - clock.now().getTime());
+    // friendOvertook's board, seeded seconds before the tests (the app asks whether anyone listens to
+    // a board at most once a second, so a pass sent within a second of these would meet the answer of
+    // before any subscription): the passer behind the passed, who lists them (and someone who never
+    // played) as friends.
+    await ok(t.admin(client('CreateBoard').text, { input: { id: OVERTAKE_BOARD, title: 'Pass', maxScore: 1_000_000, periods: ['ALL_TIME', 'DAILY'] } }));
+    await ok(t.server(client('UpsertPlayer').text, { input: { id: OVERTAKE_PASSER, displayName: 'Ünï Pass' } }));
+    await ok(t.server(client('SetFriends').text, { playerId: OVERTAKE_PASSED, friendIds: [OVERTAKE_PASSER, 'nobody'] }));
+    await submitTo(OVERTAKE_BOARD, OVERTAKE_PASSED, 20, null, 'seed', sendingAt(clock.now));
+    await submitTo(OVERTAKE_BOARD, OVERTAKE_PASSER, 10, null, 'seed', sendingAt(clock.now));
     await closeBuckets(t, FROZEN, 'DAILY', [D3.label, D2.label]);
     await closeBuckets(t, FROZEN, 'WEEKLY', [W.label]);
     await closeBuckets(t, FROZEN, 'MONTHLY', [M.label]);
@@ -2136,6 +2154,110 @@ describe('every operation of the contract answers the same over every transport'
     });
   });
 
+  describe('friendOvertook (issue 58), over every transport that carries subscriptions', () => {
+    type Event = {
+      boardId: string;
+      period: string;
+      bucket: string;
+      at: string;
+      by: { rank: number; score: number; player: { id: string; displayName: string | null } };
+      you: { rank: number; score: number; player: { id: string; displayName: string | null } };
+    };
+    /** Open watchers of friendOvertook in the app: each transport's subscription counts once it is served. */
+    const watchers = async () =>
+      ((await t.app.parts.metrics.registry.getSingleMetric('leaderboard_friend_overtook_subscribers')?.get())?.values ?? []).reduce(
+        (total, value) => total + value.value,
+        0,
+      );
+    const now = () => t.app.parts.now();
+    let raised = 0;
+    /**
+     * Each carrying transport's first `count` events of `payload`, every subscription served (its
+     * watcher counted and the board's channel listened to) before `pass` sends the results.
+     */
+    async function eventsOf(payload: Payload, count: number, pass: () => Promise<void>): Promise<Record<string, GraphQLResponse<{ friendOvertook: Event }>[]>> {
+      // The last round's subscriptions end as their connections close: none left before this round's count.
+      await until(async () => (await watchers()) === 0, 10_000, "the last round's subscriptions ended");
+      const streams = carrying('subscription').map((transport) => ({ transport, results: transport.subscribe(payload) }));
+      const firsts = streams.map(({ results }) => results.next());
+      const seen: Record<string, GraphQLResponse<{ friendOvertook: Event }>[]> = {};
+      try {
+        await until(async () => (await watchers()) >= streams.length, 10_000, 'every transport subscribed');
+        await until(async () => (await t.app.parts.index.overtakenListeners(OVERTAKE_BOARD)) > 0, 10_000, "the board's channel listened to");
+        await pass();
+        for (const [i, { transport, results }] of streams.entries()) {
+          const events = [(await firsts[i]!).value as GraphQLResponse<{ friendOvertook: Event }>];
+          while (events.length < count) events.push((await results.next()).value as GraphQLResponse<{ friendOvertook: Event }>);
+          seen[transport.name] = events;
+          if (events.every((event) => !event.errors)) noteAnswered(payload, [transport]);
+        }
+      } finally {
+        for (const { results } of streams) await results.return?.();
+      }
+      return seen;
+    }
+    /** An event as the oracle says it: both standings as they are after the pass, on the all-time list and the day's. */
+    const told = (events: GraphQLResponse<{ friendOvertook: Event }>[]) =>
+      events
+        .map((event) => {
+          expect(event.errors, JSON.stringify(event.errors)).toBeUndefined();
+          const { at, bucket, ...rest } = event.data!.friendOvertook;
+          expect(Number.isNaN(Date.parse(at))).toBe(false);
+          // The day's bucket is the day the pass happened (UTC: the board's calendar).
+          return { ...rest, dayOfPass: rest.period === 'DAILY' ? bucket === at.slice(0, 10) : bucket === 'all' };
+        })
+        .sort((a, b) => a.period.localeCompare(b.period));
+    const expected = (byScore: number, byRank: number, youScore: number, youRank: number) =>
+      ['ALL_TIME', 'DAILY'].map((period) => ({
+        boardId: OVERTAKE_BOARD,
+        period,
+        dayOfPass: true,
+        by: { rank: byRank, score: byScore, player: { id: OVERTAKE_PASSER, displayName: 'Ünï Pass' } },
+        you: { rank: youRank, score: youScore, player: { id: OVERTAKE_PASSED, displayName: null } },
+      }));
+
+    it.each([
+      [
+        "the typed client's FriendOvertook, named, as text",
+        (_round: number) => ({
+          query: client('FriendOvertook').text,
+          operationName: 'FriendOvertook',
+          variables: { board: OVERTAKE_BOARD, playerId: OVERTAKE_PASSED },
+        }),
+      ],
+      [
+        "the typed client's FriendOvertook by its registered id",
+        (_round: number) => ({ documentId: client('FriendOvertook').id, variables: { board: OVERTAKE_BOARD, playerId: OVERTAKE_PASSED } }),
+      ],
+      [
+        'an anonymous document, literal arguments, __typename and an inline fragment',
+        (_round: number) => ({
+          query: `subscription { friendOvertook(board: "${OVERTAKE_BOARD}", playerId: "${OVERTAKE_PASSED}") { __typename boardId period bucket at by { __typename rank score player { ... on Player { id displayName } } } you { rank score player { id displayName } } } }`,
+        }),
+      ],
+    ] as const)('%s: a friend passing is told, in ALL_TIME and the day; a player of another case who is no friend passing is not', async (_name, payload) => {
+      raised += 1;
+      // The passed player goes ahead again (above everyone so far), then the one of another case passes them (not a friend: nothing told), then the friend.
+      const base = 1_000 * raised;
+      const seen = await eventsOf(payload(raised), 2, async () => {
+        await submitTo(OVERTAKE_BOARD, OVERTAKE_PASSED, base + 500, null, `up-${raised}`, sendingAt(now));
+        await submitTo(OVERTAKE_BOARD, OVERTAKE_STRANGER, base + 700, null, `up-${raised}`, sendingAt(now));
+        await submitTo(OVERTAKE_BOARD, OVERTAKE_PASSER, base + 600, null, `up-${raised}`, sendingAt(now));
+      });
+      const [first] = Object.values(seen);
+      for (const [name, events] of Object.entries(seen)) expect(told(events), name).toMatchObject(expected(base + 600, 2, base + 500, 3));
+      expect(Object.keys(seen).length).toBe(carrying('subscription').length);
+      expect(first).toHaveLength(2);
+    });
+
+    it('refusals: an unknown board, a board id in another case, a field left out, without an event', () =>
+      refusedAlike([
+        ['unknown board', { query: 'subscription { friendOvertook(board: "no-such-board", playerId: "Zoë") { at } }' }, 'NOT_FOUND'],
+        ['another case', { query: `subscription { friendOvertook(board: "${OVERTAKE_BOARD.toLowerCase()}", playerId: "Zoë") { at } }` }, 'NOT_FOUND'],
+        ['validation', { query: `subscription { friendOvertook(board: "${OVERTAKE_BOARD}") { at } }` }, 'GRAPHQL_VALIDATION_FAILED'],
+      ]));
+  });
+
   describe('webhooks (issue 58): admin only, alike everywhere; what was delivered is what webhookDeliveries lists', () => {
     const admin = { key: ADMIN_KEY };
     // The typed client's fragments (client/src/generated.ts): what its documents select.
@@ -2261,7 +2383,7 @@ describe('every operation of the contract answers the same over every transport'
       const created = (await mutation(
         (ns) => ({
           query: client('CreateWebhook').text,
-          variables: { input: { url: url(ns), events: ['FRIEND_OVERTAKEN', 'TOP_CHANGED'], boards: [LIVE_LEAGUE, 'Race.Low'] } },
+          variables: { input: { url: url(ns), events: ['FRIEND_OVERTAKEN', 'TOP_CHANGED'], boards: [OVERTAKE_BOARD, 'Race.Low'] } },
         }),
         { ...admin, volatile: ['id', 'secret', 'createdAt'] },
       )) as GraphQLResponse<{ createWebhook: { webhook: Hook; secret: string } }>;
@@ -2270,7 +2392,7 @@ describe('every operation of the contract answers the same over every transport'
       expect(created.data!.createWebhook.webhook).toMatchObject({
         url: url(nsOf(transports.indexOf(carrying('mutation')[0]!))),
         events: ['FRIEND_OVERTAKEN', 'TOP_CHANGED'],
-        boards: [LIVE_LEAGUE, 'Race.Low'],
+        boards: [OVERTAKE_BOARD, 'Race.Low'],
         failing: 0,
         lastDeliveredAt: null,
         lastError: null,

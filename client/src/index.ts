@@ -27,6 +27,8 @@ import {
   type CohortChangedSubscription,
   CohortDocument,
   type CohortQueryVariables,
+  FriendOvertookDocument,
+  type FriendOvertookSubscription,
   FriendsDocument,
   type FriendsQueryVariables,
   HistoryDocument,
@@ -456,6 +458,19 @@ export function createLeaderboardClient(options: LeaderboardClientOptions) {
     ): AsyncGenerator<CohortChangedSubscription['cohortChanged']> {
       for await (const view of subscribe(CohortChangedDocument, { board: args.board, playerId: args.playerId, ...answered(args) }, over))
         yield view.cohortChanged;
+    },
+
+    /**
+     * Each time one of the player's friends (those the player lists with setFriends) passes them on
+     * the board, in ALL_TIME and in the board's shortest period: both standings as they are now.
+     * No view at once; `break` out of the loop to unsubscribe.
+     */
+    async *friendOvertook(
+      args: { board: string; playerId: string } & Pick<BucketArgs, 'withMetadata' | 'withAchievedAt'>,
+      over: 'ws' | 'sse' = 'ws',
+    ): AsyncGenerator<FriendOvertookSubscription['friendOvertook']> {
+      for await (const event of subscribe(FriendOvertookDocument, { board: args.board, playerId: args.playerId, ...answered(args) }, over))
+        yield event.friendOvertook;
     },
 
     /** Closes the graphql-ws socket, if one was opened. */
