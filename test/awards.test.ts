@@ -256,15 +256,13 @@ describe('awards at a close', () => {
       const expected = expectedAwards(list, 'ORDINAL', BANDS);
       expect(data).toMatchObject({ boardId: 'aw-ordinal', period: 'DAILY', bucket: LABEL, region, size: list.length, awardCount: expected.length });
       expect(data.top).toEqual(
-        list
-          .slice(0, 5)
-          .map((s, i) => ({
-            rank: i + 1,
-            playerId: s.playerId,
-            displayName: s.playerId === 'p0' ? null : `Name ${s.playerId}`,
-            score: s.score,
-            achievedAt: new Date(s.at).toISOString(),
-          })),
+        list.slice(0, 5).map((s, i) => ({
+          rank: i + 1,
+          playerId: s.playerId,
+          displayName: s.playerId === 'p0' ? null : `Name ${s.playerId}`,
+          score: s.score,
+          achievedAt: new Date(s.at).toISOString(),
+        })),
       );
       expect(
         (data.awards as { id: string; band: string; standing: { playerId: string; rank: number } }[]).map((a) => [
