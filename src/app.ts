@@ -21,7 +21,7 @@ import { topChangedView, watchTopChanged } from './pubsub/top-changed.js';
 import { type CohortFeed, createCohortFeed, watchCohortChanged } from './pubsub/cohort-changed.js';
 import { createOvertakenFeed, watchFriendOvertook } from './pubsub/friend-overtook.js';
 import { createOvertaking } from './writes/overtaking.js';
-import { followersPage } from './db/followers.js';
+import { followersPage, listedPairs } from './db/followers.js';
 import { enqueueWebhookEvents } from './db/webhook-outbox.js';
 import { type TopWebhookOptions, createTopWebhooks } from './writes/top-webhooks.js';
 import { type IndexGeneration, createIndexGeneration, guardReads } from './ranking/generation.js';
@@ -322,6 +322,7 @@ export function buildApp(deps: AppDeps): App {
   const overtaking = createOvertaking({
     index: masterIndex,
     followers: (playerIds, after, limit) => followersPage(database.sql, playerIds, after, limit),
+    listed: (pairs) => listedPairs(database.sql, pairs),
     enqueue: (events) => enqueueWebhookEvents(database.sql, events),
     // The directory is made below, with the webhooks' side; asked only once writes run.
     webhooks: { wants: (boardId, event) => webhookDirectory.wants(boardId, event) },

@@ -22,3 +22,16 @@ export async function followersPage(sql: Sql, playerIds: readonly string[], afte
     limit ${limit}`;
   return rows.map((row) => ({ playerId: row.friend_id, followerId: row.player_id }));
 }
+
+/**
+ * Which of `pairs` are friend-list rows: those whose `followerId` lists `playerId` as a friend. One
+ * statement of primary-key probes (friendships' key is (player_id, friend_id)): O(pairs log F).
+ */
+export async function listedPairs(sql: Sql, pairs: readonly FollowerRow[]): Promise<FollowerRow[]> {
+  if (pairs.length === 0) return [];
+  const rows = await sql<{ friend_id: string; player_id: string }[]>`
+    select f.friend_id, f.player_id
+    from unnest(${pairs.map((pair) => pair.followerId)}::text[], ${pairs.map((pair) => pair.playerId)}::text[]) as p(follower, player)
+    join friendships f on f.player_id = p.follower and f.friend_id = p.player`;
+  return rows.map((row) => ({ playerId: row.friend_id, followerId: row.player_id }));
+}

@@ -28,17 +28,21 @@ import { encodeOvertakings } from '../pubsub/friend-overtook.js';
  * the first to after the last; the 100 told are then per player and pass): under load the
  * detection batches itself, and it is never more than one pass behind.
  *
- * Cost per detection: one PostgreSQL page of followers per {@link OvertakingOptions.followersPerPage}
- * rows (for all the group's movers together), one standings read of the page's followers per
- * bucket, then one of the movers, one profile load and at most one outbox statement and one
- * SPUBLISH per board. Memory: a page and the {@link OvertakingOptions.maxTold} closest passed per mover and bucket.
+ * Cost per detection: a keyset page of the index from each mover's new place (the players now just
+ * behind them) and one probe of the friend lists for all of them; for a mover who passed more than
+ * that page holds (a first result, a leap), one PostgreSQL page of followers per
+ * {@link OvertakingOptions.followersPerPage} rows (for all such movers together) and one standings
+ * read of the page's followers per bucket; then one standings read of the movers, one profile load
+ * and at most one outbox statement and one SPUBLISH per board. Memory: a page and the {@link OvertakingOptions.maxTold} closest passed per mover and bucket.
  */
 
 /** What detection takes (7 members). */
 export interface OvertakingDeps {
-  index: Pick<RankingIndex, 'standings' | 'countBetter' | 'countDistinctBetter' | 'announceOvertaken' | 'overtakenListeners'>;
+  index: Pick<RankingIndex, 'standings' | 'page' | 'countBetter' | 'countDistinctBetter' | 'announceOvertaken' | 'overtakenListeners'>;
   /** One page of the players listing any of some players as a friend (db/followers.ts followersPage). */
   followers(playerIds: readonly string[], after: FollowerRow | null, limit: number): Promise<FollowerRow[]>;
+  /** Which of some (follower, player) pairs are friend-list rows (db/followers.ts listedPairs). */
+  listed(pairs: readonly FollowerRow[]): Promise<FollowerRow[]>;
   /** Which boards' FRIEND_OVERTAKEN some webhook wants; undefined: none ever does. */
   webhooks?: WebhookInterest | undefined;
   /** Writes events to the webhook outbox (db/webhook-outbox.ts enqueueWebhookEvents, after the commit). */
@@ -55,6 +59,12 @@ export interface OvertakingOptions {
   maxTold?: number;
   /** @default 1,000 friend-list rows a page (and so players a standings read). */
   followersPerPage?: number;
+  /**
+   * @default 200: how many of the players just behind a mover's new place are read at once. A
+   * mover who passed no more than this many (most results move a player a little) costs that one
+   * page of the index and one probe of those players' friend lists, not a read of every follower.
+   */
+  behindPerRead?: number;
   /** @default 1,000 ms: how long a board's count of subscribed connections is trusted. */
   listenersMs?: number;
   /** @default 10,000 moves (a player in a list) waiting for detection; past it a group's overtakings are dropped (and logged). */
@@ -103,6 +113,7 @@ function standingData(place: Place, names: Map<string, string | null>): Standing
 export function createOvertaking(deps: OvertakingDeps, options: OvertakingOptions = {}) {
   const maxTold = options.maxTold ?? 100;
   const perPage = options.followersPerPage ?? 1_000;
+  const behindPerRead = options.behindPerRead ?? 200;
   const listenersMs = options.listenersMs ?? 1_000;
   const maxPending = options.maxPending ?? 10_000;
   const listeners = new Map<string, { until: number; count: Promise<number> }>();
@@ -163,20 +174,53 @@ export function createOvertaking(deps: OvertakingDeps, options: OvertakingOption
     const wanted: MovedList[] = [];
     for (const list of lists) if (await interested(list.at.board.id)) wanted.push(list);
     if (wanted.length === 0) return;
-    const movers = [...new Set(wanted.flatMap((list) => [...list.moves.keys()]))];
     // Per list, per mover: the closest players passed so far.
     const found = wanted.map(() => new Map<string, Passed[]>());
+    // First the players just behind each mover; only a mover who passed more than a read's worth is
+    // looked for among their followers, page by page.
+    const far = await Promise.all(wanted.map((list, l) => passedJustBehind(list, found[l]!)));
+    const movers = [...new Set(far.flatMap((list) => [...list.moves.keys()]))];
     let after: FollowerRow | null = null;
-    for (;;) {
+    while (movers.length > 0) {
       const page = await deps.followers(movers, after, perPage);
       if (page.length === 0) break;
       after = page.at(-1)!;
-      await Promise.all(wanted.map((list, l) => passedIn(list, page, found[l]!)));
+      await Promise.all(far.map((list, l) => passedIn(list, page, found[l]!)));
       if (page.length < perPage) break;
     }
     const events: OutboxEvent[] = [];
     await Promise.all(wanted.map(async (list, l) => events.push(...(await tell(list, found[l]!)))));
     if (events.length > 0 && deps.webhooks) await deps.enqueue(events.filter((event) => deps.webhooks!.wants(event.boardId, 'FRIEND_OVERTAKEN')));
+  }
+
+  /**
+   * For each mover of a list, the players now just behind them (one keyset page of the index from
+   * the mover's new place, closest first) that they passed; those listing the mover as a friend
+   * (one probe of the friend lists for every mover's at once) are kept, the closest first. Answers
+   * the list with only the movers who passed more than one page holds, left to the followers walk.
+   */
+  async function passedJustBehind(list: MovedList, found: Map<string, Passed[]>): Promise<MovedList> {
+    const movers = [...list.moves];
+    const behind = await Promise.all(movers.map(([playerId, { after }]) => deps.index.page(list.at, { playerId, packed: after }, behindPerRead)));
+    const far: MovedList = { at: list.at, moves: new Map() };
+    const candidates: { mover: string; passed: Passed }[] = [];
+    movers.forEach(([mover, move], m) => {
+      const { places, hasMore } = behind[m]!;
+      const passed = places.filter((place) => move.before === null || ahead(place.packed, place.playerId, move.before, mover));
+      // The page ends behind where the mover was (or at the bucket's end): every player passed is in it.
+      if (hasMore && passed.length === places.length) far.moves.set(mover, move);
+      else for (const place of passed) candidates.push({ mover, passed: { place, packed: place.packed } });
+    });
+    if (candidates.length === 0) return far;
+    const listed = await deps.listed(candidates.map(({ mover, passed }) => ({ playerId: mover, followerId: passed.place.playerId })));
+    const pairs = new Set(listed.map((row) => `${row.playerId}\u0000${row.followerId}`));
+    for (const { mover, passed } of candidates) {
+      if (!pairs.has(`${mover}\u0000${passed.place.playerId}`)) continue;
+      let closest = found.get(mover);
+      if (!closest) found.set(mover, (closest = []));
+      keep(closest, passed);
+    }
+    return far;
   }
 
   /** Which of a page's followers each mover of a list passed: one standings read of the page's followers in the list. */
