@@ -79,6 +79,9 @@ export async function closeLeagueRound(sql: Sql, round: ClosingRound, closedAt: 
     // cohortZones and outcomeAt: ranks 1..promotedThrough (none in the first tier) move up; ranks
     // from visible - demote + 1 down move down, except in the last tier or while the cohort has no
     // more than promote + demote visible players.
+    // Materialized: computed once. Inlined, a planner without statistics on cohort_members (a new
+    // deployment before autovacuum's first pass) may join it in a nested loop that computes the
+    // window again for every member, O(M²): minutes for a thousand.
     const ranked = await tx`
       with visible as (
         select m.player_id, m.tier, m.number, f.rank
@@ -87,7 +90,7 @@ export async function closeLeagueRound(sql: Sql, round: ClosingRound, closedAt: 
           on f.board_id = m.board_id and f.period = ${league.period} and f.bucket = m.round and f.region = '' and f.player_id = m.player_id
         where m.board_id = ${boardId} and m.round = ${round.round}
           and not exists (select 1 from players p where p.id = m.player_id and p.flagged_at is not null)
-      ), ranked as (
+      ), ranked as materialized (
         select player_id, tier,
                row_number() over (partition by tier, number order by rank) as place,
                count(*) over (partition by tier, number) as visible
