@@ -82,6 +82,19 @@ export function leagueChannel(boardId: string): string {
 }
 
 /**
+ * A bucket's TOP_CHANGED webhook window (issue 58; writes/top-webhooks.ts): held for a second by
+ * the process that will send the bucket's next event. Beside the bucket's key, so in its slot.
+ */
+export function topWebhookWindowKey(at: BoardBucket): string {
+  return `${bucketKey(at)}#top-webhook`;
+}
+
+/** The fingerprint of the top last sent as TOP_CHANGED for a bucket, so an unchanged top is not sent twice. */
+export function topWebhookSentKey(at: BoardBucket): string {
+  return `${bucketKey(at)}#top-webhook-sent`;
+}
+
+/**
  * A board's channel of overtakings (issue 58, friendOvertook): one sharded channel per board, its
  * own hash tag, so on a Cluster a board's messages stay on one node. Without the key prefix, as
  * leagueChannel.

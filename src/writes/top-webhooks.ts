@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { RedisClient } from '../redis.js';
 import type { BoardBucket } from '../ranking/index.js';
-import { bucketKey } from '../ranking/keys.js';
+import { bucketKey, topWebhookSentKey, topWebhookWindowKey } from '../ranking/keys.js';
 import type { TopCache, TopView } from '../ranking/top-cache.js';
 import type { OutboxEvent } from '../db/webhook-outbox.js';
 import type { StandingData, TopChangedData, WebhookInterest } from '../model/webhooks.js';
@@ -62,11 +62,6 @@ const SENT_MEMORY_MS = 24 * 60 * 60_000;
  */
 const EXPIRY_MARGIN_MS = 5;
 
-/** A bucket's window claim: `${bucketKey}#top-webhook`, so it shares the bucket's hash tag (its Cluster slot). */
-const windowKey = (at: BoardBucket) => `${bucketKey(at)}#top-webhook`;
-/** The fingerprint of the top last sent for the bucket. */
-const sentKey = (at: BoardBucket) => `${bucketKey(at)}#top-webhook-sent`;
-
 /** What a window compares, as topChanged's viewers do (top-feed.ts): who, in which order, with which score and time. */
 const fingerprint = (view: TopView) =>
   createHash('sha1')
@@ -112,7 +107,7 @@ export function createTopWebhooks(deps: TopWebhookDeps, options: TopWebhookOptio
     window.claiming = true;
     window.again = false;
     const sentAt = performance.now();
-    const name = windowKey(window.at);
+    const name = topWebhookWindowKey(window.at);
     const work = deps.redis
       .multi()
       .set(name, '1', 'PX', windowMs, 'NX')
@@ -152,7 +147,7 @@ export function createTopWebhooks(deps: TopWebhookDeps, options: TopWebhookOptio
     window.timer = undefined;
     if (windows.get(key) === window) windows.delete(key);
     const work = (async () => {
-      if (early) await deps.redis.del(windowKey(window.at));
+      if (early) await deps.redis.del(topWebhookWindowKey(window.at));
       await send(window.at);
     })().catch((error: unknown) => deps.log.error({ err: error, bucket: key }, 'could not write a TOP_CHANGED webhook event'));
     track(work);
@@ -164,7 +159,7 @@ export function createTopWebhooks(deps: TopWebhookDeps, options: TopWebhookOptio
     // Every write before now, wherever the top is read from (a replica must have caught up).
     const view = await deps.topCache.refresh(at, at.board.topSize, { since: Date.now() });
     const seen = fingerprint(view);
-    if ((await deps.redis.set(sentKey(at), seen, 'PX', SENT_MEMORY_MS, 'GET')) === seen) return;
+    if ((await deps.redis.set(topWebhookSentKey(at), seen, 'PX', SENT_MEMORY_MS, 'GET')) === seen) return;
     const board = await topBoardOf(deps, { at, view, source: view });
     const read = deps.reads.forRequest(performance.now());
     const entries = await Promise.all(
