@@ -96,6 +96,20 @@ describe('webhook delivery', () => {
     expect(EVENT_TYPES.BUCKET_CLOSED).toBe('bucket.closed');
   });
 
+  it('a delivery that cannot be signed (a secret written by hand, not whsec_ base64) fails saying why, and is retried', async () => {
+    receiver = await startWebhookReceiver();
+    const clock = movableClock({ runs: false });
+    const t = await app({ now: clock.now });
+    const id = await hook(t, '/hand');
+    await t.database.sql`update webhooks set secret = 'whsec_not=base64!' where id = ${id}`;
+    await enqueueWebhookEvents(t.database.sql, [closed(1, clock.now())]);
+    expect(await t.app.parts.deliverWebhooks()).toBe(1);
+    const [delivery] = await deliveries(t, id);
+    expect(delivery).toMatchObject({ status: 'PENDING', attempts: 1 });
+    expect(delivery!.lastError).toMatch(/^cannot send: /);
+    expect(receiver.of('/hand')).toHaveLength(0);
+  });
+
   it('retries a failure with exponential backoff and jitter on the app clock, with the same id, and counts failing until one succeeds', async () => {
     receiver = await startWebhookReceiver();
     const clock = movableClock({ runs: false });

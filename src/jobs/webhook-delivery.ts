@@ -3,7 +3,7 @@ import type { Storage } from '../db/storage.js';
 import type { ClaimedDelivery } from '../db/webhooks.js';
 import { DELIVERY_GIVE_UP_MS, DELIVERY_TIMEOUT_MS, nextAttemptDelayMs } from '../model/webhooks.js';
 import type { Metrics } from '../services/metrics.js';
-import type { WebhookSender } from '../services/webhook-sender.js';
+import type { AttemptOutcome, WebhookSender } from '../services/webhook-sender.js';
 
 /**
  * The webhook delivery job (issue 58), run by every process. It claims due deliveries from the
@@ -77,7 +77,14 @@ export function startWebhookDelivery(deps: WebhookDeliveryDeps, options: Webhook
   let lastPrune = -Infinity;
 
   const attempt = async (delivery: ClaimedDelivery): Promise<void> => {
-    const outcome = await deps.sender.send(delivery);
+    // A delivery that cannot even be sent (a secret that is not whsec_ base64, a url not a URL: rows
+    // written by hand) fails like any other, saying why, rather than escaping as an unhandled rejection.
+    const outcome = await deps.sender
+      .send(delivery)
+      .catch((error: unknown): AttemptOutcome => ({
+        delivered: false,
+        error: `cannot send: ${error instanceof Error ? error.message : String(error)}`.slice(0, 300),
+      }));
     const now = deps.now();
     try {
       if (outcome.delivered) {
