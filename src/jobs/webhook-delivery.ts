@@ -79,12 +79,10 @@ export function startWebhookDelivery(deps: WebhookDeliveryDeps, options: Webhook
   const attempt = async (delivery: ClaimedDelivery): Promise<void> => {
     // A delivery that cannot even be sent (a secret that is not whsec_ base64, a url not a URL: rows
     // written by hand) fails like any other, saying why, rather than escaping as an unhandled rejection.
-    const outcome = await deps.sender
-      .send(delivery)
-      .catch((error: unknown): AttemptOutcome => ({
-        delivered: false,
-        error: `cannot send: ${error instanceof Error ? error.message : String(error)}`.slice(0, 300),
-      }));
+    const outcome = await deps.sender.send(delivery).catch((error: unknown): AttemptOutcome => ({
+      delivered: false,
+      error: `cannot send: ${error instanceof Error ? error.message : String(error)}`.slice(0, 300),
+    }));
     const now = deps.now();
     try {
       if (outcome.delivered) {
