@@ -21,8 +21,6 @@ import { topChangedView, watchTopChanged } from './pubsub/top-changed.js';
 import { type CohortFeed, createCohortFeed, watchCohortChanged } from './pubsub/cohort-changed.js';
 import { createOvertakenFeed, watchFriendOvertook } from './pubsub/friend-overtook.js';
 import { createOvertaking } from './writes/overtaking.js';
-import { followersPage, listedPairs } from './db/followers.js';
-import { enqueueWebhookEvents } from './db/webhook-outbox.js';
 import { type TopWebhookOptions, createTopWebhooks } from './writes/top-webhooks.js';
 import { type IndexGeneration, createIndexGeneration, guardReads } from './ranking/generation.js';
 import { type RankingIndex, createRankingIndex } from './ranking/index.js';
@@ -321,9 +319,9 @@ export function buildApp(deps: AppDeps): App {
   // Friends passed (issue 58): detected after each group's index write, off the submission's path.
   const overtaking = createOvertaking({
     index: masterIndex,
-    followers: (playerIds, after, limit) => followersPage(database.sql, playerIds, after, limit),
-    listed: (pairs) => listedPairs(database.sql, pairs),
-    enqueue: (events) => enqueueWebhookEvents(database.sql, events),
+    followers: storage.players.followers,
+    listed: storage.players.listedPairs,
+    enqueue: storage.webhooks.enqueue,
     // The directory is made below, with the webhooks' side; asked only once writes run.
     webhooks: { wants: (boardId, event) => webhookDirectory.wants(boardId, event) },
     profiles,
@@ -394,7 +392,7 @@ export function buildApp(deps: AppDeps): App {
       seasons,
       now,
       log,
-      enqueue: (events) => enqueueWebhookEvents(database.sql, events),
+      enqueue: storage.webhooks.enqueue,
     },
     deps.topWebhooks,
   );

@@ -6,6 +6,8 @@ import { activeAmong, countRankableByActivity } from './activity.js';
 import { changeBoard, findBoard, insertBoard, listBoards } from './boards.js';
 import type { Database } from './client.js';
 import { erasePlayer } from './erasure.js';
+import { followersPage, listedPairs } from './followers.js';
+import { enqueueWebhookEvents } from './webhook-outbox.js';
 import { attemptsUsed, joinBoard, joinedCounts, notJoined } from './members.js';
 import { closeLeagueRound, findPendingRounds, placeReleased, pruneLeagueRounds } from './league-close.js';
 import { cohortMembers, playerCohort, roundTiers } from './league-reads.js';
@@ -84,6 +86,10 @@ export function createStorage(database: Database) {
       search: on(sql, searchPlayers),
       replaceFriends: on(db, replaceFriends),
       friendIds: on(db, friendIds),
+      /** A page of the players listing any of some players as a friend (db/followers.ts). */
+      followers: on(sql, followersPage),
+      /** Which (follower, player) pairs are friend-list rows (db/followers.ts). */
+      listedPairs: on(sql, listedPairs),
       recentResults: on(sql, recentResults),
       boardScores: on(sql, playerBoardScores),
       /** The players of `playerIds` flagged now. */
@@ -199,6 +205,8 @@ export function createStorage(database: Database) {
       record: on(sql, recordAttempt),
       prune: on(sql, pruneDeliveries),
       countPending: on(sql, countPending),
+      /** Writes events after a commit (db/webhook-outbox.ts); a close writes its own in its transaction. */
+      enqueue: on(sql, enqueueWebhookEvents),
       listenForChanges: (changed: () => void, log: Logger) => listenForWebhookChanges(database, changed, log),
     },
     /** A secret every process of the deployment shares, made by the first to ask (db/service-secrets.ts). */
