@@ -647,7 +647,7 @@ export function buildApp(deps: AppDeps): App {
       indexCatchUp = startIndexCatchUp({ storage, index, boards, topCache, flagChanges, metrics, now, log }, deps.indexCatchUp);
       inactivePlayers = startInactivePlayers({ storage, masterIndex, topCache, boards, seasons, metrics, now, log }, deps.inactivePlayers);
       keyChanges.start();
-      webhookDelivery = startWebhookDelivery({ storage, sender: webhookSender, metrics, now, log }, deps.webhooks);
+      webhookDelivery = startWebhookDelivery({ storage, webhooks: webhookDirectory, sender: webhookSender, metrics, now, log }, deps.webhooks);
       const { port } = server.address() as AddressInfo;
       const url = `http://${deps.host ?? '127.0.0.1'}:${port}`;
       log.info({ url }, 'listening');

@@ -25,11 +25,11 @@ describe('shared profile cache: names from Redis, exact after renames, erasures 
   /**
    * The reader's own background jobs query PostgreSQL on their timers, whatever the reads do: the
    * index recovery's check of the database's source mark, the catch-up's look at index_backlog, the
-   * season closer, and the board directory's refresh of a definition older than BOARD_REFRESH_MS (in
-   * the background: the read is answered from what it kept). One may land between two reads; none
-   * is part of a read.
+   * season closer, the board directory's refresh of a definition older than BOARD_REFRESH_MS (in
+   * the background: the read is answered from what it kept), and the webhooks' directory and
+   * delivery job. One may land between two reads; none is part of a read.
    */
-  const BACKGROUND = /pg_current_wal_lsn|index_backlog|from "seasons"|from "boards"/;
+  const BACKGROUND = /pg_current_wal_lsn|index_backlog|from "seasons"|from "boards"|webhook/;
   const statementsSince = (before: number) => readerStatements.slice(before).filter((statement) => !BACKGROUND.test(statement));
   const log = createLogger('silent');
 

@@ -4,6 +4,7 @@ import type { ClaimedDelivery } from '../db/webhooks.js';
 import { DELIVERY_GIVE_UP_MS, DELIVERY_TIMEOUT_MS, nextAttemptDelayMs } from '../model/webhooks.js';
 import type { Metrics } from '../services/metrics.js';
 import type { AttemptOutcome, WebhookSender } from '../services/webhook-sender.js';
+import type { WebhookDirectory } from '../services/webhook-directory.js';
 
 /**
  * The webhook delivery job (issue 58), run by every process. It claims due deliveries from the
@@ -46,6 +47,8 @@ export interface WebhookDeliveryOptions {
 
 export interface WebhookDeliveryDeps {
   storage: Pick<Storage, 'webhooks'>;
+  /** Whether the deployment has no webhook (services/webhook-directory.ts): then the timer asks PostgreSQL nothing. */
+  webhooks: Pick<WebhookDirectory, 'none'>;
   sender: Pick<WebhookSender, 'send'>;
   metrics: Pick<Metrics, 'webhookDeliveries' | 'webhookPending'>;
   now: () => Date;
@@ -152,8 +155,12 @@ export function startWebhookDelivery(deps: WebhookDeliveryDeps, options: Webhook
   };
 
   const tick = async () => {
-    await claim();
-    await prune();
+    // A deployment without webhooks has no delivery (they go with their webhook): nothing to ask
+    // PostgreSQL every half second. The directory renews itself, so a webhook made meanwhile is seen.
+    if (!deps.webhooks.none()) {
+      await claim();
+      await prune();
+    }
     if (!stopped && options.intervalMs !== null) timer = setTimeout(() => void tick(), options.intervalMs ?? 500);
   };
   if (options.intervalMs !== null) void tick();

@@ -13,6 +13,8 @@ export const WEBHOOK_DIRECTORY_MAX_AGE_MS = 10_000;
 type Wanted = Map<WebhookEvent, { everyBoard: boolean; boards: Set<string> }>;
 
 export type WebhookDirectory = WebhookInterest & {
+  /** Whether the deployment has no webhook at all, as last loaded (then no delivery can be due). */
+  none(): boolean;
   /** Loads the webhooks now; answers once loaded (or once the load failed, keeping what was known). */
   refresh(): Promise<void>;
   /** Loads the webhooks and listens for their changes in every process. */
@@ -34,6 +36,8 @@ export function createWebhookDirectory(
   const maxAgeMs = options.maxAgeMs ?? WEBHOOK_DIRECTORY_MAX_AGE_MS;
   const clock = options.clock ?? (() => performance.now());
   let wanted: Wanted = new Map();
+  // Until the first load answers, there may be webhooks: only a load says there are none.
+  let count = -1;
   let loadedAt = -Infinity;
   let loading: Promise<void> | undefined;
   // A change told while a load runs may be missed by it: load once more after it.
@@ -42,7 +46,8 @@ export function createWebhookDirectory(
     const startedAt = clock();
     try {
       const next: Wanted = new Map();
-      for (const webhook of await deps.storage.webhooks.list()) {
+      const webhooks = await deps.storage.webhooks.list();
+      for (const webhook of webhooks) {
         for (const event of webhook.events) {
           const entry = next.get(event) ?? { everyBoard: false, boards: new Set<string>() };
           if (webhook.boards.length === 0) entry.everyBoard = true;
@@ -51,6 +56,7 @@ export function createWebhookDirectory(
         }
       }
       wanted = next;
+      count = webhooks.length;
       loadedAt = startedAt;
     } catch (error) {
       deps.log.warn({ err: error }, 'cannot load the webhooks; keeping what was known');
@@ -71,9 +77,16 @@ export function createWebhookDirectory(
     return loading;
   };
   const changes = deps.storage.webhooks.listenForChanges(() => void refresh(), deps.log);
+  const renewIfOld = () => {
+    if (clock() - loadedAt > maxAgeMs && !loading) void refresh();
+  };
   return {
+    none() {
+      renewIfOld();
+      return count === 0;
+    },
     wants(boardId, event) {
-      if (clock() - loadedAt > maxAgeMs && !loading) void refresh();
+      renewIfOld();
       const entry = wanted.get(event);
       return entry !== undefined && (entry.everyBoard || entry.boards.has(boardId));
     },
