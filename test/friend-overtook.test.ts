@@ -337,7 +337,7 @@ describe('friendOvertook and FRIEND_OVERTAKEN', () => {
     expect(await told()).toBe(before + 100);
   });
 
-  it('writes one FRIEND_OVERTAKEN event per pair for a webhook that wants it', async () => {
+  it('writes one FRIEND_OVERTAKEN event per result and list, naming every player passed, for a webhook that wants it', async () => {
     const hook = await board('Hook');
     await t.database
       .sql`insert into webhooks (id, url, events, boards, secret) values ('wh_overtaken', 'http://127.0.0.1:9/hook', '{FRIEND_OVERTAKEN}', '{Hook}', 'whsec_dGVzdA==')`;
@@ -370,7 +370,7 @@ describe('friendOvertook and FRIEND_OVERTAKEN', () => {
           period: string;
           bucket: string;
           by: Told['by'] & { playerId: string };
-          you: { playerId: string; score: number; rank: number };
+          passed: { playerId: string; score: number; rank: number }[];
         };
       }[]
     >`
@@ -379,12 +379,16 @@ describe('friendOvertook and FRIEND_OVERTAKEN', () => {
     const firstTold = hook.expected.filter((key) => key.split('|')[3] === rows[0]!.data.by.playerId);
     expect(
       rows
-        .map(({ data }) =>
-          [data.boardId, data.period, data.bucket, data.by.playerId, data.by.score, data.by.rank, data.you.playerId, data.you.score, data.you.rank].join('|'),
+        .flatMap(({ data }) =>
+          data.passed.map((you) =>
+            [data.boardId, data.period, data.bucket, data.by.playerId, data.by.score, data.by.rank, you.playerId, you.score, you.rank].join('|'),
+          ),
         )
         .sort(),
     ).toEqual(firstTold.sort());
-    expect(rows).toHaveLength(2);
+    // One event, its passed players the closest first.
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.data.passed.map((you) => you.rank)).toEqual([...rows[0]!.data.passed.map((you) => you.rank)].sort((a, b) => a - b));
   }, 90_000);
 
   it('refuses an unknown board (NOT_FOUND) and arguments out of bounds (BAD_USER_INPUT)', async () => {

@@ -70,13 +70,20 @@ export interface LeagueRoundClosedData {
   outcomes: { playerId: string; tier: string; cohort: number; rank: number; outcome: 'PROMOTED' | 'STAYED' | 'DEMOTED'; nextTier: string }[];
 }
 
-/** FRIEND_OVERTAKEN's data: the GraphQL Overtaken. */
+/**
+ * FRIEND_OVERTAKEN's data: one result's move in one list and everyone it passed who lists the
+ * mover as a friend (the GraphQL Overtaken's `you`, one per player passed), so a receiver sends a
+ * notification per player from one delivery, and a result passing fifty friends costs one delivery,
+ * not fifty.
+ */
 export interface FriendOvertakenData {
   boardId: string;
   period: string;
   bucket: string;
+  /** The friend who passed, as they stand now. */
   by: StandingData;
-  you: StandingData;
+  /** The players passed, as they stand now, the closest first (at most 100). */
+  passed: StandingData[];
   at: string;
 }
 

@@ -14,7 +14,7 @@ import { followSubscriber } from './top-feed.js';
  * (writes/overtaking.ts) publishes each board's overtakings, "as they stand now", on the board's
  * sharded channel (ranking/keys.ts overtakenChannel), so a Cluster routes them like the other
  * feeds'. Each process subscribes to a board's channel while it has a local watcher of it, and
- * hands each overtaking to the watchers of the player passed (`you`); the last watcher of a board
+ * hands each overtaking to the watchers of each player passed (each `you`); the last watcher of a board
  * to leave unsubscribes. The subscription itself is what the detection counts (PUBSUB SHARDNUMSUB)
  * to know anyone listens.
  */
@@ -29,13 +29,24 @@ export interface OvertakenView {
   at: Date;
 }
 
-/** The most overtakings one message carries: the detection tells at most 100 a result. */
+/** About how many players passed one message names: a move names at most 100, so a message holds a few moves. */
 const PER_MESSAGE = 100;
 
-/** The messages for one list's overtakings: JSON of the list's size (for percentiles) and the events. O(events). */
+/** The messages for one list's moves (each with the players it passed): JSON of the list's size (for percentiles) and the moves. O(players passed). */
 export function encodeOvertakings(events: readonly FriendOvertakenData[], size: number): string[] {
   const messages: string[] = [];
-  for (let i = 0; i < events.length; i += PER_MESSAGE) messages.push(JSON.stringify({ size, events: events.slice(i, i + PER_MESSAGE) }));
+  let batch: FriendOvertakenData[] = [];
+  let named = 0;
+  for (const event of events) {
+    if (batch.length > 0 && named + event.passed.length > PER_MESSAGE) {
+      messages.push(JSON.stringify({ size, events: batch }));
+      batch = [];
+      named = 0;
+    }
+    batch.push(event);
+    named += event.passed.length;
+  }
+  if (batch.length > 0) messages.push(JSON.stringify({ size, events: batch }));
   return messages;
 }
 
@@ -98,18 +109,20 @@ export function createOvertakenFeed(options: OvertakenFeedOptions) {
     if (!board) return;
     const { size, events } = decodeOvertakings(message);
     for (const event of events) {
-      const watchers = board.byPlayer.get(event.you.playerId);
-      if (!watchers) continue;
-      const view: OvertakenView = {
-        boardId: event.boardId,
-        period: event.period as Period,
-        bucket: event.bucket,
-        by: standingOf(event.by, size),
-        you: standingOf(event.you, size),
-        at: new Date(event.at),
-      };
-      // Every overtaking is its own news: none replaces another.
-      for (const out of watchers) out.offer(view, { keep: true });
+      for (const you of event.passed) {
+        const watchers = board.byPlayer.get(you.playerId);
+        if (!watchers) continue;
+        const view: OvertakenView = {
+          boardId: event.boardId,
+          period: event.period as Period,
+          bucket: event.bucket,
+          by: standingOf(event.by, size),
+          you: standingOf(you, size),
+          at: new Date(event.at),
+        };
+        // Every overtaking is its own news: none replaces another.
+        for (const out of watchers) out.offer(view, { keep: true });
+      }
     }
   });
   // An overtaking announced while the connection was down is lost: they are not read back.

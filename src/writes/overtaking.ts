@@ -255,13 +255,15 @@ export function createOvertaking(deps: OvertakingDeps, options: OvertakingOption
     const movers = [...found.keys()];
     // Read again: a mover flagged since the write has no place, and tells nothing.
     const { size, places: moverPlaces } = await deps.index.standings(at, movers);
-    const pairs: { by: Place; you: Place }[] = [];
+    // One per mover still ranked, with the players still behind them, the closest first.
+    const moves: { by: Place; passed: Place[] }[] = [];
     movers.forEach((mover, i) => {
       const by = moverPlaces[i];
-      if (by) for (const { place } of found.get(mover)!) if (place.rank > by.rank) pairs.push({ by, you: place });
+      const passed = by ? found.get(mover)!.flatMap(({ place }) => (place.rank > by.rank ? [place] : [])) : [];
+      if (by && passed.length > 0) moves.push({ by, passed });
     });
-    if (pairs.length === 0) return [];
-    const distinct = [...new Set(pairs.flatMap(({ by, you }) => [by, you]))];
+    if (moves.length === 0) return [];
+    const distinct = [...new Set(moves.flatMap(({ by, passed }) => [by, ...passed]))];
     const [styled, profiles] = await Promise.all([
       styledPlaces(deps, at, distinct, at.board.rankStyle),
       deps.profiles.load([...new Set(distinct.map((place) => place.playerId))]).catch(() => []),
@@ -269,15 +271,15 @@ export function createOvertaking(deps: OvertakingDeps, options: OvertakingOption
     const styledOf = new Map(distinct.map((place, i) => [place, styled[i]!]));
     const names = new Map(profiles.map((profile) => [profile.id, profile.displayName]));
     const when = deps.now();
-    const data: FriendOvertakenData[] = pairs.map(({ by, you }) => ({
+    const data: FriendOvertakenData[] = moves.map(({ by, passed }) => ({
       boardId: at.board.id,
       period: at.bucket.period,
       bucket: at.bucket.label,
       by: standingData(styledOf.get(by)!, names),
-      you: standingData(styledOf.get(you)!, names),
+      passed: passed.map((you) => standingData(styledOf.get(you)!, names)),
       at: when.toISOString(),
     }));
-    deps.told?.inc(data.length);
+    deps.told?.inc(data.reduce((told, move) => told + move.passed.length, 0));
     try {
       await Promise.all(encodeOvertakings(data, size).map((message) => deps.index.announceOvertaken(at.board.id, message)));
     } catch (error) {
