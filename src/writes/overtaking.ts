@@ -197,28 +197,39 @@ export function createOvertaking(deps: OvertakingDeps, options: OvertakingOption
    * For each mover of a list, the players now just behind them (one keyset page of the index from
    * the mover's new place, closest first) that they passed; those listing the mover as a friend
    * (one probe of the friend lists for every mover's at once) are kept, the closest first. Answers
-   * the list with only the movers who passed more than one page holds, left to the followers walk.
+   * the list with only the movers who passed more than one page holds and found fewer than
+   * maxTold followers in it, left to the followers walk.
    */
   async function passedJustBehind(list: MovedList, found: Map<string, Passed[]>): Promise<MovedList> {
     const movers = [...list.moves];
     const behind = await Promise.all(movers.map(([playerId, { after }]) => deps.index.page(list.at, { playerId, packed: after }, behindPerRead)));
     const far: MovedList = { at: list.at, moves: new Map() };
+    // Movers whose page holds only players they passed: more may lie beyond it.
+    const open = new Set<string>();
     const candidates: { mover: string; passed: Passed }[] = [];
     movers.forEach(([mover, move], m) => {
       const { places, hasMore } = behind[m]!;
       const passed = places.filter((place) => move.before === null || ahead(place.packed, place.playerId, move.before, mover));
-      // The page ends behind where the mover was (or at the bucket's end): every player passed is in it.
-      if (hasMore && passed.length === places.length) far.moves.set(mover, move);
-      else for (const place of passed) candidates.push({ mover, passed: { place, packed: place.packed } });
+      if (hasMore && passed.length === places.length) open.add(mover);
+      for (const place of passed) candidates.push({ mover, passed: { place, packed: place.packed } });
     });
-    if (candidates.length === 0) return far;
-    const listed = await deps.listed(candidates.map(({ mover, passed }) => ({ playerId: mover, followerId: passed.place.playerId })));
-    const pairs = new Set(listed.map((row) => `${row.playerId}\u0000${row.followerId}`));
-    for (const { mover, passed } of candidates) {
-      if (!pairs.has(`${mover}\u0000${passed.place.playerId}`)) continue;
-      let closest = found.get(mover);
-      if (!closest) found.set(mover, (closest = []));
-      keep(closest, passed);
+    if (candidates.length > 0) {
+      const listed = await deps.listed(candidates.map(({ mover, passed }) => ({ playerId: mover, followerId: passed.place.playerId })));
+      const pairs = new Set(listed.map((row) => `${row.playerId}\u0000${row.followerId}`));
+      for (const { mover, passed } of candidates) {
+        if (!pairs.has(`${mover}\u0000${passed.place.playerId}`)) continue;
+        let closest = found.get(mover);
+        if (!closest) found.set(mover, (closest = []));
+        keep(closest, passed);
+      }
+    }
+    // A mover whose page ended behind where they were (or at the bucket's end) passed no one beyond
+    // it; nor did one who found maxTold followers in it, those being the closest. Any other is left
+    // to the followers walk, which finds every follower passed (so what the page found is dropped).
+    for (const mover of open) {
+      if ((found.get(mover)?.length ?? 0) >= maxTold) continue;
+      found.delete(mover);
+      far.moves.set(mover, list.moves.get(mover)!);
     }
     return far;
   }
