@@ -25,13 +25,17 @@ export async function followersPage(sql: Sql, playerIds: readonly string[], afte
 
 /**
  * Which of `pairs` are friend-list rows: those whose `followerId` lists `playerId` as a friend. One
- * statement of primary-key probes (friendships' key is (player_id, friend_id)): O(pairs log F).
+ * statement over the primary key (player_id, friend_id): both sides as arrays, so PostgreSQL walks
+ * the key for each follower and mover (a join with the pairs unnested may be planned as a scan of
+ * the whole table, whose row count it knows while it cannot know the pairs'); the rows of other
+ * pairs among them are dropped here. O(P log F) for P pairs of a few movers.
  */
 export async function listedPairs(sql: Sql, pairs: readonly FollowerRow[]): Promise<FollowerRow[]> {
   if (pairs.length === 0) return [];
   const rows = await sql<{ friend_id: string; player_id: string }[]>`
-    select f.friend_id, f.player_id
-    from unnest(${pairs.map((pair) => pair.followerId)}::text[], ${pairs.map((pair) => pair.playerId)}::text[]) as p(follower, player)
-    join friendships f on f.player_id = p.follower and f.friend_id = p.player`;
-  return rows.map((row) => ({ playerId: row.friend_id, followerId: row.player_id }));
+    select friend_id, player_id from friendships
+    where player_id = any(${[...new Set(pairs.map((pair) => pair.followerId))]}::text[])
+      and friend_id = any(${[...new Set(pairs.map((pair) => pair.playerId))]}::text[])`;
+  const asked = new Set(pairs.map((pair) => `${pair.playerId}\u0000${pair.followerId}`));
+  return rows.map((row) => ({ playerId: row.friend_id, followerId: row.player_id })).filter((row) => asked.has(`${row.playerId}\u0000${row.followerId}`));
 }

@@ -4,6 +4,7 @@ import type { FollowerRow } from '../db/followers.js';
 import { type Period, PERIODS } from '../model/board.js';
 import type { FriendOvertakenData, StandingData, WebhookInterest } from '../model/webhooks.js';
 import type { BoardBucket, BoardScoreWrite, Place, RankingIndex, WrittenPlace } from '../ranking/index.js';
+import type { Member } from '../ranking/shards.js';
 import { bucketKey } from '../ranking/keys.js';
 import { pack, packingFor } from '../ranking/packing.js';
 import { styledPlaces } from '../reads/rank-styles.js';
@@ -65,6 +66,11 @@ export interface OvertakingOptions {
    * page of the index and one probe of those players' friend lists, not a read of every follower.
    */
   behindPerRead?: number;
+  /**
+   * @default 5: how many such pages a mover's players passed are read, until maxTold of them list
+   * the mover, before their followers are walked instead (a first result, a leap over thousands).
+   */
+  maxPagesBehind?: number;
   /** @default 1,000 ms: how long a board's count of subscribed connections is trusted. */
   listenersMs?: number;
   /** @default 10,000 moves (a player in a list) waiting for detection; past it a group's overtakings are dropped (and logged). */
@@ -114,6 +120,7 @@ export function createOvertaking(deps: OvertakingDeps, options: OvertakingOption
   const maxTold = options.maxTold ?? 100;
   const perPage = options.followersPerPage ?? 1_000;
   const behindPerRead = options.behindPerRead ?? 200;
+  const maxPagesBehind = options.maxPagesBehind ?? 5;
   const listenersMs = options.listenersMs ?? 1_000;
   const maxPending = options.maxPending ?? 10_000;
   const listeners = new Map<string, { until: number; count: Promise<number> }>();
@@ -194,42 +201,50 @@ export function createOvertaking(deps: OvertakingDeps, options: OvertakingOption
   }
 
   /**
-   * For each mover of a list, the players now just behind them (one keyset page of the index from
-   * the mover's new place, closest first) that they passed; those listing the mover as a friend
-   * (one probe of the friend lists for every mover's at once) are kept, the closest first. Answers
-   * the list with only the movers who passed more than one page holds and found fewer than
-   * maxTold followers in it, left to the followers walk.
+   * For each mover of a list, the players now just behind them that they passed, page by page
+   * (keyset pages of the index from the mover's new place, closest first), those listing the mover
+   * (one probe of the friend lists a page, for every mover at once) kept, until maxTold are found or
+   * no one further was passed. Answers the list with only the movers still passing players after
+   * maxPagesBehind pages, left to the followers walk.
    */
   async function passedJustBehind(list: MovedList, found: Map<string, Passed[]>): Promise<MovedList> {
-    const movers = [...list.moves];
-    const behind = await Promise.all(movers.map(([playerId, { after }]) => deps.index.page(list.at, { playerId, packed: after }, behindPerRead)));
     const far: MovedList = { at: list.at, moves: new Map() };
-    // Movers whose page holds only players they passed: more may lie beyond it.
-    const open = new Set<string>();
-    const candidates: { mover: string; passed: Passed }[] = [];
-    movers.forEach(([mover, move], m) => {
-      const { places, hasMore } = behind[m]!;
-      const passed = places.filter((place) => move.before === null || ahead(place.packed, place.playerId, move.before, mover));
-      if (hasMore && passed.length === places.length) open.add(mover);
-      for (const place of passed) candidates.push({ mover, passed: { place, packed: place.packed } });
-    });
-    if (candidates.length > 0) {
-      const listed = await deps.listed(candidates.map(({ mover, passed }) => ({ playerId: mover, followerId: passed.place.playerId })));
-      const pairs = new Set(listed.map((row) => `${row.playerId}\u0000${row.followerId}`));
-      for (const { mover, passed } of candidates) {
-        if (!pairs.has(`${mover}\u0000${passed.place.playerId}`)) continue;
-        let closest = found.get(mover);
-        if (!closest) found.set(mover, (closest = []));
-        keep(closest, passed);
+    // Where each mover's next page starts: their new place, then the last player of their last page.
+    let walking = new Map([...list.moves].map(([mover, move]): [string, Member] => [mover, { playerId: mover, packed: move.after }]));
+    for (let pages = 0; walking.size > 0; pages++) {
+      if (pages === maxPagesBehind) {
+        // Still passing players after that many pages: the followers walk finds every follower
+        // passed (so what the pages found is dropped).
+        for (const mover of walking.keys()) {
+          found.delete(mover);
+          far.moves.set(mover, list.moves.get(mover)!);
+        }
+        break;
       }
-    }
-    // A mover whose page ended behind where they were (or at the bucket's end) passed no one beyond
-    // it; nor did one who found maxTold followers in it, those being the closest. Any other is left
-    // to the followers walk, which finds every follower passed (so what the page found is dropped).
-    for (const mover of open) {
-      if ((found.get(mover)?.length ?? 0) >= maxTold) continue;
-      found.delete(mover);
-      far.moves.set(mover, list.moves.get(mover)!);
+      const from = [...walking];
+      const behind = await Promise.all(from.map(([, after]) => deps.index.page(list.at, after, behindPerRead)));
+      const next = new Map<string, Member>();
+      const candidates: { mover: string; passed: Passed }[] = [];
+      from.forEach(([mover], m) => {
+        const { before } = list.moves.get(mover)!;
+        const { places, hasMore } = behind[m]!;
+        const passed = places.filter((place) => before === null || ahead(place.packed, place.playerId, before, mover));
+        for (const place of passed) candidates.push({ mover, passed: { place, packed: place.packed } });
+        // A page of players all passed, with more after it: the next page may hold more.
+        if (hasMore && passed.length === places.length) next.set(mover, { playerId: places.at(-1)!.playerId, packed: places.at(-1)!.packed });
+      });
+      if (candidates.length > 0) {
+        const listed = await deps.listed(candidates.map(({ mover, passed }) => ({ playerId: mover, followerId: passed.place.playerId })));
+        const pairs = new Set(listed.map((row) => `${row.playerId}\u0000${row.followerId}`));
+        for (const { mover, passed } of candidates) {
+          if (!pairs.has(`${mover}\u0000${passed.place.playerId}`)) continue;
+          let closest = found.get(mover);
+          if (!closest) found.set(mover, (closest = []));
+          keep(closest, passed);
+        }
+      }
+      // A mover with maxTold followers found has its closest: the pages come in order.
+      walking = new Map([...next].filter(([mover]) => (found.get(mover)?.length ?? 0) < maxTold));
     }
     return far;
   }
