@@ -7,7 +7,14 @@ import { apiKeys } from './schema.js';
 export type StoredKey = Omit<typeof apiKeys.$inferSelect, 'digest'>;
 
 /** Every column but the digest, which never leaves the database. */
-const storedColumns = { id: apiKeys.id, name: apiKeys.name, role: apiKeys.role, createdAt: apiKeys.createdAt, revokedAt: apiKeys.revokedAt };
+const storedColumns = {
+  id: apiKeys.id,
+  name: apiKeys.name,
+  role: apiKeys.role,
+  boards: apiKeys.boards,
+  createdAt: apiKeys.createdAt,
+  revokedAt: apiKeys.revokedAt,
+};
 
 /** Every process listens on this channel and forgets what it cached about keys. */
 export const KEYS_CHANGED_CHANNEL = 'leaderboard_api_keys_changed';

@@ -28,6 +28,11 @@ function toBoard(row: BoardRow): Board {
     maxPlayers: row.maxPlayers,
     maxAttempts: row.maxAttempts,
     rewards: row.rewards,
+    tieBreaks: row.tieBreaks,
+    minScore: row.minScore,
+    suspectAbove: row.suspectAbove,
+    suspectJump: row.suspectJump,
+    resultRate: row.resultRate,
     createdAt: row.createdAt,
   };
 }
@@ -77,6 +82,11 @@ export async function insertBoard(db: Db, board: NewBoard, now = new Date()): Pr
       maxPlayers: board.maxPlayers ?? null,
       maxAttempts: board.maxAttempts ?? null,
       rewards: board.rewards ?? [],
+      tieBreaks: board.tieBreaks ?? [],
+      minScore: board.minScore ?? 0,
+      suspectAbove: board.suspectAbove ?? null,
+      suspectJump: board.suspectJump ?? null,
+      resultRate: board.resultRate ?? null,
       epoch: boardEpoch(now),
     })
     .onConflictDoNothing()
@@ -106,6 +116,14 @@ export interface BoardChanges {
   closeGraceSeconds?: number | undefined;
   /** The board's prize bands, replaced whole; undefined keeps them. */
   rewards?: Board['rewards'];
+  /** Only downwards (checked by writes/boards.ts); undefined keeps it. */
+  minScore?: number | undefined;
+  /** null clears it (never); undefined keeps it. */
+  suspectAbove?: number | null | undefined;
+  /** null clears it (never); undefined keeps it. */
+  suspectJump?: number | null | undefined;
+  /** null clears it (no limit); undefined keeps it. */
+  resultRate?: Board['resultRate'];
 }
 
 /**

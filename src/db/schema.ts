@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigint, boolean, check, index, integer, json, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { bigint, boolean, check, doublePrecision, index, integer, json, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 
 const timestamptz = (name?: string) => (name ? timestamp(name, { withTimezone: true, mode: 'date' }) : timestamp({ withTimezone: true, mode: 'date' }));
 
@@ -45,6 +45,16 @@ export const boards = pgTable(
     maxAttempts: integer(),
     /** Prize bands ({ name, fromRank, toRank, topPercent }[], model/rewards.ts), computed at every close; [] none. */
     rewards: jsonb().$type<{ name: string; fromRank: number | null; toRank: number | null; topPercent: number | null }[]>().notNull().default([]),
+    /** Tie-break columns ({ name, order, max }[], model/board.ts), in order; [] none. Fixed at creation (the index packs them). */
+    tieBreaks: jsonb().$type<{ name: string; order: 'HIGH_FIRST' | 'LOW_FIRST'; max: number }[]>().notNull().default([]),
+    /** The smallest score accepted. */
+    minScore: bigint({ mode: 'number' }).notNull().default(0),
+    /** A result above this flags its player ('suspect: …'); null: never. */
+    suspectAbove: doublePrecision(),
+    /** A result more than this many times the player's previous best (fewer on LOW_FIRST) flags its player; null: never. */
+    suspectJump: doublePrecision(),
+    /** At most { results } results per player in any { perSeconds } seconds; null: no limit. */
+    resultRate: jsonb().$type<{ results: number; perSeconds: number }>(),
     epoch: timestamptz().notNull(),
     createdAt: timestamptz().notNull().defaultNow(),
   },
@@ -57,6 +67,7 @@ export const boards = pgTable(
     check('boards_close_grace_seconds_range', sql`${table.closeGraceSeconds} between 0 and 31622400`),
     check('boards_max_players_positive', sql`${table.maxPlayers} is null or ${table.maxPlayers} > 0`),
     check('boards_max_attempts_positive', sql`${table.maxAttempts} is null or ${table.maxAttempts} > 0`),
+    check('boards_min_score_range', sql`${table.minScore} between 0 and ${table.maxScore}`),
   ],
 );
 
@@ -75,6 +86,11 @@ export const players = pgTable(
     /** Set while the player is hidden from every board; their results are still recorded. */
     flaggedAt: timestamptz(),
     flagReason: text(),
+    /**
+     * The result that flagged the player automatically ({ boardId, matchId, score, tieBreakValues,
+     * achievedAt }: a board's suspectAbove or suspectJump tripped); null when flagged by hand.
+     */
+    flagResult: jsonb().$type<{ boardId: string; matchId: string; score: number; tieBreakValues: number[]; achievedAt: string }>(),
     createdAt: timestamptz().notNull().defaultNow(),
     updatedAt: timestamptz().notNull().defaultNow(),
   },
@@ -119,6 +135,8 @@ export const results = pgTable(
     recordedAt: timestamptz().notNull().defaultNow(),
     /** The entry metadata the game sent (a JSON object of at most 1,024 bytes), as sent; null when none was. */
     metadata: json(),
+    /** One value per tie-break column of the board, in order; null on a board without them. */
+    tieBreakValues: bigint({ mode: 'number' }).array(),
   },
   (table) => [
     primaryKey({ columns: [table.boardId, table.playerId, table.matchId, table.achievedAt] }),
@@ -169,6 +187,8 @@ export const boardScores = pgTable(
     reachedAt: timestamptz().notNull(),
     /** The metadata of the result that set this score (BEST: the best; SUM: the latest non-zero part; see combine()). */
     metadata: json(),
+    /** The tie-break values of the result that set this score; null on a board without columns. */
+    tieBreakValues: bigint({ mode: 'number' }).array(),
   },
   (table) => [
     primaryKey({ columns: [table.boardId, table.period, table.bucket, table.region, table.playerId] }),
@@ -245,6 +265,8 @@ export const frozenStandings = pgTable(
     reachedAt: timestamptz().notNull(),
     /** The frozen board score's metadata; null once the player is erased. */
     metadata: json(),
+    /** The frozen board score's tie-break values; null on a board without columns. */
+    tieBreakValues: bigint({ mode: 'number' }).array(),
   },
   (table) => [
     primaryKey({ columns: [table.boardId, table.period, table.bucket, table.region, table.rank] }),
@@ -473,6 +495,11 @@ export const apiKeys = pgTable(
     name: text().notNull(),
     role: text({ enum: ['admin', 'server'] }).notNull(),
     digest: text().notNull(),
+    /** Game-server keys: the boards the key may write to; empty, every board. */
+    boards: text()
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
     createdAt: timestamptz().notNull().defaultNow(),
     revokedAt: timestamptz(),
   },

@@ -67,7 +67,40 @@ export interface Board {
   maxAttempts?: number | null | undefined;
   /** Prize bands, computed at every close of one of its buckets (see model/rewards.ts); left out: none. */
   rewards?: RewardBand[] | undefined;
+  /**
+   * Columns that decide between equal scores, in order, before the time a score was reached (BEST
+   * boards only, 0 to {@link MAX_TIE_BREAKS}, fixed at creation; see ranking/packing.ts for how the
+   * index keeps the order exact). Left out: none.
+   */
+  tieBreaks?: TieBreak[] | undefined;
+  /** The smallest score accepted. Left out: 0. */
+  minScore?: number | undefined;
+  /** A result above this is recorded and flags its player ('suspect: …'); null or left out: never. */
+  suspectAbove?: number | null | undefined;
+  /**
+   * A result more than this many times the player's previous best on the board (fewer times on
+   * LOW_FIRST) is recorded and flags its player; null or left out: never.
+   */
+  suspectJump?: number | null | undefined;
+  /** How many results one player may have recorded on the board in a sliding window; null or left out: no limit. */
+  resultRate?: ResultRate | null | undefined;
   createdAt: Date;
+}
+
+/** A tie-break column: whole numbers from 0 to `max`, a larger one first on HIGH_FIRST, a smaller one on LOW_FIRST. */
+export interface TieBreak {
+  name: string;
+  order: ScoreOrder;
+  max: number;
+}
+
+/** The most tie-break columns a board may have. */
+export const MAX_TIE_BREAKS = 4;
+
+/** At most `results` results of one player on one board in any `perSeconds` seconds. */
+export interface ResultRate {
+  results: number;
+  perSeconds: number;
 }
 
 /**
@@ -141,23 +174,47 @@ export interface BoardScore {
   playerId: string;
   score: number;
   reachedAt: Date;
+  /** One value per tie-break column of the board, in order (left out or empty on a board without them). */
+  tieBreakValues?: readonly number[] | undefined;
 }
 
 /**
- * A board score as a rebuild streams it: the player id, the score, and when it was reached in
- * epoch milliseconds. A tuple rather than a {@link BoardScore} because a bucket is a million of
- * them: each is the database driver's own row passed on, with no object or Date made per member.
+ * A board score as a rebuild streams it: the player id, the score, when it was reached in epoch
+ * milliseconds, and on a board with tie-break columns their values. A tuple rather than a
+ * {@link BoardScore} because a bucket is a million of them: each is the database driver's own row
+ * passed on, with no object or Date made per member.
  */
-export type BoardScoreRow = readonly [playerId: string, score: number, reachedMs: number];
+export type BoardScoreRow = readonly [playerId: string, score: number, reachedMs: number, tieBreakValues?: readonly number[] | null];
 
 /** The {@link BoardScoreRow} of a board score. O(1). */
-export function boardScoreRow({ playerId, score, reachedAt }: BoardScore): BoardScoreRow {
-  return [playerId, score, reachedAt.getTime()];
+export function boardScoreRow({ playerId, score, reachedAt, tieBreakValues }: BoardScore): BoardScoreRow {
+  return tieBreakValues && tieBreakValues.length > 0 ? [playerId, score, reachedAt.getTime(), tieBreakValues] : [playerId, score, reachedAt.getTime()];
 }
 
-/** True when `a` ranks ahead of `b` on a board of this order: a better score, or the same score reached earlier. */
-export function ranksAhead(order: ScoreOrder, a: BoardScore, b: BoardScore): boolean {
-  if (a.score !== b.score) return order === 'HIGH_FIRST' ? a.score > b.score : a.score < b.score;
+/**
+ * Negative when the result (score, tie-break values) `a` is better than `b` on this board, positive
+ * when worse, 0 when equal on all of them: the score in the board's order, then each column in its
+ * own. The time a score was reached is not compared here. O(columns).
+ */
+export function compareResults(
+  board: Pick<Board, 'order' | 'tieBreaks'>,
+  a: Pick<BoardScore, 'score' | 'tieBreakValues'>,
+  b: Pick<BoardScore, 'score' | 'tieBreakValues'>,
+): number {
+  if (a.score !== b.score) return (board.order === 'HIGH_FIRST') === a.score > b.score ? -1 : 1;
+  const columns = board.tieBreaks ?? [];
+  for (let i = 0; i < columns.length; i++) {
+    const x = a.tieBreakValues?.[i] ?? 0;
+    const y = b.tieBreakValues?.[i] ?? 0;
+    if (x !== y) return (columns[i]!.order === 'HIGH_FIRST') === x > y ? -1 : 1;
+  }
+  return 0;
+}
+
+/** True when `a` ranks ahead of `b` on this board: a better result (score, then each tie-break column), or an equal one reached earlier. */
+export function ranksAhead(board: Pick<Board, 'order' | 'tieBreaks'>, a: BoardScore, b: BoardScore): boolean {
+  const byResult = compareResults(board, a, b);
+  if (byResult !== 0) return byResult < 0;
   return a.reachedAt.getTime() < b.reachedAt.getTime();
 }
 
@@ -188,9 +245,9 @@ export interface RecordedBoardScore extends BoardScore {
  * the one kept; SUM, the latest non-zero part (the one held when a new part is zero, or reached at
  * the same millisecond, so between parts of one millisecond the first to arrive wins).
  */
-export function combine<S extends BoardScore>(board: Pick<Board, 'aggregate' | 'order'>, current: S | undefined, result: S): S {
+export function combine<S extends BoardScore>(board: Pick<Board, 'aggregate' | 'order' | 'tieBreaks'>, current: S | undefined, result: S): S {
   if (!current) return result;
-  if (board.aggregate === 'BEST') return ranksAhead(board.order, result, current) ? result : current;
+  if (board.aggregate === 'BEST') return ranksAhead(board, result, current) ? result : current;
   const reachedAt =
     current.score > 0 && result.score > 0
       ? max(current.reachedAt, result.reachedAt)

@@ -34,6 +34,8 @@ export interface Place {
   score: number;
   /** The start of the tie-break time unit in which the score was reached. */
   reachedAt: Date;
+  /** The values of the result that set the score, one per tie-break column; empty on a board without them. */
+  tieBreakValues?: readonly number[] | undefined;
 }
 
 /** Places read together with the size of the bucket at the same moment. */
@@ -78,8 +80,8 @@ export interface WrittenPlace {
 }
 
 function placeOf(at: BoardBucket, playerId: string, rank: number, packed: string | number): Place {
-  const { score, reachedAt } = unpack(at.board, packingFor(at.board, at.bucket.period), Number(packed), at.bucket.start);
-  return { playerId, rank: rank + 1, score, reachedAt };
+  const { score, reachedAt, tieBreakValues } = unpack(at.board, packingFor(at.board, at.bucket.period), Number(packed), at.bucket.start);
+  return tieBreakValues.length > 0 ? { playerId, rank: rank + 1, score, reachedAt, tieBreakValues } : { playerId, rank: rank + 1, score, reachedAt };
 }
 
 const placeOfMember = (at: BoardBucket, { playerId, rank, packed }: RankedMember): Place => placeOf(at, playerId, rank, packed);

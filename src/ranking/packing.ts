@@ -1,4 +1,4 @@
-import type { Board, Period } from '../model/board.js';
+import type { Board, Period, TieBreak } from '../model/board.js';
 
 /**
  * One double per member gives a total, fair order: the score in the high bits, and in the low
@@ -44,87 +44,183 @@ const MIN_TIME_BITS = 14;
 const MAX_PACKED_SCORE = 2 ** (53 - MIN_TIME_BITS) - 1;
 
 export interface Packing {
-  /** T: the bits of time below the score. */
+  /** T: the bits of time below the score (and its tie-break columns); 0 when the time is in the member (`timeInMember`). */
   timeBits: number;
-  /** The tie-break resolution, in milliseconds. */
+  /** The tie-break resolution, in milliseconds (1 when the time is in the member). */
   unitMs: number;
+  /** The bits of each tie-break column, in the board's order, between the score and the time; empty on a board without them. */
+  columnBits: readonly number[];
+  /**
+   * True on a board whose score and columns leave fewer than {@link MIN_TIME_BITS} bits of the
+   * double for the time: the double then holds the score and the columns only, and the time lives
+   * in the member, as a fixed-width prefix before the player id (to the millisecond), so that
+   * members of equal doubles are ordered by it, then by player id, as Redis orders them.
+   */
+  timeInMember: boolean;
 }
 
 function bitLength(value: number): number {
   return value === 0 ? 0 : Math.floor(value).toString(2).length;
 }
 
+/** The bits a board's score and tie-break columns take in the packed value: what must fit in a double's 53. O(columns). */
+export function resultBits(board: Pick<Board, 'maxScore' | 'tieBreaks'>): number {
+  let bits = bitLength(board.maxScore);
+  for (const column of board.tieBreaks ?? []) bits += bitLength(column.max);
+  return bits;
+}
+
+/** The most bits the score and columns together may take: a double holds every whole number below 2^53 exactly. */
+export const MAX_RESULT_BITS = 53;
+
+/**
+ * Why the index cannot hold this board's order exactly, or null when it can: the score and every
+ * tie-break column must fit in one double together (the time goes below them, or into the member
+ * when too few bits are left). O(columns).
+ */
+export function packingProblem(board: Pick<Board, 'maxScore' | 'tieBreaks'>): string | null {
+  const bits = resultBits(board);
+  if (bits <= MAX_RESULT_BITS) return null;
+  const parts = [
+    `maxScore ${board.maxScore} takes ${bitLength(board.maxScore)}`,
+    ...(board.tieBreaks ?? []).map((c) => `${c.name} (max ${c.max}) ${bitLength(c.max)}`),
+  ];
+  return `the score and tie-break columns need ${bits} bits (${parts.join(', ')}), and the index orders them exactly in at most ${MAX_RESULT_BITS}: lower maxScore or a column's max.`;
+}
+
 /**
  * Packings already worked out, by period, then maxScore: every score written or read is packed or
  * unpacked, and working one out (the bit length of maxScore as a binary string) cost more than the
  * packing itself. Keyed without building a key, as this runs for every score. Boards are few, so
- * this stays small.
+ * this stays small. Boards with tie-break columns are keyed by their columns' array instead (fixed
+ * at creation; a board read again brings a new array, and the old entry goes with it).
  */
 const packings = new Map<Period, Map<number, Packing>>();
+const columnPackings = new WeakMap<readonly TieBreak[], Map<Period, Packing>>();
 
 /** The packing of one period's keys on a board. O(1). */
-export function packingFor(board: Pick<Board, 'maxScore'>, period: Period): Packing {
+export function packingFor(board: Pick<Board, 'maxScore' | 'tieBreaks'>, period: Period): Packing {
+  const columns = board.tieBreaks;
+  if (columns && columns.length > 0) {
+    let byPeriod = columnPackings.get(columns);
+    if (!byPeriod) columnPackings.set(columns, (byPeriod = new Map<Period, Packing>()));
+    let packing = byPeriod.get(period);
+    if (!packing) byPeriod.set(period, (packing = workOut(board, period)));
+    return packing;
+  }
   let byMaxScore = packings.get(period);
   if (!byMaxScore) packings.set(period, (byMaxScore = new Map<number, Packing>()));
   let packing = byMaxScore.get(board.maxScore);
-  if (!packing) {
-    const timeBits = 53 - bitLength(board.maxScore);
-    if (timeBits < MIN_TIME_BITS) throw new RangeError(`maxScore ${board.maxScore} exceeds ${MAX_PACKED_SCORE}`);
-    let unitMs = 1;
-    while (unitMs * 2 ** timeBits < SPAN_MS[period]) unitMs *= 2;
-    packing = Object.freeze({ timeBits, unitMs });
-    byMaxScore.set(board.maxScore, packing);
-  }
+  if (!packing) byMaxScore.set(board.maxScore, (packing = workOut(board, period)));
   return packing;
 }
 
-type PackingBoard = Pick<Board, 'maxScore' | 'order'>;
-
-/** The packed value of a score reached at `reachedAt` in a bucket starting at `bucketStart`. O(1). */
-export function pack(board: PackingBoard, packing: Packing, score: number, reachedAt: Date, bucketStart: Date): number {
-  return packAt(board, packing, score, reachedAt.getTime(), bucketStart.getTime());
+function workOut(board: Pick<Board, 'maxScore' | 'tieBreaks'>, period: Period): Packing {
+  const columnBits = Object.freeze((board.tieBreaks ?? []).map((column) => bitLength(column.max)));
+  const bits = resultBits(board);
+  if (bits > MAX_RESULT_BITS) throw new RangeError(packingProblem(board)!);
+  const timeBits = MAX_RESULT_BITS - bits;
+  if (timeBits < MIN_TIME_BITS) {
+    // Only a board with columns gets here: createBoard caps a plain board's maxScore at MAX_PACKED_SCORE.
+    if (columnBits.length === 0) throw new RangeError(`maxScore ${board.maxScore} exceeds ${MAX_PACKED_SCORE}`);
+    return Object.freeze({ timeBits: 0, unitMs: 1, columnBits, timeInMember: true });
+  }
+  let unitMs = 1;
+  while (unitMs * 2 ** timeBits < SPAN_MS[period]) unitMs *= 2;
+  return Object.freeze({ timeBits, unitMs, columnBits, timeInMember: false });
 }
 
-/** {@link pack} with both times in epoch milliseconds: what a rebuild packs a million rows with. O(1). */
-export function packAt(board: PackingBoard, packing: Packing, score: number, reachedMs: number, bucketStartMs: number): number {
+type PackingBoard = Pick<Board, 'maxScore' | 'order' | 'tieBreaks'>;
+
+/**
+ * The packed value of a score (with its tie-break values, one per column) reached at `reachedAt`
+ * in a bucket starting at `bucketStart`. O(columns).
+ */
+export function pack(
+  board: PackingBoard,
+  packing: Packing,
+  score: number,
+  reachedAt: Date,
+  bucketStart: Date,
+  tieBreakValues?: readonly number[] | null,
+): number {
+  return packAt(board, packing, score, reachedAt.getTime(), bucketStart.getTime(), tieBreakValues);
+}
+
+/** {@link pack} with both times in epoch milliseconds: what a rebuild packs a million rows with. O(columns). */
+export function packAt(
+  board: PackingBoard,
+  packing: Packing,
+  score: number,
+  reachedMs: number,
+  bucketStartMs: number,
+  tieBreakValues?: readonly number[] | null,
+): number {
+  const s = scoreOrder(board, score, tieBreakValues);
+  if (packing.timeInMember) return s;
   const slots = 2 ** packing.timeBits;
   // Clamp rather than refuse: a result from before the bucket's origin ties on time with the
   // earliest; one beyond the span (decades away) ties with the latest. Order is never inverted.
   const t = Math.min(slots - 1, Math.max(0, Math.floor((reachedMs - bucketStartMs) / packing.unitMs)));
-  const s = scoreOrder(board, score);
   return s * slots + (slots - 1 - t);
 }
 
 /**
- * A score's place in the order every packed value follows: `s` above (the score, or its mirror on
- * a LOW_FIRST board), so a larger one is a better score. What a DENSE board counts distinct. O(1).
+ * A result's place in the order every packed value follows: `s` above (the score, or its mirror on
+ * a LOW_FIRST board), then each tie-break column's value (or its mirror, max - value, on a
+ * LOW_FIRST column), so a larger one is a better result. What a DENSE board counts distinct, and
+ * what COMPETITION ranks share. O(columns).
  */
-export function scoreOrder(board: PackingBoard, score: number): number {
-  return board.order === 'HIGH_FIRST' ? score : board.maxScore - score;
+export function scoreOrder(board: PackingBoard, score: number, tieBreakValues?: readonly number[] | null): number {
+  let s = board.order === 'HIGH_FIRST' ? score : board.maxScore - score;
+  const columns = board.tieBreaks;
+  if (columns) {
+    for (let i = 0; i < columns.length; i++) {
+      const column = columns[i]!;
+      const value = tieBreakValues?.[i] ?? 0;
+      s = s * 2 ** bitLength(column.max) + (column.order === 'HIGH_FIRST' ? value : column.max - value);
+    }
+  }
+  return s;
 }
 
-/** The {@link scoreOrder} of the score a packed value holds, whenever it was reached. O(1). */
+/** The {@link scoreOrder} of the result a packed value holds, whenever it was reached. O(1). */
 export function scoreOrderOfPacked(packing: Packing, packed: number): number {
   return Math.floor(packed / 2 ** packing.timeBits);
 }
 
 /**
- * The lowest packed value of any score strictly better than `score`, whenever reached: members at
- * or above it are exactly those with a better score (the score sits above the time bits). O(1).
+ * The lowest packed value of any result strictly better than (`score`, `tieBreakValues`), whenever
+ * reached: members at or above it are exactly those with a better result (the result sits above
+ * the time bits). O(columns).
  */
-export function lowestPackedAbove(board: PackingBoard, packing: Packing, score: number): number {
-  const s = scoreOrder(board, score);
+export function lowestPackedAbove(board: PackingBoard, packing: Packing, score: number, tieBreakValues?: readonly number[] | null): number {
+  const s = scoreOrder(board, score, tieBreakValues);
   return (s + 1) * 2 ** packing.timeBits;
 }
 
-/** The score and the start of the time unit it was reached in, read back from a packed value. O(1). */
-export function unpack(board: PackingBoard, packing: Packing, packed: number, bucketStart: Date): { score: number; reachedAt: Date } {
+/**
+ * The score, its tie-break values (empty on a board without columns) and the start of the time
+ * unit it was reached in, read back from a packed value. On a board whose time is in the member,
+ * `reachedAt` is the bucket's start: the member's prefix holds the time. O(columns).
+ */
+export function unpack(board: PackingBoard, packing: Packing, packed: number, bucketStart: Date): { score: number; reachedAt: Date; tieBreakValues: number[] } {
   const slots = 2 ** packing.timeBits;
-  const s = scoreOrderOfPacked(packing, packed);
+  let s = scoreOrderOfPacked(packing, packed);
   const t = slots - 1 - (packed - s * slots);
+  const columns = board.tieBreaks ?? [];
+  const tieBreakValues = new Array<number>(columns.length);
+  for (let i = columns.length - 1; i >= 0; i--) {
+    const column = columns[i]!;
+    const size = 2 ** packing.columnBits[i]!;
+    const c = s % size;
+    s = (s - c) / size;
+    tieBreakValues[i] = column.order === 'HIGH_FIRST' ? c : column.max - c;
+  }
   return {
     score: board.order === 'HIGH_FIRST' ? s : board.maxScore - s,
-    reachedAt: new Date(bucketStart.getTime() + t * packing.unitMs),
+    reachedAt: new Date(bucketStart.getTime() + (packing.timeInMember ? 0 : t * packing.unitMs)),
+    tieBreakValues,
   };
 }
 

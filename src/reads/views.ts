@@ -10,6 +10,8 @@ export interface Standing {
   rank: number;
   score: number;
   percentile: number;
+  /** The values of the result that set the score, one per tie-break column; left out on a board without them. */
+  tieBreakValues?: readonly number[] | undefined;
   /** Where its achievedAt and metadata come from (see recorded-scores.ts). */
   source: StandingSource;
   /**
@@ -40,6 +42,7 @@ export function toStanding(at: BoardBucket, place: NamedPlace | FrozenPlace, siz
     rank: place.rank,
     score: place.score,
     percentile: size === 0 ? 0 : (100 * (size - place.rank)) / size,
+    tieBreakValues: place.tieBreakValues,
     source: held ? { recorded: held } : { at, place },
     player: 'profile' in place ? place.profile : undefined,
   };

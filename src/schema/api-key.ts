@@ -20,6 +20,7 @@ ApiKeyRef.implement({
     role: t.expose('role', { type: ApiKeyRoleEnum }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     revokedAt: t.expose('revokedAt', { type: 'DateTime', nullable: true, description: 'Set once revoked; every process refuses it from then on.' }),
+    boards: t.exposeIDList('boards', { description: 'Game-server keys: the boards this key may write to (results, joins); empty, every board.' }),
   }),
 });
 

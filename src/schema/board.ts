@@ -8,6 +8,7 @@ import { bucketArgs, bucketArgsSchema } from './bucket-args.js';
 import { RetentionInput, RetentionRef } from './retention.js';
 import { LeagueInput, LeagueRef } from './league.js';
 import { RewardBandInput, RewardBandRef, rewardBandsSchema } from './reward.js';
+import { ResultRateInput, ResultRateRef, TieBreakInput, TieBreakRef, tieBreaksSchema } from './tie-break.js';
 import { AggregateEnum, PeriodEnum, RankStyleEnum, ScoreOrderEnum } from './enums.js';
 import { boardIdSchema, idSchema, intRange, regionSchema, textSchema } from './validation.js';
 
@@ -17,6 +18,10 @@ const INACTIVE_AFTER_DAYS_INPUT =
   'Days without a result on the board after which a player leaves its ALL_TIME and SEASON rankings (every region too) until their next result or a rebuild; their scores stay recorded. 1 to 36,500; null: never.';
 
 const CLOSE_GRACE_SECONDS = intRange(0, MAX_CLOSE_GRACE_SECONDS, 'closeGraceSeconds');
+
+const MIN_SCORE = z.number().int('must be a whole number').min(0, 'must be at least 0').max(MAX_BOARD_SCORE, `must be at most ${MAX_BOARD_SCORE}`);
+const SUSPECT_ABOVE = z.number().min(0, 'must be at least 0').max(Number.MAX_SAFE_INTEGER, `must be at most ${Number.MAX_SAFE_INTEGER}`);
+const SUSPECT_JUMP = z.number().gt(1, 'must be above 1 (a result this many times the previous best)').max(1e9, 'must be at most 1,000,000,000');
 
 const MAX_SCORE = z
   .number()
@@ -103,6 +108,20 @@ BoardRef.implement({
       description: "Added (issue 23): the prize bands computed at every close of one of the board's buckets (see awards).",
       resolve: (board) => board.rewards ?? [],
     }),
+    tieBreaks: t.field({ type: [TieBreakRef], resolve: (board) => board.tieBreaks ?? [] }),
+    minScore: t.float({ description: 'The smallest score accepted (default 0).', resolve: (board) => board.minScore ?? 0 }),
+    suspectAbove: t.float({
+      nullable: true,
+      description: "Results above this are recorded, and the player is flagged at once, reason 'suspect: …'; null: never.",
+      resolve: (board) => board.suspectAbove ?? null,
+    }),
+    suspectJump: t.float({
+      nullable: true,
+      description:
+        "A result more than this many times the player's previous best on the board (HIGH_FIRST; fewer times on LOW_FIRST) is recorded and flags the player; null: never.",
+      resolve: (board) => board.suspectJump ?? null,
+    }),
+    resultRate: t.field({ type: ResultRateRef, nullable: true, resolve: (board) => board.resultRate ?? null }),
   }),
 });
 
@@ -146,6 +165,17 @@ const CreateBoardInput = builder.inputType('CreateBoardInput', {
     maxPlayers: t.int({ description: 'Added (issue 22): null: no limit.', validate: intRange(1, 2_147_483_647, 'maxPlayers').nullish() }),
     maxAttempts: t.int({ description: 'Added (issue 22): null: no limit.', validate: intRange(1, 2_147_483_647, 'maxAttempts').nullish() }),
     rewards: t.field({ type: [RewardBandInput], description: 'Added (issue 23): at most 20 bands; default none.', validate: rewardBandsSchema.nullish() }),
+    tieBreaks: t.field({
+      type: [TieBreakInput],
+      required: true,
+      defaultValue: [],
+      description: '0 to 4 columns, on BEST boards only; fixed at creation.',
+      validate: tieBreaksSchema,
+    }),
+    minScore: t.float({ required: true, defaultValue: 0, validate: MIN_SCORE }),
+    suspectAbove: t.float({ validate: SUSPECT_ABOVE.nullish() }),
+    suspectJump: t.float({ validate: SUSPECT_JUMP.nullish() }),
+    resultRate: t.field({ type: ResultRateInput }),
   }),
 });
 
@@ -173,6 +203,10 @@ const UpdateBoardInput = builder.inputType('UpdateBoardInput', {
       description: 'Added (issue 23): replaces the bands whole ([]: none), from the next close on; left out: unchanged.',
       validate: rewardBandsSchema.nullish(),
     }),
+    minScore: t.float({ description: 'Added (issue 24): only downwards.', validate: MIN_SCORE.nullish() }),
+    suspectAbove: t.float({ description: 'Added (issue 24): null: never; left out: unchanged.', validate: SUSPECT_ABOVE.nullish() }),
+    suspectJump: t.float({ description: 'Added (issue 24): null: never; left out: unchanged.', validate: SUSPECT_JUMP.nullish() }),
+    resultRate: t.field({ type: ResultRateInput, description: 'Added (issue 24): null: no limit; left out: unchanged.' }),
   }),
 });
 

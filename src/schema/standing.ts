@@ -29,6 +29,11 @@ StandingRef.implement({
       description: 'The metadata of the result that set this score (BEST: the best result; SUM: the latest non-zero one); null when none was sent.',
       resolve: (standing, _args, ctx) => reads.metadata(standing, ctx),
     }),
+    tieBreakValues: t.field({
+      type: ['Float'],
+      description: 'The values of the result that set this standing, one per tieBreak column; empty on a board without them.',
+      resolve: (standing) => standing.tieBreakValues ?? [],
+    }),
     // Served as held: every read that serves standings fills their players when the selection
     // asks for them (the read side's Want.player), so a read's names are one load of one key
     // (its list of ids), where a resolver here would load each row's name on its own: a promise

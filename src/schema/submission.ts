@@ -21,6 +21,8 @@ const submitScoreInputSchema = z.looseObject({
   matchId: idSchema,
   region: regionSchema.nullish(),
   metadata: metadataSchema.optional(),
+  // Bounded here, before anything walks it; each value against its column on the write path.
+  tieBreakValues: z.array(z.number()).max(4, 'at most 4 values, one per tie-break column').nullish(),
 });
 
 const SubmitScoreInputType = builder.inputType('SubmitScoreInput', {
@@ -42,6 +44,9 @@ const SubmitScoreInputType = builder.inputType('SubmitScoreInput', {
       type: 'JSON',
       description:
         'What the game attaches to the result (the car, the deck, the replay id): a JSON object of at most 1,024 bytes as UTF-8. Served as Standing.metadata while this result sets the score; a replay keeps the first.',
+    }),
+    tieBreakValues: t.floatList({
+      description: "One value per column of the board's tieBreaks, in order; required when the board has tieBreaks, refused when it has none.",
     }),
   }),
 });

@@ -8,6 +8,9 @@ import {
   type Period,
   type RankStyle,
   type RegionTimeZone,
+  type ResultRate,
+  MAX_TIE_BREAKS,
+  type TieBreak,
 } from '../model/board.js';
 import { leagueProblem } from '../model/league.js';
 import { type RewardBandInput, rewardBandsOf, rewardsProblem } from '../model/rewards.js';
@@ -16,6 +19,7 @@ import type { Storage } from '../db/storage.js';
 import type { BoardDirectory } from '../services/board-directory.js';
 import { badInput, notFound } from '../errors.js';
 import { MAX_REGIONS } from '../model/contract.js';
+import { packingProblem } from '../ranking/packing.js';
 
 /** A board as createBoard receives it: everything but what the service sets (its epoch, its creation time). */
 /** What creating and changing a board take: the record, and this process's directory to serve it at once. */
@@ -27,9 +31,11 @@ export interface BoardDeps {
 /** A league as createBoard takes it: any period, checked (ALL_TIME is refused, saying why). */
 export type LeagueInput = Omit<League, 'period'> & { period: Period };
 
-export type CreateBoardInput = Omit<NewBoard, 'league' | 'rewards'> & {
+export type CreateBoardInput = Omit<NewBoard, 'league' | 'rewards' | 'tieBreaks' | 'resultRate'> & {
   league?: LeagueInput | null | undefined;
   rewards?: readonly RewardBandInput[] | null | undefined;
+  tieBreaks?: readonly TieBreak[] | null | undefined;
+  resultRate?: ResultRate | null | undefined;
 };
 
 /** Creates a board; the input type has already checked each field. ALL_TIME is always kept. */
@@ -49,6 +55,11 @@ export async function createBoard(deps: BoardDeps, input: CreateBoardInput): Pro
     maxPlayers: requireAtLeastOne(input.maxPlayers, 'maxPlayers', 'players'),
     maxAttempts: requireAtLeastOne(input.maxAttempts, 'maxAttempts', 'results a player per bucket'),
     rewards: requireRewards(input.rewards) ?? [],
+    tieBreaks: requireTieBreaks(input),
+    minScore: requireMinScore(input.minScore ?? 0, input.maxScore),
+    suspectAbove: requireSuspectAbove(input.suspectAbove) ?? null,
+    suspectJump: requireSuspectJump(input.suspectJump) ?? null,
+    resultRate: requireResultRate(input.resultRate) ?? null,
   });
   if (!board) throw badInput(`A board "${input.id}" exists already.`);
   return deps.boards.remember(board);
@@ -92,6 +103,61 @@ function requireRewards(bands: readonly RewardBandInput[] | null | undefined): B
   const problem = rewardsProblem(bands);
   if (problem) throw badInput(problem);
   return rewardBandsOf(bands);
+}
+
+/**
+ * Tie-break columns as given: 0 to MAX_TIE_BREAKS, on BEST boards only, each a distinct name and a
+ * whole max from 1, and all of them with the score within what the index orders exactly (see
+ * packingProblem in ranking/packing.ts); BAD_USER_INPUT saying why otherwise. O(columns²).
+ */
+function requireTieBreaks(input: Pick<CreateBoardInput, 'tieBreaks' | 'aggregate' | 'maxScore'>): TieBreak[] {
+  const columns = input.tieBreaks ?? [];
+  if (columns.length === 0) return [];
+  if (columns.length > MAX_TIE_BREAKS) throw badInput(`tieBreaks: at most ${MAX_TIE_BREAKS} columns; ${columns.length} given.`);
+  if (input.aggregate !== 'BEST')
+    throw badInput(`tieBreaks: only a BEST board has tie-break columns (a SUM board's total has no one result whose values could break its ties).`);
+  const names = new Set<string>();
+  const checked = columns.map(({ name, order, max }, i) => {
+    if (names.has(name)) throw badInput(`tieBreaks[${i}]: the name "${name}" is given twice.`);
+    names.add(name);
+    if (!Number.isSafeInteger(max) || max < 1) throw badInput(`tieBreaks[${i}].max: ${max} is not a whole number from 1 to ${Number.MAX_SAFE_INTEGER}.`);
+    return { name, order, max };
+  });
+  const problem = packingProblem({ maxScore: input.maxScore, tieBreaks: checked });
+  if (problem) throw badInput(`tieBreaks: ${problem}`);
+  return checked;
+}
+
+/** minScore as given: a whole number from 0 to maxScore; BAD_USER_INPUT otherwise. O(1). */
+function requireMinScore(minScore: number, maxScore: number): number {
+  if (!Number.isSafeInteger(minScore) || minScore < 0 || minScore > maxScore)
+    throw badInput(`minScore: ${minScore} is not a whole number from 0 to the board's maxScore (${maxScore}).`);
+  return minScore;
+}
+
+/** suspectAbove as given: null (never), else a number from 0; undefined stays undefined. O(1). */
+function requireSuspectAbove<T extends number | null | undefined>(above: T): T {
+  if (above === null || above === undefined) return above;
+  if (!Number.isFinite(above) || above < 0) throw badInput(`suspectAbove: ${above} is not a number from 0; null: never.`);
+  return above;
+}
+
+/** suspectJump as given: null (never), else a factor above 1; undefined stays undefined. O(1). */
+function requireSuspectJump<T extends number | null | undefined>(jump: T): T {
+  if (jump === null || jump === undefined) return jump;
+  if (!Number.isFinite(jump) || jump <= 1 || jump > 1e9)
+    throw badInput(`suspectJump: ${jump} is not a factor above 1 (and at most 1,000,000,000); null: never.`);
+  return jump;
+}
+
+/** resultRate as given: null (no limit), else whole results from 1 in a window of whole seconds from 1; undefined stays undefined. O(1). */
+function requireResultRate<T extends ResultRate | null | undefined>(rate: T): T {
+  if (rate === null || rate === undefined) return rate;
+  if (!Number.isInteger(rate.results) || rate.results < 1 || rate.results > 10_000)
+    throw badInput(`resultRate.results: ${rate.results} is not a whole number from 1 to 10,000.`);
+  if (!Number.isInteger(rate.perSeconds) || rate.perSeconds < 1 || rate.perSeconds > 86_400)
+    throw badInput(`resultRate.perSeconds: ${rate.perSeconds} is not a whole number of seconds from 1 to 86,400.`);
+  return { results: rate.results, perSeconds: rate.perSeconds } as T;
 }
 
 /** A limit as given: null or left out (none), else a whole number from 1; BAD_USER_INPUT naming the field. O(1). */
@@ -140,6 +206,14 @@ export interface UpdateBoardInput {
   closeGraceSeconds?: number | null | undefined;
   /** The board's prize bands, replaced whole ([] none); left out (or null): unchanged. They apply from the next close on. */
   rewards?: readonly RewardBandInput[] | null | undefined;
+  /** Only downwards (a score once accepted stays acceptable); left out (or null): unchanged. */
+  minScore?: number | null | undefined;
+  /** null: never; left out: unchanged. */
+  suspectAbove?: number | null | undefined;
+  /** null: never; left out: unchanged. */
+  suspectJump?: number | null | undefined;
+  /** null: no limit; left out: unchanged. */
+  resultRate?: ResultRate | null | undefined;
 }
 
 /**
@@ -162,6 +236,9 @@ export async function updateBoard(deps: BoardDeps, input: UpdateBoardInput): Pro
       );
     const problem = input.maxScore === null || input.maxScore === undefined ? null : maxScoreProblem(board, input.maxScore);
     if (problem) throw badInput(`maxScore: ${problem}`);
+    const minScore = input.minScore ?? undefined;
+    if (minScore !== undefined && minScore > (board.minScore ?? 0))
+      throw badInput(`minScore: ${minScore} is above the board's ${board.minScore ?? 0}; minScore only goes down (results already accepted stay acceptable).`);
     return {
       title: input.title ?? undefined,
       topSize: input.topSize ?? undefined,
@@ -172,6 +249,10 @@ export async function updateBoard(deps: BoardDeps, input: UpdateBoardInput): Pro
       inactiveAfterDays: requireInactiveAfterDays(input.inactiveAfterDays),
       closeGraceSeconds: requireCloseGraceSeconds(input.closeGraceSeconds),
       rewards: requireRewards(input.rewards),
+      minScore: minScore === undefined ? undefined : requireMinScore(minScore, input.maxScore ?? board.maxScore),
+      suspectAbove: requireSuspectAbove(input.suspectAbove),
+      suspectJump: requireSuspectJump(input.suspectJump),
+      resultRate: requireResultRate(input.resultRate),
     };
   });
   if (!updated) throw notFound(`No board "${input.id}".`);

@@ -43,7 +43,7 @@ export async function restoreReturningBest(
       );
       const fixes = indexes.filter((i) => {
         const found = best.get(writes[i]!.score.playerId);
-        return found !== undefined && ranksAhead(at.board.order, found, writes[i]!.score);
+        return found !== undefined && ranksAhead(at.board, found, writes[i]!.score);
       });
       if (fixes.length === 0) return;
       const rewritten = await deps.masterIndex.writeBoardScores(fixes.map((i) => ({ at, score: best.get(writes[i]!.score.playerId)!, expiresAt })));
