@@ -1,6 +1,6 @@
 import type { TransactionSql } from 'postgres';
 import { throwIfPast } from '../deadline.js';
-import { type RecordedBoardScore, combine, keepsBoardScores } from '../model/board.js';
+import { type RecordedBoardScore, combine, compareResults, keepsBoardScores } from '../model/board.js';
 import { firstTierIndexOf } from '../model/league.js';
 import { type Placement, type PlacementCandidate, lockRounds, placeInOrder } from './leagues.js';
 import {
@@ -63,7 +63,13 @@ export async function recordInTransaction(
   const after = new Map<number, StoredBoardScore[]>();
   entries.forEach(({ entry, submission }, i) => {
     if (!isNew(i)) return;
-    const result: RecordedBoardScore = { playerId: entry.playerId, score: entry.score, reachedAt: entry.achievedAt, metadata: entry.metadata };
+    const result: RecordedBoardScore = {
+      playerId: entry.playerId,
+      score: entry.score,
+      reachedAt: entry.achievedAt,
+      metadata: entry.metadata,
+      ...(entry.tieBreakValues && { tieBreakValues: entry.tieBreakValues }),
+    };
     const own: StoredBoardScore[] = [];
     after.set(i, own);
     for (const row of entry.rows) {
@@ -80,7 +86,8 @@ export async function recordInTransaction(
       running.set(id, next);
       own.push(next);
       contribution.set(id, { boardId: entry.board.id, ...row, ...combine(entry.board, contribution.get(id), result) });
-      if (row.period === 'ALL_TIME' && row.region === '' && old?.score !== next.score) improved.add(i);
+      // Improved: the score, or on a board with tie-break columns one of them, changed (the whole result is better).
+      if (row.period === 'ALL_TIME' && row.region === '' && (!old || compareResults(entry.board, old, next) !== 0)) improved.add(i);
     }
   });
 
@@ -92,7 +99,8 @@ export async function recordInTransaction(
   for (const [id, part] of contribution) {
     const stored = logged.before.get(id);
     const final = running.get(id)!;
-    if (stored && stored.score === final.score && stored.reachedAt.getTime() === final.reachedAt.getTime()) unchanged.push(stored);
+    const board = boards.get(final.boardId)!;
+    if (stored && compareResults(board, stored, final) === 0 && stored.reachedAt.getTime() === final.reachedAt.getTime()) unchanged.push(stored);
     else changed.push(part);
   }
   // Pipelined with the upsert: the rounds' locks, then the placement, whose snapshot (taken when it

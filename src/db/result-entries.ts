@@ -22,6 +22,8 @@ export interface ResultEntry {
   achievedAt: Date;
   /** The result's entry metadata (JSON text, checked by the caller); null when none was sent. */
   metadata: EntryMetadata | null;
+  /** One value per tie-break column of the board, in order; left out on a board without columns. */
+  tieBreakValues?: readonly number[] | undefined;
   /** Every bucket the result is written to; improvement is judged on (ALL_TIME, '') */
   rows: ScoreRowKey[];
   /**

@@ -90,16 +90,17 @@ export async function logAndRead(tx: TransactionSql, entries: ResultEntry[]): Pr
         ${tx.array(entries.map((e) => e.region))}::text[],
         ${tx.array(entries.map((e) => e.achievedAt.toISOString()))}::timestamptz[],
         ${tx.array(entries.map((e) => e.metadata))}::json[],
-        ${tx.array(entries.map((e) => e.recordedAt?.toISOString() ?? null))}::timestamptz[])
-        as i(board_id, player_id, match_id, score, region, achieved_at, metadata, recorded_at)),
+        ${tx.array(entries.map((e) => e.recordedAt?.toISOString() ?? null))}::timestamptz[],
+        ${tx.array(entries.map((e) => valuesText(e.tieBreakValues)))}::text[])
+        as i(board_id, player_id, match_id, score, region, achieved_at, metadata, recorded_at, tie_break_values)),
     keyed as (
       insert into result_keys (board_id, player_id, match_id, achieved_at, region)
       select board_id, player_id, match_id, achieved_at, region from input
       on conflict do nothing
       returning board_id, player_id, match_id),
     logged as (
-      insert into results (board_id, player_id, match_id, score, region, achieved_at, metadata, recorded_at)
-      select i.board_id, i.player_id, i.match_id, i.score, i.region, i.achieved_at, i.metadata, coalesce(i.recorded_at, now())
+      insert into results (board_id, player_id, match_id, score, region, achieved_at, metadata, recorded_at, tie_break_values)
+      select i.board_id, i.player_id, i.match_id, i.score, i.region, i.achieved_at, i.metadata, coalesce(i.recorded_at, now()), i.tie_break_values::int8[]
       from input i join keyed k using (board_id, player_id, match_id)),
     queued as (
       insert into index_backlog (board_ids, player_ids)
@@ -112,7 +113,7 @@ export async function logAndRead(tx: TransactionSql, entries: ResultEntry[]): Pr
        from result_keys r join input i using (board_id, player_id, match_id)
        -- Only the replays are looked up: a key this statement claimed is not in its snapshot.
        where not exists (select 1 from keyed k where (k.board_id, k.player_id, k.match_id) = (i.board_id, i.player_id, i.match_id)))::text as originals,
-      (select coalesce(json_agg(json_build_array(s.board_id, s.period, s.bucket, s.region, s.player_id, s.score, round(extract(epoch from s.reached_at) * 1000), s.metadata::text)), '[]')
+      (select coalesce(json_agg(json_build_array(s.board_id, s.period, s.bucket, s.region, s.player_id, s.score, round(extract(epoch from s.reached_at) * 1000), s.metadata::text, s.tie_break_values)), '[]')
        from board_scores s
        join unnest(
          ${tx.array(rows.map((k) => k.boardId))}::text[],
@@ -142,14 +143,14 @@ export async function logAndRead(tx: TransactionSql, entries: ResultEntry[]): Pr
   // The statement's snapshot shows the keys committed before it, not those this statement added.
   const originals = JSON.parse(found!.originals) as [string, string, string, number, string | null][];
   // Metadata comes as its text (::text above), so it is served as it was sent.
-  const before = JSON.parse(found!.before) as [string, Period, string, string, string, number, number, EntryMetadata | null][];
+  const before = JSON.parse(found!.before) as [string, Period, string, string, string, number, number, EntryMetadata | null, number[] | null][];
   return {
     inserted: new Set(inserted.map(([board, match, player]) => resultId(board, match, player))),
     originals: new Map(originals.map(([board, match, player, ms, region]) => [resultId(board, match, player), { achievedAt: new Date(ms), region }])),
     before: new Map(
-      before.map(([boardId, period, bucket, region, playerId, score, ms, metadata]) => [
+      before.map(([boardId, period, bucket, region, playerId, score, ms, metadata, tieBreakValues]) => [
         rowId(boardId, { period, bucket, region }, playerId),
-        { boardId, period, bucket, region, playerId, score, reachedAt: new Date(ms), metadata },
+        { boardId, period, bucket, region, playerId, score, reachedAt: new Date(ms), metadata, ...(tieBreakValues && { tieBreakValues }) },
       ]),
     ),
     backlogIds: found!.backlog_ids.map(Number),
@@ -164,6 +165,13 @@ export async function logAndRead(tx: TransactionSql, entries: ResultEntry[]): Pr
     xid: found!.xid,
   };
 }
+
+/**
+ * A result's tie-break values as the text of an int8[] literal ('{3,17}'), or null when it has none:
+ * the statements send each row's values as one text and cast it, since unnest would flatten an
+ * array of arrays into one run of numbers. The values are whole numbers checked on the write path.
+ */
+export const valuesText = (values: readonly number[] | null | undefined): string | null => (values && values.length > 0 ? `{${values.join(',')}}` : null);
 
 /** A (board, round, player) of placement, as a set key. */
 export const placingId = (boardId: string, round: string, playerId: string) => `${boardId}\u0000${round}\u0000${playerId}`;
@@ -180,10 +188,15 @@ type StoredRow = {
   score: number;
   reached_ms: number;
   metadata: EntryMetadata | null;
+  tie_break_values: number[] | null;
 };
 
-/** How a board merges a new part into a stored board score: one of the four upserts below. */
-const mergeKind = (board: Board) => `${board.aggregate} ${board.order}`;
+/**
+ * How a board merges a new part into a stored board score: one of the six upserts below (a BEST
+ * board with tie-break columns compares them too, in a merge of its own, so a plain board's keeps
+ * today's plan).
+ */
+const mergeKind = (board: Board) => `${board.aggregate} ${board.order}${(board.tieBreaks?.length ?? 0) > 0 ? ' TUPLE' : ''}`;
 
 /**
  * Merges the group's contribution into board_scores, every board in one statement: one upsert per
@@ -200,11 +213,29 @@ export async function upsertBoardScores(tx: TransactionSql, boards: Map<string, 
     order === 'HIGH_FIRST'
       ? tx`(excluded.score > s.score or (excluded.score = s.score and excluded.reached_at < s.reached_at))`
       : tx`(excluded.score < s.score or (excluded.score = s.score and excluded.reached_at < s.reached_at))`;
+  // A board with tie-break columns: equal scores are decided by the columns, each in its own
+  // direction (the board's tie_breaks, read by the row's board id: the statement's text stays the
+  // same for every board), and only equal on all of them by the time. The columns compare as one
+  // int8[], each LOW_FIRST column's values negated, so the array's own order is the board's.
+  const columnsOf = (row: 'excluded' | 's') => tx`(
+    select array_agg(case when t.c ->> 'order' = 'LOW_FIRST' then -u.v else u.v end order by u.n)
+    from boards b
+    cross join lateral unnest(${tx.unsafe(row)}.tie_break_values) with ordinality as u(v, n)
+    join lateral jsonb_array_elements(b.tie_breaks) with ordinality as t(c, n) on t.n = u.n
+    where b.id = ${tx.unsafe(row)}.board_id)`;
+  const aheadByTuple = (order: Board['order']) => tx`(
+    ${order === 'HIGH_FIRST' ? tx`excluded.score > s.score` : tx`excluded.score < s.score`}
+    or (excluded.score = s.score and (${columnsOf('excluded')} > ${columnsOf('s')}
+      or (${columnsOf('excluded')} is not distinct from ${columnsOf('s')} and excluded.reached_at < s.reached_at))))`;
   // The metadata follows the part that sets the score (combine()): the one kept, or the latest non-zero part.
-  const best = (order: Board['order']) => tx`
-    score = case when ${ahead(order)} then excluded.score else s.score end,
-    reached_at = case when ${ahead(order)} then excluded.reached_at else s.reached_at end,
-    metadata = case when ${ahead(order)} then excluded.metadata else s.metadata end`;
+  const best = (order: Board['order'], tuple = false) => {
+    const wins = () => (tuple ? aheadByTuple(order) : ahead(order));
+    return tx`
+    score = case when ${wins()} then excluded.score else s.score end,
+    reached_at = case when ${wins()} then excluded.reached_at else s.reached_at end,
+    metadata = case when ${wins()} then excluded.metadata else s.metadata end,
+    tie_break_values = case when ${wins()} then excluded.tie_break_values else s.tie_break_values end`;
+  };
   const sum = (order: Board['order']) => tx`
     score = s.score + excluded.score,
     reached_at = case when s.score > 0 and excluded.score > 0 then greatest(s.reached_at, excluded.reached_at)
@@ -213,24 +244,28 @@ export async function upsertBoardScores(tx: TransactionSql, boards: Map<string, 
                       else ${order === 'HIGH_FIRST' ? tx`least` : tx`greatest`}(s.reached_at, excluded.reached_at) end,
     metadata = case when excluded.score > 0 and (s.score = 0 or excluded.reached_at > s.reached_at) then excluded.metadata else s.metadata end`;
   const upsert = (kind: string, merge: ReturnType<typeof best>) => tx`
-    insert into board_scores as s (board_id, period, bucket, region, player_id, score, reached_at, metadata)
-    select board_id, period, bucket, region, player_id, score, reached_at, metadata from incoming where kind = ${kind}
+    insert into board_scores as s (board_id, period, bucket, region, player_id, score, reached_at, metadata, tie_break_values)
+    select board_id, period, bucket, region, player_id, score, reached_at, metadata, tie_break_values::int8[] from incoming where kind = ${kind}
     on conflict (board_id, period, bucket, region, player_id) do update set ${merge}
-    returning s.board_id, s.period, s.bucket, s.region, s.player_id, s.score, s.reached_at, s.metadata`;
+    returning s.board_id, s.period, s.bucket, s.region, s.player_id, s.score, s.reached_at, s.metadata, s.tie_break_values`;
   const stored = await tx<StoredRow[]>`
     with incoming as (
       select * from unnest(
         ${tx.array(rows.map((r) => mergeKind(boards.get(r.boardId)!)))}::text[],
         ${column('boardId')}::text[], ${column('period')}::text[], ${column('bucket')}::text[], ${column('region')}::text[],
         ${column('playerId')}::text[], ${column('score')}::int8[], ${column('reachedAt', (at) => at.toISOString())}::timestamptz[],
-        ${column('metadata', (metadata) => metadata)}::json[])
-        as i(kind, board_id, period, bucket, region, player_id, score, reached_at, metadata)),
+        ${column('metadata', (metadata) => metadata)}::json[], ${column('tieBreakValues', valuesText)}::text[])
+        as i(kind, board_id, period, bucket, region, player_id, score, reached_at, metadata, tie_break_values)),
     best_high as (${upsert('BEST HIGH_FIRST', best('HIGH_FIRST'))}),
     best_low as (${upsert('BEST LOW_FIRST', best('LOW_FIRST'))}),
+    best_high_tuple as (${upsert('BEST HIGH_FIRST TUPLE', best('HIGH_FIRST', true))}),
+    best_low_tuple as (${upsert('BEST LOW_FIRST TUPLE', best('LOW_FIRST', true))}),
     sum_high as (${upsert('SUM HIGH_FIRST', sum('HIGH_FIRST'))}),
     sum_low as (${upsert('SUM LOW_FIRST', sum('LOW_FIRST'))})
-    select board_id, period, bucket, region, player_id, score, round(extract(epoch from reached_at) * 1000)::float8 as reached_ms, metadata::text as metadata
-    from (select * from best_high union all select * from best_low union all select * from sum_high union all select * from sum_low) as merged`;
+    select board_id, period, bucket, region, player_id, score, round(extract(epoch from reached_at) * 1000)::float8 as reached_ms, metadata::text as metadata,
+      tie_break_values::float8[] as tie_break_values
+    from (select * from best_high union all select * from best_low union all select * from best_high_tuple union all select * from best_low_tuple
+          union all select * from sum_high union all select * from sum_low) as merged`;
   return stored.map((row) => ({
     boardId: row.board_id,
     period: row.period,
@@ -240,5 +275,6 @@ export async function upsertBoardScores(tx: TransactionSql, boards: Map<string, 
     score: row.score,
     reachedAt: new Date(row.reached_ms),
     metadata: row.metadata,
+    ...(row.tie_break_values && { tieBreakValues: row.tie_break_values }),
   }));
 }

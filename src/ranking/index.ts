@@ -232,7 +232,7 @@ export function createRankingIndex(redis: RedisClient, options: RankingIndexOpti
       let keys = keysOf.get(at);
       if (!keys) keysOf.set(at, (keys = shardKeys(at)));
       const key = keys[shardOf(score.playerId, at.board.shards)]!;
-      const packed = String(pack(at.board, packingFor(at.board, at.bucket.period), score.score, score.reachedAt, at.bucket.start));
+      const packed = String(pack(at.board, packingFor(at.board, at.bucket.period), score.score, score.reachedAt, at.bucket.start, score.tieBreakValues));
       const direction = packedDirection(at.board);
       const expireAt = expireAtOf(expiresAt);
       const calls = callsByKey.get(key) ?? [];

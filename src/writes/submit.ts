@@ -60,6 +60,8 @@ export interface SubmitScoreInput {
   achievedAt?: Date | null | undefined;
   /** Any JSON value as parsed; only an object of at most MAX_METADATA_BYTES is taken (see metadataText). */
   metadata?: unknown;
+  /** One value per tie-break column of the board, in order (checked in prepare); left out on a board without columns. */
+  tieBreakValues?: readonly number[] | null | undefined;
 }
 
 /** Who submits, and when the request came in. */
@@ -186,6 +188,8 @@ function prepare(
     region,
     achievedAt,
     metadata,
+    // Kept only where the board has columns: a plain board's rows carry none (null in the log).
+    ...((board.tieBreaks?.length ?? 0) > 0 && input.tieBreakValues && { tieBreakValues: input.tieBreakValues }),
     buckets,
     rows,
     recordedAt: now,
