@@ -330,7 +330,18 @@ export function buildApp(deps: AppDeps): App {
     told: metrics.friendOvertakenEvents,
   });
   const submissions = createSubmissionGroups(
-    { storage, index: masterIndex, backlog, flagChanges, topCache, submissionHealth, metrics, log, overtaking },
+    {
+      storage,
+      index: masterIndex,
+      backlog,
+      flagChanges,
+      topCache,
+      submissionHealth,
+      metrics,
+      log,
+      overtaking,
+      suspects: { storage, index: masterIndex, flagChanges, topCache, boards, now, log },
+    },
     deps.groupCommit,
   );
   const writes = createWriteSide({

@@ -17,5 +17,7 @@ export function clientError(code: ErrorCode, message: string, reason?: RefusalRe
 export const refused = (reason: RefusalReason, message: string) => clientError('BAD_USER_INPUT', message, reason);
 
 export const badInput = (message: string) => clientError('BAD_USER_INPUT', message);
+/** RATE_LIMITED with extensions.retryAfterMs: how long until the same call may pass (a board's resultRate). */
+export const rateLimited = (message: string, retryAfterMs: number) => createGraphQLError(message, { extensions: { code: 'RATE_LIMITED', retryAfterMs } });
 export const notFound = (message: string) => clientError('NOT_FOUND', message);
 export const unavailable = (message = 'A backing store is not answering; nothing was recorded. Retry later.') => clientError('UNAVAILABLE', message);

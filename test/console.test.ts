@@ -483,7 +483,7 @@ describe.skipIf(!hasChromium)('the console', () => {
     await page.locator('table[aria-label="Flagged players"] tr[data-player="p04"]').waitFor();
     expect(await page.locator('table[aria-label="Flagged players"] tr[data-player="p04"] td').nth(1).textContent()).toBe('Impossible scores in the eu arena');
     await shot('14-moderation');
-    await page.click('table[aria-label="Flagged players"] tr[data-player="p04"] button:has-text("Unflag")');
+    await page.click('table[aria-label="Flagged players"] tr[data-player="p04"] button:has-text("Clear")');
     await expect.poll(() => page.locator('.card .empty').first().textContent()).toBe('Nobody is flagged.');
     const back = await t.gql<{ standing: { rank: number } | null }>(`query { standing(board: "${BOARD}", playerId: "p04") { rank } }`);
     expect(back.data!.standing?.rank).toBe(Number(globalAllTime.rank));

@@ -12,7 +12,7 @@ const F = {
   Bucket: 'fragment ConsoleBucket on BucketStatus { __typename period bucket region size stored drift }',
   Rebuild: 'fragment ConsoleRebuild on Rebuild { __typename id state rowsRead rowsTotal size error period bucket region startedAt finishedAt }',
   Key: 'fragment ConsoleKey on ApiKey { __typename id name role createdAt revokedAt }',
-  Flag: 'fragment ConsoleFlag on PlayerFlag { __typename reason flaggedAt player { __typename id displayName } }',
+  Flag: 'fragment ConsoleFlag on PlayerFlag { __typename reason flaggedAt player { __typename id displayName } result { __typename boardId matchId score tieBreakValues achievedAt } }',
   Probe: 'fragment ConsoleProbe on StoreProbe { __typename up latencyMs error }',
   PeriodBucket: 'fragment ConsolePeriodBucket on Bucket { __typename period bucket region startsAt endsAt closed size }',
   Webhook: 'fragment ConsoleWebhook on Webhook { __typename id url events boards createdAt failing lastDeliveredAt lastError }',

@@ -228,10 +228,23 @@ function historySection(playerId, board, period, region) {
   return section;
 }
 
+/** The result that flagged a player automatically (a board's suspectAbove or suspectJump), or a dash when flagged by hand. */
+function trippedBy(result) {
+  if (!result) return h('span', { class: 'muted' }, '— (by hand)');
+  const values = result.tieBreakValues.length > 0 ? ` (${result.tieBreakValues.map(fmtNumber).join(', ')})` : '';
+  return h(
+    'span',
+    {},
+    h('a', { href: `#/boards/${encodeURIComponent(result.boardId)}` }, result.boardId),
+    `: ${fmtNumber(result.score)}${values}, match ${result.matchId}, ${fmtTime(result.achievedAt)}`,
+  );
+}
+
 export async function moderationView(visit) {
   const { flaggedPlayers } = await gql(Q.flagged);
   const rows = flaggedPlayers.map((flag) => {
-    const unflag = h('button', { type: 'button', class: 'small' }, 'Unflag');
+    // Clearing is unflagPlayer: the player's board scores, those recorded while flagged included, are shown again.
+    const unflag = h('button', { type: 'button', class: 'small', 'aria-label': `Clear the flag of ${flag.player.id}` }, 'Clear');
     unflag.addEventListener('click', async () => {
       if (await attempt(() => gql(Q.unflag, { playerId: flag.player.id }), `${flag.player.id} is shown again.`)) route();
     });
@@ -245,6 +258,7 @@ export async function moderationView(visit) {
         flag.player.displayName ? h('span', { class: 'muted id' }, flag.player.id) : null,
       ),
       h('td', {}, flag.reason),
+      h('td', { class: 'flag-result' }, trippedBy(flag.result)),
       h('td', { class: 'time' }, fmtTime(flag.flaggedAt)),
       h('td', {}, unflag),
     );
@@ -265,7 +279,7 @@ export async function moderationView(visit) {
     h('h1', {}, 'Moderation'),
     card(
       `Flagged players (${flaggedPlayers.length})`,
-      table(['Player', 'Reason', 'Flagged (UTC)', ''], rows, { empty: 'Nobody is flagged.', label: 'Flagged players' }),
+      table(['Player', 'Reason', 'Tripped by', 'Flagged (UTC)', ''], rows, { empty: 'Nobody is flagged.', label: 'Flagged players' }),
     ),
     card('Flag a player', form),
   );

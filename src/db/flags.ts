@@ -3,6 +3,7 @@ import type { Player } from './players.js';
 import { advanceSourceMark } from './source-mark.js';
 import { type BoardScoreRow, type PlayerBoardScore, boardScoreColumns, toPlayerBoardScore } from './board-score-rows.js';
 import { derivedScoresOfPlayer } from './derived-scores.js';
+import type { FlagResult } from './result-guards.js';
 
 /**
  * The flag, read and written with postgres.js rather than drizzle, so that the same functions run
@@ -23,7 +24,7 @@ export async function setFlag(sql: Sql, playerId: string, reason: string, now: D
   const [row] = await sql<ProfileRow[]>`
     insert into players (id, flagged_at, flag_reason) values (${playerId}, ${now.toISOString()}::timestamptz, ${reason})
     on conflict (id) do update set
-      flagged_at = coalesce(players.flagged_at, excluded.flagged_at), flag_reason = excluded.flag_reason, updated_at = now()
+      flagged_at = coalesce(players.flagged_at, excluded.flagged_at), flag_reason = excluded.flag_reason, flag_result = null, updated_at = now()
     returning id, display_name, avatar_url`;
   return toPlayer(row!);
 }
@@ -32,7 +33,7 @@ export async function setFlag(sql: Sql, playerId: string, reason: string, now: D
 export async function clearFlag(sql: Sql, playerId: string): Promise<Player | null> {
   await advanceSourceMark(sql);
   const [row] = await sql<ProfileRow[]>`
-    update players set flagged_at = null, flag_reason = null, updated_at = now() where id = ${playerId}
+    update players set flagged_at = null, flag_reason = null, flag_result = null, updated_at = now() where id = ${playerId}
     returning id, display_name, avatar_url`;
   return row ? toPlayer(row) : null;
 }
@@ -67,15 +68,22 @@ export interface PlayerFlag {
   player: Player;
   reason: string;
   flaggedAt: Date;
+  /** The result that flagged the player automatically (a board's suspectAbove or suspectJump); null when flagged by hand. */
+  result: FlagResult | null;
 }
 
-type FlagRow = ProfileRow & { flag_reason: string; flagged_ms: number };
-const toFlag = (row: FlagRow): PlayerFlag => ({ player: toPlayer(row), reason: row.flag_reason, flaggedAt: new Date(row.flagged_ms) });
+type FlagRow = ProfileRow & { flag_reason: string; flagged_ms: number; flag_result: string | null };
+const toFlag = (row: FlagRow): PlayerFlag => ({
+  player: toPlayer(row),
+  reason: row.flag_reason,
+  flaggedAt: new Date(row.flagged_ms),
+  result: row.flag_result === null ? null : (JSON.parse(row.flag_result) as FlagResult),
+});
 
 /** The player's flag, or null when they are not flagged. O(1). */
 export async function findFlag(sql: Sql, playerId: string): Promise<PlayerFlag | null> {
   const [row] = await sql<FlagRow[]>`
-    select id, display_name, avatar_url, flag_reason, round(extract(epoch from flagged_at) * 1000)::float8 as flagged_ms
+    select id, display_name, avatar_url, flag_reason, round(extract(epoch from flagged_at) * 1000)::float8 as flagged_ms, flag_result::text as flag_result
     from players where id = ${playerId} and flagged_at is not null`;
   return row ? toFlag(row) : null;
 }
@@ -83,7 +91,7 @@ export async function findFlag(sql: Sql, playerId: string): Promise<PlayerFlag |
 /** Flagged players, most recently flagged first, at most `limit`. A scan of players (flags are few). O(P). */
 export async function listFlags(sql: Sql, limit: number): Promise<PlayerFlag[]> {
   const rows = await sql<FlagRow[]>`
-    select id, display_name, avatar_url, flag_reason, round(extract(epoch from flagged_at) * 1000)::float8 as flagged_ms
+    select id, display_name, avatar_url, flag_reason, round(extract(epoch from flagged_at) * 1000)::float8 as flagged_ms, flag_result::text as flag_result
     from players where flagged_at is not null
     order by flagged_at desc, id limit ${limit}`;
   return rows.map(toFlag);

@@ -13,6 +13,7 @@ import {
   entryId,
   rowId,
 } from './result-entries.js';
+import { createSuspicions, flagSuspects, recentResults, refusePastResultRate } from './result-guards.js';
 import { type Logged, attemptsId, lockPlayers, logAndRead, placingId, upsertBoardScores } from './result-statements.js';
 
 /**
@@ -49,10 +50,13 @@ export async function recordInTransaction(
   const candidates = [...firstSeen.values()].map((i) => entries[i]!.entry);
   // Pipelined: the log statement is sent at once and runs once the locks are held, so its snapshot
   // (taken when it starts) sees every earlier result and board score of these players.
-  const [, logged] = await Promise.all([lockPlayers(tx, candidates), logAndRead(tx, candidates)]);
+  // The rate's read runs between the two (result-guards.ts): after the locks, before the group's own rows.
+  const [, recent, logged] = await Promise.all([lockPlayers(tx, candidates), recentResults(tx, candidates), logAndRead(tx, candidates)]);
   throwIfPast(signal);
   const isNew = (i: number) => firstSeen.get(ids[i]!) === i && logged.inserted.has(ids[i]!);
   refusePastMaxAttempts(entries, isNew, logged);
+  refusePastResultRate(entries, isNew, recent);
+  const suspicions = createSuspicions(logged.flagged);
 
   // Fold the new results in order: `running` starts from what the database held and tells whether
   // each result improved the ALL_TIME score; `contribution` is this group's own part, merged in SQL
@@ -81,6 +85,8 @@ export async function recordInTransaction(
       }
       const id = rowId(entry.board.id, row, entry.playerId);
       const old = running.get(id);
+      // Suspicion is judged against the player's previous best on the board, as of this result.
+      if (row.period === 'ALL_TIME' && row.region === '') suspicions.judge(entry, old);
       const next = { boardId: entry.board.id, ...row, ...combine(entry.board, old, result) };
       if (next.score > entry.board.maxScore) throw new TotalAboveMaxScoreError(entry.playerId, next.score, entry.board.maxScore, submission);
       running.set(id, next);
@@ -109,6 +115,8 @@ export async function recordInTransaction(
   const [upserted, placements] = await Promise.all([
     upsertBoardScores(tx, boards, changed),
     toPlace.length === 0 ? ([] as Placement[]) : placeAfterLocks(tx, toPlace),
+    // The group's suspects flagged with their results (result-guards.ts): no statement without any.
+    flagSuspects(tx, suspicions.found),
   ]);
   const boardScores = [...upserted, ...unchanged];
   for (const stored of upserted) {
@@ -134,7 +142,9 @@ export async function recordInTransaction(
     const recorded = logged.originals.get(ids[i]!) ?? { achievedAt: first.achievedAt, region: first.region };
     outcomes[submission]!.push({ duplicate: true, improved: false, recorded, after: [] });
   });
-  return { group: { outcomes, boardScores, backlogIds: logged.backlogIds, flagged: logged.flagged, placements }, xid: logged.xid };
+  const suspected = new Set(suspicions.found.keys());
+  const flagged = suspected.size === 0 ? logged.flagged : new Set([...logged.flagged, ...suspected]);
+  return { group: { outcomes, boardScores, backlogIds: logged.backlogIds, flagged, suspected, placements }, xid: logged.xid };
 }
 
 /**

@@ -101,6 +101,8 @@ export interface GroupOnce {
   boardScores: StoredBoardScore[];
   backlogIds: number[];
   flagged: Set<string>;
+  /** The players of `flagged` this group flagged itself (a board's suspectAbove or suspectJump, see result-guards.ts). */
+  suspected?: Set<string> | undefined;
   /** League placements the group made (or players it left waiting for their previous round's close). */
   placements: Placement[];
 }

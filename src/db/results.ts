@@ -1,6 +1,7 @@
 import type { Sql } from 'postgres';
 import { COMMIT_DOUBT_TIMEOUT_MS, recordOnce } from './commit-doubt.js';
 import type { Placement } from './leagues.js';
+import { ResultRateError } from './result-guards.js';
 import { type GroupOnce, NoAttemptsLeftError, type RecordOutcome, type ResultEntry, type StoredBoardScore, TotalAboveMaxScoreError } from './result-entries.js';
 
 export { COMMIT_DOUBT_TIMEOUT_MS, CommitInDoubtError } from './commit-doubt.js';
@@ -33,8 +34,10 @@ export interface RecordedGroup {
    * holds `boardScores`; until then the catch-up job re-applies them.
    */
   backlogIds: number[];
-  /** The group's players that were flagged when it was recorded. */
+  /** The group's players that were flagged when it was recorded (`suspected` included). */
   flagged: Set<string>;
+  /** The players the group flagged itself, in its transaction (result-guards.ts): the write path takes them out of every view. */
+  suspected: Set<string>;
   /** The league placements the group committed, and the players it left waiting (tier and number null). */
   placements: Placement[];
 }
@@ -119,6 +122,10 @@ export async function recordGroup(sql: Sql, submissions: ResultEntry[][], option
         const culprit = active[error.submission]!;
         rejected.set(culprit, new NoAttemptsLeftError(error.inputs, culprit));
         active = active.filter((i) => i !== culprit);
+      } else if (error instanceof ResultRateError) {
+        const culprit = active[error.submission]!;
+        rejected.set(culprit, new ResultRateError(error.inputs, culprit));
+        active = active.filter((i) => i !== culprit);
       } else if (isDataError(error) && active.length === 1) {
         rejected.set(active[0]!, error);
         active = [];
@@ -151,7 +158,14 @@ function assemble(size: number, rejected: Map<number, unknown>, done: GroupOnce,
   active.forEach((i, k) => {
     submissions[i] = { ok: { outcomes: done.outcomes[k]! } };
   });
-  return { submissions, boardScores: done.boardScores, backlogIds: done.backlogIds, flagged: done.flagged, placements: done.placements };
+  return {
+    submissions,
+    boardScores: done.boardScores,
+    backlogIds: done.backlogIds,
+    flagged: done.flagged,
+    suspected: done.suspected ?? new Set(),
+    placements: done.placements,
+  };
 }
 
 /** Puts the groups recorded for `parts` (index lists into the whole group) back together. */
@@ -163,6 +177,7 @@ function merge(size: number, rejected: Map<number, unknown>, parts: number[][], 
     boardScores: done.flatMap((group) => group.boardScores),
     backlogIds: done.flatMap((group) => group.backlogIds),
     flagged: new Set(done.flatMap((group) => [...group.flagged])),
+    suspected: new Set(done.flatMap((group) => [...group.suspected])),
     placements: done.flatMap((group) => group.placements),
   };
 }

@@ -53,6 +53,32 @@ export async function flagPlayer(deps: FlagDeps, playerId: string, reason: strin
 }
 
 /**
+ * Takes out of every view a player whom a group of submissions flagged in its own transaction (a
+ * board's suspectAbove or suspectJump, see db/result-guards.ts): what flagPlayer does once its flag
+ * is committed, in the same order (the token raised, then the board scores read and removed), so a
+ * submission racing with it converges the same way. Under the player's lock, and only while they
+ * are still flagged: an unflag that came first has shown them again already. O(B log N).
+ */
+export async function takeOutSuspect(deps: FlagDeps, playerId: string): Promise<void> {
+  await warmBoards(deps);
+  const held = await deps.storage.players.whileLocked(playerId, async (locked) => {
+    if (!(await locked.isFlagged())) return null;
+    await deps.flagChanges.raised();
+    const buckets = await heldBuckets(deps, playerId, await locked.boardScores(deps.now()));
+    const ranks = await deps.index.removePlayer(buckets, playerId);
+    return { buckets, changedTops: buckets.filter((at, i) => inTop(at, ranks[i])) };
+  });
+  if (!held) return;
+  forgetTops(deps, held.buckets);
+  await announceTops(deps, held.changedTops);
+  await announceLeaguePlayer(
+    deps,
+    held.buckets.filter((at) => at.board.league).map((at) => at.board.id),
+    playerId,
+  );
+}
+
+/**
  * Shows a player again: the flag is cleared first, then every board score they hold (results
  * recorded while flagged included) is written back into the index, except in buckets no longer
  * kept or closed (a frozen bucket stays as it was frozen, without them). A submission that saw the flag before it was cleared left the index alone, but its board

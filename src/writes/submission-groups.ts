@@ -19,6 +19,7 @@ import { type RecordedScore, heldRecorded } from '../reads/recorded-scores.js';
 import { restoreReturningBest } from './returning-players.js';
 import { announceLeagueChanges } from '../pubsub/league-signal.js';
 import type { Overtaking } from './overtaking.js';
+import { type FlagDeps, takeOutSuspect } from './flags.js';
 
 /**
  * The write path's shared half (submit.ts is the other): the process's group commit of checked
@@ -69,6 +70,12 @@ export interface SubmissionGroupDeps {
   log: Logger;
   /** Friends passed (writes/overtaking.ts), told off the submission's path. Default: none. */
   overtaking?: Pick<Overtaking, 'written'> | undefined;
+  /**
+   * What taking a player flagged by their own result out of every view takes (writes/flags.ts
+   * takeOutSuspect). Default: none, so a suspect's earlier board scores stay in the index until the
+   * catch-up job or a rebuild takes them out (their new ones are never written).
+   */
+  suspects?: FlagDeps | undefined;
 }
 
 /**
@@ -110,8 +117,10 @@ async function commitGroup(
     const done = recorded.submissions[i]!;
     return 'ok' in done ? entries.map((entry, k) => ({ entry, outcome: done.ok.outcomes[k]! })) : [];
   });
-  // A flagged player's results are recorded, but their board scores stay out of the index.
+  // A flagged player's results are recorded, but their board scores stay out of the index; a
+  // player the group flagged itself leaves every view before any call of the group is answered.
   const hidden = recorded.flagged;
+  await takeOutSuspects(deps, recorded.suspected);
   const shown = written.filter(({ entry }) => !hidden.has(entry.playerId));
   const stored = recorded.boardScores.filter((score) => !hidden.has(score.playerId));
   const places = await writeIndex(deps, shown, stored, recorded.backlogIds);
@@ -131,6 +140,23 @@ async function commitGroup(
       signal,
     ).catch(() => {});
   return recorded.submissions.map((done) => ('ok' in done ? { ok: { outcomes: done.ok.outcomes, hidden, places: places ?? new Map() } } : done));
+}
+
+/**
+ * Takes the group's suspects out of every bucket they hold, as flagPlayer would, before the group
+ * writes the index (and so before its backlog rows are confirmed: should this process stop first,
+ * the catch-up job finds them flagged, see jobs/index-catch-up.ts). A failure is logged: the flag
+ * is committed, and the catch-up, a rebuild or flagging the player again corrects the index.
+ */
+async function takeOutSuspects(deps: SubmissionGroupDeps, suspected: ReadonlySet<string>): Promise<void> {
+  if (suspected.size === 0 || !deps.suspects) return;
+  for (const playerId of suspected) {
+    try {
+      await takeOutSuspect(deps.suspects, playerId);
+    } catch (error) {
+      deps.log.error({ err: error, playerId }, 'could not take a suspect out of the index; their flag is committed');
+    }
+  }
 }
 
 /**

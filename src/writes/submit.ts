@@ -16,6 +16,8 @@ import type { ClosedLists } from '../services/closed-lists.js';
 import { GraphQLError } from 'graphql';
 import { type ErrorCode, type RefusalReason, badInput, clientError, notFound, refused } from '../errors.js';
 import { MAX_BATCH } from '../model/contract.js';
+import { requireResultValues, resultRateRefusal } from './result-checks.js';
+import { ResultRateError } from '../db/result-guards.js';
 import { type PeriodStanding, bucketOfAnswer, toStanding } from '../reads/views.js';
 import { styledPlaces } from '../reads/rank-styles.js';
 import { type PlaceWithSize, type PreparedEntry, type SubmissionGroups, type SubmissionRecorded, rowKey } from './submission-groups.js';
@@ -169,6 +171,7 @@ function prepare(
   if (input.score > board.maxScore) {
     throw badInput(`${where('score')}score ${input.score} is above board "${board.id}"'s maxScore of ${board.maxScore}.`);
   }
+  requireResultValues(input, board, where);
   const problem = regionProblem(board, input.region);
   if (problem) throw badInput(`${where('region')}${problem}`);
   const region = input.region ?? null;
@@ -264,6 +267,7 @@ export async function submitScores(
     if (error instanceof TotalAboveMaxScoreError) {
       throw badInput(`A SUM total would pass the board's maxScore: ${error.message}. Nothing was recorded.`);
     }
+    if (error instanceof ResultRateError) throw resultRateRefusal(error, batch);
     if (error instanceof NoAttemptsLeftError) {
       const where = (index: number) => (batch ? `inputs.${index}.playerId: ` : '');
       throw refused(
