@@ -19,9 +19,10 @@ import { WebSocket } from 'ws';
 import * as ops from '../client/src/index.js';
 import { DAY_MS, closeBuckets } from './helpers/closed-days.js';
 import { movableClock } from './helpers/clock.js';
-import { GENERATED_DOCUMENTS, LEAGUE_DOCUMENTS } from './helpers/generated-documents.js';
+import { GENERATED_DOCUMENTS, LEAGUE_DOCUMENTS, TIE_BREAK_DOCUMENTS } from './helpers/generated-documents.js';
 import { type LeagueRules, type SentResult, leagueRound } from './helpers/league-oracle.js';
 import { withoutFragments, withoutTypenames } from './helpers/plain-document.js';
+import { type TieBreakColumn, type TieBreakResult, tieBreakStandings } from './helpers/tie-break-oracle.js';
 import { ADMIN_KEY, type TestApp, startTestApp } from './helpers/test-app.js';
 import { observations } from './helpers/metrics.js';
 import { until } from './helpers/wait.js';
@@ -95,8 +96,41 @@ const CLOSED_BANDS = [
 ];
 const PASS_BOARD = 'Pass-EU';
 
+/**
+ * Issue 59: a board whose equal scores are decided by stars (most first), then moves (fewest
+ * first), then the earlier result, then player id bytes descending; minScore 10. Sent one at a time
+ * in this order: Jürgen and ada equal on every column (Jürgen earlier), bob and 'Bob' equal in the
+ * same millisecond (bob, the larger id bytes, first), 玩家一 bettering a column only.
+ */
+const TIE_BOARD = 'Laps-EU';
+const TIE_COLUMNS: TieBreakColumn[] = [
+  { name: 'stars', order: 'HIGH_FIRST', max: 3 },
+  { name: 'Züge', order: 'LOW_FIRST', max: 999 },
+];
+const tieSent: TieBreakResult[] = (
+  [
+    ['玩家一', 700, 2, 10, 50],
+    ['Jürgen', 700, 3, 20, 45],
+    ['ada', 700, 3, 20, 40],
+    ['bob', 500, 1, 0, 35],
+    ['Bob', 500, 1, 0, 35],
+    ['cyd', 900, 0, 999, 30],
+    ['玩家一', 700, 3, 19, 25],
+    ['ohne-Profil-é', 100, 3, 0, 20],
+  ] as const
+).map(([playerId, score, stars, moves, minutes]) => ({ playerId, score, tieBreakValues: [stars, moves], achievedAt: new Date(at(minutes)) }));
+const tieBucket = { board: TIE_BOARD, period: 'ALL_TIME', bucket: null, region: null };
+/** A result to the tie-break board with these values (left out when undefined). */
+const tied = (playerId: string, score: number, values: number[] | undefined, matchId: string) => ({
+  board: TIE_BOARD,
+  playerId,
+  score,
+  matchId,
+  ...(values === undefined ? {} : { tieBreakValues: values }),
+});
+
 /** What a sender answered: its data, and each error's extensions.code and extensions.reason (issue 57's refusals give one). */
-type Answer = { data: unknown; codes: (string | undefined)[]; reasons?: (string | undefined)[] };
+type Answer = { data: unknown; codes: (string | undefined)[]; reasons?: (string | undefined)[]; retryAfterMs?: unknown[] };
 type Variables = Record<string, unknown>;
 
 /** One way of sending: a client library over one transport. */
@@ -111,11 +145,16 @@ interface Sender {
 }
 
 const kindOf = (document: DocumentNode) => document.definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION)!.operation;
-const answerOf = (result: { data?: unknown; errors?: readonly { extensions?: Record<string, unknown> | undefined }[] | undefined }): Answer => ({
-  data: withoutTypenames(result.data ?? null),
-  codes: (result.errors ?? []).map((error) => error.extensions?.code as string | undefined),
-  reasons: (result.errors ?? []).map((error) => error.extensions?.reason as string | undefined),
-});
+const answerOf = (result: { data?: unknown; errors?: readonly { extensions?: Record<string, unknown> | undefined }[] | undefined }): Answer => {
+  // Issue 59: RATE_LIMITED's extensions.retryAfterMs, where an error has one: a whole number of ms (its value is the clock's).
+  const retryAfter = (result.errors ?? []).flatMap((error) => (error.extensions && 'retryAfterMs' in error.extensions ? [error.extensions.retryAfterMs] : []));
+  return {
+    data: withoutTypenames(result.data ?? null),
+    codes: (result.errors ?? []).map((error) => error.extensions?.code as string | undefined),
+    reasons: (result.errors ?? []).map((error) => error.extensions?.reason as string | undefined),
+    ...(retryAfter.length > 0 ? { retryAfterMs: retryAfter.map((ms) => (Number.isInteger(ms) && (ms as number) > 0 ? 'whole ms' : ms)) } : {}),
+  };
+};
 
 /**
  * An answer with every `asOf` checked and set aside: a view's asOf is when the top cache or the top
@@ -341,6 +380,32 @@ const results = [
  */
 const CASES: { operation: string; document: DocumentNode; variables: Variables }[] = [
   { operation: 'submitScore', document: ops.SubmitScoreDocument, variables: { input: results[0] } },
+  // Issue 59: a result with its tie-break values (replayed: answered with the standings as they are now).
+  { operation: 'submitScore', document: ops.SubmitScoreDocument, variables: { input: tied('ada', 700, [3, 20], 'tie-0') } },
+  {
+    operation: 'submitScores',
+    document: ops.SubmitScoresDocument,
+    variables: { inputs: [tied('Jürgen', 700, [3, 20], 'tie-1'), tied('bob', 500, [1, 0], 'tie-1')] },
+  },
+  // Refused alike by every sender: values missing, one too many, past a column's max; a score under minScore; values on a board without columns.
+  { operation: 'submitScore', document: ops.SubmitScoreDocument, variables: { input: tied('ada', 700, undefined, 'bad') } },
+  { operation: 'submitScore', document: ops.SubmitScoreDocument, variables: { input: tied('ada', 700, [3, 20, 1], 'bad') } },
+  { operation: 'submitScore', document: ops.SubmitScoreDocument, variables: { input: tied('ada', 700, [4, 20], 'bad') } },
+  { operation: 'submitScore', document: ops.SubmitScoreDocument, variables: { input: tied('ada', 9, [3, 20], 'bad') } },
+  {
+    operation: 'submitScores',
+    document: ops.SubmitScoresDocument,
+    variables: { inputs: [tied('ada', 700, [3, 20], 'bad'), { ...results[0], tieBreakValues: [1] }] },
+  },
+  // Every standing read of the tie-break board: ranks by the whole tuple, each with its values.
+  { operation: 'top', document: ops.TopDocument, variables: { ...tieBucket, limit: 10 } },
+  { operation: 'top', document: ops.TopDocument, variables: { ...tieBucket, limit: 10, rankStyle: 'COMPETITION', withAchievedAt: true } },
+  { operation: 'standing', document: ops.StandingDocument, variables: { ...tieBucket, playerId: 'ada' } },
+  { operation: 'around', document: ops.AroundDocument, variables: { ...tieBucket, playerId: 'bob', radius: 1, rankStyle: 'COMPETITION' } },
+  { operation: 'friends', document: ops.FriendsDocument, variables: { ...tieBucket, playerId: 'ada' } },
+  { operation: 'standings', document: ops.StandingsDocument, variables: { ...tieBucket, first: 3, after: null } },
+  { operation: 'open', document: ops.OpenBoardDocument, variables: { ...tieBucket, playerId: 'Jürgen', limit: 3, radius: 1 } },
+  { operation: 'board', document: ops.BoardDocument, variables: { id: TIE_BOARD, period: 'ALL_TIME', bucket: null, region: null } },
   { operation: 'submitScores', document: ops.SubmitScoresDocument, variables: { inputs: results } },
   {
     operation: 'upsertPlayer',
@@ -597,6 +662,15 @@ describe('every operation through real client libraries, over POST, GET and grap
       ['Jürgen', 100],
     ] as const)
       expect((await oracle.send(ops.SubmitScoreDocument, { input: { board: PASS_BOARD, playerId, score, matchId: 'seed' } })).codes).toEqual([]);
+    // Issue 59's board, its results one at a time in the order sent.
+    const createTie = await oracle.send(ops.CreateBoardDocument, {
+      input: { id: TIE_BOARD, title: 'Laps', maxScore: 1_000, minScore: 10, tieBreaks: TIE_COLUMNS },
+    });
+    expect(createTie.codes).toEqual([]);
+    for (const [i, result] of tieSent.entries()) {
+      const input = { ...tied(result.playerId, result.score, result.tieBreakValues, `laps-${i}`), achievedAt: result.achievedAt.toISOString() };
+      expect((await oracle.send(ops.SubmitScoreDocument, { input })).codes).toEqual([]);
+    }
     // The first time each write is sent, by the oracle; every later send is a replay.
     for (const c of CASES) if (kindOf(c.document) === OperationTypeNode.MUTATION) await oracle.send(c.document, c.variables);
     for (const transport of ['post', 'get', 'ws'] as const) senders.push(typedClient(t.url, transport), apollo(t.url, transport), urql(t.url, transport));
@@ -1141,6 +1215,127 @@ describe('every operation through real client libraries, over POST, GET and grap
     } finally {
       await server.close();
       await game.close();
+    }
+  });
+
+  it("the tie-break board's reads are the oracle's: ranks by (score, stars, fewest moves), then time, then id bytes; each standing's tieBreakValues", async () => {
+    type Row = { rank: number; score: number; tieBreakValues: number[]; player: { id: string } };
+    const rowsOf = (entries: readonly Row[]) => entries.map((entry) => [entry.rank, entry.player.id, entry.score, entry.tieBreakValues]);
+    for (const rankStyle of ['ORDINAL', 'COMPETITION'] as const) {
+      const expected = tieBreakStandings('HIGH_FIRST', TIE_COLUMNS, tieSent, rankStyle).map((row) => [row.rank, row.playerId, row.score, row.tieBreakValues]);
+      if (rankStyle === 'ORDINAL') expect(expected.map(([, id]) => id)).toEqual(['cyd', '玩家一', 'Jürgen', 'ada', 'bob', 'Bob', 'ohne-Profil-é']);
+      for (const sender of senders) {
+        const top = await sender.send(ops.TopDocument, { ...tieBucket, limit: 10, rankStyle });
+        expect(rowsOf((top.data as ops.TopQuery).top.entries as Row[]), `${rankStyle} by ${sender.name}`).toEqual(expected);
+        const standing = await sender.send(ops.StandingDocument, { ...tieBucket, playerId: 'Bob', rankStyle });
+        expect(rowsOf([(standing.data as ops.StandingQuery).standing as Row]), sender.name).toEqual(expected.filter(([, id]) => id === 'Bob'));
+      }
+      // As the deepest generated documents ask for them (__typename everywhere), by every library.
+      for (const document of TIE_BREAK_DOCUMENTS.filter((one) => one.operation === 'top')) {
+        for (const sender of senders) {
+          const answer = await sender.send(parse(document.query), { ...tieBucket, limit: 10, rankStyle });
+          expect(rowsOf((answer.data as ops.TopQuery).top.entries as Row[]), `${document.operationName} by ${sender.name}`).toEqual(expected);
+        }
+      }
+    }
+    const board = (await oracle.send(ops.BoardDocument, { id: TIE_BOARD, period: 'ALL_TIME', bucket: null, region: null })).data as ops.BoardQuery;
+    expect(board.board).toMatchObject({ tieBreaks: TIE_COLUMNS, minScore: 10, suspectAbove: null, suspectJump: null, resultRate: null });
+    // A refused result names the field and records nothing.
+    const refused = await oracle.send(ops.SubmitScoreDocument, { input: tied('ada', 900, [4, 0], 'refused') });
+    expect(refused.codes).toEqual(['BAD_USER_INPUT']);
+    expect(((await oracle.send(ops.StandingDocument, { ...tieBucket, playerId: 'ada' })).data as ops.StandingQuery).standing).toMatchObject({ score: 700 });
+  });
+
+  it('resultRate: each sender on a board of its own, a result, its replay (not counted), then RATE_LIMITED with extensions.retryAfterMs, answered as the plain documents do', async () => {
+    const perSeconds = 3_600;
+    const rated = async (sender: Sender, id: string) => {
+      const answers = [await sender.send(ops.CreateBoardDocument, { input: { id, title: 'Rate', maxScore: 100, resultRate: { results: 1, perSeconds } } })];
+      const result = (matchId: string, score: number) => ({ input: { board: id, playerId: 'ada', score, matchId } });
+      for (const [matchId, score] of [
+        ['r1', 10],
+        ['r1', 10],
+        ['r2', 20],
+      ] as const)
+        answers.push(await sender.send(ops.SubmitScoreDocument, result(matchId, score)));
+      answers.push(await sender.send(ops.SubmitScoresDocument, { inputs: [result('r3', 30).input] }));
+      answers.push(await sender.send(ops.StandingDocument, { board: id, period: 'ALL_TIME', bucket: null, region: null, playerId: 'ada' }));
+      return answers;
+    };
+    const plainAnswers = await onBoardsOfTheirOwn('Rate', rated, ['createBoard', 'submitScore', 'submitScores', 'standing']);
+    expect(plainAnswers.map((answer) => answer.codes)).toEqual([[], [], [], ['RATE_LIMITED'], ['RATE_LIMITED'], []]);
+    expect(plainAnswers[3]!.retryAfterMs).toEqual(['whole ms']);
+    expect((plainAnswers[5]!.data as ops.StandingQuery).standing).toMatchObject({ score: 10, tieBreakValues: [] });
+    // Its value: within the window (the app's clock stands still here).
+    const refused = await fetch(`${t.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN_KEY}` },
+      body: JSON.stringify({ query: 'mutation { submitScore(input: { board: "Rate-plain", playerId: "ada", score: 40, matchId: "r4" }) { duplicate } }' }),
+    });
+    const { errors } = (await refused.json()) as FormattedExecutionResult;
+    const retryAfterMs = errors?.[0]?.extensions?.retryAfterMs as number;
+    expect(retryAfterMs).toBeGreaterThan(0);
+    expect(retryAfterMs).toBeLessThanOrEqual(perSeconds * 1000);
+    // The typed client hands it over as it is.
+    const server = ops.createLeaderboardClient({ url: `${t.url}/graphql`, apiKey: ADMIN_KEY });
+    try {
+      const limited: unknown = await server.submitScore({ board: 'Rate-plain', playerId: 'ada', score: 50, matchId: 'r5' }).catch((error: unknown) => error);
+      expect(limited).toBeInstanceOf(ops.LeaderboardError);
+      expect((limited as ops.LeaderboardError).code).toBe('RATE_LIMITED');
+      expect(ops.retryAfterMsOf(limited as ops.LeaderboardError)).toBeGreaterThan(0);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('createApiKey with boards, each sender a key of its own: ApiKey.boards as sent; a key scoped to the tie-break board, used by every library, is refused FORBIDDEN elsewhere', async () => {
+    /** An answer with what each call makes anew (the key, its id, when) set aside. */
+    const masked = (answer: Answer) => JSON.stringify(answer).replace(/"(key|id|createdAt)":"[^"]*"/g, '"$1":"<$1>"');
+    const create = (sender: Sender, name: string) => sender.send(ops.CreateApiKeyDocument, { name, role: 'SERVER', boards: [TIE_BOARD, PASS_BOARD] });
+    const plainKey = await create(oracle, 'laps-plain');
+    expect(plainKey.codes).toEqual([]);
+    expect((plainKey.data as ops.CreateApiKeyMutation).createApiKey.apiKey).toMatchObject({
+      name: 'laps-plain',
+      role: 'SERVER',
+      boards: [TIE_BOARD, PASS_BOARD],
+    });
+    for (const [i, sender] of senders.entries()) {
+      expect(masked(await create(sender, `laps-${i}`)).replace(`laps-${i}`, 'NAME'), sender.name).toBe(masked(plainKey).replace('laps-plain', 'NAME'));
+      noteSent('createApiKey', sender);
+    }
+    for (const document of TIE_BREAK_DOCUMENTS.filter((one) => one.operation === 'createApiKey')) {
+      const answer = await oracle.send(parse(document.query), { name: document.operationName, role: 'ADMIN', boards: [TIE_BOARD] });
+      expect(answer.codes, 'an admin key with boards').toEqual(['BAD_USER_INPUT']);
+    }
+    const key = (plainKey.data as ops.CreateApiKeyMutation).createApiKey.key;
+    const scoped = (['post', 'get', 'ws'] as const).flatMap((transport) => [
+      typedClient(t.url, transport, key),
+      apollo(t.url, transport, key),
+      urql(t.url, transport, key),
+    ]);
+    try {
+      for (const [i, sender] of scoped.entries()) {
+        expect((await sender.send(ops.SubmitScoreDocument, { input: tied(`scoped-${i}`, 50, [1, 1], 'scoped') })).codes, sender.name).toEqual([]);
+        for (const [what, document, variables] of [
+          ['submitScore elsewhere', ops.SubmitScoreDocument, { input: { ...results[0], playerId: `scoped-${i}` } }],
+          [
+            'a batch with one input elsewhere',
+            ops.SubmitScoresDocument,
+            { inputs: [tied(`scoped-${i}`, 60, [1, 1], 'b'), { ...results[0], playerId: `scoped-${i}` }] },
+          ],
+          ['joinBoard elsewhere', ops.JoinBoardDocument, { board: TOURNAMENT, playerId: `scoped-${i}` }],
+        ] as const)
+          expect((await sender.send(document, variables)).codes, `${what} by ${sender.name}`).toEqual(['FORBIDDEN']);
+        expect((await sender.send(ops.UpsertPlayerDocument, { input: { id: `scoped-${i}`, displayName: 'Scoped' } })).codes, sender.name).toEqual([]);
+      }
+      // Nothing of the refused writes recorded: no scoped player on the board elsewhere, the batch's good input neither.
+      const scopedOn = async (where: typeof bucket) => {
+        const { standings } = (await oracle.send(ops.StandingsDocument, { ...where, first: 100, after: null })).data as ops.StandingsQuery;
+        return standings.edges.filter(({ node }) => node.player.id.startsWith('scoped-')).map(({ node }) => [node.player.id, node.score]);
+      };
+      expect(await scopedOn(bucket)).toEqual([]);
+      expect((await scopedOn(tieBucket)).sort()).toEqual(scoped.map((_, i) => [`scoped-${i}`, 50]).sort());
+    } finally {
+      for (const sender of scoped) await sender.close();
     }
   });
 

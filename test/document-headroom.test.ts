@@ -5,7 +5,7 @@ import { type Client, createClient } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { DEFAULT_REQUEST_LIMITS, MAX_BODY_BYTES } from '../src/http/request-limits.js';
-import { MAX_METADATA_BYTES } from '../src/model/board.js';
+import { MAX_METADATA_BYTES, MAX_TIE_BREAKS } from '../src/model/board.js';
 import { MAX_BOARD_SCORE } from '../src/model/contract.js';
 import { useDocumentLimits } from '../src/http/document-limits.js';
 import { operationCost } from '../src/http/operation-cost.js';
@@ -13,7 +13,7 @@ import { MAX_FRIENDS } from '../src/model/contract.js';
 import { MAX_BATCH, MAX_BINS, MAX_BUCKET_PAGE, MAX_PAGE } from '../src/model/contract.js';
 import { MAX_WEBHOOK_BOARDS, MAX_WEBHOOK_URL_LENGTH, WEBHOOK_EVENTS } from '../src/model/webhooks.js';
 import { schema } from '../src/schema/index.js';
-import { GENERATED_DOCUMENTS, LEAGUE_DOCUMENTS } from './helpers/generated-documents.js';
+import { GENERATED_DOCUMENTS, LEAGUE_DOCUMENTS, TIE_BREAK_DOCUMENTS } from './helpers/generated-documents.js';
 import { SERVER_KEY, type TestApp, startTestApp } from './helpers/test-app.js';
 
 const auth = { authorization: `Bearer ${SERVER_KEY}` };
@@ -82,7 +82,16 @@ function rows(source: string, operationName: string | undefined, variables: Reco
   return cost.rows;
 }
 
-const result = (i: number) => ({ board: 'arena', playerId: `p${i}`, score: i, matchId: `m${i}`, region: 'EU', achievedAt: null });
+// Issue 59: every result with a value for each of a board's most tie-break columns.
+const result = (i: number) => ({
+  board: 'arena',
+  playerId: `p${i}`,
+  score: i,
+  matchId: `m${i}`,
+  region: 'EU',
+  achievedAt: null,
+  tieBreakValues: Array.from({ length: MAX_TIE_BREAKS }, () => i),
+});
 const bucket = { board: 'arena', period: 'ALL_TIME', bucket: null, region: 'EU' };
 
 /** Each operation's variables at the largest sizes the contract allows. */
@@ -124,6 +133,9 @@ function largestVariables(operation: string): Record<string, unknown> {
     case 'createBoard':
     case 'updateBoard':
       return { input: { id: 'arena', title: 'Arena', maxScore: 1_000_000 } };
+    // Issue 59: a game-server key scoped to boards.
+    case 'createApiKey':
+      return { name: 'laps', role: 'SERVER', boards: Array.from({ length: 20 }, (_, i) => `board-${i}`) };
     case 'startSeason':
       return { board: 'arena', name: 'One', startsAt: null, endsAt: null };
     case 'closeSeason':
@@ -182,7 +194,10 @@ interface Legitimate {
 const typedClient: Legitimate[] = Object.values(
   JSON.parse(readFileSync(new URL('../client/persisted-documents.json', import.meta.url), 'utf8')) as Record<string, string>,
 ).map((query) => ({ name: `typed client ${/^\w+ (\w+)/.exec(query)![1]!}`, query, operationName: /^\w+ (\w+)/.exec(query)![1]! }));
-const generated: Legitimate[] = [...GENERATED_DOCUMENTS, ...LEAGUE_DOCUMENTS].map((document) => ({ name: `generated ${document.operationName}`, ...document }));
+const generated: Legitimate[] = [...GENERATED_DOCUMENTS, ...LEAGUE_DOCUMENTS, ...TIE_BREAK_DOCUMENTS].map((document) => ({
+  name: `generated ${document.operationName}`,
+  ...document,
+}));
 const LEGITIMATE = [...generated, ...typedClient];
 
 /** The contract operations a document calls: its root fields (one, or a screen's several: OpenBoard's top, standing and around). */
@@ -262,7 +277,7 @@ describe('the largest legitimate request body', () => {
   beforeAll(async () => {
     t = await startTestApp();
     ws = createClient({ url: `${t.url.replace('http', 'ws')}/graphql`, webSocketImpl: WebSocket, retryAttempts: 0, connectionParams: auth });
-    const board = { id: LONGEST_BOARD, title: 'Arena', maxScore: MAX_BOARD_SCORE, regions: [LONGEST_REGION] };
+    const board = { id: LONGEST_BOARD, title: 'Arena', maxScore: MAX_BOARD_SCORE, regions: [LONGEST_REGION], tieBreaks: WIDEST_COLUMNS };
     expect((await t.admin('mutation($input: CreateBoardInput!) { createBoard(input: $input) { id } }', { input: board })).errors).toBeUndefined();
   });
   afterAll(async () => {
@@ -274,6 +289,10 @@ describe('the largest legitimate request body', () => {
   // bounds them (schema/validation.ts; metadata at MAX_METADATA_BYTES as compact JSON).
   const LONGEST_BOARD = 'B'.repeat(64);
   const LONGEST_REGION = 'R'.repeat(32);
+  // Issue 59: MAX_TIE_BREAKS columns whose values take the most characters beside a score at
+  // MAX_BOARD_SCORE (39 bits) within the 53 bits createBoard allows: 15, 15, 15 and 3 (4+4+4+2 bits).
+  const WIDEST_COLUMNS = [15, 15, 15, 3].map((max, i) => ({ name: `c${i}`, order: 'HIGH_FIRST', max }));
+  const WIDEST_VALUES = WIDEST_COLUMNS.map((column) => column.max);
   const widest = (i: number) => `${'玩'.repeat(127)}${String.fromCharCode(0x4e00 + i)}`;
   const metadata = (() => {
     const filler = { note: '' };
@@ -289,12 +308,14 @@ describe('the largest legitimate request body', () => {
       region: LONGEST_REGION,
       achievedAt: '2026-12-01T20:01:02.345Z',
       metadata,
+      tieBreakValues: WIDEST_VALUES,
     }));
   const relay = GENERATED_DOCUMENTS.find((document) => document.operationName === 'SubmitScoresRelay')!;
   const body = (round: number) => JSON.stringify({ query: relay.query, operationName: relay.operationName, variables: { inputs: inputs(round) } });
 
   it(`submitScores of ${MAX_BATCH} results, every field at its largest, fits the body limit`, () => {
     expect(Buffer.byteLength(JSON.stringify(metadata))).toBe(MAX_METADATA_BYTES);
+    expect(WIDEST_VALUES).toHaveLength(MAX_TIE_BREAKS);
     const bytes = Buffer.byteLength(body(0));
     console.info(
       `body: the largest is generated SubmitScoresRelay at ${bytes.toLocaleString('en-US')} of ${MAX_BODY_BYTES.toLocaleString('en-US')}, ${Math.round((100 * bytes) / MAX_BODY_BYTES)}% of the limit`,
@@ -314,7 +335,10 @@ describe('the largest legitimate request body', () => {
     });
     expect(overWs.errors).toBeUndefined();
     expect(overWs.data!.submitScores.filter((payload) => !payload.duplicate)).toHaveLength(MAX_BATCH);
-    const size = await t.gql<{ top: { size: number } }>(`{ top(board: "${LONGEST_BOARD}") { size } }`);
+    const size = await t.gql<{ top: { size: number; entries: { tieBreakValues: number[] }[] } }>(
+      `{ top(board: "${LONGEST_BOARD}", limit: 1) { size entries { tieBreakValues } } }`,
+    );
     expect(size.data!.top.size).toBe(MAX_BATCH);
+    expect(size.data!.top.entries).toEqual([{ tieBreakValues: WIDEST_VALUES }]);
   });
 });

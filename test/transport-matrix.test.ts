@@ -11,9 +11,10 @@ import { MAX_BODY_BYTES } from '../src/http/request-limits.js';
 import type { BucketClosedData } from '../src/model/webhooks.js';
 import { DAY_MS, closeBuckets, dayAgo } from './helpers/closed-days.js';
 import { movableClock } from './helpers/clock.js';
-import { GENERATED_DOCUMENTS, type GeneratedDocument, LEAGUE_DOCUMENTS } from './helpers/generated-documents.js';
+import { GENERATED_DOCUMENTS, type GeneratedDocument, LEAGUE_DOCUMENTS, TIE_BREAK_DOCUMENTS } from './helpers/generated-documents.js';
 import { type LeagueRules, type OracleCohort, type SentResult, leagueRound } from './helpers/league-oracle.js';
 import { observations } from './helpers/metrics.js';
+import { type TieBreakColumn, type TieBreakResult, tieBreakStandings } from './helpers/tie-break-oracle.js';
 import { labelsAt } from './helpers/oracle.js';
 import { ADMIN_KEY, type GraphQLResponse, SERVER_KEY, type TestApp, codeOf, startTestApp } from './helpers/test-app.js';
 import { type Answered, type Payload, TRANSPORTS, type Transport } from './helpers/transports.js';
@@ -210,6 +211,40 @@ const OVERTAKE_BOARD = 'Pass-Mixed';
 const OVERTAKE_PASSED = 'zoë-Passed';
 const OVERTAKE_PASSER = 'Ünï-Pass';
 const OVERTAKE_STRANGER = 'ünï-pass';
+
+/**
+ * Issue 59: a board whose equal scores are decided by two columns in opposite directions (stars,
+ * most first; then moves, fewest first), then by the earlier result, then by player id bytes
+ * descending. minScore 5. What it was sent, in order: [player, score, stars, moves, minutes after
+ * the first]. Zoë betters her 90 on a column only (her best now); ÅSA-1 sends a worse one (not her
+ * best); 選手, bob and Bob are equal on all three, bob and Bob in the same millisecond (bob, the
+ * larger id bytes, first); ghost-玩家 and eu-7 are equal on all three, ghost-玩家 earlier.
+ */
+const TIE_BOARD = 'Laps-Mixed';
+const TIE_COLUMNS: TieBreakColumn[] = [
+  { name: 'Stars ★', order: 'HIGH_FIRST', max: 3 },
+  { name: 'moves', order: 'LOW_FIRST', max: 999 },
+];
+const TIE_SENT: [playerId: string, score: number, stars: number, moves: number, minute: number][] = [
+  ['Zoë', 90, 2, 40, 0],
+  ['ÅSA-1', 90, 3, 70, 1],
+  ['選手', 90, 3, 50, 2],
+  ['bob', 90, 3, 50, 3],
+  ['Bob', 90, 3, 50, 3],
+  ['chen', 95, 0, 999, 4],
+  ['ghost-玩家', 60, 3, 0, 5],
+  ['Zoë', 90, 3, 45, 6],
+  ['ÅSA-1', 90, 3, 80, 7],
+  ['eu-7', 60, 3, 0, 8],
+  ['Kai', 60, 1, 0, 9],
+];
+const TIE_FIRST_AT = Date.now() - 3_600_000;
+const TIE_RESULTS: TieBreakResult[] = TIE_SENT.map(([playerId, score, stars, moves, minute]) => ({
+  playerId,
+  score,
+  tieBreakValues: [stars, moves],
+  achievedAt: new Date(TIE_FIRST_AT + minute * 60_000),
+}));
 
 /** A reward band as createBoard takes it (issue 58): a rank range, or a top percent. */
 type Band = { name: string; fromRank?: number; toRank?: number; topPercent?: number };
@@ -2502,6 +2537,386 @@ describe('every operation of the contract answers the same over every transport'
     ])('refused alike: %s', async (_what, payload, code, key) => {
       const answer = await mutation(payload, { key });
       expect(codeOf(answer), JSON.stringify(answer.errors)).toBe(code);
+    });
+  });
+
+  describe('tie-break columns and board guards (issue 59): ranks and values as the oracle sorts them, every refusal alike, over every transport', () => {
+    const server = { key: SERVER_KEY };
+    const admin = { key: ADMIN_KEY };
+    const bucketOf = (board: string) => ({ board, period: 'ALL_TIME', bucket: null, region: null });
+    /** A standing as the oracle and the answers are compared: rank, player, score, values. */
+    type Row = { rank: number; player: { id: string }; score: number; tieBreakValues: number[] };
+    type Ranked = [rank: number, playerId: string, score: number, tieBreakValues: number[]];
+    const rows = (entries: readonly Row[]) => entries.map(({ rank, player, score, tieBreakValues }): Ranked => [rank, player.id, score, tieBreakValues]);
+    const oracle = (style: 'ORDINAL' | 'COMPETITION' = 'ORDINAL', results: readonly TieBreakResult[] = TIE_RESULTS) =>
+      tieBreakStandings('HIGH_FIRST', TIE_COLUMNS, results, style).map(({ rank, playerId, score, tieBreakValues }): Ranked => [
+        rank,
+        playerId,
+        score,
+        tieBreakValues,
+      ]);
+    /** A result to a board with the two columns, as a game server sends it. */
+    const tied = (board: string, playerId: string, score: number, values: number[] | null | undefined, matchId: string) => ({
+      board,
+      playerId,
+      score,
+      matchId,
+      ...(values === undefined ? {} : { tieBreakValues: values }),
+    });
+    /** A game-server key that may write to Scoped-Laps only (made by the typed client's CreateApiKey). */
+    const SCOPED_BOARD = 'Scoped-Laps';
+    let scopedKey: string;
+
+    beforeAll(async () => {
+      const ok = async (answer: Promise<GraphQLResponse>) => {
+        const { errors } = await answer;
+        expect(errors, JSON.stringify(errors)).toBeUndefined();
+      };
+      for (const id of [TIE_BOARD, SCOPED_BOARD])
+        await ok(t.admin(client('CreateBoard').text, { input: { id, title: `Laps ${id}`, maxScore: 100, minScore: 5, tieBreaks: TIE_COLUMNS } }));
+      // One at a time, in the order sent: each achieved when the list says.
+      for (const [i, result] of TIE_RESULTS.entries()) {
+        await ok(
+          t.server(client('SubmitScore').text, {
+            input: { ...tied(TIE_BOARD, result.playerId, result.score, result.tieBreakValues, `laps-${i}`), achievedAt: result.achievedAt.toISOString() },
+          }),
+        );
+      }
+      const created = await t.admin<{ createApiKey: { key: string } }>(client('CreateApiKey').text, {
+        name: 'laps server',
+        role: 'SERVER',
+        boards: [SCOPED_BOARD],
+      });
+      expect(created.errors, JSON.stringify(created.errors)).toBeUndefined();
+      scopedKey = created.data!.createApiKey.key;
+    });
+
+    it('the oracle has what the suite means to read: a column deciding equal scores both ways, ties on every column split by time and by id', () => {
+      expect(oracle().map(([, playerId]) => playerId)).toEqual(['chen', 'Zoë', '選手', 'bob', 'Bob', 'ÅSA-1', 'ghost-玩家', 'eu-7', 'Kai']);
+      expect(oracle('COMPETITION').map(([rank]) => rank)).toEqual([1, 2, 3, 3, 3, 6, 7, 7, 9]);
+    });
+
+    it("the board's columns and guards: the typed client's Board, and a generated client's (__typename everywhere)", async () => {
+      const board = await query({ query: client('Board').text, variables: { id: TIE_BOARD, period: 'ALL_TIME', bucket: null, region: null } });
+      expect(board.errors).toBeUndefined();
+      expect(board.data).toMatchObject({
+        board: { id: TIE_BOARD, tieBreaks: TIE_COLUMNS, minScore: 5, suspectAbove: null, suspectJump: null, resultRate: null, size: 9 },
+      });
+      for (const document of TIE_BREAK_DOCUMENTS.filter((one) => one.operation === 'board')) {
+        const answer = await query({ query: document.query, operationName: document.operationName, variables: { id: TIE_BOARD } });
+        expect(answer.data, document.operationName).toEqual({
+          __typename: 'Query',
+          board: {
+            __typename: 'Board',
+            id: TIE_BOARD,
+            order: 'HIGH_FIRST',
+            tieBreaks: TIE_COLUMNS.map((column) => ({ __typename: 'TieBreak', ...column })),
+            minScore: 5,
+            suspectAbove: null,
+            suspectJump: null,
+            resultRate: null,
+          },
+        });
+      }
+    });
+
+    it("top, standing, around, friends: ranks and tieBreakValues the oracle's (ORDINAL and COMPETITION), by text, by registered id and as generated clients write them", async () => {
+      for (const rankStyle of ['ORDINAL', 'COMPETITION'] as const) {
+        const expected = oracle(rankStyle);
+        const top = await query({ query: client('Top').text, variables: { ...bucketOf(TIE_BOARD), limit: 10, rankStyle } });
+        expect(rows((top.data as { top: { entries: Row[] } }).top.entries), rankStyle).toEqual(expected);
+        const byId = await query({ documentId: client('Top').id, variables: { ...bucketOf(TIE_BOARD), limit: 10, rankStyle } });
+        expect(byId.data).toEqual(top.data);
+        for (const document of TIE_BREAK_DOCUMENTS.filter((one) => one.operation === 'top')) {
+          const generated = await query({
+            query: document.query,
+            operationName: document.operationName,
+            variables: { ...bucketOf(TIE_BOARD), limit: 10, rankStyle },
+          });
+          expect(rows((generated.data as { top: { entries: Row[] } }).top.entries), document.operationName).toEqual(expected);
+        }
+        // Every player's standing, and in COMPETITION those sharing a place with another.
+        const sharing = (playerId: string) => ['選手', 'bob', 'Bob', 'ghost-玩家', 'eu-7'].includes(playerId);
+        for (const [rank, playerId, score, values] of expected.filter(([, playerId]) => rankStyle === 'ORDINAL' || sharing(playerId))) {
+          const standing = await query({ query: client('Standing').text, variables: { ...bucketOf(TIE_BOARD), playerId, rankStyle } });
+          expect(rows([(standing.data as { standing: Row }).standing]), `${playerId} ${rankStyle}`).toEqual([[rank, playerId, score, values]]);
+        }
+        // Around the players equal on every column, at the run's edges too.
+        for (const [playerId, radius] of [
+          ['bob', 1],
+          ['選手', 2],
+          ['ÅSA-1', 1],
+          ['Kai', 2],
+        ] as const) {
+          const around = await query({ query: client('Around').text, variables: { ...bucketOf(TIE_BOARD), playerId, radius, rankStyle } });
+          const at = expected.findIndex(([, id]) => id === playerId);
+          expect(rows((around.data as { around: Row[] }).around), `around ${playerId}`).toEqual(expected.slice(Math.max(0, at - radius), at + radius + 1));
+        }
+        // Zoë's friends (選手, Bob and nobody): their places on the whole board.
+        const friends = await query({ query: client('Friends').text, variables: { ...bucketOf(TIE_BOARD), playerId: 'Zoë', rankStyle } });
+        expect(rows((friends.data as { friends: Row[] }).friends)).toEqual(expected.filter(([, id]) => ['Zoë', '選手', 'Bob'].includes(id)));
+      }
+    });
+
+    it("standings page by page, pages of two splitting the tie of 選手, bob and Bob: every cursor leads to the oracle's next page", async () => {
+      const seen: unknown[] = [];
+      let after: string | null = null;
+      do {
+        const page = await query({ query: client('Standings').text, variables: { ...bucketOf(TIE_BOARD), first: 2, after } });
+        const { edges, pageInfo } = (page.data as { standings: { edges: { node: Row }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } } })
+          .standings;
+        seen.push(...rows(edges.map((edge) => edge.node)));
+        after = pageInfo.hasNextPage ? pageInfo.endCursor : null;
+      } while (after !== null);
+      expect(seen).toEqual(oracle());
+    });
+
+    it('createBoard with columns and guards, submitScore and submitScores with values, each transport on its own board; the standings they answer carry the values', async () => {
+      const created = await mutation(
+        (ns) => ({
+          query: client('CreateBoard').text,
+          variables: {
+            input: {
+              id: `Laps${ns}`,
+              title: 'Laps',
+              maxScore: 100,
+              minScore: 5,
+              suspectAbove: 99,
+              suspectJump: 50,
+              resultRate: { results: 10, perSeconds: 60 },
+              tieBreaks: [TIE_COLUMNS[0], { name: 'moves', max: 999, order: 'LOW_FIRST' }],
+            },
+          },
+        }),
+        admin,
+      );
+      expect(created.errors, JSON.stringify(created.errors)).toBeUndefined();
+      expect(created.data).toMatchObject({
+        createBoard: { tieBreaks: TIE_COLUMNS, minScore: 5, suspectAbove: 99, suspectJump: 50, resultRate: { results: 10, perSeconds: 60 } },
+      });
+      // A column's order left out is HIGH_FIRST (the contract's default), as a generated client's createBoard shows.
+      for (const document of TIE_BREAK_DOCUMENTS.filter((one) => one.operation === 'createBoard')) {
+        const answer = await mutation(
+          (ns) => ({
+            query: document.query,
+            operationName: document.operationName,
+            variables: { input: { id: `${document.operationName}${ns}`, title: 'G', maxScore: 1000, tieBreaks: [{ name: 'laps', max: 60 }] } },
+          }),
+          admin,
+        );
+        expect(answer.data, document.operationName).toMatchObject({
+          createBoard: { tieBreaks: [{ __typename: 'TieBreak', name: 'laps', order: 'HIGH_FIRST', max: 60 }] },
+        });
+      }
+      const first = await mutation(
+        (ns) => ({ query: client('SubmitScore').text, variables: { input: tied(`Laps${ns}`, `Zoë${ns}`, 50, [2, 30], 'm1') } }),
+        server,
+      );
+      expect(first.data).toMatchObject({ submitScore: { duplicate: false, standings: [{ standing: { rank: 1, score: 50, tieBreakValues: [2, 30] } }] } });
+      // Equal score and stars, fewer moves: ahead of Zoë; equal on all, later: behind her.
+      const batch = await mutation(
+        (ns) => ({
+          query: client('SubmitScores').text,
+          variables: { inputs: [tied(`Laps${ns}`, `ÅSA${ns}`, 50, [2, 29], 'm2'), tied(`Laps${ns}`, `bob${ns}`, 50, [2, 30], 'm2')] },
+        }),
+        server,
+      );
+      expect(batch.errors).toBeUndefined();
+      for (const document of TIE_BREAK_DOCUMENTS.filter((one) => one.operation === 'submitScores')) {
+        const answer = await mutation(
+          (ns) => ({
+            query: document.query,
+            operationName: document.operationName,
+            variables: { inputs: [tied(`Laps${ns}`, `Kai${ns}`, 50, [3, 999], document.operationName)] },
+          }),
+          server,
+        );
+        expect(answer.data, document.operationName).toMatchObject({
+          submitScores: [{ duplicate: false, standings: [{ standing: { __typename: 'Standing', rank: 1, tieBreakValues: [3, 999] } }] }],
+        });
+      }
+      // A replay answers the standing as it is now, values and all.
+      const replay = await mutation(
+        (ns) => ({ query: client('SubmitScore').text, variables: { input: tied(`Laps${ns}`, `Zoë${ns}`, 50, [2, 30], 'm1') } }),
+        server,
+      );
+      expect(replay.data).toMatchObject({ submitScore: { duplicate: true, standings: [{ standing: { rank: 3, tieBreakValues: [2, 30] } }] } });
+      const top = await sameOver(carrying('mutation'), (ns) => ({
+        query: client('Top').text,
+        variables: { ...bucketOf(`Laps${ns}`), limit: 10, rankStyle: 'COMPETITION' },
+      }));
+      expect(rows((top.data as { top: { entries: Row[] } }).top.entries).map(([rank, id, , values]) => [rank, id.replace(/_T\d+_$/, ''), values])).toEqual([
+        [1, 'Kai', [3, 999]],
+        [2, 'ÅSA', [2, 29]],
+        [3, 'Zoë', [2, 30]],
+        [3, 'bob', [2, 30]],
+      ]);
+    });
+
+    /** The size of Laps-Mixed's ALL_TIME bucket, and a player's standing there: what a refused write must leave as it was. */
+    const tieBoardHolds = async () =>
+      (
+        await t.gql(
+          `{ board(id: "${TIE_BOARD}") { size(period: ALL_TIME) } top(board: "${TIE_BOARD}", limit: 20) { entries { player { id } score tieBreakValues } } }`,
+        )
+      ).data;
+
+    it.each<[string, (ns: string) => Record<string, unknown>]>([
+      ['no tieBreakValues on a board with columns', (ns) => tied(TIE_BOARD, `bad${ns}`, 50, undefined, 'x')],
+      ['tieBreakValues null on a board with columns', (ns) => tied(TIE_BOARD, `bad${ns}`, 50, null, 'x')],
+      ['one value for two columns', (ns) => tied(TIE_BOARD, `bad${ns}`, 50, [3], 'x')],
+      ['three values for two columns', (ns) => tied(TIE_BOARD, `bad${ns}`, 50, [3, 10, 1], 'x')],
+      ['a value past its column’s max', (ns) => tied(TIE_BOARD, `bad${ns}`, 50, [4, 10], 'x')],
+      ['a value below 0', (ns) => tied(TIE_BOARD, `bad${ns}`, 50, [3, -1], 'x')],
+      ['a value that is not a whole number', (ns) => tied(TIE_BOARD, `bad${ns}`, 50, [2.5, 10], 'x')],
+      ['tieBreakValues on a board without columns', (ns) => tied('Arena-Mixed', `bad${ns}`, 50, [1, 1], 'x')],
+    ])('refused alike, BAD_USER_INPUT naming tieBreakValues, nothing recorded: %s', async (_what, input) => {
+      const before = await tieBoardHolds();
+      const refused = await mutation((ns) => ({ query: client('SubmitScore').text, variables: { input: input(ns) } }), server);
+      expect(codeOf(refused), JSON.stringify(refused.errors)).toBe('BAD_USER_INPUT');
+      expect(refused.errors![0]!.message).toContain('tieBreakValues');
+      // In a batch, the bad input refuses the whole call: its good one is not recorded either.
+      const batch = await mutation(
+        (ns) => ({ query: client('SubmitScores').text, variables: { inputs: [tied(TIE_BOARD, `good${ns}`, 50, [1, 1], 'x'), input(ns)] } }),
+        server,
+      );
+      expect(codeOf(batch), JSON.stringify(batch.errors)).toBe('BAD_USER_INPUT');
+      expect(await tieBoardHolds()).toEqual(before);
+      expect((await t.gql(`{ standing(board: "Arena-Mixed", playerId: "bad${nsOf(0)}") { rank } }`)).data).toEqual({ standing: null });
+    });
+
+    it('a score below minScore: refused alike, BAD_USER_INPUT, nothing recorded', async () => {
+      const before = await tieBoardHolds();
+      const refused = await mutation(
+        (ns) => ({ query: client('SubmitScore').text, variables: { input: tied(TIE_BOARD, `low${ns}`, 4, [3, 0], 'x') } }),
+        server,
+      );
+      expect(codeOf(refused), JSON.stringify(refused.errors)).toBe('BAD_USER_INPUT');
+      expect(await tieBoardHolds()).toEqual(before);
+    });
+
+    it('resultRate: the third result in the window refused alike, RATE_LIMITED with extensions.retryAfterMs; a replay not counted, nothing recorded', async () => {
+      // The wait is the clock's, in extensions and in the message alike (checked on the first answer).
+      const volatile = ['retryAfterMs', 'message'];
+      const perSeconds = 3_600;
+      await mutation(
+        (ns) => ({
+          query: client('CreateBoard').text,
+          variables: { input: { id: `Rate${ns}`, title: 'Rate', maxScore: 100, resultRate: { results: 2, perSeconds } } },
+        }),
+        admin,
+      );
+      const result = (matchId: string, score: number) => (ns: string) => ({
+        query: client('SubmitScore').text,
+        variables: { input: { board: `Rate${ns}`, playerId: `Zoë${ns}`, score, matchId } },
+      });
+      expect((await mutation(result('r1', 10), server)).data).toMatchObject({ submitScore: { duplicate: false } });
+      expect((await mutation(result('r2', 20), server)).data).toMatchObject({ submitScore: { duplicate: false } });
+      expect((await mutation(result('r1', 10), server)).data).toMatchObject({ submitScore: { duplicate: true } });
+      const refused = await mutation(result('r3', 30), { ...server, volatile });
+      expect(codeOf(refused), JSON.stringify(refused.errors)).toBe('RATE_LIMITED');
+      const retryAfterMs = (refused.errors![0]!.extensions as { retryAfterMs?: unknown }).retryAfterMs;
+      expect(Number.isInteger(retryAfterMs), String(retryAfterMs)).toBe(true);
+      expect(retryAfterMs as number).toBeGreaterThan(0);
+      expect(retryAfterMs as number).toBeLessThanOrEqual(perSeconds * 1000);
+      expect(refused.errors![0]!.message).toContain('resultRate');
+      // The refused 30 was not recorded: each transport's board still holds Zoë's 20, and the same through submitScores.
+      const batch = await mutation((ns) => ({ query: client('SubmitScores').text, variables: { inputs: [result('r4', 40)(ns).variables.input] } }), {
+        ...server,
+        volatile,
+      });
+      expect(codeOf(batch), JSON.stringify(batch.errors)).toBe('RATE_LIMITED');
+      const held = await sameOver(carrying('mutation'), (ns) => ({
+        query: client('Standing').text,
+        variables: { ...bucketOf(`Rate${ns}`), playerId: `Zoë${ns}` },
+      }));
+      expect(held.data).toMatchObject({ standing: { rank: 1, score: 20, tieBreakValues: [] } });
+    });
+
+    it("createApiKey with boards (the typed client's and a generated client's): ApiKey.boards as sent; an admin key with boards refused alike", async () => {
+      const volatile = ['key', 'id', 'createdAt'];
+      const created = await mutation(
+        (ns) => ({ query: client('CreateApiKey').text, variables: { name: `laps${ns}`, role: 'SERVER', boards: [SCOPED_BOARD, `Laps${ns}`] } }),
+        { ...admin, volatile },
+      );
+      expect(created.errors, JSON.stringify(created.errors)).toBeUndefined();
+      expect(created.data).toMatchObject({
+        createApiKey: { apiKey: { name: `laps${nsOf(0)}`, role: 'SERVER', revokedAt: null, boards: [SCOPED_BOARD, `Laps${nsOf(0)}`] } },
+      });
+      for (const document of TIE_BREAK_DOCUMENTS.filter((one) => one.operation === 'createApiKey')) {
+        const answer = await mutation(
+          (ns) => ({
+            query: document.query,
+            operationName: document.operationName,
+            variables: { name: `${document.operationName}${ns}`, role: 'SERVER', boards: [TIE_BOARD] },
+          }),
+          { ...admin, volatile },
+        );
+        expect(answer.data, document.operationName).toMatchObject({
+          createApiKey: { __typename: 'CreatedApiKey', apiKey: { __typename: 'ApiKey', boards: [TIE_BOARD] } },
+        });
+      }
+      // Left out, a key may write to every board.
+      const unscoped = await mutation((ns) => ({ query: client('CreateApiKey').text, variables: { name: `all${ns}`, role: 'SERVER' } }), {
+        ...admin,
+        volatile,
+      });
+      expect(unscoped.data).toMatchObject({ createApiKey: { apiKey: { boards: [] } } });
+      const refused = await mutation(
+        (ns) => ({ query: client('CreateApiKey').text, variables: { name: `root${ns}`, role: 'ADMIN', boards: [SCOPED_BOARD] } }),
+        { ...admin, volatile },
+      );
+      expect(codeOf(refused), JSON.stringify(refused.errors)).toBe('BAD_USER_INPUT');
+    });
+
+    it('a key scoped to Scoped-Laps: its results there recorded; to any other board, and a join elsewhere, refused alike FORBIDDEN, nothing recorded; upsertPlayer still open', async () => {
+      const scoped = { key: scopedKey };
+      // (Each transport's player joins the same board: its rank is the order they came in.)
+      const allowed = await mutation((ns) => ({ query: client('SubmitScore').text, variables: { input: tied(SCOPED_BOARD, `in${ns}`, 50, [1, 1], 'x') } }), {
+        ...scoped,
+        volatile: ['rank', 'percentile'],
+      });
+      expect(allowed.data).toMatchObject({ submitScore: { duplicate: false } });
+      const before = await tieBoardHolds();
+      for (const [what, payload] of [
+        ['submitScore', (ns: string) => ({ query: client('SubmitScore').text, variables: { input: tied(TIE_BOARD, `out${ns}`, 50, [1, 1], 'x') } })],
+        [
+          'submitScores, one input of the batch',
+          (ns: string) => ({
+            query: client('SubmitScores').text,
+            variables: { inputs: [tied(SCOPED_BOARD, `out${ns}`, 50, [1, 1], 'y'), tied(TIE_BOARD, `out${ns}`, 50, [1, 1], 'y')] },
+          }),
+        ],
+        ['joinBoard', (ns: string) => ({ query: client('JoinBoard').text, variables: { board: TOURNAMENT, playerId: `out${ns}` } })],
+      ] as const) {
+        const refused = await mutation(payload, scoped);
+        expect(codeOf(refused), `${what}: ${JSON.stringify(refused.errors)}`).toBe('FORBIDDEN');
+      }
+      expect(await tieBoardHolds()).toEqual(before);
+      const outOnScoped = await sameOver(carrying('mutation'), (ns) => ({
+        query: client('Standing').text,
+        variables: { ...bucketOf(SCOPED_BOARD), playerId: `out${ns}` },
+      }));
+      expect(outOnScoped.data).toEqual({ standing: null });
+      expect(
+        (await mutation((ns) => ({ query: client('UpsertPlayer').text, variables: { input: { id: `out${ns}`, displayName: 'Out' } } }), scoped)).errors,
+      ).toBeUndefined();
+    });
+
+    it("topChanged on the board: the first view, then the view after a result that enters the top by a column alone, the oracle's, alike over every transport", async () => {
+      const payload = { query: client('TopChanged').text, variables: { ...bucketOf(TIE_BOARD), limit: 3, rankStyle: null } };
+      const later: TieBreakResult = { playerId: 'Łukasz', score: 90, tieBreakValues: [3, 44], achievedAt: new Date() };
+      const seen = await views(payload, () =>
+        t.server(client('SubmitScore').text, {
+          input: { ...tied(TIE_BOARD, later.playerId, later.score, later.tieBreakValues, 'late'), achievedAt: later.achievedAt.toISOString() },
+        }),
+      );
+      const [first] = Object.values(seen);
+      expect(seen).toEqual(Object.fromEntries(Object.keys(seen).map((name) => [name, first])));
+      const [before, after] = first as GraphQLResponse<{ topChanged: { entries: Row[] } }>[];
+      expect(rows(before!.data!.topChanged.entries)).toEqual(oracle().slice(0, 3));
+      expect(rows(after!.data!.topChanged.entries)).toEqual(oracle('ORDINAL', [...TIE_RESULTS, later]).slice(0, 3));
+      noteAnswered(payload, carrying('subscription'));
     });
   });
 

@@ -113,6 +113,15 @@ export class LeaderboardError extends Error {
 /** Why the service refused: the first error's `extensions.reason` (NOT_JOINED, NO_ATTEMPTS_LEFT, BOARD_FULL), when it gives one. */
 export const reasonOf = (error: LeaderboardError): string | undefined => error.errors[0]?.extensions?.reason as string | undefined;
 
+/**
+ * How long to wait before a board takes the player's next result, in ms: RATE_LIMITED's
+ * `extensions.retryAfterMs` (a board's resultRate, issue 59), when the first error gives one.
+ */
+export const retryAfterMsOf = (error: LeaderboardError): number | undefined => {
+  const ms = error.errors[0]?.extensions?.retryAfterMs;
+  return typeof ms === 'number' ? ms : undefined;
+};
+
 /** Where a board's standings are read: every read takes these; period ALL_TIME and the current bucket when left out. */
 export interface BucketArgs {
   board: string;

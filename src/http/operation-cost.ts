@@ -30,6 +30,7 @@ import {
 } from 'graphql';
 import { MAX_COHORT_SIZE, MAX_TIERS } from '../model/league.js';
 import { MAX_REWARD_BANDS } from '../model/rewards.js';
+import { MAX_TIE_BREAKS } from '../model/board.js';
 import { MAX_WEBHOOKS } from '../model/webhooks.js';
 import { MAX_FRIENDS, MAX_REGIONS } from '../model/contract.js';
 
@@ -74,6 +75,8 @@ export const LIST_LENGTHS: Record<string, ListLength> = {
   // Issue 58: a board's prize bands, at most MAX_REWARD_BANDS; at most MAX_WEBHOOKS webhooks; a
   // webhook's deliveries, a page sized by its first.
   'Board.rewards': () => MAX_REWARD_BANDS,
+  // Issue 59: a board's tie-break columns, at most MAX_TIE_BREAKS.
+  'Board.tieBreaks': () => MAX_TIE_BREAKS,
   'Query.webhooks': () => MAX_WEBHOOKS,
   'WebhookDeliveryConnection.edges': (_args, parent) => count(parent.first),
   'Mutation.submitScores': (args) => (Array.isArray(args.inputs) ? args.inputs.length : 0),

@@ -272,9 +272,15 @@ export interface GeneratedDocument {
  * operation's selection on the field), and as Relay writes it (the root selection itself a
  * fragment spread on the root type, holding the field).
  */
-function both(operation: string, kind: GeneratedDocument['kind'], variables: string, field: string, fragments: string): GeneratedDocument[] {
+function both(
+  operation: string,
+  kind: GeneratedDocument['kind'],
+  variables: string,
+  field: string,
+  fragments: string,
+  name = operation[0]!.toUpperCase() + operation.slice(1),
+): GeneratedDocument[] {
   const root = kind === 'query' ? 'Query' : kind === 'mutation' ? 'Mutation' : 'Subscription';
-  const name = operation[0]!.toUpperCase() + operation.slice(1);
   // (A subscription's root holds its one field alone: no __typename beside it.)
   const codegen = `${kind} ${name}(${variables}) { ${kind === 'subscription' ? '' : '__typename '}${field} }${fragments}`;
   // Relay: the operation spreads a component's fragment on the root type (not for subscriptions,
@@ -497,5 +503,91 @@ export const LEAGUE_DOCUMENTS: GeneratedDocument[] = [
     '$board: ID!, $playerId: ID!',
     'cohortChanged(board: $board, playerId: $playerId) { __typename ...LeaguePlacementFields }',
     LEAGUE,
+  ),
+];
+
+const TIE_BREAK_STANDING = /* GraphQL */ `
+  fragment TieBreakStandingFields on Standing {
+    __typename
+    rank
+    score
+    tieBreakValues
+    player {
+      __typename
+      ...PlayerFields
+    }
+  }
+  ${PLAYER}
+`;
+
+const BOARD_GUARDS = /* GraphQL */ `
+  fragment BoardGuardFields on Board {
+    __typename
+    id
+    order
+    tieBreaks {
+      __typename
+      ...TieBreakFields
+    }
+    minScore
+    suspectAbove
+    suspectJump
+    resultRate {
+      __typename
+      ...ResultRateFields
+    }
+  }
+  fragment TieBreakFields on TieBreak {
+    __typename
+    name
+    order
+    max
+  }
+  fragment ResultRateFields on ResultRate {
+    __typename
+    results
+    perSeconds
+  }
+`;
+
+/**
+ * Issue 59's additions as generated clients write them (kept apart from GENERATED_DOCUMENTS, as
+ * LEAGUE_DOCUMENTS are): a board's tie-break columns and guards, made by createBoard and read by
+ * board; a top and a batch of results whose standings carry their tie-break values; a key scoped
+ * to boards. Each under a name of its own, beside the operation's other generated documents.
+ */
+export const TIE_BREAK_DOCUMENTS: GeneratedDocument[] = [
+  ...both('board', 'query', '$id: ID!', 'board(id: $id) { __typename ...BoardGuardFields }', BOARD_GUARDS, 'BoardGuards'),
+  ...both(
+    'createBoard',
+    'mutation',
+    '$input: CreateBoardInput!',
+    'createBoard(input: $input) { __typename ...BoardGuardFields }',
+    BOARD_GUARDS,
+    'CreateGuardedBoard',
+  ),
+  ...both(
+    'top',
+    'query',
+    `${BUCKET_VARIABLES}, $limit: Int!, $rankStyle: RankStyle`,
+    `top(${BUCKET_ARGS}, limit: $limit, rankStyle: $rankStyle) { __typename size entries { __typename ...TieBreakStandingFields } }`,
+    TIE_BREAK_STANDING,
+    'TieBreakTop',
+  ),
+  ...both(
+    'submitScores',
+    'mutation',
+    '$inputs: [SubmitScoreInput!]!',
+    'submitScores(inputs: $inputs) { __typename duplicate standings { __typename period standing { __typename ...TieBreakStandingFields } } }',
+    TIE_BREAK_STANDING,
+    'TieBreakSubmitScores',
+  ),
+  ...both(
+    'createApiKey',
+    'mutation',
+    '$name: String!, $role: ApiKeyRole!, $boards: [ID!]!',
+    'createApiKey(name: $name, role: $role, boards: $boards) { __typename key apiKey { __typename id name role boards } }',
+    '',
+    'CreateScopedApiKey',
   ),
 ];
