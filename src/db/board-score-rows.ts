@@ -18,6 +18,8 @@ export interface PlayerBoardScore {
   reachedAt: Date;
   /** The entry metadata of the result that set the score (JSON text); null when it had none. */
   metadata: EntryMetadata | null;
+  /** The tie-break values of the result that set the score; left out on a board without columns. */
+  tieBreakValues?: readonly number[] | undefined;
   /** For a SEASON row whose season exists: its dates. Null otherwise. */
   season: { startsAt: Date; endsAt: Date | null; closedAt: Date | null } | null;
 }
@@ -31,6 +33,7 @@ export type BoardScoreRow = {
   score: number;
   reached_ms: number;
   metadata: EntryMetadata | null;
+  tie_break_values: number[] | null;
   starts_ms: number | null;
   ends_ms: number | null;
   closed_ms: number | null;
@@ -47,6 +50,7 @@ export function toPlayerBoardScore(row: BoardScoreRow): PlayerBoardScore {
     score: row.score,
     reachedAt: new Date(row.reached_ms),
     metadata: row.metadata,
+    ...(row.tie_break_values && { tieBreakValues: row.tie_break_values }),
     season: row.starts_ms === null ? null : { startsAt: new Date(row.starts_ms), endsAt: date(row.ends_ms), closedAt: date(row.closed_ms) },
   };
 }
@@ -56,6 +60,7 @@ export const boardScoreColumns = (sql: Sql | TransactionSql) => sql`
   s.board_id, s.period, s.bucket, s.region, s.score,
   round(extract(epoch from s.reached_at) * 1000)::float8 as reached_ms,
   s.metadata::text as metadata,
+  s.tie_break_values::float8[] as tie_break_values,
   round(extract(epoch from z.starts_at) * 1000)::float8 as starts_ms,
   round(extract(epoch from z.ends_at) * 1000)::float8 as ends_ms,
   round(extract(epoch from z.closed_at) * 1000)::float8 as closed_ms`;

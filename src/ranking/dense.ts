@@ -67,10 +67,19 @@ export async function applyDenseDeltas(redis: RedisClient, at: BoardBucket, epoc
   await redis.applyDense(...denseKeyList(at), expireAt, epoch, ...triples);
 }
 
-/** For each score, how many distinct scores held in the bucket are strictly better. One ZCOUNT per score: O(k log D). */
-export async function countDistinctBetter(redis: RedisClient, at: BoardBucket, scores: number[]): Promise<number[]> {
+/**
+ * For each score (with its tie-break values, `tieBreakValues[i]` the i-th's), how many distinct
+ * results held in the bucket are strictly better: the counts are kept by the whole (score,
+ * columns) order value. One ZCOUNT per score: O(k log D).
+ */
+export async function countDistinctBetter(
+  redis: RedisClient,
+  at: BoardBucket,
+  scores: number[],
+  tieBreakValues?: readonly (readonly number[] | undefined)[],
+): Promise<number[]> {
   const key = denseKeys(at).scores;
-  return Promise.all(scores.map((score) => redis.zcount(key, `(${scoreOrder(at.board, score)}`, '+inf')));
+  return Promise.all(scores.map((score, i) => redis.zcount(key, `(${scoreOrder(at.board, score, tieBreakValues?.[i])}`, '+inf')));
 }
 
 /** Members read per recountChunk call unless told. */

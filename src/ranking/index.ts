@@ -625,12 +625,13 @@ export function createRankingIndex(redis: RedisClient, options: RankingIndexOpti
     },
 
     /**
-     * For each score, how many players have a strictly better one (whenever they reached it): a
-     * score's COMPETITION rank is one more. One ZCOUNT per score and shard, summed: O(k S log N).
+     * For each score (with, on a board with tie-break columns, its values: `tieBreakValues[i]` is
+     * the i-th score's), how many players have a strictly better result (whenever they reached it):
+     * its COMPETITION rank is one more. One ZCOUNT per score and shard, summed: O(k S log N).
      */
-    async countBetter(at: BoardBucket, scores: number[]): Promise<number[]> {
+    async countBetter(at: BoardBucket, scores: number[], tieBreakValues?: readonly (readonly number[] | undefined)[]): Promise<number[]> {
       const packing = packingFor(at.board, at.bucket.period);
-      const floors = scores.map((score) => lowestPackedAbove(at.board, packing, score));
+      const floors = scores.map((score, i) => lowestPackedAbove(at.board, packing, score, tieBreakValues?.[i]));
       const perShard = await reads((redis) => Promise.all(shardKeys(at).map((key) => Promise.all(floors.map((floor) => redis.zcount(key, floor, '+inf'))))));
       return floors.map((_, i) => perShard.reduce((total, counts) => total + counts[i]!, 0));
     },
@@ -648,7 +649,8 @@ export function createRankingIndex(redis: RedisClient, options: RankingIndexOpti
     async scoreBins(at: BoardBucket, bins: number): Promise<ScoreBin[]> {
       const { board } = at;
       const packing = packingFor(board, at.bucket.period);
-      const slots = 2 ** packing.timeBits;
+      // The packed values one score spans: every time, and on a board with tie-break columns every value of them, below it.
+      const slots = 2 ** (packing.timeBits + packing.columnBits.reduce((bits, column) => bits + column, 0));
       return reads(async (redis) => {
         const keys = shardKeys(at);
         const ends = await Promise.all(keys.map((key) => redis.readScoreEnds(key)));
@@ -678,14 +680,15 @@ export function createRankingIndex(redis: RedisClient, options: RankingIndexOpti
     },
 
     /**
-     * For each score, how many distinct scores held in a DENSE board's bucket are strictly better
-     * (whoever holds them): a score's DENSE rank is one more. One ZCOUNT per score on the bucket's
-     * distinct scores (see dense.ts), whatever its shards: O(k log D) for D distinct scores. A
-     * bucket of a board that is not DENSE counts none.
+     * For each score (with its tie-break values, as {@link countBetter} takes them), how many
+     * distinct results held in a DENSE board's bucket are strictly better (whoever holds them): its
+     * DENSE rank is one more. One ZCOUNT per score on the bucket's distinct results (see dense.ts),
+     * whatever its shards: O(k log D) for D distinct results. A bucket of a board that is not DENSE
+     * counts none.
      */
-    async countDistinctBetter(at: BoardBucket, scores: number[]): Promise<number[]> {
+    async countDistinctBetter(at: BoardBucket, scores: number[], tieBreakValues?: readonly (readonly number[] | undefined)[]): Promise<number[]> {
       if (!dense(at)) throw new RangeError(`board "${at.board.id}" is not DENSE: its buckets do not count distinct scores`);
-      return reads((redis) => countDistinctBetter(redis, at, scores));
+      return reads((redis) => countDistinctBetter(redis, at, scores, tieBreakValues));
     },
 
     /**

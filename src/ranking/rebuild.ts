@@ -78,18 +78,22 @@ interface ShardPart {
  * into typed arrays: a rebuild handles millions, and a number boxed in a mixed array for each was a
  * large part of what the process's garbage collector did. O(n) for n rows.
  */
-function splitByShard(chunk: readonly BoardScoreRow[], shardCount: number, pack: (score: number, reachedMs: number) => number): ShardPart[] {
+function splitByShard(
+  chunk: readonly BoardScoreRow[],
+  shardCount: number,
+  pack: (score: number, reachedMs: number, tieBreakValues: BoardScoreRow[3]) => number,
+): ShardPart[] {
   const shardOfRow = new Uint32Array(chunk.length);
   const sizes = new Uint32Array(shardCount);
   for (let i = 0; i < chunk.length; i++) sizes[(shardOfRow[i] = shardOf(chunk[i]![0], shardCount))]!++;
   const parts = Array.from(sizes, (size): ShardPart => ({ packed: new Float64Array(size), playerIds: new Array<string>(size) }));
   const filled = new Uint32Array(shardCount);
   for (let i = 0; i < chunk.length; i++) {
-    const [playerId, score, reachedMs] = chunk[i]!;
+    const [playerId, score, reachedMs, tieBreakValues] = chunk[i]!;
     const shard = shardOfRow[i]!;
     const part = parts[shard]!;
     const at = filled[shard]!++;
-    part.packed[at] = pack(score, reachedMs);
+    part.packed[at] = pack(score, reachedMs, tieBreakValues);
     part.playerIds[at] = playerId;
   }
   return parts;
@@ -155,7 +159,9 @@ export async function rebuildSortedSet(
   try {
     for await (const chunk of chunks) {
       if (chunk.length === 0) continue;
-      const parts = splitByShard(chunk, shards.length, (score, reachedMs) => packAt(at.board, packing, score, reachedMs, bucketStartMs));
+      const parts = splitByShard(chunk, shards.length, (score, reachedMs, tieBreakValues) =>
+        packAt(at.board, packing, score, reachedMs, bucketStartMs, tieBreakValues),
+      );
       // One pipeline per shard: its keys share one hash tag, so each stays on one Cluster node.
       const written = Promise.all(
         shards.map(({ temp, tombstones }, shard) => {

@@ -18,23 +18,43 @@ export function styleOf(board: Pick<Board, 'id' | 'rankStyle'>, asked: RankStyle
   return asked ?? board.rankStyle;
 }
 
-/** How many players (COMPETITION) or distinct scores (DENSE) are strictly better than each score. */
-function countBetter(services: Counts, at: BoardBucket, scores: number[], style: 'COMPETITION' | 'DENSE'): Promise<number[]> {
-  return style === 'DENSE' ? services.index.countDistinctBetter(at, scores) : services.index.countBetter(at, scores);
+/**
+ * How many players (COMPETITION) or distinct results (DENSE) are strictly better than each result:
+ * its score, and on a board with tie-break columns their values (the whole tuple is compared).
+ */
+function countBetter(services: Counts, at: BoardBucket, results: readonly Place[], style: 'COMPETITION' | 'DENSE'): Promise<number[]> {
+  const scores = results.map((result) => result.score);
+  const values = (at.board.tieBreaks?.length ?? 0) > 0 ? results.map((result) => result.tieBreakValues) : undefined;
+  return style === 'DENSE' ? services.index.countDistinctBetter(at, scores, values) : services.index.countBetter(at, scores, values);
 }
 
 /**
+ * Whether two places hold the same result: the same score and, on a board with tie-break columns,
+ * the same value in every column (COMPETITION and DENSE share a rank exactly then). O(columns).
+ */
+function sameResult(a: Pick<Place, 'score' | 'tieBreakValues'>, b: Pick<Place, 'score' | 'tieBreakValues'>): boolean {
+  if (a.score !== b.score) return false;
+  const x = a.tieBreakValues ?? [];
+  const y = b.tieBreakValues ?? [];
+  return x.length === y.length && x.every((value, i) => value === y[i]);
+}
+
+/** A result as a map key: its score and tie-break values. */
+const resultKey = (place: Pick<Place, 'score' | 'tieBreakValues'>) =>
+  place.tieBreakValues && place.tieBreakValues.length > 0 ? `${place.score}|${place.tieBreakValues.join(',')}` : String(place.score);
+
+/**
  * A run of places read in rank order (top, around, a page), with the ranks of `style`. ORDINAL:
- * as read. COMPETITION and DENSE: a place whose score equals the place before it shares that one's
- * rank; any other place is the first of its score in the bucket (the run is contiguous), so its
- * COMPETITION rank is its own rank, and its DENSE rank one more than the place before it. The first
- * of the run, whose score may have begun above the run, is counted (countBetter or
- * countDistinctBetter), unless the run starts at rank 1. O(1) index calls.
+ * as read. COMPETITION and DENSE: a place whose result (score, and every tie-break column) equals
+ * the place before it shares that one's rank; any other place is the first of its result in the
+ * bucket (the run is contiguous), so its COMPETITION rank is its own rank, and its DENSE rank one
+ * more than the place before it. The first of the run, whose result may have begun above the run,
+ * is counted (countBetter or countDistinctBetter), unless the run starts at rank 1. O(1) index calls.
  */
 export async function styledRun<P extends Place>(services: Counts, at: BoardBucket, places: readonly P[], style: RankStyle): Promise<P[]> {
   if (style === 'ORDINAL' || places.length === 0) return [...places];
   const first = places[0]!;
-  const [better] = first.rank === 1 ? [0] : await countBetter(services, at, [first.score], style);
+  const [better] = first.rank === 1 ? [0] : await countBetter(services, at, [first], style);
   return sharedRun(places, style, better! + 1);
 }
 
@@ -44,7 +64,7 @@ export function sharedRun<P extends Place>(places: readonly P[], style: 'COMPETI
   for (const place of places) {
     const before = styled.at(-1);
     const next = style === 'DENSE' ? (before?.rank ?? 0) + 1 : place.rank;
-    styled.push({ ...place, rank: before === undefined ? firstRank : before.score === place.score ? before.rank : next });
+    styled.push({ ...place, rank: before === undefined ? firstRank : sameResult(before, place) ? before.rank : next });
   }
   return styled;
 }
@@ -53,12 +73,13 @@ export function sharedRun<P extends Place>(places: readonly P[], style: 'COMPETI
 export const styledTop = <P extends Place>(places: readonly P[], style: RankStyle): readonly P[] =>
   style === 'ORDINAL' ? places : sharedRun(places, style, 1);
 
-/** Places read one by one (standings, friends), with the ranks of `style`: each score counted once. O(distinct scores) index calls. */
+/** Places read one by one (standings, friends), with the ranks of `style`: each result counted once. O(distinct results) index calls. */
 export async function styledPlaces<P extends Place | null>(services: Counts, at: BoardBucket, places: readonly P[], style: RankStyle): Promise<P[]> {
   if (style === 'ORDINAL') return [...places];
-  const scores = [...new Set(places.flatMap((place) => (place ? [place.score] : [])))];
-  if (scores.length === 0) return [...places];
-  const better = await countBetter(services, at, scores, style);
-  const rankOf = new Map(scores.map((score, i) => [score, better[i]! + 1]));
-  return places.map((place) => (place ? { ...place, rank: rankOf.get(place.score)! } : place));
+  const distinct = new Map<string, Place>();
+  for (const place of places) if (place && !distinct.has(resultKey(place))) distinct.set(resultKey(place), place);
+  if (distinct.size === 0) return [...places];
+  const better = await countBetter(services, at, [...distinct.values()], style);
+  const rankOf = new Map([...distinct.keys()].map((key, i) => [key, better[i]! + 1]));
+  return places.map((place) => (place ? { ...place, rank: rankOf.get(resultKey(place))! } : place));
 }

@@ -41,11 +41,14 @@ export interface RecordedScore {
 /** What is served for a place whose recorded board score is not known: the start of its time unit, and no metadata. */
 const unrecorded = (place: Place): RecordedScore => ({ reachedAt: place.reachedAt, metadata: null });
 
-/** Whether `score` is the board score the index holds as `place` (the same packed value). O(1). */
+/** Whether `score` is the board score the index holds as `place` (the same packed value, tie-break values and all). O(columns). */
 function isHeldAs(at: BoardBucket, place: Place, score: RecordedBoardScore | null | undefined): score is RecordedBoardScore {
   if (!score || score.score !== place.score) return false;
   const packing = packingFor(at.board, at.bucket.period);
-  return pack(at.board, packing, score.score, score.reachedAt, at.bucket.start) === pack(at.board, packing, place.score, place.reachedAt, at.bucket.start);
+  return (
+    pack(at.board, packing, score.score, score.reachedAt, at.bucket.start, score.tieBreakValues) ===
+    pack(at.board, packing, place.score, place.reachedAt, at.bucket.start, place.tieBreakValues)
+  );
 }
 
 /**

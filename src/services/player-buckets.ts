@@ -73,7 +73,13 @@ export async function heldBuckets(deps: PlayerBucketDeps, playerId: string, rows
       bucket,
       region: row.region === '' ? null : row.region,
       expiresAt: keptUntil(bucket, board.retention),
-      score: { playerId, score: row.score, reachedAt: row.reachedAt, metadata: row.metadata },
+      score: {
+        playerId,
+        score: row.score,
+        reachedAt: row.reachedAt,
+        metadata: row.metadata,
+        ...(row.tieBreakValues && { tieBreakValues: row.tieBreakValues }),
+      },
     });
   }
   return held;

@@ -259,7 +259,7 @@ export function createOvertaking(deps: OvertakingDeps, options: OvertakingOption
     const byId = new Map<string, Passed>();
     ids.forEach((id, i) => {
       const place = places[i];
-      if (place) byId.set(id, { place, packed: pack(list.at.board, packing, place.score, place.reachedAt, list.at.bucket.start) });
+      if (place) byId.set(id, { place, packed: pack(list.at.board, packing, place.score, place.reachedAt, list.at.bucket.start, place.tieBreakValues) });
     });
     for (const { playerId, followerId } of rows) {
       const passed = byId.get(followerId);

@@ -1,4 +1,4 @@
-import { ranksAhead } from '../model/board.js';
+import { compareResults, ranksAhead } from '../model/board.js';
 import type { BoardScoreWrite, Place } from '../ranking/index.js';
 import { bucketKey } from '../ranking/keys.js';
 import { boardScoreList } from '../services/buckets.js';
@@ -29,7 +29,8 @@ export async function restoreReturningBest(
   writes.forEach(({ at, score }, i) => {
     if (!at.board.inactiveAfterDays || at.board.aggregate !== 'BEST' || at.bucket.period !== 'SEASON') return;
     const place = placed[i]?.place;
-    if (!place || place.score !== score.score) return;
+    // Held as written: the same result (score and tie-break values), whenever reached.
+    if (!place || compareResults(at.board, place, score) !== 0) return;
     const key = bucketKey(at);
     const indexes = byBucket.get(key) ?? [];
     if (indexes.push(i) === 1) byBucket.set(key, indexes);

@@ -1,7 +1,7 @@
 import { type RecordOutcome, type RecordedGroup, type ResultEntry, type ScoreRowKey, type StoredBoardScore } from '../db/results.js';
 import { rowId } from '../db/result-entries.js';
 import type { Season } from '../db/seasons.js';
-import { keepsBoardScores } from '../model/board.js';
+import { compareResults, keepsBoardScores } from '../model/board.js';
 import { settleBy } from '../deadline.js';
 import type { BoardBucket, BoardScoreWrite, Place } from '../ranking/index.js';
 import type { ResultBucket } from '../services/buckets.js';
@@ -211,7 +211,7 @@ async function writeIndex(
   // locks make that impossible, but the index must end where PostgreSQL is), it is written last.
   for (const score of stored) {
     const last = lastWrite.get(rowId(score.boardId, score, score.playerId));
-    if (last && (last.score.score !== score.score || last.score.reachedAt.getTime() !== score.reachedAt.getTime())) {
+    if (last && (compareResults(last.at.board, last.score, score) !== 0 || last.score.reachedAt.getTime() !== score.reachedAt.getTime())) {
       writes.push({ at: last.at, score, expiresAt: last.expiresAt });
     }
   }
