@@ -354,7 +354,7 @@ export function buildApp(deps: AppDeps): App {
     tournaments: { storage, boards },
   });
   const admin = createAdminSide({
-    keys: { storage, keyring },
+    keys: { storage, keyring, boards },
     rebuilds: { storage, index, topCache, rebuilds, boards, seasons, now, log },
     buckets: { storage, index, boards, seasons, now },
     status: { probeStores: probe, storage, indexGeneration },

@@ -65,17 +65,26 @@ function stringOption(values: Values, name: string, required = false): string | 
 
 const ROLES = ['server', 'admin'] as const;
 
+/** `--boards a,b`: the ids, spaces around them dropped; left out or empty, none (every board). Ids are kept as written: "Race" is not "race". */
+const boardList = (option: string | undefined): string[] => (option ?? '').split(',').flatMap((id) => (id.trim() ? [id.trim()] : []));
+
+/** How a key's scope reads after its role: `, boards a,b`, or nothing for every board. */
+const scopeText = (boards: readonly string[]) => (boards.length ? `, boards ${boards.join(',')}` : '');
+
 const commands: Record<string, Command> = {
   'keys create': {
-    usage: 'keys create --role server|admin --name NAME',
-    summary: 'Makes an API key and prints it once; only its SHA-256 digest is stored.',
-    options: { role: { type: 'string', default: 'server' }, name: { type: 'string' } },
+    usage: 'keys create --role server|admin --name NAME [--boards ID,ID]',
+    summary:
+      'Makes an API key and prints it once; only its SHA-256 digest is stored. --boards: a game-server key that may write results and joins to those boards only.',
+    options: { role: { type: 'string', default: 'server' }, name: { type: 'string' }, boards: { type: 'string' } },
     async run(values, parts, out) {
       const role = stringOption(values, 'role', true);
       if (!(ROLES as readonly string[]).includes(role)) throw new UsageError('--role must be server or admin');
       const name = stringOption(values, 'name', true);
-      const { key, stored } = await issueApiKey(parts, { name, role: role as Role });
-      out(`created ${stored.id} (${role}, "${name}"). The key, shown this once:`);
+      const boards = boardList(stringOption(values, 'boards'));
+      // A scope refused (an admin key with boards, a board nobody made) is said as the API says it; exit code 1.
+      const { key, stored } = await issueApiKey(parts, { name, role: role as Role, boards });
+      out(`created ${stored.id} (${role}, "${name}"${scopeText(stored.boards)}). The key, shown this once:`);
       out(key);
     },
   },
@@ -86,7 +95,9 @@ const commands: Record<string, Command> = {
     async run(_values, parts, out) {
       for (const key of await listApiKeys(parts)) {
         const state = key.revokedAt ? `revoked ${key.revokedAt.toISOString()}` : 'live';
-        out(`${key.id}\t${key.role}\t${key.name}\tcreated ${key.createdAt.toISOString()}\t${state}`);
+        out(
+          `${key.id}\t${key.role}\t${key.name}\tcreated ${key.createdAt.toISOString()}\t${state}\t${key.boards.length ? `boards ${key.boards.join(',')}` : 'every board'}`,
+        );
       }
     },
   },

@@ -7,11 +7,13 @@ export interface Caller {
   role: Role;
   /** Names the key without revealing it (a digest prefix): for per-key limits and logs. */
   keyId: string;
+  /** A game-server key's boards: the only ones it may write to (see writes/board-scope.ts). Empty or left out: every board. */
+  boards?: readonly string[];
 }
 
 /** Where keys made with the CLI live: looked up by digest. */
 export interface StoredKeys {
-  find(digestHex: string): Promise<{ id: string; role: Role } | null>;
+  find(digestHex: string): Promise<{ id: string; role: Role; boards?: readonly string[] } | null>;
 }
 
 export interface KeyringOptions {
@@ -75,7 +77,11 @@ export function createKeyring({ adminKey, serverKeys = [], stored, cacheMs = 30_
       if (cached && clock() - cached.at < cacheMs) return cached.caller;
       await guard?.beforeLookup();
       const asked = generation;
-      const caller = stored.find(hex).then((found) => (found ? { role: found.role, keyId: found.id } : null));
+      // The key's boards are cached with it: a key's boards never change (a new scope is a new key), and a
+      // create or revoke anywhere forgets the whole cache (forget), so no lookup outlives a change.
+      const caller = stored
+        .find(hex)
+        .then((found): Caller | null => (found ? { role: found.role, keyId: found.id, ...(found.boards?.length ? { boards: found.boards } : {}) } : null));
       caller.then(
         () => {
           // A change announced while we asked may have made this answer stale: do not keep it.

@@ -11,7 +11,7 @@ const F = {
   Standing: 'fragment ConsoleStanding on Standing { __typename rank score percentile achievedAt player { __typename id displayName } }',
   Bucket: 'fragment ConsoleBucket on BucketStatus { __typename period bucket region size stored drift }',
   Rebuild: 'fragment ConsoleRebuild on Rebuild { __typename id state rowsRead rowsTotal size error period bucket region startedAt finishedAt }',
-  Key: 'fragment ConsoleKey on ApiKey { __typename id name role createdAt revokedAt }',
+  Key: 'fragment ConsoleKey on ApiKey { __typename id name role boards createdAt revokedAt }',
   Flag: 'fragment ConsoleFlag on PlayerFlag { __typename reason flaggedAt player { __typename id displayName } result { __typename boardId matchId score tieBreakValues achievedAt } }',
   Probe: 'fragment ConsoleProbe on StoreProbe { __typename up latencyMs error }',
   PeriodBucket: 'fragment ConsolePeriodBucket on Bucket { __typename period bucket region startsAt endsAt closed size }',
@@ -71,7 +71,7 @@ export const Q = {
   flagged: doc('query ConsoleFlagged { flaggedPlayers(first: 100) { ...ConsoleFlag } }'),
   keys: doc('query ConsoleKeys { apiKeys { ...ConsoleKey } }'),
   createKey: doc(
-    'mutation ConsoleCreateKey($name: String!, $role: ApiKeyRole!) { createApiKey(name: $name, role: $role) { __typename key apiKey { ...ConsoleKey } } }',
+    'mutation ConsoleCreateKey($name: String!, $role: ApiKeyRole!, $boards: [ID!]! = []) { createApiKey(name: $name, role: $role, boards: $boards) { __typename key apiKey { ...ConsoleKey } } }',
   ),
   revokeKey: doc('mutation ConsoleRevokeKey($key: ID!) { revokeApiKey(key: $key) { ...ConsoleKey } }'),
   startRebuild: doc(

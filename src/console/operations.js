@@ -72,11 +72,21 @@ export async function operationsView(visit) {
         'SERVER',
       ),
     ),
+    // Issue 59: a game-server key may be kept to some boards (its results and joins); an admin key is refused boards.
+    h(
+      'fieldset',
+      { class: 'periods key-boards' },
+      h('legend', {}, 'Boards a server key may write to (none ticked: every board)'),
+      boards.length
+        ? boards.map((board) => h('label', { class: 'check' }, h('input', { type: 'checkbox', name: 'boards', value: board.id }), board.id))
+        : h('span', { class: 'muted small' }, 'No boards yet.'),
+    ),
     h('button', { type: 'submit', class: 'primary' }, 'Create key'),
   );
   keyForm.addEventListener('submit', async (event) => {
     event.preventDefault();
-    const answer = await attempt(() => gql(Q.createKey, formValues(keyForm)));
+    const v = formValues(keyForm);
+    const answer = await attempt(() => gql(Q.createKey, { name: v.name, role: v.role, boards: v.boards ?? [] }));
     if (!answer) return;
     const { key, apiKey } = answer.createApiKey;
     keyForm.reset();
@@ -98,7 +108,7 @@ export async function operationsView(visit) {
     const all = list ?? (await gql(Q.keys)).apiKeys;
     keysBox.replaceChildren(
       table(
-        ['Id', 'Name', 'Role', 'Created (UTC)', 'State', ''],
+        ['Id', 'Name', 'Role', 'Boards', 'Created (UTC)', 'State', ''],
         all.map((stored) => {
           const revoke = stored.revokedAt ? null : h('button', { type: 'button', class: 'small danger' }, 'Revoke');
           revoke?.addEventListener('click', async () => {
@@ -115,6 +125,7 @@ export async function operationsView(visit) {
             h('td', {}, h('code', {}, stored.id)),
             h('td', {}, stored.name),
             h('td', {}, stored.role.toLowerCase()),
+            h('td', { class: 'boards' }, stored.boards.length ? stored.boards.join(', ') : h('span', { class: 'muted' }, 'every board')),
             h('td', { class: 'time' }, fmtTime(stored.createdAt)),
             h(
               'td',

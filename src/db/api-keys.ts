@@ -19,16 +19,20 @@ const storedColumns = {
 /** Every process listens on this channel and forgets what it cached about keys. */
 export const KEYS_CHANGED_CHANNEL = 'leaderboard_api_keys_changed';
 
-export async function insertApiKey(db: Db, sql: Sql, key: { id: string; name: string; role: 'admin' | 'server'; digest: string }): Promise<StoredKey> {
+export async function insertApiKey(
+  db: Db,
+  sql: Sql,
+  key: { id: string; name: string; role: 'admin' | 'server'; digest: string; boards: string[] },
+): Promise<StoredKey> {
   const [row] = await db.insert(apiKeys).values(key).returning(storedColumns);
   await sql.notify(KEYS_CHANGED_CHANNEL, key.id);
   return row!;
 }
 
-/** The live (not revoked) key with this digest. O(log K) through the unique index. */
-export async function findLiveKey(db: Db, digest: string): Promise<{ id: string; role: 'admin' | 'server' } | null> {
+/** The live (not revoked) key with this digest, and the boards it may write to (empty: every board). O(log K) through the unique index. */
+export async function findLiveKey(db: Db, digest: string): Promise<{ id: string; role: 'admin' | 'server'; boards: string[] } | null> {
   const [row] = await db
-    .select({ id: apiKeys.id, role: apiKeys.role })
+    .select({ id: apiKeys.id, role: apiKeys.role, boards: apiKeys.boards })
     .from(apiKeys)
     .where(and(eq(apiKeys.digest, digest), isNull(apiKeys.revokedAt)));
   return row ?? null;

@@ -31,3 +31,6 @@ export const MAX_BINS = 100;
 
 /** The most buckets one page of Board.periodBuckets or Query.history holds (their `first`). */
 export const MAX_BUCKET_PAGE = 100;
+
+/** The most boards a game-server key may be scoped to (createApiKey's `boards`; as a webhook's). */
+export const MAX_KEY_BOARDS = 100;

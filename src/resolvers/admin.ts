@@ -17,8 +17,8 @@ export type { IssuedKey, RebuildJob, StoredKey, StoreProbe, StoreStatus };
 export const apiKeys = (ctx: Context): Promise<StoredKey[]> => ctx.admin.apiKeys();
 
 /** Mutation.createApiKey. */
-export const createApiKey = (args: { name: string; role: Role }, ctx: Context): Promise<IssuedKey> =>
-  ctx.admin.createApiKey({ name: args.name.trim(), role: args.role });
+export const createApiKey = (args: { name: string; role: Role; boards: readonly string[] }, ctx: Context): Promise<IssuedKey> =>
+  ctx.admin.createApiKey({ name: args.name.trim(), role: args.role, boards: args.boards });
 
 /** Mutation.revokeApiKey: NOT_FOUND when no live key has that id or name. */
 export async function revokeApiKey(args: { key: string }, ctx: Context): Promise<StoredKey[]> {

@@ -11,8 +11,8 @@ export type { SubmitScorePayload };
  * them (one load of the read side's for the whole answer).
  */
 
-/** Who submits (auth has run: only callers with a key reach a submission) and when the request came in. */
-const submitterOf = (ctx: Context) => ({ keyId: ctx.caller?.keyId ?? null, startedAt: ctx.startedAt });
+/** Who submits (auth has run: only callers with a key reach a submission), the boards their key may write to, and when the request came in. */
+const submitterOf = (ctx: Context) => ({ keyId: ctx.caller?.keyId ?? null, boards: ctx.caller?.boards, startedAt: ctx.startedAt });
 
 const withStandingPlayers = (ctx: Context, payloads: readonly SubmitScorePayload[], info: GraphQLResolveInfo) =>
   ctx.reads.name(

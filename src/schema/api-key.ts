@@ -1,7 +1,9 @@
+import { z } from 'zod';
 import * as admin from '../resolvers/admin.js';
 import type { IssuedKey, StoredKey } from '../resolvers/admin.js';
 import { builder } from './builder.js';
 import { idSchema, textSchema } from './validation.js';
+import { MAX_KEY_BOARDS } from '../model/contract.js';
 
 const ApiKeyRoleEnum = builder.enumType('ApiKeyRole', {
   values: {
@@ -48,6 +50,12 @@ builder.mutationFields((t) => ({
     args: {
       name: t.arg.string({ required: true, validate: textSchema(100) }),
       role: t.arg({ type: ApiKeyRoleEnum, required: true }),
+      boards: t.arg.idList({
+        required: true,
+        defaultValue: [],
+        description: 'Game-server keys only: the boards this key may write to (results, joins); empty, every board.',
+        validate: z.array(idSchema).max(MAX_KEY_BOARDS, `must name at most ${MAX_KEY_BOARDS} boards`),
+      }),
     },
     resolve: (_root, args, ctx) => admin.createApiKey(args, ctx),
   }),

@@ -20,7 +20,7 @@ import { type StoreStatus, type StoreStatusDeps, storeStatus } from './store-sta
  */
 export interface AdminSide {
   apiKeys(): Promise<StoredKey[]>;
-  createApiKey(input: { name: string; role: Role }): Promise<IssuedKey>;
+  createApiKey(input: { name: string; role: Role; boards: readonly string[] }): Promise<IssuedKey>;
   revokeApiKey(idOrName: string): Promise<StoredKey[]>;
   rebuildBoard(args: BucketArgs): Promise<number>;
   startRebuild(args: BucketArgs): Promise<RebuildJob>;

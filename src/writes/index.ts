@@ -1,6 +1,7 @@
 import type { Board } from '../model/board.js';
 import type { Season } from '../db/seasons.js';
 import type { Player } from '../db/players.js';
+import type { BoardScope } from '../auth/board-scope.js';
 import { type BoardDeps, type CreateBoardInput, type UpdateBoardInput, createBoard, updateBoard } from './boards.js';
 import { type ErasureDeps, type ErasureOutcome, deletePlayer } from './erasure.js';
 import { type FlagDeps, type FlagOutcome, flagPlayer, unflagPlayer } from './flags.js';
@@ -26,7 +27,7 @@ export interface WriteSide {
   unflagPlayer(playerId: string): Promise<FlagOutcome>;
   deletePlayer(playerId: string): Promise<ErasureOutcome>;
   /** Tournaments: joins a player to a board (writes/tournaments.ts). */
-  joinBoard(boardId: string, playerId: string): Promise<boolean>;
+  joinBoard(boardId: string, playerId: string, scope?: BoardScope): Promise<boolean>;
 }
 
 /** What each group of write use cases takes, each built with only what it uses. */
@@ -53,6 +54,6 @@ export function createWriteSide(parts: WriteSideParts): WriteSide {
     flagPlayer: (playerId, reason) => flagPlayer(parts.flags, playerId, reason),
     unflagPlayer: (playerId) => unflagPlayer(parts.flags, playerId),
     deletePlayer: (playerId) => deletePlayer(parts.erasure, playerId),
-    joinBoard: (boardId, playerId) => joinBoard(parts.tournaments, boardId, playerId),
+    joinBoard: (boardId, playerId, scope) => joinBoard(parts.tournaments, boardId, playerId, scope),
   };
 }

@@ -18,6 +18,7 @@ import { type ErrorCode, type RefusalReason, badInput, clientError, notFound, re
 import { MAX_BATCH } from '../model/contract.js';
 import { requireResultValues, resultRateRefusal } from './result-checks.js';
 import { ResultRateError } from '../db/result-guards.js';
+import { type BoardScope, requireInScope } from '../auth/board-scope.js';
 import { type PeriodStanding, bucketOfAnswer, toStanding } from '../reads/views.js';
 import { styledPlaces } from '../reads/rank-styles.js';
 import { type PlaceWithSize, type PreparedEntry, type SubmissionGroups, type SubmissionRecorded, rowKey } from './submission-groups.js';
@@ -74,6 +75,8 @@ export interface SubmitOptions {
   keyId: string | null;
   /** performance.now() when the request came in: the call answers before startedAt + requestTimeoutMs. */
   startedAt: number;
+  /** The caller's key's boards (auth/board-scope.ts): an input naming any other refuses the whole call. Default: every board. */
+  boards?: BoardScope;
 }
 
 export interface SubmitScorePayload {
@@ -217,9 +220,14 @@ function inputRefusal(error: unknown): ErrorCode | undefined {
 export async function submitScores(
   deps: SubmitDeps,
   inputs: SubmitScoreInput[],
-  { batch = true, keyId, startedAt }: SubmitOptions,
+  { batch = true, keyId, startedAt, boards: scope }: SubmitOptions,
 ): Promise<SubmitScorePayload[]> {
   if (inputs.length > MAX_BATCH) throw badInput(`submitScores takes at most ${MAX_BATCH} inputs; this call has ${inputs.length}.`);
+  // Before the key's budget is spent or any board looked up: a foreign board refuses the whole call.
+  requireInScope(
+    scope,
+    inputs.map((input, i) => ({ board: input.board, field: batch ? `inputs.${i}.board` : '' })),
+  );
   if (keyId !== null) await deps.limits.submissions(keyId, inputs.length);
   const now = deps.now();
   const entries: PreparedEntry[] = [];

@@ -3,6 +3,7 @@ import type { Board } from '../model/board.js';
 import { bucketAt } from '../model/buckets.js';
 import { shortestPeriod } from '../model/league.js';
 import { refused } from '../errors.js';
+import { type BoardScope, requireInScope } from '../auth/board-scope.js';
 import type { BoardDirectory } from '../services/board-directory.js';
 import { liveSeasonsOf, requireBoard } from '../services/buckets.js';
 import type { SeasonDirectory } from '../services/season-directory.js';
@@ -28,9 +29,11 @@ export interface TournamentRecordDeps extends TournamentDeps {
 /**
  * Mutation.joinBoard: true when newly joined, false when already in; BAD_USER_INPUT with
  * extensions.reason BOARD_FULL once maxPlayers have joined (a member already is still answered
- * false). NOT_FOUND for an unknown board. One transaction (db/members.ts joinBoard).
+ * false). NOT_FOUND for an unknown board; FORBIDDEN, before the board is looked up, for a board
+ * outside the caller's key's `scope`. One transaction (db/members.ts joinBoard).
  */
-export async function joinBoard(deps: TournamentDeps, boardId: string, playerId: string): Promise<boolean> {
+export async function joinBoard(deps: TournamentDeps, boardId: string, playerId: string, scope?: BoardScope): Promise<boolean> {
+  requireInScope(scope, [{ board: boardId, field: 'board' }]);
   const board = await requireBoard(deps, boardId);
   const outcome = await deps.storage.members.join(board.id, playerId, board.maxPlayers ?? null);
   if (outcome === 'full') {
