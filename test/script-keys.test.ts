@@ -103,13 +103,25 @@ describe('every Lua script declares every key it touches', () => {
 
   const ids = ['ann', 'bo', 'Ünïcode-玩家', '🎮-Gamer_42', 'cy', 'dee', 'eve'];
   const scoresOf = (offset: number) =>
-    ids.map((playerId, i): BoardScore => ({ playerId, score: 10 * i + offset, reachedAt: new Date(NOW.getTime() - 60_000) }));
+    ids.map((playerId, i): BoardScore => ({ playerId, score: 10 * i + offset, reachedAt: new Date(NOW.getTime() - 60_000), tieBreakValues: [i, 7] }));
   const one = bucketOf(indexTestBoard('one', 1, 'HIGH_FIRST', 'BEST', 3, NOW));
   const sharded = bucketOf(indexTestBoard('sharded', 4, 'HIGH_FIRST', 'BEST', 3, NOW));
   const dense = bucketOf({ ...indexTestBoard('dense', 2, 'LOW_FIRST', 'BEST', 3, NOW), rankStyle: 'DENSE' });
+  // Boards whose score and columns leave no room for the time in the double: their time is in the member (ranking/members.ts).
+  const wideBoard = (id: string, shards: number): Board => ({
+    ...indexTestBoard(id, shards, 'HIGH_FIRST', 'BEST', 3, NOW),
+    maxScore: 2 ** 30,
+    tieBreaks: [
+      { name: 'laps', order: 'HIGH_FIRST', max: 2 ** 12 - 1 },
+      { name: 'ms', order: 'LOW_FIRST', max: 2 ** 9 - 1 },
+    ],
+  });
+  const wide = bucketOf(wideBoard('wide', 1));
+  const wideSharded = bucketOf(wideBoard('wide-sharded', 4));
+  const wideDense = bucketOf({ ...wideBoard('wide-dense', 2), rankStyle: 'DENSE' });
 
   it('the index: writes, reads, removals, rebuilds and the generation check', async () => {
-    for (const at of [one, sharded, dense]) {
+    for (const at of [one, sharded, dense, wide, wideSharded, wideDense]) {
       await index.writeBoardScores(scoresOf(1).map((score) => ({ at, score, expiresAt: null })));
       // Scores moved, one player twice in one batch.
       await index.writeBoardScores([...scoresOf(3), scoresOf(5)[0]!].map((score) => ({ at, score, expiresAt: new Date(NOW.getTime() + 86_400_000) })));
@@ -121,7 +133,7 @@ describe('every Lua script declares every key it touches', () => {
       await index.size(at);
       await index.scoreBins(at, 3);
       await index.countBetter(at, [15, 40]);
-      if (at === dense) await index.countDistinctBetter(at, [15, 40]);
+      if (at.board.rankStyle === 'DENSE') await index.countDistinctBetter(at, [15, 40]);
       const { pairs } = await index.scanShard(at, 0, '0', 100);
       await index.removeInactive(at, 0, pairs.slice(0, 2));
       await index.removePlayer([at], 'eve');
@@ -181,11 +193,15 @@ describe('every Lua script declares every key it touches', () => {
     expect(await profiles.changes()).not.toBeNull();
   });
 
-  it('the named reads answer the plain reads and the profile store', async () => {
+  it.each([
+    ['', false],
+    [' (time in the member)', true],
+  ])('the named reads answer the plain reads and the profile store%s', async (_, timed) => {
+    const at = timed ? wide : one;
     const naming = profiles.naming!;
     const asked = [...ids, 'nobody'];
-    const { view, token, values } = await index.standingsNamed(one, asked, naming);
-    expect(view).toEqual(await index.standings(one, asked));
+    const { view, token, values } = await index.standingsNamed(at, asked, naming);
+    expect(view).toEqual(await index.standings(at, asked));
     expect(token).toBe(await redis.get(PROFILE_CHANGES_KEY));
     const { held } = await profiles.read(asked);
     const oracle = held.map((entry, i) => (view.places[i] === null || !('profile' in entry) ? null : encodeProfile(entry.profile)));
@@ -198,8 +214,8 @@ describe('every Lua script declares every key it touches', () => {
       { playerId: 'nobody', radius: 1 },
       { playerId: 'Ünïcode-玩家', radius: 0 },
     ];
-    const around = await index.aroundsNamed(one, asks, naming);
-    expect(around.views).toEqual(await index.arounds(one, asks));
+    const around = await index.aroundsNamed(at, asks, naming);
+    expect(around.views).toEqual(await index.arounds(at, asks));
     expect(around.token).toBe(token);
     const players = around.views.flatMap(({ places }) => places.map((place) => place.playerId));
     const aroundHeld = (await profiles.read(players)).held;
@@ -208,7 +224,7 @@ describe('every Lua script declares every key it touches', () => {
 
   it('every script registered was run, checked unless marked for one node', async () => {
     expect(await notRun(redis, defined)).toEqual([]);
-    expect([...defined].filter(([, { lua }]) => oneNode(lua)).map(([name]) => name)).toEqual(['readAroundNamed']);
+    expect([...defined].filter(([, { lua }]) => oneNode(lua)).map(([name]) => name)).toEqual(['readAroundNamed', 'readWideAroundNamed']);
   });
 
   it('no script marked for one node is registered on a Cluster client', () => {
@@ -220,6 +236,7 @@ describe('every Lua script declares every key it touches', () => {
     expect(onCluster.size).toBeGreaterThan(20);
     expect([...onCluster].filter(([, { lua }]) => oneNode(lua)).map(([name]) => name)).toEqual([]);
     expect(onCluster.has('readStandingsNamed')).toBe(false);
+    expect(onCluster.has('readWideStandingsNamed')).toBe(false);
     expect(createProfileStore(cluster).naming).toBeNull();
     cluster.disconnect();
   });

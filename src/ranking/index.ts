@@ -12,8 +12,10 @@ import {
   shardTopChannel,
   topChannels,
   leagueChannel,
+  memberHashKey,
   overtakenChannel,
 } from './keys.js';
+import { playerOfMember, reachedAtOfMember, timeInMember, timedMember } from './members.js';
 import { type MemberChange, applyDenseDeltas, countDistinctBetter, denseDeltas, recountDense } from './dense.js';
 import { lowestPackedAbove, pack, packedDirection, packingFor, unpack } from './packing.js';
 import { type RebuildOptions, rebuildKey, rebuildSortedSet, rebuildTombstoneKey } from './rebuild.js';
@@ -57,6 +59,12 @@ export type { Member } from './shards.js';
 /** A place with the packed value it is stored under, so the next page can start after it. */
 export interface PagePlace extends Place {
   packed: number;
+  /**
+   * The sorted set's member at this place: the player id, or on a board whose time is in the
+   * member (see members.ts), the time then the player id. A page after {packed, playerId: member}
+   * starts right after this place: what a cursor names it by.
+   */
+  member: string;
 }
 
 /** One page of places, with whether another page follows. */
@@ -77,10 +85,21 @@ export interface WrittenPlace {
   place: Place | null;
   packed: number | null;
   packedBefore: number | null;
+  /**
+   * The member right after and before, where packed and packedBefore are set: the player id, or on
+   * a board whose time is in the member (members.ts) the time then the player id; with the packed
+   * value, the position in the index's order (rankOrder).
+   */
+  member: string | null;
+  memberBefore: string | null;
 }
 
-function placeOf(at: BoardBucket, playerId: string, rank: number, packed: string | number): Place {
-  const { score, reachedAt, tieBreakValues } = unpack(at.board, packingFor(at.board, at.bucket.period), Number(packed), at.bucket.start);
+/** The place of `member` (the player id; on a board whose time is in the member, the time then the player id: see members.ts). */
+function placeOf(at: BoardBucket, member: string, rank: number, packed: string | number): Place {
+  const packing = packingFor(at.board, at.bucket.period);
+  const unpacked = unpack(at.board, packing, Number(packed), at.bucket.start);
+  const { score, tieBreakValues } = unpacked;
+  const [playerId, reachedAt] = packing.timeInMember ? [playerOfMember(member), reachedAtOfMember(member, at.bucket.start)] : [member, unpacked.reachedAt];
   return tieBreakValues.length > 0 ? { playerId, rank: rank + 1, score, reachedAt, tieBreakValues } : { playerId, rank: rank + 1, score, reachedAt };
 }
 
@@ -103,6 +122,9 @@ const REPLY_LENGTH = 5;
 /** How many its DENSE variant answers per write: two more, whether a running recount had counted the member before and after. */
 const DENSE_REPLY_LENGTH = 7;
 
+/** How many applyWideScores answers per write (wide.ts): applyScores's five, then the member after and before; its DENSE variant two more. */
+const WIDE_REPLY_LENGTH = 7;
+
 /** What a DENSE shard's script says beside a change: what a running recount had counted of it, and which recount. */
 interface RecountReply {
   countedBefore: boolean;
@@ -116,15 +138,23 @@ interface RecountReply {
  */
 const WRITES_PER_CALL = 1_000;
 
+/** On a set whose members carry the time (members.ts): a write's member after it and before it (null: none). */
+interface WideMembers {
+  after: string | null;
+  before: string | null;
+}
+
 /** One applyScores call: a run of a batch's writes to one sorted set that share its arguments. */
 interface ApplyCall {
   key: string;
   /** A DENSE board's shard: written by the DENSE variant (see apply-scores.ts). */
   dense: boolean;
+  /** A set whose members carry the time (members.ts): written by applyWideScores, (id, packed, member) triples. */
+  wide: boolean;
   direction: 'GT' | 'LT';
   expireAt: number;
   topSize: number;
-  /** (player id, packed) pairs, in the batch's order. */
+  /** (player id, packed) pairs, in the batch's order; (player id, packed, member) triples on a `wide` set. */
   pairs: string[];
   /** Each pair's write's index in the batch. */
   indexes: number[];
@@ -132,10 +162,13 @@ interface ApplyCall {
 
 /** readStandings's reply after the size: a place per id, null for one not ranked. O(k). */
 function standingsFrom(at: BoardBucket, playerIds: readonly string[], pairs: readonly (number | string | null)[]): (Place | null)[] {
+  // On a board whose time is in the member, each place is a triple: its member follows (readWideStandings).
+  const stride = timeInMember(at) ? 3 : 2;
   return playerIds.map((playerId, i) => {
-    const rank = pairs[2 * i];
-    const packed = pairs[2 * i + 1];
-    return rank === null || rank === undefined || packed === null || packed === undefined ? null : placeOf(at, playerId, Number(rank), String(packed));
+    const rank = pairs[stride * i];
+    const packed = pairs[stride * i + 1];
+    const member = stride === 3 ? String(pairs[stride * i + 2]) : playerId;
+    return rank === null || rank === undefined || packed === null || packed === undefined ? null : placeOf(at, member, Number(rank), String(packed));
   });
 }
 
@@ -222,7 +255,9 @@ export function createRankingIndex(redis: RedisClient, options: RankingIndexOpti
    * command, not Redis's work, is what dominated the write path's CPU (a single submission wrote
    * five buckets in five calls before). O(k log N) in about one call per node.
    */
-  async function applyWrites(writes: BoardScoreWrite[]): Promise<{ replies: ApplyReply[]; recounts: (RecountReply | undefined)[] }> {
+  async function applyWrites(
+    writes: BoardScoreWrite[],
+  ): Promise<{ replies: ApplyReply[]; recounts: (RecountReply | undefined)[]; members: (WideMembers | undefined)[] }> {
     const callsByKey = new Map<string, ApplyCall[]>();
     // A batch's writes fall in a few buckets, each one object shared by its writes (submit.ts
     // shares a call's buckets): each bucket's shard keys are made once, not once a write. A write
@@ -240,14 +275,16 @@ export function createRankingIndex(redis: RedisClient, options: RankingIndexOpti
       let call = calls.at(-1);
       // A write whose arguments differ from the run's (another expiry, say) starts a call of its own after it.
       if (!call || call.indexes.length >= WRITES_PER_CALL || call.direction !== direction || call.expireAt !== expireAt || call.topSize !== at.board.topSize) {
-        call = { key, dense: dense(at), direction, expireAt, topSize: at.board.topSize, pairs: [], indexes: [] };
+        call = { key, dense: dense(at), wide: timeInMember(at), direction, expireAt, topSize: at.board.topSize, pairs: [], indexes: [] };
         calls.push(call);
       }
       call.pairs.push(score.playerId, packed);
+      if (call.wide) call.pairs.push(timedMember(score.playerId, score.reachedAt.getTime(), at.bucket.start.getTime()));
       call.indexes.push(i);
     });
     const replies: ApplyReply[] = new Array<ApplyReply>(writes.length);
     const recounts: (RecountReply | undefined)[] = new Array<RecountReply | undefined>(writes.length);
+    const members: (WideMembers | undefined)[] = new Array<WideMembers | undefined>(writes.length);
     // Every set of one node in one script call, up to WRITES_PER_CALL writes a call: a single
     // submission's buckets are one command, not one each. A set's runs keep their order, and the
     // calls for one node go down its one connection in the order made here. On a Cluster, one set a
@@ -255,8 +292,13 @@ export function createRankingIndex(redis: RedisClient, options: RankingIndexOpti
     // which must be a key there, and every bucket and shard is a hash slot of its own anyway.
     const runs: { calls: ApplyCall[]; writes: number }[] = [];
     const denseCalls: ApplyCall[] = [];
+    const wideCalls: ApplyCall[] = [];
     for (const calls of callsByKey.values()) {
       for (const call of calls) {
+        if (call.wide) {
+          wideCalls.push(call);
+          continue;
+        }
         if (call.dense) {
           denseCalls.push(call);
           continue;
@@ -304,8 +346,22 @@ export function createRankingIndex(redis: RedisClient, options: RankingIndexOpti
           recounts[i] = { countedBefore: reply[5] === 1, countedAfter: reply[6] === 1, epoch };
         });
       }),
+      ...wideCalls.map(async ({ key, dense, expireAt, topSize, pairs, indexes }) => {
+        const keys = [key, rebuildKey(key), rebuildTombstoneKey(key), memberHashKey(key), memberHashKey(rebuildKey(key))] as const;
+        const flat = dense
+          ? await redis.applyWideDenseScores(...keys, recountPositionKey(key), expireAt, topSize, ...pairs)
+          : await redis.applyWideScores(...keys, expireAt, topSize, ...pairs);
+        const length = WIDE_REPLY_LENGTH + (dense ? 2 : 0);
+        const epoch = String(flat.at(-1));
+        indexes.forEach((i, k) => {
+          const reply = flat.slice(length * k, length * (k + 1));
+          replies[i] = reply.slice(0, REPLY_LENGTH) as ApplyReply;
+          members[i] = { after: reply[5] as string | null, before: reply[6] as string | null };
+          if (dense) recounts[i] = { countedBefore: reply[7] === 1, countedAfter: reply[8] === 1, epoch };
+        });
+      }),
     ]);
-    return { replies, recounts };
+    return { replies, recounts, members };
   }
 
   /**
@@ -318,14 +374,20 @@ export function createRankingIndex(redis: RedisClient, options: RankingIndexOpti
    * taken back out, and so is each new member from the size. Writes of other batches landing
    * meanwhile are not: those are concurrent either way. O(S · k log N + k²) for k writes.
    */
-  async function shardedPlaces(writes: BoardScoreWrite[], replies: ApplyReply[], indexes: number[]): Promise<{ size: number; place: Place | null }[]> {
+  async function shardedPlaces(
+    writes: BoardScoreWrite[],
+    replies: ApplyReply[],
+    members: (WideMembers | undefined)[],
+    indexes: number[],
+  ): Promise<{ size: number; place: Place | null }[]> {
     const at = writes[indexes[0]!]!.at;
-    const member = (i: number, packed: string | null): Member | null =>
-      packed === null ? null : { playerId: writes[i]!.score.playerId, packed: Number(packed) };
+    // Positions are the sets' members: on a board whose time is in the member, the script's.
+    const member = (i: number, packed: string | null, raw: string | null | undefined): Member | null =>
+      packed === null ? null : { playerId: raw ?? writes[i]!.score.playerId, packed: Number(packed) };
     const shards = indexes.map((i) => shardOf(writes[i]!.score.playerId, at.board.shards));
     const found = indexes.flatMap((i, k) => {
       const [rank, packed] = replies[i]!;
-      return rank === null || packed === null ? [] : [{ k, shard: shards[k]!, shardRank: rank, ...member(i, packed)! }];
+      return rank === null || packed === null ? [] : [{ k, shard: shards[k]!, shardRank: rank, ...member(i, packed, members[i]?.after)! }];
     });
     const { sizes, ahead } = await aheadElsewhere(redis, at, found, () => true);
     const ranks = new Map(found.map((place, f) => [place.k, place.shardRank + ahead[f]!]));
@@ -334,12 +396,12 @@ export function createRankingIndex(redis: RedisClient, options: RankingIndexOpti
       let size = replies[i]![2];
       for (const [shard, shardSize] of sizes) if (shard !== shards[k]) size += shardSize;
       let rank = ranks.get(k);
-      const place = rank === undefined ? null : member(i, replies[i]![1]);
+      const place = rank === undefined ? null : member(i, replies[i]![1], members[i]?.after);
       // Take back what the batch's later writes into other shards changed: not there yet at this write's moment.
       indexes.forEach((j, later) => {
         if (later <= k || shards[later] === shards[k]) return;
-        const before = member(j, replies[j]![4]);
-        const after = member(j, replies[j]![1]);
+        const before = member(j, replies[j]![4], members[j]?.before);
+        const after = member(j, replies[j]![1], members[j]?.after);
         size -= Number(after !== null) - Number(before !== null);
         if (place && rank !== undefined) rank -= aheadOf(after, place) - aheadOf(before, place);
       });
@@ -373,10 +435,14 @@ export function createRankingIndex(redis: RedisClient, options: RankingIndexOpti
   }
 
   /** The places after the writes: as the write script read them, or placed on the whole bucket when it is sharded. */
-  async function placesAfter(writes: BoardScoreWrite[], replies: ApplyReply[]): Promise<{ size: number; place: Place | null }[]> {
+  async function placesAfter(
+    writes: BoardScoreWrite[],
+    replies: ApplyReply[],
+    members: (WideMembers | undefined)[],
+  ): Promise<{ size: number; place: Place | null }[]> {
     const out = replies.map(([rank, packed, size], i) => {
       const { at, score } = writes[i]!;
-      return { size, place: rank === null || packed === null ? null : placeOf(at, score.playerId, rank, packed) };
+      return { size, place: rank === null || packed === null ? null : placeOf(at, members[i]?.after ?? score.playerId, rank, packed) };
     });
     const byBucket = new Map<string, number[]>();
     writes.forEach(({ at }, i) => {
@@ -387,7 +453,7 @@ export function createRankingIndex(redis: RedisClient, options: RankingIndexOpti
     });
     await Promise.all(
       [...byBucket.values()].map(async (indexes) => {
-        const placed = await shardedPlaces(writes, replies, indexes);
+        const placed = await shardedPlaces(writes, replies, members, indexes);
         indexes.forEach((i, k) => (out[i] = placed[k]!));
       }),
     );
@@ -405,7 +471,9 @@ export function createRankingIndex(redis: RedisClient, options: RankingIndexOpti
         const views = await shardedArounds(redis, at, asks);
         return views.map(({ size, members }) => ({ size, places: members.map((member) => placeOfMember(at, member)) }));
       }
-      const [size, ...reply] = await redis.readAround(bucketKey(at), ...asks.flatMap(({ playerId, radius }) => [playerId, radius]));
+      const key = bucketKey(at);
+      const pairs = asks.flatMap(({ playerId, radius }) => [playerId, radius]);
+      const [size, ...reply] = timeInMember(at) ? await redis.readWideAround(key, memberHashKey(key), ...pairs) : await redis.readAround(key, ...pairs);
       return runsFrom(at, asks, Number(size), reply).views;
     });
   }
@@ -435,8 +503,11 @@ export function createRankingIndex(redis: RedisClient, options: RankingIndexOpti
   ): Promise<{ views: BucketView[]; token: string | null; values: (string | null)[] }> {
     if (sharded(at) || onCluster) throw new Error(`aroundsNamed reads a one-shard bucket on one node, not ${bucketKey(at)}`);
     const pairs = asks.flatMap(({ playerId, radius }) => [playerId, radius]);
+    const key = bucketKey(at);
     const [size, ...reply] = await reads((redis) =>
-      redis.readAroundNamed(bucketKey(at), fields.changesKey, prefixed(fields.hashPrefix), fields.hashes, ...pairs),
+      timeInMember(at)
+        ? redis.readWideAroundNamed(key, fields.changesKey, memberHashKey(key), prefixed(fields.hashPrefix), fields.hashes, ...pairs)
+        : redis.readAroundNamed(key, fields.changesKey, prefixed(fields.hashPrefix), fields.hashes, ...pairs),
     );
     const { views, end } = runsFrom(at, asks, Number(size), reply);
     return { views, token: (reply[end] as string | null) ?? null, values: reply.slice(end + 1) as (string | null)[] };
@@ -453,7 +524,7 @@ export function createRankingIndex(redis: RedisClient, options: RankingIndexOpti
      */
     async writeBoardScores(writes: BoardScoreWrite[]): Promise<WrittenPlace[]> {
       if (writes.length === 0) return [];
-      const { replies, recounts } = await applyWrites(writes);
+      const { replies, recounts, members } = await applyWrites(writes);
       if (options.topChanged) {
         const changed = new Set<BoardBucket>();
         replies.forEach(([, , , changedTop], i) => changedTop === 1 && changed.add(writes[i]!.at));
@@ -465,11 +536,18 @@ export function createRankingIndex(redis: RedisClient, options: RankingIndexOpti
         replies.forEach(([, packed, , , packedBefore], i) => packed !== null && packedBefore === null && placed.add(writes[i]!.score.playerId));
         if (placed.size > 0) options.placed([...placed]);
       }
-      const [places] = await Promise.all([placesAfter(writes, replies), countDenseWrites(writes, replies, recounts)]);
+      const [places] = await Promise.all([placesAfter(writes, replies, members), countDenseWrites(writes, replies, recounts)]);
       // The packed values the script answered anyway: what an overtaking compares (writes/overtaking.ts), at no extra call.
       return places.map((written, i) => {
         const [, packed, , , packedBefore] = replies[i]!;
-        return { ...written, packed: packed === null ? null : Number(packed), packedBefore: packedBefore === null ? null : Number(packedBefore) };
+        const { playerId } = writes[i]!.score;
+        return {
+          ...written,
+          packed: packed === null ? null : Number(packed),
+          packedBefore: packedBefore === null ? null : Number(packedBefore),
+          member: packed === null ? null : (members[i]?.after ?? playerId),
+          memberBefore: packedBefore === null ? null : (members[i]?.before ?? playerId),
+        };
       });
     },
 
@@ -489,12 +567,22 @@ export function createRankingIndex(redis: RedisClient, options: RankingIndexOpti
           // between, the player is not carried back in; and tombstoned there, so that a chunk of the
           // rebuild's snapshot read before this removal cannot bring them back either (see
           // rebuild-remove.ts). Nothing is created when no rebuild runs.
-          const outOfRebuild = redis.removeFromRebuild(rebuildKey(key), rebuildTombstoneKey(key), playerId);
+          const wide = timeInMember(bucket);
+          const [temp, tombstones] = [rebuildKey(key), rebuildTombstoneKey(key)];
+          const outOfRebuild = wide
+            ? redis.removeFromWideRebuild(temp, tombstones, memberHashKey(temp), playerId)
+            : redis.removeFromRebuild(temp, tombstones, playerId);
           if (!dense(bucket)) {
-            const [, rank] = await Promise.all([outOfRebuild, redis.removeMember(key, playerId)]);
+            const [, rank] = await Promise.all([
+              outOfRebuild,
+              wide ? redis.removeWideMember(key, memberHashKey(key), playerId) : redis.removeMember(key, playerId),
+            ]);
             return rank === null ? null : rank + 1;
           }
-          const [, [rank, packed, counted, epoch]] = await Promise.all([outOfRebuild, redis.removeDenseMember(key, recountPositionKey(key), playerId)]);
+          const removal = wide
+            ? redis.removeWideDenseMember(key, recountPositionKey(key), memberHashKey(key), playerId)
+            : redis.removeDenseMember(key, recountPositionKey(key), playerId);
+          const [, [rank, packed, counted, epoch]] = await Promise.all([outOfRebuild, removal]);
           const change = { before: packed, after: null, countedBefore: counted === 1, countedAfter: false };
           // The counts' expiry stays as it is (0): they expire when their bucket's sorted sets do.
           await applyDenseDeltas(redis, bucket, epoch, denseDeltas(packingFor(bucket.board, bucket.bucket.period), [change]), 0);
@@ -511,6 +599,11 @@ export function createRankingIndex(redis: RedisClient, options: RankingIndexOpti
      */
     async scanShard(at: BoardBucket, shard: number, cursor: string, count: number): Promise<{ cursor: string; pairs: string[] }> {
       const [next, pairs] = await redis.zscan(shardKey(at, shard), cursor, 'COUNT', count);
+      // A member that carries the time is read as its player, and its packed value as the value and
+      // the member, a space between: what removeInactive checks the player still holds (wide.ts).
+      if (timeInMember(at)) {
+        for (let i = 0; i < pairs.length; i += 2) [pairs[i], pairs[i + 1]] = [playerOfMember(pairs[i]!), `${pairs[i + 1]} ${pairs[i]}`];
+      }
       return { cursor: next, pairs };
     },
 
@@ -533,16 +626,21 @@ export function createRankingIndex(redis: RedisClient, options: RankingIndexOpti
         if (Number(rank) < at.board.topSize) topChanged = true;
         return true;
       };
+      const wide = timeInMember(at);
       if (!dense(at)) {
-        const ranks = await redis.removeInactive(key, ...pairs);
+        const ranks = wide ? await redis.removeWideInactive(key, memberHashKey(key), ...pairs) : await redis.removeInactive(key, ...pairs);
         ranks.forEach((rank, i) => took(i, rank));
         return { removed, topChanged };
       }
-      const reply = await redis.removeInactiveDense(key, recountPositionKey(key), ...pairs);
+      const reply = wide
+        ? await redis.removeWideInactiveDense(key, recountPositionKey(key), memberHashKey(key), ...pairs)
+        : await redis.removeInactiveDense(key, recountPositionKey(key), ...pairs);
       const epoch = String(reply.at(-1));
       const changes: MemberChange[] = [];
       for (let i = 0; 2 * i < pairs.length; i++) {
-        if (took(i, reply[2 * i])) changes.push({ before: pairs[2 * i + 1]!, after: null, countedBefore: reply[2 * i + 1] === 1, countedAfter: false });
+        const read = pairs[2 * i + 1]!;
+        const before = wide ? read.slice(0, read.indexOf(' ')) : read;
+        if (took(i, reply[2 * i])) changes.push({ before, after: null, countedBefore: reply[2 * i + 1] === 1, countedAfter: false });
       }
       // The counts' expiry stays as it is (0): they expire when their bucket's sorted sets do.
       await applyDenseDeltas(redis, at, epoch, denseDeltas(packingFor(at.board, at.bucket.period), changes), 0);
@@ -571,7 +669,10 @@ export function createRankingIndex(redis: RedisClient, options: RankingIndexOpti
           const { size, members } = await shardedStandings(redis, at, playerIds);
           return { size, places: members.map((member) => (member ? placeOfMember(at, member) : null)) };
         }
-        const [size, ...pairs] = await redis.readStandings(bucketKey(at), ...playerIds);
+        const key = bucketKey(at);
+        const [size, ...pairs] = timeInMember(at)
+          ? await redis.readWideStandings(key, memberHashKey(key), ...playerIds)
+          : await redis.readStandings(key, ...playerIds);
         return { size: Number(size), places: standingsFrom(at, playerIds, pairs) };
       });
     },
@@ -587,9 +688,13 @@ export function createRankingIndex(redis: RedisClient, options: RankingIndexOpti
       fields: PlayerFields,
     ): Promise<{ view: BucketView<Place | null>; token: string | null; values: (string | null)[] }> {
       if (sharded(at) || onCluster) throw new Error(`standingsNamed reads a one-shard bucket on one node, not ${bucketKey(at)}`);
-      const keys = [bucketKey(at), fields.changesKey, ...fields.keysOf(playerIds)];
-      const [size, ...reply] = await reads((redis) => redis.readStandingsNamed(keys.length, ...keys, ...playerIds));
-      const end = 2 * playerIds.length;
+      const wide = timeInMember(at);
+      const key = bucketKey(at);
+      const keys = [key, fields.changesKey, ...(wide ? [memberHashKey(key)] : []), ...fields.keysOf(playerIds)];
+      const [size, ...reply] = await reads((redis) =>
+        wide ? redis.readWideStandingsNamed(keys.length, ...keys, ...playerIds) : redis.readStandingsNamed(keys.length, ...keys, ...playerIds),
+      );
+      const end = (wide ? 3 : 2) * playerIds.length;
       return {
         view: { size: Number(size), places: standingsFrom(at, playerIds, reply) },
         token: (reply[end] as string | null) ?? null,
@@ -613,9 +718,11 @@ export function createRankingIndex(redis: RedisClient, options: RankingIndexOpti
      * key (one sorted set is a bucket of one shard), merged (see shards.ts). O(S (log N + first)),
      * O(S (log T · log N + first)) when T members tie on the cursor's packed value.
      */
-    async page(at: BoardBucket, after: Member | null, first: number): Promise<PageView> {
-      const { size, members } = await reads((redis) => shardedPage(redis, at, after, first + 1));
-      const places = members.map((member) => ({ ...placeOfMember(at, member), packed: member.packed }));
+    async page(at: BoardBucket, after: Member | PagePlace | null, first: number): Promise<PageView> {
+      // A place of an earlier page names its position by its member (the player id but on a board whose time is in the member).
+      const position = after && 'member' in after ? { playerId: after.member, packed: after.packed } : after;
+      const { size, members } = await reads((redis) => shardedPage(redis, at, position, first + 1));
+      const places = members.map((member) => ({ ...placeOfMember(at, member), packed: member.packed, member: member.playerId }));
       return { size, places: places.slice(0, first), hasMore: places.length > first };
     },
 

@@ -1,6 +1,7 @@
 import { crc32 } from 'node:zlib';
 import type { Board } from '../model/board.js';
 import type { Bucket } from '../model/buckets.js';
+import { packingFor } from './packing.js';
 
 /** One ranked list: a bucket of a board, globally or for one of its regions. */
 export interface BoardBucket {
@@ -157,12 +158,24 @@ export function recountPositionKey(shardKey: string): string {
 }
 
 /**
- * Every key that holds a bucket's index: its shards' sorted sets, and on a DENSE board its
- * distinct-score keys and its shards' recount positions. What a lost node may have taken with it
- * (see generation.ts), and what a drop unlinks. O(shards).
+ * The hash beside a sorted set of a board whose time is in the member (see members.ts): player id →
+ * the member holding the player's result, e.g. `lb:{race:ALL_TIME:all#3}#members`. It follows the
+ * closing brace, so it keeps the set's hash tag (and Cluster slot); it expires, is renamed and is
+ * dropped with its set. A rebuild key's is `memberHashKey(rebuildKey(key))`. O(1).
+ */
+export function memberHashKey(setKey: string): string {
+  return `${setKey}#members`;
+}
+
+/**
+ * Every key that holds a bucket's index: its shards' sorted sets, on a board whose time is in the
+ * member their member hashes, and on a DENSE board its distinct-score keys and its shards' recount
+ * positions. What a lost node may have taken with it (see generation.ts), and what a drop unlinks.
+ * O(shards).
  */
 export function indexKeys(at: BoardBucket): string[] {
   const shards = shardKeys(at);
-  if (at.board.rankStyle !== 'DENSE') return shards;
-  return [...shards, ...denseKeyList(at), ...shards.map(recountPositionKey)];
+  const sets = packingFor(at.board, at.bucket.period).timeInMember ? [...shards, ...shards.map(memberHashKey)] : shards;
+  if (at.board.rankStyle !== 'DENSE') return sets;
+  return [...sets, ...denseKeyList(at), ...shards.map(recountPositionKey)];
 }

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { ChainableCommander } from 'ioredis';
 import type { RedisClient } from '../redis.js';
 import type { BoardScoreRow } from '../model/board.js';
-import { type BoardBucket, bucketKey, shardKeys, shardOf } from './keys.js';
+import { type BoardBucket, bucketKey, memberHashKey, shardKeys, shardOf } from './keys.js';
+import { timedMember } from './members.js';
 import { roughlyDescending } from './insert-order.js';
 import { packAt, packedDirection, packingFor } from './packing.js';
 
@@ -60,17 +61,20 @@ async function execPipeline(pipeline: ChainableCommander): Promise<void> {
   }
 }
 
-/** One shard's keys during a rebuild. */
+/** One shard's keys during a rebuild; on a board whose time is in the member, the member hashes of the live and rebuild keys too. */
 interface ShardRebuild {
   live: string;
   temp: string;
   tombstones: string;
+  liveMembers: string;
+  tempMembers: string;
 }
 
-/** One shard's members of a chunk: their packed scores and player ids, index for index. */
+/** One shard's members of a chunk: their packed scores and player ids, index for index; their reached times where the time is in the member (else empty). */
 interface ShardPart {
   packed: Float64Array;
   playerIds: string[];
+  reachedMs: Float64Array;
 }
 
 /**
@@ -82,11 +86,16 @@ function splitByShard(
   chunk: readonly BoardScoreRow[],
   shardCount: number,
   pack: (score: number, reachedMs: number, tieBreakValues: BoardScoreRow[3]) => number,
+  keepTimes = false,
 ): ShardPart[] {
   const shardOfRow = new Uint32Array(chunk.length);
   const sizes = new Uint32Array(shardCount);
   for (let i = 0; i < chunk.length; i++) sizes[(shardOfRow[i] = shardOf(chunk[i]![0], shardCount))]!++;
-  const parts = Array.from(sizes, (size): ShardPart => ({ packed: new Float64Array(size), playerIds: new Array<string>(size) }));
+  const parts = Array.from(sizes, (size): ShardPart => ({
+    packed: new Float64Array(size),
+    playerIds: new Array<string>(size),
+    reachedMs: new Float64Array(keepTimes ? size : 0),
+  }));
   const filled = new Uint32Array(shardCount);
   for (let i = 0; i < chunk.length; i++) {
     const [playerId, score, reachedMs, tieBreakValues] = chunk[i]!;
@@ -95,6 +104,7 @@ function splitByShard(
     const at = filled[shard]!++;
     part.packed[at] = pack(score, reachedMs, tieBreakValues);
     part.playerIds[at] = playerId;
+    if (keepTimes) part.reachedMs[at] = reachedMs;
   }
   return parts;
 }
@@ -110,6 +120,20 @@ function scoreMembers(part: ShardPart, order: Uint32Array, from: number, to: num
     const member = order[i]!;
     args[a] = String(part.packed[member]);
     args[a + 1] = part.playerIds[member]!;
+  }
+  return args;
+}
+
+/** writeWideRebuild's triples for the members `order[from]` to `order[to - 1]` of a part: player id, packed score, member. */
+function idScoreMembers(part: ShardPart, order: Uint32Array, from: number, to: number, bucketStartMs: number): string[] {
+  const end = Math.min(to, order.length);
+  const args = new Array<string>(3 * (end - from));
+  for (let i = from, a = 0; i < end; i++, a += 3) {
+    const member = order[i]!;
+    const playerId = part.playerIds[member]!;
+    args[a] = playerId;
+    args[a + 1] = String(part.packed[member]);
+    args[a + 2] = timedMember(playerId, part.reachedMs[member]!, bucketStartMs);
   }
   return args;
 }
@@ -142,34 +166,60 @@ export async function rebuildSortedSet(
 ): Promise<number> {
   const perZadd = options.membersPerZadd ?? 5_000;
   const maxInFlight = options.chunksInFlight ?? 2;
-  const shards: ShardRebuild[] = shardKeys(at).map((live) => ({ live, temp: rebuildKey(live), tombstones: rebuildTombstoneKey(live) }));
+  const shards: ShardRebuild[] = shardKeys(at).map((live) => ({
+    live,
+    temp: rebuildKey(live),
+    tombstones: rebuildTombstoneKey(live),
+    liveMembers: memberHashKey(live),
+    tempMembers: memberHashKey(rebuildKey(live)),
+  }));
   const marker = `${MARKER_PREFIX}${randomUUID()}`;
-  const dropAll = () => Promise.allSettled(shards.map(({ temp, tombstones }) => redis.dropRebuild(temp, tombstones, marker)));
-  const claimed = await Promise.all(shards.map(({ temp, tombstones }) => redis.beginRebuild(temp, tombstones, marker, REBUILD_KEY_TTL_MS)));
+  const packing = packingFor(at.board, at.bucket.period);
+  // A board whose time is in the member (members.ts) rebuilds each set with its member hash, by its own scripts (wide.ts).
+  const wide = packing.timeInMember;
+  const dropAll = () =>
+    Promise.allSettled(
+      shards.map(({ temp, tombstones, tempMembers }) =>
+        wide ? redis.dropWideRebuild(temp, tombstones, tempMembers, marker) : redis.dropRebuild(temp, tombstones, marker),
+      ),
+    );
+  const claimed = await Promise.all(
+    shards.map(({ temp, tombstones, tempMembers }) =>
+      wide
+        ? redis.beginWideRebuild(temp, tombstones, tempMembers, marker, REBUILD_KEY_TTL_MS)
+        : redis.beginRebuild(temp, tombstones, marker, REBUILD_KEY_TTL_MS),
+    ),
+  );
   if (claimed.some((won) => won !== 1)) {
     // Only the keys holding this rebuild's marker are dropped: another rebuild's are left alone.
     await dropAll();
     throw new RebuildRunningError(bucketKey(at));
   }
 
-  const packing = packingFor(at.board, at.bucket.period);
   const direction = packedDirection(at.board);
   const bucketStartMs = at.bucket.start.getTime();
   const inFlight: Promise<unknown>[] = [];
   try {
     for await (const chunk of chunks) {
       if (chunk.length === 0) continue;
-      const parts = splitByShard(chunk, shards.length, (score, reachedMs, tieBreakValues) =>
-        packAt(at.board, packing, score, reachedMs, bucketStartMs, tieBreakValues),
+      const parts = splitByShard(
+        chunk,
+        shards.length,
+        (score, reachedMs, tieBreakValues) => packAt(at.board, packing, score, reachedMs, bucketStartMs, tieBreakValues),
+        wide,
       );
       // One pipeline per shard: its keys share one hash tag, so each stays on one Cluster node.
       const written = Promise.all(
-        shards.map(({ temp, tombstones }, shard) => {
+        shards.map(({ temp, tombstones, tempMembers }, shard) => {
           const part = parts[shard]!;
           // In score order, roughly: Redis builds the set faster that way (see insert-order.ts).
           const order = roughlyDescending(part.packed);
           const pipeline = redis.pipeline();
-          for (let from = 0; from < order.length; from += perZadd) pipeline.zadd(temp, direction, ...scoreMembers(part, order, from, from + perZadd));
+          for (let from = 0; from < order.length; from += perZadd) {
+            if (wide) pipeline.writeWideRebuild(temp, tempMembers, REBUILD_KEY_TTL_MS, ...idScoreMembers(part, order, from, from + perZadd, bucketStartMs));
+            else pipeline.zadd(temp, direction, ...scoreMembers(part, order, from, from + perZadd));
+          }
+          if (wide) pipeline.pexpire(tempMembers, REBUILD_KEY_TTL_MS);
           // Every shard's keys are renewed with every chunk, whether or not it got members in it.
           pipeline.pexpire(temp, REBUILD_KEY_TTL_MS);
           pipeline.pexpire(tombstones, REBUILD_KEY_TTL_MS);
@@ -183,7 +233,13 @@ export async function rebuildSortedSet(
     }
     await Promise.all(inFlight);
     const expireAt = options.expiresAt ? Math.ceil(options.expiresAt.getTime() / 1000) : 0;
-    const sizes = await Promise.all(shards.map(({ temp, live, tombstones }) => redis.swapRebuilt(temp, live, tombstones, marker, expireAt)));
+    const sizes = await Promise.all(
+      shards.map(({ temp, live, tombstones, tempMembers, liveMembers }) =>
+        wide
+          ? redis.swapWideRebuilt(temp, live, tombstones, tempMembers, liveMembers, marker, expireAt)
+          : redis.swapRebuilt(temp, live, tombstones, marker, expireAt),
+      ),
+    );
     const stalled = shards.filter((_shard, i) => sizes[i]! < 0).map(({ live }) => live);
     if (stalled.length > 0) throw new Error(`the rebuild keys of ${stalled.join(', ')} expired while the rebuild stalled; those live keys are unchanged`);
     return sizes.reduce((total, size) => total + size, 0);

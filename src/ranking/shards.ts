@@ -1,5 +1,6 @@
 import type { RedisClient } from '../redis.js';
-import { type BoardBucket, shardKey, shardKeys, shardOf } from './keys.js';
+import { type BoardBucket, memberHashKey, shardKey, shardKeys, shardOf } from './keys.js';
+import { playerOfMember, timeInMember } from './members.js';
 
 /**
  * Scatter-gather reads of a bucket split into several shards (a board with `shards` > 1). Each
@@ -17,6 +18,7 @@ import { type BoardBucket, shardKey, shardKeys, shardOf } from './keys.js';
  * names a place in rank order (where a page starts, what a cursor carries).
  */
 export interface Member {
+  /** The set's member: the player id, or on a board whose time is in the member the time then the player id (members.ts). */
   playerId: string;
   packed: number;
 }
@@ -130,6 +132,30 @@ function indexesByShard(at: BoardBucket, playerIds: readonly string[]): Map<numb
 }
 
 /**
+ * Where each of the given players of one shard stands in it (null for one not there): readStandings,
+ * or on a board whose time is in the member readWideStandings, which finds and answers the members.
+ * One call, O(k log N).
+ */
+async function readShardStandings(
+  redis: RedisClient,
+  at: BoardBucket,
+  shard: number,
+  playerIds: string[],
+): Promise<{ size: number; places: ((Member & { shardRank: number }) | null)[] }> {
+  const key = shardKey(at, shard);
+  const wide = timeInMember(at);
+  const [size, ...reply] = wide ? await redis.readWideStandings(key, memberHashKey(key), ...playerIds) : await redis.readStandings(key, ...playerIds);
+  const stride = wide ? 3 : 2;
+  const places = playerIds.map((playerId, k) => {
+    const rank = reply[stride * k];
+    const packed = reply[stride * k + 1];
+    if (rank === null || rank === undefined || packed === null || packed === undefined) return null;
+    return { shardRank: Number(rank), playerId: wide ? String(reply[stride * k + 2]) : playerId, packed: Number(packed) };
+  });
+  return { size: Number(size), places };
+}
+
+/**
  * The places of the given players (null for those not ranked): each shard reads the ids it holds
  * (one readStandings per shard), then every shard counts the members ahead of the places found in
  * the others (one countAhead per shard). O(S log N + F · S log N) for F players, in at most 2S calls.
@@ -140,13 +166,16 @@ export async function shardedStandings(redis: RedisClient, at: BoardBucket, play
   const found: (ShardPlace & { i: number })[] = [];
   await Promise.all(
     [...byShard].map(async ([shard, indexes]) => {
-      const [size, ...pairs] = await redis.readStandings(shardKey(at, shard), ...indexes.map((i) => playerIds[i]!));
-      sizes.set(shard, Number(size));
+      const { size, places } = await readShardStandings(
+        redis,
+        at,
+        shard,
+        indexes.map((i) => playerIds[i]!),
+      );
+      sizes.set(shard, size);
       indexes.forEach((i, k) => {
-        const rank = pairs[2 * k];
-        const packed = pairs[2 * k + 1];
-        if (rank === null || rank === undefined || packed === null || packed === undefined) return;
-        found.push({ i, shard, shardRank: Number(rank), playerId: playerIds[i]!, packed: Number(packed) });
+        const place = places[k];
+        if (place) found.push({ i, shard, ...place });
       });
     }),
   );
@@ -170,15 +199,31 @@ export async function shardedArounds(redis: RedisClient, at: BoardBucket, asks: 
     asks.map(({ playerId }) => playerId),
   );
   const packed: (string | null)[] = asks.map(() => null);
+  // Each player's member: the player id, or on a board whose time is in the member the one its hash names.
+  const wide = timeInMember(at);
+  const memberOf = asks.map(({ playerId }) => playerId);
   await Promise.all(
     [...byShard].map(async ([shard, indexes]) => {
+      if (wide) {
+        const { places } = await readShardStandings(
+          redis,
+          at,
+          shard,
+          indexes.map((i) => asks[i]!.playerId),
+        );
+        indexes.forEach((i, k) => {
+          const place = places[k];
+          if (place) [packed[i], memberOf[i]] = [String(place.packed), place.playerId];
+        });
+        return;
+      }
       const scores = await redis.zmscore(shardKey(at, shard), ...indexes.map((i) => asks[i]!.playerId));
       indexes.forEach((i, k) => (packed[i] = scores[k] ?? null));
     }),
   );
-  const found = asks.flatMap((ask, i) => (packed[i] === null ? [] : [{ ...ask, packed: packed[i]! }]));
+  const found = asks.flatMap((ask, i) => (packed[i] === null ? [] : [{ ...ask, member: memberOf[i]!, packed: packed[i]! }]));
   const replies = await Promise.all(
-    shardKeys(at).map((key) => redis.readNear(key, ...found.flatMap(({ packed, playerId, radius }) => [packed, playerId, radius]))),
+    shardKeys(at).map((key) => redis.readNear(key, ...found.flatMap(({ packed, member, radius }) => [packed, member, radius]))),
   );
   const size = sum(replies.map((reply) => Number(reply[0])));
   // Each shard's reply read window by window: [ahead, countBefore, ...before, countAfter, ...after] per player found.
@@ -193,17 +238,18 @@ export async function shardedArounds(redis: RedisClient, at: BoardBucket, asks: 
       return { ahead, before: membersOf(reply, beforeAt, afterCountAt), after: membersOf(reply, afterCountAt + 1, end) };
     }),
   );
-  const views = found.map(({ playerId, radius, packed }, f) => {
+  const idOf = wide ? playerOfMember : (member: string) => member;
+  const views = found.map(({ playerId, member: own, radius, packed }, f) => {
     const shards = windows[f]!;
     const ahead = sum(shards.map((window) => window.ahead));
     // The player itself is in no window; leaving it out by id too covers a write that moved it
     // between the two reads.
-    const others = (members: Member[]) => members.filter((member) => member.playerId !== playerId);
+    const others = (members: Member[]) => members.filter((member) => idOf(member.playerId) !== playerId);
     const ranksAhead = shards.flatMap((window) => others(window.before)).sort(rankOrder);
     const shown = ranksAhead.slice(Math.max(0, ranksAhead.length - radius));
     return [
       ...shown.map((member, i) => ({ ...member, rank: ahead - shown.length + i })),
-      { playerId, packed: Number(packed), rank: ahead },
+      { playerId: own, packed: Number(packed), rank: ahead },
       ...merge(
         shards.map((window) => others(window.after)),
         radius,

@@ -4,9 +4,10 @@ import { type BoardBucket, indexKeys } from './keys.js';
 
 /**
  * A bucket's sorted set (or one shard's): `lb:{board:PERIOD:label[:region][#shard]}`, nothing after
- * the brace; or a DENSE bucket's keys beside them, the same with `#dense...` or `#recount` after.
+ * the brace; or a DENSE bucket's keys beside them, the same with `#dense...` or `#recount` after;
+ * or a set's member hash (`#members`, see memberHashKey).
  */
-const SORTED_SET_KEY = new RegExp(`^lb:\\{[^{}:]+:(${PERIODS.join('|')}):[^{}]+\\}(#dense(:counts)?(#recount|#lineage|#recounting)?|#recount)?$`);
+const SORTED_SET_KEY = new RegExp(`^lb:\\{[^{}:]+:(${PERIODS.join('|')}):[^{}]+\\}(#dense(:counts)?(#recount|#lineage|#recounting)?|#recount|#members)?$`);
 
 /**
  * Unlinks, on the master at `address` (the node itself on one node), every bucket sorted set that is

@@ -209,7 +209,8 @@ export async function pageOf(
   const view = await index.page(at, after, args.first);
   const places = await styledRun(parts, at, view.places, styleOf(at.board, args.rankStyle));
   const edges = places.map((place) => ({
-    cursor: cursors.encode(scope, { packed: place.packed, playerId: place.playerId }),
+    // The position's member (on a board whose time is in the member, the time then the player id: ranking/members.ts).
+    cursor: cursors.encode(scope, { packed: place.packed, playerId: place.member }),
     node: toStanding(at, place, view.size),
   }));
   return { edges, pageInfo: { hasNextPage: view.hasMore, endCursor: edges.at(-1)?.cursor ?? null } };

@@ -20,6 +20,21 @@ import { swapDenseLua } from './dense-swap.js';
 import { beginDenseRecountLua } from './dense-begin.js';
 import { recountChunkLua } from './recount-chunk.js';
 import { removeInactiveDenseLua, removeInactiveLua } from './remove-inactive.js';
+import { readWideAroundLua, readWideAroundNamedLua } from './read-around.js';
+import { readWideStandingsLua, readWideStandingsNamedLua } from './read-standings.js';
+import {
+  applyWideDenseScoresLua,
+  applyWideScoresLua,
+  beginWideRebuildLua,
+  dropWideRebuildLua,
+  removeFromWideRebuildLua,
+  removeWideDenseMemberLua,
+  removeWideInactiveDenseLua,
+  removeWideInactiveLua,
+  removeWideMemberLua,
+  swapWideRebuiltLua,
+  writeWideRebuildLua,
+} from './wide.js';
 
 /** A member's place as a script reports it: 0-based rank and packed score as Redis prints it, or nulls. */
 export type RawPlace = [rank: number | null, packed: string | null];
@@ -123,6 +138,81 @@ declare module 'ioredis' {
     removeInactiveDense(key: string, recountPositionKey: string, ...idPackedPairs: string[]): Result<(number | string | null)[], Context>;
     /** See plan-recovery.ts. Returns the bucket keys still pending. */
     planRecovery(pendingKey: string, ...bucketKeys: string[]): Result<string[], Context>;
+    // The scripts of a board whose time is in the member (see wide.ts and ranking/members.ts).
+    /** See wide.ts. Returns, per (id, packed, member) triple, [rank, packed, size, changed, packedBefore, member, memberBefore]. */
+    applyWideScores(
+      key: string,
+      rebuildKey: string,
+      tombstoneKey: string,
+      memberHash: string,
+      rebuildMemberHash: string,
+      expireAt: number,
+      topSize: number,
+      ...idPackedMemberTriples: string[]
+    ): Result<(number | string | null)[], Context>;
+    /** See wide.ts (applyWideDenseScores). Returns applyWideScores's seven replies plus [countedBefore, countedAfter] per write, then the recount's id. */
+    applyWideDenseScores(
+      key: string,
+      rebuildKey: string,
+      tombstoneKey: string,
+      memberHash: string,
+      rebuildMemberHash: string,
+      recountPositionKey: string,
+      expireAt: number,
+      topSize: number,
+      ...idPackedMemberTriples: string[]
+    ): Result<(number | string | null)[], Context>;
+    /** See read-standings.ts (readWideStandings). Returns [size, rank1, packed1, member1, ...]. */
+    readWideStandings(key: string, memberHash: string, ...playerIds: string[]): Result<(number | string | null)[], Context>;
+    /** See read-standings.ts (readWideStandingsNamed): `keyCount` (3 + ids), the set, the token, the member hash, a hash per id, then the ids. */
+    readWideStandingsNamed(keyCount: number, ...keysThenIds: string[]): Result<(number | string | null)[], Context>;
+    /** See read-around.ts (readWideAround). Returns readAround's reply, its rows' ids being members. */
+    readWideAround(key: string, memberHash: string, ...pairs: (string | number)[]): Result<(number | string)[], Context>;
+    /** See read-around.ts (readWideAroundNamed). Returns readAroundNamed's reply, its rows' ids being members. */
+    readWideAroundNamed(
+      key: string,
+      tokenKey: string,
+      memberHash: string,
+      hashPrefix: string,
+      hashes: number,
+      ...pairs: (string | number)[]
+    ): Result<(number | string | null)[], Context>;
+    /** See wide.ts. Returns the 0-based rank the player's member held, or null. */
+    removeWideMember(key: string, memberHash: string, playerId: string): Result<number | null, Context>;
+    /** See wide.ts. Returns [rank, packed, counted, recount id] as removeDenseMember. */
+    removeWideDenseMember(
+      key: string,
+      recountPositionKey: string,
+      memberHash: string,
+      playerId: string,
+    ): Result<[number | null, string | null, 0 | 1, string], Context>;
+    /** See wide.ts. Returns per (id, packed) pair the rank its member held, or null when not removed. */
+    removeWideInactive(key: string, memberHash: string, ...idPackedPairs: string[]): Result<(number | null)[], Context>;
+    /** See wide.ts. Returns [rank1, counted1, ...], then the recount's id. */
+    removeWideInactiveDense(
+      key: string,
+      recountPositionKey: string,
+      memberHash: string,
+      ...idPackedPairs: string[]
+    ): Result<(number | string | null)[], Context>;
+    /** See wide.ts. Returns 1 when claimed, 0 when another rebuild holds the key. */
+    beginWideRebuild(rebuildKey: string, tombstoneKey: string, memberHash: string, marker: string, ttlMs: number): Result<number, Context>;
+    /** See wide.ts. Returns how many players were written or moved. */
+    writeWideRebuild(rebuildKey: string, memberHash: string, ttlMs: number, ...idPackedMemberTriples: string[]): Result<number, Context>;
+    /** See wide.ts. Returns 1 when a rebuild is running (the player is out of it and tombstoned), else 0. */
+    removeFromWideRebuild(rebuildKey: string, tombstoneKey: string, memberHash: string, playerId: string): Result<number, Context>;
+    /** See wide.ts. Returns the live size, or -1 when the marker is gone. */
+    swapWideRebuilt(
+      rebuildKey: string,
+      liveKey: string,
+      tombstoneKey: string,
+      rebuildMemberHash: string,
+      liveMemberHash: string,
+      marker: string,
+      expireAt: number,
+    ): Result<number, Context>;
+    /** See wide.ts. Returns 1 when deleted. */
+    dropWideRebuild(rebuildKey: string, tombstoneKey: string, memberHash: string, marker: string): Result<number, Context>;
   }
 }
 
@@ -160,15 +250,41 @@ export function defineRankingScripts(redis: RedisClient): void {
   redis.defineCommand('recountChunk', { numberOfKeys: 2, lua: recountChunkLua });
   redis.defineCommand('removeInactive', { numberOfKeys: 1, lua: removeInactiveLua });
   redis.defineCommand('removeInactiveDense', { numberOfKeys: 2, lua: removeInactiveDenseLua });
+  // A board whose time is in the member (wide.ts): its own scripts, beside the others, unchanged.
+  redis.defineCommand('applyWideScores', { numberOfKeys: 5, lua: applyWideScoresLua });
+  redis.defineCommand('applyWideDenseScores', { numberOfKeys: 6, lua: applyWideDenseScoresLua });
+  redis.defineCommand('readWideStandings', { numberOfKeys: 2, lua: readWideStandingsLua, readOnly: true });
+  redis.defineCommand('readWideAround', { numberOfKeys: 2, lua: readWideAroundLua, readOnly: true });
+  redis.defineCommand('removeWideMember', { numberOfKeys: 2, lua: removeWideMemberLua });
+  redis.defineCommand('removeWideDenseMember', { numberOfKeys: 3, lua: removeWideDenseMemberLua });
+  redis.defineCommand('removeWideInactive', { numberOfKeys: 2, lua: removeWideInactiveLua });
+  redis.defineCommand('removeWideInactiveDense', { numberOfKeys: 3, lua: removeWideInactiveDenseLua });
+  redis.defineCommand('beginWideRebuild', { numberOfKeys: 3, lua: beginWideRebuildLua });
+  redis.defineCommand('writeWideRebuild', { numberOfKeys: 2, lua: writeWideRebuildLua });
+  redis.defineCommand('removeFromWideRebuild', { numberOfKeys: 3, lua: removeFromWideRebuildLua });
+  redis.defineCommand('swapWideRebuilt', { numberOfKeys: 5, lua: swapWideRebuiltLua });
+  redis.defineCommand('dropWideRebuild', { numberOfKeys: 3, lua: dropWideRebuildLua });
   // The named reads, for one node only: the bucket and the profile hashes they read beside it are
   // slots apart on a Cluster, and readAroundNamed reads hashes it cannot declare (`no-cluster`).
   // Never registered on a Cluster client, so no call can reach one (profile naming is off there).
   if (!isCluster(redis)) {
     redis.defineCommand('readStandingsNamed', { lua: readStandingsNamedLua, readOnly: true });
     redis.defineCommand('readAroundNamed', { numberOfKeys: 2, lua: readAroundNamedLua, readOnly: true });
+    redis.defineCommand('readWideStandingsNamed', { lua: readWideStandingsNamedLua, readOnly: true });
+    redis.defineCommand('readWideAroundNamed', { numberOfKeys: 3, lua: readWideAroundNamedLua, readOnly: true });
   }
   // Each already one call for many requests: a turn's reads of places (reads/place-loader.ts),
   // a bucket's shared top (top-cache.ts). The few read by one request alone (a friends list, a
   // player's standings, a replay's answer) go at once too: a write each, where a tick's would share one.
-  sendAtOnce(redis, ['readStandings', 'readStandingsNamed', 'readAround', 'readAroundNamed', 'readTop']);
+  sendAtOnce(redis, [
+    'readStandings',
+    'readStandingsNamed',
+    'readAround',
+    'readAroundNamed',
+    'readTop',
+    'readWideStandings',
+    'readWideStandingsNamed',
+    'readWideAround',
+    'readWideAroundNamed',
+  ]);
 }

@@ -21,12 +21,18 @@ export const readAroundLua = `${NO_WRITES}${aroundRuns(1)}return out
 `;
 
 /** readAround's work, its pairs from ARGV[first]: fills `out` with what readAround returns. */
-function aroundRuns(first: number): string {
+function aroundRuns(first: number, memberHash: string | null = null): string {
+  // On a set whose members carry the time (ranking/members.ts), the player's member is found through its hash.
+  const rankOf =
+    memberHash === null
+      ? `  local rank = redis.call('ZREVRANK', key, ARGV[i])`
+      : `  local member = redis.call('HGET', ${memberHash}, ARGV[i])
+  local rank = member and redis.call('ZREVRANK', key, member)`;
   return `
 local key = KEYS[1]
 local out = {redis.call('ZCARD', key)}
 for i = ${first}, #ARGV - 1, 2 do
-  local rank = redis.call('ZREVRANK', key, ARGV[i])
+${rankOf}
   if rank then
     local radius = tonumber(ARGV[i + 1])
     local first = math.max(0, rank - radius)
@@ -104,14 +110,49 @@ end
  *
  * O(k (log N + radius)) for k pairs.
  */
-export const readAroundNamedLua = `${ONE_NODE_READ}${hashedFieldLua}${aroundRuns(3)}
+export const readAroundNamedLua = `${ONE_NODE_READ}${hashedFieldLua}${aroundRuns(3)}${namedRuns('out[at + 2 * r]')}`;
+
+/** The named reads' tail: the token, then each run's players' fields, `idAt` being the Lua of the r-th place's player id. */
+function namedRuns(idAt: string): string {
+  return `
 out[#out + 1] = redis.call('GET', KEYS[2])
 local prefix, hashes = ARGV[1], tonumber(ARGV[2])
 local at, runsEnd = 2, #out - 1
 while at <= runsEnd do
   local count = out[at]
-  for r = 1, count do out[#out + 1] = hashedField(prefix, hashes, out[at + 2 * r]) end
+  for r = 1, count do out[#out + 1] = hashedField(prefix, hashes, ${idAt}) end
   at = at + (count == 0 and 1 or 2 + 2 * count)
 end
 return out
 `;
+}
+
+/**
+ * readWideAround: readAround for a sorted set whose members carry the time (see
+ * ranking/members.ts): each player is found through the set's member hash; the runs' rows are
+ * members, which the index reads the player id and the time from.
+ *
+ * KEYS[1]  the bucket's sorted set
+ * KEYS[2]  its member hash (player id → member)
+ * ARGV     (player id, radius) pairs, radius 0 or more
+ *
+ * Returns what readAround returns, the rows' ids being members. O(k (log N + radius)).
+ *
+ * Read-only (`#!lua flags=no-writes`): replicas run it.
+ */
+export const readWideAroundLua = `${NO_WRITES}${aroundRuns(1, 'KEYS[2]')}return out
+`;
+
+/**
+ * readWideAroundNamed: readAroundNamed for a sorted set whose members carry the time: each run's
+ * players' fields are read by the player id after the member's time (ranking/members.ts
+ * TIME_DIGITS, 10 characters). One node only (`no-cluster`), as readAroundNamed.
+ *
+ * KEYS[1]  the bucket's sorted set
+ * KEYS[2]  the token read beside the places; only read
+ * KEYS[3]  the set's member hash
+ * ARGV     as readAroundNamed's: the hashes' prefix, their number, then (player id, radius) pairs
+ *
+ * Returns what readAroundNamed returns, the rows' ids being members. O(k (log N + radius)).
+ */
+export const readWideAroundNamedLua = `${ONE_NODE_READ}${hashedFieldLua}${aroundRuns(3, 'KEYS[3]')}${namedRuns('string.sub(out[at + 2 * r], 11)')}`;

@@ -61,3 +61,66 @@ for i = 1, #ARGV do
 end
 return out
 `;
+
+/**
+ * readWideStandings: readStandings for a sorted set whose members carry the time (see
+ * ranking/members.ts): each id is found through the set's member hash, and its member is answered
+ * too (the place's exact time is in it).
+ *
+ * KEYS[1]  the bucket's (or shard's) sorted set
+ * KEYS[2]  its member hash (player id → member; see memberHashKey in keys.ts)
+ * ARGV     the player ids
+ *
+ * Returns {size, rank1, packed1, member1, rank2, packed2, member2, ...}: false, false, false for a
+ * player not ranked there.
+ *
+ * O(k log N) for k ids.
+ *
+ * Read-only (`#!lua flags=no-writes`): replicas run it.
+ */
+export const readWideStandingsLua = `${NO_WRITES}${wideStandingsOf('KEYS[2]')}return out
+`;
+
+/** readWideStandings' work, the member hash being `memberHash`: fills `out` with what readWideStandings returns. */
+function wideStandingsOf(memberHash: string): string {
+  return `
+local key, members = KEYS[1], ${memberHash}
+local out = {redis.call('ZCARD', key)}
+for i = 1, #ARGV do
+  local member = redis.call('HGET', members, ARGV[i])
+  local rank = member and redis.call('ZREVRANK', key, member)
+  if rank then
+    out[#out + 1] = rank
+    out[#out + 1] = redis.call('ZSCORE', key, member)
+    out[#out + 1] = member
+  else
+    out[#out + 1] = false
+    out[#out + 1] = false
+    out[#out + 1] = false
+  end
+end
+`;
+}
+
+/**
+ * readWideStandingsNamed: readStandingsNamed for a sorted set whose members carry the time, as
+ * readWideStandings reads it. One node only, as readStandingsNamed.
+ *
+ * KEYS[1]    the bucket's sorted set
+ * KEYS[2]    the token read beside the places; only read
+ * KEYS[3]    the set's member hash
+ * KEYS[3+i]  the hash holding the i-th id's field
+ * ARGV       the player ids, the i-th the field read in KEYS[3+i]
+ *
+ * Returns what readWideStandings returns, then the token, then each id's field (false when none,
+ * and for a player not ranked there).
+ *
+ * O(k log N) for k ids. Read-only: replicas run it.
+ */
+export const readWideStandingsNamedLua = `${NO_WRITES}${wideStandingsOf('KEYS[3]')}
+out[#out + 1] = redis.call('GET', KEYS[2])
+for i = 1, #ARGV do
+  out[#out + 1] = out[3 * i - 1] and redis.call('HGET', KEYS[3 + i], ARGV[i])
+end
+return out
+`;
