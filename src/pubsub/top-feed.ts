@@ -94,8 +94,15 @@ interface Channel {
   since?: number | undefined;
 }
 
-/** What a watcher compares: who, in which order, with which score and time. */
-const fingerprint = (view: TopView) => JSON.stringify(view.places.map((p) => [p.playerId, p.score, p.reachedAt.getTime()]));
+/**
+ * What a watcher compares: who, in which order, with which score (and tie-break values, on a board
+ * with columns: a better value alone moves nobody and may keep the time unit) and time. A plain
+ * board's is as it always was, so a TOP_CHANGED window's remembered one (top-webhooks.ts) still matches.
+ */
+export const topFingerprint = (view: TopView) =>
+  JSON.stringify(
+    view.places.map((p) => (p.tieBreakValues ? [p.playerId, p.score, p.reachedAt.getTime(), p.tieBreakValues] : [p.playerId, p.score, p.reachedAt.getTime()])),
+  );
 
 /**
  * A second connection to the same Redis (or Cluster), for the feed to subscribe on. O(1); it
@@ -199,7 +206,7 @@ export function createTopFeed(options: TopFeedOptions) {
       let slice = slices.get(limit);
       if (!slice) {
         const sliced = { ...view, places: view.places.slice(0, limit) };
-        slice = { view: sliced, seen: fingerprint(sliced) };
+        slice = { view: sliced, seen: topFingerprint(sliced) };
         slices.set(limit, slice);
       }
       return slice;

@@ -7,6 +7,7 @@ import type { TopCache, TopView } from '../ranking/top-cache.js';
 import type { OutboxEvent } from '../db/webhook-outbox.js';
 import type { StandingData, TopChangedData, WebhookInterest } from '../model/webhooks.js';
 import { type TopChangedDeps, topBoardOf } from '../pubsub/top-changed.js';
+import { topFingerprint } from '../pubsub/top-feed.js';
 import type { ReadSides } from '../reads/read-side.js';
 import { type ReadBucketDeps, closedNow } from '../services/buckets.js';
 
@@ -62,11 +63,8 @@ const SENT_MEMORY_MS = 24 * 60 * 60_000;
  */
 const EXPIRY_MARGIN_MS = 5;
 
-/** What a window compares, as topChanged's viewers do (top-feed.ts): who, in which order, with which score and time. */
-const fingerprint = (view: TopView) =>
-  createHash('sha1')
-    .update(JSON.stringify(view.places.map((p) => [p.playerId, p.score, p.reachedAt.getTime()])))
-    .digest('base64url');
+/** What a window compares, as topChanged's viewers do (top-feed.ts), hashed. */
+const fingerprint = (view: TopView) => createHash('sha1').update(topFingerprint(view)).digest('base64url');
 
 /** What this process knows of one bucket's window. */
 interface Window {
