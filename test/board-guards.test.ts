@@ -36,8 +36,7 @@ async function createBoard(input: Record<string, unknown>) {
   expect(created.errors).toBeUndefined();
 }
 
-const submit = (t: TestApp, input: Record<string, unknown>): Promise<Submitted> =>
-  t.server(SUBMIT, { input: { matchId: `m${++matches}`, ...input } });
+const submit = (t: TestApp, input: Record<string, unknown>): Promise<Submitted> => t.server(SUBMIT, { input: { matchId: `m${++matches}`, ...input } });
 
 /**
  * Everything the store holds for the app: every row of the tables a submission writes, every Redis
@@ -342,6 +341,27 @@ describe('suspicion', () => {
     expect(await logged('fault-1')).toEqual([1_000]);
     expect((await flagOf('s6'))?.result?.matchId).toBe('fault-1');
     expect(await standing('watched', 's6')).toBeNull();
+  });
+
+  it('a process that stops between the commit and the take-out: the catch-up job takes the suspect out from the unconfirmed backlog row', async () => {
+    const { sql } = a.database;
+    expect((await submit(a, { board: 'watched', playerId: 's7', score: 100 })).errors).toBeUndefined();
+    expect((await submit(a, { board: 'plain', playerId: 's7', score: 20 })).errors).toBeUndefined();
+    expect((await indexKeysHolding(a, 's7')).length).toBeGreaterThan(0);
+    // What the suspect's group commits, with the index left as it was (the process stopped there):
+    // the result, its board score, the flag with the result, and the group's backlog row, unconfirmed.
+    const at = clock.now().toISOString();
+    await sql.begin(async (tx) => {
+      await tx`insert into result_keys (board_id, player_id, match_id, achieved_at) values ('watched', 's7', 'stop-1', ${at})`;
+      await tx`insert into results (board_id, player_id, match_id, score, achieved_at, recorded_at) values ('watched', 's7', 'stop-1', 1000, ${at}, ${at})`;
+      await tx`update board_scores set score = 1000, reached_at = ${at} where board_id = 'watched' and period = 'ALL_TIME' and player_id = 's7'`;
+      await tx`insert into players (id, flagged_at, flag_reason, flag_result)
+               values ('s7', ${at}, 'suspect: stopped', ${JSON.stringify({ boardId: 'watched', matchId: 'stop-1', score: 1000, tieBreakValues: [], achievedAt: at })}::jsonb)`;
+      await tx`insert into index_backlog (board_ids, player_ids, enqueued_at) values (array['watched'], array['s7'], now() - interval '1 minute')`;
+    });
+    // Gone from every key of every board once the job has passed (it runs every second).
+    await until(async () => (await indexKeysHolding(a, 's7')).length === 0, 10_000, 's7 taken out by the catch-up');
+    expect(await standing('plain', 's7')).toBeNull();
   });
 
   it('clears with unflagPlayer: the player is back with every result, the one that tripped the rule included', async () => {

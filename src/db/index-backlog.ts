@@ -114,25 +114,20 @@ async function boardScoresOf(sql: Sql | TransactionSql, pairs: readonly BacklogP
  * One pass of the catch-up, in one transaction: claims up to `limit` of the oldest rows enqueued
  * at least `graceMs` ago (claimBacklog: rows another process holds are skipped), reads the board
  * scores their pairs hold now (boardScoresOf; with `keptAt`, those derived from results that may
- * still be in a bucket kept then), hands them to `replay` (which writes them into the
- * index) and deletes the rows. Should `replay` throw, nothing is deleted: the rows stay for the
+ * still be in a bucket kept then), hands them and the rows' players to `replay` (which writes them
+ * into the index) and deletes the rows. Should `replay` throw, nothing is deleted: the rows stay for the
  * next pass. Answers the rows handled; `replay` is not called when there are none.
  */
 export async function replayBacklog(
   sql: Sql,
   claim: { graceMs: number; limit: number; keptAt?: Date | undefined },
-  replay: (scores: BacklogBoardScore[]) => Promise<void>,
+  replay: (scores: BacklogBoardScore[], players: string[]) => Promise<void>,
 ): Promise<number> {
   return sql.begin(async (tx) => {
     const claimed = await claimBacklog(tx, claim);
     if (claimed.length === 0) return 0;
-    await replay(
-      await boardScoresOf(
-        tx,
-        claimed.flatMap((row) => row.pairs),
-        claim.keptAt,
-      ),
-    );
+    const pairs = claimed.flatMap((row) => row.pairs);
+    await replay(await boardScoresOf(tx, pairs, claim.keptAt), [...new Set(pairs.map((pair) => pair.playerId))]);
     await deleteBacklog(
       tx,
       claimed.map((row) => row.id),

@@ -9,6 +9,7 @@ import type { BoardDirectory } from '../services/board-directory.js';
 import type { FlagChanges } from '../services/flag-changes.js';
 import type { Metrics } from '../services/metrics.js';
 import { takeOutFlaggedMeanwhile } from '../writes/flag-recheck.js';
+import { takeOutSuspect } from '../writes/flags.js';
 import { announceLeagueChanges } from '../pubsub/league-signal.js';
 import { heldBuckets } from '../services/player-buckets.js';
 import { hasClosed } from '../model/buckets.js';
@@ -19,7 +20,7 @@ export interface IndexCatchUpDeps {
   index: RankingIndex;
   boards: BoardDirectory;
   topCache: Pick<TopCache, 'invalidate'>;
-  flagChanges: Pick<FlagChanges, 'read'>;
+  flagChanges: Pick<FlagChanges, 'read' | 'raised'>;
   metrics: Pick<Metrics, 'indexBacklog'>;
   now(): Date;
   log: Logger;
@@ -60,7 +61,9 @@ export interface IndexCatchUp {
 export async function catchUpOnce(deps: IndexCatchUpDeps, { graceMs, chunk }: { graceMs: number; chunk: number }): Promise<number> {
   const { storage, index, log } = deps;
   const written = new Map<string, BoardBucket[]>();
-  const handled = await storage.backlog.replay({ graceMs, limit: chunk, keptAt: deps.now() }, async (scores) => {
+  let claimedPlayers: string[] = [];
+  const handled = await storage.backlog.replay({ graceMs, limit: chunk, keptAt: deps.now() }, async (scores, players) => {
+    claimedPlayers = players;
     const byPlayer = new Map<string, BacklogBoardScore[]>();
     for (const row of scores) byPlayer.set(row.playerId, [...(byPlayer.get(row.playerId) ?? []), row]);
     const writes: BoardScoreWrite[] = [];
@@ -81,8 +84,21 @@ export async function catchUpOnce(deps: IndexCatchUpDeps, { graceMs, chunk }: { 
     [...written].flatMap(([playerId, buckets]) => buckets.map((at) => ({ at, playerId }))),
   );
   await takeOutFlaggedMeanwhile(deps, written);
+  await takeOutFlaggedClaimed(deps, claimedPlayers);
   log.info({ rows: handled, players: written.size }, 'index caught up on committed results');
   return handled;
+}
+
+/**
+ * The rows' players flagged now (their kept board scores were left out above), taken out of every view
+ * as flagPlayer does: a group that flagged a player itself (a board's suspectAbove or suspectJump,
+ * db/result-guards.ts) and stopped before it took them out leaves its backlog row unconfirmed, so
+ * here is where their earlier board scores leave the index. A player flagged by hand was taken out
+ * by flagPlayer already: removing them again changes nothing. One query a pass that handled rows
+ * (the backlog is empty but after a failure); O(B log N) for each flagged player.
+ */
+async function takeOutFlaggedClaimed(deps: IndexCatchUpDeps, players: readonly string[]): Promise<void> {
+  for (const playerId of await deps.storage.players.flaggedAmong(players)) await takeOutSuspect(deps, playerId);
 }
 
 /**
