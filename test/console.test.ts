@@ -522,6 +522,8 @@ describe.skipIf(!hasChromium)('the console', () => {
     expect(await page.locator('#health-pill').textContent()).toBe('stores ok');
 
     await page.fill('#create-key [name=name]', 'EU game servers');
+    // Issue 59: kept to one board, which its row shows.
+    await page.check(`#create-key input[name=boards][value="${BOARD}"]`);
     await page.click('#create-key button[type=submit]');
     const key = (await page.locator('#new-key-value').textContent())!;
     expect(key).toMatch(/^lb_server_/);
@@ -535,6 +537,7 @@ describe.skipIf(!hasChromium)('the console', () => {
     await page.click('a[data-section=operations]');
     await page.locator(`#keys tr[data-key="${id}"]`).waitFor();
     expect(await page.locator('body').textContent()).not.toContain(key);
+    expect(await page.locator(`#keys tr[data-key="${id}"] td.boards`).textContent()).toBe(BOARD);
 
     await page.click(`#keys tr[data-key="${id}"] button:has-text("Revoke")`);
     await expect.poll(() => page.locator('#confirm-title').textContent()).toBe('Revoke “EU game servers”?');

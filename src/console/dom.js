@@ -66,6 +66,18 @@ export function select(name, options, value) {
   );
 }
 
+/** One checkbox a board, each named `boards` (formValues gives the ticked ids): a webhook's boards, a key's. `empty` is said when there is no board. */
+export function boardChecks(boards, className, legend, empty) {
+  return h(
+    'fieldset',
+    { class: `periods ${className}` },
+    h('legend', {}, legend),
+    boards.length
+      ? boards.map((board) => h('label', { class: 'check' }, h('input', { type: 'checkbox', name: 'boards', value: board.id }), board.id))
+      : h('span', { class: 'muted small' }, empty),
+  );
+}
+
 /** A message on the page: success in green, failures in red. */
 export function flash(message, kind = 'ok') {
   const box = document.getElementById('flash');

@@ -2,7 +2,7 @@
 /** Operations: store health, rebuilding a bucket, API keys. */
 import { gql } from './session.js';
 import { Q } from './documents.js';
-import { attempt, card, confirmAction, field, fmtNumber, fmtTime, formValues, h, select, shownOnce, table } from './dom.js';
+import { attempt, boardChecks, card, confirmAction, field, fmtNumber, fmtTime, formValues, h, select, shownOnce, table } from './dom.js';
 import { route } from './router.js';
 import { PERIODS, runRebuild } from './boards.js';
 
@@ -73,14 +73,7 @@ export async function operationsView(visit) {
       ),
     ),
     // Issue 59: a game-server key may be kept to some boards (its results and joins); an admin key is refused boards.
-    h(
-      'fieldset',
-      { class: 'periods key-boards' },
-      h('legend', {}, 'Boards a server key may write to (none ticked: every board)'),
-      boards.length
-        ? boards.map((board) => h('label', { class: 'check' }, h('input', { type: 'checkbox', name: 'boards', value: board.id }), board.id))
-        : h('span', { class: 'muted small' }, 'No boards yet.'),
-    ),
+    boardChecks(boards, 'key-boards', 'Boards a server key may write to (none ticked: every board)', 'No boards yet.'),
     h('button', { type: 'submit', class: 'primary' }, 'Create key'),
   );
   keyForm.addEventListener('submit', async (event) => {

@@ -9,7 +9,7 @@
  */
 import { gql } from './session.js';
 import { Q } from './documents.js';
-import { attempt, card, confirmAction, field, fmtNumber, fmtTime, formValues, h, select, shownOnce, table } from './dom.js';
+import { attempt, boardChecks, card, confirmAction, field, fmtNumber, fmtTime, formValues, h, select, shownOnce, table } from './dom.js';
 
 /** The events a webhook may want, in the contract's order, each as the form says it. */
 const EVENTS = [
@@ -108,13 +108,11 @@ export async function webhooksView(visit) {
         ),
       ),
     ),
-    h(
-      'fieldset',
-      { class: 'periods webhook-boards' },
-      h('legend', {}, 'Boards (none ticked: every board, those made later too)'),
-      boards.length
-        ? boards.map((board) => h('label', { class: 'check' }, h('input', { type: 'checkbox', name: 'boards', value: board.id }), board.id))
-        : h('span', { class: 'muted small' }, 'No boards yet: the webhook hears of every board made later.'),
+    boardChecks(
+      boards,
+      'webhook-boards',
+      'Boards (none ticked: every board, those made later too)',
+      'No boards yet: the webhook hears of every board made later.',
     ),
     h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'primary' }, 'Create webhook')),
   );
