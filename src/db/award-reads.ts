@@ -17,6 +17,8 @@ export interface AwardRow {
   reachedAt: Date;
   /** The frozen standing's entry metadata (JSON text, as sent); null when none, or not asked for. */
   metadata: string | null;
+  /** The frozen result's tie-break values; empty on a board without columns. */
+  tieBreakValues: number[];
 }
 
 /** Which list: its key as frozen_buckets keys it ('' for the global list). */
@@ -36,10 +38,19 @@ export async function pageAwards(
   args: AwardList & { after: { bandIndex: number; rank: number } | null; limit: number; metadata: boolean },
 ): Promise<AwardRow[]> {
   const rows = await sql<
-    { band_index: number; band: string; rank: number; player_id: string; score: string | number; reached_ms: number; metadata: string | null }[]
+    {
+      band_index: number;
+      band: string;
+      rank: number;
+      player_id: string;
+      score: string | number;
+      reached_ms: number;
+      metadata: string | null;
+      tie_break_values: number[] | null;
+    }[]
   >`
     select a.band_index, a.band, a.rank, a.player_id, f.score, round(extract(epoch from f.reached_at) * 1000)::float8 as reached_ms,
-           ${args.metadata ? sql`f.metadata::text` : sql`null::text`} as metadata
+           ${args.metadata ? sql`f.metadata::text` : sql`null::text`} as metadata, f.tie_break_values::float8[] as tie_break_values
     from awards a
     join frozen_standings f
       on f.board_id = a.board_id and f.period = a.period and f.bucket = a.bucket and f.region = a.region and f.rank = a.rank
@@ -55,5 +66,6 @@ export async function pageAwards(
     score: Number(row.score),
     reachedAt: new Date(row.reached_ms),
     metadata: row.metadata,
+    tieBreakValues: row.tie_break_values ?? [],
   }));
 }

@@ -1,9 +1,10 @@
 import type { PendingQuery, Row, Sql, TransactionSql } from 'postgres';
-import type { RankStyle, RewardBand, ScoreOrder } from '../model/board.js';
+import type { RankStyle, RewardBand, ScoreOrder, TieBreak } from '../model/board.js';
 import { awardId } from '../model/awards.js';
 import { bandRanks } from '../model/rewards.js';
 import { type BucketClosedData, EVENT_PAGE_SIZE, type StandingData } from '../model/webhooks.js';
 import type { OutboxEvent } from './webhook-outbox.js';
+import { resultsBestFirst } from './result-order.js';
 
 /**
  * A closed list's awards (issue 58): what each of its board's reward bands names, computed once,
@@ -12,7 +13,8 @@ import type { OutboxEvent } from './webhook-outbox.js';
  *
  * A band covers a range of ranks by the board's rank style (model/rewards.ts bandRanks), as the
  * reads of the closed list rank it (db/frozen-reads.ts): ORDINAL the frozen rank; COMPETITION the
- * first frozen rank of the score; DENSE one more than the distinct better scores. Every player
+ * first frozen rank of the result; DENSE one more than the distinct better results, a result being
+ * the score with every tie-break column (equal only when equal on all of them). Every player
  * whose rank is in the range is awarded, so tied players share a band. An award row keeps the
  * player's frozen (ordinal) rank: band by band in that order is the awards' order.
  */
@@ -25,6 +27,9 @@ export interface ClosingList {
   /** '' for the global list. */
   region: string;
   order: ScoreOrder;
+  /** The board's maxScore and tie-break columns: what a result is compared by (db/result-order.ts). */
+  maxScore: number;
+  tieBreaks: readonly TieBreak[];
   rankStyle: RankStyle;
   topSize: number;
   rewards: readonly RewardBand[];
@@ -37,19 +42,21 @@ const ofList = (sql: Sql | TransactionSql, list: ClosingList, alias: string) =>
 /**
  * Each frozen row's rank in the board's style, over rows read from rank 1 on (a prefix of the
  * list, so counting within it is counting in the whole list): rank() and dense_rank() over the
- * score are the first frozen rank of the score and one more than the distinct better scores.
+ * result (the score, then each tie-break column) are the first frozen rank of the result and one
+ * more than the distinct better results.
  */
 function styledRank(sql: Sql | TransactionSql, list: ClosingList): PendingQuery<Row[]> {
   if (list.rankStyle === 'ORDINAL') return sql`f.rank`;
-  const byScore = list.order === 'HIGH_FIRST' ? sql`f.score desc` : sql`f.score asc`;
-  return list.rankStyle === 'DENSE' ? sql`dense_rank() over (order by ${byScore})` : sql`rank() over (order by ${byScore})`;
+  const byResult = resultsBestFirst(sql, list, 'f');
+  return list.rankStyle === 'DENSE' ? sql`dense_rank() over (order by ${byResult})` : sql`rank() over (order by ${byResult})`;
 }
 
 /**
  * Inserts the list's awards (its standings frozen already in this transaction, `size` of them):
  * one INSERT ... SELECT for every band. Answers how many. ORDINAL reads the ranks up to the
  * furthest band's end (the primary key's range); COMPETITION the standings scoring at least the
- * one at that rank (the score index's range); DENSE, whose rank of a row depends on every
+ * one at that rank (the score index's range: a prefix of the list holding every standing whose
+ * result is at least that one's); DENSE, whose rank of a row depends on every
  * distinct score above it, the whole list: O(reach), O(N) for DENSE, plus one row per award.
  */
 export async function insertAwards(tx: TransactionSql, list: ClosingList, size: number): Promise<number> {

@@ -1,15 +1,26 @@
 import type { PendingQuery, Row, Sql, TransactionSql } from 'postgres';
-import { type Board, type EntryMetadata, type Period, type RecordedBoardScore, type ScoreOrder, combine, keepsBoardScores } from '../model/board.js';
+import {
+  type Board,
+  type EntryMetadata,
+  type Period,
+  type RecordedBoardScore,
+  type ScoreOrder,
+  type TieBreak,
+  combine,
+  keepsBoardScores,
+} from '../model/board.js';
 import { bucketAt } from '../model/buckets.js';
 import type { PlayerBoardScore } from './board-score-rows.js';
 import { rowId } from './result-entries.js';
+import { resultsBestFirst } from './result-order.js';
 
 /**
  * The board scores a board does not keep as rows (keepsBoardScores in model/board.ts: a BEST
  * board's day, week, month and season), derived from the score log when they are read: a player's
  * best in a bucket is their best result logged in the bucket's span, the one that ranks ahead of
- * the others (combine() of them all: the better score, then the earlier time; between results of
- * the same millisecond, the first recorded).
+ * the others (combine() of them all: the better result, by the score and then each tie-break
+ * column in its own direction, then the earlier time; between results of the same millisecond, the
+ * first recorded).
  *
  * A bucket's whole list (a rebuild, a count, a season's freeze) reads the span's results through
  * results_achieved_at_brin, one partition a month; a few players' scores (a standing's recorded
@@ -20,6 +31,9 @@ import { rowId } from './result-entries.js';
 /** What picks a derived bucket's board scores out of the log: the board's order and the bucket's span. */
 export interface DerivedSpan {
   order: ScoreOrder;
+  /** The board's maxScore and tie-break columns: what orders results by the whole (score, columns…) tuple (db/result-order.ts). Left out: a plain board. */
+  maxScore?: number | undefined;
+  tieBreaks?: readonly TieBreak[] | undefined;
   from: Date;
   /** Exclusive; null for a season with no end set. */
   until: Date | null;
@@ -30,7 +44,10 @@ export interface DerivedSpan {
   closesAt?: Date | null | undefined;
 }
 
-/** The columns every list query reads: player id, score, reached at, metadata (json; null unless asked for). */
+/**
+ * The columns every list query reads: player id, score, reached at, metadata (json; null unless
+ * asked for), tie_break_values (bigint[]; null on a board without columns).
+ */
 export type ScoreSource = PendingQuery<Row[]>;
 
 /** Which of a list's board scores a list query reads, and how much of each. */
@@ -61,8 +78,9 @@ export function inPart(sql: Sql | TransactionSql, playerId: string, part: ListPa
 /**
  * Each player's best result in a derived bucket (see ListRead for which, and how much): the SQL
  * twin of combine() for BEST, one row per player in the order of the ids' bytes, as columns
- * player_id, score, reached_at, metadata. `region` '' is the global list, which every result of
- * the span is in.
+ * player_id, score, reached_at, metadata, tie_break_values. `region` '' is the global list, which
+ * every result of the span is in. On a board with tie-break columns the best is by the whole
+ * (score, columns…) tuple, each in its own direction (db/result-order.ts), then the time.
  */
 export function derivedBoardScores(
   sql: Sql | TransactionSql,
@@ -70,14 +88,16 @@ export function derivedBoardScores(
   read: ListRead = {},
 ): ScoreSource {
   const { players } = read;
-  const better = list.derived.order === 'HIGH_FIRST' ? sql`r.score desc` : sql`r.score asc`;
+  const { derived } = list;
+  const better = resultsBestFirst(sql, { order: derived.order, maxScore: derived.maxScore ?? 0, tieBreaks: derived.tieBreaks }, 'r');
   // Grouped by the player id's bytes (collate "C"), not the database's collation: the rows only
   // need each player's together, and a bytewise sort compares abbreviated keys with memcmp where
   // the collation calls strcoll on every comparison. A bucket's whole list sorts every result of
   // its span before its first row (the log's heap is in time order, so a walk of its primary key
   // would read the heap at random): that sort is most of a derived bucket's rebuild.
   return sql`
-    select distinct on (r.player_id collate "C") r.player_id, r.score, r.achieved_at as reached_at, ${read.metadata ? sql`r.metadata` : sql`null::json as metadata`}
+    select distinct on (r.player_id collate "C") r.player_id, r.score, r.achieved_at as reached_at, ${read.metadata ? sql`r.metadata` : sql`null::json as metadata`},
+           r.tie_break_values
     from results r
     where ${inSpan(sql, list)}
       ${players ? sql`and r.player_id = any(${sql.array([...new Set(players)])}::text[])` : sql``}
@@ -105,7 +125,7 @@ export interface DerivedPlayerScore extends PlayerBoardScore {
   playerId: string;
 }
 
-type CalendarRow = Pick<Board, 'id' | 'order' | 'aggregate' | 'periods' | 'epoch' | 'timeZone' | 'regionTimeZones'>;
+type CalendarRow = Pick<Board, 'id' | 'order' | 'aggregate' | 'periods' | 'epoch' | 'timeZone' | 'regionTimeZones' | 'tieBreaks'>;
 type LoggedRow = [
   boardId: string,
   playerId: string,
@@ -116,6 +136,7 @@ type LoggedRow = [
   seasonId: string | null,
   startsMs: number | null,
   endsMs: number | null,
+  tieBreakValues: number[] | null,
 ];
 
 /** Which players derivedScoresOfPlayers answers for. */
@@ -157,13 +178,14 @@ async function derivingBoards(sql: Sql | TransactionSql, boardIds: readonly stri
     epoch_ms: number;
     time_zone: string;
     region_time_zones: Board['regionTimeZones'];
+    tie_breaks: TieBreak[] | null;
     daily: number;
     weekly: number;
     monthly: number;
     season_ms: number | null;
   };
   const rows = await sql<BoardRow[]>`
-    select id, "order", periods, round(extract(epoch from epoch) * 1000)::float8 as epoch_ms, time_zone, region_time_zones,
+    select id, "order", periods, round(extract(epoch from epoch) * 1000)::float8 as epoch_ms, time_zone, region_time_zones, tie_breaks,
            daily_retention_days as daily, weekly_retention_days as weekly, monthly_retention_days as monthly,
            (select round(extract(epoch from min(z.starts_at)) * 1000)::float8 from seasons z where z.board_id = b.id and z.closed_at is null) as season_ms
     from boards b where aggregate = 'BEST' ${boardIds ? sql`and id = any(${sql.array([...new Set(boardIds)])}::text[])` : sql``}`;
@@ -178,6 +200,7 @@ async function derivingBoards(sql: Sql | TransactionSql, boardIds: readonly stri
         epoch: new Date(row.epoch_ms),
         timeZone: row.time_zone,
         regionTimeZones: row.region_time_zones,
+        tieBreaks: row.tie_breaks ?? [],
         since: keptAt ? keptSince(keptAt, { DAILY: row.daily, WEEKLY: row.weekly, MONTHLY: row.monthly }, row.season_ms) : -Infinity,
       },
     ]),
@@ -230,7 +253,8 @@ async function derivedScoresOn(
   const since = Math.min(...wanted.map((p) => boards.get(p.boardId)!.since));
   const rows = (await sql`
     select r.board_id, r.player_id, r.score, r.region, round(extract(epoch from r.achieved_at) * 1000)::float8, r.metadata::text,
-           z.id, round(extract(epoch from z.starts_at) * 1000)::float8, round(extract(epoch from z.ends_at) * 1000)::float8
+           z.id, round(extract(epoch from z.starts_at) * 1000)::float8, round(extract(epoch from z.ends_at) * 1000)::float8,
+           r.tie_break_values::float8[]
     from (select distinct * from unnest(${sql.array(wanted.map((p) => p.boardId))}::text[], ${sql.array(wanted.map((p) => p.playerId))}::text[])
           as k(board_id, player_id)) as k
     join results r on r.board_id = k.board_id and r.player_id = k.player_id
@@ -248,10 +272,12 @@ async function derivedScoresOn(
  */
 function foldLogged(boards: Map<string, CalendarRow>, rows: LoggedRow[]): DerivedPlayerScore[] {
   const scores = new Map<string, { held: Omit<DerivedPlayerScore, keyof RecordedBoardScore>; best: RecordedBoardScore }>();
-  for (const [boardId, playerId, score, region, achievedMs, metadata, seasonId, startsMs, endsMs] of rows) {
+  for (const [boardId, playerId, score, region, achievedMs, metadata, seasonId, startsMs, endsMs, tieBreakValues] of rows) {
     const board = boards.get(boardId)!;
     const achievedAt = new Date(achievedMs);
     const result: RecordedBoardScore = { playerId, score, reachedAt: achievedAt, metadata };
+    // Only on a board with columns, so a plain board's scores stay as they were (no empty array).
+    if (tieBreakValues && tieBreakValues.length > 0) result.tieBreakValues = tieBreakValues;
     for (const period of board.periods) {
       if (period === 'SEASON' && seasonId === null) continue;
       for (const list of region === null ? [null] : [null, region]) {

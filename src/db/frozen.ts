@@ -1,9 +1,10 @@
 import type { PendingQuery, Row, Sql, TransactionSql } from 'postgres';
-import type { Period, RankStyle, RewardBand, ScoreOrder } from '../model/board.js';
+import type { Period, RankStyle, RewardBand, ScoreOrder, TieBreak } from '../model/board.js';
 import { bucketClosedEvent, insertAwards } from './awards.js';
 import { type BoardScoreList, listBoardScores } from './board-scores.js';
 import { type OutboxEvent, enqueueWebhookEvents } from './webhook-outbox.js';
 import { webhookWants } from './webhook-probe.js';
+import { resultsBestFirst } from './result-order.js';
 import type { Season } from './seasons.js';
 
 /**
@@ -20,10 +21,16 @@ export interface FreezeList extends BoardScoreList {
   /** Exclusive; null for a season with no end set. */
   endsAt: Date | null;
   order: ScoreOrder;
+  /** The board's maxScore (the mirror of a LOW_FIRST score). */
+  maxScore: number;
+  /** The board's tie-break columns: results are ranked by the whole (score, columns…) tuple (db/result-order.ts); empty on a plain board. */
+  tieBreaks: readonly TieBreak[];
   /**
    * The ranking index's tie-break time unit for this bucket (see ranking/packing.ts): players with
-   * the same score reached in the same unit are ordered by player id, so the frozen order is the
-   * index's order exactly. `slots` is the number of units the packing holds.
+   * an equal result reached in the same unit are ordered by player id, so the frozen order is the
+   * index's order exactly. `slots` is the number of units the packing holds. A packing with the
+   * time in the member breaks ties to the millisecond over 2^40 ms from the bucket's start (unit 1,
+   * 2^40 slots), clamped there as the member's prefix is.
    */
   tie: { unitMs: number; slots: number };
   /** The board's rank style: the ranks its reward bands and its BUCKET_CLOSED event count in (db/awards.ts). */
@@ -147,12 +154,14 @@ const LAST_TIMESTAMP_MS = Date.UTC(10_000, 0, 1);
 
 /**
  * A list's standings as the index ranks them, as the columns rank, player_id, score, reached_at,
- * metadata (unordered: order by rank to read them in order): its board scores (kept, or derived
- * from the log), flagged players left out, scores reached outside [startsAt, endsAt) left out,
- * numbered with row_number() in the index's order: the score, then the tie-break unit of the
- * packing, then the player id as Redis orders equal values in a REV read. What a freeze inserts,
- * and what an export of an open bucket streams from one snapshot.
+ * metadata, tie_break_values (unordered: order by rank to read them in order): its board scores
+ * (kept, or derived from the log), flagged players left out, scores reached outside [startsAt,
+ * endsAt) left out, numbered with row_number() in the index's order: the result (the score, then
+ * each tie-break column in its own direction: resultOrder), then the tie-break unit of the packing,
+ * then the player id as Redis orders equal values in a REV read. What a freeze inserts, and what
+ * an export of an open bucket streams from one snapshot.
  */
+
 export function rankedBoardScores(sql: Sql | TransactionSql, list: FreezeList): PendingQuery<Row[]> {
   const startsAt = list.startsAt.toISOString();
   const endsAt = list.endsAt?.toISOString() ?? null;
@@ -161,26 +170,25 @@ export function rankedBoardScores(sql: Sql | TransactionSql, list: FreezeList): 
   // A packing with many time bits (a small maxScore) reaches past what a timestamp holds: no clamp then.
   const lastMs = list.startsAt.getTime() + (list.tie.slots - 1) * list.tie.unitMs;
   const lastUnit = lastMs < LAST_TIMESTAMP_MS ? new Date(lastMs).toISOString() : 'infinity';
-  const scoreOrder = list.order === 'HIGH_FIRST' ? sql`score desc` : sql`score asc`;
   // collate "C": byte order, as Redis orders members, whatever the database's collation.
   return sql`
-    select row_number() over (order by ${scoreOrder}, tie asc, player_id collate "C" desc) as rank,
-           player_id, score, reached_at, metadata
+    select row_number() over (order by ${resultsBestFirst(sql, list, 's')}, s.tie asc, s.player_id collate "C" desc) as rank,
+           s.player_id, s.score, s.reached_at, s.metadata, s.tie_break_values
     from (
-      select s.player_id, s.score, s.reached_at, s.metadata,
+      select s.player_id, s.score, s.reached_at, s.metadata, s.tie_break_values,
              least(date_bin(${list.tie.unitMs}::int * interval '1 millisecond', s.reached_at, ${startsAt}::timestamptz), ${lastUnit}::timestamptz) as tie
       from (${listBoardScores(sql, list, { metadata: true })}) as s
       where s.reached_at >= ${startsAt}::timestamptz
         and (${endsAt}::timestamptz is null or s.reached_at < ${endsAt}::timestamptz)
         and not exists (select 1 from players p where p.id = s.player_id and p.flagged_at is not null)
-    ) as standings`;
+    ) as s`;
 }
 
 /** Inserts one list's standings in the index's order; answers how many. */
 async function insertStandings(tx: TransactionSql, list: FreezeList): Promise<number> {
   const inserted = await tx`
-    insert into frozen_standings (board_id, period, bucket, region, rank, player_id, score, reached_at, metadata)
-    select ${list.boardId}, ${list.period}, ${list.bucket}, ${list.region}, r.rank, r.player_id, r.score, r.reached_at, r.metadata
+    insert into frozen_standings (board_id, period, bucket, region, rank, player_id, score, reached_at, metadata, tie_break_values)
+    select ${list.boardId}, ${list.period}, ${list.bucket}, ${list.region}, r.rank, r.player_id, r.score, r.reached_at, r.metadata, r.tie_break_values
     from (${rankedBoardScores(tx, list)}) as r`;
   return inserted.count;
 }

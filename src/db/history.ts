@@ -22,6 +22,8 @@ export interface HistoryRow {
   reachedAt: Date;
   /** The frozen metadata's JSON text; null when it had none, or when it was not asked for. */
   metadata: EntryMetadata | null;
+  /** The frozen result's tie-break values; empty on a board without columns. */
+  tieBreakValues: number[];
 }
 
 /** Where a page of a history starts: strictly after this bucket in the history's order (newest first). */
@@ -57,6 +59,7 @@ type HistoryDbRow = {
   score: number;
   reached_ms: number;
   metadata: string | null;
+  tie_break_values: number[] | null;
 };
 
 /**
@@ -64,25 +67,30 @@ type HistoryDbRow = {
  * (by start, then label), strictly after `after`: one range scan of frozen_standings_player_idx
  * (player, board, period, region), each row joined to its bucket's marker by primary key, sorted
  * (a player has at most one row a bucket, so the sort is of their buckets of the period). An erased
- * player's rows have no player id and never match. A styled rank is one more probe a row:
- * COMPETITION the score's first rank (frozen_standings_score_idx, O(log N)); DENSE the distinct
- * better scores counted on the same index (O(rows ahead)). O(B log B) for the player's B buckets.
+ * player's rows have no player id and never match. A styled rank is one more probe a row, over
+ * the result (the score with every tie-break column; the columns are null on a plain board):
+ * COMPETITION the result's first rank (frozen_standings_score_idx, O(log N), plus the standings of
+ * the score ahead of it on a board with columns); DENSE the distinct better results counted on the
+ * same index: those of a better score, and those of the same score ranked ahead with other values
+ * (O(rows ahead)). O(B log B) for the player's B buckets.
  */
 export async function playerHistory(sql: Sql, args: HistoryArgs): Promise<HistoryRow[]> {
   const same = sql`g.board_id = f.board_id and g.period = f.period and g.bucket = f.bucket and g.region = f.region`;
   const better = args.order === 'HIGH_FIRST' ? sql`g.score > f.score` : sql`g.score < f.score`;
   const rank =
     args.style === 'COMPETITION'
-      ? sql`(select min(g.rank) from frozen_standings g where ${same} and g.score = f.score)`
+      ? sql`(select min(g.rank) from frozen_standings g where ${same} and g.score = f.score and g.tie_break_values is not distinct from f.tie_break_values)`
       : args.style === 'DENSE'
-        ? sql`(select count(distinct g.score) + 1 from frozen_standings g where ${same} and ${better})`
+        ? sql`(select count(distinct (g.score, g.tie_break_values)) + 1 from frozen_standings g where ${same} and ${better})
+            + (select count(distinct g.tie_break_values) from frozen_standings g
+               where ${same} and g.score = f.score and g.rank < f.rank and g.tie_break_values is distinct from f.tie_break_values)`
         : sql`f.rank`;
   const rows = await sql<HistoryDbRow[]>`
     select f.bucket, round(extract(epoch from b.starts_at) * 1000)::float8 as starts_ms,
            round(extract(epoch from b.ends_at) * 1000)::float8 as ends_ms,
            round(extract(epoch from b.closed_at) * 1000)::float8 as closed_ms, b.size,
            (${rank})::int as rank, f.score, round(extract(epoch from f.reached_at) * 1000)::float8 as reached_ms,
-           ${args.metadata ? sql`f.metadata::text` : sql`null::text`} as metadata
+           ${args.metadata ? sql`f.metadata::text` : sql`null::text`} as metadata, f.tie_break_values::float8[] as tie_break_values
     from frozen_standings f
     join frozen_buckets b on b.board_id = f.board_id and b.period = f.period and b.bucket = f.bucket and b.region = f.region
     where f.player_id = ${args.playerId} and f.board_id = ${args.boardId} and f.period = ${args.period} and f.region = ${args.region}
@@ -100,6 +108,7 @@ export async function playerHistory(sql: Sql, args: HistoryArgs): Promise<Histor
     score: Number(row.score),
     reachedAt: new Date(row.reached_ms),
     metadata: row.metadata,
+    tieBreakValues: row.tie_break_values ?? [],
   }));
 }
 

@@ -5,6 +5,7 @@ import { type LeagueOutcome, firstTierIndexOf } from '../model/league.js';
 import { EVENT_PAGE_SIZE, type LeagueRoundClosedData } from '../model/webhooks.js';
 import { type OutboxEvent, enqueueWebhookEvents } from './webhook-outbox.js';
 import { webhookWants } from './webhook-probe.js';
+import { resultsBestFirst } from './result-order.js';
 import { type LeagueRound, type PlacementCandidate, lockRounds, placeInOrder } from './leagues.js';
 
 /**
@@ -16,7 +17,7 @@ import { type LeagueRound, type PlacementCandidate, lockRounds, placeInOrder } f
  */
 
 /** A league board, as its round's close needs it: its league, its calendar, and how it ranks (LEAGUE_ROUND_CLOSED's ranks). */
-export type LeagueBoard = BucketCalendar & Pick<Board, 'id' | 'order' | 'rankStyle'> & { league: League };
+export type LeagueBoard = BucketCalendar & Pick<Board, 'id' | 'order' | 'rankStyle' | 'maxScore' | 'tieBreaks'> & { league: League };
 
 /** A league round to close: the bucket label of the league's period on the board's global list. */
 export interface ClosingRound {
@@ -131,13 +132,13 @@ export async function closeLeagueRound(sql: Sql, round: ClosingRound, closedAt: 
  * most EVENT_PAGE_SIZE members an event (one event, with no outcomes, for a round nobody played).
  * A member's rank is within its cohort in the board's rank style, as the cohort reads rank it
  * (reads/league.ts): ORDINAL 1..visible in the frozen order; COMPETITION and DENSE shared by equal
- * scores. One statement, O(M log M), M rows read.
+ * results (the score and every tie-break column). One statement, O(M log M), M rows read.
  */
 async function roundClosedEvents(tx: TransactionSql, round: ClosingRound, closedAt: Date): Promise<Extract<OutboxEvent, { type: 'LEAGUE_ROUND_CLOSED' }>[]> {
   const { board } = round;
   const { league } = board;
   const cohort = tx`partition by m.tier, m.number`;
-  const byScore = board.order === 'HIGH_FIRST' ? tx`f.score desc` : tx`f.score asc`;
+  const byScore = resultsBestFirst(tx, board, 'f');
   const rank =
     board.rankStyle === 'ORDINAL'
       ? tx`row_number() over (${cohort} order by f.rank)`

@@ -1,5 +1,5 @@
 import type { PendingQuery, Sql, TransactionSql } from 'postgres';
-import type { Board } from '../model/board.js';
+import type { Board, TieBreak } from '../model/board.js';
 
 /**
  * The SQL twin of ranking/packing.ts scoreOrder: a result's place in the board's order of results,
@@ -23,4 +23,18 @@ export function resultOrder(sql: Sql | TransactionSql, board: Pick<Board, 'order
   });
   // Only numbers the service wrote (whole, from the board's settings) and the caller's alias are in the text.
   return sql.unsafe(key) as unknown as PendingQuery<[]>;
+}
+
+/**
+ * `order by` text listing results best first over `alias`'s score and tie_break_values: the key of
+ * {@link resultOrder} descending on a board with columns, the bare score (descending on HIGH_FIRST,
+ * ascending on LOW_FIRST) on one without, as a plain board's statements always sorted. O(columns).
+ */
+export function resultsBestFirst(
+  sql: Sql | TransactionSql,
+  board: { order: Board['order']; maxScore: number; tieBreaks?: readonly TieBreak[] | undefined },
+  alias: string,
+): PendingQuery<[]> {
+  if (board.tieBreaks && board.tieBreaks.length > 0) return sql`${resultOrder(sql, { ...board, tieBreaks: [...board.tieBreaks] }, alias)} desc`;
+  return board.order === 'HIGH_FIRST' ? sql`${sql(alias)}.score desc` : sql`${sql(alias)}.score asc`;
 }

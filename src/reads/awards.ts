@@ -82,6 +82,7 @@ export async function awardsOf(deps: AwardReadDeps, names: NameStandings, args: 
     rank: row.rank,
     score: row.score,
     reachedAt: row.reachedAt,
+    tieBreakValues: row.tieBreakValues,
     recorded: { reachedAt: row.reachedAt, metadata: row.metadata },
   }));
   const styled = await styledFrozen(deps, closed, places, at.board.rankStyle);

@@ -79,6 +79,7 @@ export async function historyOf(
         playerId: args.playerId,
         rank: row.rank,
         score: row.score,
+        tieBreakValues: row.tieBreakValues,
         percentile: row.size === 0 ? 0 : (100 * (row.size - row.rank)) / row.size,
         source: { recorded: { reachedAt: row.reachedAt, metadata: row.metadata } },
       },

@@ -168,7 +168,14 @@ export function boardScoreList(at: BoardBucket): BoardScoreList {
     region: at.region ?? '',
     derived: keepsBoardScores(board, bucket.period)
       ? null
-      : { order: board.order, from: bucket.start, until: bucket.end, closesAt: closesAt(board, bucket.end) },
+      : {
+          order: board.order,
+          maxScore: board.maxScore,
+          tieBreaks: board.tieBreaks,
+          from: bucket.start,
+          until: bucket.end,
+          closesAt: closesAt(board, bucket.end),
+        },
   };
 }
 
@@ -184,7 +191,10 @@ export function freezeListOf(at: BoardBucket): FreezeList {
     startsAt: at.bucket.start,
     endsAt: at.bucket.end,
     order: at.board.order,
-    tie: { unitMs: packing.unitMs, slots: 2 ** packing.timeBits },
+    maxScore: at.board.maxScore,
+    tieBreaks: at.board.tieBreaks ?? [],
+    // With the time in the member (ranking/packing.ts), the index breaks ties to the millisecond over 2^40 ms.
+    tie: packing.timeInMember ? { unitMs: 1, slots: 2 ** 40 } : { unitMs: packing.unitMs, slots: 2 ** packing.timeBits },
     rankStyle: at.board.rankStyle,
     topSize: at.board.topSize,
     rewards: at.board.rewards ?? [],
