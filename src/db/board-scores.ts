@@ -14,14 +14,14 @@ export interface BoardScoreList extends ScoreRowKey {
 
 /**
  * A list's board scores (see ListRead for which, and how much), as columns player_id, score,
- * reached_at, metadata: the rows of board_scores (a primary-key range, or a probe per player), or
+ * reached_at, metadata, tie_break_values (null on a board without columns): the rows of board_scores (a primary-key range, or a probe per player), or
  * those derived from the log (derived-scores.ts).
  */
 export function listBoardScores(sql: Sql | TransactionSql, list: BoardScoreList, read: ListRead = {}): ScoreSource {
   if (list.derived) return derivedBoardScores(sql, { boardId: list.boardId, region: list.region, derived: list.derived }, read);
   const { players } = read;
   return sql`
-    select s.player_id, s.score, s.reached_at, ${read.metadata ? sql`s.metadata` : sql`null::json as metadata`} from board_scores s
+    select s.player_id, s.score, s.reached_at, ${read.metadata ? sql`s.metadata` : sql`null::json as metadata`}, s.tie_break_values from board_scores s
     where s.board_id = ${list.boardId} and s.period = ${list.period} and s.bucket = ${list.bucket} and s.region = ${list.region}
       ${players ? sql`and s.player_id = any(${sql.array([...new Set(players)])}::text[])` : sql``}
       ${inPart(sql, 's.player_id', read.part)}`;
@@ -86,7 +86,7 @@ async function* streamPart(sql: Sql, list: BoardScoreList, chunkSize: number, pa
   const session = await reserveUnbounded(sql);
   try {
     const cursor = session.sql<BoardScoreRow[]>`
-      select s.player_id, s.score, round(extract(epoch from s.reached_at) * 1000)::float8 as reached_ms
+      select s.player_id, s.score, round(extract(epoch from s.reached_at) * 1000)::float8 as reached_ms, s.tie_break_values::float8[]
       from (${listBoardScores(session.sql, list, { part })}) as s
       where not exists (select 1 from players p where p.id = s.player_id and p.flagged_at is not null)`
       .values()
@@ -102,7 +102,7 @@ async function* streamPart(sql: Sql, list: BoardScoreList, chunkSize: number, pa
         // The next chunk is asked for before this one is handed over, so that PostgreSQL reads it
         // while the caller packs and writes this one (the cursor fetches only when asked).
         next = ask();
-        // The column order is the tuple's: player id, score, reached at.
+        // The column order is the tuple's: player id, score, reached at, tie-break values (null on a board without columns).
         yield step.value as unknown as BoardScoreRow[];
       }
     } finally {
@@ -188,10 +188,13 @@ export async function findBoardScores(
 ): Promise<Map<string, RecordedBoardScore>> {
   const found = new Map<string, RecordedBoardScore>();
   if (playerIds.length === 0) return found;
-  const rows = await sql<{ player_id: string; score: number; reached_ms: number; metadata: string | null }[]>`
+  const rows = await sql<{ player_id: string; score: number; reached_ms: number; metadata: string | null; tie_break_values: number[] | null }[]>`
     select s.player_id, s.score, round(extract(epoch from s.reached_at) * 1000)::float8 as reached_ms,
-           ${options.metadata ? sql`s.metadata::text` : sql`null::text`} as metadata
+           ${options.metadata ? sql`s.metadata::text` : sql`null::text`} as metadata, s.tie_break_values::float8[] as tie_break_values
     from (${listBoardScores(sql, list, { players: playerIds, metadata: options.metadata })}) as s`;
-  for (const row of rows) found.set(row.player_id, { playerId: row.player_id, score: row.score, reachedAt: new Date(row.reached_ms), metadata: row.metadata });
+  for (const row of rows) {
+    const score = { playerId: row.player_id, score: row.score, reachedAt: new Date(row.reached_ms), metadata: row.metadata };
+    found.set(row.player_id, row.tie_break_values ? { ...score, tieBreakValues: row.tie_break_values } : score);
+  }
   return found;
 }
