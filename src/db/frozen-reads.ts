@@ -23,6 +23,8 @@ export interface FrozenStanding {
   reachedAt: Date;
   /** The frozen board score's entry metadata (JSON text, as it was sent); null when it had none, or when it was not asked for. */
   metadata: EntryMetadata | null;
+  /** The frozen result's tie-break values, one per column of the board; empty on a board without them. */
+  tieBreakValues: number[];
 }
 
 interface Row {
@@ -31,11 +33,27 @@ interface Row {
   score: number;
   reached_ms: number;
   metadata: EntryMetadata | null;
+  tie_break_values: number[] | null;
+}
+
+/** A frozen result whose COMPETITION or DENSE rank is asked: its score and, on a board with columns, its tie-break values. */
+export interface FrozenResult {
+  score: number;
+  tieBreakValues?: readonly number[] | undefined;
+}
+
+/**
+ * The key the rank lookups below answer a result by: equal exactly when two results are equal on
+ * the score and every tie-break column (the score alone on a board without them). O(columns).
+ */
+export function frozenResultKey(result: FrozenResult): string {
+  return result.tieBreakValues && result.tieBreakValues.length > 0 ? `${result.score}:${result.tieBreakValues.join(',')}` : String(result.score);
 }
 
 /** The columns every read answers; the metadata (as its text: served as it was sent) only when asked for. */
 const columns = (sql: Sql, metadata: boolean) =>
-  sql`rank, player_id, score, round(extract(epoch from reached_at) * 1000)::float8 as reached_ms, ${metadata ? sql`metadata::text` : sql`null::text`} as metadata`;
+  sql`rank, player_id, score, round(extract(epoch from reached_at) * 1000)::float8 as reached_ms, ${metadata ? sql`metadata::text` : sql`null::text`} as metadata,
+      tie_break_values::float8[] as tie_break_values`;
 
 /** The rows of one list: the leading columns of every index of the table. */
 const ofList = (sql: Sql, key: FrozenKey, alias = '') => {
@@ -49,6 +67,7 @@ const toStanding = (row: Row): FrozenStanding => ({
   score: row.score,
   reachedAt: new Date(row.reached_ms),
   metadata: row.metadata,
+  tieBreakValues: row.tie_break_values ?? [],
 });
 
 /** The rows of players (erased players' left out), as standings. */
@@ -106,33 +125,81 @@ export async function aroundFrozen(sql: Sql, args: FrozenKey & { playerId: strin
   return standingsOf(rows);
 }
 
-/**
- * Each score's first frozen rank (erased players' rows included: they keep their places), which
- * is the COMPETITION rank of every standing of that score: one probe of frozen_standings_score_idx
- * per distinct score, never a walk of a run of ties. O(k log N).
- */
-export async function firstRanksOfFrozenScores(sql: Sql, args: FrozenKey & { scores: readonly number[] }): Promise<Map<number, number>> {
-  const scores = [...new Set(args.scores)];
-  if (scores.length === 0) return new Map();
-  const rows = await sql<{ score: number; first: number }[]>`
-    select s.score, (
-      select f.rank from frozen_standings f where ${ofList(sql, args, 'f')} and f.score = s.score order by f.rank limit 1
-    ) as first
-    from unnest(${scores.map(String)}::bigint[]) as s(score)`;
-  return new Map(rows.flatMap((row) => (row.first === null ? [] : [[Number(row.score), row.first] as const])));
+/** The distinct results asked, numbered: each one's score, and its values as an array literal for a bigint[] parameter. */
+function distinctResults(results: readonly FrozenResult[]) {
+  const byKey = new Map<string, FrozenResult>();
+  for (const result of results) byKey.set(frozenResultKey(result), result);
+  const keys = [...byKey.keys()];
+  const asked = [...byKey.values()];
+  return {
+    keys,
+    tuples: asked.some((result) => (result.tieBreakValues?.length ?? 0) > 0),
+    scores: asked.map((result) => String(result.score)),
+    values: asked.map((result) => `{${(result.tieBreakValues ?? []).join(',')}}`),
+  };
 }
 
 /**
- * Each score's DENSE rank among a closed bucket's frozen standings (erased players' rows included:
- * their scores still count): 1 + the number of distinct better scores. One recursive statement
- * walks the distinct scores from the best down to the worst of `scores`, each step one probe of
- * frozen_standings_score_idx (the next distinct score, never a walk of a run of ties; PostgreSQL
- * has no skip scan of its own before 18): O(D log N) for the D distinct scores at or above the
- * worst asked.
+ * Each result's first frozen rank (erased players' rows included: they keep their places), which
+ * is the COMPETITION rank of every standing equal to it on the score and every tie-break column;
+ * answered by {@link frozenResultKey}. On a board without columns one probe of
+ * frozen_standings_score_idx per distinct score, never a walk of a run of ties: O(k log N). With
+ * columns, one range of that index per distinct result, from its score's first rank to the
+ * result's (the standings of one score are in rank order, which is the tuple's): O(k (log N + S))
+ * for S standings of the score ahead of it.
  */
-export async function denseRanksOfFrozenScores(sql: Sql, args: FrozenKey & { order: ScoreOrder; scores: readonly number[] }): Promise<Map<number, number>> {
-  const asked = [...new Set(args.scores)];
-  if (asked.length === 0) return new Map();
+export async function firstRanksOfFrozenScores(sql: Sql, args: FrozenKey & { results: readonly FrozenResult[] }): Promise<Map<string, number>> {
+  const { keys, tuples, scores, values } = distinctResults(args.results);
+  if (keys.length === 0) return new Map();
+  const sameValues = tuples ? sql`and f.tie_break_values = s.vals::bigint[]` : sql``;
+  const rows = await sql<{ i: string | number; first: number | null }[]>`
+    select s.i, (
+      select f.rank from frozen_standings f where ${ofList(sql, args, 'f')} and f.score = s.score ${sameValues} order by f.rank limit 1
+    ) as first
+    from unnest(${scores}::bigint[], ${values}::text[]) with ordinality as s(score, vals, i)`;
+  return new Map(rows.flatMap((row) => (row.first === null ? [] : [[keys[Number(row.i) - 1]!, row.first] as const])));
+}
+
+/**
+ * Each result's DENSE rank among a closed bucket's frozen standings (erased players' rows included:
+ * their results still count): 1 + the number of distinct better results (by the score, then every
+ * tie-break column); answered by {@link frozenResultKey}.
+ *
+ * Without columns, one recursive statement walks the distinct scores from the best down to the
+ * worst of those asked, each step one probe of frozen_standings_score_idx (the next distinct
+ * score, never a walk of a run of ties; PostgreSQL has no skip scan of its own before 18): O(D log
+ * N) for the D distinct scores at or above the worst asked. With columns, where most results are
+ * distinct, the standings from rank 1 to the furthest result asked are read in rank order (the
+ * tuple's order), each counting one more when it differs from the one before: O(log N + R) for
+ * the R standings ahead of the furthest.
+ */
+export async function denseRanksOfFrozenScores(
+  sql: Sql,
+  args: FrozenKey & { order: ScoreOrder; results: readonly FrozenResult[] },
+): Promise<Map<string, number>> {
+  const { keys, tuples, scores, values } = distinctResults(args.results);
+  if (keys.length === 0) return new Map();
+  if (tuples) {
+    const rows = await sql<{ i: string | number; rank: string | number }[]>`
+      with asked as (
+        select s.i, (
+          select f.rank from frozen_standings f
+          where ${ofList(sql, args, 'f')} and f.score = s.score and f.tie_break_values = s.vals::bigint[] order by f.rank limit 1
+        ) as first
+        from unnest(${scores}::bigint[], ${values}::text[]) with ordinality as s(score, vals, i)
+      ), steps as (
+        select f.rank,
+               case when (f.score, f.tie_break_values) is not distinct from (lag(f.score) over w, lag(f.tie_break_values) over w) then 0 else 1 end as new
+        from frozen_standings f
+        where ${ofList(sql, args, 'f')} and f.rank <= (select max(first) from asked)
+        window w as (order by f.rank)
+      ), dense as (
+        select rank, sum(new) over (order by rank) as dense from steps
+      )
+      select a.i, d.dense as rank from asked a join dense d on d.rank = a.first`;
+    return new Map(rows.map((row) => [keys[Number(row.i) - 1]!, Number(row.rank)]));
+  }
+  const asked = scores.map(Number);
   const highFirst = args.order === 'HIGH_FIRST';
   const worst = highFirst ? Math.min(...asked) : Math.max(...asked);
   // The best score, then each next distinct one: max below (HIGH_FIRST) or min above (LOW_FIRST).
@@ -147,6 +214,6 @@ export async function denseRanksOfFrozenScores(sql: Sql, args: FrozenKey & { ord
       select (select ${next} from frozen_standings r where ${ofList(sql, args, 'r')} and ${beyond}), walk.rank + 1
       from walk where walk.score is not null and ${notPast}
     )
-    select score, rank from walk where score = any(${asked.map(String)}::bigint[])`;
-  return new Map(rows.map((row) => [Number(row.score), Number(row.rank)]));
+    select score, rank from walk where score = any(${scores}::bigint[])`;
+  return new Map(rows.map((row) => [String(Number(row.score)), Number(row.rank)]));
 }

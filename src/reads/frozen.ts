@@ -1,8 +1,9 @@
-import type { FrozenStanding } from '../db/frozen-reads.js';
+import { type FrozenStanding, frozenResultKey } from '../db/frozen-reads.js';
 import type { Storage } from '../db/storage.js';
 import type { RankStyle } from '../model/board.js';
 import type { BoardBucket, Member } from '../ranking/index.js';
 import { bucketKey } from '../ranking/keys.js';
+import { playerOfPosition } from '../ranking/members.js';
 import type { ReadBucket } from '../services/buckets.js';
 import type { CursorCodec } from '../services/cursor.js';
 import { frozenKeyOf } from '../services/frozen-directory.js';
@@ -17,10 +18,11 @@ import type { FrozenPlace } from './views.js';
  * the size and in the COMPETITION and DENSE ranks. A flag set after the close leaves the frozen
  * standings as they were (as a closed season's).
  *
- * The COMPETITION and DENSE ranks are looked up per score (each score's first frozen rank; its
- * place among the distinct scores), never worked out from a run as the index's reads do: a run
- * of frozen standings may skip erased rows, so a place whose score differs from the one before it
- * need not be the first of its score.
+ * The COMPETITION and DENSE ranks are looked up per result (each result's first frozen rank; its
+ * place among the distinct results), never worked out from a run as the index's reads do: a run
+ * of frozen standings may skip erased rows, so a place whose result differs from the one before it
+ * need not be the first of its result. A result is the score with every tie-break column: two
+ * standings share a rank only when equal on all of them.
  */
 
 /** What the frozen reads take. */
@@ -38,10 +40,11 @@ const placeOf = (row: FrozenStanding): FrozenPlace => ({
   rank: row.rank,
   score: row.score,
   reachedAt: row.reachedAt,
+  tieBreakValues: row.tieBreakValues,
   recorded: { reachedAt: row.reachedAt, metadata: row.metadata },
 });
 
-/** The places with the ranks of `style`: one query for every distinct score among them (none for ORDINAL). O(k log N); DENSE O(D log N). */
+/** The places with the ranks of `style`: one query for every distinct result among them (none for ORDINAL). See firstRanksOfFrozenScores and denseRanksOfFrozenScores for the costs. */
 export async function styledFrozen<P extends FrozenPlace | null>(
   parts: Pick<FrozenParts, 'storage'>,
   at: ClosedBucket,
@@ -49,14 +52,14 @@ export async function styledFrozen<P extends FrozenPlace | null>(
   style: RankStyle,
 ): Promise<P[]> {
   if (style === 'ORDINAL') return [...places];
-  const scores = [...new Set(places.flatMap((place) => (place ? [place.score] : [])))];
-  if (scores.length === 0) return [...places];
-  const of = { ...frozenKeyOf(at), scores };
+  const results = places.flatMap((place) => (place ? [{ score: place.score, tieBreakValues: place.tieBreakValues }] : []));
+  if (results.length === 0) return [...places];
+  const of = { ...frozenKeyOf(at), results };
   const ranks =
     style === 'COMPETITION'
       ? await parts.storage.frozenStandings.firstRanksOfScores(of)
       : await parts.storage.frozenStandings.denseRanksOfScores({ ...of, order: at.board.order });
-  return places.map((place) => (place ? { ...place, rank: ranks.get(place.score) ?? place.rank } : place));
+  return places.map((place) => (place ? { ...place, rank: ranks.get(frozenResultKey(place)) ?? place.rank } : place));
 }
 
 /** The first `limit` standings (erased players' rows skipped). O(log N + limit). */
@@ -114,7 +117,7 @@ export async function frozenAfter(parts: FrozenParts, at: ClosedBucket, after: s
       throw frozenError;
     }
   }
-  const [own] = await parts.storage.frozenStandings.find({ ...frozenKeyOf(at), playerIds: [live.playerId], metadata: false });
+  const [own] = await parts.storage.frozenStandings.find({ ...frozenKeyOf(at), playerIds: [playerOfPosition(at, live.playerId)], metadata: false });
   if (!own) {
     throw badInput(
       `The cursor was issued before bucket ${at.bucket.period} ${at.bucket.label} closed, and its player is not among its final standings; start again without \`after\`.`,
