@@ -10,6 +10,8 @@ import { indexTestBoard } from './helpers/board-views.js';
 import { seeded } from './helpers/random.js';
 import { type RedisClusterFixture, startRedisCluster } from './helpers/redis-cluster.js';
 import { scratchRedis } from './helpers/redis-keys.js';
+import { type TestApp, startTestApp } from './helpers/test-app.js';
+import { until } from './helpers/wait.js';
 
 /**
  * Issue 59: a board whose score and tie-break columns take 40..53 bits of the double leaves no room
@@ -321,5 +323,141 @@ describe('a board whose time is in the member, on a Redis Cluster', () => {
   it('one shard and 8 shards', async () => {
     await story(redis!, wideBoard('cluster-1', 1), 63);
     await story(redis!, wideBoard('cluster-8', 8, 'LOW_FIRST', 'DENSE'), 64);
+  });
+});
+
+describe('a board whose time is in the member, through the service', () => {
+  const board = wideBoard('WideRace', 8, 'HIGH_FIRST', 'DENSE');
+  const columns = board.tieBreaks!.map(({ name, order, max }) => ({ name, order, max }));
+  let t: TestApp;
+  const sent: Result[] = [];
+  const hidden = new Set<string>();
+  const ROW = 'rank score achievedAt tieBreakValues player { id }';
+  interface Row {
+    rank: number;
+    score: number;
+    achievedAt: string;
+    tieBreakValues: number[];
+    player: { id: string };
+  }
+  /** The oracle's rows in a style: COMPETITION shares the first rank of an equal tuple, DENSE counts the distinct tuples better. */
+  const want = (style: 'ORDINAL' | 'COMPETITION' | 'DENSE' = 'ORDINAL'): Row[] => {
+    const places = oracle(board, sent, hidden);
+    const key = (p: Place) => JSON.stringify([p.score, p.tieBreakValues]);
+    let dense = 0;
+    return places.map((p, i) => {
+      if (i === 0 || key(places[i - 1]!) !== key(p)) dense++;
+      const first = places.findIndex((q) => key(q) === key(p)) + 1;
+      const rank = style === 'ORDINAL' ? p.rank : style === 'COMPETITION' ? first : dense;
+      return { rank, score: p.score, achievedAt: p.reachedAt.toISOString(), tieBreakValues: p.tieBreakValues as number[], player: { id: p.playerId } };
+    });
+  };
+  const read = async <T>(query: string, variables: Record<string, unknown> = {}) => {
+    const answer = await t.gql<T>(query, variables);
+    expect(answer.errors, JSON.stringify(answer.errors)).toBeUndefined();
+    return answer.data!;
+  };
+  const top = async (style: string) =>
+    (
+      await read<{ top: { entries: Row[] } }>(`query($s: RankStyle) { top(board: "WideRace", limit: 1000, rankStyle: $s) { entries { ${ROW} } } }`, {
+        s: style,
+      })
+    ).top.entries;
+  const submit = async (results: Result[]) => {
+    const answer = await t.server(`mutation($inputs: [SubmitScoreInput!]!) { submitScores(inputs: $inputs) { duplicate } }`, {
+      inputs: results.map((r, i) => ({
+        board: board.id,
+        playerId: r.playerId,
+        matchId: `m${sent.length + i}`,
+        score: r.score,
+        tieBreakValues: r.values,
+        achievedAt: new Date(r.reachedMs).toISOString(),
+      })),
+    });
+    expect(answer.errors, JSON.stringify(answer.errors)).toBeUndefined();
+    sent.push(...results);
+  };
+  /** Every read through the service against the oracle: top in three styles, standings, around, friends, pages. */
+  const expectEverywhere = async () => {
+    await until(async () => JSON.stringify(await top('ORDINAL')) === JSON.stringify(want()), 3_000, 'the top').catch(() => undefined);
+    for (const style of ['ORDINAL', 'COMPETITION', 'DENSE'] as const) expect(await top(style), style).toEqual(want(style));
+    // A standing in the board's style, DENSE.
+    const rows = want('DENSE');
+    const standings = await read<Record<string, Row>>(
+      `{ ${rows.map((r, i) => `s${i}: standing(board: "WideRace", playerId: ${JSON.stringify(r.player.id)}) { ${ROW} }`).join(' ')} }`,
+    );
+    expect(rows.map((_, i) => standings[`s${i}`])).toEqual(rows);
+    const middle = Math.floor(rows.length / 2);
+    const around = await read<{ around: Row[] }>(`query($p: ID!) { around(board: "WideRace", playerId: $p, radius: 2, rankStyle: ORDINAL) { ${ROW} } }`, {
+      p: rows[middle]!.player.id,
+    });
+    expect(around.around).toEqual(want().slice(middle - 2, middle + 3));
+    const paged: Row[] = [];
+    let after: string | null = null;
+    for (;;) {
+      const data: { standings: { edges: { node: Row }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } } } = await read(
+        `query($a: String) { standings(board: "WideRace", first: 4, after: $a, rankStyle: ORDINAL) { edges { node { ${ROW} } } pageInfo { hasNextPage endCursor } } }`,
+        { a: after },
+      );
+      paged.push(...data.standings.edges.map((edge) => edge.node));
+      if (!data.standings.pageInfo.hasNextPage) break;
+      after = data.standings.pageInfo.endCursor;
+    }
+    expect(paged).toEqual(want());
+  };
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    const created = await t.admin(`mutation($input: CreateBoardInput!) { createBoard(input: $input) { id } }`, {
+      input: {
+        id: board.id,
+        title: board.id,
+        order: board.order,
+        maxScore: board.maxScore,
+        periods: ['ALL_TIME'],
+        shards: 8,
+        rankStyle: 'DENSE',
+        tieBreaks: columns,
+      },
+    });
+    expect(created.errors, JSON.stringify(created.errors)).toBeUndefined();
+    // Times near now (the service refuses results from the future), crowded on a few milliseconds.
+    const base = Date.now() - 60_000;
+    const results = resultsOf(65, 20, 50).map((r) => ({ ...r, reachedMs: base + (r.reachedMs - BASE_MS) }));
+    await submit(results.filter((_, i) => i % 2 === 0));
+    await submit(results.filter((_, i) => i % 2 === 1));
+  }, 60_000);
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('every read equals the oracle: ties on the whole tuple split by the millisecond, then the id', async () => {
+    await expectEverywhere();
+    const me = want()[3]!.player.id;
+    const friends = [0, 1, 8].map((i) => want()[i]!.player.id);
+    expect((await t.server(`mutation($p: ID!, $f: [ID!]!) { setFriends(playerId: $p, friendIds: $f) }`, { p: me, f: friends })).errors).toBeUndefined();
+    const data = await read<{ friends: Row[] }>(`query($p: ID!) { friends(board: "WideRace", playerId: $p, rankStyle: ORDINAL) { ${ROW} } }`, { p: me });
+    expect(data.friends).toEqual(want().filter((row) => [me, ...friends].includes(row.player.id)));
+  });
+
+  it('flag, unflag and erasure keep every read and every key exact; a rebuild equals the oracle', async () => {
+    const [flagged, erased] = [want()[0]!.player.id, want()[4]!.player.id];
+    expect((await t.admin(`mutation($p: ID!) { flagPlayer(playerId: $p, reason: "test") { id } }`, { p: flagged })).errors).toBeUndefined();
+    hidden.add(flagged);
+    await expectEverywhere();
+    expect((await t.admin(`mutation($p: ID!) { unflagPlayer(playerId: $p) { id } }`, { p: flagged })).errors).toBeUndefined();
+    hidden.delete(flagged);
+    await expectEverywhere();
+    expect((await t.admin(`mutation($p: ID!) { deletePlayer(playerId: $p) }`, { p: erased })).errors).toBeUndefined();
+    hidden.add(erased);
+    await expectEverywhere();
+    // The shards' keys name the board, period, label and shard only (the epoch is the bucket's start, not in the keys).
+    const at = bucketOf(board);
+    await expectKeysAccounted(t.redis, at);
+    const rebuilt = await t.admin<{ rebuildBoard: number }>(`mutation { rebuildBoard(board: "WideRace") }`);
+    expect(rebuilt.errors, JSON.stringify(rebuilt.errors)).toBeUndefined();
+    expect(rebuilt.data!.rebuildBoard).toBe(want().length);
+    await expectEverywhere();
+    await expectKeysAccounted(t.redis, at);
   });
 });
