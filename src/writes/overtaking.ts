@@ -7,6 +7,7 @@ import type { BoardBucket, BoardScoreWrite, Place, RankingIndex, WrittenPlace } 
 import type { Member } from '../ranking/shards.js';
 import { bucketKey } from '../ranking/keys.js';
 import { pack, packingFor } from '../ranking/packing.js';
+import { timeInMember, timedMember } from '../ranking/members.js';
 import { styledPlaces } from '../reads/rank-styles.js';
 import type { ProfileCache } from '../services/profile-cache.js';
 import { encodeOvertakings } from '../pubsub/friend-overtook.js';
@@ -77,10 +78,16 @@ export interface OvertakingOptions {
   maxPending?: number;
 }
 
-/** One player's move in one list during a group: its packed value before the group's first write and after its last. */
+/**
+ * One player's move in one list during a group: its position (packed value and member) before the
+ * group's first write and after its last. The member is the player id, or on a board whose time is
+ * in the member (ranking/members.ts) the time then the player id: what orders equal packed values.
+ */
 interface Move {
   before: number | null;
+  beforeMember: string;
   after: number;
+  afterMember: string;
 }
 
 /** A list the group moved players up in, and who. */
@@ -89,10 +96,11 @@ interface MovedList {
   moves: Map<string, Move>;
 }
 
-/** A passed player, as found. */
+/** A passed player, as found, with its position. */
 interface Passed {
   place: Place;
   packed: number;
+  member: string;
 }
 
 /** The periods an overtaking is told in: ALL_TIME and the board's shortest (PERIODS runs longest to shortest). */
@@ -101,7 +109,7 @@ export function overtakingPeriods(periods: readonly Period[]): Set<Period> {
   return new Set<Period>(['ALL_TIME', ...(shortest ? [shortest] : [])]);
 }
 
-/** Whether member (packed a, id x) ranks ahead of (packed b, id y): the index's order (shards.ts rankOrder). */
+/** Whether member (packed a, member x) ranks ahead of (packed b, member y): the index's order (shards.ts rankOrder). */
 const ahead = (a: number, x: string, b: number, y: string) => a > b || (a === b && Buffer.compare(Buffer.from(x), Buffer.from(y)) > 0);
 
 /** An event's standing: the GraphQL Standing's fields, the player flattened (model/webhooks.ts). */
@@ -158,12 +166,20 @@ export function createOvertaking(deps: OvertakingDeps, options: OvertakingOption
       const key = bucketKey(at);
       let list = lists.get(key);
       if (!list) lists.set(key, (list = { at, moves: new Map() }));
+      const member = written.member ?? score.playerId;
       const move = list.moves.get(score.playerId);
-      if (move) move.after = written.packed;
-      else list.moves.set(score.playerId, { before: written.packedBefore, after: written.packed });
+      if (move) Object.assign(move, { after: written.packed, afterMember: member });
+      else
+        list.moves.set(score.playerId, {
+          before: written.packedBefore,
+          beforeMember: written.memberBefore ?? score.playerId,
+          after: written.packed,
+          afterMember: member,
+        });
     });
     for (const list of lists.values())
-      for (const [playerId, { before, after }] of list.moves) if (before !== null && before >= after) list.moves.delete(playerId);
+      for (const [playerId, { before, beforeMember, after, afterMember }] of list.moves)
+        if (before !== null && !ahead(after, afterMember, before, beforeMember)) list.moves.delete(playerId);
     return [...lists.values()].filter((list) => list.moves.size > 0);
   }
 
@@ -210,7 +226,7 @@ export function createOvertaking(deps: OvertakingDeps, options: OvertakingOption
   async function passedJustBehind(list: MovedList, found: Map<string, Passed[]>): Promise<MovedList> {
     const far: MovedList = { at: list.at, moves: new Map() };
     // Where each mover's next page starts: their new place, then the last player of their last page.
-    let walking = new Map([...list.moves].map(([mover, move]): [string, Member] => [mover, { playerId: mover, packed: move.after }]));
+    let walking = new Map([...list.moves].map(([mover, move]): [string, Member] => [mover, { playerId: move.afterMember, packed: move.after }]));
     for (let pages = 0; walking.size > 0; pages++) {
       if (pages === maxPagesBehind) {
         // Still passing players after that many pages: the followers walk finds every follower
@@ -226,12 +242,12 @@ export function createOvertaking(deps: OvertakingDeps, options: OvertakingOption
       const next = new Map<string, Member>();
       const candidates: { mover: string; passed: Passed }[] = [];
       from.forEach(([mover], m) => {
-        const { before } = list.moves.get(mover)!;
+        const { before, beforeMember } = list.moves.get(mover)!;
         const { places, hasMore } = behind[m]!;
-        const passed = places.filter((place) => before === null || ahead(place.packed, place.playerId, before, mover));
-        for (const place of passed) candidates.push({ mover, passed: { place, packed: place.packed } });
+        const passed = places.filter((place) => before === null || ahead(place.packed, place.member, before, beforeMember));
+        for (const place of passed) candidates.push({ mover, passed: { place, packed: place.packed, member: place.member } });
         // A page of players all passed, with more after it: the next page may hold more.
-        if (hasMore && passed.length === places.length) next.set(mover, { playerId: places.at(-1)!.playerId, packed: places.at(-1)!.packed });
+        if (hasMore && passed.length === places.length) next.set(mover, { playerId: places.at(-1)!.member, packed: places.at(-1)!.packed });
       });
       if (candidates.length > 0) {
         const listed = await deps.listed(candidates.map(({ mover, passed }) => ({ playerId: mover, followerId: passed.place.playerId })));
@@ -255,19 +271,24 @@ export function createOvertaking(deps: OvertakingDeps, options: OvertakingOption
     if (rows.length === 0) return;
     const ids = [...new Set(rows.map((row) => row.followerId))];
     const { places } = await deps.index.standings(list.at, ids);
-    const packing = packingFor(list.at.board, list.at.bucket.period);
+    const { at } = list;
+    const packing = packingFor(at.board, at.bucket.period);
+    // On a board whose time is in the member, a place's reachedAt is its member's time, to the millisecond.
+    const wide = timeInMember(at);
     const byId = new Map<string, Passed>();
     ids.forEach((id, i) => {
       const place = places[i];
-      if (place) byId.set(id, { place, packed: pack(list.at.board, packing, place.score, place.reachedAt, list.at.bucket.start, place.tieBreakValues) });
+      if (!place) return;
+      const packed = pack(at.board, packing, place.score, place.reachedAt, at.bucket.start, place.tieBreakValues);
+      byId.set(id, { place, packed, member: wide ? timedMember(id, place.reachedAt.getTime(), at.bucket.start.getTime()) : id });
     });
     for (const { playerId, followerId } of rows) {
       const passed = byId.get(followerId);
       if (!passed) continue;
-      const { before, after } = list.moves.get(playerId)!;
+      const { before, beforeMember, after, afterMember } = list.moves.get(playerId)!;
       // Behind the mover after, and ahead of them before (or the mover was not ranked).
-      if (!ahead(after, playerId, passed.packed, followerId)) continue;
-      if (before !== null && !ahead(passed.packed, followerId, before, playerId)) continue;
+      if (!ahead(after, afterMember, passed.packed, passed.member)) continue;
+      if (before !== null && !ahead(passed.packed, passed.member, before, beforeMember)) continue;
       let closest = found.get(playerId);
       if (!closest) found.set(playerId, (closest = []));
       keep(closest, passed);
