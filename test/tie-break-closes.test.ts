@@ -410,6 +410,13 @@ describe('tie-break columns: the orders of closed buckets, seasons, awards and a
       select data from webhook_events where board_id = ${spec.id} and type = 'LEAGUE_ROUND_CLOSED'`;
     const ranks = styleRanks(spec, list, 'COMPETITION');
     expect(event!.data.outcomes.map((o) => [o.playerId, o.rank])).toEqual(list.map((s, i) => [s.playerId, ranks[i]]));
+    // The closed cohort as read (its frozen places): COMPETITION within the cohort by the tuple, with the values.
+    const cohort = await t.gql<{ cohort: { closed: boolean; entries: Node[] } }>(
+      `query($b: ID!, $k: String) { cohort(board: $b, tier: "Silver", number: 1, bucket: $k) { closed entries { ${NODE} } } }`,
+      { b: spec.id, k: LABEL },
+    );
+    expect(cohort.errors, JSON.stringify(cohort.errors)).toBeUndefined();
+    expect(cohort.data!.cohort).toEqual({ closed: true, entries: list.map((s, i) => asNode(s, ranks[i]!)) });
   });
 
   it('the equal tuples, frozen: the earlier first, then the larger player id at one millisecond (to the ms where the time is in the member)', async () => {
