@@ -285,6 +285,17 @@ describe.each([
     expect(await top(board)).toEqual(want.map(asRow));
   });
 
+  it('a flag takes a player out and an unflag writes their board score back from PostgreSQL with its values, in its place', async () => {
+    const board = BOARDS[3]!; // Four columns: every value must come back for the place to be right.
+    const want = oracle(board);
+    const playerId = want[Math.floor(want.length / 2)]!.playerId;
+    expect((await t.admin(`mutation($p: ID!) { flagPlayer(playerId: $p, reason: "check") { id } }`, { p: playerId })).errors).toBeUndefined();
+    const without = (await top(board, 'ORDINAL')).map((row) => row.player.id);
+    expect(without).toEqual(oracle(board, 'ORDINAL').flatMap((row) => (row.playerId === playerId ? [] : [row.playerId])));
+    expect((await t.admin(`mutation($p: ID!) { unflagPlayer(playerId: $p) { id } }`, { p: playerId })).errors).toBeUndefined();
+    expect(await top(board)).toEqual(want.map(asRow));
+  });
+
   it.each(BOARDS.map((board) => [board.id, board] as const))('%s: a rebuild from PostgreSQL equals the oracle', async (_, board) => {
     const rebuilt = await t.admin<{ rebuildBoard: number }>(`mutation($b: ID!) { rebuildBoard(board: $b) }`, { b: board.id });
     expect(rebuilt.errors).toBeUndefined();
