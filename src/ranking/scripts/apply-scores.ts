@@ -72,6 +72,28 @@ import { recountPositionLua } from './recount-position.js';
  *
  * O(k log N) for k writes into sets of N members.
  */
+/**
+ * The end of a write in applyScores and applyWideScores (wide.ts), each line indented by `indent`:
+ * whether it changed the top (from rank, rankBefore and moved), noted in anyChanged, and its five
+ * replies appended (rank, packed, size, changed, packedBefore); `n` is where they start.
+ */
+export function writeRepliesLua(indent: string): string {
+  return `local changed = 0
+if rank ~= false and rank < topSize then
+  if moved then changed = 1 end
+elseif rankBefore ~= false and rankBefore < topSize then
+  changed = 1
+end
+if changed == 1 then anyChanged = true end
+local n = #replies
+replies[n + 1] = rank
+replies[n + 2] = packed
+replies[n + 3] = size
+replies[n + 4] = changed
+replies[n + 5] = packedBefore
+`.replace(/^(?=.)/gm, indent);
+}
+
 const applyScoresScript = (dense: { setup: string; perWrite: string; main: string } | null) => `
 ${dense?.setup ?? ''}local replies = {}
 -- Writes ARGV[from], ARGV[from + 1], ... ARGV[last] as (member, packed) pairs into one set.
@@ -112,20 +134,7 @@ local function applySet(key, rebuildKey, tombstoneKey, direction, expireAt, topS
       rank = redis.call('ZREVRANK', key, member)
       packed = moved and packedIn or packedBefore
     end
-    local changed = 0
-    if rank ~= false and rank < topSize then
-      if moved then changed = 1 end
-    elseif rankBefore ~= false and rankBefore < topSize then
-      changed = 1
-    end
-    if changed == 1 then anyChanged = true end
-    local n = #replies
-    replies[n + 1] = rank
-    replies[n + 2] = packed
-    replies[n + 3] = size
-    replies[n + 4] = changed
-    replies[n + 5] = packedBefore
-${dense?.perWrite ?? ''}  end
+${writeRepliesLua('    ')}${dense?.perWrite ?? ''}  end
   if anyChanged then
     redis.call('SPUBLISH', key .. '#top', '')
   end

@@ -1,3 +1,4 @@
+import { writeRepliesLua } from './apply-scores.js';
 import { positionLua } from './position.js';
 import { recountPositionLua } from './recount-position.js';
 
@@ -98,20 +99,7 @@ for i = 3, #ARGV - 2, 3 do
     rank = redis.call('ZREVRANK', key, member)
     packed = moved and packedIn or packedBefore
   end
-  local changed = 0
-  if rank ~= false and rank < topSize then
-    if moved then changed = 1 end
-  elseif rankBefore ~= false and rankBefore < topSize then
-    changed = 1
-  end
-  if changed == 1 then anyChanged = true end
-  local n = #replies
-  replies[n + 1] = rank
-  replies[n + 2] = packed
-  replies[n + 3] = size
-  replies[n + 4] = changed
-  replies[n + 5] = packedBefore
-  replies[n + 6] = member
+${writeRepliesLua('  ')}  replies[n + 6] = member
   replies[n + 7] = memberBefore
 ${dense?.perWrite ?? ''}end
 if anyChanged then
