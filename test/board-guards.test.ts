@@ -50,14 +50,19 @@ async function snapshot(): Promise<unknown> {
   for (const table of ['results', 'result_keys', 'board_scores', 'players', 'index_backlog']) {
     tables[table] = await sql.unsafe(`select * from ${table} order by 1, 2, 3`);
   }
-  const keys: Record<string, unknown> = {};
+  const names: string[] = [];
   let cursor = '0';
   do {
     const [next, found] = await a.redis.scan(cursor, 'MATCH', `${a.keyPrefix}*`, 'COUNT', 1000);
-    for (const full of found) {
-      const key = full.slice(a.keyPrefix.length);
-      if (key.includes('{generation')) continue;
-      const type = await a.redis.type(key);
+    for (const full of found) if (!full.includes('{generation')) names.push(full.slice(a.keyPrefix.length));
+    cursor = next;
+  } while (cursor !== '0');
+  // Each key's type, then its content, in one pipeline each.
+  const types = await Promise.all(names.map((key) => a.redis.type(key)));
+  const keys: Record<string, unknown> = {};
+  await Promise.all(
+    names.map(async (key, i) => {
+      const type = types[i];
       keys[key] =
         type === 'zset'
           ? await a.redis.zrange(key, 0, -1, 'WITHSCORES')
@@ -68,9 +73,8 @@ async function snapshot(): Promise<unknown> {
               : type === 'set'
                 ? (await a.redis.smembers(key)).sort()
                 : type;
-    }
-    cursor = next;
-  } while (cursor !== '0');
+    }),
+  );
   return { tables, keys: Object.fromEntries(Object.entries(keys).sort(([x], [y]) => x.localeCompare(y))) };
 }
 

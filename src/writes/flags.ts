@@ -41,15 +41,20 @@ export async function flagPlayer(deps: FlagDeps, playerId: string, reason: strin
     const ranks = await index.removePlayer(held, playerId);
     return { player, held, changedTops: held.filter((at, i) => inTop(at, ranks[i])) };
   });
-  forgetTops(deps, outcome.held);
-  await announceTops(deps, outcome.changedTops);
+  await announceTakenOut(deps, playerId, outcome);
+  return { player: outcome.player, changedTops: outcome.changedTops };
+}
+
+/** After a player was taken out of `held`: this process's cached tops dropped, the tops and cohorts they left announced. */
+async function announceTakenOut(deps: FlagDeps, playerId: string, { held, changedTops }: { held: BoardBucket[]; changedTops: BoardBucket[] }): Promise<void> {
+  forgetTops(deps, held);
+  await announceTops(deps, changedTops);
   // Hidden from their cohorts too, wherever they stood (cohortChanged).
   await announceLeaguePlayer(
     deps,
-    outcome.held.filter((at) => at.board.league).map((at) => at.board.id),
+    held.filter((at) => at.board.league).map((at) => at.board.id),
     playerId,
   );
-  return { player: outcome.player, changedTops: outcome.changedTops };
 }
 
 /**
@@ -66,16 +71,9 @@ export async function takeOutSuspect(deps: FlagDeps, playerId: string): Promise<
     await deps.flagChanges.raised();
     const buckets = await heldBuckets(deps, playerId, await locked.boardScores(deps.now()));
     const ranks = await deps.index.removePlayer(buckets, playerId);
-    return { buckets, changedTops: buckets.filter((at, i) => inTop(at, ranks[i])) };
+    return { held: buckets, changedTops: buckets.filter((at, i) => inTop(at, ranks[i])) };
   });
-  if (!held) return;
-  forgetTops(deps, held.buckets);
-  await announceTops(deps, held.changedTops);
-  await announceLeaguePlayer(
-    deps,
-    held.buckets.filter((at) => at.board.league).map((at) => at.board.id),
-    playerId,
-  );
+  if (held) await announceTakenOut(deps, playerId, held);
 }
 
 /**
