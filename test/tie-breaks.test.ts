@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seeded } from './helpers/random.js';
 import { type RedisClusterFixture, startRedisCluster } from './helpers/redis-cluster.js';
-import { type TestApp, startTestApp } from './helpers/test-app.js';
+import { ADMIN_KEY, type TestApp, startTestApp } from './helpers/test-app.js';
 import { type Direction, type TieBreakColumn, type TieBreakResult, type TieBreakRow, tieBreakStandings } from './helpers/tie-break-oracle.js';
 
 /**
@@ -284,6 +284,24 @@ describe.each([
     expect(want.find((row) => row.playerId === playerId)!.tieBreakValues).toEqual([2, 99]);
     expect(await top(board)).toEqual(want.map(asRow));
   });
+
+  it.each(BOARDS.filter((board) => board.rankStyle !== 'ORDINAL').map((board) => [board.id, board] as const))(
+    '%s: the export (NDJSON) ranks as the reads do, a rank shared by an equal tuple',
+    async (_, board) => {
+      const response = await fetch(`${t.url}/export?${new URLSearchParams({ board: board.id, period: 'ALL_TIME', format: 'ndjson' }).toString()}`, {
+        headers: { authorization: `Bearer ${ADMIN_KEY}` },
+      });
+      expect(response.status).toBe(200);
+      const lines = (await response.text())
+        .trim()
+        .split('\n')
+        .map((line) => {
+          const { rank, playerId, score } = JSON.parse(line) as { rank: number; playerId: string; score: number };
+          return { rank, playerId, score };
+        });
+      expect(lines).toEqual(oracle(board).map((row) => ({ rank: row.rank, playerId: row.playerId, score: row.score })));
+    },
+  );
 
   it('a flag takes a player out and an unflag writes their board score back from PostgreSQL with its values, in its place', async () => {
     const board = BOARDS[3]!; // Four columns: every value must come back for the place to be right.

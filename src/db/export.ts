@@ -13,7 +13,16 @@ import { type FreezeList, rankedBoardScores } from './frozen.js';
  * when the player has no profile or no name), score, when the score was reached (epoch
  * milliseconds), metadata (its JSON text as stored, or null).
  */
-export type ExportRow = [rank: number, playerId: string | null, displayName: string | null, score: number, reachedMs: number, metadata: string | null];
+/** `tieBreakValues`: the int8[] as PostgreSQL's text ('{3,17}'), null on a board without columns; compared only, for the ranks ties share. */
+export type ExportRow = [
+  rank: number,
+  playerId: string | null,
+  displayName: string | null,
+  score: number,
+  reachedMs: number,
+  metadata: string | null,
+  tieBreakValues: string | null,
+];
 
 /** What the snapshot an export reads from is. */
 export interface ExportSnapshot {
@@ -102,7 +111,7 @@ export async function streamStandings(sql: Sql, list: FreezeList, handler: Expor
 function openRows(tx: TransactionSql, list: FreezeList) {
   return tx`
     select r.rank::float8 as rank, r.player_id, p.display_name, r.score,
-           round(extract(epoch from r.reached_at) * 1000)::float8 as reached_ms, r.metadata::text as metadata
+           round(extract(epoch from r.reached_at) * 1000)::float8 as reached_ms, r.metadata::text as metadata, r.tie_break_values::text as tie_break_values
     from (${rankedBoardScores(tx, list)}) as r
     left join players p on p.id = r.player_id
     order by r.rank`;
@@ -112,7 +121,7 @@ function openRows(tx: TransactionSql, list: FreezeList) {
 function frozenRows(tx: TransactionSql, list: FreezeList) {
   return tx`
     select f.rank::float8 as rank, f.player_id, p.display_name, f.score,
-           round(extract(epoch from f.reached_at) * 1000)::float8 as reached_ms, f.metadata::text as metadata
+           round(extract(epoch from f.reached_at) * 1000)::float8 as reached_ms, f.metadata::text as metadata, f.tie_break_values::text as tie_break_values
     from frozen_standings f
     left join players p on p.id = f.player_id
     where f.board_id = ${list.boardId} and f.period = ${list.period} and f.bucket = ${list.bucket} and f.region = ${list.region}

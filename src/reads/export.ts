@@ -192,7 +192,7 @@ export async function runExport(deps: Pick<ExportDeps, 'storage'>, prepared: Pre
         options.read?.(batch.length);
         let text = '';
         for (const row of batch) {
-          const rank = rankOf(row[0], row[3]);
+          const rank = rankOf(row[0], row[3], row[6]);
           if (row[1] === null) continue;
           text += line(rank, row);
           written += 1;
@@ -205,14 +205,20 @@ export async function runExport(deps: Pick<ExportDeps, 'storage'>, prepared: Pre
   return written;
 }
 
-/** The rank of each row of a run in rank order, in `style`, from its ordinal rank and score. O(1) a row. */
-function shareRanks(style: RankStyle): (ordinal: number, score: number) => number {
+/**
+ * The rank of each row of a run in rank order, in `style`, from its ordinal rank, score and
+ * tie-break values (their text; null on a board without columns): rows share a rank when the whole
+ * tuple is equal. O(1) a row.
+ */
+function shareRanks(style: RankStyle): (ordinal: number, score: number, tieBreakValues: string | null) => number {
   if (style === 'ORDINAL') return (ordinal) => ordinal;
   let lastScore: number | undefined;
+  let lastValues: string | null = null;
   let lastRank = 0;
-  return (ordinal, score) => {
-    if (score !== lastScore) lastRank = style === 'COMPETITION' ? ordinal : lastRank + 1;
+  return (ordinal, score, tieBreakValues) => {
+    if (score !== lastScore || tieBreakValues !== lastValues) lastRank = style === 'COMPETITION' ? ordinal : lastRank + 1;
     lastScore = score;
+    lastValues = tieBreakValues;
     return lastRank;
   };
 }
