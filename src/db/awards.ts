@@ -94,6 +94,8 @@ interface EventRow {
   reached_ms: number;
   style_rank: string | number;
   display_name: string | null;
+  /** null on a board without tie-break columns. */
+  tie_break_values: number[] | null;
 }
 
 /**
@@ -114,16 +116,17 @@ export async function bucketClosedEvent(
       where ${ofList(tx, list, 'a')}
       order by a.band_index, a.rank limit ${EVENT_PAGE_SIZE}
     ), styled as (
-      select f.rank, f.player_id, f.score, round(extract(epoch from f.reached_at) * 1000)::float8 as reached_ms, ${styledRank(tx, list)} as style_rank
+      select f.rank, f.player_id, f.score, round(extract(epoch from f.reached_at) * 1000)::float8 as reached_ms, ${styledRank(tx, list)} as style_rank,
+             f.tie_break_values::float8[] as tie_break_values
       from frozen_standings f
       where ${ofList(tx, list, 'f')} and f.rank <= greatest(${list.topSize}::int, (select coalesce(max(rank), 0) from page))
     )
     select * from (
-      select 'top' as part, -1 as band_index, null::text as band, s.rank, s.player_id, s.score, s.reached_ms, s.style_rank, p.display_name
+      select 'top' as part, -1 as band_index, null::text as band, s.rank, s.player_id, s.score, s.reached_ms, s.style_rank, p.display_name, s.tie_break_values
       from styled s left join players p on p.id = s.player_id
       where s.rank <= ${list.topSize}
       union all
-      select 'award', g.band_index, g.band, s.rank, s.player_id, s.score, s.reached_ms, s.style_rank, p.display_name
+      select 'award', g.band_index, g.band, s.rank, s.player_id, s.score, s.reached_ms, s.style_rank, p.display_name, s.tie_break_values
       from page g join styled s on s.rank = g.rank left join players p on p.id = s.player_id
     ) as parts
     order by band_index, rank`;
@@ -133,6 +136,7 @@ export async function bucketClosedEvent(
     displayName: row.display_name,
     score: Number(row.score),
     achievedAt: new Date(row.reached_ms).toISOString(),
+    ...(row.tie_break_values && row.tie_break_values.length > 0 && { tieBreakValues: row.tie_break_values.map(Number) }),
   });
   const region = list.region === '' ? null : list.region;
   const data: BucketClosedData = {

@@ -38,6 +38,8 @@ export interface StandingData {
   displayName: string | null;
   score: number;
   achievedAt: string;
+  /** The values of the result that set the standing, one per tie-break column; left out on a board without them. */
+  tieBreakValues?: number[];
 }
 
 /** BUCKET_CLOSED's data: one closed list (a bucket's global list or one region's). */

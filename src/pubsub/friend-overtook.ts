@@ -66,6 +66,7 @@ function standingOf(data: StandingData, size: number): Standing {
     playerId: data.playerId,
     rank: data.rank,
     score: data.score,
+    tieBreakValues: data.tieBreakValues,
     percentile: size === 0 ? 0 : Math.max(0, (100 * (size - data.rank)) / size),
     source: { recorded: { reachedAt: new Date(data.achievedAt), metadata: null } },
     player: { id: data.playerId, displayName: data.displayName, avatarUrl: null },

@@ -120,6 +120,7 @@ function standingData(place: Place, names: Map<string, string | null>): Standing
     displayName: names.get(place.playerId) ?? null,
     score: place.score,
     achievedAt: place.reachedAt.toISOString(),
+    ...(place.tieBreakValues?.length && { tieBreakValues: [...place.tieBreakValues] }),
   };
 }
 

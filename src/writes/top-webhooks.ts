@@ -167,6 +167,7 @@ export function createTopWebhooks(deps: TopWebhookDeps, options: TopWebhookOptio
         displayName: standing.player?.displayName ?? null,
         score: standing.score,
         achievedAt: (await read.achievedAt(standing)).toISOString(),
+        ...(standing.tieBreakValues?.length && { tieBreakValues: [...standing.tieBreakValues] }),
       })),
     );
     const data: TopChangedData = {
