@@ -4,6 +4,8 @@ import { movableClock } from './helpers/clock.js';
 import { rankScores } from './helpers/oracle.js';
 import { type OwnRedis, startOwnRedis } from './helpers/redis-server.js';
 import { type TestApp, startTestApp } from './helpers/test-app.js';
+import { until } from './helpers/wait.js';
+import { DEFAULT_PROFILE_HASHES, profileHashKey } from '../src/profiles/store.js';
 
 /**
  * Issue 54, part 5: a single submitScore on one Redis node costs at most four Redis commands, one
@@ -90,6 +92,16 @@ describe('a single submitScore on one Redis node', () => {
     // Others on the board first, and the player's own earlier result; one call each.
     for (const [i, id] of ['ana', 'ben', 'cem', 'dia', 'eli', 'fay'].entries()) await submit(id, 100 * (i + 1));
     await submit('gus', 250);
+    // Their profiles (none) are brought into Redis just after each answer (ProfileCache.remember, after a
+    // PostgreSQL read): waited for here, so that none of it lands in a window below.
+    await until(
+      async () =>
+        (await Promise.all(['ana', 'ben', 'cem', 'dia', 'eli', 'fay', 'gus'].map((id) => t.redis.hget(profileHashKey(id, DEFAULT_PROFILE_HASHES), id)))).every(
+          (held) => held !== null,
+        ),
+      10_000,
+      'the profiles of the players placed before the windows, kept in Redis',
+    );
 
     for (const [playerId, score] of [
       ['gus', 450],
