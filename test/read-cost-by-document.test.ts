@@ -1,4 +1,5 @@
-import { Redis } from 'ioredis';
+import { watchCommands } from './helpers/monitor.js';
+import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type OwnRedis, startOwnRedis } from './helpers/redis-server.js';
 import { type TestApp, startTestApp } from './helpers/test-app.js';
@@ -73,11 +74,11 @@ describe('the cost of a read, however its document is written', () => {
   /** What Redis ran while `run` ran: the calls the app's own connection sent, and the commands run inside them by scripts. */
   async function costOf<T>(run: () => Promise<T>): Promise<{ calls: number; inside: number; answer: T }> {
     const port = (t.redis as Redis).stream.localPort;
-    const watcher = new Redis({ port: redis.port, host: '127.0.0.1' });
-    const monitor = await watcher.monitor();
     let calls = 0;
     let inside = 0;
-    monitor.on('monitor', (_time: string, _args: string[], source: string) => {
+    // A MONITOR socket of its own (helpers/monitor.ts): ioredis's monitor mode throws "Command queue
+    // state error" when a line arrives as it disconnects.
+    const monitor = await watchCommands(redis.port, (_args, source) => {
       if (source === `127.0.0.1:${port}`) calls += 1;
       else if (source === 'lua') inside += 1;
     });
@@ -87,8 +88,7 @@ describe('the cost of a read, however its document is written', () => {
       await new Promise((resolve) => setTimeout(resolve, 200));
       return { calls, inside, answer };
     } finally {
-      monitor.disconnect();
-      watcher.disconnect();
+      monitor.close();
     }
   }
 

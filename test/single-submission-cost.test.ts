@@ -1,4 +1,5 @@
-import { Redis } from 'ioredis';
+import { watchCommands } from './helpers/monitor.js';
+import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { movableClock } from './helpers/clock.js';
 import { rankScores } from './helpers/oracle.js';
@@ -71,9 +72,10 @@ describe('a single submitScore on one Redis node', () => {
   /** The commands the app's own connection sent, as MONITOR lists them, while `run` ran. */
   async function commandsOf<T>(run: () => Promise<T>): Promise<{ commands: string[]; answer: T }> {
     const port = (t.redis as Redis).stream.localPort;
-    const monitor = await new Redis({ port: redis.port, host: '127.0.0.1' }).monitor();
     const commands: string[] = [];
-    monitor.on('monitor', (_time: string, args: string[], source: string) => {
+    // A MONITOR socket of its own (helpers/monitor.ts): ioredis's monitor mode throws "Command queue
+    // state error" when a line arrives as it disconnects.
+    const monitor = await watchCommands(redis.port, (args, source) => {
       if (source === `127.0.0.1:${port}`) commands.push(args.map((arg) => arg.slice(0, 40)).join(' '));
     });
     try {
@@ -84,7 +86,7 @@ describe('a single submitScore on one Redis node', () => {
       await new Promise((resolve) => setTimeout(resolve, 200));
       return { commands, answer };
     } finally {
-      monitor.disconnect();
+      monitor.close();
     }
   }
 
