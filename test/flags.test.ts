@@ -1,3 +1,4 @@
+import { watchCommands } from './helpers/monitor.js';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { FLAG_VERSIONS_KEY } from '../src/services/flag-changes.js';
@@ -260,11 +261,17 @@ describe('flagPlayer / unflagPlayer', () => {
   it('the flag check reads its token once the index write was answered: after it in Redis’s order, on any topology', async () => {
     const { parts: services } = t.app;
     // Redis's own record of the order it ran this app's commands in.
-    const monitor = await (t.redis as Redis).monitor();
     const ran: string[][] = [];
-    monitor.on('monitor', (_time: string, args: string[]) => {
-      if (args.some((arg) => arg.startsWith(t.keyPrefix))) ran.push(args);
-    });
+    // A MONITOR socket of its own (helpers/monitor.ts): ioredis's monitor mode throws "Command queue
+    // state error" when a line arrives as it disconnects.
+    const { host, port } = (t.redis as Redis).options;
+    const monitor = await watchCommands(
+      port!,
+      (args) => {
+        if (args.some((arg) => arg.startsWith(t.keyPrefix))) ran.push(args);
+      },
+      host,
+    );
     const order: string[] = [];
     const write = services.index.writeBoardScores.bind(services.index);
     const writes = vi.spyOn(services.index, 'writeBoardScores').mockImplementation(async (...args) => {
@@ -290,7 +297,7 @@ describe('flagPlayer / unflagPlayer', () => {
       writes.mockRestore();
       tokenReads.mockRestore();
       checks.mockRestore();
-      monitor.disconnect();
+      monitor.close();
     }
     // Sent once the write was answered, not queued behind it on the connection (which orders
     // nothing on a Cluster, where the token's node is not the board's); one read.
