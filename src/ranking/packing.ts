@@ -96,16 +96,19 @@ export function packingProblem(board: Pick<Board, 'maxScore' | 'tieBreaks'>): st
  * at creation; a board read again brings a new array, and the old entry goes with it).
  */
 const packings = new Map<Period, Map<number, Packing>>();
-const columnPackings = new WeakMap<readonly TieBreak[], Map<Period, Packing>>();
+const columnPackings = new WeakMap<readonly TieBreak[], Map<Period, Map<number, Packing>>>();
 
 /** The packing of one period's keys on a board. O(1). */
 export function packingFor(board: Pick<Board, 'maxScore' | 'tieBreaks'>, period: Period): Packing {
   const columns = board.tieBreaks;
   if (columns && columns.length > 0) {
     let byPeriod = columnPackings.get(columns);
-    if (!byPeriod) columnPackings.set(columns, (byPeriod = new Map<Period, Packing>()));
-    let packing = byPeriod.get(period);
-    if (!packing) byPeriod.set(period, (packing = workOut(board, period)));
+    if (!byPeriod) columnPackings.set(columns, (byPeriod = new Map<Period, Map<number, Packing>>()));
+    // Keyed on maxScore too, as a plain board's are: the time's bits follow from it.
+    let byMaxScore = byPeriod.get(period);
+    if (!byMaxScore) byPeriod.set(period, (byMaxScore = new Map<number, Packing>()));
+    let packing = byMaxScore.get(board.maxScore);
+    if (!packing) byMaxScore.set(board.maxScore, (packing = workOut(board, period)));
     return packing;
   }
   let byMaxScore = packings.get(period);
