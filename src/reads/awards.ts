@@ -98,5 +98,13 @@ export async function awardsOf(deps: AwardReadDeps, names: NameStandings, args: 
     edges.map((edge) => edge.node.standing),
     want.player,
   );
-  return { edges, pageInfo: { hasNextPage: rows.length > args.first, endCursor: edges.at(-1)?.cursor ?? null } };
+  return {
+    edges,
+    pageInfo: {
+      hasNextPage: rows.length > args.first,
+      endCursor: edges.at(-1)?.cursor ?? null,
+      hasPreviousPage: args.after != null,
+      startCursor: edges[0]?.cursor ?? null,
+    },
+  };
 }

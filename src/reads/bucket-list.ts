@@ -133,7 +133,15 @@ export async function periodBucketsOf(
     cursor: deps.cursors.encode(scope, { packed: bucket.start.getTime(), playerId: bucket.label }),
     node: nodes[i]!,
   }));
-  return { edges, pageInfo: { hasNextPage: rest.length > args.first, endCursor: edges.at(-1)?.cursor ?? null } };
+  return {
+    edges,
+    pageInfo: {
+      hasNextPage: rest.length > args.first,
+      endCursor: edges.at(-1)?.cursor ?? null,
+      hasPreviousPage: args.after != null,
+      startCursor: edges[0]?.cursor ?? null,
+    },
+  };
 }
 
 /**

@@ -89,5 +89,13 @@ export async function historyOf(
     edges.map((edge) => edge.node.standing),
     want.player,
   );
-  return { edges, pageInfo: { hasNextPage: rows.length > args.first, endCursor: edges.at(-1)?.cursor ?? null } };
+  return {
+    edges,
+    pageInfo: {
+      hasNextPage: rows.length > args.first,
+      endCursor: edges.at(-1)?.cursor ?? null,
+      hasPreviousPage: args.after != null,
+      startCursor: edges[0]?.cursor ?? null,
+    },
+  };
 }

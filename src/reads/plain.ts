@@ -47,6 +47,26 @@ export interface Want {
   withOthers: boolean;
 }
 
+/**
+ * Where a keyset page starts: `first` rows after `after` (from the top when null), or from the
+ * 1-based position `fromRank`; or, going backwards, the `last` rows just before `before` (from the
+ * end when null). The schema refuses the mixes (after or before with fromRank; after with before or last).
+ */
+export interface PageArgs {
+  first: number;
+  after?: string | null | undefined;
+  before?: string | null | undefined;
+  last?: number | null | undefined;
+  fromRank?: number | null | undefined;
+}
+
+/** Around a player: `radius` rows either side; with `fill`, 2 × radius + 1 rows at the edges too, the window shifted inward. */
+export interface AroundArgs {
+  playerId: string;
+  radius: number;
+  fill?: boolean | undefined;
+}
+
 /** A read that may ask for a rank style (null: its board's). */
 export interface Styled {
   rankStyle?: RankStyle | null | undefined;
@@ -162,7 +182,7 @@ export async function standingOf(parts: ReadParts, args: BucketArgs & Styled & {
 }
 
 /** The player and up to `radius` players either side, cut at the edges. O(log N + radius). */
-export async function aroundOf(parts: ReadParts, args: BucketArgs & Styled & { playerId: string; radius: number }, metadata = true): Promise<Standing[]> {
+export async function aroundOf(parts: ReadParts, args: BucketArgs & Styled & AroundArgs, metadata = true): Promise<Standing[]> {
   const at = await resolveReadBucket(parts.buckets, args);
   if (isClosed(at)) {
     const style = styleOf(at.board, args.rankStyle);
@@ -196,11 +216,7 @@ export async function friendsOf(parts: ReadParts, args: BucketArgs & Styled & { 
  * to the bucket's key, so one issued for another board, bucket or region is refused
  * (BAD_USER_INPUT), as is a malformed or edited one. O(log N + first).
  */
-export async function pageOf(
-  parts: ReadParts,
-  args: BucketArgs & Styled & { first: number; after?: string | null | undefined },
-  metadata = true,
-): Promise<StandingConnection> {
+export async function pageOf(parts: ReadParts, args: BucketArgs & Styled & PageArgs, metadata = true): Promise<StandingConnection> {
   const at = await resolveReadBucket(parts.buckets, args);
   if (isClosed(at)) return closedPage(parts, at, args, metadata);
   const { cursors, index } = parts;
@@ -213,7 +229,15 @@ export async function pageOf(
     cursor: cursors.encode(scope, { packed: place.packed, playerId: place.member }),
     node: toStanding(at, place, view.size),
   }));
-  return { edges, pageInfo: { hasNextPage: view.hasMore, endCursor: edges.at(-1)?.cursor ?? null } };
+  return {
+    edges,
+    pageInfo: {
+      hasNextPage: view.hasMore,
+      endCursor: edges.at(-1)?.cursor ?? null,
+      hasPreviousPage: args.after != null,
+      startCursor: edges[0]?.cursor ?? null,
+    },
+  };
 }
 
 /**
@@ -222,12 +246,7 @@ export async function pageOf(
  * (frozen.ts frozenScope); a cursor the live bucket issued before the close goes on after its
  * player's frozen rank (frozenAfter). O(log N + first).
  */
-async function closedPage(
-  parts: ReadParts,
-  at: ClosedBucket,
-  args: Styled & { first: number; after?: string | null | undefined },
-  metadata: boolean,
-): Promise<StandingConnection> {
+async function closedPage(parts: ReadParts, at: ClosedBucket, args: Styled & PageArgs, metadata: boolean): Promise<StandingConnection> {
   const style = styleOf(at.board, args.rankStyle);
   const after = args.after === null || args.after === undefined ? null : await frozenAfter(parts, at, args.after);
   const page = await frozenPage(parts, at, after?.packed ?? 0, args.first, metadata);
@@ -237,7 +256,15 @@ async function closedPage(
     cursor: parts.cursors.encode(scope, { packed: place.rank, playerId: place.playerId }),
     node: toStanding(at, styled[i]!, at.frozen.size),
   }));
-  return { edges, pageInfo: { hasNextPage: page.hasMore, endCursor: edges.at(-1)?.cursor ?? null } };
+  return {
+    edges,
+    pageInfo: {
+      hasNextPage: page.hasMore,
+      endCursor: edges.at(-1)?.cursor ?? null,
+      hasPreviousPage: args.after != null,
+      startCursor: edges[0]?.cursor ?? null,
+    },
+  };
 }
 
 /**
@@ -248,7 +275,7 @@ async function closedPage(
  */
 export async function seasonResultsOf(
   parts: ReadParts,
-  args: Styled & { board: string; season: string; first: number; after?: string | null | undefined; withMetadata: boolean },
+  args: Styled & PageArgs & { board: string; season: string; withMetadata: boolean },
 ): Promise<StandingConnection> {
   const { cursors, storage } = parts;
   const board = await requireBoard(parts.buckets, args.board);
@@ -269,7 +296,15 @@ export async function seasonResultsOf(
     cursor: cursors.encode(scope, { packed: place.rank, playerId: place.playerId }),
     node: toStanding(closed, styled[i]!, marker.size),
   }));
-  return { edges, pageInfo: { hasNextPage: page.hasMore, endCursor: edges.at(-1)?.cursor ?? null } };
+  return {
+    edges,
+    pageInfo: {
+      hasNextPage: page.hasMore,
+      endCursor: edges.at(-1)?.cursor ?? null,
+      hasPreviousPage: args.after != null,
+      startCursor: edges[0]?.cursor ?? null,
+    },
+  };
 }
 
 /** How many players are ranked in a bucket (a closed one: its frozen size). O(1). */

@@ -8,6 +8,8 @@ import type { ProfileCache } from '../services/profile-cache.js';
 import { NameLoader } from './name-loader.js';
 import { createPlaceLoader } from './place-loader.js';
 import {
+  type AroundArgs,
+  type PageArgs,
   type ReadParts,
   type Styled,
   type Want,
@@ -24,7 +26,7 @@ import {
 import { type RecordedLoader, achievedAtOf, createRecordedLoader, metadataOf } from './recorded-scores.js';
 import type { Standing, StandingConnection, TopBoard } from './views.js';
 
-export type { Want } from './plain.js';
+export type { AroundArgs, PageArgs, Want } from './plain.js';
 
 /**
  * The read side, as one request sees it: every read the API serves, each answering a complete
@@ -36,10 +38,10 @@ export type { Want } from './plain.js';
 export interface ReadSide {
   top(args: BucketArgs & Styled & { limit: number }, want: Want): Promise<TopBoard>;
   standing(args: BucketArgs & Styled & { playerId: string }, want: Want): Promise<Standing | null>;
-  around(args: BucketArgs & Styled & { playerId: string; radius: number }, want: Want): Promise<Standing[]>;
+  around(args: BucketArgs & Styled & AroundArgs, want: Want): Promise<Standing[]>;
   friends(args: BucketArgs & Styled & { playerId: string }, want: Want): Promise<Standing[]>;
-  standings(args: BucketArgs & Styled & { first: number; after?: string | null | undefined }, want: Want): Promise<StandingConnection>;
-  seasonResults(args: Styled & { board: string; season: string; first: number; after?: string | null | undefined }, want: Want): Promise<StandingConnection>;
+  standings(args: BucketArgs & Styled & PageArgs, want: Want): Promise<StandingConnection>;
+  seasonResults(args: Styled & PageArgs & { board: string; season: string }, want: Want): Promise<StandingConnection>;
   size(args: BucketArgs): Promise<number>;
   /** Gives standings read elsewhere (a submission's) their players, with the request's other names, when `asked`. */
   name(standings: readonly Standing[], asked: boolean): Promise<void>;
@@ -127,7 +129,7 @@ class RequestReads implements ReadSide {
     return standing;
   }
 
-  async around(args: BucketArgs & Styled & { playerId: string; radius: number }, want: Want): Promise<Standing[]> {
+  async around(args: BucketArgs & Styled & AroundArgs, want: Want): Promise<Standing[]> {
     const around = await this.held(want, aroundOf(this.shared.parts, args, want.metadata));
     await withPlayers(this.names, around, want.player);
     return around;
@@ -140,14 +142,11 @@ class RequestReads implements ReadSide {
     return friends;
   }
 
-  async standings(args: BucketArgs & Styled & { first: number; after?: string | null | undefined }, want: Want): Promise<StandingConnection> {
+  async standings(args: BucketArgs & Styled & PageArgs, want: Want): Promise<StandingConnection> {
     return this.completed(await this.held(want, pageOf(this.shared.parts, args, want.metadata)), want);
   }
 
-  async seasonResults(
-    args: Styled & { board: string; season: string; first: number; after?: string | null | undefined },
-    want: Want,
-  ): Promise<StandingConnection> {
+  async seasonResults(args: Styled & PageArgs & { board: string; season: string }, want: Want): Promise<StandingConnection> {
     return this.completed(await this.held(want, seasonResultsOf(this.shared.parts, { ...args, withMetadata: want.metadata })), want);
   }
 

@@ -67,6 +67,8 @@ export function bucketOfAnswer(at: BoardBucket): BucketOfAnswer {
 
 export interface PeriodStanding extends BucketOfAnswer {
   standing: Standing;
+  /** The player's rank in this bucket just before this result, in the board's rank style; null when they had none there (or the result was a duplicate). */
+  previousRank?: number | null;
 }
 
 /**
@@ -104,6 +106,10 @@ export interface StandingEdge {
 export interface PageInfo {
   hasNextPage: boolean;
   endCursor: string | null;
+  /** Whether rows come before the page's first (Relay's PageInfo). */
+  hasPreviousPage: boolean;
+  /** The first edge's cursor; null for an empty page. */
+  startCursor: string | null;
 }
 
 /** A keyset page of standings. */

@@ -26,6 +26,9 @@ function retentionFrom(
   };
 }
 
+/** Mutation.deleteBoard: whether the board existed. */
+export const deleteBoard = (args: { id: string }, ctx: Context): Promise<boolean> => ctx.writes.deleteBoard(args.id);
+
 /** Mutation.createBoard. */
 export const createBoard = (
   args: { input: Omit<CreateBoardInput, 'retention' | 'shards'> & { retention?: Parameters<typeof retentionFrom>[0]; shards?: number | null | undefined } },

@@ -35,6 +35,10 @@ export const unflagPlayer = async (args: { playerId: string }, ctx: Context): Pr
 /** Mutation.deletePlayer: whether anything was erased. */
 export const deletePlayer = async (args: { playerId: string }, ctx: Context): Promise<boolean> => (await ctx.writes.deletePlayer(args.playerId)).erased;
 
+/** Mutation.removeEntry: whether anything was removed. Recorded with who asked (the key's id), when and why. */
+export const removeEntry = async (args: { board: string; playerId: string; reason: string }, ctx: Context): Promise<boolean> =>
+  ctx.writes.removeEntry({ board: args.board, playerId: args.playerId, reason: args.reason.trim(), by: ctx.caller?.keyId ?? 'unknown' });
+
 /** Player.flag (admin). */
 export const flag = (player: Player, ctx: Context): Promise<PlayerFlag | null> => ctx.admin.playerFlag(player.id);
 

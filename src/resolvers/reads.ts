@@ -2,6 +2,7 @@ import type { GraphQLResolveInfo } from 'graphql';
 import type { Period, RankStyle } from '../model/board.js';
 import type { TopEvent } from '../pubsub/top-changed.js';
 import type { Standing, StandingConnection, TopBoard } from '../reads/views.js';
+import type { PageArgs } from '../reads/read-side.js';
 import type { Context } from './context.js';
 import { inChunks } from './list-chunks.js';
 import { wantOf } from './want.js';
@@ -34,7 +35,7 @@ export const standing = (args: BucketArgs & { playerId: string }, ctx: Context, 
   ctx.reads.standing(args, wantOf(info));
 
 /** Query.around. */
-export const around = (args: BucketArgs & { playerId: string; radius: number }, ctx: Context, info: GraphQLResolveInfo): Promise<Standing[]> =>
+export const around = (args: BucketArgs & { playerId: string; radius: number; fill: boolean }, ctx: Context, info: GraphQLResolveInfo): Promise<Standing[]> =>
   ctx.reads.around(args, wantOf(info));
 
 /** Query.friends. */
@@ -42,12 +43,11 @@ export const friends = async (args: BucketArgs & { playerId: string }, ctx: Cont
   inChunks(await ctx.reads.friends(args, wantOf(info)));
 
 /** Query.standings: a keyset page. */
-export const standings = (args: BucketArgs & { first: number; after?: string | null | undefined }, ctx: Context, info: GraphQLResolveInfo) =>
-  ctx.reads.standings(args, wantOf(info, 'edges', 'node'));
+export const standings = (args: BucketArgs & PageArgs, ctx: Context, info: GraphQLResolveInfo) => ctx.reads.standings(args, wantOf(info, 'edges', 'node'));
 
 /** Query.seasonResults: a keyset page of a closed season's frozen standings. */
 export const seasonResults = (
-  args: { board: string; season: string; first: number; after?: string | null | undefined; rankStyle?: RankStyle | null | undefined },
+  args: PageArgs & { board: string; season: string; rankStyle?: RankStyle | null | undefined },
   ctx: Context,
   info: GraphQLResolveInfo,
 ): Promise<StandingConnection> => ctx.reads.seasonResults(args, wantOf(info, 'edges', 'node'));

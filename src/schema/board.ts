@@ -225,6 +225,13 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: CreateBoardInput, required: true }) },
     resolve: (_root, args, ctx) => boards.createBoard(args, ctx),
   }),
+  deleteBoard: t.boolean({
+    description:
+      'Added (issue 25): deletes a board: its settings, results, board scores, seasons and index keys. Refused while any API key is scoped to it. Answers whether it existed.',
+    authScopes: { admin: true },
+    args: { id: t.arg.id({ required: true, validate: idSchema }) },
+    resolve: (_root, args, ctx) => boards.deleteBoard(args, ctx),
+  }),
   rebuildBoard: t.int({
     description: "Admin. Rebuilds one bucket's ranking index from the durable store and swaps it in atomically; answers the number of ranked players.",
     authScopes: { admin: true },

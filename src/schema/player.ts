@@ -84,4 +84,15 @@ builder.mutationFields((t) => ({
     args: { playerId: t.arg.id({ required: true, validate: idSchema }) },
     resolve: (_root, args, ctx) => players.deletePlayer(args, ctx),
   }),
+  removeEntry: t.boolean({
+    description:
+      "Added (issue 25): removes one player's results and scores from one board (every bucket, seasons included, frozen results excepted), leaving the player and their other boards untouched. Answers whether anything was removed.",
+    authScopes: { admin: true },
+    args: {
+      board: t.arg.id({ required: true, validate: idSchema }),
+      playerId: t.arg.id({ required: true, validate: idSchema }),
+      reason: t.arg.string({ required: true, validate: textSchema(500) }),
+    },
+    resolve: (_root, args, ctx) => players.removeEntry(args, ctx),
+  }),
 }));

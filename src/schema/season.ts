@@ -1,12 +1,12 @@
-import { MAX_PAGE } from '../model/contract.js';
+import { z } from 'zod';
 import * as seasons from '../resolvers/seasons.js';
 import type { Season } from '../resolvers/seasons.js';
 import * as reads from '../resolvers/reads.js';
 import { BoardRef } from './board.js';
 import { builder } from './builder.js';
 import { RANK_STYLE_ARG } from './enums.js';
-import { StandingConnectionRef } from './standing-connection.js';
-import { idSchema, intRange, textSchema } from './validation.js';
+import { StandingConnectionRef, pageArgs, pageArgsRule, pageArgsShape } from './standing-connection.js';
+import { idSchema, textSchema } from './validation.js';
 
 export const SeasonRef = builder.objectRef<Season>('Season');
 
@@ -34,12 +34,14 @@ builder.queryFields((t) => ({
     type: StandingConnectionRef,
     description: 'The frozen final standings of a closed season.',
     args: {
-      board: t.arg.id({ required: true, validate: idSchema }),
-      season: t.arg.id({ required: true, validate: idSchema }),
-      first: t.arg.int({ required: true, defaultValue: 100, validate: intRange(1, MAX_PAGE, 'first') }),
+      board: t.arg.id({ required: true }),
+      season: t.arg.id({ required: true }),
+      first: t.arg.int({ required: true, defaultValue: 100 }),
       after: t.arg.string(),
+      ...pageArgs(t.arg),
       rankStyle: t.arg(RANK_STYLE_ARG),
     },
+    validate: z.looseObject({ board: idSchema, season: idSchema, ...pageArgsShape }).superRefine(pageArgsRule),
     resolve: (_root, args, ctx, info) => reads.seasonResults(args, ctx, info),
   }),
 }));

@@ -66,6 +66,12 @@ builder.queryFields((t) => ({
       playerId: t.arg.id({ required: true }),
       radius: t.arg.int({ required: true, defaultValue: 5 }),
       rankStyle: t.arg(RANK_STYLE_ARG),
+      fill: t.arg.boolean({
+        required: true,
+        defaultValue: false,
+        description:
+          'Added (issue 25): when true, a player near either end still gets 2 × radius + 1 rows (or the whole board when smaller), the window shifted inward.',
+      }),
     },
     validate: onePlayerSchema.extend({ radius: intRange(0, 50, 'radius') }),
     resolve: (_root, args, ctx, info) => reads.around(args, ctx, info),

@@ -26,6 +26,10 @@ export interface WriteSide {
   flagPlayer(playerId: string, reason: string): Promise<FlagOutcome>;
   unflagPlayer(playerId: string): Promise<FlagOutcome>;
   deletePlayer(playerId: string): Promise<ErasureOutcome>;
+  /** Deletes a board and everything of it (writes/board-deletion.ts); whether it existed. */
+  deleteBoard(id: string): Promise<boolean>;
+  /** Removes one player's entry from one board, recorded with who, when and why (writes/entry-removal.ts); whether anything was removed. */
+  removeEntry(args: { board: string; playerId: string; reason: string; by: string }): Promise<boolean>;
   /** Tournaments: joins a player to a board (writes/tournaments.ts). */
   joinBoard(boardId: string, playerId: string, scope?: BoardScope): Promise<boolean>;
 }
@@ -55,5 +59,8 @@ export function createWriteSide(parts: WriteSideParts): WriteSide {
     unflagPlayer: (playerId) => unflagPlayer(parts.flags, playerId),
     deletePlayer: (playerId) => deletePlayer(parts.erasure, playerId),
     joinBoard: (boardId, playerId, scope) => joinBoard(parts.tournaments, boardId, playerId, scope),
+    // Built by the DELETE and REMOVE parts of issue 25 (see /tmp/h/guide.md); until then they refuse.
+    deleteBoard: () => Promise.reject(new Error('deleteBoard is being built')),
+    removeEntry: () => Promise.reject(new Error('removeEntry is being built')),
   };
 }

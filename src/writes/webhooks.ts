@@ -111,7 +111,7 @@ export const listWebhooks = (deps: Pick<WebhookAdminDeps, 'storage'>): Promise<S
 
 export interface DeliveryPage {
   edges: { cursor: string; node: StoredDelivery }[];
-  pageInfo: { hasNextPage: boolean; endCursor: string | null };
+  pageInfo: { hasNextPage: boolean; endCursor: string | null; hasPreviousPage: boolean; startCursor: string | null };
 }
 
 /** The cursor scope of a webhook's deliveries under one filter: a cursor of another page is refused. */
@@ -134,7 +134,15 @@ export async function webhookDeliveries(
   });
   const page = rows.slice(0, args.first);
   const edges = page.map((node) => ({ cursor: deps.cursors.encode(scope, { packed: node.createdUs, playerId: node.id }), node }));
-  return { edges, pageInfo: { hasNextPage: rows.length > args.first, endCursor: edges.at(-1)?.cursor ?? null } };
+  return {
+    edges,
+    pageInfo: {
+      hasNextPage: rows.length > args.first,
+      endCursor: edges.at(-1)?.cursor ?? null,
+      hasPreviousPage: args.after != null,
+      startCursor: edges[0]?.cursor ?? null,
+    },
+  };
 }
 
 /** Sends a FAILED or DELIVERED delivery again, with the same id; BAD_USER_INPUT while it is PENDING, NOT_FOUND when none has the id. */
