@@ -1,12 +1,16 @@
 /* global location, setTimeout, clearTimeout */
-/** The boards: their list and creation, a board's settings and edits, reward bands (rewards.js), buckets (by period: buckets.js), live top, pages and seasons; rebuilds. */
+/**
+ * The boards: their list and creation, a board's settings and edits, reward bands (rewards.js), buckets (by period: buckets.js), live top, pages and seasons; rebuilds;
+ * removing a player's entry from the board (removals.js) and deleting the board.
+ */
 import { gql, socket } from './session.js';
 import { Q } from './documents.js';
 import { attempt, card, commaList, confirmAction, field, flash, fmtNumber, fmtTime, formValues, h, instant, select, table } from './dom.js';
 import { route } from './router.js';
-import { STANDING_HEADERS, periodBucketsCard, standingPages, standingRow } from './buckets.js';
+import { STANDING_HEADERS, periodBucketsCard, standingHeaders, standingPages, standingRow } from './buckets.js';
 import { leagueCards, leagueFields, leagueInput } from './league.js';
 import { rewardsCard } from './rewards.js';
+import { removalsCard, removeEntryButton } from './removals.js';
 
 export const PERIODS = ['ALL_TIME', 'SEASON', 'MONTHLY', 'WEEKLY', 'DAILY'];
 
@@ -193,7 +197,8 @@ export async function boardView(visit, id) {
     );
   };
 
-  // The live top (topChanged) and the pages of one bucket.
+  // The live top (topChanged) and the pages of one bucket; each row can remove that player's entry from the board.
+  const entryAction = (standing) => removeEntryButton(board.id, standing.player);
   const topBox = h('div', { class: 'live-top' });
   const topStatus = h('span', { class: 'status', dataset: { state: 'connecting' } }, 'connecting');
   const pagesBox = h('div', { class: 'pages' });
@@ -215,7 +220,13 @@ export async function boardView(visit, id) {
           const top = data.topChanged;
           topStatus.dataset.state = 'live';
           topStatus.textContent = `live · ${fmtNumber(top.size)} ranked in ${top.bucket} · as of ${fmtTime(top.asOf)} UTC`;
-          topBox.replaceChildren(table(STANDING_HEADERS, top.entries.map(standingRow), { empty: 'Nobody is ranked here yet.', label: 'Live top' }));
+          topBox.replaceChildren(
+            table(
+              standingHeaders(entryAction),
+              top.entries.map((standing) => standingRow(standing, entryAction)),
+              { empty: 'Nobody is ranked here yet.', label: 'Live top' },
+            ),
+          );
         },
         error: (error) => {
           topStatus.dataset.state = 'error';
@@ -225,7 +236,7 @@ export async function boardView(visit, id) {
       },
     );
   };
-  const page = standingPages(pagesBox);
+  const page = standingPages(pagesBox, entryAction);
   const picker = bucketPicker(board, (at) => {
     watch(at);
     void page(at);
@@ -257,12 +268,44 @@ export async function boardView(visit, id) {
       picker.form,
       h('div', { class: 'columns' }, h('div', {}, h('h3', {}, 'Live top ', topStatus), topBox), h('div', {}, h('h3', {}, 'Pages'), pagesBox)),
     ),
+    removalsCard({ board: board.id }),
+    deleteBoardCard(board),
   );
   await loadBuckets();
   watch(picker.value());
   // After the first watch: a visit already left (its view never shown) stops it at once.
   visit.onLeave(() => stopTop());
   await page(picker.value());
+}
+
+/**
+ * Deleting the board (deleteBoard), confirmed by typing its id. The service refuses while an API
+ * key is kept to the board; its words are shown as it says them. Deleted, the boards list is shown.
+ */
+function deleteBoardCard(board) {
+  const button = h('button', { type: 'button', class: 'danger', id: 'delete-board' }, `Delete board ${board.id}`);
+  button.addEventListener('click', async () => {
+    const sure = await confirmAction({
+      title: `Delete board ${board.id} (“${board.title}”)?`,
+      text: `Board ${board.id} goes with its settings, every result and board score, its seasons and final standings, and every index key; live tops of it end. The removals recorded for it stay. This cannot be undone.`,
+      confirm: `Delete board ${board.id}`,
+      typed: board.id,
+    });
+    if (!sure) return;
+    const answer = await attempt(() => gql(Q.deleteBoard, { id: board.id }));
+    if (!answer) return;
+    flash(answer.deleteBoard ? `Board ${board.id} deleted.` : `Board ${board.id} was already gone.`);
+    location.hash = '#/boards';
+  });
+  return card(
+    'Delete this board',
+    h(
+      'p',
+      { class: 'muted small' },
+      'Deletes the board and everything ranked on it, for a board made by mistake. Refused while an API key is kept to this board: revoke the key first (Operations).',
+    ),
+    button,
+  );
 }
 
 /** The board's editable settings (updateBoard): only what was changed is sent; every process serves it within a second. */

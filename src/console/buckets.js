@@ -10,7 +10,8 @@ import { histogram } from './charts.js';
 
 export const STANDING_HEADERS = ['#Rank', 'Player', '#Score', '#Percentile', 'Achieved (UTC)'];
 
-export function standingRow(standing) {
+/** A standing's row; with `action`, a last cell holding what it makes for the standing (a button). */
+export function standingRow(standing, action) {
   return h(
     'tr',
     { dataset: { player: standing.player.id } },
@@ -24,15 +25,19 @@ export function standingRow(standing) {
     h('td', { class: 'num' }, fmtNumber(standing.score)),
     h('td', { class: 'num' }, `${standing.percentile.toFixed(1)}%`),
     h('td', { class: 'time' }, fmtTime(standing.achievedAt)),
+    action ? h('td', { class: 'row-actions' }, action(standing)) : null,
   );
 }
+
+/** The headers of standings rows, with an empty one for their actions when they have some. */
+export const standingHeaders = (action) => (action ? [...STANDING_HEADERS, ''] : STANDING_HEADERS);
 
 /**
  * Shows a bucket's standings in `box` a page at a time, with buttons to the first and the next
  * page. Answers the function that shows one: `(at, after?, pageNumber?)`, `at` naming the bucket as
- * the reads take it.
+ * the reads take it. With `action`, each row has a cell of what it makes for the standing.
  */
-export function standingPages(box) {
+export function standingPages(box, action) {
   const page = async (at, after = null, pageNumber = 1) => {
     const answer = await attempt(() => gql(Q.page, { ...at, first: 25, after }));
     if (!answer) return;
@@ -43,8 +48,8 @@ export function standingPages(box) {
     first.addEventListener('click', () => page(at));
     box.replaceChildren(
       table(
-        STANDING_HEADERS,
-        edges.map((edge) => standingRow(edge.node)),
+        standingHeaders(action),
+        edges.map((edge) => standingRow(edge.node, action)),
         { empty: 'Nobody is ranked here.', label: 'Standings page' },
       ),
       h('div', { class: 'pager' }, first, h('span', { class: 'muted', dataset: { page: pageNumber } }, `page ${pageNumber}`), next),

@@ -1,7 +1,7 @@
 /* global document, location, setInterval, addEventListener */
 /**
  * The operators' console: boards, live tops and pages, seasons, buckets open and closed with their
- * histograms and exports, league tiers and cohorts, tournaments, reward bands and awards, players with their rank history, moderation, webhooks and their deliveries, rebuilds, API keys and store health, all through this service's own /graphql (HTTP for queries and
+ * histograms and exports, league tiers and cohorts, tournaments, reward bands and awards, players with their rank history, moderation (flags, removing a player's entry from a board, the removals made), deleting a board, webhooks and their deliveries, rebuilds, API keys and store health, all through this service's own /graphql (HTTP for queries and
  * mutations, graphql-ws for topChanged) with the admin key typed into the sign-in form.
  *
  * The key is held by session.js and nowhere else: never a cookie, localStorage or sessionStorage,

@@ -18,6 +18,7 @@ const F = {
   Webhook: 'fragment ConsoleWebhook on Webhook { __typename id url events boards createdAt failing lastDeliveredAt lastError }',
   Delivery: 'fragment ConsoleDelivery on WebhookDelivery { __typename id event status attempts lastAttemptAt nextAttemptAt lastError }',
   RewardBand: 'fragment ConsoleRewardBand on RewardBand { __typename name fromRank toRank topPercent }',
+  EntryRemoval: 'fragment ConsoleEntryRemoval on EntryRemoval { __typename board playerId reason removedBy removedAt results }',
 };
 
 /** An operation with every fragment it spreads (nested ones too): a document holds no unused fragment. */
@@ -118,4 +119,12 @@ export const Q = {
   awards: doc(`query ConsoleAwards($board: ID!, $period: Period!, $bucket: String!, $region: String, $first: Int!, $after: String) {
     awards(board: $board, period: $period, bucket: $bucket, region: $region, first: $first, after: $after) {
       __typename edges { __typename cursor node { __typename id band standing { ...ConsoleStanding } } } pageInfo { __typename endCursor hasNextPage } } }`),
+  // Deleting a board, removing one entry and the removals list (issue 60): asked for by the actions
+  // and cards that use them only, so that the rest of the console works on a service without them.
+  deleteBoard: 'mutation ConsoleDeleteBoard($id: ID!) { deleteBoard(id: $id) }',
+  removeEntry:
+    'mutation ConsoleRemoveEntry($board: ID!, $playerId: ID!, $reason: String!) { removeEntry(board: $board, playerId: $playerId, reason: $reason) }',
+  entryRemovals: doc(
+    'query ConsoleEntryRemovals($board: ID, $playerId: ID, $first: Int!) { entryRemovals(board: $board, playerId: $playerId, first: $first) { ...ConsoleEntryRemoval } }',
+  ),
 };

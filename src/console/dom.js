@@ -104,11 +104,17 @@ export async function attempt(work, success) {
   }
 }
 
-/** The confirmation dialog; with `typed`, the user must type that text (a player id) to confirm. Answers whether confirmed. */
-export function confirmAction({ title, text, confirm = 'Confirm', typed = null }) {
+/**
+ * The confirmation dialog. With `typed`, the user must type that text (a player id, a board id) to
+ * confirm. With `reason`, they must give a reason (its hint the placeholder), and the answer is that
+ * reason, trimmed, rather than true. Answers false when cancelled.
+ */
+export function confirmAction({ title, text, confirm = 'Confirm', typed = null, reason = null }) {
   const dialog = document.getElementById('confirm');
   const input = document.getElementById('confirm-type');
   const label = document.getElementById('confirm-type-label');
+  const why = document.getElementById('confirm-reason');
+  const whyLabel = document.getElementById('confirm-reason-label');
   const ok = document.getElementById('confirm-ok');
   document.getElementById('confirm-title').textContent = title;
   document.getElementById('confirm-text').textContent = text;
@@ -116,8 +122,13 @@ export function confirmAction({ title, text, confirm = 'Confirm', typed = null }
   input.value = '';
   input.hidden = label.hidden = typed === null;
   label.textContent = typed === null ? '' : `Type ${typed} to confirm`;
-  ok.disabled = typed !== null;
-  input.oninput = () => (ok.disabled = input.value !== typed);
+  why.value = '';
+  why.hidden = whyLabel.hidden = reason === null;
+  why.placeholder = reason ?? '';
+  // The service refuses a blank reason; the button waits for one, as it waits for the typed id.
+  const ready = () => (typed === null || input.value === typed) && (reason === null || why.value.trim() !== '');
+  ok.disabled = !ready();
+  input.oninput = why.oninput = () => (ok.disabled = !ready());
   return new Promise((resolve) => {
     const done = (answer) => {
       dialog.close();
@@ -125,12 +136,12 @@ export function confirmAction({ title, text, confirm = 'Confirm', typed = null }
     };
     document.getElementById('confirm-form').onsubmit = (event) => {
       event.preventDefault();
-      if (typed === null || input.value === typed) done(true);
+      if (ready()) done(reason === null ? true : why.value.trim());
     };
     document.getElementById('confirm-cancel').onclick = () => done(false);
     dialog.oncancel = () => resolve(false);
     dialog.showModal();
-    (typed === null ? ok : input).focus();
+    (typed !== null ? input : reason !== null ? why : ok).focus();
   });
 }
 

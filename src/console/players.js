@@ -1,11 +1,15 @@
 /* global location */
-/** Players (search, a player's standings, rank history and results, flag, unflag, erase) and the moderation list. */
+/**
+ * Players (search, a player's standings, rank history and results, flag, unflag, erase, removing their entry from a board) and the
+ * moderation lists (flagged players, removed entries).
+ */
 import { gql } from './session.js';
 import { Q } from './documents.js';
 import { attempt, card, confirmAction, field, flash, fmtNumber, fmtTime, formValues, h, playerHref, playerName, select, table } from './dom.js';
 import { route } from './router.js';
 import { bucketHref } from './buckets.js';
 import { rankChart } from './charts.js';
+import { removalsCard, removeEntryButton } from './removals.js';
 
 export async function playersView(visit) {
   const input = h('input', { name: 'text', type: 'search', placeholder: 'player id or name', required: true, autofocus: true });
@@ -91,10 +95,15 @@ export async function playerView(visit, id) {
       h('h1', {}, id),
       h('p', { class: 'muted' }, 'No profile and no scores under this id.'),
       moderation,
+      removalsCard({ playerId: id }),
     );
   }
-  const scores = player.boardScores.map((row) =>
-    h(
+  // A removal takes the player off a whole board: its button is on the board's first row.
+  const boardsSeen = new Set();
+  const scores = player.boardScores.map((row) => {
+    const firstOfBoard = !boardsSeen.has(row.board.id);
+    boardsSeen.add(row.board.id);
+    return h(
       'tr',
       { dataset: { board: row.board.id, period: row.period, bucket: row.bucket, region: row.region ?? '' } },
       h('td', {}, h('a', { href: `#/boards/${encodeURIComponent(row.board.id)}` }, row.board.title)),
@@ -105,8 +114,9 @@ export async function playerView(visit, id) {
       h('td', { class: 'num rank' }, row.standing ? row.standing.rank : '—'),
       h('td', { class: 'num' }, row.standing ? `${row.standing.percentile.toFixed(1)}%` : '—'),
       h('td', { class: 'time' }, fmtTime(row.achievedAt)),
-    ),
-  );
+      h('td', { class: 'row-actions' }, firstOfBoard ? removeEntryButton(row.board.id, player) : null),
+    );
+  });
   const results = player.recentResults.map((result) =>
     h(
       'tr',
@@ -131,7 +141,7 @@ export async function playerView(visit, id) {
     moderation,
     card(
       'Standing in every bucket',
-      table(['Board', 'Period', 'Bucket', 'Region', '#Score', '#Rank', '#Percentile', 'Reached (UTC)'], scores, {
+      table(['Board', 'Period', 'Bucket', 'Region', '#Score', '#Rank', '#Percentile', 'Reached (UTC)', ''], scores, {
         empty: 'No board scores in any bucket kept now.',
         label: 'Standings',
       }),
@@ -142,6 +152,7 @@ export async function playerView(visit, id) {
       'Recent results',
       table(['Achieved (UTC)', 'Board', 'Match', '#Score', 'Region', 'Recorded (UTC)'], results, { empty: 'No results.', label: 'Recent results' }),
     ),
+    removalsCard({ playerId: id }),
   );
 }
 
@@ -282,5 +293,6 @@ export async function moderationView(visit) {
       table(['Player', 'Reason', 'Tripped by', 'Flagged (UTC)', ''], rows, { empty: 'Nobody is flagged.', label: 'Flagged players' }),
     ),
     card('Flag a player', form),
+    removalsCard(),
   );
 }

@@ -27,6 +27,7 @@ const CONSOLE_MODULES = [
   'league.js',
   'rewards.js',
   'players.js',
+  'removals.js',
   'operations.js',
   'webhooks.js',
 ];
