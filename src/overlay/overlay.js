@@ -389,13 +389,24 @@ function watchCohort(client, board, wanted) {
     timer = setTimeout(resolveCohort, ms);
   };
 
+  /**
+   * Follows the cohort through one member's cohortChanged. Once a view says the cohort moved on (a
+   * closed round, the member in another cohort or round, a flag or an erasure), or the subscription
+   * fails or ends, it is dropped on the spot and one resolution is scheduled: left running, the
+   * member's next views (the new round's cohort filling up, every change of it) would each push
+   * that resolution off again, by a longer backoff each time, and the page would show the ended
+   * round's rows, not said to have ended, for as long as that cohort keeps changing.
+   */
   function follow(playerId, mine) {
     following = playerId;
-    stopFollowing = client.subscribe(
+    /** Dropped: nothing it says counts any more (graphql-ws still calls `complete` after an unsubscribe). */
+    let dropped = false;
+    const current = () => !dropped && mine === generation;
+    const unsubscribe = client.subscribe(
       { query: COHORT_CHANGED, variables: { board, playerId } },
       {
         next: (result) => {
-          if (mine !== generation) return;
+          if (!current()) return;
           const view = result.data?.cohortChanged;
           if (view) {
             attempt = 0;
@@ -403,7 +414,7 @@ function watchCohort(client, board, wanted) {
             const cohort = view.cohort ?? null;
             // The followed player moved on (a new round, a flag, an erasure), or the round closed: find the open round's cohort again.
             if (!sameCohort(cohort, shown) || cohort.closed || !cohort.entries.some((entry) => entry.player.id === following))
-              return later(strayViews++ === 0 ? 0 : backoff(strayViews));
+              return drop(strayViews++ === 0 ? 0 : backoff(strayViews));
             strayViews = 0;
             showNotice(null);
             draw(cohort);
@@ -411,20 +422,31 @@ function watchCohort(client, board, wanted) {
             // A service without cohortChanged refuses the document: the page reads the cohort every few seconds instead.
             if (result.errors.some((error) => /cohortChanged/.test(error.message))) live = false;
             else setStatus({ failure: describe(result.errors) });
-            later(live ? backoff(attempt++) : COHORT_POLL_MS);
+            drop(live ? backoff(attempt++) : COHORT_POLL_MS);
           }
         },
         error: (error) => {
-          if (mine !== generation) return;
+          if (!current()) return;
           if (Array.isArray(error) && error.some((e) => /cohortChanged/.test(e.message))) live = false;
           else setStatus({ failure: describe(error) });
-          later(live ? backoff(attempt++) : COHORT_POLL_MS);
+          drop(live ? backoff(attempt++) : COHORT_POLL_MS);
         },
         complete: () => {
-          if (mine === generation) later(backoff(attempt++));
+          if (current()) drop(backoff(attempt++));
         },
       },
     );
+    stopFollowing = () => {
+      dropped = true;
+      unsubscribe();
+    };
+    /** Stops following and resolves the cohort again in `ms`. */
+    function drop(ms) {
+      stopFollowing();
+      stopFollowing = () => {};
+      following = null;
+      later(ms);
+    }
   }
 
   async function resolveCohort() {
