@@ -52,7 +52,10 @@ describe('the index guard', () => {
       'aroundsNamed',
       'countBetter',
       'countDistinctBetter',
+      'distinctHolders',
       'page',
+      'pageBefore',
+      'pageFrom',
       'scanShard',
       'scoreBins',
       'size',
@@ -75,11 +78,14 @@ describe('the index guard', () => {
       arounds: () => index.arounds(at, [{ playerId: 'ada', radius: 2 }]),
       aroundsNamed: () => index.aroundsNamed(at, [{ playerId: 'ada', radius: 2 }], fields),
       page: () => index.page(at, null, 10),
+      pageBefore: () => index.pageBefore(at, null, 10),
+      pageFrom: () => index.pageFrom(at, 5, 10),
       scanShard: () => index.scanShard(at, 0, '0', 10),
       scoreBins: () => index.scoreBins(at, 3),
       size: () => index.size(at),
       countBetter: () => index.countBetter(at, [10]),
       countDistinctBetter: () => index.countDistinctBetter({ ...at, board: { ...board, rankStyle: 'DENSE' } }, [10]),
+      distinctHolders: () => index.distinctHolders({ ...at, board: { ...board, rankStyle: 'DENSE' } }, [10]),
     };
     for (const method of reads) await expect(calls[method]!(), method).rejects.toBeInstanceOf(IndexRecoveringError);
     const written = await index.writeBoardScores([{ at, score: { playerId: 'ada', score: 10, reachedAt: new Date('2026-02-01T00:00:00Z') }, expiresAt: null }]);

@@ -130,6 +130,10 @@ describe('every Lua script declares every key it touches', () => {
       await index.arounds(at, [{ playerId: 'cy', radius: 2 }]);
       const page = await index.page(at, null, 2);
       await index.page(at, page.places.at(-1)!, 2);
+      // Backwards (readBefore) from a place and from the end, and from a rank (readFrom; a sharded bucket's counts).
+      await index.pageBefore(at, page.places.at(-1)!, 2);
+      await index.pageBefore(at, null, 2);
+      await index.pageFrom(at, 3, 2);
       await index.size(at);
       await index.scoreBins(at, 3);
       await index.countBetter(at, [15, 40]);

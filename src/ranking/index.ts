@@ -3,6 +3,7 @@ import type { BoardScore, BoardScoreRow } from '../model/board.js';
 import {
   type BoardBucket,
   bucketKey,
+  denseKeys,
   indexKeys,
   playerShardKey,
   recountPositionKey,
@@ -23,7 +24,20 @@ import { defineRankingScripts } from './scripts/index.js';
 import { defineScoreSpreadScripts } from './scripts/score-spread.js';
 import { type ScoreBin, binEdges, binsOf, countsFromAtLeast, innerThresholds } from '../model/score-bins.js';
 import { type ReadOptions, type Reads, fromMasters } from './replicas.js';
-import { type Member, type RankedMember, aheadElsewhere, rankOrder, shardedArounds, shardedPage, shardedSize, shardedStandings, shardedTop } from './shards.js';
+import type { AroundAsk } from './shards.js';
+import {
+  type Member,
+  type RankedMember,
+  aheadElsewhere,
+  rankOrder,
+  memberAt,
+  shardedArounds,
+  shardedPage,
+  shardedPageBefore,
+  shardedSize,
+  shardedStandings,
+  shardedTop,
+} from './shards.js';
 
 export type { BoardBucket } from './keys.js';
 export { type RebuildOptions, RebuildRunningError, rebuildKey, rebuildTombstoneKey } from './rebuild.js';
@@ -56,6 +70,9 @@ export interface BoardScoreWrite {
 /** A page starts strictly after a member (its packed score and player id) in rank order; a page cursor carries it. */
 export type { Member } from './shards.js';
 
+/** One around read asked of a bucket: its player, radius, and whether the window fills at the edges. */
+export type { AroundAsk } from './shards.js';
+
 /** A place with the packed value it is stored under, so the next page can start after it. */
 export interface PagePlace extends Place {
   packed: number;
@@ -67,9 +84,12 @@ export interface PagePlace extends Place {
   member: string;
 }
 
-/** One page of places, with whether another page follows. */
+/** One page of places, with whether another page follows, and whether one comes before it. */
 export interface PageView extends BucketView<PagePlace> {
+  /** Places follow the page's last (or its position, when it is empty). */
   hasMore: boolean;
+  /** Places come before the page's first (or its position, when it is empty). */
+  hasBefore: boolean;
 }
 
 export type RankingIndex = ReturnType<typeof createRankingIndex>;
@@ -92,6 +112,13 @@ export interface WrittenPlace {
    */
   member: string | null;
   memberBefore: string | null;
+  /**
+   * The 1-based rank (ORDINAL: the index's own order) the member held in the whole bucket just
+   * before this write, as of the write's own moment as `place` is; null when it was not ranked
+   * there. What the submit answer's previousRank is made of (issue 60), at no extra call on one
+   * shard, and in the same countAhead calls as the place on a sharded bucket.
+   */
+  rankBefore: number | null;
 }
 
 /** The place of `member` (the player id; on a board whose time is in the member, the time then the player id: see members.ts). */
@@ -113,17 +140,17 @@ const dense = (at: BoardBucket) => at.board.rankStyle === 'DENSE';
 /** A write's expiry as the scripts take it: unix seconds, 0 for a key kept until dropped. */
 const expireAtOf = (expiresAt: Date | null) => (expiresAt ? Math.ceil(expiresAt.getTime() / 1000) : 0);
 
-/** What apply-scores.ts answers for each write: [rank, packed, size, changed, packedBefore]. */
-type ApplyReply = [number | null, string | null, number, 0 | 1, string | null];
+/** What apply-scores.ts answers for each write: [rank, packed, size, changed, packedBefore, rankBefore]. */
+type ApplyReply = [number | null, string | null, number, 0 | 1, string | null, number | null];
 
 /** How many values apply-scores.ts answers per write. */
-const REPLY_LENGTH = 5;
+const REPLY_LENGTH = 6;
 
 /** How many its DENSE variant answers per write: two more, whether a running recount had counted the member before and after. */
-const DENSE_REPLY_LENGTH = 7;
+const DENSE_REPLY_LENGTH = 8;
 
-/** How many applyWideScores answers per write (wide.ts): applyScores's five, then the member after and before; its DENSE variant two more. */
-const WIDE_REPLY_LENGTH = 7;
+/** How many applyWideScores answers per write (wide.ts): applyScores's six, then the member after and before; its DENSE variant two more. */
+const WIDE_REPLY_LENGTH = 8;
 
 /** What a DENSE shard's script says beside a change: what a running recount had counted of it, and which recount. */
 interface RecountReply {
@@ -172,6 +199,9 @@ function standingsFrom(at: BoardBucket, playerIds: readonly string[], pairs: rea
   });
 }
 
+/** The around scripts' ARGV triples (player id, radius, fill as 1 or 0) of `asks` (read-around.ts). O(k). */
+const aroundTriples = (asks: readonly AroundAsk[]): (string | number)[] => asks.flatMap(({ playerId, radius, fill }) => [playerId, radius, fill ? 1 : 0]);
+
 /** Reads a flat [id, packed, id, packed, ...] run of rows, the first at 0-based rank `firstRank`. */
 function placesFromRows(at: BoardBucket, rows: (number | string)[], firstRank: number): Place[] {
   const places: Place[] = [];
@@ -180,6 +210,17 @@ function placesFromRows(at: BoardBucket, rows: (number | string)[], firstRank: n
   }
   return places;
 }
+
+/** A flat [id, packed, ...] run of rows as ranked members, the first at 0-based rank `firstRank`. */
+function membersFrom(rows: (number | string)[], firstRank: number): RankedMember[] {
+  const members: RankedMember[] = [];
+  for (let i = 0; i + 1 < rows.length; i += 2) members.push({ playerId: String(rows[i]), packed: Number(rows[i + 1]), rank: firstRank + i / 2 });
+  return members;
+}
+
+/** Ranked members of a page as its places, each with the member and packed value a cursor names it by. */
+const pagePlaces = (at: BoardBucket, members: readonly RankedMember[]): PagePlace[] =>
+  members.map((member) => ({ ...placeOfMember(at, member), packed: member.packed, member: member.playerId }));
 
 export interface RankingIndexOptions {
   /**
@@ -343,7 +384,7 @@ export function createRankingIndex(redis: RedisClient, options: RankingIndexOpti
         indexes.forEach((i, k) => {
           const reply = flat.slice(DENSE_REPLY_LENGTH * k, DENSE_REPLY_LENGTH * (k + 1));
           replies[i] = reply.slice(0, REPLY_LENGTH) as ApplyReply;
-          recounts[i] = { countedBefore: reply[5] === 1, countedAfter: reply[6] === 1, epoch };
+          recounts[i] = { countedBefore: reply[6] === 1, countedAfter: reply[7] === 1, epoch };
         });
       }),
       ...wideCalls.map(async ({ key, dense, expireAt, topSize, pairs, indexes }) => {
@@ -356,8 +397,8 @@ export function createRankingIndex(redis: RedisClient, options: RankingIndexOpti
         indexes.forEach((i, k) => {
           const reply = flat.slice(length * k, length * (k + 1));
           replies[i] = reply.slice(0, REPLY_LENGTH) as ApplyReply;
-          members[i] = { after: reply[5] as string | null, before: reply[6] as string | null };
-          if (dense) recounts[i] = { countedBefore: reply[7] === 1, countedAfter: reply[8] === 1, epoch };
+          members[i] = { after: reply[6] as string | null, before: reply[7] as string | null };
+          if (dense) recounts[i] = { countedBefore: reply[8] === 1, countedAfter: reply[9] === 1, epoch };
         });
       }),
     ]);
@@ -372,14 +413,16 @@ export function createRankingIndex(redis: RedisClient, options: RankingIndexOpti
    * place it, the count is corrected for the batch's later writes into other shards: each one
    * that moved a member from behind the place to ahead of it (or put a new member ahead of it) is
    * taken back out, and so is each new member from the size. Writes of other batches landing
-   * meanwhile are not: those are concurrent either way. O(S · k log N + k²) for k writes.
+   * meanwhile are not: those are concurrent either way. The rank a member held just before its
+   * write is placed the same way, from its position before (the script's rank there within the
+   * shard), counted in the same countAhead calls. O(S · k log N + k²) for k writes.
    */
   async function shardedPlaces(
     writes: BoardScoreWrite[],
     replies: ApplyReply[],
     members: (WideMembers | undefined)[],
     indexes: number[],
-  ): Promise<{ size: number; place: Place | null }[]> {
+  ): Promise<{ size: number; place: Place | null; rankBefore: number | null }[]> {
     const at = writes[indexes[0]!]!.at;
     // Positions are the sets' members: on a board whose time is in the member, the script's.
     const member = (i: number, packed: string | null, raw: string | null | undefined): Member | null =>
@@ -389,14 +432,26 @@ export function createRankingIndex(redis: RedisClient, options: RankingIndexOpti
       const [rank, packed] = replies[i]!;
       return rank === null || packed === null ? [] : [{ k, shard: shards[k]!, shardRank: rank, ...member(i, packed, members[i]?.after)! }];
     });
-    const { sizes, ahead } = await aheadElsewhere(redis, at, found, () => true);
+    // Each member's position just before its write, where it held one and the write moved it:
+    // counted in the same calls. One the write left where it was held the rank it has after.
+    const stayed = (i: number) => replies[i]![1] === replies[i]![4] && (members[i]?.after ?? null) === (members[i]?.before ?? null);
+    const held = indexes.flatMap((i, k) => {
+      const [, , , , packedBefore, rankBefore] = replies[i]!;
+      if (packedBefore === null || rankBefore === null || stayed(i)) return [];
+      return [{ k, shard: shards[k]!, shardRank: rankBefore, ...member(i, packedBefore, members[i]?.before)! }];
+    });
+    const { sizes, ahead } = await aheadElsewhere(redis, at, [...found, ...held], () => true);
     const ranks = new Map(found.map((place, f) => [place.k, place.shardRank + ahead[f]!]));
+    const ranksBefore = new Map(held.map((place, h) => [place.k, place.shardRank + ahead[found.length + h]!]));
     const aheadOf = (other: Member | null, place: Member) => Number(other !== null && rankOrder(other, place) < 0);
     return indexes.map((i, k) => {
       let size = replies[i]![2];
       for (const [shard, shardSize] of sizes) if (shard !== shards[k]) size += shardSize;
       let rank = ranks.get(k);
       const place = rank === undefined ? null : member(i, replies[i]![1], members[i]?.after);
+      let rankBefore = ranksBefore.get(k);
+      const placeBefore = rankBefore === undefined ? null : member(i, replies[i]![4], members[i]?.before);
+      const unmoved = replies[i]![4] !== null && replies[i]![5] !== null && stayed(i);
       // Take back what the batch's later writes into other shards changed: not there yet at this write's moment.
       indexes.forEach((j, later) => {
         if (later <= k || shards[later] === shards[k]) return;
@@ -404,8 +459,13 @@ export function createRankingIndex(redis: RedisClient, options: RankingIndexOpti
         const after = member(j, replies[j]![1], members[j]?.after);
         size -= Number(after !== null) - Number(before !== null);
         if (place && rank !== undefined) rank -= aheadOf(after, place) - aheadOf(before, place);
+        if (placeBefore && rankBefore !== undefined) rankBefore -= aheadOf(after, placeBefore) - aheadOf(before, placeBefore);
       });
-      return { size, place: place && rank !== undefined ? placeOf(at, place.playerId, rank, place.packed) : null };
+      return {
+        size,
+        place: place && rank !== undefined ? placeOf(at, place.playerId, rank, place.packed) : null,
+        rankBefore: unmoved ? (rank === undefined ? null : rank + 1) : placeBefore && rankBefore !== undefined ? rankBefore + 1 : null,
+      };
     });
   }
 
@@ -434,15 +494,22 @@ export function createRankingIndex(redis: RedisClient, options: RankingIndexOpti
     );
   }
 
-  /** The places after the writes: as the write script read them, or placed on the whole bucket when it is sharded. */
+  /**
+   * The places after the writes, and the 1-based rank each member held just before its write (null:
+   * not there): as the write script read them, or placed on the whole bucket when it is sharded.
+   */
   async function placesAfter(
     writes: BoardScoreWrite[],
     replies: ApplyReply[],
     members: (WideMembers | undefined)[],
-  ): Promise<{ size: number; place: Place | null }[]> {
-    const out = replies.map(([rank, packed, size], i) => {
+  ): Promise<{ size: number; place: Place | null; rankBefore: number | null }[]> {
+    const out = replies.map(([rank, packed, size, , packedBefore, rankBefore], i) => {
       const { at, score } = writes[i]!;
-      return { size, place: rank === null || packed === null ? null : placeOf(at, members[i]?.after ?? score.playerId, rank, packed) };
+      return {
+        size,
+        place: rank === null || packed === null ? null : placeOf(at, members[i]?.after ?? score.playerId, rank, packed),
+        rankBefore: packedBefore === null || rankBefore === null ? null : rankBefore + 1,
+      };
     });
     const byBucket = new Map<string, number[]>();
     writes.forEach(({ at }, i) => {
@@ -462,18 +529,20 @@ export function createRankingIndex(redis: RedisClient, options: RankingIndexOpti
 
   /**
    * For each (player, radius) asked, the player and up to `radius` places either side; no places
-   * when the player is not ranked. One call for them all, O(k (log N + radius)); sharded: at most
-   * 2S calls for them all, O(k · S (log N + radius)), one window per shard merged.
+   * when the player is not ranked. With `fill`, min(size, 2 × radius + 1) places, the window
+   * shifted inward where an edge cuts it (see {@link AroundAsk}). One call for them all,
+   * O(k (log N + radius)); sharded: at most 2S calls for them all, O(k · S (log N + radius)), one
+   * window per shard merged.
    */
-  async function arounds(at: BoardBucket, asks: readonly { playerId: string; radius: number }[]): Promise<BucketView[]> {
+  async function arounds(at: BoardBucket, asks: readonly AroundAsk[]): Promise<BucketView[]> {
     return reads(async (redis) => {
       if (sharded(at)) {
         const views = await shardedArounds(redis, at, asks);
         return views.map(({ size, members }) => ({ size, places: members.map((member) => placeOfMember(at, member)) }));
       }
       const key = bucketKey(at);
-      const pairs = asks.flatMap(({ playerId, radius }) => [playerId, radius]);
-      const [size, ...reply] = timeInMember(at) ? await redis.readWideAround(key, memberHashKey(key), ...pairs) : await redis.readAround(key, ...pairs);
+      const triples = aroundTriples(asks);
+      const [size, ...reply] = timeInMember(at) ? await redis.readWideAround(key, memberHashKey(key), ...triples) : await redis.readAround(key, ...triples);
       return runsFrom(at, asks, Number(size), reply).views;
     });
   }
@@ -498,16 +567,16 @@ export function createRankingIndex(redis: RedisClient, options: RankingIndexOpti
    */
   async function aroundsNamed(
     at: BoardBucket,
-    asks: readonly { playerId: string; radius: number }[],
+    asks: readonly AroundAsk[],
     fields: PlayerFields,
   ): Promise<{ views: BucketView[]; token: string | null; values: (string | null)[] }> {
     if (sharded(at) || onCluster) throw new Error(`aroundsNamed reads a one-shard bucket on one node, not ${bucketKey(at)}`);
-    const pairs = asks.flatMap(({ playerId, radius }) => [playerId, radius]);
+    const triples = aroundTriples(asks);
     const key = bucketKey(at);
     const [size, ...reply] = await reads((redis) =>
       timeInMember(at)
-        ? redis.readWideAroundNamed(key, fields.changesKey, memberHashKey(key), prefixed(fields.hashPrefix), fields.hashes, ...pairs)
-        : redis.readAroundNamed(key, fields.changesKey, prefixed(fields.hashPrefix), fields.hashes, ...pairs),
+        ? redis.readWideAroundNamed(key, fields.changesKey, memberHashKey(key), prefixed(fields.hashPrefix), fields.hashes, ...triples)
+        : redis.readAroundNamed(key, fields.changesKey, prefixed(fields.hashPrefix), fields.hashes, ...triples),
     );
     const { views, end } = runsFrom(at, asks, Number(size), reply);
     return { views, token: (reply[end] as string | null) ?? null, values: reply.slice(end + 1) as (string | null)[] };
@@ -705,9 +774,9 @@ export function createRankingIndex(redis: RedisClient, options: RankingIndexOpti
     arounds,
     aroundsNamed,
 
-    /** The player and up to `radius` places either side; no places when the player is not ranked. See {@link arounds}. */
-    async around(at: BoardBucket, playerId: string, radius: number): Promise<BucketView> {
-      const [view] = await arounds(at, [{ playerId, radius }]);
+    /** The player and up to `radius` places either side (with `fill`, shifted inward at the edges); no places when the player is not ranked. See {@link arounds}. */
+    async around(at: BoardBucket, playerId: string, radius: number, fill = false): Promise<BucketView> {
+      const [view] = await arounds(at, [{ playerId, radius, fill }]);
       return view!;
     },
 
@@ -721,9 +790,47 @@ export function createRankingIndex(redis: RedisClient, options: RankingIndexOpti
     async page(at: BoardBucket, after: Member | PagePlace | null, first: number): Promise<PageView> {
       // A place of an earlier page names its position by its member (the player id but on a board whose time is in the member).
       const position = after && 'member' in after ? { playerId: after.member, packed: after.packed } : after;
-      const { size, members } = await reads((redis) => shardedPage(redis, at, position, first + 1));
-      const places = members.map((member) => ({ ...placeOfMember(at, member), packed: member.packed, member: member.playerId }));
-      return { size, places: places.slice(0, first), hasMore: places.length > first };
+      const { size, members, ahead } = await reads((redis) => shardedPage(redis, at, position, first + 1));
+      const places = pagePlaces(at, members);
+      return { size, places: places.slice(0, first), hasMore: places.length > first, hasBefore: ahead > 0 };
+    },
+
+    /**
+     * Up to `last` places strictly ahead of `before` (the bucket's last places when null), in rank
+     * order: the mirror of {@link page}, found by key too, so walking backwards never skips nor
+     * repeats a place whose score does not change either. O(S (log N + last)), as {@link page}.
+     */
+    async pageBefore(at: BoardBucket, before: Member | PagePlace | null, last: number): Promise<PageView> {
+      const position = before && 'member' in before ? { playerId: before.member, packed: before.packed } : before;
+      const { size, members, ahead } = await reads((redis) => shardedPageBefore(redis, at, position, last));
+      // What is not ahead of the page's first nor in it follows it.
+      return { size, places: pagePlaces(at, members), hasMore: size - ahead - members.length > 0, hasBefore: ahead > 0 };
+    },
+
+    /**
+     * Up to `first` places from the 0-based position `from` on (none past the end), without
+     * walking to it: one sorted set reads them at that rank (readFrom); a sharded bucket finds the
+     * member at the position from its shards' counts (memberAt, never reading the members ahead of
+     * it), then reads the page from it as {@link page} does. O(log N + first); sharded,
+     * O(S² log² N + S · first) in O(log N) rounds.
+     */
+    async pageFrom(at: BoardBucket, from: number, first: number): Promise<PageView> {
+      return reads(async (redis) => {
+        if (!sharded(at)) {
+          const [size, ...rows] = await redis.readFrom(bucketKey(at), from, first + 1);
+          const members = membersFrom(rows, from);
+          const places = pagePlaces(at, members);
+          return { size: Number(size), places: places.slice(0, first), hasMore: places.length > first, hasBefore: Math.min(from, Number(size)) > 0 };
+        }
+        const found = await memberAt(redis, at, from);
+        if (found.member === null && from >= found.size) return { size: found.size, places: [], hasMore: false, hasBefore: found.size > 0 };
+        // The position just ahead of the member found: its id then a NUL byte sorts right after it in
+        // byte order, so in REV order right before it, with no member between (see position.ts).
+        const position = found.member && found.exact ? { packed: found.member.packed, playerId: `${found.member.playerId}\u0000` } : found.member;
+        const { size, members, ahead } = await shardedPage(redis, at, position, first + 1);
+        const places = pagePlaces(at, members);
+        return { size, places: places.slice(0, first), hasMore: places.length > first, hasBefore: ahead > 0 };
+      });
     },
 
     /** How many players are ranked, on the masters (the drift counts compare it). O(1); sharded: O(S), the sum of the shards' sizes. */
@@ -796,6 +903,20 @@ export function createRankingIndex(redis: RedisClient, options: RankingIndexOpti
     async countDistinctBetter(at: BoardBucket, scores: number[], tieBreakValues?: readonly (readonly number[] | undefined)[]): Promise<number[]> {
       if (!dense(at)) throw new RangeError(`board "${at.board.id}" is not DENSE: its buckets do not count distinct scores`);
       return reads((redis) => countDistinctBetter(redis, at, scores, tieBreakValues));
+    },
+
+    /**
+     * How many members of a DENSE board's bucket hold each of the given results, named by their
+     * order values (scoreOrder in packing.ts; 0 for one nobody holds): the counts the distinct
+     * results are listed by (see dense.ts). What places a batch's DENSE ranks as of each result's
+     * own moment (writes/submission-groups.ts): whether a result the batch's later writes left or
+     * took was held by anyone else. One HMGET: O(k).
+     */
+    async distinctHolders(at: BoardBucket, orders: readonly number[]): Promise<number[]> {
+      if (!dense(at)) throw new RangeError(`board "${at.board.id}" is not DENSE: its buckets do not count distinct scores`);
+      if (orders.length === 0) return [];
+      const counts = await reads((redis) => redis.hmget(denseKeys(at).counts, ...orders.map(String)));
+      return counts.map((count) => Math.max(0, Number(count ?? 0)));
     },
 
     /**

@@ -1,6 +1,7 @@
 import type { RedisClient } from '../redis.js';
 import { type BoardBucket, memberHashKey, shardKey, shardKeys, shardOf } from './keys.js';
 import { playerOfMember, timeInMember } from './members.js';
+import { aroundSides } from '../model/around-window.js';
 
 /**
  * Scatter-gather reads of a bucket split into several shards (a board with `shards` > 1). Each
@@ -185,15 +186,26 @@ export async function shardedStandings(redis: RedisClient, at: BoardBucket, play
   return { size, members };
 }
 
+/** One around read asked of a bucket: the player, how many rows either side, and whether the window fills at the edges (model/around-window.ts). */
+export interface AroundAsk {
+  playerId: string;
+  radius: number;
+  /** 2 × radius + 1 rows near either edge too, the window shifted inward. Default false: cut at the edges. */
+  fill?: boolean | undefined;
+}
+
 /**
  * For each (player, radius) asked, the player and up to `radius` members either side, cut at the
- * edges; no members when the player is not ranked. The players' packed scores are read from their
- * shards (one ZMSCORE per shard), then every shard answers, for each player found, its `radius`
- * members closest ahead of and after that position (readNear, one call per shard for them all);
- * the closest `radius` of each side over all shards are a player's answer, and their rank is the
- * sum of the members ahead. O(k · S (log N + radius)), in at most 2S calls.
+ * edges (with `fill`, shifted inward: see model/around-window.ts); no members when the player is
+ * not ranked. The players' packed scores are read from their shards (one ZMSCORE per shard), then
+ * every shard answers, for each player found, its members closest ahead of and after that position
+ * (readNear, one call per shard for them all): `radius` a side, or with `fill` 2 × radius, as many
+ * as a window shifted to an edge takes on its long side. The closest of each side over all shards
+ * are a player's answer (how many a side follows from the members ahead and the size, summed over
+ * the shards), and their rank is the sum of the members ahead. O(k · S (log N + radius)), in at
+ * most 2S calls.
  */
-export async function shardedArounds(redis: RedisClient, at: BoardBucket, asks: readonly { playerId: string; radius: number }[]): Promise<ShardedView[]> {
+export async function shardedArounds(redis: RedisClient, at: BoardBucket, asks: readonly AroundAsk[]): Promise<ShardedView[]> {
   const byShard = indexesByShard(
     at,
     asks.map(({ playerId }) => playerId),
@@ -223,7 +235,7 @@ export async function shardedArounds(redis: RedisClient, at: BoardBucket, asks: 
   );
   const found = asks.flatMap((ask, i) => (packed[i] === null ? [] : [{ ...ask, member: memberOf[i]!, packed: packed[i]! }]));
   const replies = await Promise.all(
-    shardKeys(at).map((key) => redis.readNear(key, ...found.flatMap(({ packed, member, radius }) => [packed, member, radius]))),
+    shardKeys(at).map((key) => redis.readNear(key, ...found.flatMap(({ packed, member, radius, fill }) => [packed, member, fill ? 2 * radius : radius]))),
   );
   const size = sum(replies.map((reply) => Number(reply[0])));
   // Each shard's reply read window by window: [ahead, countBefore, ...before, countAfter, ...after] per player found.
@@ -239,20 +251,22 @@ export async function shardedArounds(redis: RedisClient, at: BoardBucket, asks: 
     }),
   );
   const idOf = wide ? playerOfMember : (member: string) => member;
-  const views = found.map(({ playerId, member: own, radius, packed }, f) => {
+  const views = found.map(({ playerId, member: own, radius, fill, packed }, f) => {
     const shards = windows[f]!;
     const ahead = sum(shards.map((window) => window.ahead));
+    // Without fill, each side's closest `radius` as read (the merge cuts them at the edges).
+    const sides = fill ? aroundSides(ahead, size, radius, true) : { before: radius, after: radius };
     // The player itself is in no window; leaving it out by id too covers a write that moved it
     // between the two reads.
     const others = (members: Member[]) => members.filter((member) => idOf(member.playerId) !== playerId);
     const ranksAhead = shards.flatMap((window) => others(window.before)).sort(rankOrder);
-    const shown = ranksAhead.slice(Math.max(0, ranksAhead.length - radius));
+    const shown = ranksAhead.slice(Math.max(0, ranksAhead.length - sides.before));
     return [
       ...shown.map((member, i) => ({ ...member, rank: ahead - shown.length + i })),
       { playerId: own, packed: Number(packed), rank: ahead },
       ...merge(
         shards.map((window) => others(window.after)),
-        radius,
+        sides.after,
         ahead + 1,
       ),
     ];
@@ -261,25 +275,128 @@ export async function shardedArounds(redis: RedisClient, at: BoardBucket, asks: 
   return asks.map((_, i) => ({ size, members: packed[i] === null ? [] : views[f++]! }));
 }
 
+/** A page of members, with how many members of the bucket rank ahead of its first (or of its position, when it is empty). */
+export interface ShardedPage extends ShardedView {
+  ahead: number;
+}
+
 /**
  * Up to `count` members strictly after `after` (from the top when null): the merge of every
  * shard's `count` members after that position (readAfter; a bucket of one sorted set is read the
  * same way, as one shard), so a member whose score does not
  * change is never skipped nor repeated between pages, wherever the cursor's own player went. The
- * first member's rank is the number of members at or ahead of the position over all shards.
- * O(S (log N + count)).
+ * first member's rank is the number of members at or ahead of the position over all shards
+ * (`ahead`). O(S (log N + count)).
  */
-export async function shardedPage(redis: RedisClient, at: BoardBucket, after: Member | null, count: number): Promise<ShardedView> {
-  if (after === null) return shardedTop(redis, at, count);
+export async function shardedPage(redis: RedisClient, at: BoardBucket, after: Member | null, count: number): Promise<ShardedPage> {
+  if (after === null) return { ...(await shardedTop(redis, at, count)), ahead: 0 };
   const replies = await Promise.all(shardKeys(at).map((key) => redis.readAfter(key, count, String(after.packed), after.playerId)));
+  const ahead = sum(replies.map((reply) => Number(reply[1])));
   return {
     size: sum(replies.map(([size]) => Number(size))),
     members: merge(
       replies.map((reply) => membersOf(reply, 2)),
       count,
-      sum(replies.map((reply) => Number(reply[1]))),
+      ahead,
     ),
+    ahead,
   };
+}
+
+/**
+ * Up to `count` members strictly ahead of `before` (the bucket's last members when null), in rank
+ * order: the mirror of {@link shardedPage}. The closest `count` ahead of a position over every
+ * shard are among the union of each shard's closest `count` (readBefore), so the last `count` of
+ * their merge are the page, and a member whose score does not change is never skipped nor repeated
+ * walking backwards either. `ahead` is the number of members ahead of the page's first: the
+ * members ahead of the position over all shards, less the page. O(S (log N + count)).
+ */
+export async function shardedPageBefore(redis: RedisClient, at: BoardBucket, before: Member | null, count: number): Promise<ShardedPage> {
+  const [packed, member] = before === null ? ['', ''] : [String(before.packed), before.playerId];
+  const replies = await Promise.all(shardKeys(at).map((key) => redis.readBefore(key, count, packed, member)));
+  const aheadOfPosition = sum(replies.map((reply) => Number(reply[1])));
+  const closest = replies
+    .flatMap((reply) => membersOf(reply, 2))
+    .sort(rankOrder)
+    .slice(-count);
+  const ahead = aheadOfPosition - closest.length;
+  return {
+    size: sum(replies.map(([size]) => Number(size))),
+    members: closest.map((one, i) => ({ ...one, rank: ahead + i })),
+    ahead,
+  };
+}
+
+/**
+ * The most rounds {@link memberAt} takes: each halves every shard's range of candidates, so a shard
+ * of up to 2^52 members is done well within it; more only when writes keep moving members between
+ * rounds, and then the closest member found so far is answered.
+ */
+const MAX_SELECTION_ROUNDS = 64;
+
+/**
+ * The member at 0-based position `target` of a sharded bucket (null past the end), with its size,
+ * found from the shards' counts, never by reading the members ahead of it: each shard keeps a
+ * range of its own ranks the member may be at (all of it at first). A round reads the middle
+ * member of every range (ZRANGE at one rank), and every shard counts the members ahead of each of
+ * those middles (countAhead); a middle's rank in the bucket is the sum. A middle ahead of `target`
+ * rules out, in every shard, the members at or ahead of it; one after rules out those at or after
+ * it; one at `target` is the answer. Every round halves every range, so it takes O(log N) rounds of
+ * 2 calls a shard: O(S² log² N) work in Redis, against O(N) for a walk.
+ *
+ * When writes move members between the rounds, the member found is where `target` was at some
+ * moment of the search, or, if the ranges run out first, the closest member found ahead of it
+ * (`exact` false: a page then starts after it).
+ */
+export async function memberAt(redis: RedisClient, at: BoardBucket, target: number): Promise<{ size: number; member: Member | null; exact: boolean }> {
+  const keys = shardKeys(at);
+  const sizes = await Promise.all(keys.map((key) => redis.zcard(key)));
+  const size = sum(sizes);
+  if (target >= size) return { size, member: null, exact: false };
+  // Each shard's candidates: its ranks from lo (inclusive) to hi (exclusive).
+  const lo = keys.map(() => 0);
+  const hi = [...sizes];
+  let closestAhead: { member: Member; rank: number } | null = null;
+  for (let round = 0; round < MAX_SELECTION_ROUNDS; round++) {
+    const open = keys.flatMap((_, shard) => (lo[shard]! < hi[shard]! ? [shard] : []));
+    if (open.length === 0) break;
+    const read = await Promise.all(
+      open.map(async (shard) => {
+        const rank = Math.floor((lo[shard]! + hi[shard]!) / 2);
+        const [playerId, packed] = await redis.zrange(keys[shard]!, rank, rank, 'REV', 'WITHSCORES');
+        return playerId === undefined || packed === undefined ? null : { shard, shardRank: rank, playerId, packed: Number(packed) };
+      }),
+    );
+    const middles = read.filter((middle) => middle !== null);
+    // A shard that shrank under its range since it was read: its range ends where it now does.
+    open.forEach((shard, i) => {
+      if (read[i] === null) hi[shard] = Math.min(hi[shard]!, Math.floor((lo[shard]! + hi[shard]!) / 2));
+    });
+    // counts[shard][m]: how many members of `shard` rank ahead of middle m (its own shard: its rank there).
+    const counts = await Promise.all(
+      keys.map(async (key, shard) => {
+        const others = middles.flatMap((middle, m) => (middle.shard === shard ? [] : [m]));
+        const reply = others.length === 0 ? [] : await redis.countAhead(key, ...others.flatMap((m) => [String(middles[m]!.packed), middles[m]!.playerId]));
+        const ahead = middles.map((middle) => (middle.shard === shard ? middle.shardRank : 0));
+        others.forEach((m, k) => (ahead[m] = Number(reply[k + 1])));
+        return ahead;
+      }),
+    );
+    for (const [m, middle] of middles.entries()) {
+      const rank = sum(counts.map((ahead) => ahead[m]!));
+      const member = { playerId: middle.playerId, packed: middle.packed };
+      if (rank === target) return { size, member, exact: true };
+      if (rank < target) {
+        if (!closestAhead || rank > closestAhead.rank) closestAhead = { member, rank };
+        // Ruled out: the middle and every member ahead of it, in every shard.
+        counts.forEach((ahead, shard) => (lo[shard] = Math.max(lo[shard]!, ahead[m]! + (shard === middle.shard ? 1 : 0))));
+      } else {
+        // Ruled out: the middle and every member after it, in every shard.
+        counts.forEach((ahead, shard) => (hi[shard] = Math.min(hi[shard]!, ahead[m]!)));
+      }
+    }
+  }
+  return { size, member: closestAhead?.member ?? null, exact: false };
 }
 
 /** How many players are ranked: the sum of the shards' ZCARDs. O(S). */

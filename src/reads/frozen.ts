@@ -79,15 +79,20 @@ export async function frozenPlaces(
   return rows.map((row) => row && placeOf(row));
 }
 
-/** The player's place and up to `radius` places either side; empty when the player was not ranked there. O(log N + radius). */
+/**
+ * The player's place and up to `radius` places either side; with `fill`, 2 × radius + 1 places
+ * (every one there when fewer), the window shifted inward at the edges; empty when the player was
+ * not ranked there. Erased players' rows are skipped, not counted in the window. O(log N + radius).
+ */
 export async function frozenAround(
   parts: Pick<FrozenParts, 'storage'>,
   at: ClosedBucket,
   playerId: string,
   radius: number,
   metadata: boolean,
+  fill = false,
 ): Promise<FrozenPlace[]> {
-  const rows = await parts.storage.frozenStandings.around({ ...frozenKeyOf(at), playerId, radius, metadata });
+  const rows = await parts.storage.frozenStandings.around({ ...frozenKeyOf(at), playerId, radius, fill, metadata });
   return rows.map(placeOf);
 }
 
@@ -126,14 +131,72 @@ export async function frozenAfter(parts: FrozenParts, at: ClosedBucket, after: s
   return { packed: own.rank, playerId: own.playerId };
 }
 
-/** Up to `first` standings after rank `afterRank`, and whether more follow. O(log N + first). */
+/** A page of frozen standings, with whether standings follow its last and come before its first (or its position, when it is empty). */
+export interface FrozenPage {
+  places: FrozenPlace[];
+  hasMore: boolean;
+  hasBefore: boolean;
+}
+
+/**
+ * Whether any standing (erased players' rows aside) has a rank at most `rank`: the bucket's first
+ * standing, one probe of the primary key. O(log N + erased rows at the top).
+ */
+async function anyUpTo(parts: Pick<FrozenParts, 'storage'>, at: ClosedBucket, rank: number): Promise<boolean> {
+  if (rank < 1) return false;
+  const [first] = await parts.storage.frozenStandings.page({ ...frozenKeyOf(at), afterRank: 0, limit: 1, metadata: false });
+  return first !== undefined && first.rank <= rank;
+}
+
+/**
+ * Up to `first` standings after rank `afterRank` (0: from the top; a fromRank page starts after
+ * its rank less one), whether more follow, and whether any comes before. O(log N + first).
+ */
 export async function frozenPage(
   parts: Pick<FrozenParts, 'storage'>,
   at: ClosedBucket,
   afterRank: number,
   first: number,
   metadata: boolean,
-): Promise<{ places: FrozenPlace[]; hasMore: boolean }> {
-  const rows = await parts.storage.frozenStandings.page({ ...frozenKeyOf(at), afterRank, limit: first + 1, metadata });
-  return { places: rows.slice(0, first).map(placeOf), hasMore: rows.length > first };
+): Promise<FrozenPage> {
+  const [rows, hasBefore] = await Promise.all([
+    parts.storage.frozenStandings.page({ ...frozenKeyOf(at), afterRank, limit: first + 1, metadata }),
+    anyUpTo(parts, at, afterRank),
+  ]);
+  return { places: rows.slice(0, first).map(placeOf), hasMore: rows.length > first, hasBefore };
+}
+
+/**
+ * Up to `last` standings with a rank below `beforeRank`, in rank order (the mirror of
+ * {@link frozenPage}), whether more come before them, and whether any follows. The ranks are the
+ * keyset: the rows just below `beforeRank` are read forward as a range of the primary key, and a
+ * range that held erased players' rows is widened back until it holds `last + 1` standings or
+ * reaches the top. O(log N + last + erased rows skipped).
+ */
+export async function frozenPageBefore(
+  parts: Pick<FrozenParts, 'storage'>,
+  at: ClosedBucket,
+  beforeRank: number,
+  last: number,
+  metadata: boolean,
+): Promise<FrozenPage> {
+  const key = frozenKeyOf(at);
+  const readBack = async () => {
+    const rows: FrozenPlace[] = [];
+    // Ranks below `end` (exclusive) are still to read; each range reads `span` of them.
+    let end = beforeRank;
+    for (let span = last + 1; end > 1 && rows.length <= last; span *= 2) {
+      const afterRank = Math.max(0, end - 1 - span);
+      const read = await parts.storage.frozenStandings.page({ ...key, afterRank, limit: end - 1 - afterRank, metadata });
+      // Erased players' rows are skipped, not counted: past them the read runs on beyond `end`.
+      rows.unshift(...read.filter((row) => row.rank < end).map(placeOf));
+      end = afterRank + 1;
+    }
+    return rows;
+  };
+  const [rows, following] = await Promise.all([
+    readBack(),
+    parts.storage.frozenStandings.page({ ...key, afterRank: beforeRank - 1, limit: 1, metadata: false }),
+  ]);
+  return { places: rows.slice(-last), hasMore: following.length > 0, hasBefore: rows.length > last };
 }

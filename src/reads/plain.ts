@@ -15,7 +15,18 @@ import type { PlaceLoader } from './place-loader.js';
 import { type RecordedRead, exactReachedAt, lookUpRecorded } from './recorded-scores.js';
 import { styleOf, styledPlaces, styledRun, styledTop } from './rank-styles.js';
 import { type Standing, type StandingConnection, type TopBoard, bucketOfAnswer, toStanding } from './views.js';
-import { type ClosedBucket, frozenAfter, frozenAround, frozenPage, frozenPlaces, frozenScope, frozenTop, styledFrozen } from './frozen.js';
+import {
+  type ClosedBucket,
+  type FrozenPage,
+  frozenAfter,
+  frozenAround,
+  frozenPage,
+  frozenPageBefore,
+  frozenPlaces,
+  frozenScope,
+  frozenTop,
+  styledFrozen,
+} from './frozen.js';
 
 /**
  * The read side's plain path: every read as it is, one step after another. A read resolves the
@@ -100,7 +111,7 @@ export interface NameSource {
 export function plainPlaces(index: RankingIndex): PlaceLoader {
   return {
     standing: (at, playerId) => index.standings(at, [playerId]),
-    around: async (at, playerId, radius) => (await index.arounds(at, [{ playerId, radius }]))[0]!,
+    around: async (at, playerId, radius, fill = false) => (await index.arounds(at, [{ playerId, radius, fill }]))[0]!,
     named: false,
   };
 }
@@ -181,15 +192,20 @@ export async function standingOf(parts: ReadParts, args: BucketArgs & Styled & {
   return place ? toStanding(at, place, view.size) : null;
 }
 
-/** The player and up to `radius` players either side, cut at the edges. O(log N + radius). */
+/**
+ * The player and up to `radius` players either side, cut at the edges; with `fill`, 2 × radius + 1
+ * players (the whole bucket when smaller), the window shifted inward at the edges
+ * (model/around-window.ts). O(log N + radius).
+ */
 export async function aroundOf(parts: ReadParts, args: BucketArgs & Styled & AroundArgs, metadata = true): Promise<Standing[]> {
   const at = await resolveReadBucket(parts.buckets, args);
+  const fill = args.fill === true;
   if (isClosed(at)) {
     const style = styleOf(at.board, args.rankStyle);
-    const places = await styledFrozen(parts, at, await frozenAround(parts, at, args.playerId, args.radius, metadata), style);
+    const places = await styledFrozen(parts, at, await frozenAround(parts, at, args.playerId, args.radius, metadata, fill), style);
     return places.map((place) => toStanding(at, place, at.frozen.size));
   }
-  const view = await parts.places.around(at, args.playerId, args.radius);
+  const view = await parts.places.around(at, args.playerId, args.radius, fill);
   return (await styledRun(parts, at, view.places, styleOf(at.board, args.rankStyle))).map((place) => toStanding(at, place, view.size));
 }
 
@@ -212,66 +228,102 @@ export async function friendsOf(parts: ReadParts, args: BucketArgs & Styled & { 
 }
 
 /**
- * One keyset page of a bucket's standings, strictly after the `after` cursor. The cursor is bound
- * to the bucket's key, so one issued for another board, bucket or region is refused
- * (BAD_USER_INPUT), as is a malformed or edited one. O(log N + first).
+ * One keyset page of a bucket's standings: `first` rows strictly after the `after` cursor (from the
+ * top without it), `first` rows from the position `fromRank`, or the `last` rows strictly before
+ * the `before` cursor (the bucket's last rows without it), always in rank order. A cursor names a
+ * position by key, never by offset, so a row whose score does not change is never skipped nor
+ * repeated walking either way; the cursors of any page continue both ways. The cursor is bound to
+ * the bucket's key, so one issued for another board, bucket or region is refused (BAD_USER_INPUT),
+ * as is a malformed or edited one. PageInfo says whether rows come before the first edge and after
+ * the last (before and after the position, for an empty page). O(log N + page); fromRank on a
+ * sharded bucket, see RankingIndex.pageFrom.
  */
 export async function pageOf(parts: ReadParts, args: BucketArgs & Styled & PageArgs, metadata = true): Promise<StandingConnection> {
   const at = await resolveReadBucket(parts.buckets, args);
   if (isClosed(at)) return closedPage(parts, at, args, metadata);
   const { cursors, index } = parts;
   const scope = bucketKey(at);
-  const after = args.after === null || args.after === undefined ? null : cursors.decode(scope, args.after);
-  const view = await index.page(at, after, args.first);
+  const position = (cursor: string | null | undefined) => (cursor === null || cursor === undefined ? null : cursors.decode(scope, cursor));
+  const view = given(args.fromRank)
+    ? await index.pageFrom(at, args.fromRank - 1, args.first)
+    : given(args.last)
+      ? await index.pageBefore(at, position(args.before), args.last)
+      : await index.page(at, position(args.after), args.first);
   const places = await styledRun(parts, at, view.places, styleOf(at.board, args.rankStyle));
   const edges = places.map((place) => ({
     // The position's member (on a board whose time is in the member, the time then the player id: ranking/members.ts).
     cursor: cursors.encode(scope, { packed: place.packed, playerId: place.member }),
     node: toStanding(at, place, view.size),
   }));
-  return {
-    edges,
-    pageInfo: {
-      hasNextPage: view.hasMore,
-      endCursor: edges.at(-1)?.cursor ?? null,
-      hasPreviousPage: args.after != null,
-      startCursor: edges[0]?.cursor ?? null,
-    },
-  };
+  return connectionOf(edges, view);
 }
 
-/**
- * One keyset page of a closed bucket's frozen standings, strictly after the `after` cursor: the
- * frozen rank is the keyset (the primary key), signed with the closed bucket's scope
- * (frozen.ts frozenScope); a cursor the live bucket issued before the close goes on after its
- * player's frozen rank (frozenAfter). O(log N + first).
- */
-async function closedPage(parts: ReadParts, at: ClosedBucket, args: Styled & PageArgs, metadata: boolean): Promise<StandingConnection> {
-  const style = styleOf(at.board, args.rankStyle);
-  const after = args.after === null || args.after === undefined ? null : await frozenAfter(parts, at, args.after);
-  const page = await frozenPage(parts, at, after?.packed ?? 0, args.first, metadata);
-  const styled = await styledFrozen(parts, at, page.places, style);
-  const scope = frozenScope(at);
-  const edges = page.places.map((place, i) => ({
-    cursor: parts.cursors.encode(scope, { packed: place.rank, playerId: place.playerId }),
-    node: toStanding(at, styled[i]!, at.frozen.size),
-  }));
+/** Whether an optional argument was given. */
+const given = <T>(value: T | null | undefined): value is T => value !== null && value !== undefined;
+
+/** A page's connection: its edges, and its PageInfo from whether rows come before its first edge and after its last. */
+function connectionOf(edges: StandingConnection['edges'], page: { hasBefore: boolean; hasMore: boolean }): StandingConnection {
   return {
     edges,
     pageInfo: {
       hasNextPage: page.hasMore,
       endCursor: edges.at(-1)?.cursor ?? null,
-      hasPreviousPage: args.after != null,
+      hasPreviousPage: page.hasBefore,
       startCursor: edges[0]?.cursor ?? null,
     },
   };
 }
 
 /**
- * One keyset page of a closed season's frozen final standings (its global list in PostgreSQL's frozen_standings), after
- * `after`. NOT_FOUND for an unknown season, or one still open (its standings are a SEASON read).
- * The metadata column is read only when `withMetadata`. Cursors are bound to the board and season
- * and signed, so a forged or foreign one is refused. O(log N + first).
+ * One keyset page of a closed bucket's (or a closed season's) frozen standings, as the page
+ * arguments place it: the frozen rank is the keyset (the primary key), and `rankOf` turns a cursor
+ * into the rank it names. `fromRank` is a frozen rank, which is the position in the board's
+ * order. O(log N + page).
+ */
+async function frozenWindow(
+  parts: ReadParts,
+  at: ClosedBucket,
+  args: PageArgs,
+  rankOf: (cursor: string) => Promise<number>,
+  metadata: boolean,
+): Promise<FrozenPage> {
+  if (given(args.fromRank)) return frozenPage(parts, at, args.fromRank - 1, args.first, metadata);
+  if (given(args.last)) {
+    // Without a cursor, the last page: the rows before the rank after the last.
+    const beforeRank = given(args.before) ? await rankOf(args.before) : at.frozen.size + 1;
+    return frozenPageBefore(parts, at, beforeRank, args.last, metadata);
+  }
+  return frozenPage(parts, at, given(args.after) ? await rankOf(args.after) : 0, args.first, metadata);
+}
+
+/** A page of frozen standings as a connection, its cursors signed with `scope`, its ranks in `style`. */
+async function frozenConnection(parts: ReadParts, at: ClosedBucket, page: FrozenPage, scope: string, style: RankStyle): Promise<StandingConnection> {
+  const styled = await styledFrozen(parts, at, page.places, style);
+  const edges = page.places.map((place, i) => ({
+    cursor: parts.cursors.encode(scope, { packed: place.rank, playerId: place.playerId }),
+    node: toStanding(at, styled[i]!, at.frozen.size),
+  }));
+  return connectionOf(edges, page);
+}
+
+/**
+ * One keyset page of a closed bucket's frozen standings, as pageOf places it: the frozen rank is
+ * the keyset (the primary key), signed with the closed bucket's scope (frozen.ts frozenScope); a
+ * cursor the live bucket issued before the close names its player's frozen rank (frozenAfter),
+ * and the page goes on from there either way. O(log N + page).
+ */
+async function closedPage(parts: ReadParts, at: ClosedBucket, args: Styled & PageArgs, metadata: boolean): Promise<StandingConnection> {
+  const style = styleOf(at.board, args.rankStyle);
+  const page = await frozenWindow(parts, at, args, async (cursor) => (await frozenAfter(parts, at, cursor)).packed, metadata);
+  return frozenConnection(parts, at, page, frozenScope(at), style);
+}
+
+/**
+ * One keyset page of a closed season's frozen final standings (its global list in PostgreSQL's
+ * frozen_standings), placed as pageOf places one. NOT_FOUND for an unknown season, or one still
+ * open (its standings are a SEASON read). The metadata column is read only when `withMetadata`.
+ * Cursors are bound to the board and season and signed, so a forged or foreign one is refused.
+ * O(log N + page).
  */
 export async function seasonResultsOf(
   parts: ReadParts,
@@ -280,7 +332,8 @@ export async function seasonResultsOf(
   const { cursors, storage } = parts;
   const board = await requireBoard(parts.buckets, args.board);
   const scope = `season:${board.id}:${args.season}`;
-  const after = args.after === null || args.after === undefined ? null : cursors.decode(scope, args.after);
+  // Cursors are checked before the season is looked up, as they always were: a foreign one is refused whatever the season.
+  for (const cursor of [args.after, args.before]) if (given(cursor)) cursors.decode(scope, cursor);
   // A season id of another form than the service gives (s1, s2, ...) names no season: not asked about.
   const season = SEASON_LABEL.test(args.season) ? await storage.seasons.find(board.id, args.season) : null;
   if (!season) throw notFound(`Board "${board.id}" has no season "${args.season}".`);
@@ -290,21 +343,8 @@ export async function seasonResultsOf(
   const marker = await parts.buckets.frozen.find(at);
   if (!marker) throw notFound(`Season "${season.id}" of board "${board.id}" has no final standings.`);
   const closed: ClosedBucket = { ...at, frozen: marker };
-  const page = await frozenPage(parts, closed, after?.packed ?? 0, args.first, args.withMetadata);
-  const styled = await styledFrozen(parts, closed, page.places, style);
-  const edges = page.places.map((place, i) => ({
-    cursor: cursors.encode(scope, { packed: place.rank, playerId: place.playerId }),
-    node: toStanding(closed, styled[i]!, marker.size),
-  }));
-  return {
-    edges,
-    pageInfo: {
-      hasNextPage: page.hasMore,
-      endCursor: edges.at(-1)?.cursor ?? null,
-      hasPreviousPage: args.after != null,
-      startCursor: edges[0]?.cursor ?? null,
-    },
-  };
+  const page = await frozenWindow(parts, closed, args, (cursor) => Promise.resolve(cursors.decode(scope, cursor).packed), args.withMetadata);
+  return frozenConnection(parts, closed, page, scope, style);
 }
 
 /** How many players are ranked in a bucket (a closed one: its frozen size). O(1). */

@@ -14,6 +14,8 @@ import { dropRebuildLua } from './rebuild-drop.js';
 import { swapRebuiltLua } from './rebuild-swap.js';
 import { countAheadLua } from './count-ahead.js';
 import { readAfterLua } from './read-after.js';
+import { readBeforeLua } from './read-before.js';
+import { readFromLua } from './read-from.js';
 import { readNearLua } from './read-near.js';
 import { applyDenseLua } from './dense-apply.js';
 import { swapDenseLua } from './dense-swap.js';
@@ -44,7 +46,7 @@ declare module 'ioredis' {
     /**
      * See apply-scores.ts: `numberOfKeys` (3 a set), then (key, rebuildKey, tombstoneKey) a set,
      * then the number of sets and, a set, direction, expireAt, topSize, n and n (id, packed) pairs.
-     * Returns [rank, packed, size, changed, packedBefore] per pair, flat, set after set; publishes
+     * Returns [rank, packed, size, changed, packedBefore, rankBefore] per pair, flat, set after set; publishes
      * on a set's top channel once when any of its changed is 1.
      */
     applyScores(numberOfKeys: number, ...keysThenArgs: (string | number)[]): Result<(number | string | null)[], Context>;
@@ -73,21 +75,21 @@ declare module 'ioredis' {
     readStandingsNamed(keyCount: number, ...keysThenIds: string[]): Result<(number | string | null)[], Context>;
     /** See read-top.ts. Returns [size, id1, packed1, id2, packed2, ...]. */
     readTop(key: string, limit: number): Result<(number | string)[], Context>;
-    /** See read-around.ts. Returns [size, then per (player, radius) pair: count, firstRank, id1, packed1, ...; or 0 when the player is not ranked]. */
-    readAround(key: string, ...pairs: (string | number)[]): Result<(number | string)[], Context>;
+    /** See read-around.ts. Returns [size, then per (player, radius, fill) triple: count, firstRank, id1, packed1, ...; or 0 when the player is not ranked]. */
+    readAround(key: string, ...triples: (string | number)[]): Result<(number | string)[], Context>;
     /** See read-around.ts (readAroundNamed). Returns readAround's reply, then the token, then a field per place read (each null when none). */
     readAroundNamed(
       key: string,
       tokenKey: string,
       hashPrefix: string,
       hashes: number,
-      ...pairs: (string | number)[]
+      ...triples: (string | number)[]
     ): Result<(number | string | null)[], Context>;
     /** See remove-member.ts. Returns the 0-based rank the member held, or null when it was not there. */
     removeMember(key: string, playerId: string): Result<number | null, Context>;
     /**
      * See apply-scores.ts (applyDenseScores). Returns applyScores's replies with [countedBefore,
-     * countedAfter] after each write's five, then the recount's id.
+     * countedAfter] after each write's six, then the recount's id.
      */
     applyDenseScores(
       key: string,
@@ -113,6 +115,10 @@ declare module 'ioredis' {
     countAhead(key: string, ...packedIdPairs: string[]): Result<number[], Context>;
     /** See read-after.ts. Returns [size, before, id1, packed1, ...]. */
     readAfter(key: string, count: number, packed: string, playerId: string): Result<(number | string)[], Context>;
+    /** See read-before.ts. Returns [size, ahead, id1, packed1, ...]; packed and playerId '' for the end of the set. */
+    readBefore(key: string, count: number, packed: string, playerId: string): Result<(number | string)[], Context>;
+    /** See read-from.ts. Returns [size, id1, packed1, ...] from the 0-based position `from` on. */
+    readFrom(key: string, from: number, count: number): Result<(number | string)[], Context>;
     /** See read-near.ts. Returns [size, then per (packed, player id, radius) triple: ahead, countBefore, idB1, packedB1, ..., countAfter, idA1, packedA1, ...]. */
     readNear(key: string, ...triples: (string | number)[]): Result<(number | string)[], Context>;
     /** See rebuild-begin.ts. Returns 1 when claimed, 0 when another rebuild holds the key. */
@@ -139,7 +145,7 @@ declare module 'ioredis' {
     /** See plan-recovery.ts. Returns the bucket keys still pending. */
     planRecovery(pendingKey: string, ...bucketKeys: string[]): Result<string[], Context>;
     // The scripts of a board whose time is in the member (see wide.ts and ranking/members.ts).
-    /** See wide.ts. Returns, per (id, packed, member) triple, [rank, packed, size, changed, packedBefore, member, memberBefore]. */
+    /** See wide.ts. Returns, per (id, packed, member) triple, [rank, packed, size, changed, packedBefore, rankBefore, member, memberBefore]. */
     applyWideScores(
       key: string,
       rebuildKey: string,
@@ -150,7 +156,7 @@ declare module 'ioredis' {
       topSize: number,
       ...idPackedMemberTriples: string[]
     ): Result<(number | string | null)[], Context>;
-    /** See wide.ts (applyWideDenseScores). Returns applyWideScores's seven replies plus [countedBefore, countedAfter] per write, then the recount's id. */
+    /** See wide.ts (applyWideDenseScores). Returns applyWideScores's eight replies plus [countedBefore, countedAfter] per write, then the recount's id. */
     applyWideDenseScores(
       key: string,
       rebuildKey: string,
@@ -167,7 +173,7 @@ declare module 'ioredis' {
     /** See read-standings.ts (readWideStandingsNamed): `keyCount` (3 + ids), the set, the token, the member hash, a hash per id, then the ids. */
     readWideStandingsNamed(keyCount: number, ...keysThenIds: string[]): Result<(number | string | null)[], Context>;
     /** See read-around.ts (readWideAround). Returns readAround's reply, its rows' ids being members. */
-    readWideAround(key: string, memberHash: string, ...pairs: (string | number)[]): Result<(number | string)[], Context>;
+    readWideAround(key: string, memberHash: string, ...triples: (string | number)[]): Result<(number | string)[], Context>;
     /** See read-around.ts (readWideAroundNamed). Returns readAroundNamed's reply, its rows' ids being members. */
     readWideAroundNamed(
       key: string,
@@ -175,7 +181,7 @@ declare module 'ioredis' {
       memberHash: string,
       hashPrefix: string,
       hashes: number,
-      ...pairs: (string | number)[]
+      ...triples: (string | number)[]
     ): Result<(number | string | null)[], Context>;
     /** See wide.ts. Returns the 0-based rank the player's member held, or null. */
     removeWideMember(key: string, memberHash: string, playerId: string): Result<number | null, Context>;
@@ -235,6 +241,8 @@ export function defineRankingScripts(redis: RedisClient): void {
   redis.defineCommand('removeMember', { numberOfKeys: 1, lua: removeMemberLua });
   redis.defineCommand('countAhead', { numberOfKeys: 1, lua: countAheadLua, readOnly: true });
   redis.defineCommand('readAfter', { numberOfKeys: 1, lua: readAfterLua, readOnly: true });
+  redis.defineCommand('readBefore', { numberOfKeys: 1, lua: readBeforeLua, readOnly: true });
+  redis.defineCommand('readFrom', { numberOfKeys: 1, lua: readFromLua, readOnly: true });
   redis.defineCommand('readNear', { numberOfKeys: 1, lua: readNearLua, readOnly: true });
   redis.defineCommand('beginRebuild', { numberOfKeys: 2, lua: beginRebuildLua });
   redis.defineCommand('swapRebuilt', { numberOfKeys: 3, lua: swapRebuiltLua });
