@@ -3,7 +3,9 @@ import { rowId } from '../db/result-entries.js';
 import type { Season } from '../db/seasons.js';
 import { compareResults, keepsBoardScores } from '../model/board.js';
 import { settleBy } from '../deadline.js';
-import type { BoardBucket, BoardScoreWrite, Place } from '../ranking/index.js';
+import type { BoardBucket, BoardScoreWrite, Place, WrittenPlace } from '../ranking/index.js';
+import { bucketKey } from '../ranking/keys.js';
+import { packingFor, scoreOrderOfPacked, unpack } from '../ranking/packing.js';
 import type { ResultBucket } from '../services/buckets.js';
 import type { Logger } from 'pino';
 import type { Storage } from '../db/storage.js';
@@ -162,8 +164,50 @@ async function takeOutSuspects(deps: SubmissionGroupDeps, suspected: ReadonlySet
 /**
  * A board score's place in its bucket after the write, with the bucket's size, and the recorded
  * board score it holds when the write knew it (undefined: looked up when a selection asks).
+ * `before`: where the player stood in the bucket just before this result (null: not ranked there),
+ * the answer's previousRank. `moves`: on a COMPETITION or DENSE board, what the group's writes did
+ * to the bucket, to count its ranks as of this result's own moment (see GroupMoves).
  */
-export type PlaceWithSize = { place: Place; size: number; at: BoardBucket; recorded: RecordedScore | undefined };
+export type PlaceWithSize = {
+  place: Place;
+  size: number;
+  at: BoardBucket;
+  recorded: RecordedScore | undefined;
+  before: PlaceBefore | null;
+  moves?: GroupMoves | undefined;
+};
+
+/** Where a player stood in a bucket just before a result was written. */
+export interface PlaceBefore {
+  /** 1-based, in the index's own order (the ORDINAL rank), as of the write's own moment. */
+  rank: number;
+  /** The result held then: what its COMPETITION or DENSE rank is counted from. */
+  result: Pick<Place, 'score' | 'tieBreakValues'>;
+}
+
+/**
+ * A result's change of one member in a bucket: the order values (scoreOrder in packing.ts: larger
+ * is better, whenever reached) it held before and after the write, null where it held none.
+ */
+export interface ResultChange {
+  before: number | null;
+  after: number | null;
+}
+
+/**
+ * A group's writes into one bucket, in the order they were applied, and which of them are this
+ * result's: the COMPETITION and DENSE counts are read once the whole group is written, so what the
+ * writes from a result's own on did is taken back out of them to rank it as of its moment (and its
+ * previous rank as of just before it). Writes of other groups landing meanwhile are not: those are
+ * concurrent either way.
+ */
+export interface GroupMoves {
+  changes: readonly ResultChange[];
+  /** The index in `changes` of this result's write. */
+  written: number;
+  /** The index of the write whose place is answered: this result's, or a later fix of it (restoreReturningBest). */
+  answered: number;
+}
 
 /**
  * Takes out of the index the players of the group flagged while it was written (see
@@ -218,8 +262,11 @@ async function writeIndex(
   const places: SubmissionRecorded['places'] = new Map();
   try {
     const placed = await deps.index.writeBoardScores(writes);
+    // The writes' own replies, kept: a fix below answers its place, but the rank before is this write's.
+    const own = [...placed];
     // A player back from inactivity returns to a BEST board's SEASON with their best, not this result (returning-players.ts).
     await restoreReturningBest({ storage: deps.storage, masterIndex: deps.index }, writes, placed);
+    const moves = groupMoves(writes, own, placed);
     deps.backlog.confirm(backlogIds);
     // Queued, not awaited: the answer never waits for who was passed.
     deps.overtaking?.written(writes, placed);
@@ -236,10 +283,12 @@ async function writeIndex(
         entry,
         outcome.after.map((score) => {
           const { place, size } = placed[i]!;
-          const { at } = writes[i++]!;
+          const { at } = writes[i]!;
+          const before = placeBefore(at, own[i]!);
+          const movesOf = moves[i++];
           // The board score written, as recorded, where it is the one the index now holds; where the
           // index holds a better one (a derived bucket's earlier best), that one is looked up if asked for.
-          return place ? { place, size, at, recorded: heldRecorded(at, place, score) } : null;
+          return place ? { place, size, at, recorded: heldRecorded(at, place, score), before, ...(movesOf && { moves: movesOf }) } : null;
         }),
       );
     }
@@ -249,4 +298,46 @@ async function writeIndex(
     deps.log.error({ err: error, writes: writes.length }, 'index write failed after commit; results are recorded');
     return null;
   }
+}
+
+/** Where a write's member stood just before it, as the index answered (null: not ranked there). O(columns). */
+function placeBefore(at: BoardBucket, written: WrittenPlace): PlaceBefore | null {
+  if (written.rankBefore === null || written.packedBefore === null) return null;
+  const { score, tieBreakValues } = unpack(at.board, packingFor(at.board, at.bucket.period), written.packedBefore, at.bucket.start);
+  return { rank: written.rankBefore, result: tieBreakValues.length > 0 ? { score, tieBreakValues } : { score } };
+}
+
+/**
+ * Each write's {@link GroupMoves} on a COMPETITION or DENSE board (undefined on an ORDINAL one, whose
+ * ranks the write read as of their moment): the group's changes of each bucket, in the order they
+ * were applied, a fix of restoreReturningBest (`placed` where it differs from `own`) after them all,
+ * as it was written. O(k).
+ */
+function groupMoves(writes: readonly BoardScoreWrite[], own: readonly WrittenPlace[], placed: readonly WrittenPlace[]): (GroupMoves | undefined)[] {
+  const byBucket = new Map<string, ResultChange[]>();
+  const changesOf = (at: BoardBucket) => {
+    const key = bucketKey(at);
+    let changes = byBucket.get(key);
+    if (!changes) byBucket.set(key, (changes = []));
+    return changes;
+  };
+  const changeOf = (at: BoardBucket, written: WrittenPlace): ResultChange => {
+    const packing = packingFor(at.board, at.bucket.period);
+    const order = (packed: number | null) => (packed === null ? null : scoreOrderOfPacked(packing, packed));
+    return { before: order(written.packedBefore), after: order(written.packed) };
+  };
+  const moves = writes.map(({ at }, i): GroupMoves | undefined => {
+    if (at.board.rankStyle === 'ORDINAL') return undefined;
+    const changes = changesOf(at);
+    changes.push(changeOf(at, own[i]!));
+    return { changes, written: changes.length - 1, answered: changes.length - 1 };
+  });
+  writes.forEach(({ at }, i) => {
+    const move = moves[i];
+    if (!move || placed[i] === own[i]) return;
+    const changes = changesOf(at);
+    changes.push(changeOf(at, placed[i]!));
+    move.answered = changes.length - 1;
+  });
+  return moves;
 }

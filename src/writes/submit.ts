@@ -1,11 +1,11 @@
-import { type LeagueRound, NoAttemptsLeftError, TotalAboveMaxScoreError } from '../db/results.js';
+import { BoardGoneError, type LeagueRound, NoAttemptsLeftError, TotalAboveMaxScoreError } from '../db/results.js';
 import { bucketAt } from '../model/buckets.js';
 import { shortestPeriod } from '../model/league.js';
 import type { Season } from '../db/seasons.js';
 import { memberId } from '../db/members.js';
 import type { Storage } from '../db/storage.js';
 import { type Board, type EntryMetadata, MAX_METADATA_BYTES } from '../model/board.js';
-import type { BoardBucket, Place } from '../ranking/index.js';
+import type { Place } from '../ranking/index.js';
 import { CLOCK_SKEW_MS, type ResultBucket, bucketsOfResult, liveSeasonsOf, regionProblem, requireBoard } from '../services/buckets.js';
 import type { Logger } from 'pino';
 import type { RankingIndex } from '../ranking/index.js';
@@ -21,7 +21,8 @@ import { ResultRateError } from '../db/result-guards.js';
 import { type BoardScope, requireInScope } from '../auth/board-scope.js';
 import { type PeriodStanding, bucketOfAnswer, toStanding } from '../reads/views.js';
 import { styledPlaces } from '../reads/rank-styles.js';
-import { type PlaceWithSize, type PreparedEntry, type SubmissionGroups, type SubmissionRecorded, rowKey } from './submission-groups.js';
+import { type PlaceWithSize, type PreparedEntry, type ResultChange, type SubmissionGroups, type SubmissionRecorded, rowKey } from './submission-groups.js';
+import { scoreOrder } from '../ranking/packing.js';
 
 /**
  * The write path's own half (submission-groups.ts is the shared one): each call's inputs checked
@@ -276,6 +277,8 @@ export async function submitScores(
       throw badInput(`A SUM total would pass the board's maxScore: ${error.message}. Nothing was recorded.`);
     }
     if (error instanceof ResultRateError) throw resultRateRefusal(error, batch);
+    // deleteBoard committed between the request's lookup of the board and its group's transaction.
+    if (error instanceof BoardGoneError) throw notFound(`No board "${error.boardId}". Nothing was recorded.`);
     if (error instanceof NoAttemptsLeftError) {
       const where = (index: number) => (batch ? `inputs.${index}.playerId: ` : '');
       throw refused(
@@ -340,36 +343,94 @@ function standingsOf(deps: SubmitDeps, entry: PreparedEntry, places: SubmissionR
   entry.buckets.forEach((at, b) => {
     if (own[b]) found.push({ at, placed: own[b] });
   });
-  const answer = (at: ResultBucket, placed: PlaceWithSize, place: Place) => ({
+  const answer = (at: ResultBucket, placed: PlaceWithSize, { place, previousRank }: StyledPlace) => ({
     ...bucketOfAnswer(at),
     standing: toStanding(placed.at, place, placed.size, placed.recorded),
+    previousRank,
   });
-  // An ORDINAL board's places are answered as placed, with nothing more to wait for.
-  if (entry.board.rankStyle === 'ORDINAL') return found.map(({ at, placed }) => answer(at, placed, placed.place));
+  // An ORDINAL board's places, and the ranks held before them, are answered as placed, with nothing more to wait for.
+  if (entry.board.rankStyle === 'ORDINAL')
+    return found.map(({ at, placed }) => answer(at, placed, { place: placed.place, previousRank: placed.before?.rank ?? null }));
   return Promise.all(
     found.map(async ({ at, placed }) => {
-      const place = await inBoardStyle(deps, placed.at, placed.place);
-      return place ? [answer(at, placed, place)] : [];
+      const styled = await inBoardStyle(deps, placed);
+      return styled ? [answer(at, placed, styled)] : [];
     }),
   ).then((standings) => standings.flat());
 }
 
+/** A place with the rank of its board's rankStyle, and the rank (in that style) the player held just before it. */
+interface StyledPlace {
+  place: Place;
+  previousRank: number | null;
+}
+
 /**
- * A place with the rank of its board's rankStyle, as a read that does not say serves it: as
- * placed on an ORDINAL board (no index call); counted once on a COMPETITION or DENSE one (see
- * styledPlaces). Null when that count cannot be read: the result is recorded, and answered
+ * A place, and the place held just before it, with the ranks of its COMPETITION or DENSE board, as
+ * a read that does not say serves it: 1 + how many players (COMPETITION) or distinct results
+ * (DENSE) are strictly better, counted once the group is written, in one step for both results
+ * (the same one when a BEST score did not improve). Whatever the group's writes did from this
+ * result on is taken back out of the counts (see GroupMoves), so each is ranked as of its own
+ * moment: a batch's second result of a player sees the first applied, not the ones after it. A
+ * DENSE count also reads how many hold the results those writes left or took (distinctHolders),
+ * only when some did. Null when the counts cannot be read: the result is recorded, and answered
  * without that standing, as when the index write fails.
  */
-async function inBoardStyle(deps: SubmitDeps, at: BoardBucket, place: Place): Promise<Place | null> {
-  if (at.board.rankStyle === 'ORDINAL') return place;
+async function inBoardStyle(deps: SubmitDeps, placed: PlaceWithSize): Promise<StyledPlace | null> {
+  const { at, place, before, moves } = placed;
+  const style = at.board.rankStyle === 'DENSE' ? 'DENSE' : 'COMPETITION';
+  const orderOf = (result: Pick<Place, 'score' | 'tieBreakValues'>) => scoreOrder(at.board, result.score, result.tieBreakValues);
+  // What to count: the result now held from the write answered on, and the one held before from this write on.
+  const asks: { result: Pick<Place, 'score' | 'tieBreakValues'>; order: number; from: number }[] = [
+    { result: place, order: orderOf(place), from: moves ? moves.answered + 1 : Infinity },
+  ];
+  if (before) asks.push({ result: before.result, order: orderOf(before.result), from: moves ? moves.written : Infinity });
+  const distinct = [...new Map(asks.map((ask) => [ask.order, ask.result])).values()];
+  const values = (at.board.tieBreaks?.length ?? 0) > 0 ? distinct.map((result) => result.tieBreakValues) : undefined;
+  const scores = distinct.map((result) => result.score);
+  const deltas = asks.map(({ order, from }) => betterDeltas(moves?.changes.slice(from) ?? [], order));
+  const touched = style === 'DENSE' ? [...new Set(deltas.flatMap((delta) => [...delta.keys()]))] : [];
   try {
     // On the masters, as the place itself was read (read-your-writes; SubmitDeps.masterIndex).
-    const [styled] = await styledPlaces({ index: deps.masterIndex }, at, [place], at.board.rankStyle);
-    return styled ?? null;
+    const [counts, holders] = await Promise.all([
+      style === 'DENSE' ? deps.masterIndex.countDistinctBetter(at, scores, values) : deps.masterIndex.countBetter(at, scores, values),
+      touched.length > 0 ? deps.masterIndex.distinctHolders(at, touched) : Promise.resolve([]),
+    ]);
+    const held = new Map(touched.map((order, i) => [order, holders[i]!]));
+    const countOf = new Map(distinct.map((result, i) => [orderOf(result), counts[i]!]));
+    const ranks = asks.map(({ order }, k) => {
+      let better = countOf.get(order)!;
+      for (const [value, delta] of deltas[k]!) {
+        if (style === 'COMPETITION') better -= delta;
+        // DENSE: a better result counts once while anyone holds it; the writes from then on took it (or left it) only if they made it held (or not).
+        else better -= Number(held.get(value)! > 0) - Number(held.get(value)! - delta > 0);
+      }
+      return better + 1;
+    });
+    return { place: { ...place, rank: ranks[0]! }, previousRank: before ? ranks[1]! : null };
   } catch (error) {
     deps.log.error({ err: error }, 'index read failed for the rank style of a submitted result');
     return null;
   }
+}
+
+/**
+ * How many members the given changes brought to each result strictly better than `order` (minus
+ * those they took from it), the results they left as they were left out. O(changes).
+ */
+function betterDeltas(changes: readonly ResultChange[], order: number): Map<number, number> {
+  const deltas = new Map<number, number>();
+  const move = (value: number | null, by: number) => {
+    if (value === null || value <= order) return;
+    const delta = (deltas.get(value) ?? 0) + by;
+    if (delta === 0) deltas.delete(value);
+    else deltas.set(value, delta);
+  };
+  for (const { before, after } of changes) {
+    move(before, -1);
+    move(after, 1);
+  }
+  return deltas;
 }
 
 /** The current standings of a replayed result, so a retried call answers as the first one would now. */
@@ -380,7 +441,8 @@ async function readStandings(deps: SubmitDeps, buckets: ResultBucket[], playerId
         // On the masters: the replayed result's own write is there (SubmitDeps.masterIndex), maybe not yet on a replica.
         const view = await deps.masterIndex.standings(at, [playerId]);
         const [place] = await styledPlaces({ index: deps.masterIndex }, at, view.places, at.board.rankStyle);
-        return place ? [{ ...bucketOfAnswer(at), standing: toStanding(at, place, view.size) }] : [];
+        // A replay applied nothing: there is no rank before it to tell (previousRank null).
+        return place ? [{ ...bucketOfAnswer(at), standing: toStanding(at, place, view.size), previousRank: null }] : [];
       }),
     );
     return views.flat();

@@ -48,12 +48,16 @@ import { recountPositionLua } from './recount-position.js';
  *   n, the number of writes into the set
  *   n (player id, packed score) pairs, in the order the writes apply
  *
- * Returns a flat array of five replies per write, set after set, in the writes' order: the
+ * Returns a flat array of six replies per write, set after set, in the writes' order: the
  * member's 0-based rank in REV order (false when the key has already expired), its packed score
  * after the write (as sent when the write moved it, as stored otherwise; the same number either
  * way), the number of members of its set, 1 when the write changed the top else 0, and its packed
  * score before the write (false when it was not there; a sharded bucket's write path uses it to
- * place each write of a batch as of its own moment, see shardedPlaces in index.ts).
+ * place each write of a batch as of its own moment, see shardedPlaces in index.ts), and its
+ * 0-based rank just before the write (false when it was not there): the submit answer's
+ * previousRank (issue 60), read by one more ZREVRANK only for a write that moves a member already
+ * there (a BEST score improved, every SUM write); a write that leaves its member where it was
+ * answers the rank after, which is the same.
  *
  * A write changed the top when the member is inside it after the write and its packed value
  * moved (it entered the top, or moved or changed inside it); or when it was inside the top before
@@ -74,8 +78,10 @@ import { recountPositionLua } from './recount-position.js';
  */
 /**
  * The end of a write in applyScores and applyWideScores (wide.ts), each line indented by `indent`:
- * whether it changed the top (from rank, rankBefore and moved), noted in anyChanged, and its five
- * replies appended (rank, packed, size, changed, packedBefore); `n` is where they start.
+ * whether it changed the top (from rank, rankBefore and moved), noted in anyChanged, and its six
+ * replies appended (rank, packed, size, changed, packedBefore, rank held before); `n` is where they
+ * start. The rank held before is rankBefore where it was read, else the rank after: a write that
+ * was not read before it did not move its member, so nothing else changed its place either.
  */
 export function writeRepliesLua(indent: string): string {
   return `local changed = 0
@@ -91,6 +97,11 @@ replies[n + 2] = packed
 replies[n + 3] = size
 replies[n + 4] = changed
 replies[n + 5] = packedBefore
+if packedBefore then
+  replies[n + 6] = rankBefore ~= false and rankBefore or rank
+else
+  replies[n + 6] = false
+end
 `.replace(/^(?=.)/gm, indent);
 }
 
@@ -115,8 +126,10 @@ local function applySet(key, rebuildKey, tombstoneKey, direction, expireAt, topS
     local first = i == from
     local packedBefore = redis.call('ZSCORE', key, member)
     local rankBefore = false
-    -- The first write of a set with an expiry also reads it: the expiry may be past already.
-    if packedBefore and (movesDown or (first and expireAt ~= '0')) then
+    -- The first write of a set with an expiry also reads it: the expiry may be past already. So
+    -- does a write that will move its member (the rank it held is then not the one after it, and
+    -- the answer's previousRank needs it); one that does not move it held the rank it has after.
+    if packedBefore and (movesDown or (first and expireAt ~= '0') or tonumber(packedIn) > tonumber(packedBefore)) then
       rankBefore = redis.call('ZREVRANK', key, member)
     end
     local moved = redis.call('ZADD', key, direction, 'CH', packedIn, member) == 1
@@ -169,7 +182,7 @@ export const applyScoresLua = applyScoresScript(null);
  * ARGV[3]  the board's topSize
  * ARGV[4.. ] (player id, packed score) pairs, in the order the writes apply
  *
- * Returns applyScores's five replies per write plus two: 1 when the recount had counted the
+ * Returns applyScores's six replies per write plus two: 1 when the recount had counted the
  * position before the write (0 when not, or when the member was not there), and the same after
  * it; then, once at the end, the recount's id ('' when none ever ran).
  *
@@ -179,8 +192,8 @@ export const applyDenseScoresLua = applyScoresScript({
   setup: `${recountPositionLua}
 local recount = recountState(KEYS[4])
 `,
-  perWrite: `    replies[n + 6] = (packedBefore and counted(recount, packedBefore, member)) and 1 or 0
-    replies[n + 7] = (packed and counted(recount, packed, member)) and 1 or 0
+  perWrite: `    replies[n + 7] = (packedBefore and counted(recount, packedBefore, member)) and 1 or 0
+    replies[n + 8] = (packed and counted(recount, packed, member)) and 1 or 0
 `,
   main: `applySet(KEYS[1], KEYS[2], KEYS[3], ARGV[1], ARGV[2], tonumber(ARGV[3]), 4, #ARGV)
 replies[#replies + 1] = recount.id

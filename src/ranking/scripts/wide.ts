@@ -56,8 +56,8 @@ end
  * ARGV[2]  the board's topSize
  * ARGV[3.. ] (player id, packed, member) triples, in the order the writes apply
  *
- * Returns, per write, applyScores's five replies (rank, packed, size, changed, packedBefore), then
- * the member after the write and the one before it (false when none).
+ * Returns, per write, applyScores's six replies (rank, packed, size, changed, packedBefore, rank
+ * held before), then the member after the write and the one before it (false when none).
  *
  * O(k log N) for k writes.
  */
@@ -78,12 +78,11 @@ for i = 3, #ARGV - 2, 3 do
     if rebuildTtl > 0 then redis.call('PEXPIRE', rebuildHash, rebuildTtl) end
   end
   local first = i == 3
-  local rankBefore = false
-  -- As applyScores: only the first write of a set with an expiry reads the rank before it (the expiry may be past).
-  if first and expireAt ~= '0' then
-    local held = redis.call('HGET', hash, id)
-    rankBefore = held and redis.call('ZREVRANK', key, held)
-  end
+  -- Unlike applyScores, every write of a player already there reads the rank before it: the
+  -- answer's previousRank (whether the write moves the member is placeMember's to decide, across
+  -- two members), and the check of an expiry that may be past. Such boards are few (members.ts).
+  local held = redis.call('HGET', hash, id)
+  local rankBefore = held and redis.call('ZREVRANK', key, held) or false
   local memberBefore, packedBefore, moved = placeMember(key, hash, id, packedIn, memberIn)
   if expireAt ~= '0' and (first or expired) then
     redis.call('EXPIREAT', key, expireAt)
@@ -99,8 +98,8 @@ for i = 3, #ARGV - 2, 3 do
     rank = redis.call('ZREVRANK', key, member)
     packed = moved and packedIn or packedBefore
   end
-${writeRepliesLua('  ')}  replies[n + 6] = member
-  replies[n + 7] = memberBefore
+${writeRepliesLua('  ')}  replies[n + 7] = member
+  replies[n + 8] = memberBefore
 ${dense?.perWrite ?? ''}end
 if anyChanged then
   redis.call('SPUBLISH', key .. '#top', '')
@@ -119,15 +118,15 @@ export const applyWideScoresLua = applyWideScript(null);
  * KEYS[6]     the shard's recount position
  * ARGV        as applyWideScores
  *
- * Returns applyWideScores's seven replies per write plus countedBefore and countedAfter (1 or 0);
+ * Returns applyWideScores's eight replies per write plus countedBefore and countedAfter (1 or 0);
  * then, once at the end, the recount's id ('' when none ever ran). O(k log N).
  */
 export const applyWideDenseScoresLua = applyWideScript({
   setup: `${recountPositionLua}
 local recount = recountState(KEYS[6])
 `,
-  perWrite: `  replies[n + 8] = (packedBefore and counted(recount, packedBefore, memberBefore)) and 1 or 0
-  replies[n + 9] = (packed and counted(recount, packed, member)) and 1 or 0
+  perWrite: `  replies[n + 9] = (packedBefore and counted(recount, packedBefore, memberBefore)) and 1 or 0
+  replies[n + 10] = (packed and counted(recount, packed, member)) and 1 or 0
 `,
 });
 
