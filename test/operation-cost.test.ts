@@ -61,6 +61,29 @@ describe('what an operation costs', () => {
     expect(read(skipping, { b: 'x', n: 3, m: 4, s: false })).toEqual(['m', 'n', 's']);
     // Skipped, its limit is not read.
     expect(read(skipping, { b: 'x', n: 3, m: 4, s: true })).toEqual(['m', 's']);
+    // Issue 25: a backward page is sized by its last; first (always there, by its default) decides only without one.
+    const page = 'query($b: ID!, $f: Int!, $l: Int, $c: String) { standings(board: $b, first: $f, last: $l, before: $c) { edges { node { rank } } } }';
+    expect(read(page, { b: 'x', f: 10, l: 3, c: 'cursor' })).toEqual(['l']);
+    expect(read(page, { b: 'x', f: 10, l: null, c: null })).toEqual(['f', 'l']);
+  });
+
+  it('a backward page (last) costs what a forward page of as many rows (first) costs, on standings and seasonResults alike', () => {
+    const rowsOf = (query: string, variables: Record<string, unknown> = {}) => operationCost(schema, parse(query), undefined, variables)?.rows;
+    const selection = '{ edges { cursor node { rank player { id } } } pageInfo { hasPreviousPage startCursor } }';
+    for (const field of ['standings(board: "crowd"', 'seasonResults(board: "crowd", season: "1"']) {
+      for (const size of [1, 7, 1_000]) {
+        // The connection, its page info, and each edge with its standing and player: 2 + 3 × size.
+        const forward = rowsOf(`{ ${field}, first: ${size}) ${selection} }`);
+        expect(forward, `${field} first ${size}`).toBe(2 + 3 * size);
+        expect(rowsOf(`{ ${field}, last: ${size}) ${selection} }`), `${field} last ${size}`).toBe(forward);
+        expect(rowsOf(`{ ${field}, last: ${size}, before: "c") ${selection} }`), `${field} last ${size} before`).toBe(forward);
+        // first keeps its default (50, 100) beside last: the page is last's size whichever is larger.
+        expect(rowsOf(`{ ${field}, first: 1000, last: ${size}, before: "c") ${selection} }`)).toBe(forward);
+        expect(rowsOf(`query($n: Int) { ${field}, last: $n) ${selection} }`, { n: size })).toBe(forward);
+        // fromRank starts the page elsewhere; first still sizes it.
+        expect(rowsOf(`{ ${field}, first: ${size}, fromRank: 500) ${selection} }`)).toBe(forward);
+      }
+    }
   });
 });
 
@@ -157,6 +180,24 @@ describe('every operation of the contract at its documented maximum', () => {
     expect((await ask('p5', 5, true)).errors?.[0]?.extensions).toMatchObject(refusal(5));
     expect((await ask('p6', 50, false)).errors).toBeUndefined();
     expect((await ask('p7', 2, true)).errors?.[0]?.extensions).toMatchObject(refusal(2));
+  });
+
+  it('a backward page of 1,000 (last) is accepted as the forward one is; three in one operation are refused by their cost as three forward ones are', async () => {
+    const page = '{ edges { cursor node { rank score player { id displayName } } } pageInfo { hasPreviousPage hasNextPage startCursor endCursor } }';
+    const answer = await one(t, { query: `query($n: Int) { standings(board: "crowd", last: $n) ${page} }`, variables: { n: 1_000 } });
+    expect(answer.errors).toBeUndefined();
+    const { edges, pageInfo } = (answer.data as { standings: { edges: { node: { player: { id: string } } }[]; pageInfo: Record<string, unknown> } }).standings;
+    // The board's last 1,000 of its 1,000: every player, the top (p999, scored highest) first.
+    expect(edges.map((edge) => edge.node.player.id)).toEqual(Array.from({ length: PLAYERS }, (_, i) => `p${PLAYERS - 1 - i}`));
+    expect(pageInfo).toMatchObject({ hasPreviousPage: false, hasNextPage: false });
+    const three = (arg: string) =>
+      `query($n: Int!) { ${['a', 'b', 'c'].map((alias) => `${alias}: standings(board: "crowd", ${arg}: $n) { edges { node { rank player { id } } } }`).join(' ')} }`;
+    for (const arg of ['first', 'last']) {
+      const refused = await one(t, { query: three(arg), variables: { n: 1_000 } });
+      expect(refused.data ?? null, arg).toBeNull();
+      // Three pages of 1,000 edges, their standings and players: 3 × (1 + 3 × 1,000).
+      expect(refused.errors?.[0]?.extensions, arg).toMatchObject({ code: 'BAD_USER_INPUT', limit: 'cost', found: 9_003 });
+    }
   });
 
   it('a refused cost answers the same over graphql-ws and over GET', async () => {

@@ -62,7 +62,9 @@ export const LIST_LENGTHS: Record<string, ListLength> = {
   // The player and every friend.
   'Query.friends': () => MAX_FRIENDS + 1,
   'TopBoard.entries': (_args, parent) => count(parent.limit),
-  'StandingConnection.edges': (_args, parent) => count(parent.first),
+  // A page of standings (and of seasonResults) holds `last` rows going backwards (issue 25), else
+  // `first` (`first` keeps its default beside `last`, so it says nothing then).
+  'StandingConnection.edges': (_args, parent) => (parent.last === null || parent.last === undefined ? count(parent.first) : count(parent.last)),
   // A period's buckets (Board.periodBuckets) and a player's history, each page sized by its first.
   'BucketConnection.edges': (_args, parent) => count(parent.first),
   'BucketStandingConnection.edges': (_args, parent) => count(parent.first),
