@@ -1,5 +1,6 @@
 import type { Sql } from 'postgres';
 import type { EntryMetadata, ScoreOrder } from '../model/board.js';
+import { aroundSides } from '../model/around-window.js';
 import type { FrozenKey } from './frozen.js';
 
 /**
@@ -103,10 +104,17 @@ export async function findFrozen(sql: Sql, args: FrozenKey & { playerIds: readon
 /**
  * A player's standing and up to `radius` standings either side of it (erased players' rows
  * skipped, so a side holds `radius` players where the bucket has them), in rank order; empty when
- * the bucket did not rank the player. One statement: the player's probe, then two ranges of the
- * primary key from its rank. O(log N + radius + erased rows skipped).
+ * the bucket did not rank the player. With `fill`, 2 × radius + 1 standings (every one there when
+ * fewer), the window shifted inward where an edge cuts it (model/around-window.ts): each side's
+ * range then reads 2 × radius, as many as the long side of a window at an edge takes, and the
+ * window is cut from them by how many each side found. One statement: the player's probe, then two
+ * ranges of the primary key from its rank. O(log N + radius + erased rows skipped).
  */
-export async function aroundFrozen(sql: Sql, args: FrozenKey & { playerId: string; radius: number; metadata: boolean }): Promise<FrozenStanding[]> {
+export async function aroundFrozen(
+  sql: Sql,
+  args: FrozenKey & { playerId: string; radius: number; fill?: boolean | undefined; metadata: boolean },
+): Promise<FrozenStanding[]> {
+  const reach = args.fill ? 2 * args.radius : args.radius;
   const rows = await sql<Row[]>`
     with own as (
       select rank from frozen_standings
@@ -115,14 +123,20 @@ export async function aroundFrozen(sql: Sql, args: FrozenKey & { playerId: strin
     select * from (
       (select ${columns(sql, args.metadata)} from frozen_standings f
         where ${ofList(sql, args, 'f')} and f.rank < (select rank from own) and f.player_id is not null
-        order by f.rank desc limit ${args.radius})
+        order by f.rank desc limit ${reach})
       union all
       (select ${columns(sql, args.metadata)} from frozen_standings f
         where ${ofList(sql, args, 'f')} and f.rank >= (select rank from own) and f.player_id is not null
-        order by f.rank limit ${args.radius + 1})
+        order by f.rank limit ${reach + 1})
     ) as run
     order by rank`;
-  return standingsOf(rows);
+  const run = standingsOf(rows);
+  if (!args.fill) return run;
+  const own = run.findIndex((standing) => standing.playerId === args.playerId);
+  if (own < 0) return [];
+  // The rows found stand for the whole list here: a side cut short by `reach` is never the short side.
+  const { before, after } = aroundSides(own, run.length, args.radius, true);
+  return run.slice(own - before, own + after + 1);
 }
 
 /** The distinct results asked, numbered: each one's score, and its values as an array literal for a bigint[] parameter. */

@@ -1,4 +1,5 @@
-import type { BoardBucket, BucketView, Place, RankingIndex } from '../ranking/index.js';
+import type { AroundAsk, BoardBucket, BucketView, Place, RankingIndex } from '../ranking/index.js';
+import { aroundSides } from '../model/around-window.js';
 import { bucketKey } from '../ranking/keys.js';
 import type { Profile } from '../profiles/store.js';
 import type { ProfileCache } from '../services/profile-cache.js';
@@ -22,8 +23,8 @@ import { createBatchLoader } from '../services/batch-loader.js';
 export interface PlaceLoader {
   /** The player's place (null when not ranked) and the bucket's size, as index.standings(at, [playerId]). */
   standing(at: BoardBucket, playerId: string): Promise<BucketView<NamedPlace | null>>;
-  /** The player and up to `radius` places either side, as index.around. */
-  around(at: BoardBucket, playerId: string, radius: number): Promise<BucketView<NamedPlace>>;
+  /** The player and up to `radius` places either side (with `fill`, shifted inward at the edges), as index.around. */
+  around(at: BoardBucket, playerId: string, radius: number, fill?: boolean): Promise<BucketView<NamedPlace>>;
   /** Whether a one-shard board's places come with their players' profiles (NamedPlace; on one Redis node), where Redis holds them. */
   named: boolean;
 }
@@ -39,37 +40,49 @@ interface Ask {
   playerId: string;
   /** null: the player's standing alone. */
   radius: number | null;
+  /** With a radius: whether the window fills at the edges (shifted inward). */
+  fill: boolean;
 }
 
-/** The places of an around run within `radius` of its player (the run is cut at the bucket's edges). */
-function within(run: BucketView, playerId: string, radius: number): BucketView {
+/**
+ * The places an around read of `radius` (with `fill` or not) answers, cut from a run read for the
+ * same player with a radius at least as large, filled when any of its reads was: that run holds
+ * every such window (a filled window of radius R holds the plain and the filled ones of every
+ * radius up to R). The window is placed by the player's rank and the run's size, as the index
+ * places it (model/around-window.ts). O(radius).
+ */
+function within(run: BucketView, playerId: string, radius: number, fill: boolean): BucketView {
   const own = run.places.findIndex((place) => place.playerId === playerId);
   if (own < 0) return { size: run.size, places: [] };
-  return { size: run.size, places: run.places.slice(Math.max(0, own - radius), own + radius + 1) };
+  const { before, after } = aroundSides(run.places[own]!.rank - 1, run.size, radius, fill);
+  return { size: run.size, places: run.places.slice(Math.max(0, own - before), own + after + 1) };
 }
 
 /** An index call's answer, or its error (DataLoader rejects the loads answered an Error, and only those). */
 const settled = <T>(call: Promise<T>): Promise<T | Error> => call.catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
 
-/** One bucket's part of a batch: its players' largest radius each (those asked with one), and the players asked without. */
+/** One bucket's part of a batch: its players' run each (those asked with a radius: the largest, filled when any read is), and the players asked without. */
 interface BucketAsks {
   at: BoardBucket;
-  radii: Map<string, number>;
+  radii: Map<string, { radius: number; fill: boolean }>;
   alone: Set<string>;
 }
 
 /**
  * Answers a pass's batch: per bucket, one around call for its players asked about with a radius
- * (each with their largest), which answers their standings too, and one standings call for the
- * players asked about without one. A call that fails fails only the reads it answers. O(calls).
+ * (each with their largest, filled when any of their reads asks fill), which answers their
+ * standings too, and one standings call for the players asked about without one. A call that
+ * fails fails only the reads it answers. O(calls).
  */
 async function readBatch(index: RankingIndex, naming: PlaceNaming | null, asks: readonly Ask[]): Promise<(BucketView<Place | null> | BucketView | Error)[]> {
   const buckets = new Map<string, BucketAsks>();
-  for (const { at, playerId, radius } of asks) {
+  for (const { at, playerId, radius, fill } of asks) {
     const key = bucketKey(at);
-    const bucket = buckets.get(key) ?? { at, radii: new Map<string, number>(), alone: new Set<string>() };
+    const bucket = buckets.get(key) ?? { at, radii: new Map<string, { radius: number; fill: boolean }>(), alone: new Set<string>() };
     buckets.set(key, bucket);
-    if (radius !== null) bucket.radii.set(playerId, Math.max(radius, bucket.radii.get(playerId) ?? 0));
+    if (radius === null) continue;
+    const run = bucket.radii.get(playerId);
+    bucket.radii.set(playerId, { radius: Math.max(radius, run?.radius ?? 0), fill: fill || run?.fill === true });
   }
   for (const { at, playerId, radius } of asks) {
     const bucket = buckets.get(bucketKey(at))!;
@@ -78,7 +91,7 @@ async function readBatch(index: RankingIndex, naming: PlaceNaming | null, asks: 
   // Every call sent at once: the client pipelines them in one write.
   const read = new Map(
     [...buckets].map(([key, { at, radii, alone }]) => {
-      const runs = [...radii].map(([playerId, radius]) => ({ playerId, radius }));
+      const runs = [...radii].map(([playerId, { radius, fill }]) => ({ playerId, radius, fill }));
       const ids = [...alone];
       const around = runs.length > 0 ? aroundsOf(index, naming, at, runs).then((views) => new Map(runs.map(({ playerId }, i) => [playerId, views[i]!]))) : null;
       const standings =
@@ -89,13 +102,13 @@ async function readBatch(index: RankingIndex, naming: PlaceNaming | null, asks: 
     }),
   );
   return Promise.all(
-    asks.map(async ({ at, playerId, radius }) => {
+    asks.map(async ({ at, playerId, radius, fill }) => {
       const { radii, runs, standings } = read.get(bucketKey(at))!;
       if (radii.has(playerId)) {
         const found = await runs!;
         if (found instanceof Error) return found;
         const run = found.get(playerId)!;
-        if (radius !== null) return within(run, playerId, radius);
+        if (radius !== null) return within(run, playerId, radius, fill);
         return { size: run.size, places: [run.places.find((place) => place.playerId === playerId) ?? null] };
       }
       const list = await standings!;
@@ -115,12 +128,7 @@ export type PlaceNaming = NonNullable<ProfileCache['naming']>;
 const namingFor = (naming: PlaceNaming | null, at: BoardBucket): PlaceNaming | null => (at.board.shards === 1 ? naming : null);
 
 /** index.arounds, naming the runs' players in the same call when `naming` is given and the bucket is one shard. */
-async function aroundsOf(
-  index: RankingIndex,
-  naming: PlaceNaming | null,
-  at: BoardBucket,
-  runs: { playerId: string; radius: number }[],
-): Promise<BucketView<NamedPlace>[]> {
+async function aroundsOf(index: RankingIndex, naming: PlaceNaming | null, at: BoardBucket, runs: AroundAsk[]): Promise<BucketView<NamedPlace>[]> {
   const named = namingFor(naming, at);
   if (!named) return index.arounds(at, runs);
   const sentAt = named.clock();
@@ -163,8 +171,8 @@ export const PLACE_LOADS_SENT_AT = 16;
 export function createPlaceLoader(index: RankingIndex, naming: PlaceNaming | null = null): PlaceLoader {
   const loader = createBatchLoader<Ask, BucketView<Place | null> | BucketView>((asks) => readBatch(index, naming, asks), { sendAt: PLACE_LOADS_SENT_AT });
   return {
-    standing: (at, playerId) => loader.load({ at, playerId, radius: null }),
-    around: (at, playerId, radius) => loader.load({ at, playerId, radius }) as Promise<BucketView>,
+    standing: (at, playerId) => loader.load({ at, playerId, radius: null, fill: false }),
+    around: (at, playerId, radius, fill = false) => loader.load({ at, playerId, radius, fill }) as Promise<BucketView>,
     named: naming !== null,
   };
 }

@@ -4,23 +4,26 @@ import { NO_WRITES, ONE_NODE_READ } from './read-only.js';
  * readAround: for each of several players of one bucket, the player and up to `radius` members
  * either side, cut at the edges of the bucket, all read in one atomic step (the requests of one
  * turn of the service's event loop that read around players of a bucket share one call: see
- * reads/place-loader.ts).
+ * reads/place-loader.ts). With `fill`, a player near either end still gets 2 × radius + 1 members
+ * (the whole set when smaller): the window starts at clamp(rank − radius, 0, max(0, size −
+ * (2 × radius + 1))), shifted inward by what the edge cut off, in the same step as the rank.
  *
  * KEYS[1]  the bucket's sorted set
- * ARGV     (player id, radius) pairs, radius 0 or more
+ * ARGV     (player id, radius, fill) triples, radius 0 or more, fill 1 to shift the window
+ *          inward at the edges, 0 to cut it there
  *
- * Returns {size, then per pair: count, firstRank, id1, packed1, ..., id<count>, packed<count>} in
- * rank order, where firstRank is the 0-based rank of id1; a pair whose player is not ranked there
- * is the count 0 alone (a ranked player's run holds at least the player).
+ * Returns {size, then per triple: count, firstRank, id1, packed1, ..., id<count>, packed<count>}
+ * in rank order, where firstRank is the 0-based rank of id1; a triple whose player is not ranked
+ * there is the count 0 alone (a ranked player's run holds at least the player).
  *
- * O(k (log N + radius)) for k pairs.
+ * O(k (log N + radius)) for k triples.
  *
  * Read-only (`#!lua flags=no-writes`, see read-only.ts): replicas run it.
  */
 export const readAroundLua = `${NO_WRITES}${aroundRuns(1)}return out
 `;
 
-/** readAround's work, its pairs from ARGV[first]: fills `out` with what readAround returns. */
+/** readAround's work, its triples from ARGV[first]: fills `out` with what readAround returns. */
 function aroundRuns(first: number, memberHash: string | null = null): string {
   // On a set whose members carry the time (ranking/members.ts), the player's member is found through its hash.
   const rankOf =
@@ -30,13 +33,19 @@ function aroundRuns(first: number, memberHash: string | null = null): string {
   local rank = member and redis.call('ZREVRANK', key, member)`;
   return `
 local key = KEYS[1]
-local out = {redis.call('ZCARD', key)}
-for i = ${first}, #ARGV - 1, 2 do
+local size = redis.call('ZCARD', key)
+local out = {size}
+for i = ${first}, #ARGV - 2, 3 do
 ${rankOf}
   if rank then
     local radius = tonumber(ARGV[i + 1])
-    local first = math.max(0, rank - radius)
-    local rows = redis.call('ZRANGE', key, first, rank + radius, 'REV', 'WITHSCORES')
+    local first, last = math.max(0, rank - radius), rank + radius
+    if ARGV[i + 2] == '1' then
+      -- As centred as the edges allow: 2 × radius + 1 members, fewer only when the set holds fewer.
+      first = math.max(0, math.min(rank - radius, size - (2 * radius + 1)))
+      last = first + 2 * radius
+    end
+    local rows = redis.call('ZRANGE', key, first, last, 'REV', 'WITHSCORES')
     out[#out + 1] = #rows / 2
     out[#out + 1] = first
     for r = 1, #rows do
@@ -103,12 +112,12 @@ end
  * KEYS[2]  the token read beside the places (the profiles' changes token); only read
  * ARGV[1]  the hashes' name before their number, with the client's key prefix (not declared)
  * ARGV[2]  how many hashes the fields are spread over (see hashedField)
- * ARGV     from ARGV[3]: (player id, radius) pairs, radius 0 or more
+ * ARGV     from ARGV[3]: (player id, radius, fill) triples, as readAround's
  *
  * Returns what readAround returns, then the token (false when there is none), then each run's
  * players' fields (false for none), in the order of the runs and their places.
  *
- * O(k (log N + radius)) for k pairs.
+ * O(k (log N + radius)) for k triples.
  */
 export const readAroundNamedLua = `${ONE_NODE_READ}${hashedFieldLua}${aroundRuns(3)}${namedRuns('out[at + 2 * r]')}`;
 
@@ -134,7 +143,7 @@ return out
  *
  * KEYS[1]  the bucket's sorted set
  * KEYS[2]  its member hash (player id → member)
- * ARGV     (player id, radius) pairs, radius 0 or more
+ * ARGV     (player id, radius, fill) triples, as readAround's
  *
  * Returns what readAround returns, the rows' ids being members. O(k (log N + radius)).
  *
@@ -151,7 +160,7 @@ export const readWideAroundLua = `${NO_WRITES}${aroundRuns(1, 'KEYS[2]')}return 
  * KEYS[1]  the bucket's sorted set
  * KEYS[2]  the token read beside the places; only read
  * KEYS[3]  the set's member hash
- * ARGV     as readAroundNamed's: the hashes' prefix, their number, then (player id, radius) pairs
+ * ARGV     as readAroundNamed's: the hashes' prefix, their number, then (player id, radius, fill) triples
  *
  * Returns what readAroundNamed returns, the rows' ids being members. O(k (log N + radius)).
  */
