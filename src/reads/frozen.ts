@@ -125,7 +125,7 @@ export async function frozenAfter(parts: FrozenParts, at: ClosedBucket, after: s
   const [own] = await parts.storage.frozenStandings.find({ ...frozenKeyOf(at), playerIds: [playerOfPosition(at, live.playerId)], metadata: false });
   if (!own) {
     throw badInput(
-      `The cursor was issued before bucket ${at.bucket.period} ${at.bucket.label} closed, and its player is not among its final standings; start again without \`after\`.`,
+      `The cursor was issued before bucket ${at.bucket.period} ${at.bucket.label} closed, and its player is not among its final standings; start again without the cursor.`,
     );
   }
   return { packed: own.rank, playerId: own.playerId };
