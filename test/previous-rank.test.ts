@@ -111,9 +111,17 @@ function apply(board: OracleBoard, { playerId, score, achievedAt, tieBreakValues
 
 /** One app on the test's Redis node for the 1- and 8-shard blocks (each board its own id); the Cluster's block starts its own. */
 let nodeApp: TestApp;
+// The cluster starts while the one-node tests run: most of its start is waiting for the nodes to agree.
+let clusterStarting: Promise<RedisClusterFixture> | undefined;
 beforeAll(async () => {
+  clusterStarting = startRedisCluster({ masters: 3, replicasPerMaster: 0 });
+  // Its failure is the cluster block's to report (it awaits it), not an unhandled rejection meanwhile.
+  clusterStarting.catch(() => undefined);
   nodeApp = await startTestApp();
 }, 60_000);
+afterAll(async () => {
+  await (await clusterStarting?.catch(() => undefined))?.stop();
+});
 
 describe.each([
   { shards: 1, cluster: false },
@@ -121,7 +129,6 @@ describe.each([
   { shards: 8, cluster: true },
 ])('previousRank in the submit answer ($shards shard(s), Redis Cluster: $cluster)', ({ shards, cluster }) => {
   let t: TestApp;
-  let redisCluster: RedisClusterFixture | undefined;
   const random = seeded(60_000 + shards + (cluster ? 1 : 0));
   const boards: OracleBoard[] = [];
   // Each block its own players: a flag (the last test) is the player's on every board.
@@ -170,8 +177,7 @@ describe.each([
   };
 
   beforeAll(async () => {
-    if (cluster) redisCluster = await startRedisCluster({ masters: 3, replicasPerMaster: 0 });
-    t = redisCluster ? await startTestApp({ redisCluster }) : nodeApp;
+    t = cluster ? await startTestApp({ redisCluster: await clusterStarting! }) : nodeApp;
     const kinds: [Aggregate, Order, boolean][] = [
       ['BEST', 'HIGH_FIRST', false],
       ['SUM', 'HIGH_FIRST', false],
@@ -204,9 +210,7 @@ describe.each([
     for (const answer of created) expect(answer.errors).toBeUndefined();
   }, 60_000);
   afterAll(async () => {
-    if (!redisCluster) return;
-    await t?.close();
-    await redisCluster.stop();
+    if (cluster) await t?.close();
   });
 
   it('a first result has no previous rank; each later one the rank just before it, result by result in a batch', async () => {
