@@ -129,9 +129,19 @@ const TARGETS = [
   { name: 'a Redis Cluster of three masters', cluster: true },
 ];
 
+// The cluster starts while the one-node tests run: most of its start is waiting for the nodes to agree.
+let clusterStarting: Promise<RedisClusterFixture> | undefined;
+beforeAll(() => {
+  clusterStarting = startRedisCluster({ masters: 3, replicasPerMaster: 0 });
+  // Its failure is the cluster tests' to report (they await it), not an unhandled rejection meanwhile.
+  clusterStarting.catch(() => undefined);
+});
+afterAll(async () => {
+  await (await clusterStarting?.catch(() => undefined))?.stop();
+});
+
 describe.each(TARGETS)('around with fill, on $name', ({ cluster }) => {
   let t: TestApp;
-  let fixture: RedisClusterFixture | undefined;
   /** Per board: its columns' orders and its entries (the oracle's input). */
   const boards = new Map<string, { columns: string[]; entries: Entry[] }>();
   /** The main boards' list when their season closed (the frozen standings, erased player included). */
@@ -162,7 +172,7 @@ describe.each(TARGETS)('around with fill, on $name', ({ cluster }) => {
   }
 
   beforeAll(async () => {
-    if (cluster) fixture = await startRedisCluster({ masters: 3, replicasPerMaster: 0 });
+    const fixture = cluster ? await clusterStarting! : undefined;
     t = await startTestApp(fixture ? { redisCluster: fixture } : {});
     const random = seeded(cluster ? 6_001 : 6_000);
     // Score 31 bits and two columns of 12 and 9 bits: the time goes into the member (the wide scripts).
@@ -242,10 +252,7 @@ describe.each(TARGETS)('around with fill, on $name', ({ cluster }) => {
     }
   }, 60_000);
 
-  afterAll(async () => {
-    await t?.close();
-    await fixture?.stop();
-  });
+  afterAll(() => t?.close());
 
   /** Each of `reads` (one document a player, sent all at once) for each player asked and one never ranked, against `rows` (the visible list in rank order, in the style asked). */
   async function expectWindows(board: string, rows: Row[], variables: Record<string, unknown>, askedAbout: readonly string[], reads = READS) {
