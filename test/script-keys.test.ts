@@ -217,6 +217,8 @@ describe('every Lua script declares every key it touches', () => {
       { playerId: 'cy', radius: 2 },
       { playerId: 'nobody', radius: 1 },
       { playerId: 'Ünïcode-玩家', radius: 0 },
+      // A filled window (issue 60): as many rows named as it holds, shifted inward at an edge.
+      { playerId: 'cy', radius: 3, fill: true },
     ];
     const around = await index.aroundsNamed(at, asks, naming);
     expect(around.views).toEqual(await index.arounds(at, asks));
