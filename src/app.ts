@@ -49,6 +49,9 @@ import { timeStoreCalls } from './services/store-timing.js';
 import { createSubmissionHealth } from './services/submission-health.js';
 import { type AdminSide, createAdminSide } from './writes/admin.js';
 import { type WriteSide, createWriteSide } from './writes/index.js';
+import { forgetDeletedBoard } from './writes/board-deletion.js';
+import type { DeletedBoard } from './db/board-deletion.js';
+import { dropBoardKeys } from './ranking/board-keys.js';
 import { createRecords } from './writes/records.js';
 import { createSubmissionGroups } from './writes/submission-groups.js';
 import { unavailable } from './errors.js';
@@ -310,6 +313,18 @@ export function buildApp(deps: AppDeps): App {
     }
   };
 
+  // A board deleted by any process (deleteBoard): forgotten here at once (writes/board-deletion.ts).
+  const forgetBoard = (board: DeletedBoard) => forgetDeletedBoard({ boards, topCache, frozen, closedLists, topFeed, topWebhooks }, board);
+  const boardDeletions = storage.boardDeletion.listen(
+    forgetBoard,
+    // Told of nothing while the listener was away (or behind transaction pooling): the boards this process keeps are looked at.
+    async () => {
+      const kept = boards.kept();
+      for (const id of await storage.boardDeletion.goneAmong(kept)) forgetBoard(kept.find((board) => board.id === id)!);
+    },
+    log,
+  );
+
   // The sides the resolvers call, each use case given only what it uses (see each one's deps type).
   const buckets = { boards, seasons, frozen, now };
   const reads = createReadSide({ index, topCache, profiles, storage, buckets, cursors, log, requestTimeoutMs });
@@ -351,7 +366,9 @@ export function buildApp(deps: AppDeps): App {
     players: { storage, profiles },
     flags: { storage, index, flagChanges, topCache, boards, now, log },
     erasure: { storage, index, profiles, topCache, boards, now, log },
+    removal: { storage, index, topCache, boards, now, log },
     tournaments: { storage, boards },
+    boardDeletion: { storage, freeKeys: (boardId) => dropBoardKeys(redis, boardId), seasons, forget: forgetBoard, requestTimeoutMs, log },
   });
   const admin = createAdminSide({
     keys: { storage, keyring, boards },
@@ -359,6 +376,7 @@ export function buildApp(deps: AppDeps): App {
     buckets: { storage, index, boards, seasons, now },
     status: { probeStores: probe, storage, indexGeneration },
     players: { storage },
+    removals: { storage },
   });
   const records = createRecords({ boards, seasons, storage, now, playerStandings: { storage, index, boards, frozen, now, log } });
   const topChanged = { topFeed, profiles, boards, seasons, frozen, storage, now, log, metrics };
@@ -658,6 +676,7 @@ export function buildApp(deps: AppDeps): App {
       indexCatchUp = startIndexCatchUp({ storage, index, boards, topCache, flagChanges, metrics, now, log }, deps.indexCatchUp);
       inactivePlayers = startInactivePlayers({ storage, masterIndex, topCache, boards, seasons, metrics, now, log }, deps.inactivePlayers);
       keyChanges.start();
+      boardDeletions.start();
       webhookDelivery = startWebhookDelivery({ storage, webhooks: webhookDirectory, sender: webhookSender, metrics, now, log }, deps.webhooks);
       const { port } = server.address() as AddressInfo;
       const url = `http://${deps.host ?? '127.0.0.1'}:${port}`;
@@ -673,6 +692,7 @@ export function buildApp(deps: AppDeps): App {
       await resultPartitions?.stop();
       await indexRecovery?.stop();
       await keyChanges.stop();
+      await boardDeletions.stop();
       // Closes every WebSocket client with 1001 (going away), then the WebSocket server.
       await closeSockets();
       // Ends every topChanged stream, so server-sent event responses finish instead of holding the server open.

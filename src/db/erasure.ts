@@ -1,4 +1,4 @@
-import type { Sql } from 'postgres';
+import type { Sql, TransactionSql } from 'postgres';
 import { forgetBacklogPlayer } from './index-backlog.js';
 import { advanceSourceMark } from './source-mark.js';
 import { type BoardScoreRow, type PlayerBoardScore, boardScoreColumns, toPlayerBoardScore } from './board-score-rows.js';
@@ -25,10 +25,7 @@ export async function erasePlayer(sql: Sql, playerId: string, beforeCommit: (sco
     await advanceSourceMark(tx);
     // The board scores derived from the log are read before the results they come from go.
     const derived = await derivedScoresOfPlayer(tx, playerId, { withFlagged: true });
-    const scores = await tx<BoardScoreRow[]>`
-      with s as (delete from board_scores where player_id = ${playerId} returning *)
-      select ${boardScoreColumns(tx)}
-      from s left join seasons z on s.period = 'SEASON' and z.board_id = s.board_id and z.id = s.bucket`;
+    const scores = await deleteBoardScores(tx, playerId, null);
     const profile = await tx`delete from players where id = ${playerId}`;
     const friends = await tx`delete from friendships where player_id = ${playerId} or friend_id = ${playerId}`;
     // The log and its idempotency keys are indexed by (board, player): naming every board keeps
@@ -46,7 +43,21 @@ export async function erasePlayer(sql: Sql, playerId: string, beforeCommit: (sco
     // The index outbox names the player too. Taking them out of its rows waits for a catch-up pass holding
     // them (see jobs/index-catch-up.ts), so that pass's index write lands before the removal below.
     await forgetBacklogPlayer(tx, playerId);
-    await beforeCommit([...scores.map(toPlayerBoardScore), ...derived]);
+    await beforeCommit([...scores, ...derived]);
     return scores.length + profile.count + friends.count + logged.count + frozen.count + awards.count + memberships > 0;
   });
+}
+
+/**
+ * Deletes a player's board-score rows, on one board (`boardId`) or on every board (null), and
+ * answers them as they were, each with what a SEASON row needs to name its bucket: what the caller
+ * takes out of the index before it commits (an erasure, an entry's removal). One statement through
+ * board_scores_player_idx: O(rows · log N).
+ */
+export async function deleteBoardScores(tx: TransactionSql, playerId: string, boardId: string | null): Promise<PlayerBoardScore[]> {
+  const rows = await tx<BoardScoreRow[]>`
+    with s as (delete from board_scores where player_id = ${playerId} ${boardId === null ? tx`` : tx`and board_id = ${boardId}`} returning *)
+    select ${boardScoreColumns(tx)}
+    from s left join seasons z on s.period = 'SEASON' and z.board_id = s.board_id and z.id = s.bucket`;
+  return rows.map(toPlayerBoardScore);
 }

@@ -135,3 +135,18 @@ export async function replayBacklog(
     return claimed.length;
   });
 }
+
+/**
+ * Whether a backlog row names this (board, player) pair: a committed group of theirs whose index
+ * write has not been confirmed yet (it may still land), or that the catch-up job has still to
+ * replay. A scan of the backlog, which is nearly empty but after an outage. O(rows).
+ */
+export async function isPairPending(sql: Sql | TransactionSql, boardId: string, playerId: string): Promise<boolean> {
+  const [row] = await sql<{ pending: boolean }[]>`
+    select exists (
+      select 1 from index_backlog b
+      where (b.board_id = ${boardId} and b.player_id = ${playerId})
+         or exists (select 1 from unnest(b.board_ids, b.player_ids) as u(board, player) where u.board = ${boardId} and u.player = ${playerId})
+    ) as pending`;
+  return row?.pending ?? false;
+}

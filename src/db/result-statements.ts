@@ -18,8 +18,20 @@ import { type RecordOutcome, type ResultEntry, type ScoreRowKey, type StoredBoar
  * a group's size (GroupCommitOptions.maxGroupWeight) bounds them too.
  */
 export async function lockPlayers(tx: TransactionSql, entries: ResultEntry[]): Promise<void> {
+  await lockBoardPlayers(
+    tx,
+    entries.map((e) => ({ boardId: e.board.id, playerId: e.playerId })),
+  );
+}
+
+/**
+ * The locks of {@link lockPlayers}, by (board, player): what a removal of one player's entry on a
+ * board (db/entry-removals.ts) takes too, so that it and the groups of that player on that board
+ * take turns.
+ */
+export async function lockBoardPlayers(tx: TransactionSql, pairs: readonly { boardId: string; playerId: string }[]): Promise<void> {
   // Board ids hold no colon, so board:player names one player of one board.
-  const players = [...new Set(entries.map((e) => `${e.board.id}:${e.playerId}`))];
+  const players = [...new Set(pairs.map((p) => `${p.boardId}:${p.playerId}`))];
   await tx`
     select pg_advisory_xact_lock(k)
     from (select distinct hashtextextended(p, 0) as k from unnest(${tx.array(players)}::text[]) as p order by k) as keys`;

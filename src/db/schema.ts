@@ -545,3 +545,25 @@ export const serviceSecrets = pgTable('service_secrets', {
   value: text().notNull(),
   createdAt: timestamptz().notNull().defaultNow(),
 });
+
+/**
+ * The audit of removeEntry (issue 60): one row per removal that took something, naming who asked
+ * (the API key's id), when, why, and how many of the player's results on the board went. No
+ * foreign key to boards: the record outlives the board (deleteBoard keeps it), and outlives the
+ * player's later results. Newest first by id, for every board, one board, one player or both.
+ */
+export const entryRemovals = pgTable(
+  'entry_removals',
+  {
+    id: bigint({ mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    boardId: text().notNull(),
+    playerId: text().notNull(),
+    reason: text().notNull(),
+    /** The id of the API key that asked (its digest prefix). */
+    removedBy: text().notNull(),
+    removedAt: timestamptz().notNull(),
+    /** How many of the player's results on the board were removed. */
+    results: integer().notNull(),
+  },
+  (table) => [index('entry_removals_board_idx').on(table.boardId, table.id), index('entry_removals_player_idx').on(table.playerId, table.id)],
+);

@@ -4,8 +4,10 @@ import { findLiveKey, insertApiKey, listApiKeys, listenForKeyChanges, revokeApiK
 import { countRankable, findBoardScores, listsWithBoardScores, streamBoardScores } from './board-scores.js';
 import { activeAmong, countRankableByActivity } from './activity.js';
 import { changeBoard, findBoard, insertBoard, listBoards } from './boards.js';
+import { type DeletedBoard, backlogLeft, boardsGoneAmong, deleteBoardRows, forgetBacklogBoard, listenForBoardDeletions } from './board-deletion.js';
 import type { Database } from './client.js';
 import { erasePlayer } from './erasure.js';
+import { listEntryRemovals, removeEntryRows } from './entry-removals.js';
 import { followersPage, listedPairs } from './followers.js';
 import { enqueueWebhookEvents } from './webhook-outbox.js';
 import { attemptsUsed, joinBoard, joinedCounts, notJoined } from './members.js';
@@ -80,6 +82,14 @@ export function createStorage(database: Database) {
       list: on(db, listBoards),
       change: on(db, changeBoard),
     },
+    /** deleteBoard's PostgreSQL half (db/board-deletion.ts). */
+    boardDeletion: {
+      delete: on(sql, deleteBoardRows),
+      backlogLeft: on(sql, backlogLeft),
+      forgetBacklog: on(sql, forgetBacklogBoard),
+      goneAmong: on(sql, boardsGoneAmong),
+      listen: (gone: (board: DeletedBoard) => void, check: () => Promise<void>, log: Logger) => listenForBoardDeletions(database, gone, check, log),
+    },
     players: {
       upsert: on(db, upsertPlayer),
       find: on(db, findPlayers),
@@ -103,6 +113,11 @@ export function createStorage(database: Database) {
       whileLocked: <T>(playerId: string, work: (player: LockedPlayer) => Promise<T>) =>
         withPlayerLock(sql, playerId, (locked) => work(lockedPlayer(locked, playerId))),
       erase: on(sql, erasePlayer),
+    },
+    /** One player's entry on one board removed, and the audit of removals (db/entry-removals.ts). */
+    entryRemovals: {
+      remove: on(sql, removeEntryRows),
+      list: on(sql, listEntryRemovals),
     },
     results: {
       /** Records a group of submissions in one transaction (db/results.ts). */

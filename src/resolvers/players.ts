@@ -1,3 +1,4 @@
+import type { EntryRemoval } from '../db/entry-removals.js';
 import type { LoggedResult } from '../db/player-results.js';
 import type { PlayerFlag } from '../db/flags.js';
 import type { Player } from '../db/players.js';
@@ -7,7 +8,7 @@ import type { Context } from './context.js';
 
 /** What answers the player fields: the arguments in, one call of the records, write or admin side out. */
 
-export type { LoggedResult, Player, PlayerBucketScore, PlayerFlag };
+export type { EntryRemoval, LoggedResult, Player, PlayerBucketScore, PlayerFlag };
 
 /** Query.player. */
 export const player = (args: { id: string }, ctx: Context): Promise<Player | null> => ctx.records.player(args.id);
@@ -38,6 +39,12 @@ export const deletePlayer = async (args: { playerId: string }, ctx: Context): Pr
 /** Mutation.removeEntry: whether anything was removed. Recorded with who asked (the key's id), when and why. */
 export const removeEntry = async (args: { board: string; playerId: string; reason: string }, ctx: Context): Promise<boolean> =>
   ctx.writes.removeEntry({ board: args.board, playerId: args.playerId, reason: args.reason.trim(), by: ctx.caller?.keyId ?? 'unknown' });
+
+/** Query.entryRemovals (admin): newest first. */
+export const entryRemovals = (
+  args: { board?: string | null | undefined; playerId?: string | null | undefined; first: number },
+  ctx: Context,
+): Promise<EntryRemoval[]> => ctx.admin.entryRemovals({ boardId: args.board, playerId: args.playerId, first: args.first });
 
 /** Player.flag (admin). */
 export const flag = (player: Player, ctx: Context): Promise<PlayerFlag | null> => ctx.admin.playerFlag(player.id);

@@ -17,6 +17,7 @@ import './submission.js';
 import './bucket-status.js';
 import './rebuild.js';
 import './player-flag.js';
+import './entry-removal.js';
 import './player-board-score.js';
 import './player-result.js';
 import './api-key.js';

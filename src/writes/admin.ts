@@ -1,5 +1,6 @@
 import type { Role } from '../auth/keys.js';
 import type { StoredKey } from '../db/api-keys.js';
+import type { EntryRemoval, EntryRemovalFilter } from '../db/entry-removals.js';
 import type { PlayerFlag } from '../db/flags.js';
 import type { Player } from '../db/players.js';
 import type { Storage } from '../db/storage.js';
@@ -8,6 +9,7 @@ import type { BucketArgs } from '../services/buckets.js';
 import type { RebuildJob, RebuildJobs } from '../services/rebuild-jobs.js';
 import { type ApiKeyDeps, type IssuedKey, issueApiKey, listApiKeys, revokeApiKey } from './api-keys.js';
 import { type BoardBucketDeps, type BucketStatus, boardBuckets } from './board-buckets.js';
+import { listEntryRemovals } from './entry-removal.js';
 import { listFlaggedPlayers, playerFlag } from './flags.js';
 import { searchPlayers } from './players.js';
 import { type RebuildBoardDeps, findRebuild, rebuildBoard, startRebuild } from './rebuild.js';
@@ -30,6 +32,8 @@ export interface AdminSide {
   searchPlayers(text: string, first: number): Promise<Player[]>;
   flaggedPlayers(first: number): Promise<PlayerFlag[]>;
   playerFlag(playerId: string): Promise<PlayerFlag | null>;
+  /** The recorded removeEntry calls, newest first (writes/entry-removal.ts). */
+  entryRemovals(filter: EntryRemovalFilter): Promise<EntryRemoval[]>;
 }
 
 /** What each group of admin use cases takes, each built with only what it uses. */
@@ -39,6 +43,7 @@ export interface AdminSideParts {
   buckets: BoardBucketDeps;
   status: StoreStatusDeps;
   players: { storage: Pick<Storage, 'players'> };
+  removals: { storage: Pick<Storage, 'entryRemovals'> };
 }
 
 /** Binds each admin use case to its parts. */
@@ -55,5 +60,6 @@ export function createAdminSide(parts: AdminSideParts): AdminSide {
     searchPlayers: (text, first) => searchPlayers(parts.players, text, first),
     flaggedPlayers: (first) => listFlaggedPlayers(parts.players, first),
     playerFlag: (playerId) => playerFlag(parts.players, playerId),
+    entryRemovals: (filter) => listEntryRemovals(parts.removals, filter),
   };
 }

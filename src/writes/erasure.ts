@@ -1,9 +1,8 @@
 import type { BoardBucket } from '../ranking/index.js';
 import type { ProfileCache } from '../services/profile-cache.js';
 import type { PlayerIndexDeps } from '../services/player-buckets.js';
-import { announceTops } from '../pubsub/announce.js';
-import { announceLeaguePlayer } from '../pubsub/league-signal.js';
-import { forgetTops, heldBuckets, inTop, warmBoards } from '../services/player-buckets.js';
+import { warmBoards } from '../services/player-buckets.js';
+import { type TakenOut, announceTakenOut, takeOutOfIndex } from './flags.js';
 
 /** What an erasure did. */
 export interface ErasureOutcome {
@@ -26,24 +25,18 @@ export interface ErasureDeps extends PlayerIndexDeps {
  * missing from the index; either way a retry finishes the job. O(rows erased · log N).
  */
 export async function deletePlayer(deps: ErasureDeps, playerId: string): Promise<ErasureOutcome> {
-  let changedTops: BoardBucket[] = [];
-  let leagueBoards: string[] = [];
+  let taken: TakenOut = { held: [], changedTops: [] };
   await warmBoards(deps);
   // Committed (or nothing was left to erase): no process shows the profile once this answers.
   const erased = await deps.profiles.change(
     [playerId],
     () =>
       deps.storage.players.erase(playerId, async (scores) => {
-        const held = await heldBuckets(deps, playerId, scores);
-        const ranks = await deps.index.removePlayer(held, playerId);
-        changedTops = held.filter((at, i) => inTop(at, ranks[i]));
-        leagueBoards = held.filter((at) => at.board.league).map((at) => at.board.id);
-        forgetTops(deps, held);
+        taken = await takeOutOfIndex(deps, playerId, scores);
       }),
     () => [],
   );
-  await announceTops(deps, changedTops);
-  // Gone from their cohorts too (cohortChanged's watchers read again those that held them).
-  await announceLeaguePlayer(deps, leagueBoards, playerId);
-  return { erased, changedTops };
+  // Gone from their tops and their cohorts too (cohortChanged's watchers read again those that held them).
+  await announceTakenOut(deps, playerId, taken);
+  return { erased, changedTops: taken.changedTops };
 }

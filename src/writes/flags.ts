@@ -1,3 +1,4 @@
+import type { PlayerBoardScore } from '../db/board-score-rows.js';
 import type { PlayerFlag } from '../db/flags.js';
 import type { Player } from '../db/players.js';
 import type { BoardBucket } from '../ranking/index.js';
@@ -30,23 +31,37 @@ export interface FlagDeps extends PlayerIndexDeps {
  * O(B log N) for B board scores.
  */
 export async function flagPlayer(deps: FlagDeps, playerId: string, reason: string): Promise<FlagOutcome> {
-  const { storage, index } = deps;
+  const { storage } = deps;
   await warmBoards(deps);
   const outcome = await storage.players.whileLocked(playerId, async (locked) => {
     const player = await locked.flag(reason, deps.now());
     // After the commit, before the removal: a write path that reads the same token on both sides
     // of its index write knows that no flag landed meanwhile (see flag-recheck.ts).
     await deps.flagChanges.raised();
-    const held = await heldBuckets(deps, playerId, await locked.boardScores(deps.now()));
-    const ranks = await index.removePlayer(held, playerId);
-    return { player, held, changedTops: held.filter((at, i) => inTop(at, ranks[i])) };
+    return { player, ...(await takeOutOfIndex(deps, playerId, await locked.boardScores(deps.now()))) };
   });
   await announceTakenOut(deps, playerId, outcome);
   return { player: outcome.player, changedTops: outcome.changedTops };
 }
 
+/** Where a player was taken out of the index: every bucket, and those whose watched top they were in. */
+export interface TakenOut {
+  held: BoardBucket[];
+  changedTops: BoardBucket[];
+}
+
+/**
+ * Takes a player out of every index bucket that these board scores of theirs name (heldBuckets:
+ * the buckets still kept), as a flag, an erasure and an entry's removal do. O(B log N).
+ */
+export async function takeOutOfIndex(deps: PlayerIndexDeps, playerId: string, scores: PlayerBoardScore[]): Promise<TakenOut> {
+  const held = await heldBuckets(deps, playerId, scores);
+  const ranks = await deps.index.removePlayer(held, playerId);
+  return { held, changedTops: held.filter((at, i) => inTop(at, ranks[i])) };
+}
+
 /** After a player was taken out of `held`: this process's cached tops dropped, the tops and cohorts they left announced. */
-async function announceTakenOut(deps: FlagDeps, playerId: string, { held, changedTops }: { held: BoardBucket[]; changedTops: BoardBucket[] }): Promise<void> {
+export async function announceTakenOut(deps: PlayerIndexDeps, playerId: string, { held, changedTops }: TakenOut): Promise<void> {
   forgetTops(deps, held);
   await announceTops(deps, changedTops);
   // Hidden from their cohorts too, wherever they stood (cohortChanged).
@@ -69,9 +84,7 @@ export async function takeOutSuspect(deps: FlagDeps, playerId: string): Promise<
   const held = await deps.storage.players.whileLocked(playerId, async (locked) => {
     if (!(await locked.isFlagged())) return null;
     await deps.flagChanges.raised();
-    const buckets = await heldBuckets(deps, playerId, await locked.boardScores(deps.now()));
-    const ranks = await deps.index.removePlayer(buckets, playerId);
-    return { held: buckets, changedTops: buckets.filter((at, i) => inTop(at, ranks[i])) };
+    return takeOutOfIndex(deps, playerId, await locked.boardScores(deps.now()));
   });
   if (held) await announceTakenOut(deps, playerId, held);
 }

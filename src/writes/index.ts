@@ -3,7 +3,9 @@ import type { Season } from '../db/seasons.js';
 import type { Player } from '../db/players.js';
 import type { BoardScope } from '../auth/board-scope.js';
 import { type BoardDeps, type CreateBoardInput, type UpdateBoardInput, createBoard, updateBoard } from './boards.js';
+import { type BoardDeletionDeps, deleteBoard } from './board-deletion.js';
 import { type ErasureDeps, type ErasureOutcome, deletePlayer } from './erasure.js';
+import { type EntryRemovalDeps, removeEntry } from './entry-removal.js';
 import { type FlagDeps, type FlagOutcome, flagPlayer, unflagPlayer } from './flags.js';
 import { type PlayerDeps, setFriends, upsertPlayer } from './players.js';
 import { type SeasonDeps, closeSeason, startSeason } from './seasons.js';
@@ -42,7 +44,11 @@ export interface WriteSideParts {
   players: PlayerDeps;
   flags: FlagDeps;
   erasure: ErasureDeps;
+  /** removeEntry (writes/entry-removal.ts). */
+  removal: EntryRemovalDeps;
   tournaments: TournamentDeps;
+  /** deleteBoard (writes/board-deletion.ts). */
+  boardDeletion: BoardDeletionDeps;
 }
 
 /** Binds each write use case to its parts. */
@@ -59,8 +65,7 @@ export function createWriteSide(parts: WriteSideParts): WriteSide {
     unflagPlayer: (playerId) => unflagPlayer(parts.flags, playerId),
     deletePlayer: (playerId) => deletePlayer(parts.erasure, playerId),
     joinBoard: (boardId, playerId, scope) => joinBoard(parts.tournaments, boardId, playerId, scope),
-    // Built by the DELETE and REMOVE parts of issue 25 (see /tmp/h/guide.md); until then they refuse.
-    deleteBoard: () => Promise.reject(new Error('deleteBoard is being built')),
-    removeEntry: () => Promise.reject(new Error('removeEntry is being built')),
+    deleteBoard: (id) => deleteBoard(parts.boardDeletion, id),
+    removeEntry: (args) => removeEntry(parts.removal, args),
   };
 }
