@@ -27,7 +27,7 @@ const SIGNATURE = new RegExp(`^[A-Za-z0-9_-]{${MAC_CHARS}}$`);
 export function createCursorCodec(secret: string | (() => string)): CursorCodec {
   const key = typeof secret === 'string' ? () => secret : secret;
   const mac = (payload: string) => createHmac('sha256', key()).update(payload).digest('base64url').slice(0, MAC_CHARS);
-  const refuse = () => badInput('The cursor is not one this service issued for this list; start again without `after`.');
+  const refuse = () => badInput('The cursor is not one this service issued for this list; start again without it (no `after` or `before`).');
   return {
     encode(scope, { packed, playerId }) {
       const payload = Buffer.from(JSON.stringify([scope, packed, playerId])).toString('base64url');
