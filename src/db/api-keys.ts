@@ -3,6 +3,7 @@ import type { Sql } from 'postgres';
 import type { Logger } from 'pino';
 import type { Database, Db } from './client.js';
 import { apiKeys } from './schema.js';
+import { listenOnChannel } from './listen.js';
 
 export type StoredKey = Omit<typeof apiKeys.$inferSelect, 'digest'>;
 
@@ -53,9 +54,6 @@ export async function revokeApiKey(db: Db, sql: Sql, idOrName: string): Promise<
   return rows;
 }
 
-/** How long to wait before listening again after PostgreSQL did not answer. */
-const LISTEN_RETRY_MS = 2_000;
-
 /** How often the keys are looked at behind transaction pooling (see pollForKeyChanges). */
 export const KEYS_POLL_MS = 1_000;
 
@@ -67,31 +65,7 @@ export const KEYS_POLL_MS = 1_000;
  */
 export function listenForKeyChanges(database: Database, changed: () => void, log: Logger) {
   if (database.pooling === 'transaction') return pollForKeyChanges(database.sql, changed, log);
-  let listener: { unlisten(): Promise<void> } | undefined;
-  let retry: NodeJS.Timeout | undefined;
-  let stopped = false;
-  const listen = () => {
-    database.sql
-      .listen(KEYS_CHANGED_CHANNEL, changed, () => changed())
-      .then(
-        (active) => {
-          if (stopped) void active.unlisten();
-          else listener = active;
-        },
-        (error: unknown) => {
-          log.warn({ err: error }, 'cannot listen for API key changes yet; retrying');
-          if (!stopped) retry = setTimeout(listen, LISTEN_RETRY_MS);
-        },
-      );
-  };
-  return {
-    start: listen,
-    async stop() {
-      stopped = true;
-      clearTimeout(retry);
-      await listener?.unlisten().catch(() => undefined);
-    },
-  };
+  return listenOnChannel(database.sql, KEYS_CHANGED_CHANNEL, changed, changed, log, 'API key changes');
 }
 
 /**

@@ -5,6 +5,7 @@ import { type BoardScoreList, listBoardScores } from './board-scores.js';
 import { type OutboxEvent, enqueueWebhookEvents } from './webhook-outbox.js';
 import { webhookWants } from './webhook-probe.js';
 import { resultsBestFirst } from './result-order.js';
+import { lockBoardsShared } from './locks.js';
 import type { Season } from './seasons.js';
 
 /**
@@ -52,6 +53,8 @@ export interface FreezeArgs {
 export interface Frozen {
   season: Season | null;
   lists: { list: FreezeList; size: number }[];
+  /** A board of the lists was deleted (deleteBoard) before the freeze: nothing was frozen. */
+  boardGone?: true;
 }
 
 /** A list's key, as frozen_buckets keys it. */
@@ -98,6 +101,15 @@ const byKey = (a: FrozenKey, b: FrozenKey) =>
  */
 export async function freezeLists(sql: Sql, args: FreezeArgs): Promise<Frozen | null> {
   return sql.begin(async (tx) => {
+    // The boards' locks, shared, then whether they still exist (a statement of its own, whose
+    // snapshot follows the locks): a deleteBoard committed before is seen, one after waits for this
+    // freeze and deletes what it wrote (see db/board-deletion.ts). A deleted board freezes nothing.
+    const boardIds = [...new Set(args.lists.map((list) => list.boardId))];
+    if (boardIds.length > 0) {
+      await lockBoardsShared(tx, boardIds);
+      const [found] = await tx<{ n: number }[]>`select count(*)::int as n from boards where id = any(${tx.array(boardIds)}::text[])`;
+      if ((found?.n ?? 0) < boardIds.length) return { season: null, lists: [], boardGone: true as const };
+    }
     let season: Season | null = null;
     if (args.season) {
       season = await markSeasonClosed(tx, args.season, args.closedAt);

@@ -2,8 +2,10 @@ import type { TransactionSql } from 'postgres';
 import { throwIfPast } from '../deadline.js';
 import { type RecordedBoardScore, combine, compareResults, keepsBoardScores } from '../model/board.js';
 import { firstTierIndexOf } from '../model/league.js';
+import { lockBoardsShared } from './locks.js';
 import { type Placement, type PlacementCandidate, lockRounds, placeInOrder } from './leagues.js';
 import {
+  BoardGoneError,
   type GroupOnce,
   NoAttemptsLeftError,
   type RecordOutcome,
@@ -51,8 +53,19 @@ export async function recordInTransaction(
   // Pipelined: the log statement is sent at once and runs once the locks are held, so its snapshot
   // (taken when it starts) sees every earlier result and board score of these players.
   // The rate's read runs between the two (result-guards.ts): after the locks, before the group's own rows.
-  const [, recent, logged] = await Promise.all([lockPlayers(tx, candidates), recentResults(tx, candidates), logAndRead(tx, candidates)]);
+  // First the boards' locks, shared, then whether each board still exists, in a statement of its
+  // own so that its snapshot is taken once the locks are held: a deleteBoard committed before then
+  // is seen, and one after waits for this transaction (see db/board-deletion.ts).
+  const boardIds = [...new Set(candidates.map((entry) => entry.board.id))];
+  const [, gone, , recent, logged] = await Promise.all([
+    lockBoardsShared(tx, boardIds),
+    goneBoards(tx, boardIds),
+    lockPlayers(tx, candidates),
+    recentResults(tx, candidates),
+    logAndRead(tx, candidates),
+  ]);
   throwIfPast(signal);
+  refuseGoneBoards(entries, gone);
   const isNew = (i: number) => firstSeen.get(ids[i]!) === i && logged.inserted.has(ids[i]!);
   refusePastMaxAttempts(entries, isNew, logged);
   refusePastResultRate(entries, isNew, recent);
@@ -145,6 +158,20 @@ export async function recordInTransaction(
   const suspected = new Set(suspicions.found.keys());
   const flagged = suspected.size === 0 ? logged.flagged : new Set([...logged.flagged, ...suspected]);
   return { group: { outcomes, boardScores, backlogIds: logged.backlogIds, flagged, suspected, placements }, xid: logged.xid };
+}
+
+/** Which of the boards have no row (deleted since the request found them). One probe per board. */
+async function goneBoards(tx: TransactionSql, boardIds: string[]): Promise<string[]> {
+  const [row] = await tx<{ gone: string[] }[]>`
+    select array(select b from unnest(${tx.array(boardIds)}::text[]) as b where not exists (select 1 from boards where id = b)) as gone`;
+  return row?.gone ?? [];
+}
+
+/** Throws a {@link BoardGoneError} for the first submission naming a board that is gone: the transaction rolls back, and the group is tried again without it. O(entries). */
+function refuseGoneBoards(entries: GroupEntry[], gone: string[]): void {
+  if (gone.length === 0) return;
+  const first = entries.find(({ entry }) => gone.includes(entry.board.id))!;
+  throw new BoardGoneError(first.entry.board.id, first.submission);
 }
 
 /**

@@ -15,6 +15,29 @@ export async function lockPlayerForTransaction(tx: TransactionSql, playerId: str
 }
 
 /**
+ * The advisory-lock key space of boards (the two-int space): every group of results takes its
+ * boards' locks shared, deleteBoard takes its board's exclusively (db/board-deletion.ts), so a
+ * deletion waits for the groups of the board in flight and the groups after it find the board gone.
+ */
+const BOARD_LOCK_SPACE = 7_361_260;
+
+/**
+ * Takes each board's lock shared until the end of `tx`, in one statement and in ascending key
+ * order (a group's first statement: it holds nothing yet, so it never waits in a cycle). One lock
+ * per board of the group, however many results.
+ */
+export async function lockBoardsShared(tx: TransactionSql, boardIds: readonly string[]): Promise<void> {
+  await tx`
+    select pg_advisory_xact_lock_shared(${BOARD_LOCK_SPACE}, k)
+    from (select distinct hashtext(b) as k from unnest(${tx.array([...new Set(boardIds)])}::text[]) as b order by k) as keys`;
+}
+
+/** Takes a board's lock exclusively until the end of `tx`: waits for every group of the board in flight (see {@link lockBoardsShared}). */
+export async function lockBoardForDeletion(tx: TransactionSql, boardId: string): Promise<void> {
+  await tx`select pg_advisory_xact_lock(${BOARD_LOCK_SPACE}, hashtext(${boardId}))`;
+}
+
+/**
  * Runs `work` while holding the per-player advisory lock, so that flag, unflag and erasure of one
  * player never interleave (an unflag's index writes landing after a flag's removals would leave a
  * flagged player shown). The lock is held by one reserved connection and `work` is handed that

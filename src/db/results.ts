@@ -2,10 +2,19 @@ import type { Sql } from 'postgres';
 import { COMMIT_DOUBT_TIMEOUT_MS, recordOnce } from './commit-doubt.js';
 import type { Placement } from './leagues.js';
 import { ResultRateError } from './result-guards.js';
-import { type GroupOnce, NoAttemptsLeftError, type RecordOutcome, type ResultEntry, type StoredBoardScore, TotalAboveMaxScoreError } from './result-entries.js';
+import {
+  BoardGoneError,
+  type GroupOnce,
+  NoAttemptsLeftError,
+  type RecordOutcome,
+  type ResultEntry,
+  type StoredBoardScore,
+  TotalAboveMaxScoreError,
+} from './result-entries.js';
 
 export { COMMIT_DOUBT_TIMEOUT_MS, CommitInDoubtError } from './commit-doubt.js';
 export {
+  BoardGoneError,
   NoAttemptsLeftError,
   type RecordOutcome,
   type ResultEntry,
@@ -121,6 +130,10 @@ export async function recordGroup(sql: Sql, submissions: ResultEntry[][], option
       } else if (error instanceof NoAttemptsLeftError) {
         const culprit = active[error.submission]!;
         rejected.set(culprit, new NoAttemptsLeftError(error.inputs, culprit));
+        active = active.filter((i) => i !== culprit);
+      } else if (error instanceof BoardGoneError) {
+        const culprit = active[error.submission]!;
+        rejected.set(culprit, new BoardGoneError(error.boardId, culprit));
         active = active.filter((i) => i !== culprit);
       } else if (error instanceof ResultRateError) {
         const culprit = active[error.submission]!;

@@ -170,6 +170,8 @@ export function startBucketCloser(deps: BucketCloserDeps, options: BucketCloserO
     }
     for (const lists of byBucket.values()) {
       await closeCalendarLists(deps, lists);
+      // Deleted meanwhile (deleteBoard; the directory forgot it): none of its lists is remembered closed.
+      if (!(await deps.boards.find(board.id))) return;
       for (const at of lists) deps.closedLists?.add(at);
       for (const at of lists)
         w.closed.set(listKey(at.bucket.period, at.bucket.label, at.region), {

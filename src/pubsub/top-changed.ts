@@ -5,7 +5,7 @@ import { type BucketArgs, type ReadBucketDeps, requireBoard, resolveReadBucket }
 import type { Metrics } from '../services/metrics.js';
 import type { ProfileCache } from '../services/profile-cache.js';
 import type { Profile } from '../profiles/store.js';
-import { badInput, unavailable } from '../errors.js';
+import { badInput, notFound, unavailable } from '../errors.js';
 import { type TopBoard, bucketOfAnswer, toStanding } from '../reads/views.js';
 import { styleOf, styledTop } from '../reads/rank-styles.js';
 import { type ClosedBucket, type FrozenParts, frozenTop, styledFrozen } from '../reads/frozen.js';
@@ -125,6 +125,8 @@ function profilesOf(services: Pick<TopChangedDeps, 'profiles' | 'log'>, view: To
  * are loaded. So the per-viewer cost of a view is GraphQL's execution and the send. O(limit) once.
  */
 export function topChangedView(services: TopChangedDeps, event: TopEvent, asked?: RankStyle | null): TopBoard | Promise<TopBoard> {
+  // The watch's last event once its board is deleted (top-feed.ts boardGone): the subscriber's final error.
+  if (event.boardGone) throw notFound(`No board "${event.at.board.id}": it was deleted.`);
   services.metrics.topChangedEvents.inc();
   return topBoardOf(services, event, asked);
 }

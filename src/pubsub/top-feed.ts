@@ -20,6 +20,11 @@ export interface TopEvent {
    * styled as a run from rank 1.
    */
   styled?: boolean;
+  /**
+   * The board was deleted (deleteBoard): the watch's last event, which topChanged answers with a
+   * NOT_FOUND error (pubsub/top-changed.ts); `view` is empty.
+   */
+  boardGone?: boolean;
 }
 
 export interface TopFeedOptions {
@@ -329,6 +334,25 @@ export function createTopFeed(options: TopFeedOptions) {
         throw error;
       }
       return viewer.out;
+    },
+
+    /**
+     * Ends every watch of a deleted board's buckets (deleteBoard, in this process or another): each
+     * viewer's last event says the board is gone (TopEvent.boardGone), and the channels are
+     * unsubscribed. `createdAt`: when the board deleted had been made. O(watched buckets + their viewers).
+     */
+    boardGone(boardId: string, createdAt?: Date): void {
+      for (const channel of [...channels.values()]) {
+        if (channel.at.board.id !== boardId) continue;
+        // A watch of a board made again since under the same id goes on.
+        if (createdAt && channel.at.board.createdAt.getTime() > createdAt.getTime()) continue;
+        const view: TopView = { size: 0, places: [], asOf: new Date(), read: 0 };
+        for (const viewer of [...channel.viewers]) {
+          viewer.out.offer({ at: channel.at, view, source: view, boardGone: true });
+          viewer.out.finish();
+        }
+        forget(channel);
+      }
     },
 
     /** How many buckets this process watches, and how many viewers in all. O(buckets). */

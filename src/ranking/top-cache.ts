@@ -166,6 +166,16 @@ export function createTopCache(read: (at: BoardBucket, limit: number, options?: 
      * A read under way may have started before the write: it still answers the callers that
      * joined it, but its view is not kept and later asks do not join it. O(1).
      */
+    /**
+     * Forgets every view of a board's buckets (a deleted board: one made again under its id starts
+     * empty, never from a view of the old one). O(buckets kept).
+     */
+    forgetBoard(boardId: string): void {
+      // Every bucket key of the board starts so (see keys.ts bucketKey); a board id holds no ':'.
+      const start = `lb:{${boardId}:`;
+      for (const key of [...entries.keys()]) if (key.startsWith(start)) entries.delete(key);
+    },
+
     invalidate(at: BoardBucket): void {
       const entry = entries.get(bucketKey(at));
       if (!entry) return;

@@ -29,6 +29,11 @@ interface Kept {
  */
 export function createBoardDirectory(boards: Storage['boards'], clock: () => number = () => performance.now()) {
   const kept = new Map<string, Kept>();
+  /**
+   * Bumped by {@link forget}: a read of PostgreSQL sent before a board was deleted may answer
+   * after it, with the board; what it answers is then not kept (nor served, by `find`).
+   */
+  let forgets = 0;
   const remember = (read: Board) => {
     const held = kept.get(read.id)?.board;
     const board = held && sameDefinition(held, read) ? held : read;
@@ -64,11 +69,32 @@ export function createBoardDirectory(boards: Storage['boards'], clock: () => num
     async find(id: string): Promise<Board | null> {
       const held = known(id);
       if (held) return held;
+      const asked = forgets;
       const board = await boards.find(id);
+      if (asked !== forgets) return kept.get(id)?.board ?? null;
       return board ? remember(board) : null;
     },
     async list(): Promise<Board[]> {
-      return (await boards.list()).map(remember);
+      const asked = forgets;
+      const read = await boards.list();
+      return asked === forgets ? read.map(remember) : read;
+    },
+    /**
+     * Forgets a board deleted (by deleteBoard, in this process or another, see
+     * writes/board-deletion.ts): the next lookup asks PostgreSQL, and a read sent before now that
+     * answers later is not kept. `createdAt`: when the board deleted had been made (a definition
+     * made later is another board, kept). O(1).
+     */
+    forget(id: string, createdAt?: Date): void {
+      forgets += 1;
+      // A board made again since under the same id (told late of the old one's deletion) stays.
+      const held = kept.get(id)?.board;
+      if (held && createdAt && held.createdAt.getTime() > createdAt.getTime()) return;
+      kept.delete(id);
+    },
+    /** The boards kept, with when each was made: what a check for boards deleted meanwhile asks about. O(boards). */
+    kept(): { id: string; createdAt: Date }[] {
+      return [...kept.values()].map(({ board }) => ({ id: board.id, createdAt: board.createdAt }));
     },
     /** Keeps a definition just read or written (by createBoard or updateBoard in this process), and answers the object kept for it. */
     remember,

@@ -12,6 +12,8 @@ export interface ClosedLists {
   has(at: BoardBucket): boolean;
   add(at: BoardBucket): void;
   delete(at: BoardBucket): void;
+  /** Forgets every list of a board (deleted: one made again under its id has frozen none). O(lists). */
+  forgetBoard(boardId: string): void;
 }
 
 const keyOf = (at: BoardBucket) => `${at.board.id}\u0000${at.bucket.period}\u0000${at.bucket.label}\u0000${at.region ?? ''}`;
@@ -22,5 +24,9 @@ export function createClosedLists(): ClosedLists {
     has: (at) => closed.size > 0 && closed.has(keyOf(at)),
     add: (at) => void closed.add(keyOf(at)),
     delete: (at) => void closed.delete(keyOf(at)),
+    forgetBoard(boardId) {
+      const start = `${boardId}\u0000`;
+      for (const key of [...closed]) if (key.startsWith(start)) closed.delete(key);
+    },
   };
 }

@@ -22,6 +22,8 @@ export interface FrozenDirectory {
    * board has now is closed all the same: raising the grace reopens nothing. O(1).
    */
   knownClosed(at: BoardBucket): boolean;
+  /** Forgets every close marker of a board (deleted: one made again under its id has closed nothing). O(markers kept). */
+  forgetBoard(boardId: string): void;
 }
 
 /** How many close markers a process keeps: a few hundred bytes each. */
@@ -51,6 +53,11 @@ export function createFrozenDirectory(
   const asking = new Map<string, Promise<FrozenBucket | null>>();
   return {
     knownClosed: (at) => closed.has(nameOf(frozenKeyOf(at))) || (options.knownClosed?.(at) ?? false),
+    forgetBoard(boardId) {
+      const start = `${boardId}\n`;
+      for (const name of [...closed.keys()]) if (name.startsWith(start)) closed.delete(name);
+      for (const name of [...asking.keys()]) if (name.startsWith(start)) asking.delete(name);
+    },
     find(at) {
       const key = frozenKeyOf(at);
       const name = nameOf(key);
@@ -63,8 +70,10 @@ export function createFrozenDirectory(
       }
       let pending = asking.get(name);
       if (!pending) {
-        pending = find(key).then(
+        const asked: Promise<FrozenBucket | null> = find(key).then(
           (marker) => {
+            // Forgotten meanwhile (its board deleted): answered, not remembered.
+            if (asking.get(name) !== asked) return marker;
             asking.delete(name);
             if (marker) {
               closed.set(name, marker);
@@ -73,10 +82,11 @@ export function createFrozenDirectory(
             return marker;
           },
           (error: unknown) => {
-            asking.delete(name);
+            if (asking.get(name) === asked) asking.delete(name);
             throw error;
           },
         );
+        pending = asked;
         asking.set(name, pending);
       }
       return pending;

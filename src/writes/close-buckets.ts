@@ -107,6 +107,8 @@ export async function closeCalendarLists(deps: CloseBucketDeps, lists: BoardBuck
   if (lists.length === 0) return [];
   const started = performance.now();
   const frozen = await deps.storage.frozen.freeze({ lists: freezeListsOf(lists), closedAt: deps.now() });
+  // Deleted meanwhile (deleteBoard): nothing was frozen, and nothing of it is written again.
+  if (frozen?.boardGone) return [];
   // A league round closes once its global list is frozen, by this call or an earlier one (whose
   // league close a crash may have cut short): a round closed already costs one probe.
   const round = leagueRoundOf(lists);

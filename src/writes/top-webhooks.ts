@@ -157,6 +157,8 @@ export function createTopWebhooks(deps: TopWebhookDeps, options: TopWebhookOptio
     // Every write before now, wherever the top is read from (a replica must have caught up).
     const view = await deps.topCache.refresh(at, at.board.topSize, { since: Date.now() });
     const seen = fingerprint(view);
+    // A board deleted meanwhile (deleteBoard) gets no event, and no key of it is written again.
+    if ((await deps.boards.find(at.board.id))?.createdAt.getTime() !== at.board.createdAt.getTime()) return;
     if ((await deps.redis.set(topWebhookSentKey(at), seen, 'PX', SENT_MEMORY_MS, 'GET')) === seen) return;
     const board = await topBoardOf(deps, { at, view, source: view });
     const read = deps.reads.forRequest(performance.now());
@@ -199,6 +201,19 @@ export function createTopWebhooks(deps: TopWebhookDeps, options: TopWebhookOptio
         if (!window) windows.set(key, (window = { at, coveredUntil: -Infinity, claiming: false, again: false }));
         if (window.claiming) window.again = true;
         else claim(key, window);
+      }
+    },
+
+    /**
+     * Forgets the windows of a deleted board (deleteBoard, writes/board-deletion.ts): those this
+     * process holds are not sent. O(windows).
+     */
+    forgetBoard(boardId: string): void {
+      for (const [key, window] of [...windows]) {
+        if (window.at.board.id !== boardId) continue;
+        clearTimeout(window.timer);
+        window.timer = undefined;
+        windows.delete(key);
       }
     },
 
