@@ -388,7 +388,7 @@ async function inBoardStyle(deps: SubmitDeps, placed: PlaceWithSize): Promise<St
   const distinct = [...new Map(asks.map((ask) => [ask.order, ask.result])).values()];
   const values = (at.board.tieBreaks?.length ?? 0) > 0 ? distinct.map((result) => result.tieBreakValues) : undefined;
   const scores = distinct.map((result) => result.score);
-  const deltas = asks.map(({ order, from }) => betterDeltas(moves?.changes.slice(from) ?? [], order));
+  const deltas = asks.map(({ order, from }) => betterDeltas(moves?.changes ?? [], from, order));
   const touched = style === 'DENSE' ? [...new Set(deltas.flatMap((delta) => [...delta.keys()]))] : [];
   try {
     // On the masters, as the place itself was read (read-your-writes; SubmitDeps.masterIndex).
@@ -415,10 +415,10 @@ async function inBoardStyle(deps: SubmitDeps, placed: PlaceWithSize): Promise<St
 }
 
 /**
- * How many members the given changes brought to each result strictly better than `order` (minus
- * those they took from it), the results they left as they were left out. O(changes).
+ * How many members the changes from index `from` on brought to each result strictly better than
+ * `order` (minus those they took from it), the results they left as they were left out. O(changes).
  */
-function betterDeltas(changes: readonly ResultChange[], order: number): Map<number, number> {
+function betterDeltas(changes: readonly ResultChange[], from: number, order: number): Map<number, number> {
   const deltas = new Map<number, number>();
   const move = (value: number | null, by: number) => {
     if (value === null || value <= order) return;
@@ -426,9 +426,9 @@ function betterDeltas(changes: readonly ResultChange[], order: number): Map<numb
     if (delta === 0) deltas.delete(value);
     else deltas.set(value, delta);
   };
-  for (const { before, after } of changes) {
-    move(before, -1);
-    move(after, 1);
+  for (let i = from; i < changes.length; i++) {
+    move(changes[i]!.before, -1);
+    move(changes[i]!.after, 1);
   }
   return deltas;
 }
