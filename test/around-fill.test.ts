@@ -3,7 +3,7 @@ import { bucketAt } from '../src/model/buckets.js';
 import { shardOf } from '../src/ranking/keys.js';
 import { packingFor } from '../src/ranking/packing.js';
 import { sentAtOnce } from './helpers/at-once.js';
-import { type RedisClusterFixture, startRedisCluster } from './helpers/redis-cluster.js';
+import { startRedisClusterEarly } from './helpers/redis-cluster.js';
 import { seeded } from './helpers/random.js';
 import { type TestApp, startTestApp } from './helpers/test-app.js';
 import { until } from './helpers/wait.js';
@@ -129,16 +129,7 @@ const TARGETS = [
   { name: 'a Redis Cluster of three masters', cluster: true },
 ];
 
-// The cluster starts while the one-node tests run: most of its start is waiting for the nodes to agree.
-let clusterStarting: Promise<RedisClusterFixture> | undefined;
-beforeAll(() => {
-  clusterStarting = startRedisCluster({ masters: 3, replicasPerMaster: 0 });
-  // Its failure is the cluster tests' to report (they await it), not an unhandled rejection meanwhile.
-  clusterStarting.catch(() => undefined);
-});
-afterAll(async () => {
-  await (await clusterStarting?.catch(() => undefined))?.stop();
-});
+const redisCluster = startRedisClusterEarly({ masters: 3, replicasPerMaster: 0 });
 
 describe.each(TARGETS)('around with fill, on $name', ({ cluster }) => {
   let t: TestApp;
@@ -172,7 +163,7 @@ describe.each(TARGETS)('around with fill, on $name', ({ cluster }) => {
   }
 
   beforeAll(async () => {
-    const fixture = cluster ? await clusterStarting! : undefined;
+    const fixture = cluster ? await redisCluster.started() : undefined;
     t = await startTestApp(fixture ? { redisCluster: fixture } : {});
     const random = seeded(cluster ? 6_001 : 6_000);
     // Score 31 bits and two columns of 12 and 9 bits: the time goes into the member (the wide scripts).

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
+import { afterAll, beforeAll } from 'vitest';
 import { freePort } from './ports.js';
 import { until } from './wait.js';
 
@@ -358,5 +359,26 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
       await Promise.all(nodes.map(kill));
       await rm(dir, { recursive: true, force: true });
     },
+  };
+}
+
+/**
+ * For a test file whose Redis Cluster tests follow its one-node ones: starts the cluster in the
+ * file's beforeAll, so that it comes up while the one-node tests run (most of a start is waiting
+ * for the nodes to agree), and stops it in the file's afterAll. Call it at the file's top level;
+ * the cluster tests await `started()`, and so report a failed start (meanwhile it is no unhandled
+ * rejection).
+ */
+export function startRedisClusterEarly(options: RedisClusterOptions = {}): { started(): Promise<RedisClusterFixture> } {
+  let starting: Promise<RedisClusterFixture> | undefined;
+  beforeAll(() => {
+    starting = startRedisCluster(options);
+    starting.catch(() => undefined);
+  });
+  afterAll(async () => {
+    await (await starting?.catch(() => undefined))?.stop();
+  });
+  return {
+    started: () => starting ?? Promise.reject(new Error("the cluster is started in the file's beforeAll: call started() from a hook or a test")),
   };
 }
