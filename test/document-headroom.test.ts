@@ -13,7 +13,7 @@ import { MAX_FRIENDS } from '../src/model/contract.js';
 import { MAX_BATCH, MAX_BINS, MAX_BUCKET_PAGE, MAX_PAGE } from '../src/model/contract.js';
 import { MAX_WEBHOOK_BOARDS, MAX_WEBHOOK_URL_LENGTH, WEBHOOK_EVENTS } from '../src/model/webhooks.js';
 import { schema } from '../src/schema/index.js';
-import { GENERATED_DOCUMENTS, LEAGUE_DOCUMENTS, TIE_BREAK_DOCUMENTS } from './helpers/generated-documents.js';
+import { BOTH_WAYS_DOCUMENTS, GENERATED_DOCUMENTS, LEAGUE_DOCUMENTS, TIE_BREAK_DOCUMENTS } from './helpers/generated-documents.js';
 import { SERVER_KEY, type TestApp, startTestApp } from './helpers/test-app.js';
 
 const auth = { authorization: `Bearer ${SERVER_KEY}` };
@@ -109,12 +109,14 @@ function largestVariables(operation: string): Record<string, unknown> {
     case 'standing':
     case 'friends':
       return { ...bucket, playerId: 'ana', rankStyle: 'DENSE', withMetadata: true };
+    // Issue 60: with fill, a window of 2 × radius + 1 rows at the edges too.
     case 'around':
-      return { ...bucket, playerId: 'ana', radius: 50, rankStyle: 'DENSE', withMetadata: true };
+      return { ...bucket, playerId: 'ana', radius: 50, fill: true, rankStyle: 'DENSE', withMetadata: true };
+    // A page forwards, backwards (last) or from a rank: 1,000 rows whichever (the documents hold one of them).
     case 'standings':
-      return { ...bucket, first: 1_000, after: null, rankStyle: 'DENSE', withMetadata: true };
+      return { ...bucket, first: 1_000, after: null, last: 1_000, before: null, fromRank: 1, rankStyle: 'DENSE', withMetadata: true };
     case 'seasonResults':
-      return { board: 'arena', season: '1', first: 1_000, after: null, rankStyle: 'DENSE', withMetadata: true };
+      return { board: 'arena', season: '1', first: 1_000, after: null, last: 1_000, before: null, fromRank: 1, rankStyle: 'DENSE', withMetadata: true };
     case 'board':
       // With a page of its periodBuckets (the typed client's PeriodBuckets).
       return { id: 'arena', board: 'arena', period: 'ALL_TIME', bucket: null, region: 'EU', first: MAX_BUCKET_PAGE, after: null };
@@ -180,6 +182,13 @@ function largestVariables(operation: string): Record<string, unknown> {
       return { delivery: 'msg_x' };
     case 'friendOvertook':
       return { board: 'arena', playerId: 'ana', withMetadata: true };
+    // Issue 60: the admin's board deletion, entry removal and its audit (at most 200 a read).
+    case 'deleteBoard':
+      return { id: 'arena' };
+    case 'removeEntry':
+      return { board: 'arena', playerId: 'ana', reason: 'impossible lap' };
+    case 'entryRemovals':
+      return { board: 'arena', playerId: 'ana', first: 200 };
     default:
       throw new Error(`no variables for ${operation}`);
   }
@@ -194,7 +203,7 @@ interface Legitimate {
 const typedClient: Legitimate[] = Object.values(
   JSON.parse(readFileSync(new URL('../client/persisted-documents.json', import.meta.url), 'utf8')) as Record<string, string>,
 ).map((query) => ({ name: `typed client ${/^\w+ (\w+)/.exec(query)![1]!}`, query, operationName: /^\w+ (\w+)/.exec(query)![1]! }));
-const generated: Legitimate[] = [...GENERATED_DOCUMENTS, ...LEAGUE_DOCUMENTS, ...TIE_BREAK_DOCUMENTS].map((document) => ({
+const generated: Legitimate[] = [...GENERATED_DOCUMENTS, ...LEAGUE_DOCUMENTS, ...TIE_BREAK_DOCUMENTS, ...BOTH_WAYS_DOCUMENTS].map((document) => ({
   name: `generated ${document.operationName}`,
   ...document,
 }));

@@ -341,22 +341,46 @@ export function createLeaderboardClient(options: LeaderboardClientOptions) {
     /** One player's standing, or null when they have no score there. */
     standing: async (args: BucketArgs & Pick<StandingQueryVariables, 'playerId'>) =>
       (await request(StandingDocument, { ...bucket(args), playerId: args.playerId })).standing,
-    /** The player and up to `radius` (default 5) players either side. */
-    around: async (args: BucketArgs & Pick<AroundQueryVariables, 'playerId'> & { radius?: number }) =>
-      (await request(AroundDocument, { ...bucket(args), playerId: args.playerId, radius: args.radius ?? 5 })).around,
+    /**
+     * The player and up to `radius` (default 5) players either side; with `fill`, a player near
+     * either end still gets 2 × radius + 1 rows (the whole board when smaller), the window shifted
+     * inward: a fixed number of rows for an end-of-match screen.
+     */
+    around: async (args: BucketArgs & Pick<AroundQueryVariables, 'playerId'> & { radius?: number; fill?: boolean }) =>
+      (await request(AroundDocument, { ...bucket(args), playerId: args.playerId, radius: args.radius ?? 5, fill: args.fill ?? false })).around,
     /**
      * What a screen shows when a player opens a board, in one request: the first `limit` standings
      * (default 10) as `top`, the player's own as `me` (null when they have no score there) and up
-     * to `radius` (default 5) players either side of them as `around`.
+     * to `radius` (default 5) players either side of them as `around` (`fill`: as around's).
      */
-    openBoard: async (args: BucketArgs & Pick<OpenBoardQueryVariables, 'playerId'> & { limit?: number; radius?: number }) =>
-      request(OpenBoardDocument, { ...bucket(args), playerId: args.playerId, limit: args.limit ?? 10, radius: args.radius ?? 5 }),
+    openBoard: async (args: BucketArgs & Pick<OpenBoardQueryVariables, 'playerId'> & { limit?: number; radius?: number; fill?: boolean }) =>
+      request(OpenBoardDocument, {
+        ...bucket(args),
+        playerId: args.playerId,
+        limit: args.limit ?? 10,
+        radius: args.radius ?? 5,
+        fill: args.fill ?? false,
+      }),
     /** The player and their friends, each with their rank on the whole board. */
     friends: async (args: BucketArgs & Pick<FriendsQueryVariables, 'playerId'>) =>
       (await request(FriendsDocument, { ...bucket(args), playerId: args.playerId })).friends,
-    /** One page of a bucket's standings (default 50), strictly after `after`. */
-    standings: async (args: BucketArgs & Pick<StandingsQueryVariables, 'after'> & { first?: number }) =>
-      (await request(StandingsDocument, { ...bucket(args), first: args.first ?? 50, after: args.after ?? null })).standings,
+    /**
+     * One page of a bucket's standings, top first whichever way it goes: `first` rows (default 50)
+     * strictly after `after`; or the `last` rows just before `before` (the bucket's last rows
+     * without one); or `first` rows from the 1-based position `fromRank` (an empty page past the
+     * end). Each page's startCursor and endCursor continue the walk either way.
+     */
+    standings: async (args: BucketArgs & Partial<Pick<StandingsQueryVariables, 'after' | 'before' | 'last' | 'fromRank'>> & { first?: number }) =>
+      (
+        await request(StandingsDocument, {
+          ...bucket(args),
+          first: args.first ?? 50,
+          after: args.after ?? null,
+          before: args.before ?? null,
+          last: args.last ?? null,
+          fromRank: args.fromRank ?? null,
+        })
+      ).standings,
     /** Every page of a bucket's standings, from the first, `first` rows each (default 1,000). */
     async *standingsPages(args: BucketArgs & { first?: number }): AsyncGenerator<StandingsQuery['standings']> {
       let after: string | null = null;
@@ -365,6 +389,21 @@ export function createLeaderboardClient(options: LeaderboardClientOptions) {
         yield page;
         if (!page.pageInfo.hasNextPage || !page.pageInfo.endCursor) return;
         after = page.pageInfo.endCursor;
+      }
+    },
+    /**
+     * Every page of a bucket's standings walking up from its end, `last` rows each (default
+     * 1,000): the bottom page first, each page's rows top first.
+     */
+    async *standingsPagesBackward(args: BucketArgs & { last?: number }): AsyncGenerator<StandingsQuery['standings']> {
+      let before: string | null = null;
+      for (;;) {
+        // `first` is the document's own (the schema's default): with `last` given it sizes nothing.
+        const variables = { ...bucket(args), first: 50, last: args.last ?? 1_000, before };
+        const page: StandingsQuery['standings'] = (await request(StandingsDocument, variables)).standings;
+        yield page;
+        if (!page.pageInfo.hasPreviousPage || !page.pageInfo.startCursor) return;
+        before = page.pageInfo.startCursor;
       }
     },
     /**

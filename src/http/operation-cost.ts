@@ -89,6 +89,8 @@ export const LIST_LENGTHS: Record<string, ListLength> = {
   'Player.boardScores': () => 100,
   'Player.recentResults': (args) => count(args.first),
   'Query.flaggedPlayers': (args) => count(args.first),
+  // Issue 25: the removeEntry calls recorded, sized by their own first (at most 200).
+  'Query.entryRemovals': (args) => count(args.first),
   'Query.searchPlayers': (args) => count(args.first),
   'Query.apiKeys': () => 100,
   'Mutation.revokeApiKey': () => UNSIZED_LIST_ROWS,

@@ -591,3 +591,145 @@ export const TIE_BREAK_DOCUMENTS: GeneratedDocument[] = [
     'CreateScopedApiKey',
   ),
 ];
+
+/** A page both ways (issue 25): PageInfo's hasPreviousPage and startCursor beside the forward pair. */
+const BOTH_WAYS_CONNECTION = /* GraphQL */ `
+  fragment BothWaysEdgeFields on StandingEdge {
+    __typename
+    cursor
+    node {
+      __typename
+      ...StandingFields
+    }
+  }
+  fragment BothWaysPageInfoFields on PageInfo {
+    __typename
+    hasPreviousPage
+    hasNextPage
+    startCursor
+    endCursor
+  }
+  fragment BothWaysConnectionFields on StandingConnection {
+    __typename
+    edges {
+      __typename
+      ...BothWaysEdgeFields
+    }
+    pageInfo {
+      __typename
+      ...BothWaysPageInfoFields
+    }
+  }
+  ${STANDING}
+`;
+
+/** A submission's answer with each bucket's previousRank (issue 25). */
+const RANK_CHANGE_PAYLOAD = /* GraphQL */ `
+  fragment RankChangeFields on PeriodStanding {
+    __typename
+    period
+    bucket
+    previousRank
+    standing {
+      __typename
+      ...StandingFields
+    }
+  }
+  fragment RankChangePayloadFields on SubmitScorePayload {
+    __typename
+    duplicate
+    improved
+    standings {
+      __typename
+      ...RankChangeFields
+    }
+  }
+  ${STANDING}
+`;
+
+const ENTRY_REMOVAL = /* GraphQL */ `
+  fragment EntryRemovalGeneratedFields on EntryRemoval {
+    __typename
+    board
+    playerId
+    reason
+    removedBy
+    removedAt
+    results
+  }
+`;
+
+/**
+ * Issue 60's additions as generated clients write them (kept apart from GENERATED_DOCUMENTS, as
+ * LEAGUE_DOCUMENTS are): a page backwards (last, before), a page from a rank, seasonResults
+ * backwards, around with fill, submissions answering previousRank, deleteBoard, removeEntry and
+ * entryRemovals.
+ * Each under a name of its own.
+ */
+export const BOTH_WAYS_DOCUMENTS: GeneratedDocument[] = [
+  ...both(
+    'standings',
+    'query',
+    `${BUCKET_VARIABLES}, $last: Int!, $before: String, $rankStyle: RankStyle`,
+    `standings(${BUCKET_ARGS}, last: $last, before: $before, rankStyle: $rankStyle) { __typename ...BothWaysConnectionFields }`,
+    BOTH_WAYS_CONNECTION,
+    'StandingsBackward',
+  ),
+  ...both(
+    'standings',
+    'query',
+    `${BUCKET_VARIABLES}, $first: Int!, $fromRank: Int!, $rankStyle: RankStyle`,
+    `standings(${BUCKET_ARGS}, first: $first, fromRank: $fromRank, rankStyle: $rankStyle) { __typename ...BothWaysConnectionFields }`,
+    BOTH_WAYS_CONNECTION,
+    'StandingsFromRank',
+  ),
+  ...both(
+    'seasonResults',
+    'query',
+    '$board: ID!, $season: ID!, $last: Int!, $before: String, $rankStyle: RankStyle',
+    'seasonResults(board: $board, season: $season, last: $last, before: $before, rankStyle: $rankStyle) { __typename ...BothWaysConnectionFields }',
+    BOTH_WAYS_CONNECTION,
+    'SeasonResultsBackward',
+  ),
+  ...both(
+    'around',
+    'query',
+    `${BUCKET_VARIABLES}, $playerId: ID!, $radius: Int!, $fill: Boolean!, $rankStyle: RankStyle`,
+    `around(${BUCKET_ARGS}, playerId: $playerId, radius: $radius, fill: $fill, rankStyle: $rankStyle) { __typename ...StandingFields }`,
+    STANDING,
+    'AroundFill',
+  ),
+  ...both(
+    'submitScore',
+    'mutation',
+    '$input: SubmitScoreInput!',
+    'submitScore(input: $input) { __typename ...RankChangePayloadFields }',
+    RANK_CHANGE_PAYLOAD,
+    'SubmitScoreRankChange',
+  ),
+  ...both(
+    'submitScores',
+    'mutation',
+    '$inputs: [SubmitScoreInput!]!',
+    'submitScores(inputs: $inputs) { __typename ...RankChangePayloadFields }',
+    RANK_CHANGE_PAYLOAD,
+    'SubmitScoresRankChange',
+  ),
+  ...both('deleteBoard', 'mutation', '$id: ID!', 'deleteBoard(id: $id)', '', 'DeleteBoardGenerated'),
+  ...both(
+    'removeEntry',
+    'mutation',
+    '$board: ID!, $playerId: ID!, $reason: String!',
+    'removeEntry(board: $board, playerId: $playerId, reason: $reason)',
+    '',
+    'RemoveEntryGenerated',
+  ),
+  ...both(
+    'entryRemovals',
+    'query',
+    '$board: ID, $playerId: ID, $first: Int!',
+    'entryRemovals(board: $board, playerId: $playerId, first: $first) { __typename ...EntryRemovalGeneratedFields }',
+    ENTRY_REMOVAL,
+    'EntryRemovalsGenerated',
+  ),
+];
