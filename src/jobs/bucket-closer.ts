@@ -118,6 +118,11 @@ export function startBucketCloser(deps: BucketCloserDeps, options: BucketCloserO
 
   async function watch(board: Board, nowMs: number): Promise<Watched> {
     let w = watched.get(board.id);
+    // A board deleted and made again under the same id (deleteBoard) is another board: what the old one closed is forgotten.
+    if (w && w.board.createdAt.getTime() !== board.createdAt.getTime()) {
+      watched.delete(board.id);
+      w = undefined;
+    }
     if (!w) {
       const closed = new Map<string, Known>();
       for (const row of await deps.storage.frozen.list({ boardId: board.id })) {
