@@ -296,6 +296,27 @@ describe('deleteBoard on one Redis node, two processes', () => {
     for (const app of [writer, reader]) expect(await ok(app.gql(TOP, { board: 'global', period: 'ALL_TIME' }))).toEqual({ top: { size: 0, entries: [] } });
   });
 
+  it('made again, serves no close marker of the old board: a closed day of the old one is not closed in the new one', async () => {
+    const board = 'Closed';
+    await ok(writer.admin(CREATE, { input: { id: board, title: board, maxScore: 1e6, periods: ['ALL_TIME', 'DAILY'] } }));
+    const day = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+    // The old board's yesterday, frozen with three standings (as the bucket closer leaves one).
+    const sql = postgres(writer.databaseUrl, { max: 1, onnotice: () => {} });
+    const starts = `${day}T00:00:00Z`;
+    await sql`insert into frozen_buckets (board_id, period, bucket, region, starts_at, ends_at, closed_at, size)
+      values (${board}, 'DAILY', ${day}, '', ${starts}::timestamptz, ${starts}::timestamptz + interval '1 day', now(), 3)`;
+    await sql`insert into frozen_standings (board_id, period, bucket, region, rank, player_id, score, reached_at)
+      select ${board}, 'DAILY', ${day}, '', r, 'f' || r, 100 - r, ${starts}::timestamptz from generate_series(1, 3) as r`;
+    await sql.end();
+    const DAY_TOP = `query($b: ID!, $d: String!) { top(board: $b, period: DAILY, bucket: $d, limit: 10) { size } }`;
+    // Both processes remember the marker once found.
+    for (const app of [reader, writer]) expect(await ok(app.gql(DAY_TOP, { b: board, d: day }))).toEqual({ top: { size: 3 } });
+    expect(await ok(writer.admin(DELETE, { id: board }))).toEqual({ deleteBoard: true });
+    await until(async () => codeOf(await reader.gql(DAY_TOP, { b: board, d: day })) === 'NOT_FOUND', 200, 'reader answers NOT_FOUND', 10);
+    await ok(writer.admin(CREATE, { input: { id: board, title: board, maxScore: 1e6, periods: ['ALL_TIME', 'DAILY'] } }));
+    for (const app of [reader, writer]) expect(await ok(app.gql(DAY_TOP, { b: board, d: day }))).toEqual({ top: { size: 0 } });
+  });
+
   it('waits for the index write of a group committed before it (its backlog row), and frees the keys it brought back', async () => {
     const board = 'Late';
     await ok(writer.admin(CREATE, { input: { id: board, title: board, maxScore: 1e6 } }));
