@@ -19,13 +19,14 @@ import { WebSocket } from 'ws';
 import * as ops from '../client/src/index.js';
 import { DAY_MS, closeBuckets } from './helpers/closed-days.js';
 import { movableClock } from './helpers/clock.js';
-import { GENERATED_DOCUMENTS, LEAGUE_DOCUMENTS, TIE_BREAK_DOCUMENTS } from './helpers/generated-documents.js';
+import { BOTH_WAYS_DOCUMENTS, GENERATED_DOCUMENTS, LEAGUE_DOCUMENTS, TIE_BREAK_DOCUMENTS } from './helpers/generated-documents.js';
 import { type LeagueRules, type SentResult, leagueRound } from './helpers/league-oracle.js';
+import { type SentScore, aroundRows, backwardPages, boardRows, pageAt, previousRanks } from './helpers/both-ways-oracle.js';
 import { withoutFragments, withoutTypenames } from './helpers/plain-document.js';
 import { type TieBreakColumn, type TieBreakResult, tieBreakStandings } from './helpers/tie-break-oracle.js';
 import { ADMIN_KEY, type TestApp, startTestApp } from './helpers/test-app.js';
 import { observations } from './helpers/metrics.js';
-import { until } from './helpers/wait.js';
+import { settle, until } from './helpers/wait.js';
 import { notCompiledBecause } from '../src/http/graphql-jit.js';
 
 /**
@@ -128,6 +129,26 @@ const tied = (playerId: string, score: number, values: number[] | undefined, mat
   matchId,
   ...(values === undefined ? {} : { tieBreakValues: values }),
 });
+
+/**
+ * Issue 60: the same results on a board of one shard and one of eight: pages backwards and from a
+ * rank, around with fill. Ties on 700 and 500 split by the time reached (a millisecond apart, which
+ * a maxScore below 2^13 keeps), a player without a profile, ids differing only in case.
+ */
+const PAGE_BOARDS = ['Pages-1', 'Pages-8'] as const;
+const pagesSent: SentScore[] = (
+  [
+    ['玩家一', 900],
+    ['Jürgen', 700],
+    ['ada', 700],
+    ['ohne-Profil-é', 500],
+    ['bob', 300],
+    ['Bob', 700],
+    ['cyd', 100],
+    ['EU', 500],
+  ] as const
+).map(([playerId, score], i) => ({ playerId, score, matchId: 'pages', achievedAt: NOW.getTime() - 3_600_000 + i }));
+const pagesBucket = (board: string) => ({ board, period: 'ALL_TIME', bucket: null, region: null });
 
 /** What a sender answered: its data, and each error's extensions.code and extensions.reason (issue 57's refusals give one). */
 type Answer = { data: unknown; codes: (string | undefined)[]; reasons?: (string | undefined)[]; retryAfterMs?: unknown[] };
@@ -546,7 +567,23 @@ const CASES: { operation: string; document: DocumentNode; variables: Variables }
   { operation: 'awards', document: ops.AwardsDocument, variables: { ...closed, bucket: NOW.toISOString().slice(0, 10), first: 10, after: null } },
   { operation: 'webhookDeliveries', document: ops.WebhookDeliveriesDocument, variables: { webhook: 'no-such-hook', status: null, first: 10, after: null } },
   { operation: 'redeliverWebhook', document: ops.RedeliverWebhookDocument, variables: { delivery: 'msg_no-such-delivery' } },
+  // Issue 60: a page backwards (the board's last rows), from a rank (and past the end), around and a board opened with fill, on 1 and 8 shards.
+  ...PAGE_BOARDS.flatMap((board) => [
+    { operation: 'standings', document: ops.StandingsDocument, variables: { ...pagesBucket(board), first: 50, last: 3, before: null } },
+    { operation: 'standings', document: ops.StandingsDocument, variables: { ...pagesBucket(board), first: 3, fromRank: 4, rankStyle: 'COMPETITION' } },
+    { operation: 'standings', document: ops.StandingsDocument, variables: { ...pagesBucket(board), first: 3, fromRank: 99 } },
+    { operation: 'around', document: ops.AroundDocument, variables: { ...pagesBucket(board), playerId: '玩家一', radius: 2, fill: true } },
+    { operation: 'open', document: ops.OpenBoardDocument, variables: { ...pagesBucket(board), playerId: 'cyd', limit: 3, radius: 1, fill: true } },
+  ]),
+  { operation: 'seasonResults', document: ops.SeasonResultsDocument, variables: { board: BOARD, season: 's1', first: 100, last: 2, before: null } },
+  {
+    operation: 'seasonResults',
+    document: ops.SeasonResultsDocument,
+    variables: { board: DENSE_BOARD, season: 's1', first: 2, fromRank: 2, rankStyle: 'DENSE' },
+  },
   // Refused alike by every sender: the same code.
+  { operation: 'standings', document: ops.StandingsDocument, variables: { ...bucket, first: 2, before: 'no-cursor' } },
+  { operation: 'standings', document: ops.StandingsDocument, variables: { ...bucket, first: 2, fromRank: 2, last: 2 } },
   { operation: 'top', document: ops.TopDocument, variables: { ...bucket, board: 'no-such-board', limit: 10 } },
   { operation: 'top', document: ops.TopDocument, variables: { ...bucket, limit: 10, rankStyle: 'DENSE' } },
   { operation: 'scoreDistribution', document: ops.ScoreDistributionDocument, variables: { ...closed, bins: 0 } },
@@ -670,6 +707,20 @@ describe('every operation through real client libraries, over POST, GET and grap
     for (const [i, result] of tieSent.entries()) {
       const input = { ...tied(result.playerId, result.score, result.tieBreakValues, `laps-${i}`), achievedAt: result.achievedAt.toISOString() };
       expect((await oracle.send(ops.SubmitScoreDocument, { input })).codes).toEqual([]);
+    }
+    // Issue 60's page boards: the same results, one board of one shard and one of eight.
+    for (const board of PAGE_BOARDS) {
+      expect(
+        (await oracle.send(ops.CreateBoardDocument, { input: { id: board, title: board, maxScore: 1_000, shards: board === 'Pages-1' ? 1 : 8 } })).codes,
+      ).toEqual([]);
+      const inputs = pagesSent.map(({ playerId, score, matchId, achievedAt }) => ({
+        board,
+        playerId,
+        score,
+        matchId,
+        achievedAt: new Date(achievedAt).toISOString(),
+      }));
+      expect((await oracle.send(ops.SubmitScoresDocument, { inputs })).codes).toEqual([]);
     }
     // The first time each write is sent, by the oracle; every later send is a replay.
     for (const c of CASES) if (kindOf(c.document) === OperationTypeNode.MUTATION) await oracle.send(c.document, c.variables);
@@ -1336,6 +1387,203 @@ describe('every operation through real client libraries, over POST, GET and grap
       expect((await scopedOn(tieBucket)).sort()).toEqual(scoped.map((_, i) => [`scoped-${i}`, 50]).sort());
     } finally {
       for (const sender of scoped) await sender.close();
+    }
+  });
+
+  it("issue 60, the typed client's methods on 1 and 8 shards: a walk up from the end, pages from a rank, around and a board opened with fill, the oracle's rows", async () => {
+    const game = ops.createLeaderboardClient({ url: `${t.url}/graphql`, transport: 'get', webSocketImpl: WebSocket });
+    type Node = { rank: number; score: number; player: { id: string } };
+    type Page = ops.StandingsQuery['standings'];
+    const rowsOf = (nodes: readonly Node[]) => nodes.map(({ rank, player, score }) => [rank, player.id, score]);
+    const pageOf = (page: Page) => {
+      expect(page.pageInfo.startCursor).toBe(page.edges[0]?.cursor ?? null);
+      expect(page.pageInfo.endCursor).toBe(page.edges.at(-1)?.cursor ?? null);
+      return {
+        rows: rowsOf(page.edges.map((edge) => edge.node)),
+        flags: { hasPreviousPage: page.pageInfo.hasPreviousPage, hasNextPage: page.pageInfo.hasNextPage },
+      };
+    };
+    try {
+      for (const board of PAGE_BOARDS) {
+        const rows = boardRows({ order: 'HIGH_FIRST', aggregate: 'BEST' }, pagesSent);
+        const walked: ReturnType<typeof pageOf>[] = [];
+        for await (const page of game.standingsPagesBackward({ board, last: 3 })) walked.push(pageOf(page));
+        expect(walked, board).toEqual(backwardPages(rows, 3));
+        for (const fromRank of [1, 4, 8, 9]) {
+          const page = await game.standings({ board, first: 3, fromRank });
+          expect(pageOf(page), `${board} fromRank ${fromRank}`).toEqual(pageAt(rows, fromRank - 1, 3));
+          if (page.edges.length === 0) continue;
+          // Its cursors go on either way.
+          expect(pageOf(await game.standings({ board, last: 2, before: page.pageInfo.startCursor })), `${board} above ${fromRank}`).toEqual(
+            pageAt(rows, Math.max(0, fromRank - 3), Math.min(2, fromRank - 1)),
+          );
+          expect(pageOf(await game.standings({ board, first: 2, after: page.pageInfo.endCursor })), `${board} below ${fromRank}`).toEqual(
+            pageAt(rows, fromRank + 2, 2),
+          );
+        }
+        for (const [, playerId] of rows) {
+          expect(rowsOf(await game.around({ board, playerId, radius: 2, fill: true })), `${board} around ${playerId}`).toEqual(
+            aroundRows(rows, playerId, 2, true),
+          );
+        }
+        expect(rowsOf(await game.around({ board, playerId: 'cyd', radius: 2 })), `${board} around cyd, not filled`).toEqual(aroundRows(rows, 'cyd', 2, false));
+        const opened = await game.openBoard({ board, playerId: 'cyd', radius: 1, fill: true, limit: 2 });
+        expect([rowsOf(opened.top.entries), rowsOf(opened.around)], board).toEqual([rows.slice(0, 2), aroundRows(rows, 'cyd', 1, true)]);
+      }
+    } finally {
+      await game.close();
+    }
+  });
+
+  it('issue 60, previousRank: each sender on a SUM board of its own (COMPETITION, 8 shards), single results, a batch with a player twice, a replay, as the plain documents answer and the oracle says', async () => {
+    const r = (playerId: string, score: number, matchId: string, minutes: number): SentScore => ({
+      playerId,
+      score,
+      matchId,
+      achievedAt: NOW.getTime() - (60 - minutes) * 60_000,
+    });
+    const steps: SentScore[][] = [
+      [r('ada', 100, 'm1', 1)],
+      [r('Jürgen', 200, 'm1', 2), r('ada', 150, 'm2', 3), r('ohne-Profil-é', 250, 'm1', 4), r('Jürgen', 100, 'm2', 5)],
+      [r('ada', 150, 'm2', 3)],
+      [r('ohne-Profil-é', 50, 'm2', 6)],
+    ];
+    const model = { order: 'HIGH_FIRST', aggregate: 'SUM' } as const;
+    const prev = async (sender: Sender, id: string) => {
+      const answers = [
+        await sender.send(ops.CreateBoardDocument, { input: { id, title: 'Prev', maxScore: 1_000, aggregate: 'SUM', rankStyle: 'COMPETITION', shards: 8 } }),
+      ];
+      for (const step of steps) {
+        const inputs = step.map(({ playerId, score, matchId, achievedAt }) => ({
+          board: id,
+          playerId,
+          score,
+          matchId,
+          achievedAt: new Date(achievedAt).toISOString(),
+        }));
+        answers.push(
+          step.length === 1 ? await sender.send(ops.SubmitScoreDocument, { input: inputs[0] }) : await sender.send(ops.SubmitScoresDocument, { inputs }),
+        );
+      }
+      return answers;
+    };
+    const plainAnswers = await onBoardsOfTheirOwn('Prev', prev, ['createBoard', 'submitScore', 'submitScores']);
+    const answered = plainAnswers.slice(1).flatMap((answer) => {
+      const data = answer.data as Partial<ops.SubmitScoreMutation & ops.SubmitScoresMutation>;
+      return (data.submitScores ?? [data.submitScore!]).map((payload) => payload.standings.map((standing) => standing.previousRank));
+    });
+    expect(answered).toEqual(previousRanks(model, steps.flat(), 'COMPETITION').map((rank) => [rank]));
+    // The typed client's method hands it over as answered: ada's rank before her third result.
+    const server = ops.createLeaderboardClient({ url: `${t.url}/graphql`, apiKey: ADMIN_KEY });
+    try {
+      const third = r('ada', 400, 'm3', 7);
+      const payload = await server.submitScore({
+        board: 'Prev-plain',
+        playerId: 'ada',
+        score: 400,
+        matchId: 'm3',
+        achievedAt: new Date(third.achievedAt).toISOString(),
+      });
+      expect(payload.standings.map((standing) => [standing.previousRank, standing.standing.rank])).toEqual([
+        [previousRanks(model, [...steps.flat(), third], 'COMPETITION').at(-1), 1],
+      ]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('issue 60, removeEntry, entryRemovals and deleteBoard: each sender on a board of its own (8 shards), answered as the plain documents do, as the oracle says', async () => {
+    const sent: SentScore[] = ['ada', 'bob', 'ohne-Profil-é'].map((playerId, i) => ({
+      playerId,
+      score: 300 - 100 * i,
+      matchId: 'gone',
+      achievedAt: NOW.getTime() - 60_000 + i,
+    }));
+    const lifecycle = async (sender: Sender, id: string) => {
+      const board = pagesBucket(id);
+      const answers = [
+        await sender.send(ops.CreateBoardDocument, { input: { id, title: 'Gone', maxScore: 1_000, shards: 8 } }),
+        await sender.send(ops.SubmitScoresDocument, {
+          inputs: sent.map(({ playerId, score, matchId, achievedAt }) => ({
+            board: id,
+            playerId,
+            score,
+            matchId,
+            achievedAt: new Date(achievedAt).toISOString(),
+          })),
+        }),
+        await sender.send(ops.RemoveEntryDocument, { board: id, playerId: 'bob', reason: 'Cheat 👾' }),
+        await sender.send(ops.RemoveEntryDocument, { board: id, playerId: 'bob', reason: 'again' }),
+        await sender.send(ops.StandingsDocument, { ...board, first: 50, last: 5, before: null }),
+      ];
+      // removedAt is each call's own moment: checked, then set aside.
+      const removals = await sender.send(ops.EntryRemovalsDocument, { board: id });
+      for (const removal of (removals.data as ops.EntryRemovalsQuery | null)?.entryRemovals ?? []) {
+        expect(Date.parse(removal.removedAt), 'removedAt').toBeGreaterThan(0);
+        removal.removedAt = 'a date-time';
+      }
+      answers.push(removals);
+      answers.push(await sender.send(ops.DeleteBoardDocument, { id }));
+      // Reads answer NOT_FOUND within a second.
+      answers.push(
+        await settle(
+          () => sender.send(ops.TopDocument, { ...board, limit: 5 }),
+          (answer) => answer.codes[0] === 'NOT_FOUND',
+          1_000,
+          50,
+        ),
+      );
+      answers.push(await sender.send(ops.DeleteBoardDocument, { id }));
+      answers.push(await sender.send(ops.CreateBoardDocument, { input: { id, title: 'Again', maxScore: 1_000, shards: 8 } }));
+      answers.push(await sender.send(ops.StandingsDocument, { ...board, first: 50, last: 5, before: null }));
+      // A cursor is signed for its board, so each sender's differ: set aside.
+      return JSON.parse(JSON.stringify(answers).replace(/"(cursor|startCursor|endCursor)":"[^"]+"/g, '"$1":"a cursor"')) as Answer[];
+    };
+    const plainAnswers = await onBoardsOfTheirOwn('Gone', lifecycle, ['removeEntry', 'entryRemovals', 'deleteBoard', 'standings', 'top']);
+    const data = plainAnswers.map((answer) => answer.data as Record<string, unknown> | null);
+    expect([data[2], data[3]]).toEqual([{ removeEntry: true }, { removeEntry: false }]);
+    const left = boardRows(
+      { order: 'HIGH_FIRST', aggregate: 'BEST' },
+      sent.filter((result) => result.playerId !== 'bob'),
+    );
+    const page = (data[4] as ops.StandingsQuery).standings;
+    expect(page.edges.map(({ node }) => [node.rank, node.player.id, node.score])).toEqual(left);
+    expect(data[5]).toEqual({
+      entryRemovals: [
+        { board: 'Gone-plain', playerId: 'bob', reason: 'Cheat 👾', removedBy: expect.stringMatching(/\S/) as unknown, removedAt: 'a date-time', results: 1 },
+      ],
+    });
+    expect([data[6], plainAnswers[7]!.codes, data[8]]).toEqual([{ deleteBoard: true }, ['NOT_FOUND'], { deleteBoard: false }]);
+    expect((data[10] as ops.StandingsQuery).standings).toEqual({
+      edges: [],
+      pageInfo: { hasNextPage: false, endCursor: null, hasPreviousPage: false, startCursor: null },
+    });
+  });
+
+  it("issue 60's documents as generated clients write them (client preset and Relay), sent by every library over POST, GET or graphql-ws in turn", async () => {
+    const pages = pagesBucket('Pages-8');
+    const variables: Record<string, Variables> = {
+      StandingsBackward: { ...pages, last: 3, before: null, rankStyle: 'COMPETITION' },
+      StandingsFromRank: { ...pages, first: 3, fromRank: 3, rankStyle: null },
+      SeasonResultsBackward: { board: BOARD, season: 's1', last: 3, before: null, rankStyle: null },
+      AroundFill: { ...pages, playerId: 'cyd', radius: 2, fill: true, rankStyle: 'COMPETITION' },
+      // Replays (the oracle sent them first): answered with the standings as they are now, previousRank null.
+      SubmitScoreRankChange: { input: results[1] },
+      SubmitScoresRankChange: { inputs: results.slice(0, 3) },
+      // Nothing there, for every sender alike.
+      DeleteBoardGenerated: { id: 'never-made' },
+      RemoveEntryGenerated: { board: 'Pages-8', playerId: 'nobody', reason: 'none' },
+      EntryRemovalsGenerated: { board: 'Pages-8', playerId: null, first: 10 },
+    };
+    // Each document by the three libraries over one transport, the transport taking turns.
+    for (const [i, generated] of BOTH_WAYS_DOCUMENTS.entries()) {
+      const document = parse(generated.query);
+      const sent = variables[generated.operationName.replace(/Relay$/, '')]!;
+      const expected = await oracle.send(document, sent);
+      expect(expected.codes, generated.operationName).toEqual([]);
+      const transport = (['post', 'get', 'ws'] as const)[i % 3]!;
+      for (const sender of senders.filter((one) => one.name.endsWith(`over ${transport}`)))
+        expect(await sender.send(document, sent), `${generated.operationName} by ${sender.name}`).toEqual(expected);
     }
   });
 

@@ -11,14 +11,15 @@ import { MAX_BODY_BYTES } from '../src/http/request-limits.js';
 import type { BucketClosedData } from '../src/model/webhooks.js';
 import { DAY_MS, closeBuckets, dayAgo } from './helpers/closed-days.js';
 import { movableClock } from './helpers/clock.js';
-import { GENERATED_DOCUMENTS, type GeneratedDocument, LEAGUE_DOCUMENTS, TIE_BREAK_DOCUMENTS } from './helpers/generated-documents.js';
+import { BOTH_WAYS_DOCUMENTS, GENERATED_DOCUMENTS, type GeneratedDocument, LEAGUE_DOCUMENTS, TIE_BREAK_DOCUMENTS } from './helpers/generated-documents.js';
+import { type Row, type SentScore, type Style, aroundRows, backwardPages, boardRows, pageAt, previousRanks } from './helpers/both-ways-oracle.js';
 import { type LeagueRules, type OracleCohort, type SentResult, leagueRound } from './helpers/league-oracle.js';
 import { observations } from './helpers/metrics.js';
 import { type TieBreakColumn, type TieBreakResult, tieBreakStandings } from './helpers/tie-break-oracle.js';
 import { labelsAt } from './helpers/oracle.js';
 import { ADMIN_KEY, type GraphQLResponse, SERVER_KEY, type TestApp, codeOf, startTestApp } from './helpers/test-app.js';
 import { type Answered, type Payload, TRANSPORTS, type Transport } from './helpers/transports.js';
-import { until } from './helpers/wait.js';
+import { settle, until } from './helpers/wait.js';
 
 /**
  * Issue 55, item 6: every operation of the contract (contract/api.graphql) over every transport
@@ -1158,7 +1159,9 @@ describe('every operation of the contract answers the same over every transport'
       const answer = await query(read.payload);
       expect(answer.errors, JSON.stringify(answer.errors)).toBeUndefined();
       // Cursors are opaque: a closed day's say where its frozen standings are (its own keyset), not where the live ones were.
-      expect(normalised(answer, '', ['cursor', 'endCursor']), name).toEqual(normalised(live.get(name)!, '', ['cursor', 'endCursor']));
+      expect(normalised(answer, '', ['cursor', 'startCursor', 'endCursor']), name).toEqual(
+        normalised(live.get(name)!, '', ['cursor', 'startCursor', 'endCursor']),
+      );
     });
 
     type Top = { top: { size: number; bucket: string; entries: { rank: number; score: number; player: { id: string; displayName: string | null } }[] } };
@@ -2917,6 +2920,663 @@ describe('every operation of the contract answers the same over every transport'
       expect(rows(before!.data!.topChanged.entries)).toEqual(oracle().slice(0, 3));
       expect(rows(after!.data!.topChanged.entries)).toEqual(oracle('ORDINAL', [...TIE_RESULTS, later]).slice(0, 3));
       noteAnswered(payload, carrying('subscription'));
+    });
+  });
+
+  describe('issue 60: pages both ways and from a rank, around with fill, previousRank, deleteBoard and removeEntry, over every transport', () => {
+    const server = { key: SERVER_KEY };
+    const admin = { key: ADMIN_KEY };
+    const bucketOf = (board: string) => ({ board, period: 'ALL_TIME', bucket: null, region: null });
+    /** The same results on a board of one shard and one of eight: every read must answer the oracle on both. */
+    const PAGE_BOARDS = [
+      ['1 shard', 'Pages-One'],
+      ['8 shards', 'Pages-Eight'],
+    ] as const;
+    /**
+     * When the page boards' results were achieved, in ms: each result's achievedAt is this plus its
+     * own offset (set once the boards' seasons have started, so that the season holds them all).
+     */
+    let pagesAt = 0;
+    // Mixed-case and unicode ids (Zoë, ÅSA-1 and 選手 with profiles, ghost-玩家 without one), ties
+    // on 900, 700, 500 and 300 split by the time reached, `EU` and `eu` differing only in case.
+    const PAGES_SENT: SentScore[] = (
+      [
+        ['Zoë', 700],
+        ['ÅSA-1', 900],
+        ['選手', 700],
+        ['chen', 500],
+        ['Bob', 700],
+        ['bob', 300],
+        ['ghost-玩家', 500],
+        ['EU', 100],
+        ['eu', 900],
+        ['Kai', 200],
+        ['Łukasz', 300],
+        ['mia', 50],
+        ['Noor', 600],
+      ] as const
+    ).map(([playerId, score], i) => ({ playerId, score, matchId: 'pages', achievedAt: i * 10 }));
+    const PLAIN = { order: 'HIGH_FIRST', aggregate: 'BEST' } as const;
+    const pageRows = (style: Style = 'ORDINAL') => boardRows(PLAIN, PAGES_SENT, style);
+    /** Two players only, 8 shards: the board smaller than any window around asks for. */
+    const TINY = 'Pages-Tiny';
+    const TINY_SENT: SentScore[] = [
+      { playerId: 'Zoë', score: 10, matchId: 'tiny', achievedAt: 0 },
+      { playerId: 'ghost-玩家', score: 20, matchId: 'tiny', achievedAt: 1 },
+    ];
+
+    type Node = { rank: number; score: number; player: { id: string } };
+    /** What a submission answers, as the previousRank test reads it. */
+    type Payloads = { standings: { previousRank: number | null; standing: { rank: number } }[] }[];
+    type Connection = {
+      edges: { cursor: string; node: Node }[];
+      pageInfo: { hasPreviousPage: boolean; hasNextPage: boolean; startCursor: string | null; endCursor: string | null };
+    };
+    const rowsOf = (nodes: readonly Node[]): Row[] => nodes.map(({ rank, player, score }) => [rank, player.id, score]);
+    /** A page as the oracle says pages: its rows and flags; its cursors must be those of its first and last edges. */
+    const pageOf = (connection: Connection, what: string) => {
+      expect(connection.pageInfo.startCursor, `${what}: startCursor`).toBe(connection.edges[0]?.cursor ?? null);
+      expect(connection.pageInfo.endCursor, `${what}: endCursor`).toBe(connection.edges.at(-1)?.cursor ?? null);
+      const { hasPreviousPage, hasNextPage } = connection.pageInfo;
+      return { rows: rowsOf(connection.edges.map((edge) => edge.node)), flags: { hasPreviousPage, hasNextPage } };
+    };
+    /** One page by the typed client's Standings, over every transport (the same answer everywhere): the connection. */
+    const standings = async (
+      board: string,
+      page: { first?: number; after?: string | null; before?: string | null; last?: number; fromRank?: number },
+      rankStyle: Style | null = null,
+    ) => {
+      const answer = await query({
+        query: client('Standings').text,
+        variables: {
+          ...bucketOf(board),
+          first: page.first ?? 50,
+          after: page.after ?? null,
+          before: page.before ?? null,
+          last: page.last ?? null,
+          fromRank: page.fromRank ?? null,
+          rankStyle,
+        },
+      });
+      expect(answer.errors, JSON.stringify(answer.errors)).toBeUndefined();
+      return (answer.data as { standings: Connection }).standings;
+    };
+
+    beforeAll(async () => {
+      const ok = async (answer: Promise<GraphQLResponse>) => {
+        const { errors } = await answer;
+        expect(errors, JSON.stringify(errors)).toBeUndefined();
+      };
+      const inputs = (board: string, sent: readonly SentScore[]) =>
+        sent.map(({ playerId, score, matchId, achievedAt }) => ({ board, playerId, score, matchId, achievedAt: new Date(pagesAt + achievedAt).toISOString() }));
+      // A season on each, holding every result, then closed: its frozen standings are what seasonResults reads.
+      for (const [, board] of PAGE_BOARDS) {
+        await ok(
+          t.admin(client('CreateBoard').text, {
+            input: { id: board, title: board, maxScore: 1000, shards: board === 'Pages-One' ? 1 : 8, periods: ['ALL_TIME', 'SEASON'] },
+          }),
+        );
+        const season = await t.admin<{ startSeason: { startsAt: string } }>(client('StartSeason').text, { board, name: 'Frozen' });
+        expect(season.errors, JSON.stringify(season.errors)).toBeUndefined();
+        pagesAt = Math.max(pagesAt, Date.parse(season.data!.startSeason.startsAt) + 1);
+      }
+      // Every result achieved in the seasons and none in the future.
+      await until(() => Date.now() > pagesAt + 200, 2_000, 'the results are in the past');
+      for (const [, board] of PAGE_BOARDS) {
+        await ok(t.server(client('SubmitScores').text, { inputs: inputs(board, PAGES_SENT) }));
+        await ok(t.admin(client('CloseSeason').text, { board }));
+      }
+      await ok(t.admin(client('CreateBoard').text, { input: { id: TINY, title: TINY, maxScore: 1000, shards: 8 } }));
+      await ok(t.server(client('SubmitScores').text, { inputs: inputs(TINY, TINY_SENT) }));
+    });
+
+    it('the oracle has what the suite means to read: ties on four scores, split by time; COMPETITION ranks shared', () => {
+      expect(pageRows().map(([, id]) => id)).toEqual(['ÅSA-1', 'eu', 'Zoë', '選手', 'Bob', 'Noor', 'chen', 'ghost-玩家', 'bob', 'Łukasz', 'Kai', 'EU', 'mia']);
+      expect(pageRows('COMPETITION').map(([rank]) => rank)).toEqual([1, 1, 3, 3, 3, 6, 7, 7, 9, 9, 11, 12, 13]);
+    });
+
+    it.each(PAGE_BOARDS)(
+      "%s: a walk up from the end, last 4 (the typed client's Standings, as text and by its registered id), is the oracle's rows page by page; PageInfo exact at both ends; cursors continue both ways",
+      async (_shards, board) => {
+        const rows = pageRows();
+        const expected = backwardPages(rows, 4);
+        const walked: ReturnType<typeof pageOf>[] = [];
+        let before: string | null = null;
+        for (;;) {
+          const page = await standings(board, { last: 4, before });
+          walked.push(pageOf(page, `page ${walked.length + 1}`));
+          if (!page.pageInfo.hasPreviousPage) break;
+          expect(walked.length, 'pages').toBeLessThan(expected.length);
+          before = page.pageInfo.startCursor;
+        }
+        expect(walked).toEqual(expected);
+        // From the first row of the walk's second page (rows 5 to 8), forward: on past it.
+        const secondUp = await standings(board, { last: 4, before: (await standings(board, { last: 4 })).pageInfo.startCursor });
+        expect(pageOf(await standings(board, { first: 4, after: secondUp.pageInfo.startCursor }), 'forward from a backward page')).toEqual(pageAt(rows, 6, 4));
+        // The last page alone (no before), by the registered id: as the text answered it.
+        const variables = { ...bucketOf(board), first: 50, after: null, before: null, last: 3, fromRank: null, rankStyle: 'COMPETITION' };
+        const byId = await query({ documentId: client('Standings').id, operationName: 'Standings', variables });
+        const byText = await query({ query: client('Standings').text, operationName: 'Standings', variables });
+        expect(byId.data).toEqual(byText.data);
+        expect(pageOf((byId.data as { standings: Connection }).standings, 'by id')).toEqual(pageAt(pageRows('COMPETITION'), rows.length - 3, 3));
+        // A forward page's endCursor, walked back from: the rows just above it.
+        const second = await standings(board, { first: 5, after: (await standings(board, { first: 5 })).pageInfo.endCursor });
+        expect(pageOf(await standings(board, { last: 10, before: second.pageInfo.endCursor }), 'back from a forward page, past the top')).toEqual(
+          pageAt(rows, 0, 9),
+        );
+        // last larger than the board: the whole board, nothing either side.
+        expect(pageOf(await standings(board, { last: 1_000 }), 'last 1,000')).toEqual(pageAt(rows, 0, 1_000));
+      },
+    );
+
+    it.each(PAGE_BOARDS)(
+      '%s: fromRank at 1, in the middle, at the last rank and past the end (ranks COMPETITION); its cursors continue both ways',
+      async (_shards, board) => {
+        const ordinal = pageRows();
+        const rows = pageRows('COMPETITION');
+        for (const fromRank of [1, 8, 13, 14]) {
+          const page = await standings(board, { first: 4, fromRank }, 'COMPETITION');
+          const expected = pageAt(rows, fromRank - 1, 4);
+          expect(pageOf(page, `fromRank ${fromRank}`), `fromRank ${fromRank}`).toEqual(expected);
+          // Its cursors, walked on either way, from the middle of the board.
+          if (fromRank !== 8) continue;
+          // A position, whatever the style: the first row is the fromRank-th, its rank may be shared with the row above.
+          expect(page.edges[0]!.node.player.id).toBe(ordinal[fromRank - 1]![1]);
+          expect(pageOf(await standings(board, { first: 3, after: page.pageInfo.endCursor }), 'after')).toEqual(pageAt(ordinal, fromRank - 1 + 4, 3));
+          const above = Math.max(0, fromRank - 1 - 2);
+          expect(pageOf(await standings(board, { last: 2, before: page.pageInfo.startCursor }), 'before')).toEqual(
+            pageAt(ordinal, above, fromRank - 1 - above),
+          );
+        }
+      },
+    );
+
+    it.each(PAGE_BOARDS)(
+      '%s: as generated clients write them (a fragment per type, __typename everywhere; the client preset on one board, Relay on the other): a page backwards, one from a rank, around with fill',
+      async (_shards, board) => {
+        const rows = pageRows('COMPETITION');
+        const data = async (name: string, variables: Record<string, unknown>) => {
+          const document = BOTH_WAYS_DOCUMENTS.find((one) => one.operationName === name)!;
+          const answer = await query({ query: document.query, operationName: name, variables });
+          expect(answer.errors, `${name}: ${JSON.stringify(answer.errors)}`).toBeUndefined();
+          if (!name.startsWith('Around')) expect(JSON.stringify(answer.data), name).toContain('"pageInfo":{"__typename":"PageInfo"');
+          return answer.data as { __typename: string; standings?: Connection; around?: Node[] };
+        };
+        {
+          const relay = board === 'Pages-One' ? '' : 'Relay';
+          const backward = await data(`StandingsBackward${relay}`, { ...bucketOf(board), last: 4, before: null, rankStyle: 'COMPETITION' });
+          expect(backward.__typename).toBe('Query');
+          expect(pageOf(backward.standings!, 'backward')).toEqual(pageAt(rows, rows.length - 4, 4));
+          const up = await data(`StandingsBackward${relay}`, {
+            ...bucketOf(board),
+            last: 4,
+            before: backward.standings!.pageInfo.startCursor,
+            rankStyle: 'COMPETITION',
+          });
+          expect(pageOf(up.standings!, 'backward, up one')).toEqual(pageAt(rows, rows.length - 8, 4));
+          const fromRank = await data(`StandingsFromRank${relay}`, { ...bucketOf(board), first: 3, fromRank: 5, rankStyle: 'COMPETITION' });
+          expect(pageOf(fromRank.standings!, 'fromRank')).toEqual(pageAt(rows, 4, 3));
+          const around = await data(`AroundFill${relay}`, { ...bucketOf(board), playerId: 'ÅSA-1', radius: 2, fill: true, rankStyle: 'COMPETITION' });
+          expect(rowsOf(around.around!)).toEqual(aroundRows(rows, 'ÅSA-1', 2, true));
+          expect(around.around!.every((standing) => (standing as Node & { __typename?: string }).__typename === 'Standing')).toBe(true);
+        }
+      },
+    );
+
+    it('anonymous operations with literal arguments and aliases: backwards, from a rank and around with fill in one request, on both boards', async () => {
+      const rows = pageRows();
+      const fields = (board: string, key: string) => `
+        ${key}Up: standings(board: "${board}", last: 2) { edges { cursor node { rank score player { id } } } pageInfo { hasPreviousPage hasNextPage startCursor endCursor } }
+        ${key}Mid: standings(board: "${board}", fromRank: 6, first: 2) { edges { cursor node { rank score player { ... on Player { id } } } } pageInfo { hasPreviousPage hasNextPage startCursor endCursor } }
+        ${key}Fill: around(board: "${board}", playerId: "mia", radius: 1, fill: true) { rank score player { id } }
+        ${key}Cut: around(board: "${board}", playerId: "mia", radius: 1) { rank score player { id } }`;
+      const answer = await query({ query: `{ __typename ${PAGE_BOARDS.map(([, board], i) => fields(board, `b${i}`)).join(' ')} }` });
+      expect(answer.errors).toBeUndefined();
+      const data = answer.data as Record<string, Connection | Node[]>;
+      for (const i of [0, 1]) {
+        expect(pageOf(data[`b${i}Up`] as Connection, 'up')).toEqual(pageAt(rows, rows.length - 2, 2));
+        expect(pageOf(data[`b${i}Mid`] as Connection, 'mid')).toEqual(pageAt(rows, 5, 2));
+        expect(rowsOf(data[`b${i}Fill`] as Node[])).toEqual(rows.slice(-3));
+        expect(rowsOf(data[`b${i}Cut`] as Node[])).toEqual(rows.slice(-2));
+      }
+    });
+
+    it.each(PAGE_BOARDS)(
+      "%s: around every player with fill and without, radius 0, 2 and 7 (past the board's size), ORDINAL and COMPETITION (aliased in one document; the typed client's Around at both ends)",
+      async (_shards, board) => {
+        const everyone = pageRows().map(([, playerId]) => playerId);
+        // Every player's window in one request: an alias each, its player a variable.
+        const aroundEveryone = `query Everyone($b: ID!, $r: Int!, $fill: Boolean!, $style: RankStyle, ${everyone.map((_, i) => `$p${i}: ID!`).join(', ')}) {
+          ${everyone.map((_, i) => `p${i}: around(board: $b, playerId: $p${i}, radius: $r, fill: $fill, rankStyle: $style) { rank score player { id } }`).join('\n')}
+        }`;
+        const players = Object.fromEntries(everyone.map((playerId, i) => [`p${i}`, playerId]));
+        for (const [radius, fill, rankStyle] of [
+          [2, true, 'ORDINAL'],
+          [2, false, 'ORDINAL'],
+          [0, true, 'ORDINAL'],
+          [7, true, 'ORDINAL'],
+          [2, true, 'COMPETITION'],
+        ] as const) {
+          const rows = pageRows(rankStyle);
+          const answer = await query({
+            query: aroundEveryone,
+            operationName: 'Everyone',
+            variables: { b: board, r: radius, fill, style: rankStyle, ...players },
+          });
+          expect(answer.errors, JSON.stringify(answer.errors)).toBeUndefined();
+          for (const [i, playerId] of everyone.entries()) {
+            const what = `${playerId} radius ${radius}${fill ? ' fill' : ''} ${rankStyle}`;
+            const around = (answer.data as Record<string, Node[]>)[`p${i}`]!;
+            expect(rowsOf(around), what).toEqual(aroundRows(rows, playerId, radius, fill));
+            if (fill) expect(around, what).toHaveLength(Math.min(rows.length, 2 * radius + 1));
+          }
+        }
+        // The typed client's Around at the top, in the middle and at the bottom.
+        for (const playerId of ['ÅSA-1', 'Noor', 'mia']) {
+          const answer = await query({
+            query: client('Around').text,
+            variables: { ...bucketOf(board), playerId, radius: 3, fill: true, rankStyle: 'COMPETITION' },
+          });
+          expect(rowsOf((answer.data as { around: Node[] }).around), playerId).toEqual(aroundRows(pageRows('COMPETITION'), playerId, 3, true));
+        }
+        // A player with no score there: empty, filled or not.
+        expect((await query({ query: client('Around').text, variables: { ...bucketOf(board), playerId: 'nobody', radius: 2, fill: true } })).data).toEqual({
+          around: [],
+        });
+      },
+    );
+
+    it("a board of two (8 shards): around with fill is the whole board for every radius past 0; the typed client's OpenBoard takes fill too", async () => {
+      const rows = boardRows(PLAIN, TINY_SENT);
+      for (const [, playerId] of rows) {
+        for (const radius of [0, 1, 5]) {
+          const answer = await query({ query: client('Around').text, variables: { ...bucketOf(TINY), playerId, radius, fill: true } });
+          expect(rowsOf((answer.data as { around: Node[] }).around), `${playerId} ${radius}`).toEqual(aroundRows(rows, playerId, radius, true));
+        }
+      }
+      const opened = await query({ query: client('OpenBoard').text, variables: { ...bucketOf(TINY), playerId: 'Zoë', limit: 5, radius: 1, fill: true } });
+      expect(rowsOf((opened.data as { around: Node[] }).around)).toEqual(rows);
+    });
+
+    it.each(PAGE_BOARDS)(
+      "%s: seasonResults of a closed season (the typed client's SeasonResults and a generated client's): a walk up from the end, and from a rank, the oracle's frozen rows",
+      async (_shards, board) => {
+        const rows = pageRows();
+        const variables = { board, season: 's1', first: 100, after: null, before: null, last: null, fromRank: null, rankStyle: null };
+        const walked: ReturnType<typeof pageOf>[] = [];
+        let before: string | null = null;
+        do {
+          const answer = await query({ query: client('SeasonResults').text, variables: { ...variables, last: 4, before } });
+          expect(answer.errors, JSON.stringify(answer.errors)).toBeUndefined();
+          const page = (answer.data as { seasonResults: Connection }).seasonResults;
+          walked.push(pageOf(page, 'season page'));
+          before = page.pageInfo.hasPreviousPage ? page.pageInfo.startCursor : null;
+        } while (before !== null && walked.length <= rows.length);
+        expect(walked).toEqual(backwardPages(rows, 4));
+        {
+          const name = board === 'Pages-One' ? 'SeasonResultsBackward' : 'SeasonResultsBackwardRelay';
+          const answer = await query({
+            query: BOTH_WAYS_DOCUMENTS.find((one) => one.operationName === name)!.query,
+            operationName: name,
+            variables: { board, season: 's1', last: 3, before: null, rankStyle: 'COMPETITION' },
+          });
+          expect(pageOf((answer.data as { seasonResults: Connection }).seasonResults, name)).toEqual(pageAt(pageRows('COMPETITION'), rows.length - 3, 3));
+        }
+        for (const fromRank of [1, 13, 14]) {
+          const answer = await query({ query: client('SeasonResults').text, variables: { ...variables, first: 3, fromRank } });
+          expect(pageOf((answer.data as { seasonResults: Connection }).seasonResults, `season fromRank ${fromRank}`)).toEqual(pageAt(rows, fromRank - 1, 3));
+        }
+      },
+    );
+
+    it.each<[string, Payload]>([
+      ['before without last', { query: '{ standings(board: "Pages-One", before: "x") { edges { cursor } } }' }],
+      ['after with last', { query: '{ standings(board: "Pages-One", after: "x", last: 2) { edges { cursor } } }' }],
+      ['fromRank with after', { query: '{ standings(board: "Pages-One", fromRank: 2, after: "x") { edges { cursor } } }' }],
+      ['fromRank with last', { query: 'query($l: Int) { standings(board: "Pages-Eight", fromRank: 2, last: $l) { edges { cursor } } }', variables: { l: 3 } }],
+      ['fromRank 0', { query: '{ standings(board: "Pages-Eight", fromRank: 0) { edges { cursor } } }' }],
+      ['last 0', { query: '{ standings(board: "Pages-Eight", last: 0) { edges { cursor } } }' }],
+      ['last 1,001', { query: '{ seasonResults(board: "Arena-Mixed", season: "s1", last: 1001) { edges { cursor } } }' }],
+      ['a before that is no cursor', { query: '{ standings(board: "Pages-One", last: 2, before: "nope") { edges { cursor } } }' }],
+      ['a cursor of another board', { query: 'query($c: String) { standings(board: "Pages-One", last: 2, before: $c) { edges { cursor } } }', variables: {} }],
+    ])('refused alike, BAD_USER_INPUT: %s', async (what, payload) => {
+      let sent = payload;
+      if (what === 'a cursor of another board') {
+        const other = await standings('Pages-Eight', { first: 2 });
+        sent = { ...payload, variables: { c: other.pageInfo.endCursor } };
+      }
+      const answer = await query(sent);
+      expect(codeOf(answer), JSON.stringify(answer.errors)).toBe('BAD_USER_INPUT');
+    });
+
+    it("previousRank in submitScore and submitScores (the typed client's and generated clients'): BEST and SUM, each rank style, 1 and 8 shards, each transport on its own boards, as the oracle of what was sent says", async () => {
+      const boards = [
+        { id: 'RankBest', aggregate: 'BEST', rankStyle: 'COMPETITION', shards: 1 },
+        { id: 'RankSum', aggregate: 'SUM', rankStyle: 'ORDINAL', shards: 8 },
+        { id: 'RankDense', aggregate: 'BEST', rankStyle: 'DENSE', shards: 8 },
+      ] as const;
+      const at = Date.now() - 600_000;
+      // What each step sends, in order: single results, a batch with one player twice, a replay, equal scores.
+      const r = (playerId: string, score: number, matchId: string, second: number): SentScore => ({
+        playerId,
+        score,
+        matchId,
+        achievedAt: at + second * 1_000,
+      });
+      const steps: { document: string; results: SentScore[] }[] = [
+        { document: 'SubmitScore', results: [r('Ada', 100, 'm1', 1)] },
+        // One player twice in a batch (the second sees the first), one not improving (BEST: its rank as it stands).
+        {
+          document: 'SubmitScores',
+          results: [r('ghost-玩家', 200, 'm1', 2), r('Çelik', 100, 'm2', 3), r('Ada', 300, 'm2', 4), r('Çelik', 400, 'm3', 5), r('ghost-玩家', 150, 'm2', 6)],
+        },
+        // A replay: null.
+        { document: 'SubmitScore', results: [r('Ada', 300, 'm2', 4)] },
+        { document: 'SubmitScoreRankChange', results: [r('dee', 50, 'm1', 7)] },
+        { document: 'SubmitScoreRankChangeRelay', results: [r('DEE', 600, 'm1', 8)] },
+        // Equal scores (a tie under COMPETITION and DENSE), a best equalled later.
+        { document: 'SubmitScoresRankChange', results: [r('eve', 400, 'm1', 9), r('Ada', 300, 'm3', 10), r('dee', 500, 'm2', 11)] },
+        // A replay within the batch: null.
+        { document: 'SubmitScoresRankChangeRelay', results: [r('ghost-玩家', 700, 'm3', 12), r('ghost-玩家', 700, 'm3', 12), r('eve', 5, 'm2', 13)] },
+      ];
+      const textOf = (name: string) => BOTH_WAYS_DOCUMENTS.find((one) => one.operationName === name)?.query ?? client(name).text;
+      for (const board of boards) {
+        await mutation(
+          (ns) => ({
+            query: client('CreateBoard').text,
+            variables: {
+              input: {
+                id: `${board.id}${ns}`,
+                title: board.id,
+                // Below 2^13: ties on ALL_TIME broken to the millisecond (ranking/packing.ts), as the oracle breaks them.
+                maxScore: 8_000,
+                aggregate: board.aggregate,
+                rankStyle: board.rankStyle,
+                shards: board.shards,
+              },
+            },
+          }),
+          admin,
+        );
+        const model = { order: 'HIGH_FIRST', aggregate: board.aggregate } as const;
+        const sent: SentScore[] = [];
+        for (const step of steps) {
+          const input = (ns: string, result: SentScore) => ({
+            board: `${board.id}${ns}`,
+            playerId: result.playerId,
+            score: result.score,
+            matchId: result.matchId,
+            achievedAt: new Date(result.achievedAt).toISOString(),
+          });
+          const batch = step.document.startsWith('SubmitScores');
+          const answer = await mutation(
+            (ns) => ({
+              query: textOf(step.document),
+              operationName: step.document,
+              variables: batch ? { inputs: step.results.map((result) => input(ns, result)) } : { input: input(ns, step.results[0]!) },
+            }),
+            server,
+          );
+          expect(answer.errors, JSON.stringify(answer.errors)).toBeUndefined();
+          const payloads = batch ? (answer.data as { submitScores: Payloads }).submitScores : [(answer.data as { submitScore: Payloads[number] }).submitScore];
+          const before = sent.length;
+          sent.push(...step.results);
+          const expected = previousRanks(model, sent, board.rankStyle).slice(before);
+          const what = `${board.id} ${step.document} ${step.results.map((one) => `${one.playerId} ${one.score}`).join(', ')}`;
+          expect(
+            payloads.map((payload) => payload.standings.map((standing) => standing.previousRank)),
+            what,
+          ).toEqual(expected.map((rank) => [rank]));
+          // A single result's standing is the board's after it: the oracle's rank of the player then.
+          if (!batch) {
+            const now = boardRows(model, sent, board.rankStyle).find(([, id]) => id === step.results[0]!.playerId)!;
+            expect(payloads[0]!.standings[0]!.standing.rank, what).toBe(now[0]);
+          }
+        }
+      }
+    });
+
+    it('deleteBoard, each transport on its own board of 8 shards: true, then every read NOT_FOUND within a second, then false; created again it starts empty; a board a key is scoped to refused, kept', async () => {
+      const gone = (ns: string) => `Gone${ns}`;
+      await mutation(
+        (ns) => ({
+          query: client('CreateBoard').text,
+          variables: { input: { id: gone(ns), title: 'Gone', maxScore: 1000, shards: 8, periods: ['ALL_TIME', 'DAILY'] } },
+        }),
+        admin,
+      );
+      await mutation(
+        (ns) => ({
+          query: client('SubmitScores').text,
+          variables: { inputs: ['Zoë', 'ghost-玩家', 'EU'].map((playerId, i) => ({ board: gone(ns), playerId, score: 10 * (i + 1), matchId: 'gone' })) },
+        }),
+        server,
+      );
+      const deleted = await mutation((ns) => ({ query: client('DeleteBoard').text, variables: { id: gone(ns) } }), admin);
+      expect(deleted.data).toEqual({ deleteBoard: true });
+      // Every read of the board, over every transport: NOT_FOUND, within a second of the answer.
+      const tops = () => Promise.all(carrying('mutation').map((transport) => t.gql(`{ top(board: "${gone(nsOf(transports.indexOf(transport)))}") { size } }`)));
+      const refusedTops = await settle(tops, (answers) => answers.every((answer) => codeOf(answer) === 'NOT_FOUND'), 1_000, 50);
+      expect(refusedTops.map(codeOf)).toEqual(carrying('mutation').map(() => 'NOT_FOUND'));
+      for (const read of [
+        `query($b: ID!) { top(board: $b) { size } }`,
+        `query($b: ID!) { standings(board: $b, last: 2) { edges { cursor } } }`,
+        `query($b: ID!) { standing(board: $b, playerId: "Zoë") { rank } }`,
+        `query($b: ID!) { around(board: $b, playerId: "Zoë", fill: true) { rank } }`,
+        `query($b: ID!) { top(board: $b, period: DAILY) { size } }`,
+      ]) {
+        const answer = await sameOver(carrying('mutation'), (ns) => ({ query: read, variables: { b: gone(ns) } }));
+        expect(codeOf(answer), read).toBe('NOT_FOUND');
+      }
+      expect((await mutation((ns) => ({ query: client('DeleteBoard').text, variables: { id: gone(ns) } }), admin)).data).toEqual({ deleteBoard: false });
+      // As generated clients write it: false for a board that is not there.
+      for (const document of BOTH_WAYS_DOCUMENTS.filter((one) => one.operation === 'deleteBoard')) {
+        const answer = await mutation((ns) => ({ query: document.query, operationName: document.operationName, variables: { id: `Never${ns}` } }), admin);
+        expect(answer.data, document.operationName).toEqual({ __typename: 'Mutation', deleteBoard: false });
+      }
+      // Created again: empty, whatever it held.
+      await mutation((ns) => ({ query: client('CreateBoard').text, variables: { input: { id: gone(ns), title: 'Again', maxScore: 1000, shards: 8 } } }), admin);
+      const again = await sameOver(carrying('mutation'), (ns) => ({
+        query: `query($b: ID!) { top(board: $b) { size entries { rank } } standings(board: $b, last: 5) { edges { cursor } pageInfo { hasPreviousPage hasNextPage } } board(id: $b) { title size } }`,
+        variables: { b: gone(ns) },
+      }));
+      expect(again.data).toEqual({
+        top: { size: 0, entries: [] },
+        standings: { edges: [], pageInfo: { hasPreviousPage: false, hasNextPage: false } },
+        board: { title: 'Again', size: 0 },
+      });
+      // A board a key (not revoked) is scoped to: refused, the board kept.
+      await mutation((ns) => ({ query: client('CreateBoard').text, variables: { input: { id: `Held${ns}`, title: 'Held', maxScore: 10 } } }), admin);
+      await mutation((ns) => ({ query: client('CreateApiKey').text, variables: { name: `held${ns}`, role: 'SERVER', boards: [`Held${ns}`] } }), {
+        ...admin,
+        volatile: ['key', 'id', 'createdAt'],
+      });
+      // (The refusal names each key by its id, made anew by each transport.)
+      const held = await mutation((ns) => ({ query: client('DeleteBoard').text, variables: { id: `Held${ns}` } }), { ...admin, volatile: ['message'] });
+      expect(codeOf(held), JSON.stringify(held.errors)).toBe('BAD_USER_INPUT');
+      expect(held.errors![0]!.message, 'names the key').toContain(`held${nsOf(0)}`);
+      const kept = await sameOver(carrying('mutation'), (ns) => ({ query: `query($b: ID!) { board(id: $b) { title } }`, variables: { b: `Held${ns}` } }));
+      expect(kept.data).toEqual({ board: { title: 'Held' } });
+    });
+
+    it('deleteBoard ends the live tops of the board: each topChanged subscriber gets a final NOT_FOUND, alike over every transport', async () => {
+      const live = 'Gone-Live';
+      expect((await t.admin(client('CreateBoard').text, { input: { id: live, title: 'Live', maxScore: 1000, topSize: 5 } })).errors).toBeUndefined();
+      expect((await t.server(client('SubmitScore').text, { input: { board: live, playerId: 'Zoë', score: 5, matchId: 'live' } })).errors).toBeUndefined();
+      const payload = { query: client('TopChanged').text, variables: { ...bucketOf(live), limit: 3, rankStyle: null } };
+      /** The next result, an error that ends the stream as its result (graphql-ws's `error` message), or its end. */
+      const nextOf = async (results: AsyncIterableIterator<GraphQLResponse>): Promise<GraphQLResponse | 'ended'> => {
+        try {
+          const next = await results.next();
+          return next.done ? 'ended' : (normalised(next.value, '', []) as GraphQLResponse);
+        } catch (error) {
+          if (Array.isArray(error)) return { errors: error as GraphQLResponse['errors'] };
+          throw error;
+        }
+      };
+      const streams = carrying('subscription').map((transport) => ({ transport, results: transport.subscribe(payload) }));
+      const seen: Record<string, unknown[]> = {};
+      try {
+        for (const { transport, results } of streams) seen[transport.name] = [await nextOf(results)];
+        expect((await t.admin(client('DeleteBoard').text, { id: live })).data).toEqual({ deleteBoard: true });
+        // The final error, then the end of the stream.
+        for (const { transport, results } of streams) seen[transport.name]!.push(await nextOf(results), await nextOf(results));
+      } finally {
+        for (const { results } of streams) await results.return?.();
+      }
+      const [first] = Object.values(seen);
+      expect(seen).toEqual(Object.fromEntries(Object.keys(seen).map((name) => [name, first])));
+      const [view, ending, end] = first as [GraphQLResponse, GraphQLResponse, unknown];
+      expect((view.data as { topChanged: { entries: Node[] } }).topChanged.entries.map((entry) => entry.player.id)).toEqual(['Zoë']);
+      expect(codeOf(ending), JSON.stringify(ending)).toBe('NOT_FOUND');
+      expect(end).toBe('ended');
+      noteAnswered(payload, carrying('subscription'));
+    });
+
+    it('removeEntry, each transport on its own board of 8 shards: the entry gone from every read, the rest ranked on; false when nothing is left; a later result counts again', async () => {
+      const board = (ns: string) => `Rm${ns}`;
+      await mutation((ns) => ({ query: client('CreateBoard').text, variables: { input: { id: board(ns), title: 'Rm', maxScore: 1000, shards: 8 } } }), admin);
+      const sent: SentScore[] = ['Zoë', 'Mogler-Ä', 'ghost-玩家', 'EU', 'eu'].map((playerId, i) => ({
+        playerId,
+        score: [300, 999, 200, 100, 100][i]!,
+        matchId: 'rm',
+        achievedAt: pagesAt + i,
+      }));
+      const inputs = (ns: string, results: readonly SentScore[]) =>
+        results.map(({ playerId, score, matchId, achievedAt }) => ({
+          board: board(ns),
+          playerId,
+          score,
+          matchId,
+          achievedAt: new Date(achievedAt).toISOString(),
+        }));
+      const reads = async (expected: readonly SentScore[]) => {
+        const rows = boardRows(PLAIN, expected);
+        const answer = await sameOver(carrying('mutation'), (ns) => ({
+          query: `query($b: ID!) {
+            top(board: $b, limit: 10) { size entries { rank score player { id } } }
+            standings(board: $b, last: 10) { edges { node { rank score player { id } } } }
+            removed: standing(board: $b, playerId: "Mogler-Ä") { rank }
+            around(board: $b, playerId: "EU", radius: 1, fill: true) { rank score player { id } }
+            board(id: $b) { size }
+          }`,
+          variables: { b: board(ns) },
+        }));
+        expect(answer.errors).toBeUndefined();
+        const data = answer.data as {
+          top: { size: number; entries: Node[] };
+          standings: Connection;
+          removed: unknown;
+          around: Node[];
+          board: { size: number };
+        };
+        return {
+          top: rowsOf(data.top.entries),
+          size: [data.top.size, data.board.size],
+          standings: rowsOf(data.standings.edges.map((edge) => edge.node)),
+          removed: data.removed === null ? null : 'ranked',
+          around: rowsOf(data.around),
+          expected: { rows, around: aroundRows(rows, 'EU', 1, true) },
+        };
+      };
+      const holding = (expected: readonly SentScore[]) =>
+        settle(
+          () => reads(expected),
+          (read) => JSON.stringify(read.top) === JSON.stringify(read.expected.rows),
+          3_000,
+          100,
+        );
+      await mutation((ns) => ({ query: client('SubmitScores').text, variables: { inputs: inputs(ns, sent) } }), server);
+      // Before: Mogler-Ä leads every read.
+      const before = await holding(sent);
+      expect([before.standings, before.removed, before.size]).toEqual([before.expected.rows, 'ranked', [5, 5]]);
+      const removed = await mutation(
+        (ns) => ({ query: client('RemoveEntry').text, variables: { board: board(ns), playerId: 'Mogler-Ä', reason: 'impossible lap ü' } }),
+        admin,
+      );
+      expect(removed.data).toEqual({ removeEntry: true });
+      const remaining = sent.filter((result) => result.playerId !== 'Mogler-Ä');
+      // The top may be served up to a second old: polled until it holds the removal.
+      const after = await holding(remaining);
+      expect(after.top).toEqual(after.expected.rows);
+      expect(after.standings).toEqual(after.expected.rows);
+      expect(after.size).toEqual([4, 4]);
+      expect(after.removed).toBeNull();
+      expect(after.around).toEqual(after.expected.around);
+      expect(
+        (await mutation((ns) => ({ query: client('RemoveEntry').text, variables: { board: board(ns), playerId: 'Mogler-Ä', reason: 'again' } }), admin)).data,
+      ).toEqual({
+        removeEntry: false,
+      });
+      for (const document of BOTH_WAYS_DOCUMENTS.filter((one) => one.operation === 'removeEntry')) {
+        const answer = await mutation(
+          (ns) => ({ query: document.query, operationName: document.operationName, variables: { board: board(ns), playerId: 'nobody', reason: 'none' } }),
+          admin,
+        );
+        expect(answer.data, document.operationName).toEqual({ __typename: 'Mutation', removeEntry: false });
+      }
+      // The audit: the one call that removed something, who asked, why, how many results (the typed client's and generated clients' documents).
+      const audit = await sameOver(carrying('mutation'), (ns) => ({ query: client('EntryRemovals').text, variables: { board: board(ns), playerId: null } }), {
+        ...admin,
+        volatile: ['removedAt'],
+      });
+      expect(audit.errors, JSON.stringify(audit.errors)).toBeUndefined();
+      const [entry] = (audit.data as { entryRemovals: { removedBy: string; removedAt: string }[] }).entryRemovals;
+      expect(audit.data).toEqual({
+        entryRemovals: [
+          { board: board(nsOf(0)), playerId: 'Mogler-Ä', reason: 'impossible lap ü', removedBy: entry!.removedBy, removedAt: entry!.removedAt, results: 1 },
+        ],
+      });
+      expect(entry!.removedBy).toMatch(/\S/);
+      expect(Math.abs(Date.parse(entry!.removedAt) - Date.now())).toBeLessThan(60_000);
+      for (const document of BOTH_WAYS_DOCUMENTS.filter((one) => one.operation === 'entryRemovals')) {
+        const answer = await sameOver(
+          carrying('mutation'),
+          (ns) => ({ query: document.query, operationName: document.operationName, variables: { board: board(ns), playerId: 'Mogler-Ä', first: 5 } }),
+          { ...admin, volatile: ['removedAt'] },
+        );
+        expect(answer.data, document.operationName).toMatchObject({
+          __typename: 'Query',
+          entryRemovals: [{ __typename: 'EntryRemoval', board: board(nsOf(0)), playerId: 'Mogler-Ä', results: 1 }],
+        });
+      }
+      // A later result counts again, from then on (not the removed 999).
+      const later: SentScore = { playerId: 'Mogler-Ä', score: 150, matchId: 'rm-later', achievedAt: pagesAt + 100 };
+      const recorded = await mutation((ns) => ({ query: client('SubmitScore').text, variables: { input: inputs(ns, [later])[0] } }), server);
+      // Unranked there since the removal: no previous rank; its rank now the oracle's.
+      const laterRank = boardRows(PLAIN, [...remaining, later]).find(([, id]) => id === 'Mogler-Ä')![0];
+      expect(recorded.data).toMatchObject({ submitScore: { duplicate: false, standings: [{ previousRank: null, standing: { rank: laterRank } }] } });
+      const counted = await holding([...remaining, later]);
+      expect(counted.standings).toEqual(counted.expected.rows);
+      expect(counted.top).toEqual(counted.expected.rows);
+    });
+
+    it.each<[string, (ns: string) => Payload, string, string | undefined]>([
+      ['deleteBoard without a key', (ns) => ({ query: client('DeleteBoard').text, variables: { id: `Pages${ns}` } }), 'UNAUTHENTICATED', undefined],
+      ['deleteBoard with a server key', () => ({ query: client('DeleteBoard').text, variables: { id: 'Pages-One' } }), 'FORBIDDEN', SERVER_KEY],
+      [
+        'removeEntry with a server key',
+        () => ({ query: client('RemoveEntry').text, variables: { board: 'Pages-One', playerId: 'Zoë', reason: 'x' } }),
+        'FORBIDDEN',
+        SERVER_KEY,
+      ],
+      [
+        'removeEntry on an unknown board',
+        () => ({ query: client('RemoveEntry').text, variables: { board: 'no-such-board', playerId: 'Zoë', reason: 'x' } }),
+        'NOT_FOUND',
+        ADMIN_KEY,
+      ],
+      [
+        'removeEntry on a board id in another case',
+        () => ({ query: client('RemoveEntry').text, variables: { board: 'pages-one', playerId: 'Zoë', reason: 'x' } }),
+        'NOT_FOUND',
+        ADMIN_KEY,
+      ],
+    ])('refused alike, changing nothing: %s', async (_what, payload, code, key) => {
+      const answer = await mutation(payload, { key });
+      expect(codeOf(answer), JSON.stringify(answer.errors)).toBe(code);
+      // Both page boards as the oracle has them still.
+      expect(pageOf(await standings('Pages-One', { first: 20 }), 'kept')).toEqual(pageAt(pageRows(), 0, 20));
     });
   });
 
