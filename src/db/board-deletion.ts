@@ -11,6 +11,22 @@ import { WEBHOOKS_CHANGED_CHANNEL } from './webhooks.js';
  * audit of what was removed, and outlives the board on purpose.
  */
 
+/**
+ * A submission names a board deleted (deleteBoard) after the request found it: nothing of the
+ * submission is recorded. Raised in the group's transaction, which takes the board's lock shared
+ * first and then looks for its row, so it is never recorded for a board that is gone.
+ */
+export class BoardGoneError extends Error {
+  constructor(
+    readonly boardId: string,
+    /** Which submission of the group it belongs to. */
+    readonly submission = 0,
+  ) {
+    super(`board ${boardId} was deleted`);
+    this.name = 'BoardGoneError';
+  }
+}
+
 /** Every process listens on this channel and forgets the board named (see {@link listenForBoardDeletions}). */
 export const BOARD_DELETED_CHANNEL = 'leaderboard_board_deleted';
 

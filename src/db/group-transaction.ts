@@ -3,9 +3,9 @@ import { throwIfPast } from '../deadline.js';
 import { type RecordedBoardScore, combine, compareResults, keepsBoardScores } from '../model/board.js';
 import { firstTierIndexOf } from '../model/league.js';
 import { lockBoardsShared } from './locks.js';
+import { BoardGoneError } from './board-deletion.js';
 import { type Placement, type PlacementCandidate, lockRounds, placeInOrder } from './leagues.js';
 import {
-  BoardGoneError,
   type GroupOnce,
   NoAttemptsLeftError,
   type RecordOutcome,

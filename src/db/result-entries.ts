@@ -67,22 +67,6 @@ export interface StoredBoardScore extends ScoreRowKey, RecordedBoardScore {
 }
 
 /** A SUM total would pass the board's maxScore; nothing of the submission was recorded. */
-/**
- * A submission names a board deleted (deleteBoard) after the request found it: nothing of the
- * submission is recorded. Raised in the group's transaction, which takes the board's lock shared
- * first and then looks for its row, so it is never recorded for a board that is gone.
- */
-export class BoardGoneError extends Error {
-  constructor(
-    readonly boardId: string,
-    /** Which submission of the group it belongs to. */
-    readonly submission = 0,
-  ) {
-    super(`board ${boardId} was deleted`);
-    this.name = 'BoardGoneError';
-  }
-}
-
 export class TotalAboveMaxScoreError extends Error {
   constructor(
     readonly playerId: string,

@@ -2,19 +2,12 @@ import type { Sql } from 'postgres';
 import { COMMIT_DOUBT_TIMEOUT_MS, recordOnce } from './commit-doubt.js';
 import type { Placement } from './leagues.js';
 import { ResultRateError } from './result-guards.js';
-import {
-  BoardGoneError,
-  type GroupOnce,
-  NoAttemptsLeftError,
-  type RecordOutcome,
-  type ResultEntry,
-  type StoredBoardScore,
-  TotalAboveMaxScoreError,
-} from './result-entries.js';
+import { type GroupOnce, NoAttemptsLeftError, type RecordOutcome, type ResultEntry, type StoredBoardScore, TotalAboveMaxScoreError } from './result-entries.js';
+import { BoardGoneError } from './board-deletion.js';
 
 export { COMMIT_DOUBT_TIMEOUT_MS, CommitInDoubtError } from './commit-doubt.js';
+export { BoardGoneError } from './board-deletion.js';
 export {
-  BoardGoneError,
   NoAttemptsLeftError,
   type RecordOutcome,
   type ResultEntry,
