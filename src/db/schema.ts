@@ -122,10 +122,12 @@ export const friendships = pgTable(
 export const results = pgTable(
   'results',
   {
-    // No foreign key to boards, as result_keys has none: a board is never deleted and every write
-    // finds its board first (requireBoard), so the check bought nothing, and it cost PostgreSQL a
-    // trigger a row and a KEY SHARE lock on the board's row for every concurrent transaction (about
-    // 10% of its CPU a result under submit-batch; bench/RESULTS.md, 2026-12-04 05:10).
+    // No foreign key to boards, as result_keys has none: every write finds its board first
+    // (requireBoard), and a group takes its boards' advisory lock shared and looks for their rows
+    // once it holds it, so no result is logged for a board deleteBoard removed (db/board-deletion.ts).
+    // The key cost PostgreSQL a trigger a row and a KEY SHARE lock on the board's row for every
+    // concurrent transaction (about 10% of its CPU a result under submit-batch; bench/RESULTS.md,
+    // 2026-12-04 05:10); the advisory lock is one a board a group.
     boardId: text().notNull(),
     matchId: text().notNull(),
     playerId: text().notNull(),

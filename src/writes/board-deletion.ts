@@ -7,7 +7,7 @@ import type { BoardDirectory } from '../services/board-directory.js';
 import type { ClosedLists } from '../services/closed-lists.js';
 import type { FrozenDirectory } from '../services/frozen-directory.js';
 import type { SeasonDirectory } from '../services/season-directory.js';
-import { badInput } from '../errors.js';
+import { badInput, unavailable } from '../errors.js';
 import type { TopWebhooks } from './top-webhooks.js';
 
 /**
@@ -93,14 +93,21 @@ export async function deleteBoard(deps: BoardDeletionDeps, boardId: string): Pro
     // Each process reads its seasons again within SEASON_CACHE_MAX_AGE_MS all the same.
     deps.log.warn({ err: error, boardId }, 'could not move the seasons token of a deleted board');
   }
-  let freed = await deps.freeKeys(boardId);
-  if (done.backlog.length > 0) {
-    const deadline = performance.now() + deps.requestTimeoutMs;
-    while (performance.now() < deadline && (await deps.storage.boardDeletion.backlogLeft(done.backlog)) > 0) {
-      await new Promise((resolve) => setTimeout(resolve, BACKLOG_POLL_MS));
+  let freed: number;
+  try {
+    freed = await deps.freeKeys(boardId);
+    if (done.backlog.length > 0) {
+      const deadline = performance.now() + deps.requestTimeoutMs;
+      while (performance.now() < deadline && (await deps.storage.boardDeletion.backlogLeft(done.backlog)) > 0) {
+        await new Promise((resolve) => setTimeout(resolve, BACKLOG_POLL_MS));
+      }
+      freed += await deps.freeKeys(boardId);
+      await deps.storage.boardDeletion.forgetBacklog(boardId, done.backlog);
     }
-    freed += await deps.freeKeys(boardId);
-    await deps.storage.boardDeletion.forgetBacklog(boardId, done.backlog);
+  } catch (error) {
+    // The board is deleted (committed) whatever happens here: say so, rather than "nothing was recorded".
+    deps.log.error({ err: error, boardId }, 'board deleted, but its index keys could not all be freed');
+    throw unavailable(`Board "${boardId}" was deleted, but a store did not answer while its index keys were freed: some may be left behind.`);
   }
   deps.log.info({ boardId, keys: freed }, 'board deleted');
   return true;
