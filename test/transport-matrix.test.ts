@@ -2958,11 +2958,12 @@ describe('every operation of the contract answers the same over every transport'
     ).map(([playerId, score], i) => ({ playerId, score, matchId: 'pages', achievedAt: i * 10 }));
     const PLAIN = { order: 'HIGH_FIRST', aggregate: 'BEST' } as const;
     const pageRows = (style: Style = 'ORDINAL') => boardRows(PLAIN, PAGES_SENT, style);
-    /** Two players only, 8 shards: the board smaller than any window around asks for. */
+    /** Three players only, 8 shards: a board smaller than the windows around asks for past radius 1. */
     const TINY = 'Pages-Tiny';
     const TINY_SENT: SentScore[] = [
       { playerId: 'Zoë', score: 10, matchId: 'tiny', achievedAt: 0 },
       { playerId: 'ghost-玩家', score: 20, matchId: 'tiny', achievedAt: 1 },
+      { playerId: 'EU', score: 10, matchId: 'tiny', achievedAt: 2 },
     ];
 
     type Node = { rank: number; score: number; player: { id: string } };
@@ -3186,7 +3187,7 @@ describe('every operation of the contract answers the same over every transport'
       },
     );
 
-    it("a board of two (8 shards): around with fill is the whole board for every radius past 0; the typed client's OpenBoard takes fill too", async () => {
+    it("a board of three (8 shards): around with fill is the whole board for every radius past 0, at either end too; the typed client's OpenBoard takes fill too", async () => {
       const rows = boardRows(PLAIN, TINY_SENT);
       for (const [, playerId] of rows) {
         for (const radius of [0, 1, 5]) {
@@ -3194,8 +3195,10 @@ describe('every operation of the contract answers the same over every transport'
           expect(rowsOf((answer.data as { around: Node[] }).around), `${playerId} ${radius}`).toEqual(aroundRows(rows, playerId, radius, true));
         }
       }
-      const opened = await query({ query: client('OpenBoard').text, variables: { ...bucketOf(TINY), playerId: 'Zoë', limit: 5, radius: 1, fill: true } });
+      // EU is last: filled, one row either side of it becomes two above it.
+      const opened = await query({ query: client('OpenBoard').text, variables: { ...bucketOf(TINY), playerId: 'EU', limit: 5, radius: 1, fill: true } });
       expect(rowsOf((opened.data as { around: Node[] }).around)).toEqual(rows);
+      expect(rows.map(([, id]) => id)).toEqual(['ghost-玩家', 'Zoë', 'EU']);
     });
 
     it.each(PAGE_BOARDS)(
@@ -3352,6 +3355,14 @@ describe('every operation of the contract answers the same over every transport'
         }),
         server,
       );
+      // Its top read (and kept by the top cache) before: nothing of it may be served once made again.
+      const beforeDeletion = await settle(
+        () => sameOver(carrying('mutation'), (ns) => ({ query: `query($b: ID!) { top(board: $b) { size } }`, variables: { b: gone(ns) } })),
+        (answer) => JSON.stringify(answer.data) === JSON.stringify({ top: { size: 3 } }),
+        3_000,
+        100,
+      );
+      expect(beforeDeletion.data).toEqual({ top: { size: 3 } });
       const deleted = await mutation((ns) => ({ query: client('DeleteBoard').text, variables: { id: gone(ns) } }), admin);
       expect(deleted.data).toEqual({ deleteBoard: true });
       // Every read of the board, over every transport: NOT_FOUND, within a second of the answer.
