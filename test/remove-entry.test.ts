@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { createClient } from 'graphql-ws';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
+import { type RedisTarget, createRedisClient, mastersOf } from '../src/redis.js';
 import {
   type ModelBoard,
   type ModelBucket,
@@ -15,6 +16,8 @@ import {
 import { closeBuckets, dayAgo } from './helpers/closed-days.js';
 import { type OracleEntry, foldResults, rankEntries } from './helpers/oracle.js';
 import { seeded } from './helpers/random.js';
+import { startRedisClusterEarly } from './helpers/redis-cluster.js';
+import { TEST_REDIS_URL } from './helpers/redis-keys.js';
 import { ADMIN_KEY, type TestApp, codeOf, startTestApp } from './helpers/test-app.js';
 import { until } from './helpers/wait.js';
 import { movableClock } from './helpers/clock.js';
@@ -23,10 +26,11 @@ import { movableClock } from './helpers/clock.js';
  * removeEntry against an oracle of its own (the results folded and sorted here, the victim's on the
  * board left out): every read of every open bucket of the board (top, size, standing, around,
  * friends, pages, scoreDistribution, a season, a region, a DENSE board's ranks, a wide tie-break
- * board) shows the board without the victim, on 1 and 8 shards, while a closed day's frozen
- * standings, the victim's other boards and their profile stay as they were; the removal is
- * recorded (entryRemovals); a later result counts from scratch; and a result racing the removal
- * leaves the index and PostgreSQL agreeing.
+ * board) shows the board without the victim, on 1 and 8 shards of one Redis node and 8 shards of
+ * a Redis Cluster, and no index key of those boards on any master names the victim any more (a
+ * SCAN of every master), while a closed day's frozen standings, the victim's other boards and
+ * their profile stay as they were; the removal is recorded (entryRemovals); a later result counts
+ * from scratch; and a result racing the removal leaves the index and PostgreSQL agreeing.
  */
 
 // A date to come (2037 has 2026's calendar): the app sets Redis expiries from this clock, so a
@@ -96,10 +100,42 @@ async function boardScoresOf(t: TestApp, playerId: string) {
   return { profile, boardScores: boardScores.map((s) => ({ ...s, key: key(s) })).sort((a, b) => a.key.localeCompare(b.key)) };
 }
 
-let t: TestApp;
+/**
+ * The index keys of a board (`lb:{<board>:...`, every bucket, shard and region) that still name the
+ * victim, on every master: a sorted set holding them as a member (on a wide tie-break board, a
+ * member of ten hex digits of time then their id) or a member hash with their id as a field. Read
+ * straight from Redis (SCAN of each master), not through the app. Keys without the prefix, each
+ * with the index of the master holding it.
+ */
+async function keysNamingVictim(target: RedisTarget, prefix: string, board: string): Promise<{ key: string; master: number }[]> {
+  const plain = createRedisClient(target);
+  await plain.connect();
+  const names = (member: string) => member === VICTIM || member.replace(/^[0-9a-f]{10}/, '') === VICTIM;
+  try {
+    const found: { key: string; master: number }[] = [];
+    for (const [master, node] of mastersOf(plain).entries()) {
+      let cursor = '0';
+      do {
+        const [next, keys] = await node.scan(cursor, 'MATCH', `${prefix}lb:{${board}:*`, 'COUNT', 1000);
+        const named = await Promise.all(
+          keys.map(async (key) => {
+            const type = await node.type(key);
+            if (type === 'zset') return (await node.zrange(key, 0, -1)).some(names);
+            return type === 'hash' && (await node.hexists(key, VICTIM)) === 1;
+          }),
+        );
+        found.push(...keys.filter((_, i) => named[i]).map((key) => ({ key: key.slice(prefix.length), master })));
+        cursor = next;
+      } while (cursor !== '0');
+    }
+    return found.sort((a, b) => a.key.localeCompare(b.key));
+  } finally {
+    await plain.quit();
+  }
+}
 
-beforeAll(async () => {
-  t = await startTestApp({ now: clock.now });
+/** Makes the players (each a profile) and p03's friends in an app. */
+async function makePlayers(t: TestApp): Promise<void> {
   for (const id of [VICTIM, ...PLAYERS]) {
     const made = await t.server(`mutation($id: ID!, $name: String) { upsertPlayer(input: { id: $id, displayName: $name }) { id } }`, {
       id,
@@ -112,13 +148,30 @@ beforeAll(async () => {
     f: FRIENDS.filter((id) => id !== 'p03'),
   });
   expect(set.errors).toBeUndefined();
+}
+
+/** One app on the test's Redis node for the 1- and 8-shard blocks (each board its own id); the Cluster's block starts its own. */
+let nodeApp: TestApp;
+// The cluster starts while the one-node tests run: most of its start is waiting for the nodes to agree.
+const redisCluster = startRedisClusterEarly({ masters: 3, replicasPerMaster: 0 });
+
+beforeAll(async () => {
+  nodeApp = await startTestApp({ now: clock.now });
+  await makePlayers(nodeApp);
 }, 60_000);
 
-describe.each([1, 8])('removeEntry on %i shard(s)', (shards) => {
-  const race: ModelBoard = { id: `race-${shards}`, order: 'HIGH_FIRST', aggregate: 'BEST', periods: ['ALL_TIME', 'WEEKLY', 'DAILY'], regions: ['EU'] };
-  const marathon: ModelBoard = { id: `marathon-${shards}`, order: 'LOW_FIRST', aggregate: 'SUM', periods: ['ALL_TIME', 'MONTHLY'], regions: [] };
-  const wide: ModelBoard = { id: `wide-${shards}`, order: 'HIGH_FIRST', aggregate: 'BEST', periods: ['ALL_TIME'], regions: [] };
-  const other: ModelBoard = { id: `other-${shards}`, order: 'HIGH_FIRST', aggregate: 'BEST', periods: ['ALL_TIME', 'DAILY'], regions: [] };
+describe.each([
+  { shards: 1, cluster: false },
+  { shards: 8, cluster: false },
+  { shards: 8, cluster: true },
+])('removeEntry on $shards shard(s), Redis Cluster: $cluster', ({ shards, cluster }) => {
+  const tag = `${shards}${cluster ? 'c' : ''}`;
+  const race: ModelBoard = { id: `race-${tag}`, order: 'HIGH_FIRST', aggregate: 'BEST', periods: ['ALL_TIME', 'WEEKLY', 'DAILY'], regions: ['EU'] };
+  const marathon: ModelBoard = { id: `marathon-${tag}`, order: 'LOW_FIRST', aggregate: 'SUM', periods: ['ALL_TIME', 'MONTHLY'], regions: [] };
+  const wide: ModelBoard = { id: `wide-${tag}`, order: 'HIGH_FIRST', aggregate: 'BEST', periods: ['ALL_TIME'], regions: [] };
+  const other: ModelBoard = { id: `other-${tag}`, order: 'HIGH_FIRST', aggregate: 'BEST', periods: ['ALL_TIME', 'DAILY'], regions: [] };
+  let t: TestApp;
+  let redisTarget: RedisTarget = TEST_REDIS_URL;
   const MAX = 1_000_000;
   const results = [
     ...generate(race, 11 + shards, 80, MAX),
@@ -195,11 +248,18 @@ describe.each([1, 8])('removeEntry on %i shard(s)', (shards) => {
     );
 
   let frozenBefore: Awaited<ReturnType<typeof closedTops>> = [];
+  let otherKeysBefore: Awaited<ReturnType<typeof keysNamingVictim>> = [];
   let victimBefore: Awaited<ReturnType<typeof boardScoresOf>>;
 
   beforeAll(async () => {
     // Back to NOW (the block before moved the clock on): the days 1 to 3 before it still take results.
     clock.advance(NOW.getTime() - clock.now().getTime());
+    if (cluster) {
+      const fixture = await redisCluster.started();
+      redisTarget = { cluster: fixture.nodes };
+      t = await startTestApp({ now: clock.now, redisCluster: fixture });
+      await makePlayers(t);
+    } else t = nodeApp;
     for (const board of [race, marathon, wide, other]) {
       const created = await t.admin(`mutation($input: CreateBoardInput!) { createBoard(input: $input) { id } }`, {
         input: {
@@ -248,6 +308,9 @@ describe.each([1, 8])('removeEntry on %i shard(s)', (shards) => {
     frozenBefore = await closedTops();
     victimBefore = await boardScoresOf(t, VICTIM);
   }, 60_000);
+  afterAll(async () => {
+    if (cluster) await t?.close();
+  });
 
   it('reads every bucket with the victim before (the oracle and the app agree)', async () => {
     expect(frozenBefore[0]!.entries.some((e) => e.player.id === VICTIM)).toBe(true);
@@ -257,6 +320,21 @@ describe.each([1, 8])('removeEntry on %i shard(s)', (shards) => {
       bucketsOf(race, all).filter((b) => b.period === 'ALL_TIME' || b.period === 'SEASON'),
     );
     await expectDense(all);
+    // The index keys naming the victim, read on every master: one per open bucket of the model that
+    // holds them (its name is the key's hash tag up to the shard), on the wide board with the set's
+    // member hash beside it; the race board's spread over every master.
+    const bucketNames = (keys: { key: string }[]) => keys.map(({ key }) => /^lb:\{([^#}]*)/.exec(key)![1]!).sort();
+    const holding = (board: ModelBoard, times: number) =>
+      bucketsOf(board, all)
+        .filter((b) => b.ranked.some((e) => e.playerId === VICTIM))
+        .flatMap((b) => Array<string>(times).fill(`${board.id}:${b.period}:${b.label}${b.region === null ? '' : `:${b.region}`}`))
+        .sort();
+    const raceKeys = await keysNamingVictim(redisTarget, t.keyPrefix, race.id);
+    expect(bucketNames(raceKeys)).toEqual(holding(race, 1));
+    expect(new Set(raceKeys.map((k) => k.master)).size).toBe(cluster ? 3 : 1);
+    expect(bucketNames(await keysNamingVictim(redisTarget, t.keyPrefix, wide.id))).toEqual(holding(wide, 2));
+    otherKeysBefore = await keysNamingVictim(redisTarget, t.keyPrefix, other.id);
+    expect(bucketNames(otherKeysBefore)).toEqual(holding(other, 1));
   });
 
   it('refuses other callers, bad input and an unknown board, changing nothing', async () => {
@@ -323,6 +401,11 @@ describe.each([1, 8])('removeEntry on %i shard(s)', (shards) => {
     expect(rows).toEqual({ results: 0, scores: 0 });
   });
 
+  it('leaves no index key of the three boards naming the victim on any master, and the other board as it was', async () => {
+    for (const board of [race, marathon, wide]) expect(await keysNamingVictim(redisTarget, t.keyPrefix, board.id), board.id).toEqual([]);
+    expect(await keysNamingVictim(redisTarget, t.keyPrefix, other.id)).toEqual(otherKeysBefore);
+  });
+
   it('records each removal: who, when, why and how many results', async () => {
     const response = await t.admin<{ entryRemovals: { board: string }[] }>(REMOVALS, { p: VICTIM });
     expect(response.errors).toBeUndefined();
@@ -372,34 +455,36 @@ describe.each([1, 8])('removeEntry on %i shard(s)', (shards) => {
 
 describe('removeEntry racing results of the same player', () => {
   const board = 'race-racing';
-  const pages = async () => (await pagesOf(t, { board, period: 'ALL_TIME', label: 'all', region: null })).rows;
+  const pages = async () => (await pagesOf(nodeApp, { board, period: 'ALL_TIME', label: 'all', region: null })).rows;
 
   beforeAll(async () => {
-    const created = await t.admin(`mutation { createBoard(input: { id: "${board}", title: "Racing", maxScore: 1000000, aggregate: SUM, shards: 8 }) { id } }`);
+    const created = await nodeApp.admin(
+      `mutation { createBoard(input: { id: "${board}", title: "Racing", maxScore: 1000000, aggregate: SUM, shards: 8 }) { id } }`,
+    );
     expect(created.errors).toBeUndefined();
   });
 
   it('waits for an index write still pending before it removes anything', async () => {
-    await submitAll(t, [{ board, playerId: VICTIM, matchId: 'w0', score: 10, region: null, achievedAt: NOW }]);
+    await submitAll(nodeApp, [{ board, playerId: VICTIM, matchId: 'w0', score: 10, region: null, achievedAt: NOW }]);
     // A committed group whose index write has not been confirmed yet, as the write path leaves it
     // for the fraction of a second between its commit and its index write (dated ahead, so the
     // catch-up job leaves it alone).
-    const [row] = await t.database.sql<{ id: number }[]>`
+    const [row] = await nodeApp.database.sql<{ id: number }[]>`
       insert into index_backlog (board_ids, player_ids, enqueued_at) values (array[${board}], array[${VICTIM}], now() + interval '1 hour') returning id`;
     let answered = false;
-    const removal = t.admin<{ removeEntry: boolean }>(REMOVE, { b: board, p: VICTIM, r: 'racing' }).finally(() => (answered = true));
+    const removal = nodeApp.admin<{ removeEntry: boolean }>(REMOVE, { b: board, p: VICTIM, r: 'racing' }).finally(() => (answered = true));
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(answered).toBe(false);
-    const [held] = await t.database.sql<{ n: number }[]>`select count(*)::int as n from board_scores where board_id = ${board} and player_id = ${VICTIM}`;
+    const [held] = await nodeApp.database.sql<{ n: number }[]>`select count(*)::int as n from board_scores where board_id = ${board} and player_id = ${VICTIM}`;
     expect(held!.n).toBe(1);
-    await t.database.sql`delete from index_backlog where id = ${row!.id}`;
+    await nodeApp.database.sql`delete from index_backlog where id = ${row!.id}`;
     expect((await removal).data!.removeEntry).toBe(true);
     expect(await pages()).toEqual([]);
   });
 
   it('removes a result committed just before it whose index write lands after it started', async () => {
     // The group's index write held back, once it committed: the removal starts meanwhile.
-    const index = t.app.parts.masterIndex;
+    const index = nodeApp.app.parts.masterIndex;
     const write = index.writeBoardScores.bind(index);
     let committed!: () => void;
     const held = new Promise<void>((resolve) => (committed = resolve));
@@ -411,18 +496,18 @@ describe('removeEntry racing results of the same player', () => {
       return write(writes);
     };
     try {
-      const submitting = t.server(`mutation($input: SubmitScoreInput!) { submitScore(input: $input) { duplicate } }`, {
+      const submitting = nodeApp.server(`mutation($input: SubmitScoreInput!) { submitScore(input: $input) { duplicate } }`, {
         input: { board, playerId: VICTIM, matchId: 'held', score: 77, achievedAt: NOW.toISOString() },
       });
       await held;
-      const removed = await t.admin<{ removeEntry: boolean }>(REMOVE, { b: board, p: VICTIM, r: 'held back' });
+      const removed = await nodeApp.admin<{ removeEntry: boolean }>(REMOVE, { b: board, p: VICTIM, r: 'held back' });
       expect(removed.data!.removeEntry).toBe(true);
       expect((await submitting).errors).toBeUndefined();
     } finally {
       index.writeBoardScores = write;
     }
     // PostgreSQL holds nothing of the victim on the board: nor does the index, now or later.
-    const [left] = await t.database.sql<{ n: number }[]>`select count(*)::int as n from board_scores where board_id = ${board} and player_id = ${VICTIM}`;
+    const [left] = await nodeApp.database.sql<{ n: number }[]>`select count(*)::int as n from board_scores where board_id = ${board} and player_id = ${VICTIM}`;
     expect(left!.n).toBe(0);
     expect(await pages()).toEqual([]);
   });
@@ -432,18 +517,20 @@ describe('removeEntry racing results of the same player', () => {
       // The victim plays on while the removal runs: each result is either removed or counted.
       const submitting = (async () => {
         for (let i = 0; i < 12; i++) {
-          const answer = await t.server(`mutation($input: SubmitScoreInput!) { submitScore(input: $input) { duplicate } }`, {
+          const answer = await nodeApp.server(`mutation($input: SubmitScoreInput!) { submitScore(input: $input) { duplicate } }`, {
             input: { board, playerId: VICTIM, matchId: `r${round}-${i}`, score: 1 + i, achievedAt: NOW.toISOString() },
           });
           expect(answer.errors).toBeUndefined();
         }
       })();
       await new Promise((resolve) => setTimeout(resolve, 10 * round));
-      const removed = await t.admin<{ removeEntry: boolean }>(REMOVE, { b: board, p: VICTIM, r: `round ${round}` });
+      const removed = await nodeApp.admin<{ removeEntry: boolean }>(REMOVE, { b: board, p: VICTIM, r: `round ${round}` });
       expect(removed.errors).toBeUndefined();
       await submitting;
       // The oracle: what the score log still holds of the victim, summed here.
-      const logged = await t.database.sql<{ score: number }[]>`select score::float8 as score from results where board_id = ${board} and player_id = ${VICTIM}`;
+      const logged = await nodeApp.database.sql<
+        { score: number }[]
+      >`select score::float8 as score from results where board_id = ${board} and player_id = ${VICTIM}`;
       const total = logged.reduce((sum, r) => sum + r.score, 0);
       const expected = logged.length === 0 ? [] : [{ rank: 1, score: total, player: VICTIM }];
       await until(
