@@ -3416,13 +3416,19 @@ describe('every operation of the contract answers the same over every transport'
       expect((await t.server(client('SubmitScore').text, { input: { board: live, playerId: 'Zoë', score: 5, matchId: 'live' } })).errors).toBeUndefined();
       const payload = { query: client('TopChanged').text, variables: { ...bucketOf(live), limit: 3, rankStyle: null } };
       /** The next result, an error that ends the stream as its result (graphql-ws's `error` message), or its end. */
-      const nextOf = async (results: AsyncIterableIterator<GraphQLResponse>): Promise<GraphQLResponse | 'ended'> => {
+      const nextOf = async (results: AsyncIterableIterator<GraphQLResponse>): Promise<GraphQLResponse | 'ended' | 'nothing within 2 s'> => {
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        // A stream left open says so within a bounded wait, not at the test's timeout.
+        const silence = new Promise<'nothing within 2 s'>((resolve) => (timer = setTimeout(() => resolve('nothing within 2 s'), 2_000)));
         try {
-          const next = await results.next();
+          const next = await Promise.race([results.next(), silence]);
+          if (next === 'nothing within 2 s') return next;
           return next.done ? 'ended' : (normalised(next.value, '', []) as GraphQLResponse);
         } catch (error) {
           if (Array.isArray(error)) return { errors: error as GraphQLResponse['errors'] };
           throw error;
+        } finally {
+          clearTimeout(timer);
         }
       };
       const streams = carrying('subscription').map((transport) => ({ transport, results: transport.subscribe(payload) }));
