@@ -3,7 +3,7 @@ import { awardId } from '../model/awards.js';
 import type { Period } from '../model/board.js';
 import { bucketKey } from '../ranking/keys.js';
 import { type ReadBucketDeps, resolveReadBucket } from '../services/buckets.js';
-import type { CursorCodec } from '../services/cursor.js';
+import { type CursorCodec, forwardPageInfo } from '../services/cursor.js';
 import { frozenKeyOf } from '../services/frozen-directory.js';
 import { badInput } from '../errors.js';
 import { type ClosedBucket, styledFrozen } from './frozen.js';
@@ -100,11 +100,6 @@ export async function awardsOf(deps: AwardReadDeps, names: NameStandings, args: 
   );
   return {
     edges,
-    pageInfo: {
-      hasNextPage: rows.length > args.first,
-      endCursor: edges.at(-1)?.cursor ?? null,
-      hasPreviousPage: args.after != null,
-      startCursor: edges[0]?.cursor ?? null,
-    },
+    pageInfo: forwardPageInfo(edges, rows.length > args.first, args.after),
   };
 }

@@ -4,7 +4,7 @@ import type { Board, Period } from '../model/board.js';
 import { type Bucket, bucketAt, keptBuckets } from '../model/buckets.js';
 import type { RankingIndex } from '../ranking/index.js';
 import { type ReadBucketDeps, regionProblem, takesResults } from '../services/buckets.js';
-import type { CursorCodec } from '../services/cursor.js';
+import { type CursorCodec, forwardPageInfo } from '../services/cursor.js';
 import { currentOf, seasonBucket } from '../services/season-directory.js';
 import { badInput } from '../errors.js';
 import type { PageInfo } from './views.js';
@@ -135,12 +135,7 @@ export async function periodBucketsOf(
   }));
   return {
     edges,
-    pageInfo: {
-      hasNextPage: rest.length > args.first,
-      endCursor: edges.at(-1)?.cursor ?? null,
-      hasPreviousPage: args.after != null,
-      startCursor: edges[0]?.cursor ?? null,
-    },
+    pageInfo: forwardPageInfo(edges, rest.length > args.first, args.after),
   };
 }
 

@@ -3,6 +3,7 @@ import { requireBoard } from '../services/buckets.js';
 import { type BucketReadDeps, type ListedBucket, checkedList } from './bucket-list.js';
 import type { Want } from './plain.js';
 import type { PageInfo, Standing } from './views.js';
+import { forwardPageInfo } from '../services/cursor.js';
 
 /**
  * A player's history (Query.history): their final standing in each closed bucket of a period
@@ -91,11 +92,6 @@ export async function historyOf(
   );
   return {
     edges,
-    pageInfo: {
-      hasNextPage: rows.length > args.first,
-      endCursor: edges.at(-1)?.cursor ?? null,
-      hasPreviousPage: args.after != null,
-      startCursor: edges[0]?.cursor ?? null,
-    },
+    pageInfo: forwardPageInfo(edges, rows.length > args.first, args.after),
   };
 }

@@ -50,3 +50,12 @@ export function createCursorCodec(secret: string | (() => string)): CursorCodec 
     },
   };
 }
+
+/**
+ * The PageInfo of a page of a list read forwards only (first/after): its end cursors from its
+ * edges; rows come before it when it starts after a cursor (Relay lets a forward-only list answer
+ * so, rather than look back).
+ */
+export function forwardPageInfo(edges: readonly { cursor: string }[], hasNextPage: boolean, after: string | null | undefined) {
+  return { hasNextPage, endCursor: edges.at(-1)?.cursor ?? null, hasPreviousPage: after != null, startCursor: edges[0]?.cursor ?? null };
+}

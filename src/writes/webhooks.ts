@@ -4,7 +4,7 @@ import type { StoredDelivery, StoredWebhook } from '../db/webhooks.js';
 import type { Storage } from '../db/storage.js';
 import { type DeliveryStatus, MAX_WEBHOOK_BOARDS, MAX_WEBHOOK_URL_LENGTH, MAX_WEBHOOKS, WEBHOOK_EVENTS, type WebhookEvent } from '../model/webhooks.js';
 import type { BoardDirectory } from '../services/board-directory.js';
-import type { CursorCodec } from '../services/cursor.js';
+import { type CursorCodec, forwardPageInfo } from '../services/cursor.js';
 import type { WebhookDirectory } from '../services/webhook-directory.js';
 import { type WebhookLookup, addressProblem, hostOf, schemeProblem } from '../services/webhook-addresses.js';
 import { badInput, notFound } from '../errors.js';
@@ -136,12 +136,7 @@ export async function webhookDeliveries(
   const edges = page.map((node) => ({ cursor: deps.cursors.encode(scope, { packed: node.createdUs, playerId: node.id }), node }));
   return {
     edges,
-    pageInfo: {
-      hasNextPage: rows.length > args.first,
-      endCursor: edges.at(-1)?.cursor ?? null,
-      hasPreviousPage: args.after != null,
-      startCursor: edges[0]?.cursor ?? null,
-    },
+    pageInfo: forwardPageInfo(edges, rows.length > args.first, args.after),
   };
 }
 
