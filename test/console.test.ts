@@ -48,7 +48,7 @@ describe('the console files over HTTP', () => {
     }
     for (const [path, type] of [
       ['/console/console.css', 'text/css; charset=utf-8'],
-      ...['console', 'session', 'documents', 'dom', 'router', 'boards', 'players', 'operations'].map((module) => [
+      ...['console', 'session', 'documents', 'dom', 'router', 'boards', 'players', 'operations', 'removals'].map((module) => [
         `/console/${module}.js`,
         'text/javascript; charset=utf-8',
       ]),
