@@ -175,8 +175,8 @@ export function startBucketCloser(deps: BucketCloserDeps, options: BucketCloserO
     }
     for (const lists of byBucket.values()) {
       await closeCalendarLists(deps, lists);
-      // Deleted meanwhile (deleteBoard; the directory forgot it): none of its lists is remembered closed.
-      if (!(await deps.boards.find(board.id))) return;
+      // Deleted meanwhile (deleteBoard; the directory forgot it), maybe made again under its id: none of its lists is remembered closed.
+      if ((await deps.boards.find(board.id))?.createdAt.getTime() !== board.createdAt.getTime()) return;
       for (const at of lists) deps.closedLists?.add(at);
       for (const at of lists)
         w.closed.set(listKey(at.bucket.period, at.bucket.label, at.region), {
