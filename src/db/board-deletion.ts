@@ -28,7 +28,7 @@ export class BoardGoneError extends Error {
 }
 
 /** Every process listens on this channel and forgets the board named (see {@link listenForBoardDeletions}). */
-export const BOARD_DELETED_CHANNEL = 'leaderboard_board_deleted';
+const BOARD_DELETED_CHANNEL = 'leaderboard_board_deleted';
 
 /** A deleted board as every process is told: its id and when the board deleted had been made. */
 export interface DeletedBoard {
@@ -145,6 +145,17 @@ export async function forgetBacklogBoard(sql: Sql, boardId: string, ids: readonl
   });
 }
 
+/**
+ * Which of the boards have no row (deleted since the caller found them), in a statement of its own:
+ * taken after the boards' shared locks (locks.ts lockBoardsShared), its snapshot sees a deletion
+ * committed before them. One probe per board.
+ */
+export async function goneBoards(tx: TransactionSql, boardIds: readonly string[]): Promise<string[]> {
+  const [row] = await tx<{ gone: string[] }[]>`
+    select array(select b from unnest(${tx.array([...boardIds])}::text[]) as b where not exists (select 1 from boards where id = b)) as gone`;
+  return row?.gone ?? [];
+}
+
 /** The boards, among these, whose row is gone or was made again since (another createdAt). One probe per board. */
 export async function boardsGoneAmong(sql: Sql, known: readonly DeletedBoard[]): Promise<string[]> {
   if (known.length === 0) return [];
@@ -158,7 +169,7 @@ export async function boardsGoneAmong(sql: Sql, known: readonly DeletedBoard[]):
 }
 
 /** How often the boards a process knows are looked at behind transaction pooling. */
-export const BOARD_POLL_MS = 500;
+const BOARD_POLL_MS = 500;
 
 /**
  * Calls `gone(board)` whenever any process deletes a board (LISTEN on its own connection), and

@@ -41,7 +41,7 @@ export interface PendingWrites {
 }
 
 /** A write path's confirmation is batched every 100 ms; the catch-up job replays what failed after 2 s. */
-export const PENDING_WRITES: PendingWrites = { unlockedMs: 5_000, lockedMs: 2_000, everyMs: 20 };
+const PENDING_WRITES: PendingWrites = { unlockedMs: 5_000, lockedMs: 2_000, everyMs: 20 };
 
 /** Thrown when the index has not applied the player's earlier results within the wait: nothing was removed. */
 export class IndexBehindError extends Error {

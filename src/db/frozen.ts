@@ -6,6 +6,7 @@ import { type OutboxEvent, enqueueWebhookEvents } from './webhook-outbox.js';
 import { webhookWants } from './webhook-probe.js';
 import { resultsBestFirst } from './result-order.js';
 import { lockBoardsShared } from './locks.js';
+import { goneBoards } from './board-deletion.js';
 import type { Season } from './seasons.js';
 
 /**
@@ -107,8 +108,7 @@ export async function freezeLists(sql: Sql, args: FreezeArgs): Promise<Frozen | 
     const boardIds = [...new Set(args.lists.map((list) => list.boardId))];
     if (boardIds.length > 0) {
       await lockBoardsShared(tx, boardIds);
-      const [found] = await tx<{ n: number }[]>`select count(*)::int as n from boards where id = any(${tx.array(boardIds)}::text[])`;
-      if ((found?.n ?? 0) < boardIds.length) return { season: null, lists: [], boardGone: true as const };
+      if ((await goneBoards(tx, boardIds)).length > 0) return { season: null, lists: [], boardGone: true as const };
     }
     let season: Season | null = null;
     if (args.season) {

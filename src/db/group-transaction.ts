@@ -3,7 +3,7 @@ import { throwIfPast } from '../deadline.js';
 import { type RecordedBoardScore, combine, compareResults, keepsBoardScores } from '../model/board.js';
 import { firstTierIndexOf } from '../model/league.js';
 import { lockBoardsShared } from './locks.js';
-import { BoardGoneError } from './board-deletion.js';
+import { BoardGoneError, goneBoards } from './board-deletion.js';
 import { type Placement, type PlacementCandidate, lockRounds, placeInOrder } from './leagues.js';
 import {
   type GroupOnce,
@@ -158,13 +158,6 @@ export async function recordInTransaction(
   const suspected = new Set(suspicions.found.keys());
   const flagged = suspected.size === 0 ? logged.flagged : new Set([...logged.flagged, ...suspected]);
   return { group: { outcomes, boardScores, backlogIds: logged.backlogIds, flagged, suspected, placements }, xid: logged.xid };
-}
-
-/** Which of the boards have no row (deleted since the request found them). One probe per board. */
-async function goneBoards(tx: TransactionSql, boardIds: string[]): Promise<string[]> {
-  const [row] = await tx<{ gone: string[] }[]>`
-    select array(select b from unnest(${tx.array(boardIds)}::text[]) as b where not exists (select 1 from boards where id = b)) as gone`;
-  return row?.gone ?? [];
 }
 
 /** Throws a {@link BoardGoneError} for the first submission naming a board that is gone: the transaction rolls back, and the group is tried again without it. O(entries). */

@@ -29,7 +29,7 @@ const BOARD_LOCK_SPACE = 7_361_260;
 export async function lockBoardsShared(tx: TransactionSql, boardIds: readonly string[]): Promise<void> {
   await tx`
     select pg_advisory_xact_lock_shared(${BOARD_LOCK_SPACE}, k)
-    from (select distinct hashtext(b) as k from unnest(${tx.array([...new Set(boardIds)])}::text[]) as b order by k) as keys`;
+    from (select distinct hashtext(b) as k from unnest(${tx.array([...boardIds])}::text[]) as b order by k) as keys`;
 }
 
 /** Takes a board's lock exclusively until the end of `tx`: waits for every group of the board in flight (see {@link lockBoardsShared}). */

@@ -64,7 +64,7 @@ export const LIST_LENGTHS: Record<string, ListLength> = {
   'TopBoard.entries': (_args, parent) => count(parent.limit),
   // A page of standings (and of seasonResults) holds `last` rows going backwards (issue 25), else
   // `first` (`first` keeps its default beside `last`, so it says nothing then).
-  'StandingConnection.edges': (_args, parent) => (parent.last === null || parent.last === undefined ? count(parent.first) : count(parent.last)),
+  'StandingConnection.edges': (_args, parent) => count(parent.last ?? parent.first),
   // A period's buckets (Board.periodBuckets) and a player's history, each page sized by its first.
   'BucketConnection.edges': (_args, parent) => count(parent.first),
   'BucketStandingConnection.edges': (_args, parent) => count(parent.first),

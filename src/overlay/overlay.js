@@ -442,19 +442,22 @@ function watchCohort(client, board, wanted) {
     };
     /** Stops following and resolves the cohort again in `ms`. */
     function drop(ms) {
-      stopFollowing();
-      stopFollowing = () => {};
-      following = null;
+      unfollow();
       later(ms);
     }
+  }
+
+  /** Ends the subscription of the member followed, if any. */
+  function unfollow() {
+    stopFollowing();
+    stopFollowing = () => {};
+    following = null;
   }
 
   async function resolveCohort() {
     clearTimeout(timer);
     const mine = ++generation;
-    stopFollowing();
-    stopFollowing = () => {};
-    following = null;
+    unfollow();
     let answer;
     try {
       answer = await ask(client, COHORT, { board, tier: wanted.tier, number: wanted.number });

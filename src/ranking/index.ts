@@ -121,6 +121,14 @@ export interface WrittenPlace {
   rankBefore: number | null;
 }
 
+/**
+ * Where a page starts: a cursor's member, or a place of an earlier page, which names its position
+ * by its member (the player id but on a board whose time is in the member).
+ */
+function positionOf(start: Member | PagePlace | null): Member | null {
+  return start && 'member' in start ? { playerId: start.member, packed: start.packed } : start;
+}
+
 /** The place of `member` (the player id; on a board whose time is in the member, the time then the player id: see members.ts). */
 function placeOf(at: BoardBucket, member: string, rank: number, packed: string | number): Place {
   const packing = packingFor(at.board, at.bucket.period);
@@ -788,8 +796,7 @@ export function createRankingIndex(redis: RedisClient, options: RankingIndexOpti
      * O(S (log T · log N + first)) when T members tie on the cursor's packed value.
      */
     async page(at: BoardBucket, after: Member | PagePlace | null, first: number): Promise<PageView> {
-      // A place of an earlier page names its position by its member (the player id but on a board whose time is in the member).
-      const position = after && 'member' in after ? { playerId: after.member, packed: after.packed } : after;
+      const position = positionOf(after);
       const { size, members, ahead } = await reads((redis) => shardedPage(redis, at, position, first + 1));
       const places = pagePlaces(at, members);
       return { size, places: places.slice(0, first), hasMore: places.length > first, hasBefore: ahead > 0 };
@@ -801,7 +808,7 @@ export function createRankingIndex(redis: RedisClient, options: RankingIndexOpti
      * repeats a place whose score does not change either. O(S (log N + last)), as {@link page}.
      */
     async pageBefore(at: BoardBucket, before: Member | PagePlace | null, last: number): Promise<PageView> {
-      const position = before && 'member' in before ? { playerId: before.member, packed: before.packed } : before;
+      const position = positionOf(before);
       const { size, members, ahead } = await reads((redis) => shardedPageBefore(redis, at, position, last));
       // What is not ahead of the page's first nor in it follows it.
       return { size, places: pagePlaces(at, members), hasMore: size - ahead - members.length > 0, hasBefore: ahead > 0 };

@@ -162,11 +162,6 @@ export function createTopCache(read: (at: BoardBucket, limit: number, options?: 
     },
 
     /**
-     * Drops a bucket's view, so the next ask reads the index (a write that changed the top, say).
-     * A read under way may have started before the write: it still answers the callers that
-     * joined it, but its view is not kept and later asks do not join it. O(1).
-     */
-    /**
      * Forgets every view of a board's buckets (a deleted board: one made again under its id starts
      * empty, never from a view of the old one). O(buckets kept).
      */
@@ -176,6 +171,11 @@ export function createTopCache(read: (at: BoardBucket, limit: number, options?: 
       for (const key of [...entries.keys()]) if (key.startsWith(start)) entries.delete(key);
     },
 
+    /**
+     * Drops a bucket's view, so the next ask reads the index (a write that changed the top, say).
+     * A read under way may have started before the write: it still answers the callers that
+     * joined it, but its view is not kept and later asks do not join it. O(1).
+     */
     invalidate(at: BoardBucket): void {
       const entry = entries.get(bucketKey(at));
       if (!entry) return;

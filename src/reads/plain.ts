@@ -4,11 +4,11 @@ import type { Storage } from '../db/storage.js';
 import type { RankStyle } from '../model/board.js';
 import { MAX_FRIENDS } from '../model/contract.js';
 import { IndexRecoveringError } from '../ranking/generation.js';
-import type { RankingIndex } from '../ranking/index.js';
+import type { AroundAsk, RankingIndex } from '../ranking/index.js';
 import { bucketKey } from '../ranking/keys.js';
 import type { TopCache } from '../ranking/top-cache.js';
 import { type BucketArgs, type ReadBucket, type ReadBucketDeps, requireBoard, resolveReadBucket } from '../services/buckets.js';
-import type { CursorCodec } from '../services/cursor.js';
+import { type CursorCodec, pageInfoOf } from '../services/cursor.js';
 import { SEASON_LABEL, seasonBucket } from '../services/season-directory.js';
 import { notFound } from '../errors.js';
 import type { PlaceLoader } from './place-loader.js';
@@ -72,11 +72,7 @@ export interface PageArgs {
 }
 
 /** Around a player: `radius` rows either side; with `fill`, 2 × radius + 1 rows at the edges too, the window shifted inward. */
-export interface AroundArgs {
-  playerId: string;
-  radius: number;
-  fill?: boolean | undefined;
-}
+export type AroundArgs = AroundAsk;
 
 /** A read that may ask for a rank style (null: its board's). */
 export interface Styled {
@@ -263,15 +259,7 @@ const given = <T>(value: T | null | undefined): value is T => value !== null && 
 
 /** A page's connection: its edges, and its PageInfo from whether rows come before its first edge and after its last. */
 function connectionOf(edges: StandingConnection['edges'], page: { hasBefore: boolean; hasMore: boolean }): StandingConnection {
-  return {
-    edges,
-    pageInfo: {
-      hasNextPage: page.hasMore,
-      endCursor: edges.at(-1)?.cursor ?? null,
-      hasPreviousPage: page.hasBefore,
-      startCursor: edges[0]?.cursor ?? null,
-    },
-  };
+  return { edges, pageInfo: pageInfoOf(edges, page.hasMore, page.hasBefore) };
 }
 
 /**

@@ -22,7 +22,12 @@ export function styleOf(board: Pick<Board, 'id' | 'rankStyle'>, asked: RankStyle
  * How many players (COMPETITION) or distinct results (DENSE) are strictly better than each result:
  * its score, and on a board with tie-break columns their values (the whole tuple is compared).
  */
-function countBetter(services: Counts, at: BoardBucket, results: readonly Place[], style: 'COMPETITION' | 'DENSE'): Promise<number[]> {
+export function countBetter(
+  services: Counts,
+  at: BoardBucket,
+  results: readonly Pick<Place, 'score' | 'tieBreakValues'>[],
+  style: 'COMPETITION' | 'DENSE',
+): Promise<number[]> {
   const scores = results.map((result) => result.score);
   const values = (at.board.tieBreaks?.length ?? 0) > 0 ? results.map((result) => result.tieBreakValues) : undefined;
   return style === 'DENSE' ? services.index.countDistinctBetter(at, scores, values) : services.index.countBetter(at, scores, values);

@@ -27,9 +27,11 @@ export const pageArgsShape = {
   fromRank: z.number().int('fromRank must be a whole number').min(1, 'fromRank must be at least 1').nullish(),
 };
 
+/** Whether an optional argument was given. */
+const given = (value: unknown) => value !== null && value !== undefined;
+
 /** A page goes one way and starts at one place: `fromRank` alone (not with after, before or last), `after` not with before or last, `before` with last. */
 export function pageArgsRule(args: { after?: unknown; before?: unknown; last?: unknown; fromRank?: unknown }, ctx: z.RefinementCtx): void {
-  const given = (value: unknown) => value !== null && value !== undefined;
   if (given(args.fromRank) && (given(args.after) || given(args.before) || given(args.last)))
     ctx.addIssue({ code: 'custom', path: ['fromRank'], message: 'fromRank starts a page on its own: not with after, before or last' });
   else if (given(args.after) && (given(args.before) || given(args.last)))

@@ -60,11 +60,10 @@ PeriodStandingRef.implement({
     startsAt: t.expose('startsAt', { type: 'DateTime', nullable: true }),
     endsAt: t.expose('endsAt', { type: 'DateTime', nullable: true }),
     standing: t.expose('standing', { type: StandingRef }),
-    previousRank: t.int({
+    previousRank: t.exposeInt('previousRank', {
       nullable: true,
       description:
         "Added (issue 25): the player's rank in this bucket before this result (null when they had none): what the end-of-match screen shows as the change.",
-      resolve: (standing) => standing.previousRank ?? null,
     }),
   }),
 });

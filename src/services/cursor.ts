@@ -57,5 +57,10 @@ export function createCursorCodec(secret: string | (() => string)): CursorCodec 
  * so, rather than look back).
  */
 export function forwardPageInfo(edges: readonly { cursor: string }[], hasNextPage: boolean, after: string | null | undefined) {
-  return { hasNextPage, endCursor: edges.at(-1)?.cursor ?? null, hasPreviousPage: after != null, startCursor: edges[0]?.cursor ?? null };
+  return pageInfoOf(edges, hasNextPage, after != null);
+}
+
+/** A page's PageInfo: its end cursors from its edges, and whether rows come after its last edge and before its first. */
+export function pageInfoOf(edges: readonly { cursor: string }[], hasNextPage: boolean, hasPreviousPage: boolean) {
+  return { hasNextPage, endCursor: edges.at(-1)?.cursor ?? null, hasPreviousPage, startCursor: edges[0]?.cursor ?? null };
 }

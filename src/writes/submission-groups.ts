@@ -178,7 +178,7 @@ export type PlaceWithSize = {
 };
 
 /** Where a player stood in a bucket just before a result was written. */
-export interface PlaceBefore {
+interface PlaceBefore {
   /** 1-based, in the index's own order (the ORDINAL rank), as of the write's own moment. */
   rank: number;
   /** The result held then: what its COMPETITION or DENSE rank is counted from. */

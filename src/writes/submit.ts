@@ -20,7 +20,7 @@ import { requireResultValues, resultRateRefusal } from './result-checks.js';
 import { ResultRateError } from '../db/result-guards.js';
 import { type BoardScope, requireInScope } from '../auth/board-scope.js';
 import { type PeriodStanding, bucketOfAnswer, toStanding } from '../reads/views.js';
-import { styledPlaces } from '../reads/rank-styles.js';
+import { countBetter, styledPlaces } from '../reads/rank-styles.js';
 import { type PlaceWithSize, type PreparedEntry, type ResultChange, type SubmissionGroups, type SubmissionRecorded, rowKey } from './submission-groups.js';
 import { scoreOrder } from '../ranking/packing.js';
 
@@ -386,14 +386,12 @@ async function inBoardStyle(deps: SubmitDeps, placed: PlaceWithSize): Promise<St
   ];
   if (before) asks.push({ result: before.result, order: orderOf(before.result), from: moves ? moves.written : Infinity });
   const distinct = [...new Map(asks.map((ask) => [ask.order, ask.result])).values()];
-  const values = (at.board.tieBreaks?.length ?? 0) > 0 ? distinct.map((result) => result.tieBreakValues) : undefined;
-  const scores = distinct.map((result) => result.score);
   const deltas = asks.map(({ order, from }) => betterDeltas(moves?.changes ?? [], from, order));
   const touched = style === 'DENSE' ? [...new Set(deltas.flatMap((delta) => [...delta.keys()]))] : [];
   try {
     // On the masters, as the place itself was read (read-your-writes; SubmitDeps.masterIndex).
     const [counts, holders] = await Promise.all([
-      style === 'DENSE' ? deps.masterIndex.countDistinctBetter(at, scores, values) : deps.masterIndex.countBetter(at, scores, values),
+      countBetter({ index: deps.masterIndex }, at, distinct, style),
       touched.length > 0 ? deps.masterIndex.distinctHolders(at, touched) : Promise.resolve([]),
     ]);
     const held = new Map(touched.map((order, i) => [order, holders[i]!]));
